@@ -1,0 +1,102 @@
+import type { TaggedDecision } from "../gate";
+
+/** Analytics Engine's limits: one index of at most 96 bytes, blobs of at most 16 KB in all. */
+export const MAX_INDEX_BYTES = 96;
+export const MAX_BLOB_BYTES_TOTAL = 16 * 1024;
+
+/** Everything one data point records about one decision. */
+export interface DecisionRecord {
+  tenant: string;
+  model_name: string;
+  priced_as: string | null;
+  pricing_mode: string;
+  stale_age_seconds: number | null;
+  decision: TaggedDecision;
+  inputs: {
+    output_tokens: number;
+    horizon: number;
+    recall_probability: number;
+    large_offload_threshold_tokens: number;
+    stub_tokens: number;
+    recall_input_tokens: number;
+    recall_output_tokens: number;
+  };
+}
+
+/**
+ * The one place that owns the order of blobs and doubles; docs/analytics.md
+ * documents the same order. Append new fields at the end, never reorder: SQL
+ * that ops keep refers to blobN and doubleN by position.
+ *
+ * @example
+ * toDataPoint(record) // { indexes: ["default"], blobs: ["gpt-5", "gpt-5", "net_positive", ...], doubles: [1, 0.38, ...] }
+ */
+export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
+  const { decision, inputs } = record;
+  const blobs = fitBlobs([
+    record.model_name, // blob1
+    record.priced_as ?? "", // blob2
+    decision.reason_code, // blob3
+    record.pricing_mode, // blob4
+    record.stale_age_seconds === null ? "" : "stale", // blob5
+    decision.reason, // blob6: last, so it is the one shortened if the total runs over
+  ]);
+  return {
+    indexes: [truncateUtf8(record.tenant, MAX_INDEX_BYTES)],
+    blobs,
+    doubles: [
+      decision.fire ? 1 : 0, // double1
+      decision.net_saving_usd, // double2
+      decision.reprefill_saving_usd, // double3
+      decision.stub_carry_cost_usd, // double4
+      decision.expected_recall_hop_cost_usd, // double5
+      inputs.output_tokens, // double6
+      inputs.horizon, // double7
+      inputs.recall_probability, // double8
+      inputs.large_offload_threshold_tokens, // double9
+      inputs.stub_tokens, // double10
+      inputs.recall_input_tokens, // double11
+      inputs.recall_output_tokens, // double12
+      record.stale_age_seconds ?? 0, // double13
+    ],
+  };
+}
+
+/**
+ * Writes one data point. Telemetry never fails a decision: a write that
+ * throws is logged and dropped.
+ */
+export function recordDecision(dataset: AnalyticsEngineDataset, record: DecisionRecord): void {
+  try {
+    dataset.writeDataPoint(toDataPoint(record));
+  } catch (error) {
+    console.warn("offload-gate: Analytics Engine write failed", error instanceof Error ? error.message : error);
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Cuts a string to at most `maxBytes` of UTF-8 without splitting a character. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  // Fast path: a UTF-16 string of n units never takes more than 3n bytes.
+  if (text.length * 3 <= maxBytes) return text;
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  // Step back over UTF-8 continuation bytes (10xxxxxx).
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return decoder.decode(bytes.subarray(0, end));
+}
+
+function fitBlobs(blobs: string[]): string[] {
+  let units = 0;
+  for (const blob of blobs) units += blob.length;
+  if (units * 3 <= MAX_BLOB_BYTES_TOTAL) return blobs;
+  let budget = MAX_BLOB_BYTES_TOTAL;
+  return blobs.map((blob) => {
+    const fitted = truncateUtf8(blob, budget);
+    budget -= encoder.encode(fitted).length;
+    return fitted;
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * The gate's defaults. The reference does not publish its own values; these
+ * are the project's, fixed by the gate service issue.
+ */
+
+/** Outputs below this many tokens never fire (the pre-filter). */
+export const DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS = 10_000;
+/** Tokens the stub that replaces an offloaded output costs on every turn. */
+export const DEFAULT_STUB_TOKENS = 200;
+/** Tokens the recalled slice re-enters the context with on a recall hop. */
+export const DEFAULT_RECALL_INPUT_TOKENS = 2_000;
+/** Tokens the model answers with on a recall hop. */
+export const DEFAULT_RECALL_OUTPUT_TOKENS = 500;
+/** The horizon prior: remaining turns an output would otherwise be carried. */
+export const DEFAULT_EXPECTED_CONVERSATION_DEPTH = 4;
+/** The p_recall prior: how likely an offloaded output is needed again. */
+export const DEFAULT_P_RECALL = 0.25;
+/** USD-per-million prices become per-token rates by this divisor. */
+export const TOKENS_PER_MILLION = 1_000_000;

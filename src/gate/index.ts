@@ -1,0 +1,8 @@
+/**
+ * The pure core: decision, formatting and types. Nothing here does I/O or
+ * reads a clock.
+ */
+export * from "./constants";
+export * from "./decision";
+export * from "./pyformat";
+export type * from "./types";

@@ -1,0 +1,41 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { validationError } from "./errors";
+
+/** What every handler sees on its context. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    /** Who is calling: a gate key's name, or "default" when the gate is open. */
+    tenant: string;
+  };
+}
+
+/**
+ * Makes an app (or a sub-app) whose request validation answers with the
+ * one error shape: every route module starts here.
+ *
+ * @example
+ * export const health = createApp().get("/healthz", (c) => c.json({ status: "ok" }));
+ */
+export function createApp() {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error);
+    },
+  });
+}
+
+/**
+ * The context's waitUntil, or a stand-in that lets the promise float where
+ * there is no execution context (unit tests calling `app.request`).
+ */
+export function waitUntilOf(c: {
+  executionCtx: { waitUntil(promise: Promise<unknown>): void };
+}): (promise: Promise<unknown>) => void {
+  try {
+    const ctx = c.executionCtx;
+    return (promise) => ctx.waitUntil(promise);
+  } catch {
+    return (promise) => void promise.catch(() => undefined);
+  }
+}

@@ -1,0 +1,125 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "@hono/zod-openapi";
+
+/** Every error code the API answers with. */
+export type ErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "unauthorized"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "internal";
+
+/** One problem with one field; `path` is dotted ("items.3.horizon"), "" for the body itself. */
+export interface ErrorIssue {
+  path: string;
+  message: string;
+}
+
+/** The one error shape every route answers with. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; issues: ErrorIssue[] };
+}
+
+const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
+  invalid_json: 400,
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/**
+ * An error a handler or middleware throws to answer with the error shape.
+ *
+ * @example
+ * throw new ApiError("not_found", "no pricing row for gpt-9");
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues: ErrorIssue[] = [],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): ContentfulStatusCode {
+    return STATUS_OF[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, issues: this.issues } };
+  }
+}
+
+/**
+ * Turns zod's issues into the API's: one per field, unknown keys named one
+ * by one, so the caller sees which field is wrong.
+ *
+ * @example
+ * issuesFromZod(error) // [{ path: "horizon", message: "must be an integer ≥ 0" }]
+ */
+export function issuesFromZod(error: z.ZodError, prefix: (string | number)[] = []): ErrorIssue[] {
+  return error.issues.flatMap((issue) => {
+    const base = [...prefix, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ path: [...base, key].join("."), message: "is not a known field" }));
+    }
+    return [{ path: base.join("."), message: issue.message }];
+  });
+}
+
+/** The 400 answer for a body that failed its schema. */
+export function validationError(error: z.ZodError): ApiError {
+  const issues = issuesFromZod(error);
+  const summary = issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path} ${issue.message}`));
+  return new ApiError("invalid_request", summary.join("; "), issues);
+}
+
+/**
+ * The app's one error handler: ApiErrors and Hono's own HTTP errors keep
+ * their status; anything else is a fault, logged and answered with 500
+ * without echoing its message.
+ */
+export function onError(error: Error, c: Context): Response {
+  if (error instanceof ApiError) return c.json(error.toBody(), error.status, error.headers);
+  if (error instanceof HTTPException) {
+    const mapped = fromHttpException(error);
+    return c.json(mapped.toBody(), mapped.status);
+  }
+  console.error("offload-gate: unhandled error", error);
+  return c.json(new ApiError("internal", "internal error").toBody(), 500);
+}
+
+function fromHttpException(error: HTTPException): ApiError {
+  switch (error.status) {
+    case 400:
+      // Hono's JSON validator throws this for a body that does not parse.
+      if (error.message.includes("JSON")) {
+        return new ApiError("invalid_json", "request body is not valid JSON", [{ path: "", message: "is not valid JSON" }]);
+      }
+      return new ApiError("invalid_request", error.message || "bad request");
+    case 401:
+      return new ApiError("unauthorized", error.message || "unauthorized");
+    case 413:
+      return new ApiError("payload_too_large", "request body is too large");
+    default:
+      return new ApiError("invalid_request", error.message || "bad request");
+  }
+}
+
+/** The app's answer for a route it does not serve. */
+export function notFound(c: Context): Response {
+  return c.json(new ApiError("not_found", `no route for ${c.req.method} ${c.req.path}`).toBody(), 404);
+}

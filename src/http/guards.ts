@@ -1,0 +1,52 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "./errors";
+
+/** Largest request body any route accepts. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+// The media types Hono's JSON validator parses; anything else would reach
+// the schema as an empty body.
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Refuses a body that is not JSON (415) or is over 64 KiB (413), before any
+ * handler parses it.
+ *
+ * @example
+ * app.use("/v1/*", jsonBody());
+ */
+export function jsonBody(): MiddlewareHandler {
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError("payload_too_large", `request body is over ${MAX_BODY_BYTES} bytes`, [
+        { path: "", message: `must be at most ${MAX_BODY_BYTES} bytes` },
+      ]);
+    },
+  });
+  return async (c, next) => {
+    const method = c.req.method;
+    if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
+    const type = c.req.header("content-type") ?? "";
+    if (!JSON_MEDIA_TYPE.test(type.split(";")[0]?.trim() ?? "")) {
+      throw new ApiError("unsupported_media_type", "request body must be application/json", [
+        { path: "content-type", message: `must be application/json, not ${type === "" ? "missing" : JSON.stringify(type.slice(0, 64))}` },
+      ]);
+    }
+    return limit(c, next);
+  };
+}
+
+/**
+ * Answers 405 with an Allow header for a path served under other methods.
+ *
+ * @example
+ * app.all("/v1/gate", allowOnly("POST"));
+ */
+export function allowOnly(...methods: string[]): MiddlewareHandler {
+  const allow = methods.join(", ");
+  return async (c) => {
+    throw new ApiError("method_not_allowed", `${c.req.method} is not allowed here; use ${allow}`, [], { Allow: allow });
+  };
+}

@@ -1,0 +1,28 @@
+import { createApp } from "./http/app";
+import { notFound, onError } from "./http/errors";
+import { allowOnly, jsonBody } from "./http/guards";
+import { gate } from "./routes/gate";
+import { health } from "./routes/health";
+
+/**
+ * offload-gate: decides, per large tool output, whether replacing it with a
+ * stub provably saves money. This file only wires routes and errors.
+ */
+const app = createApp();
+
+app.use("*", async (c, next) => {
+  c.set("tenant", "default");
+  await next();
+});
+app.use("/v1/*", jsonBody());
+
+const routes = app.route("/", health).route("/", gate);
+
+app.all("/healthz", allowOnly("GET", "HEAD"));
+app.all("/v1/gate", allowOnly("POST"));
+app.notFound(notFound);
+app.onError(onError);
+
+/** The app's route types, for `hc<AppType>()` clients. */
+export type AppType = typeof routes;
+export default app;

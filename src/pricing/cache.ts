@@ -1,0 +1,168 @@
+/**
+ * An isolate-local cache for values loaded from KV, built so the gate's hot
+ * path does no KV read for a value the isolate already holds:
+ *
+ * - fresh (age < TTL): served with no I/O; past 3/4 of the TTL one
+ *   background refresh starts, so steady traffic never waits on KV;
+ * - expired: one load, bounded by a time budget; if it fails or runs out
+ *   of budget, the last value is served as stale (up to a limit), and the
+ *   load carries on in the background to fill the cache;
+ * - at most one load per key is ever in flight.
+ *
+ * Loaders return every outcome worth caching (a row, "no such row", "corrupt
+ * row") as a value and throw only for faults, which are never cached.
+ */
+
+/** How long values live and how long a read may wait. */
+export interface CachePolicy {
+  ttlMs: number;
+  budgetMs: number;
+  maxStaleMs: number;
+}
+
+/** What a read found. */
+export type CacheRead<T> =
+  | { kind: "fresh"; value: T; ageMs: number }
+  | { kind: "stale"; value: T; ageMs: number; detail: string }
+  | { kind: "miss"; detail: string };
+
+/** Counters for benchmarks and health checks. */
+export interface CacheStats {
+  loads: number;
+  loadFailures: number;
+  freshHits: number;
+  staleHits: number;
+  misses: number;
+}
+
+interface Entry<T> {
+  value: T;
+  loadedAt: number;
+}
+
+type WaitUntil = (promise: Promise<unknown>) => void;
+
+const REFRESH_AHEAD_FRACTION = 0.75;
+
+/**
+ * @example
+ * const cache = new RefreshingCache<string | null>({ maxEntries: 1000 });
+ * const read = await cache.read("pricing:gpt-5", () => kv.get("pricing:gpt-5"), policy, ctx.waitUntil.bind(ctx));
+ */
+export class RefreshingCache<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  readonly #inFlight = new Map<string, Promise<T>>();
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly stats: CacheStats = { loads: 0, loadFailures: 0, freshHits: 0, staleHits: 0, misses: 0 };
+
+  constructor(options: { maxEntries: number; now?: () => number }) {
+    this.#maxEntries = options.maxEntries;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Reads `key`, loading it with `load` when it is missing or old. Never throws. */
+  async read(key: string, load: () => Promise<T>, policy: CachePolicy, waitUntil: WaitUntil): Promise<CacheRead<T>> {
+    const entry = this.#entries.get(key);
+    const now = this.#now();
+    if (entry !== undefined) {
+      const ageMs = now - entry.loadedAt;
+      if (ageMs < policy.ttlMs) {
+        if (ageMs >= policy.ttlMs * REFRESH_AHEAD_FRACTION && !this.#inFlight.has(key)) {
+          waitUntil(this.#load(key, load).catch(() => undefined));
+        }
+        this.stats.freshHits++;
+        return { kind: "fresh", value: entry.value, ageMs };
+      }
+    }
+
+    const loading = this.#load(key, load);
+    const outcome = await withinBudget(loading, policy.budgetMs);
+    if (outcome.ok) {
+      this.stats.freshHits++;
+      return { kind: "fresh", value: outcome.value, ageMs: 0 };
+    }
+    // Let a slow load finish after we answer, so the next read finds it.
+    waitUntil(loading.catch(() => undefined));
+    if (entry !== undefined) {
+      const ageMs = now - entry.loadedAt;
+      if (ageMs <= policy.ttlMs + policy.maxStaleMs) {
+        this.stats.staleHits++;
+        return { kind: "stale", value: entry.value, ageMs, detail: outcome.detail };
+      }
+    }
+    this.stats.misses++;
+    return { kind: "miss", detail: outcome.detail };
+  }
+
+  /** Puts a value in as freshly loaded: the isolate that writes a row serves it at once. */
+  set(key: string, value: T): void {
+    this.#entries.delete(key);
+    if (this.#entries.size >= this.#maxEntries) {
+      const oldest = this.#entries.keys().next();
+      if (!oldest.done) this.#entries.delete(oldest.value);
+    }
+    this.#entries.set(key, { value, loadedAt: this.#now() });
+  }
+
+  /** The value held for `key`, whatever its age, without loading. */
+  peek(key: string): T | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
+  /** Forgets every value (tests, and admin writes that touch many keys). */
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  /** How many keys the cache holds. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #load(key: string, load: () => Promise<T>): Promise<T> {
+    const running = this.#inFlight.get(key);
+    if (running !== undefined) return running;
+    this.stats.loads++;
+    const loading = (async () => {
+      try {
+        const value = await load();
+        this.set(key, value);
+        return value;
+      } catch (error) {
+        this.stats.loadFailures++;
+        throw error;
+      } finally {
+        this.#inFlight.delete(key);
+      }
+    })();
+    this.#inFlight.set(key, loading);
+    return loading;
+  }
+}
+
+async function withinBudget<T>(
+  loading: Promise<T>,
+  budgetMs: number,
+): Promise<{ ok: true; value: T } | { ok: false; detail: string }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<{ ok: false; detail: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, detail: `KV read timed out after ${budgetMs} ms` }), budgetMs);
+  });
+  try {
+    return await Promise.race([
+      loading.then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, detail: `KV read failed: ${errorMessage(error)}` }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 200 ? `${message.slice(0, 200)}…` : message;
+}

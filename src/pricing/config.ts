@@ -1,0 +1,88 @@
+import { z } from "@hono/zod-openapi";
+import {
+  DEFAULT_EXPECTED_CONVERSATION_DEPTH,
+  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  DEFAULT_P_RECALL,
+  DEFAULT_RECALL_INPUT_TOKENS,
+  DEFAULT_RECALL_OUTPUT_TOKENS,
+  DEFAULT_STUB_TOKENS,
+} from "../gate";
+
+/** Largest horizon the API accepts: far beyond any conversation, and it keeps every term finite. */
+export const MAX_HORIZON = 1_000_000;
+/** Largest token count the API accepts for any token parameter. */
+export const MAX_TOKENS = 1_000_000_000_000;
+
+/** KV key of the gate config. */
+export const GATE_CONFIG_KEY = "config:gate";
+
+const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
+
+/**
+ * The gate config ops keep in KV under `config:gate`. Every field is
+ * optional; what is left out takes the built-in default. Unknown fields are
+ * refused, so a typo cannot silently leave a prior at its default.
+ */
+export const GateConfigSchema = z
+  .strictObject({
+    expected_conversation_depth: z.number().int().nonnegative().max(MAX_HORIZON).optional(),
+    p_recall: z.number().min(0).max(1).optional(),
+    large_offload_threshold_tokens: tokenCount.optional(),
+    stub_tokens: tokenCount.optional(),
+    recall_input_tokens: tokenCount.optional(),
+    recall_output_tokens: tokenCount.optional(),
+    pricing_cache_ttl_seconds: z.number().int().min(1).max(3600).optional(),
+    pricing_max_stale_seconds: z.number().int().min(0).max(7 * 86_400).optional(),
+    kv_budget_ms: z.number().int().min(1).max(10_000).optional(),
+  })
+  .openapi("GateConfig");
+
+export type GateConfigInput = z.infer<typeof GateConfigSchema>;
+export type GateConfig = Required<GateConfigInput>;
+
+/** The config in force when `config:gate` is absent or leaves a field out. */
+export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
+  expected_conversation_depth: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
+  p_recall: DEFAULT_P_RECALL,
+  large_offload_threshold_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  stub_tokens: DEFAULT_STUB_TOKENS,
+  recall_input_tokens: DEFAULT_RECALL_INPUT_TOKENS,
+  recall_output_tokens: DEFAULT_RECALL_OUTPUT_TOKENS,
+  pricing_cache_ttl_seconds: 60,
+  pricing_max_stale_seconds: 3_600,
+  kv_budget_ms: 100,
+});
+
+/**
+ * Parses the stored config text into a complete config, or says what is
+ * wrong with it. Plain data in, tagged result out.
+ *
+ * @example
+ * parseGateConfig('{"p_recall": 0.4}') // { ok: true, config: { ...DEFAULT_GATE_CONFIG, p_recall: 0.4 } }
+ * parseGateConfig(null)                // { ok: true, config: DEFAULT_GATE_CONFIG }
+ */
+export function parseGateConfig(
+  text: string | null,
+): { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string } {
+  if (text === null) return { ok: true, config: DEFAULT_GATE_CONFIG };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, detail: `${GATE_CONFIG_KEY} is not valid JSON` };
+  }
+  const parsed = GateConfigSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, detail: `${GATE_CONFIG_KEY} is invalid: ${describeIssues(parsed.error)}` };
+  return { ok: true, config: Object.freeze({ ...DEFAULT_GATE_CONFIG, ...parsed.data }) };
+}
+
+/** One line naming each failing field, for logs and reasons. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
+      const path = issue.path.join(".");
+      return `${path === "" ? "" : `${path}: `}${issue.message}${keys}`;
+    })
+    .join("; ");
+}

@@ -1,0 +1,96 @@
+import { z } from "@hono/zod-openapi";
+
+/** A model name as the API and KV keys accept it. */
+export const MODEL_NAME_PATTERN = /^[A-Za-z0-9._:/@+-]{1,128}$/;
+
+/** Largest price a row may carry, in USD per million tokens: far above any list price, and it keeps every term finite. */
+export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
+
+/** A row larger than this (as stored JSON) is refused rather than parsed. */
+export const MAX_ROW_BYTES = 16 * 1024;
+
+export const ModelNameSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+  .regex(MODEL_NAME_PATTERN, "must match [A-Za-z0-9._:/@+-]{1,128}")
+  .openapi({ example: "claude-opus-4-6" });
+
+const price = (what: string) =>
+  z
+    .number({ error: (issue) => (issue.input === undefined ? "is required" : `${what} must be a number`) })
+    .nonnegative(`${what} must not be negative`)
+    .max(MAX_PRICE_USD_PER_MILLION, `${what} must be at most ${MAX_PRICE_USD_PER_MILLION} USD per million tokens`);
+
+const tierPrices = {
+  input: price("input price"),
+  output: price("output price"),
+  cache_read: price("cache read price").optional(),
+  cache_write: price("5-minute cache write price").optional(),
+  cache_write_1h: price("1-hour cache write price").optional(),
+};
+
+/**
+ * A long-context tier: when a request's input exceeds `threshold_tokens`,
+ * every token of it is priced at the tier's rates. A price the tier leaves
+ * out falls back to the base price.
+ */
+export const LongContextTierSchema = z
+  .strictObject({
+    threshold_tokens: z.number().int().positive("threshold_tokens must be positive"),
+    input: tierPrices.input.optional(),
+    output: tierPrices.output.optional(),
+    cache_read: tierPrices.cache_read,
+    cache_write: tierPrices.cache_write,
+    cache_write_1h: tierPrices.cache_write_1h,
+  })
+  .openapi("LongContextTier");
+
+/**
+ * One model's prices in USD per million tokens, under the reference's field
+ * names (`input`, `output`). Both are required here: a row that silently
+ * prices output at 0 would under-price every recall hop.
+ *
+ * @example
+ * PricingRowSchema.parse({ input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 })
+ */
+export const PricingRowSchema = z
+  .strictObject({
+    ...tierPrices,
+    long_context: LongContextTierSchema.optional(),
+    aliases: z.array(ModelNameSchema).max(32).optional(),
+    provider: z.string().min(1).max(64).optional(),
+    source: z.url("source must be a URL").max(512).optional(),
+    verified_at: z.iso.date("verified_at must be a date (YYYY-MM-DD)").optional(),
+  })
+  .openapi("PricingRow", {
+    example: { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, provider: "anthropic" },
+  });
+
+export type PricingRow = z.infer<typeof PricingRowSchema>;
+
+/**
+ * pricing.seed.json: the rows `npm run dev` seeds into local KV, keyed by
+ * canonical model name.
+ */
+export const PricingSeedSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    models: z.record(ModelNameSchema, PricingRowSchema),
+  })
+  .superRefine((seed, ctx) => {
+    const owner = new Map<string, string>();
+    for (const [model, row] of Object.entries(seed.models)) {
+      for (const alias of row.aliases ?? []) {
+        const clash = seed.models[alias] !== undefined ? alias : owner.get(alias);
+        if (clash !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["models", model, "aliases"],
+            message: `alias ${alias} is already claimed by ${clash}`,
+          });
+        }
+        owner.set(alias, model);
+      }
+    }
+  });
+
+export type PricingSeed = z.infer<typeof PricingSeedSchema>;

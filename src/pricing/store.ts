@@ -1,0 +1,164 @@
+import type { PricingLookup } from "../gate";
+import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
+import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, parseGateConfig, type GateConfig } from "./config";
+import { MAX_ROW_BYTES, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "./schema";
+import { describeIssues } from "./config";
+
+/** KV key of a model's canonical pricing row. */
+export const pricingKey = (model: string) => `pricing:${model}`;
+/** KV key of an alias; its value is the canonical model name as plain text. */
+export const aliasKey = (alias: string) => `alias:${alias}`;
+
+/** A lookup, and whether it was answered from a row past its TTL. */
+export interface PricingRead {
+  lookup: PricingLookup<PricingRow>;
+  stale: { age_seconds: number; detail: string } | null;
+}
+
+type WaitUntil = (promise: Promise<unknown>) => void;
+
+// What a load of one model name can find: all of it is worth caching.
+type RowOutcome =
+  | { kind: "row"; row: PricingRow; canonical: string }
+  | { kind: "absent" }
+  | { kind: "invalid"; detail: string };
+
+type ConfigOutcome = { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
+
+// Bounded, so a caller cycling through made-up model names cannot grow the isolate.
+const rows = new RefreshingCache<RowOutcome>({ maxEntries: 2_048 });
+const configs = new RefreshingCache<ConfigOutcome>({ maxEntries: 1 });
+
+/** The policy the current config sets for every cached KV read. */
+export function cachePolicy(config: Readonly<GateConfig>): CachePolicy {
+  return {
+    ttlMs: config.pricing_cache_ttl_seconds * 1000,
+    budgetMs: config.kv_budget_ms,
+    maxStaleMs: config.pricing_max_stale_seconds * 1000,
+  };
+}
+
+/**
+ * Reads the gate config, from the isolate when it holds a fresh copy. A
+ * config that cannot be read or parsed is reported, never guessed at.
+ *
+ * @example
+ * const read = await readGateConfig(env.PRICING, ctx.waitUntil.bind(ctx));
+ * if (read.ok) read.config.p_recall;
+ */
+export async function readGateConfig(kv: KVNamespace, waitUntil: WaitUntil): Promise<ConfigOutcome & { stale: PricingRead["stale"] }> {
+  const held = configs.peek(GATE_CONFIG_KEY);
+  const policy = cachePolicy(held?.ok ? held.config : DEFAULT_GATE_CONFIG);
+  const read = await configs.read(GATE_CONFIG_KEY, () => loadConfig(kv), policy, waitUntil);
+  switch (read.kind) {
+    case "fresh":
+      return { ...read.value, stale: null };
+    case "stale":
+      return { ...read.value, stale: { age_seconds: read.ageMs / 1000, detail: read.detail } };
+    case "miss":
+      return { ok: false, detail: `${GATE_CONFIG_KEY} unavailable: ${read.detail}`, stale: null };
+  }
+}
+
+/**
+ * Finds the row that prices `model`: its own row, or its alias's canonical
+ * row. Never throws: a fault or a corrupt row comes back as "unavailable".
+ *
+ * @example
+ * const { lookup } = await readPricing(env.PRICING, "claude-opus-4-5-20251101", config, waitUntil);
+ * // lookup: { status: "priced", canonical: "claude-opus-4-5", row: { input: 5, output: 25, ... } }
+ */
+export async function readPricing(
+  kv: KVNamespace,
+  model: string,
+  config: Readonly<GateConfig>,
+  waitUntil: WaitUntil,
+): Promise<PricingRead> {
+  const read = await rows.read(pricingKey(model), () => loadRow(kv, model), cachePolicy(config), waitUntil);
+  switch (read.kind) {
+    case "fresh":
+      return { lookup: toLookup(read.value), stale: null };
+    case "stale":
+      return { lookup: toLookup(read.value), stale: { age_seconds: read.ageMs / 1000, detail: read.detail } };
+    case "miss":
+      return { lookup: { status: "unavailable", detail: read.detail }, stale: null };
+  }
+}
+
+/** Serves a row this isolate just wrote, without waiting for KV to propagate it. */
+export function rememberRow(model: string, row: PricingRow | null): void {
+  rows.set(pricingKey(model), row === null ? { kind: "absent" } : { kind: "row", row, canonical: model });
+}
+
+/** Forgets every cached row and the config (tests; bulk admin changes). */
+export function forgetPricing(): void {
+  rows.clear();
+  configs.clear();
+}
+
+/** Cache counters of this isolate. */
+export function pricingCacheStats(): { rows: CacheStats; config: CacheStats; cached_rows: number } {
+  return { rows: { ...rows.stats }, config: { ...configs.stats }, cached_rows: rows.size };
+}
+
+function toLookup(outcome: RowOutcome): PricingLookup<PricingRow> {
+  switch (outcome.kind) {
+    case "row":
+      return { status: "priced", row: outcome.row, canonical: outcome.canonical };
+    case "absent":
+      return { status: "unpriced" };
+    case "invalid":
+      return { status: "unavailable", detail: outcome.detail };
+  }
+}
+
+async function loadConfig(kv: KVNamespace): Promise<ConfigOutcome> {
+  const outcome = parseGateConfig(await kv.get(GATE_CONFIG_KEY));
+  // Logged once per load (once per TTL per isolate), not once per request.
+  if (!outcome.ok) console.warn(`offload-gate: ${outcome.detail}`);
+  return outcome;
+}
+
+async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
+  const own = await kv.get(pricingKey(model));
+  if (own !== null) return logIfInvalid(parseRow(model, own));
+  const canonical = await kv.get(aliasKey(model));
+  if (canonical === null) return { kind: "absent" };
+  const target = canonical.trim();
+  if (!MODEL_NAME_PATTERN.test(target)) {
+    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} does not hold a model name` });
+  }
+  const row = await kv.get(pricingKey(target));
+  if (row === null) {
+    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} points to ${target}, which has no pricing row` });
+  }
+  return logIfInvalid(parseRow(target, row));
+}
+
+/**
+ * Parses a stored row: plain text in, tagged result out.
+ *
+ * @example
+ * parseRow("gpt-5", '{"input":1.25,"output":10}') // { kind: "row", canonical: "gpt-5", row: {...} }
+ */
+export function parseRow(canonical: string, text: string): RowOutcome {
+  if (text.length > MAX_ROW_BYTES) {
+    return { kind: "invalid", detail: `${pricingKey(canonical)} is oversized (${text.length} bytes > ${MAX_ROW_BYTES})` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { kind: "invalid", detail: `${pricingKey(canonical)} is not valid JSON` };
+  }
+  const parsed = PricingRowSchema.safeParse(json);
+  if (!parsed.success) {
+    return { kind: "invalid", detail: `${pricingKey(canonical)} is invalid: ${describeIssues(parsed.error)}` };
+  }
+  return { kind: "row", row: Object.freeze(parsed.data), canonical };
+}
+
+function logIfInvalid(outcome: RowOutcome): RowOutcome {
+  if (outcome.kind === "invalid") console.warn(`offload-gate: ${outcome.detail}`);
+  return outcome;
+}

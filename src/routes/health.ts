@@ -1,0 +1,21 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createApp } from "../http/app";
+
+const HealthSchema = z.object({ status: z.literal("ok"), service: z.literal("offload-gate") }).openapi("Health");
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/healthz",
+  summary: "Liveness: answers without touching KV",
+  responses: { 200: { content: { "application/json": { schema: HealthSchema } }, description: "The worker is up" } },
+});
+
+const OK = { status: "ok", service: "offload-gate" } as const;
+
+/**
+ * GET /healthz: the cheapest route the worker serves, and the benchmark's baseline.
+ *
+ * @example
+ * curl -s 127.0.0.1:8787/healthz // {"status":"ok","service":"offload-gate"}
+ */
+export const health = createApp().openapi(healthRoute, (c) => c.json(OK, 200));
