@@ -1,0 +1,45 @@
+import { env, exports } from "cloudflare:workers";
+import { forgetPricing } from "../src/pricing/store";
+import type { PricingRow } from "../src/pricing/schema";
+
+/** The worker under test, called through its real fetch handler in workerd. */
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`http://gate.test${path}`, init));
+}
+
+/** POSTs a JSON body (or raw text) to a route. */
+export function postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return call(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** POST /v1/gate with a JSON body. */
+export function postGate(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return postJson("/v1/gate", body, headers);
+}
+
+/** Writes a pricing row straight into the real local KV binding. */
+export async function putRow(model: string, row: PricingRow | string): Promise<void> {
+  await env.PRICING.put(`pricing:${model}`, typeof row === "string" ? row : JSON.stringify(row));
+}
+
+/** Writes an alias key straight into KV. */
+export async function putAlias(alias: string, canonical: string): Promise<void> {
+  await env.PRICING.put(`alias:${alias}`, canonical);
+}
+
+/** Empties KV and the isolate's caches, so each test starts cold. */
+export async function resetState(): Promise<void> {
+  forgetPricing();
+  let cursor: string | undefined;
+  do {
+    const page = await env.PRICING.list(cursor === undefined ? {} : { cursor });
+    await Promise.all(page.keys.map((key) => env.PRICING.delete(key.name)));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor !== undefined);
+}
+
+export const OPUS: PricingRow = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 };
