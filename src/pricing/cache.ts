@@ -7,7 +7,8 @@
  * - expired: one load, bounded by a time budget; if it fails or runs out
  *   of budget, the last value is served as stale (up to a limit), and the
  *   load carries on in the background to fill the cache;
- * - at most one load per key is ever in flight.
+ * - at most one load per key is ever in flight, and a set() (a write this
+ *   isolate took) or clear() wins over a load already under way.
  *
  * Loaders return every outcome worth caching (a row, "no such row", "corrupt
  * row") as a value and throw only for faults, which are never cached.
@@ -51,14 +52,17 @@ const REFRESH_AHEAD_FRACTION = 0.75;
  */
 export class RefreshingCache<T> {
   readonly #entries = new Map<string, Entry<T>>();
-  readonly #inFlight = new Map<string, Promise<T>>();
+  // Each load carries a token: a set() or clear() since it began drops it, so
+  // a read that started before a write can never overwrite the written value.
+  readonly #inFlight = new Map<string, { loading: Promise<T>; token: object }>();
   readonly #maxEntries: number;
   readonly #now: () => number;
   readonly stats: CacheStats = { loads: 0, loadFailures: 0, freshHits: 0, staleHits: 0, misses: 0 };
 
   constructor(options: { maxEntries: number; now?: () => number }) {
     this.#maxEntries = options.maxEntries;
-    this.#now = options.now ?? Date.now;
+    // Looked up on each call, not captured: a test's fake clock then ages entries.
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** Reads `key`, loading it with `load` when it is missing or old. Never throws. */
@@ -97,6 +101,11 @@ export class RefreshingCache<T> {
 
   /** Puts a value in as freshly loaded: the isolate that writes a row serves it at once. */
   set(key: string, value: T): void {
+    this.#inFlight.delete(key);
+    this.#store(key, value);
+  }
+
+  #store(key: string, value: T): void {
     this.#entries.delete(key);
     if (this.#entries.size >= this.#maxEntries) {
       const oldest = this.#entries.keys().next();
@@ -113,6 +122,7 @@ export class RefreshingCache<T> {
   /** Forgets every value (tests, and admin writes that touch many keys). */
   clear(): void {
     this.#entries.clear();
+    this.#inFlight.clear();
   }
 
   /** How many keys the cache holds. */
@@ -122,21 +132,23 @@ export class RefreshingCache<T> {
 
   #load(key: string, load: () => Promise<T>): Promise<T> {
     const running = this.#inFlight.get(key);
-    if (running !== undefined) return running;
+    if (running !== undefined) return running.loading;
+    const token = {};
+    const current = () => this.#inFlight.get(key)?.token === token;
     this.stats.loads++;
     const loading = (async () => {
       try {
         const value = await load();
-        this.set(key, value);
+        if (current()) this.#store(key, value);
         return value;
       } catch (error) {
         this.stats.loadFailures++;
         throw error;
       } finally {
-        this.#inFlight.delete(key);
+        if (current()) this.#inFlight.delete(key);
       }
     })();
-    this.#inFlight.set(key, loading);
+    this.#inFlight.set(key, { loading, token });
     return loading;
   }
 }
