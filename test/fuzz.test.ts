@@ -1,0 +1,293 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import worker from "../src/index";
+import { ApiError } from "../src/http/errors";
+import { ErrorSchema } from "../src/http/schema";
+import { OPUS, putRow, resetState } from "./helpers";
+
+// Property-based fuzzing of the whole HTTP surface, in workerd, against the
+// real app and the real local KV binding. The seed is fixed so that a failure
+// reproduces; fast-check prints the seed and the shrunk counterexample, which
+// then becomes a named test in "the fuzzer's counterexamples" below.
+
+const SEED = 20261130;
+const RUNS = 2_500;
+
+// Known secrets: no answer may ever carry them.
+const ADMIN_TOKEN = "admin-s3cret-token-7f3a9c";
+const GATE_KEY = "gk-s3cret-prod-41b2e8";
+const GATE_API_KEYS = `agents-prod:${GATE_KEY},agents-staging:gk-s3cret-staging-99d0`;
+const SECRETS = [ADMIN_TOKEN, GATE_KEY, "gk-s3cret-staging-99d0", "s3cret"];
+
+// Routes that legitimately answer HTML rather than JSON.
+const HTML_PATHS = new Set(["/", "/docs"]);
+
+const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus-4-5-20251101"];
+
+const modelSegment = fc.oneof(
+  fc.constantFrom(...MODELS),
+  fc.string({ maxLength: 40 }).map((text) => encodeURIComponent(text)),
+  fc.stringMatching(/^[A-Za-z0-9._:@+-]{1,140}$/),
+);
+
+// Weighted towards the gate, the route agents call on every turn.
+const path = fc.oneof(
+  { weight: 8, arbitrary: fc.constant("/v1/gate") },
+  { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
+  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/config") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),
+  },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(modelSegment, fc.constantFrom("", "/history", "/rollback"))
+      .map(([model, rest]) => `/v1/admin/pricing/${model}${rest}`),
+  },
+  { weight: 1, arbitrary: fc.webPath() },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("/v1/gate", "/healthz", "/v1/admin/pricing"), fc.webQueryParameters())
+      .map(([route, query]) => `${route}?${query}`),
+  },
+);
+
+const method = fc.oneof(
+  { weight: 6, arbitrary: fc.constant("POST") },
+  { weight: 2, arbitrary: fc.constantFrom("GET", "PUT") },
+  { weight: 1, arbitrary: fc.constantFrom("PATCH", "DELETE", "HEAD", "OPTIONS") },
+);
+
+const contentType = fc.option(
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constant("application/json") },
+    { weight: 2, arbitrary: fc.constantFrom(
+      "application/json",
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON",
+      "application/vnd.api+json",
+      "application/problem+json",
+      "text/plain",
+      "text/json",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=xyz",
+      "",
+    ) },
+    { weight: 1, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,60}$/) },
+  ),
+  { nil: undefined, freq: 10 },
+);
+
+// A token the API has never seen, shaped so that an echo of it is unmistakable.
+const strayToken = fc.stringMatching(/^[0-9a-f]{16,32}$/).map((hex) => `tok_${hex}`);
+
+const authorization = fc.option(
+  fc.oneof(
+    fc.constant(`Bearer ${ADMIN_TOKEN}`),
+    fc.constant(`Bearer ${GATE_KEY}`),
+    fc.constant(`bearer ${ADMIN_TOKEN}`),
+    fc.constant(`Bearer  ${ADMIN_TOKEN} `),
+    fc.constant(`Basic ${btoa(`admin:${ADMIN_TOKEN}`)}`),
+    fc.constant(ADMIN_TOKEN),
+    strayToken.map((token) => `Bearer ${token}`),
+    strayToken,
+    fc.constantFrom("Bearer", "Bearer ", "", "Token x", "Bearer agents-prod"),
+    fc.stringMatching(/^[\x20-\x7e]{0,80}$/),
+  ),
+  { nil: undefined },
+);
+
+const plausibleGate = fc.record(
+  {
+    model_name: fc.constantFrom(...MODELS),
+    output_tokens: fc.nat({ max: 400_000 }),
+    horizon: fc.nat({ max: 60 }),
+    recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+    stub_tokens: fc.nat({ max: 2_000 }),
+  },
+  { requiredKeys: ["model_name", "output_tokens"] },
+);
+
+const wildGate = fc.record(
+  {
+    model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 140 }), fc.jsonValue()),
+    output_tokens: fc.oneof(fc.nat({ max: 2_000_000 }), fc.double(), fc.jsonValue()),
+    output_chars: fc.oneof(fc.nat(), fc.double()),
+    horizon: fc.oneof(fc.nat({ max: 100 }), fc.integer(), fc.double(), fc.jsonValue()),
+    recall_probability: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double(), fc.jsonValue()),
+    large_offload_threshold_tokens: fc.oneof(fc.nat(), fc.double()),
+    stub_tokens: fc.nat(),
+    recall_input_tokens: fc.nat(),
+    recall_output_tokens: fc.nat(),
+    pricing_mode: fc.constantFrom("seed", "cache_aware", "bogus"),
+    cache_hit_rate: fc.double(),
+    context_tokens: fc.nat(),
+    unknown_field: fc.jsonValue(),
+  },
+  { requiredKeys: [] },
+);
+
+// Mostly plausible requests, some with one field gone wild, some wild throughout.
+const gateRequest = fc.oneof(
+  { weight: 3, arbitrary: plausibleGate },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(plausibleGate, wildGate, fc.nat())
+      .map(([body, wild, pick]) => {
+        const keys = Object.keys(wild);
+        const key = keys[pick % Math.max(keys.length, 1)];
+        return key === undefined ? body : { ...body, [key]: wild[key as keyof typeof wild] };
+      }),
+  },
+  { weight: 1, arbitrary: wildGate },
+);
+
+const pricingRow = fc.record(
+  {
+    input: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.double(), fc.jsonValue()),
+    output: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.double()),
+    cache_read: fc.double({ min: 0, max: 10, noNaN: true }),
+    cache_write: fc.double({ min: 0, max: 10, noNaN: true }),
+    aliases: fc.array(fc.oneof(fc.constantFrom(...MODELS), fc.string()), { maxLength: 4 }),
+    provider: fc.constantFrom("anthropic", "openai", ""),
+    long_context: fc.jsonValue(),
+    version: fc.oneof(fc.nat({ max: 5 }), fc.jsonValue()),
+  },
+  { requiredKeys: [] },
+);
+
+const bodyText = fc.oneof(
+  { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
+  { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
+  { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
+  { weight: 2, arbitrary: fc.json() },
+  { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
+  { weight: 1, arbitrary: fc.constantFrom("", "{", "[]", "null", "{\"model_name\":", "\u0000", "{\"items\":null}") },
+  { weight: 1, arbitrary: fc.constant(JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(70_000) })) },
+);
+
+const requestSpec = fc.record({
+  method,
+  path,
+  contentType,
+  authorization,
+  body: bodyText,
+  gateKeysConfigured: fc.boolean(),
+});
+
+type RequestSpec = typeof requestSpec extends fc.Arbitrary<infer T> ? T : never;
+
+function toRequest(spec: RequestSpec): Request {
+  const headers = new Headers();
+  if (spec.contentType !== undefined) headers.set("content-type", spec.contentType);
+  if (spec.authorization !== undefined) headers.set("authorization", spec.authorization);
+  const hasBody = spec.method !== "GET" && spec.method !== "HEAD";
+  return new Request(`http://gate.test${spec.path}`, {
+    method: spec.method,
+    headers,
+    ...(hasBody ? { body: spec.body } : {}),
+  });
+}
+
+const unhandled: unknown[] = [];
+const onUnhandled = (event: PromiseRejectionEvent) => unhandled.push(event.reason);
+
+/** Sends one request through the app's own fetch handler, with the secrets set. */
+async function send(spec: RequestSpec): Promise<{ res: Response; text: string }> {
+  const secrets = { ADMIN_TOKEN, ...(spec.gateKeysConfigured ? { GATE_API_KEYS } : {}) };
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(toRequest(spec), { ...env, ...secrets } as Env, ctx);
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { res, text };
+}
+
+/** Every property the API promises for any request at all. */
+function checkAnswer(spec: RequestSpec, res: Response, text: string): void {
+  const { status } = res;
+  const route = spec.path.split("?")[0] as string;
+  expect(status >= 500, `${status} for ${spec.method} ${spec.path}: ${text.slice(0, 300)}`).toBe(false);
+  expect((status >= 200 && status < 300) || (status >= 400 && status < 500), `status ${status}`).toBe(true);
+
+  for (const secret of SECRETS) expect(text).not.toContain(secret);
+  const token = spec.authorization?.match(/tok_[0-9a-f]+/)?.[0];
+  if (token !== undefined) expect(text).not.toContain(token);
+
+  if (spec.method === "HEAD" || status === 204) return;
+  const type = res.headers.get("content-type") ?? "";
+  if (status < 300 && type.startsWith("text/html")) {
+    expect(HTML_PATHS.has(route), `HTML from ${route}`).toBe(true);
+    return;
+  }
+  expect(type).toMatch(/^application\/json/);
+  const body: unknown = JSON.parse(text);
+  if (status >= 400) {
+    const error = ErrorSchema.strict().parse(body);
+    // The code is one the API documents, and it maps to this very status.
+    expect(new ApiError(error.error.code as never, "").status).toBe(status);
+    expect(error.error.message.length).toBeGreaterThan(0);
+  }
+}
+
+beforeAll(() => {
+  addEventListener("unhandledrejection", onUnhandled);
+});
+afterAll(() => {
+  removeEventListener("unhandledrejection", onUnhandled);
+});
+beforeEach(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+  await putRow("gpt-5", { input: 1.25, output: 10 });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the whole API under fuzzing", () => {
+  it(`answers ${RUNS} arbitrary requests with 2xx or a 4xx in the error shape, never a 5xx or a secret`, async () => {
+    const faults = vi.spyOn(console, "error");
+    await fc.assert(
+      fc.asyncProperty(requestSpec, async (spec) => {
+        const { res, text } = await send(spec);
+        checkAnswer(spec, res, text);
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // onError logs every unexpected throw; none may have reached it.
+    expect(faults).not.toHaveBeenCalled();
+    expect(unhandled).toEqual([]);
+  }, 60_000);
+
+  it("answers every well-formed gate request with a decision that never fires unpriced", async () => {
+    const valid = fc.record({
+      model_name: fc.constantFrom(...MODELS),
+      output_tokens: fc.double({ min: 0, max: 1e9, noNaN: true }),
+      horizon: fc.nat({ max: 1_000_000 }),
+      recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    await fc.assert(
+      fc.asyncProperty(valid, async (body) => {
+        const spec: RequestSpec = {
+          method: "POST",
+          path: "/v1/gate",
+          contentType: "application/json",
+          authorization: `Bearer ${GATE_KEY}`,
+          body: JSON.stringify(body),
+          gateKeysConfigured: true,
+        };
+        const { res, text } = await send(spec);
+        expect(res.status).toBe(200);
+        const decision = JSON.parse(text);
+        if (decision.fire) expect(["claude-opus-4-6", "gpt-5"]).toContain(decision.priced_as?.model);
+        expect(Number.isFinite(decision.net_saving_usd)).toBe(true);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  }, 60_000);
+});
