@@ -1,0 +1,156 @@
+// HTTP benchmark: the built worker in workerd on 127.0.0.1, loaded by
+// autocannon in alternating turns (A B A B) so machine drift cancels out.
+import autocannon from "autocannon";
+import { bundle } from "./build.mjs";
+import { startWorker } from "./worker.mjs";
+
+const PORT = 8820;
+const CONNECTIONS = 8;
+// The priced models the gate turns cycle through, one request each in turn.
+const MODELS = ["claude-opus-4-6", "gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"];
+
+const gateBody = (model_name, i = 0) =>
+  JSON.stringify({ model_name, output_tokens: 20_000 + 1_000 * i, horizon: 4, recall_probability: 0.3 });
+
+const ROUTES = {
+  healthz: { label: "GET /healthz", requests: [{ method: "GET", path: "/healthz" }] },
+  gate: {
+    label: "POST /v1/gate",
+    requests: MODELS.map((model, i) => ({
+      method: "POST",
+      path: "/v1/gate",
+      headers: { "content-type": "application/json" },
+      body: gateBody(model, i),
+    })),
+  },
+  echo: {
+    label: "POST /__bench/echo",
+    requests: MODELS.map((model, i) => ({
+      method: "POST",
+      path: "/__bench/echo",
+      headers: { "content-type": "application/json" },
+      body: gateBody(model, i),
+    })),
+  },
+};
+
+/** One bounded autocannon run; latencies are kept per request, in ms, unrounded. */
+function load(base, requests, { seconds, rate, connections = CONNECTIONS }) {
+  return new Promise((resolve, reject) => {
+    const latencies = [];
+    const instance = autocannon(
+      {
+        url: base,
+        connections,
+        duration: seconds,
+        requests,
+        timeout: 10,
+        ...(rate === undefined ? {} : { overallRate: rate }),
+      },
+      (error, result) => (error ? reject(error) : resolve({ result, latencies })),
+    );
+    instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Runs `pairs` turns of each route, alternating, and sums each route's turns. */
+async function alternate(base, pairs, options, names = ["healthz", "gate"]) {
+  const runs = Object.fromEntries(names.map((name) => [name, []]));
+  for (let pair = 0; pair < pairs; pair++) {
+    for (const name of names) runs[name].push(await load(base, ROUTES[name].requests, options));
+  }
+  return Object.fromEntries(Object.entries(runs).map(([name, turns]) => [name, summarize(turns)]));
+}
+
+function summarize(turns) {
+  const latencies = turns.flatMap((turn) => turn.latencies).sort((a, b) => a - b);
+  const requests = turns.reduce((sum, turn) => sum + turn.result.requests.total, 0);
+  const seconds = turns.reduce((sum, turn) => sum + turn.result.duration, 0);
+  return {
+    requests,
+    req_per_second: Math.round(requests / seconds),
+    p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)),
+    non_2xx: turns.reduce((sum, turn) => sum + turn.result.non2xx, 0),
+    errors: turns.reduce((sum, turn) => sum + turn.result.errors + turn.result.timeouts, 0),
+  };
+}
+
+const round = (value, digits = 3) => Number(value.toFixed(digits));
+
+async function stats(base) {
+  return (await fetch(`${base}/__bench/stats`)).json();
+}
+
+/** POST /v1/gate/batch with 100 items, when the worker has the route. */
+async function benchBatch(base, seconds) {
+  const body = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => JSON.parse(gateBody(MODELS[i % MODELS.length], i))) });
+  const probe = await fetch(`${base}/v1/gate/batch`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  if (probe.status === 404) return { skipped: "POST /v1/gate/batch answers 404: the route is not on this build" };
+  const answer = await probe.json();
+  if (probe.status !== 200 || answer.decisions?.length !== 100) {
+    return { skipped: `POST /v1/gate/batch answered ${probe.status} without 100 decisions` };
+  }
+  const run = await load(base, [{ method: "POST", path: "/v1/gate/batch", headers: { "content-type": "application/json" }, body }], {
+    seconds,
+    connections: 4,
+  });
+  const summary = summarize([run]);
+  return { ...summary, items_per_request: 100, decisions_per_second: summary.req_per_second * 100 };
+}
+
+/**
+ * The whole HTTP benchmark. Bounded: warm-up, then `pairs` × 2 turns of
+ * `seconds` at saturation (and an echo turn each, for reference), the same at
+ * half of /healthz's rate, and one batch turn: about (5·pairs + 2)·seconds.
+ */
+export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = {}) {
+  const scriptPath = await bundle("bench/worker-entry.ts", "worker");
+  const worker = await startWorker({ scriptPath, port: PORT });
+  try {
+    const { base } = worker;
+    log(`  worker up at ${base}; warming up`);
+    await load(base, ROUTES.healthz.requests, { seconds: 2 });
+    await load(base, ROUTES.gate.requests, { seconds: 2 });
+    await load(base, ROUTES.echo.requests, { seconds: 1 });
+    const before = await stats(base);
+    const started = Date.now();
+
+    log(`  saturation: ${pairs} × (healthz, gate, echo) turns of ${seconds} s, ${CONNECTIONS} connections`);
+    const saturated = await alternate(base, pairs, { seconds }, ["healthz", "gate", "echo"]);
+    const rate = Math.max(1, Math.round(saturated.healthz.req_per_second / 2));
+    log(`  fixed load: ${rate} req/s (half of healthz's maximum), ${pairs} × 2 turns`);
+    const fixed = await alternate(base, pairs, { seconds, rate });
+    fixed.offered_req_per_second = rate;
+    log("  batch");
+    const batch = await benchBatch(base, seconds);
+
+    const after = await stats(base);
+    const runSeconds = (Date.now() - started) / 1000;
+    const keys = Object.keys(after.kv_reads_by_key);
+    const reads = after.kv_reads - before.kv_reads;
+    return {
+      saturated,
+      fixed,
+      batch,
+      kv: {
+        reads_during_run: reads,
+        reads_during_warmup: before.kv_reads,
+        reads_by_key: after.kv_reads_by_key,
+        keys_read: keys.length,
+        run_seconds: round(runSeconds, 1),
+        ttl_seconds: 60,
+        reads_per_key_per_ttl: round(reads / keys.length / (runSeconds / 60), 2),
+        gate_requests: saturated.gate.requests + fixed.gate.requests + (batch.requests ?? 0),
+        cache: after.cache,
+      },
+    };
+  } finally {
+    await worker.stop();
+  }
+}

@@ -1,0 +1,89 @@
+// `npm run bench`: the core benchmark, then the HTTP benchmark, one table at
+// the end, and the same figures as JSON in bench/results.json (git-ignored).
+import { execSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { ROOT } from "./build.mjs";
+import { benchCore } from "./core.mjs";
+import { benchHttp } from "./http.mjs";
+import { workerdVersion } from "./worker.mjs";
+
+const TARGETS = { core_per_second: 2_000_000, throughput_ratio: 0.9, p99_ratio: 1.5 };
+
+function machine() {
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
+  let load = "";
+  try {
+    load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
+  } catch {
+    // Not Linux.
+  }
+  return { cores: availableParallelism(), cpu, node: process.version, workerd: workerdVersion(), load_average_at_start: load };
+}
+
+const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : String(n));
+const ratio = (a, b) => Number((a / b).toFixed(3));
+const verdict = (ok) => (ok ? "met" : "MISSED");
+
+function table(rows) {
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => String(row[col]).length)));
+  return rows.map((row) => row.map((cell, col) => String(cell).padEnd(widths[col])).join("  ")).join("\n");
+}
+
+const seconds = Number(process.env.BENCH_TURN_SECONDS ?? 5);
+const pairs = Number(process.env.BENCH_PAIRS ?? 2);
+const about = machine();
+console.log(`offload-gate bench on ${about.cores} cores (${about.cpu}), Node ${about.node}, workerd ${about.workerd}`);
+console.log("core: 100,000 varied inputs with reason strings (tinybench)");
+const core = await benchCore();
+console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
+const http = await benchHttp({ seconds, pairs });
+
+const { saturated, fixed, batch, kv } = http;
+const results = {
+  taken_at: new Date().toISOString(),
+  commit: execSync("git rev-parse --short HEAD", { cwd: ROOT }).toString().trim(),
+  machine: { ...about, load_average_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") },
+  core,
+  http,
+  ratios: {
+    throughput_gate_over_healthz: ratio(saturated.gate.req_per_second, saturated.healthz.req_per_second),
+    throughput_gate_over_echo: ratio(saturated.gate.req_per_second, saturated.echo.req_per_second),
+    p99_gate_over_healthz_at_fixed_load: ratio(fixed.gate.p99_ms, fixed.healthz.p99_ms),
+  },
+  targets: TARGETS,
+};
+writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+
+const errors = [saturated, fixed].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).reduce((sum, r) => sum + r.non_2xx + r.errors, 0);
+const rows = [
+  ["measure", "value", "target", "verdict"],
+  ["core evaluateOffloadGate, 1 thread", `${fmt(core.evaluate_per_second_1_thread)}/s`, "", ""],
+  ["core decideGate (route's call), 1 thread", `${fmt(core.decide_per_second_1_thread)}/s`, "", ""],
+  [
+    `core evaluateOffloadGate, ${core.threads} threads`,
+    `${fmt(core.evaluate_per_second_all_cores)}/s`,
+    `≥ ${fmt(TARGETS.core_per_second)}/s`,
+    verdict(core.evaluate_per_second_all_cores >= TARGETS.core_per_second),
+  ],
+  ["GET /healthz saturated", `${fmt(saturated.healthz.req_per_second)} req/s  p50 ${saturated.healthz.p50_ms} ms  p99 ${saturated.healthz.p99_ms} ms`, "", ""],
+  ["POST /v1/gate saturated", `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`, "", ""],
+  ["POST /__bench/echo saturated (no gate)", `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`, "", ""],
+  ["  throughput gate ÷ echo", results.ratios.throughput_gate_over_echo, "", ""],
+  ["  throughput gate ÷ healthz", results.ratios.throughput_gate_over_healthz, `≥ ${TARGETS.throughput_ratio}`, verdict(results.ratios.throughput_gate_over_healthz >= TARGETS.throughput_ratio)],
+  [`GET /healthz at ${fmt(fixed.offered_req_per_second)} req/s`, `${fmt(fixed.healthz.req_per_second)} req/s  p50 ${fixed.healthz.p50_ms} ms  p99 ${fixed.healthz.p99_ms} ms`, "", ""],
+  [`POST /v1/gate at ${fmt(fixed.offered_req_per_second)} req/s`, `${fmt(fixed.gate.req_per_second)} req/s  p50 ${fixed.gate.p50_ms} ms  p99 ${fixed.gate.p99_ms} ms`, "", ""],
+  ["  p99 gate ÷ healthz", results.ratios.p99_gate_over_healthz_at_fixed_load, `≤ ${TARGETS.p99_ratio}`, verdict(results.ratios.p99_gate_over_healthz_at_fixed_load <= TARGETS.p99_ratio)],
+  batch.skipped
+    ? ["POST /v1/gate/batch (100 items)", "skipped (see the note below)", "", ""]
+    : ["POST /v1/gate/batch (100 items)", `${fmt(batch.decisions_per_second)} decisions/s (${fmt(batch.req_per_second)} req/s, p99 ${batch.p99_ms} ms)`, "", ""],
+  ["KV reads during the run", `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`, "", ""],
+  ["  per key per TTL (60 s)", `${kv.reads_per_key_per_ttl} over ${kv.keys_read} keys`, "≈ 1", ""],
+  ["non-2xx + socket errors", errors, "0", verdict(errors === 0)],
+];
+console.log(`\n${table(rows)}\n`);
+console.log(`KV reads by key (warm-up included): ${JSON.stringify(kv.reads_by_key)}`);
+if (batch.skipped) console.log(`batch: ${batch.skipped}`);
+console.log(`machine load average: ${about.load_average_at_start} at start, ${results.machine.load_average_at_end} at end (the machine is shared)`);
+console.log("written to bench/results.json");

@@ -1,0 +1,72 @@
+// Starts the worker in workerd through miniflare's API, on 127.0.0.1 only,
+// with a fresh in-memory KV seeded from pricing.seed.json.
+import { convertV4MiniflareOptions, Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { bulkEntries } from "../scripts/seed-kv.mjs";
+import { ROOT } from "./build.mjs";
+
+
+/**
+ * Runs `scriptPath` in workerd on 127.0.0.1:`port`, seeds KV and sets
+ * `config:gate`. Returns the base URL, the KV namespace, and a stop function.
+ *
+ * @example
+ * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
+ */
+export async function startWorker({ scriptPath, port, config = null, bindings = {} }) {
+  // Every binding wrangler.toml declares (KV, Analytics Engine, rate
+  // limits...), as `wrangler dev` would set them up, with in-memory storage.
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      compatibilityDate: workerOptions.compatibilityDate,
+      compatibilityFlags: workerOptions.compatibilityFlags,
+      kvNamespaces: workerOptions.kvNamespaces,
+      analyticsEngineDatasets: workerOptions.analyticsEngineDatasets,
+      ratelimits: workerOptions.ratelimits,
+      host: "127.0.0.1",
+      port,
+      modules: true,
+      scriptPath,
+      bindings: { ...workerOptions.bindings, ...bindings },
+    }),
+  );
+  const url = await mf.ready;
+  if (url.hostname !== "127.0.0.1") throw new Error(`refusing to run on ${url.hostname}: loopback only`);
+  const kv = await mf.getKVNamespace("PRICING");
+  const seed = JSON.parse(readFileSync(join(ROOT, "pricing.seed.json"), "utf8"));
+  for (const { key, value } of bulkEntries(seed)) await kv.put(key, value);
+  if (config !== null) await kv.put("config:gate", JSON.stringify(config));
+  return { mf, kv, seed, base: url.origin, stop: () => mf.dispose() };
+}
+
+/** The workerd processes this Node process started (miniflare spawns one). */
+export function workerdPids() {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (Number(fields[1]) === process.pid && comm.startsWith("workerd")) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Resident memory of a process in MiB, from /proc. */
+export function rssMiB(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = Number(/VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1] ?? NaN);
+  return kib / 1024;
+}
+
+/** The workerd version miniflare runs. */
+export function workerdVersion() {
+  return JSON.parse(readFileSync(join(ROOT, "node_modules", "workerd", "package.json"), "utf8")).version;
+}
