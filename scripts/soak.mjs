@@ -1,0 +1,192 @@
+// `npm run soak`: steady load on the gate, in workerd on 127.0.0.1, while a
+// new price goes in every few seconds. Reports requests, errors, non-JSON
+// bodies, how long any answer still carried the old price after an update,
+// and workerd's memory at the start and the end. Not part of CI.
+//
+//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 npm run soak
+//
+// Bounded: autocannon stops after SOAK_SECONDS (at most 600), the update loop
+// with it, and the worker is disposed; a watchdog ends the process if not.
+import autocannon from "autocannon";
+import { randomBytes } from "node:crypto";
+import { bundle } from "../bench/build.mjs";
+import { rssMiB, startWorker, workerdPids } from "../bench/worker.mjs";
+
+const PORT = 8821;
+const MODEL = "claude-opus-4-6";
+const seconds = Math.min(600, Number(process.env.SOAK_SECONDS ?? 60));
+const rate = Number(process.env.SOAK_RATE ?? 400);
+const updateEvery = Number(process.env.SOAK_UPDATE_SECONDS ?? 5);
+const ttlSeconds = Number(process.env.SOAK_TTL_SECONDS ?? 5);
+const connections = 8;
+
+const watchdog = setTimeout(() => {
+  console.error("soak: watchdog fired; stopping");
+  process.exit(2);
+}, (seconds + 120) * 1000);
+watchdog.unref();
+
+// A per-run token, never written anywhere: the admin API's, if the build has one.
+const adminToken = randomBytes(24).toString("hex");
+const scriptPath = await bundle("src/index.ts", "soak-worker");
+const worker = await startWorker({
+  scriptPath,
+  port: PORT,
+  config: { pricing_cache_ttl_seconds: ttlSeconds },
+  bindings: { ADMIN_TOKEN: adminToken },
+});
+const { base, kv } = worker;
+const baseRow = worker.seed.models[MODEL];
+// Version v of the row prices input at base + v, so every answer names its version.
+const rowOf = (version) => ({ ...baseRow, input: baseRow.input + version });
+const versionOf = (input) => Math.round(input - baseRow.input);
+
+/** Writes version `version` through the admin API when the build has it, else straight to KV. */
+async function probeAdminApi() {
+  const res = await fetch(`${base}/v1/admin/pricing/${MODEL}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify(rowOf(0)),
+  });
+  await res.arrayBuffer();
+  if (res.status === 404 || res.status === 405) return false;
+  if (!res.ok) throw new Error(`PUT /v1/admin/pricing/${MODEL} answered ${res.status}`);
+  return true;
+}
+
+const viaAdmin = await probeAdminApi();
+async function writeVersion(version) {
+  if (!viaAdmin) return kv.put(`pricing:${MODEL}`, JSON.stringify(rowOf(version)));
+  const res = await fetch(`${base}/v1/admin/pricing/${MODEL}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify(rowOf(version)),
+  });
+  await res.arrayBuffer();
+  if (!res.ok) throw new Error(`update ${version}: PUT answered ${res.status}`);
+}
+
+console.log(`soak: ${seconds} s at ${rate} req/s on ${base}, ${connections} connections; cache TTL ${ttlSeconds} s`);
+console.log(
+  viaAdmin
+    ? `soak: a new price every ${updateEvery} s through PUT /v1/admin/pricing/${MODEL}`
+    : `soak: this build has no admin API (PUT /v1/admin/pricing answers 404): a new price every ${updateEvery} s goes straight into KV through miniflare`,
+);
+
+// Warm the cache, then take the starting memory.
+for (let i = 0; i < 20; i++) {
+  await fetch(`${base}/v1/gate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model_name: MODEL, output_tokens: 20_000 }),
+  }).then((res) => res.arrayBuffer());
+}
+const [pid] = workerdPids();
+const memory = [{ at_s: 0, rss_mib: rssMiB(pid) }];
+
+// What every answer said, and when it arrived.
+const started = performance.now();
+const now = () => (performance.now() - started) / 1000;
+let answers = 0;
+let nonJson = 0;
+let unknownVersion = 0;
+let notDecisions = 0;
+const lastSeenOf = new Map(); // version → the last time an answer carried it
+const writtenAt = [{ version: 0, at: 0 }];
+
+const requests = [
+  {
+    method: "POST",
+    path: "/v1/gate",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model_name: MODEL, output_tokens: 20_000, horizon: 4, recall_probability: 0.3 }),
+    onResponse: (status, body, _context, headers) => {
+      answers++;
+      const at = now();
+      let decision;
+      try {
+        // autocannon keeps the header names as they came on the wire.
+        const type = Object.entries(headers).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+        if (!String(type ?? "").startsWith("application/json")) throw new Error("not JSON");
+        decision = JSON.parse(body);
+      } catch {
+        nonJson++;
+        return;
+      }
+      if (status !== 200 || typeof decision.fire !== "boolean" || decision.priced_as?.model !== MODEL) {
+        notDecisions++;
+        return;
+      }
+      const version = versionOf(decision.priced_as.input);
+      if (!writtenAt.some((write) => write.version === version)) unknownVersion++;
+      lastSeenOf.set(version, Math.max(lastSeenOf.get(version) ?? 0, at));
+    },
+  },
+];
+
+const load = new Promise((resolve, reject) => {
+  autocannon({ url: base, connections, duration: seconds, overallRate: rate, requests, timeout: 10 }, (error, result) =>
+    error ? reject(error) : resolve(result),
+  );
+});
+
+let version = 0;
+const updates = (async () => {
+  const updatesDue = Math.floor((seconds - 1) / updateEvery);
+  for (let k = 1; k <= updatesDue; k++) {
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, k * updateEvery * 1000 - (performance.now() - started))));
+    version = k;
+    await writeVersion(k);
+    writtenAt.push({ version: k, at: now() });
+    memory.push({ at_s: Math.round(now()), rss_mib: rssMiB(pid) });
+  }
+})();
+
+const [result] = await Promise.all([load, updates]);
+memory.push({ at_s: Math.round(now()), rss_mib: rssMiB(pid) });
+await worker.stop();
+
+// For each update, how long after it was written an answer still carried an older version.
+let longestStale = 0;
+let longestStaleUpdate = null;
+for (const write of writtenAt.slice(1)) {
+  const lastOld = Math.max(0, ...[...lastSeenOf].filter(([v]) => v < write.version).map(([, at]) => at));
+  const stale = Math.max(0, lastOld - write.at);
+  if (stale > longestStale) {
+    longestStale = stale;
+    longestStaleUpdate = write.version;
+  }
+}
+
+const errors = result.errors + result.timeouts + result.non2xx + notDecisions;
+const report = {
+  seconds: result.duration,
+  offered_req_per_second: rate,
+  requests: result.requests.total,
+  answers_checked: answers,
+  req_per_second: Math.round(result.requests.total / result.duration),
+  latency_p50_ms: result.latency.p50,
+  latency_p99_ms: result.latency.p99,
+  errors,
+  non_json_bodies: nonJson,
+  answers_of_an_unknown_version: unknownVersion,
+  updates: writtenAt.length - 1,
+  updates_via: viaAdmin ? "admin API" : "KV (miniflare)",
+  versions_served: [...lastSeenOf.keys()].sort((a, b) => a - b).length,
+  longest_old_price_after_update_s: Number(longestStale.toFixed(3)),
+  at_update: longestStaleUpdate,
+  cache_ttl_s: ttlSeconds,
+  workerd_rss_mib_start: Number(memory[0].rss_mib.toFixed(1)),
+  workerd_rss_mib_end: Number(memory[memory.length - 1].rss_mib.toFixed(1)),
+  workerd_rss_mib_samples: memory.map((sample) => Number(sample.rss_mib.toFixed(1))),
+};
+console.log(JSON.stringify(report, null, 2));
+
+const failures = [];
+if (errors > 0) failures.push(`${errors} errors`);
+if (nonJson > 0) failures.push(`${nonJson} non-JSON bodies`);
+if (unknownVersion > 0) failures.push(`${unknownVersion} answers priced by no row that was written`);
+if (longestStale > ttlSeconds) failures.push(`an old price served ${longestStale.toFixed(2)} s after its update (TTL ${ttlSeconds} s)`);
+if (report.versions_served < report.updates) failures.push(`only ${report.versions_served} of ${report.updates + 1} versions were ever served`);
+console.log(failures.length === 0 ? "soak: passed" : `soak: FAILED: ${failures.join("; ")}`);
+process.exit(failures.length === 0 ? 0 : 1);
