@@ -3,7 +3,7 @@
 // bodies, how long any answer still carried the old price after an update,
 // and workerd's memory at the start and the end. Not part of CI.
 //
-//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 npm run soak
+//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 SOAK_WARMUP_SECONDS=20 npm run soak
 //
 // Bounded: autocannon stops after SOAK_SECONDS (at most 600), the update loop
 // with it, and the worker is disposed; a watchdog ends the process if not.
@@ -18,12 +18,13 @@ const seconds = Math.min(600, Number(process.env.SOAK_SECONDS ?? 60));
 const rate = Number(process.env.SOAK_RATE ?? 400);
 const updateEvery = Number(process.env.SOAK_UPDATE_SECONDS ?? 5);
 const ttlSeconds = Number(process.env.SOAK_TTL_SECONDS ?? 5);
+const warmupSeconds = Math.min(120, Number(process.env.SOAK_WARMUP_SECONDS ?? 20));
 const connections = 8;
 
 const watchdog = setTimeout(() => {
   console.error("soak: watchdog fired; stopping");
   process.exit(2);
-}, (seconds + 120) * 1000);
+}, (seconds + warmupSeconds + 120) * 1000);
 watchdog.unref();
 
 // A per-run token, never written anywhere: the admin API's, if the build has one.
@@ -73,15 +74,31 @@ console.log(
     : `soak: this build has no admin API (PUT /v1/admin/pricing answers 404): a new price every ${updateEvery} s goes straight into KV through miniflare`,
 );
 
-// Warm the cache, then take the starting memory.
-for (let i = 0; i < 20; i++) {
-  await fetch(`${base}/v1/gate`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model_name: MODEL, output_tokens: 20_000 }),
-  }).then((res) => res.arrayBuffer());
-}
+// Warm up at full speed before the starting memory is taken: workerd's heap
+// grows to its working size over the first tens of thousands of requests
+// (a bare `return new Response("ok")` worker does the same), and the soak is
+// after growth that continues past that.
 const [pid] = workerdPids();
+const rssBeforeWarmup = rssMiB(pid);
+const warmup = await new Promise((resolve, reject) => {
+  autocannon(
+    {
+      url: base,
+      connections,
+      duration: warmupSeconds,
+      requests: [
+        {
+          method: "POST",
+          path: "/v1/gate",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model_name: MODEL, output_tokens: 20_000 }),
+        },
+      ],
+    },
+    (error, result) => (error ? reject(error) : resolve(result)),
+  );
+});
+console.log(`soak: warmed up with ${warmup.requests.total} requests in ${warmupSeconds} s`);
 const memory = [{ at_s: 0, rss_mib: rssMiB(pid) }];
 
 // What every answer said, and when it arrived.
@@ -176,10 +193,15 @@ const report = {
   longest_old_price_after_update_s: Number(longestStale.toFixed(3)),
   at_update: longestStaleUpdate,
   cache_ttl_s: ttlSeconds,
+  warmup_requests: warmup.requests.total,
+  workerd_rss_mib_before_warmup: Number(rssBeforeWarmup.toFixed(1)),
   workerd_rss_mib_start: Number(memory[0].rss_mib.toFixed(1)),
   workerd_rss_mib_end: Number(memory[memory.length - 1].rss_mib.toFixed(1)),
   workerd_rss_mib_samples: memory.map((sample) => Number(sample.rss_mib.toFixed(1))),
 };
+report.workerd_rss_kib_per_1000_requests = Number(
+  (((report.workerd_rss_mib_end - report.workerd_rss_mib_start) * 1024) / (report.requests / 1000)).toFixed(1),
+);
 console.log(JSON.stringify(report, null, 2));
 
 const failures = [];
