@@ -32,7 +32,7 @@ function table(rows) {
 }
 
 const seconds = Number(process.env.BENCH_TURN_SECONDS ?? 5);
-const pairs = Number(process.env.BENCH_PAIRS ?? 2);
+const pairs = Number(process.env.BENCH_PAIRS ?? 3);
 const about = machine();
 console.log(`offload-gate bench on ${about.cores} cores (${about.cpu}), Node ${about.node}, workerd ${about.workerd}`);
 console.log("core: 100,000 varied inputs with reason strings (tinybench)");

@@ -15,7 +15,7 @@ import { ROOT } from "./build.mjs";
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
  */
-export async function startWorker({ scriptPath, port, config = null, bindings = {} }) {
+export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort }) {
   // Every binding wrangler.toml declares (KV, Analytics Engine, rate
   // limits...), as `wrangler dev` would set them up, with in-memory storage.
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -28,6 +28,7 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
       ratelimits: workerOptions.ratelimits,
       host: "127.0.0.1",
       port,
+      ...(inspectorPort === undefined ? {} : { inspectorPort }),
       modules: true,
       scriptPath,
       bindings: { ...workerOptions.bindings, ...bindings },

@@ -1,0 +1,89 @@
+// `node bench/profile.mjs [gate|healthz]`: CPU-profiles the worker's isolate
+// in workerd (V8 inspector on 127.0.0.1) under 5 s of saturating load, and
+// prints busy time per request by source: the project's files one by one,
+// each dependency, and the runtime's native code. It explains the HTTP
+// benchmark's ratios; it is not part of `npm run bench`.
+import autocannon from "autocannon";
+import { readFileSync } from "node:fs";
+import { bundle } from "./build.mjs";
+import { startWorker } from "./worker.mjs";
+
+const route = process.argv[2] ?? "gate";
+const INSPECTOR_PORT = 8825;
+const REQUESTS = {
+  gate: {
+    method: "POST",
+    path: "/v1/gate",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 }),
+  },
+  healthz: { method: "GET", path: "/healthz" },
+};
+
+const scriptPath = await bundle("src/index.ts", "profile");
+const worker = await startWorker({ scriptPath, port: 8824, inspectorPort: INSPECTOR_PORT });
+const load = (seconds) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url: worker.base, connections: 8, duration: seconds, requests: [REQUESTS[route]] }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
+  );
+
+try {
+  const targets = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json/list`)).json();
+  // miniflare names the user's worker "core:user:<name>".
+  const target = targets.find((candidate) => candidate.title.includes("core:user"));
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.addEventListener("open", resolve));
+  let nextId = 0;
+  const pending = new Map();
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const id = ++nextId;
+      pending.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+
+  await load(2);
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  await send("Profiler.start");
+  const result = await load(5);
+  const { profile } = (await send("Profiler.stop")).result;
+  socket.close();
+
+  // esbuild marks each bundled file with a `// path` line: map lines to their source.
+  const marks = [];
+  readFileSync(scriptPath, "utf8")
+    .split("\n")
+    .forEach((line, index) => {
+      const path = /^\/\/ (\S+)$/.exec(line)?.[1];
+      if (path === undefined) return;
+      const parts = path.replace(/^node_modules\//, "").split("/");
+      marks.push([index, path.startsWith("src/") ? path : parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]]);
+    });
+  const sourceOf = (line) => marks.findLast(([start]) => start <= line)?.[1] ?? "?";
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const bySource = new Map();
+  let busy = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = nodes.get(id).callFrame;
+    if (functionName === "(idle)") return;
+    const delta = profile.timeDeltas[i] ?? 0;
+    busy += delta;
+    const source = url ? sourceOf(lineNumber) : functionName.startsWith("(") ? functionName : "native (runtime)";
+    bySource.set(source, (bySource.get(source) ?? 0) + delta);
+  });
+  const requests = result.requests.total;
+  console.log(`${route}: ${Math.round(requests / result.duration)} req/s; isolate busy ${(busy / requests).toFixed(1)} µs per request`);
+  for (const [source, micros] of [...bySource].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${source}`);
+  }
+} finally {
+  await worker.stop();
+}
