@@ -20,6 +20,7 @@ const routes = app.route("/", health).route("/", gate);
 
 app.all("/healthz", allowOnly("GET", "HEAD"));
 app.all("/v1/gate", allowOnly("POST"));
+app.all("/v1/gate/batch", allowOnly("POST"));
 app.notFound(notFound);
 app.onError(onError);
 
