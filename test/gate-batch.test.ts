@@ -73,7 +73,7 @@ describe("POST /v1/gate/batch", () => {
     const items = [...Array.from({ length: 30 }, () => PRICED), ...Array.from({ length: 30 }, () => UNPRICED)];
     const res = await postBatch({ items });
     expect(res.status).toBe(200);
-    const keys = get.mock.calls.map((args) => args[0]);
+    const keys = get.mock.calls.map((args) => String(args[0]));
     expect(keys.filter((key) => key === "pricing:claude-opus-4-6")).toHaveLength(1);
     expect(keys.filter((key) => key === "pricing:mystery-model-9")).toHaveLength(1);
     expect(keys.filter((key) => key === "alias:mystery-model-9")).toHaveLength(1);
