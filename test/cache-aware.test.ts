@@ -197,12 +197,14 @@ const cacheRequest = seedRequest.chain((request) =>
 
 const net = (inputs: CacheAwareInputs, row: CachePriceRates) => evaluateCacheAwareGate(inputs, row).net_saving_usd;
 
-describe("monotonicity of the cache-aware net", () => {
+describe("monotonicity of net (cache_aware, and the seed where it applies)", () => {
   it("never decreases as output_tokens grows", () => {
     fc.assert(
       fc.property(cacheRequest, cachedRow, fc.integer({ min: 0, max: 300_000 }), (request, row, extra) => {
         const inputs = { ...request, large_offload_threshold_tokens: 0 };
-        expect(net({ ...inputs, output_tokens: inputs.output_tokens + extra }, row)).toBeGreaterThanOrEqual(net(inputs, row));
+        const larger = { ...inputs, output_tokens: inputs.output_tokens + extra };
+        expect(net(larger, row)).toBeGreaterThanOrEqual(net(inputs, row));
+        expect(evaluateOffloadGate(larger, row).net_saving_usd).toBeGreaterThanOrEqual(evaluateOffloadGate(inputs, row).net_saving_usd);
       }),
       { numRuns: 2_000 },
     );
@@ -214,6 +216,9 @@ describe("monotonicity of the cache-aware net", () => {
         const inputs = { ...request, large_offload_threshold_tokens: 0 };
         const [low, high] = [Math.min(inputs.recall_probability, other), Math.max(inputs.recall_probability, other)];
         expect(net({ ...inputs, recall_probability: high }, row)).toBeLessThanOrEqual(net({ ...inputs, recall_probability: low }, row));
+        expect(evaluateOffloadGate({ ...inputs, recall_probability: high }, row).net_saving_usd).toBeLessThanOrEqual(
+          evaluateOffloadGate({ ...inputs, recall_probability: low }, row).net_saving_usd,
+        );
       }),
       { numRuns: 2_000 },
     );

@@ -63,6 +63,17 @@ describe("POST /v1/gate in seed mode", () => {
     );
   });
 
+  it("appends the cache-aware doubles to its data point: zero premium, q and P, then the break-evens", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    await postGate(EXAMPLE_A);
+    await postGate({ ...EXAMPLE_A, model_name: "mystery-model-9" });
+    const [priced, unpriced] = write.mock.calls.map((args) => args[0] as AnalyticsEngineDataPoint);
+    expect(priced?.blobs?.[3]).toBe("seed");
+    expect(priced?.doubles?.slice(13)).toEqual([0, 0, 0, 1, 10_000]);
+    // null break-evens are recorded as -1.
+    expect(unpriced?.doubles?.slice(13)).toEqual([0, 0, 0, -1, -1]);
+  });
+
   it("gives null break-evens to a decision it did not price", async () => {
     for (const request of [{ ...EXAMPLE_A, output_tokens: 600 }, { ...EXAMPLE_A, model_name: "mystery-model-9" }]) {
       const body = await (await postGate(request)).json<any>();

@@ -79,6 +79,9 @@ export function laterTurnRate(rates: TokenRates, q: number): number {
  * other h − 1. When a later turn costs what the first does (read = write, or
  * q = 0), that is tokens · write · h, done in the reference's order so the
  * cache-aware gate reduces to the seed bit for bit.
+ *
+ * @example
+ * carryCost(20_000, opusRates, laterTurnRate(opusRates, 0.9), 4) // ≈ 0.1895 (20,000 · 9.475e-6)
  */
 export function carryCost(tokens: number, rates: TokenRates, m: number, h: number): number {
   if (h === 0) return 0;

@@ -61,6 +61,10 @@ export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, m
  * once; each distinct model's pricing is read once, shared by every item
  * that names it; each decided item writes one data point. Answers come back
  * in item order.
+ *
+ * @example
+ * await decideItems([{ body, path: ["items", 0] }, { issues: [{ path: "items.1", message: "is required" }] }], context)
+ * // [{ fire: true, ... }, { error: { code: "invalid_request", ... } }]
  */
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
   const { env, waitUntil } = context;

@@ -13,6 +13,7 @@ import {
 
 const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
 
+/** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({
   method: "post",
   path: "/v1/gate",
@@ -26,6 +27,7 @@ export const gateRoute = createRoute({
   },
 });
 
+/** POST /v1/gate/batch: the envelope is validated here, each item on its own in the handler. */
 export const gateBatchRoute = createRoute({
   method: "post",
   path: "/v1/gate/batch",
