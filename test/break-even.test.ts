@@ -191,3 +191,62 @@ describe("break_even_output_tokens", () => {
     expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 1_000 }, SONNET_45).fire).toBe(false);
   });
 });
+
+describe("both break-evens at the API's bounds", () => {
+  // Prices up to 10⁶ USD/M and tokens up to 10¹², tiers dearer or cheaper or
+  // partial: the closed form must still land on the decision's own answer.
+  const extremePrice = fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(0, 1e-9, 3, 6.25, 1e6));
+  const optionalPrice = fc.option(extremePrice, { nil: undefined });
+  const extremeRow = fc.record({
+    input: extremePrice,
+    output: extremePrice,
+    cache_read: optionalPrice,
+    cache_write: optionalPrice,
+    long_context: fc.option(
+      fc.record({
+        threshold_tokens: fc.integer({ min: 1, max: 1e12 }),
+        input: optionalPrice,
+        output: optionalPrice,
+        cache_read: optionalPrice,
+        cache_write: optionalPrice,
+      }),
+      { nil: undefined },
+    ),
+  });
+  const tokens = fc.oneof(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: 0, max: 50_000 }));
+  const extremeRequest = fc
+    .record({
+      model_name: fc.constant("m"),
+      output_tokens: tokens,
+      horizon: fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 30 })),
+      recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+      large_offload_threshold_tokens: tokens,
+      stub_tokens: tokens,
+      recall_input_tokens: tokens,
+      recall_output_tokens: tokens,
+      cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
+      context_tokens: tokens,
+    })
+    .map((inputs) => ({ ...inputs, output_tokens: Math.max(inputs.output_tokens, inputs.large_offload_threshold_tokens) }));
+
+  it("fire at the break-even and not just below it, or never where they are null", () => {
+    fc.assert(
+      fc.property(mode, extremeRequest, extremeRow, (m, inputs, r) => {
+        const { break_even_horizon: h, break_even_output_tokens: o } = breakEven(m, inputs, r);
+        expect(h).toBe(bruteHorizon(m, inputs, r));
+        if (o !== null) {
+          expect(o).toBeGreaterThanOrEqual(inputs.large_offload_threshold_tokens);
+          expect(fires(m, { ...inputs, output_tokens: o }, r)).toBe(true);
+          for (let x = Math.max(inputs.large_offload_threshold_tokens, o - 500); x < o; x++) {
+            expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
+          }
+        } else {
+          for (const x of [inputs.large_offload_threshold_tokens, 1e11, 1e12]) {
+            if (x >= inputs.large_offload_threshold_tokens) expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
+          }
+        }
+      }),
+      { numRuns: 400 },
+    );
+  }, 120_000);
+});
