@@ -125,6 +125,13 @@ describe("POST /v1/gate in cache_aware mode", () => {
     expect(seed.net_saving_usd).toBe(0.38925000000000004);
   });
 
+  it("does not fire when config:gate names an unknown pricing_mode, rather than guess", async () => {
+    await env.PRICING.put("config:gate", JSON.stringify({ pricing_mode: "cheap", cache_hit_rate: 0.9 }));
+    const body = await (await postGate(EXAMPLE_A)).json<any>();
+    expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable" });
+    expect(body.reason).toContain("pricing_mode");
+  });
+
   it("prices a row without cache prices at its input price, never 0", async () => {
     await putRow("plain-model", { input: 5, output: 25 });
     const body = await (await postGate({ ...EXAMPLE_A, model_name: "plain-model", pricing_mode: "cache_aware" })).json<any>();
