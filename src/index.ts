@@ -17,8 +17,9 @@ app.use("*", async (c, next) => {
   c.set("tenant", "default");
   await next();
 });
-// Who is calling comes before anything about the body.
-app.use("/v1/gate", gateKeys());
+// Who is calling comes before anything about the body. "/v1/gate/*" also
+// matches "/v1/gate" itself, so one registration guards both (and counts
+// each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
 app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());

@@ -17,8 +17,7 @@ let announcedOpen = false;
  * per isolate) and the tenant is "default". Then the tenant's rate limit.
  *
  * @example
- * app.use("/v1/gate", gateKeys());
- * app.use("/v1/gate/*", gateKeys());
+ * app.use("/v1/gate/*", gateKeys()); // also matches /v1/gate
  */
 export function gateKeys(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
