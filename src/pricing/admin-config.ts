@@ -3,7 +3,7 @@
  * `history:config:gate`, and served at once by the isolate that wrote it.
  */
 import { ApiError } from "../http/errors";
-import { canonicalJson } from "./admin-store";
+import { canonicalJson } from "./canonical";
 import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, GateConfigSchema, parseGateConfig, type GateConfig, type GateConfigInput } from "./config";
 import { appendHistory, currentVersion, readHistory, valueAt } from "./history";
 import { withKvRetry } from "./kv-retry";
