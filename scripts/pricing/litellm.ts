@@ -21,6 +21,9 @@ const BASE_FIELDS = {
 // `<base field>_above_<N>k_tokens`: the long-context tier's price of that field.
 const TIER_FIELD = /^(.+)_above_(\d+)k_tokens$/;
 
+// Modes whose tool outputs an agent carries; embeddings, images and audio price other things.
+const TEXT_MODES = new Set(["chat", "completion", "responses"]);
+
 /** Which entries to import: named models, or every model of a provider. */
 export type Selection = { models: string[] } | { provider: string };
 
@@ -79,6 +82,9 @@ export function convertEntry(name: string, entry: Record<string, unknown>, sourc
   for (const [from, to] of Object.entries(BASE_FIELDS)) {
     const price = perMillion(entry[from]);
     if (price !== undefined) row[to] = price;
+  }
+  if (typeof entry.mode === "string" && !TEXT_MODES.has(entry.mode)) {
+    return { row: null, notes: [`${name}: skipped, mode ${entry.mode} is not a text-generation model`] };
   }
   if (row.input === undefined || row.output === undefined) {
     return { row: null, notes: [`${name}: skipped, it has no input_cost_per_token and output_cost_per_token (mode ${String(entry.mode ?? "unknown")})`] };

@@ -32,7 +32,9 @@ export function validateSeed(json: unknown, today: Date): Verdict {
     const errors = parsed.error.issues.flatMap((issue) => {
       const path = issue.path.map(String).join(".");
       if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `${path === "" ? "" : `${path}.`}${key}: is not a known field`);
-      return [`${path === "" ? "(file)" : path}: ${issue.message}`];
+      // A bad model name is a bad record key: say what is wrong with it.
+      const message = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      return [`${path === "" ? "(file)" : path}: ${message}`];
     });
     return { seed: null, errors, warnings: [] };
   }
