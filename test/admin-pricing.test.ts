@@ -215,3 +215,18 @@ describe("DELETE /v1/admin/pricing/:model", () => {
     expect((await adminCall("DELETE", "/v1/admin/pricing/nope")).status).toBe(404);
   });
 });
+
+describe("alias keys on a rewrite", () => {
+  beforeEach(async () => {
+    await resetState();
+  });
+
+  it("writes only the alias keys that are new, not those already pointing to the row", async () => {
+    await put("gpt-5", { ...GPT5, aliases: ["gpt-5-a"] });
+    const putSpy = vi.spyOn(env.PRICING, "put");
+    await put("gpt-5", { ...GPT5, input: 2, aliases: ["gpt-5-a", "gpt-5-b"] });
+    const written = putSpy.mock.calls.map((args) => args[0]);
+    expect(written).toContain("alias:gpt-5-b");
+    expect(written).not.toContain("alias:gpt-5-a");
+  });
+});

@@ -71,14 +71,14 @@ export async function putPricing(
   const [current, history] = await Promise.all([readStoredRow(kv, model), readHistory(kv, pricingKey(model))]);
   const warnings = cacheRatioWarnings(model, row);
   const aliases = row.aliases ?? [];
-  await checkAliases(kv, model, aliases);
+  const aliasesToWrite = await checkAliases(kv, model, aliases);
   if (rollback === undefined && current !== null && canonicalJson(current.value) === canonicalJson(row)) {
     return { model, row, changed: false, version: currentVersion(history), warnings };
   }
   await withKvRetry(() => kv.put(pricingKey(model), JSON.stringify(row)), pricingKey(model));
   const dropped = (current?.row?.aliases ?? []).filter((alias) => !aliases.includes(alias));
   await Promise.all([
-    ...aliases.map((alias) => withKvRetry(() => kv.put(aliasKey(alias), model), aliasKey(alias))),
+    ...aliasesToWrite.map((alias) => withKvRetry(() => kv.put(aliasKey(alias), model), aliasKey(alias))),
     ...dropped.map((alias) => dropAlias(kv, alias, model)),
   ]);
   const entry = await record(kv, model, history, by, current, row, rollback);
@@ -133,7 +133,9 @@ export async function rollbackPricing(kv: KVNamespace, model: string, version: n
   return putPricing(kv, model, parsed.data, by, version);
 }
 
-async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): Promise<void> {
+// Refuses aliases another row holds; returns those whose key must be
+// written (the rest already point here: no write, so no 429 risk).
+async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): Promise<string[]> {
   const [ownAlias, ...found] = await Promise.all([
     kv.get(aliasKey(model)),
     ...aliases.map(async (alias) => ({ alias, row: await kv.get(pricingKey(alias)), target: await kv.get(aliasKey(alias)) })),
@@ -149,6 +151,7 @@ async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): 
   if (issues.length > 0) {
     throw new ApiError("invalid_request", issues.map((issue) => `${issue.path} ${issue.message}`).join("; "), issues);
   }
+  return found.filter(({ target }) => target?.trim() !== model).map(({ alias }) => alias);
 }
 
 async function dropAlias(kv: KVNamespace, alias: string, model: string): Promise<void> {

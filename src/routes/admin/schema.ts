@@ -16,6 +16,7 @@ export const ADMIN_ERRORS = {
   503: json(ErrorSchema, "KV kept refusing the write (429) after retries; Retry-After says when to try again"),
 } as const;
 
+/** The `{model}` path parameter: a model name as KV keys accept it. */
 export const ModelParamSchema = z.object({
   model: ModelNameSchema.openapi({
     param: { name: "model", in: "path" },
@@ -26,6 +27,7 @@ export const ModelParamSchema = z.object({
 /** A warning or problem with one field. */
 export const IssueSchema = z.object({ path: z.string(), message: z.string() }).openapi("Issue");
 
+/** GET /v1/admin/pricing/{model}: the row as stored, valid or not. */
 export const StoredRowSchema = z
   .object({
     model: z.string(),
@@ -36,6 +38,7 @@ export const StoredRowSchema = z
   })
   .openapi("StoredPricingRow");
 
+/** GET /v1/admin/pricing: every row and alias. */
 export const PricingListSchema = z
   .object({
     count: z.number().int(),
@@ -45,6 +48,7 @@ export const PricingListSchema = z
   })
   .openapi("PricingList");
 
+/** What a PUT, DELETE or rollback of a row did. */
 export const WriteOutcomeSchema = z
   .object({
     model: z.string(),
@@ -55,6 +59,7 @@ export const WriteOutcomeSchema = z
   })
   .openapi("PricingWrite");
 
+/** A key's history: its versions, newest first. */
 export const HistorySchema = z
   .object({
     subject: z.string().openapi({ example: "pricing:gpt-5" }),
@@ -64,6 +69,7 @@ export const HistorySchema = z
   })
   .openapi("History");
 
+/** The body of a rollback: `{ "version": N }`. */
 export const RollbackSchema = z
   .strictObject({
     version: z
@@ -73,6 +79,7 @@ export const RollbackSchema = z
   })
   .openapi("Rollback", { example: { version: 3 } });
 
+/** The gate config as stored and as in force. */
 export const ConfigViewSchema = z
   .object({
     stored: GateConfigSchema.nullable().openapi({ description: "config:gate as stored; null when absent or invalid." }),
