@@ -26,7 +26,10 @@ export interface KeyRing {
   readonly problems: readonly string[];
 }
 
-const rings = new Map<string, Promise<KeyRing>>();
+// Secret name → secret text → ring. Keyed by the text itself, so a rotated
+// secret (a new deploy, a test's env) gets a new ring, and a request does
+// no parsing, no hashing of stored tokens, and no string building.
+const rings = new Map<string, Map<string, Promise<KeyRing>>>();
 const encoder = new TextEncoder();
 
 /**
@@ -38,13 +41,14 @@ const encoder = new TextEncoder();
  * await matchToken(ring, "0123456789abcdef0123") // "agents-prod"
  */
 export function keyRing(text: string, unnamed: string, secretName: string): Promise<KeyRing> {
-  const cacheKey = `${secretName}\u0000${text}`;
-  let ring = rings.get(cacheKey);
+  let bySecret = rings.get(secretName);
+  if (bySecret === undefined) rings.set(secretName, (bySecret = new Map()));
+  let ring = bySecret.get(text);
   if (ring === undefined) {
-    // A rotated secret is a new value; keep only the few most recent.
-    if (rings.size >= 8) rings.delete(rings.keys().next().value as string);
+    // Keep only the few most recent values of a secret.
+    if (bySecret.size >= 8) bySecret.delete(bySecret.keys().next().value as string);
     ring = buildRing(text, unnamed, secretName);
-    rings.set(cacheKey, ring);
+    bySecret.set(text, ring);
   }
   return ring;
 }
