@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { callWithEnv, jsonInit } from "./admin-helpers";
 import { call, OPUS, postGate, postJson, putRow, resetState } from "./helpers";
+import { PROD_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
 const postBatch = (body: unknown) => postJson("/v1/gate/batch", body);
 
@@ -146,6 +148,17 @@ describe("POST /v1/gate/batch", () => {
   it("answers 413 for a body over 64 KiB", async () => {
     const res = await postBatch(JSON.stringify({ items: [{ ...PRICED, model_name: "x" }], pad: "x".repeat(70_000) }));
     expect(res.status).toBe(413);
+  });
+
+  it("requires a gate key when GATE_API_KEYS is set, and records each item under the key's tenant", async () => {
+    const keyed = { GATE_API_KEYS: TEST_GATE_API_KEYS };
+    const body = { items: [PRICED, UNPRICED, { ...PRICED, horizon: -1 }] };
+    expect((await callWithEnv(keyed, "/v1/gate/batch", jsonInit("POST", body))).status).toBe(401);
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    const res = await callWithEnv(keyed, "/v1/gate/batch", jsonInit("POST", body, PROD_KEY));
+    expect(res.status).toBe(200);
+    const points = write.mock.calls.map(([point]) => point as AnalyticsEngineDataPoint);
+    expect(points.map((point) => point.indexes?.[0])).toEqual(["agents-prod", "agents-prod"]);
   });
 
   it("answers 405 with Allow: POST for another method", async () => {
