@@ -12,6 +12,9 @@ import {
   type PricingMode,
 } from "../src/gate";
 
+// Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
+const SEED = 6_2027;
+
 const OPUS: CachePriceRates = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
 const SONNET_45: CachePriceRates = {
   input: 3,
@@ -109,7 +112,7 @@ describe("break_even_horizon", () => {
         if (inputs.output_tokens >= inputs.large_offload_threshold_tokens) found.horizon.priced++;
         if (breakEven(m, inputs, r).break_even_horizon !== null) found.horizon.some++;
       }),
-      { numRuns: 3_000 },
+      { numRuns: 3_000, seed: SEED },
     );
     // The generators must exercise the interesting case: most priced cases have an answer.
     expect(found.horizon.some).toBeGreaterThan(found.horizon.priced / 2);
@@ -151,7 +154,7 @@ describe("break_even_output_tokens", () => {
           expect(closed).toBeGreaterThanOrEqual(inputs.large_offload_threshold_tokens);
         }
       }),
-      { numRuns: 2_000 },
+      { numRuns: 2_000, seed: SEED },
     );
     expect(found.output.inRange).toBeGreaterThan(found.output.runs / 2);
   }, 120_000);
@@ -246,7 +249,7 @@ describe("both break-evens at the API's bounds", () => {
           }
         }
       }),
-      { numRuns: 400 },
+      { numRuns: 400, seed: SEED },
     );
   }, 120_000);
 });

@@ -8,6 +8,9 @@ import {
   type CachePriceRates,
 } from "../src/gate";
 
+// Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
+const SEED = 6_2026;
+
 const OPUS: CachePriceRates = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
 const SONNET_45: CachePriceRates = {
   input: 3,
@@ -158,7 +161,7 @@ describe("the reduction to the seed", () => {
           expect(d.context_premium_saving_usd).toBe(0);
         }
       }),
-      { numRuns: 3_000 },
+      { numRuns: 3_000, seed: SEED },
     );
   });
 });
@@ -206,7 +209,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         expect(net(larger, row)).toBeGreaterThanOrEqual(net(inputs, row));
         expect(evaluateOffloadGate(larger, row).net_saving_usd).toBeGreaterThanOrEqual(evaluateOffloadGate(inputs, row).net_saving_usd);
       }),
-      { numRuns: 2_000 },
+      { numRuns: 2_000, seed: SEED },
     );
   });
 
@@ -220,7 +223,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
           evaluateOffloadGate({ ...inputs, recall_probability: low }, row).net_saving_usd,
         );
       }),
-      { numRuns: 2_000 },
+      { numRuns: 2_000, seed: SEED },
     );
   });
 
@@ -241,7 +244,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         const ulps = 4 * Number.EPSILON * (atLow.reprefill_saving_usd + atLow.stub_carry_cost_usd + atLow.expected_recall_hop_cost_usd);
         expect(atHigh.net_saving_usd).toBeLessThanOrEqual(atLow.net_saving_usd + ulps);
       }),
-      { numRuns: 2_000 },
+      { numRuns: 2_000, seed: SEED },
     );
   });
 
@@ -252,5 +255,51 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
     const warm = evaluateCacheAwareGate({ ...small, cache_hit_rate: 0.9 }, OPUS);
     expect(warm.net_saving_usd).toBeGreaterThan(cold.net_saving_usd);
     expect(warm.expected_recall_hop_cost_usd).toBeLessThan(cold.expected_recall_hop_cost_usd);
+  });
+});
+
+describe("robustness", () => {
+  it("never throws, and keeps every term finite, on finite inputs however extreme", () => {
+    const finite = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 });
+    const anyPrice = fc.double({ min: 0, max: 1e6, noNaN: true });
+    const anyRow = fc.record({
+      input: anyPrice,
+      output: anyPrice,
+      cache_read: fc.option(anyPrice, { nil: undefined }),
+      cache_write: fc.option(anyPrice, { nil: undefined }),
+      long_context: fc.option(fc.record({ threshold_tokens: fc.integer({ min: 1, max: 1e12 }), input: fc.option(anyPrice, { nil: undefined }) }), {
+        nil: undefined,
+      }),
+    });
+    const anyInputs = fc.record({
+      model_name: fc.string({ maxLength: 20 }),
+      output_tokens: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      horizon: finite,
+      recall_probability: finite,
+      large_offload_threshold_tokens: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      stub_tokens: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      recall_input_tokens: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      recall_output_tokens: fc.double({ min: 0, max: 1e12, noNaN: true }),
+      cache_hit_rate: finite,
+      context_tokens: finite,
+    });
+    fc.assert(
+      fc.property(fc.constantFrom("seed" as const, "cache_aware" as const), anyInputs, anyRow, (mode, inputs, row) => {
+        const outcome = decideOutcome(mode, inputs, { status: "priced", row, canonical: "m" });
+        for (const value of [
+          outcome.net_saving_usd,
+          outcome.reprefill_saving_usd,
+          outcome.stub_carry_cost_usd,
+          outcome.expected_recall_hop_cost_usd,
+          outcome.context_premium_saving_usd,
+        ]) {
+          expect(Number.isFinite(value)).toBe(true);
+        }
+        for (const breakEven of [outcome.break_even_horizon, outcome.break_even_output_tokens]) {
+          expect(breakEven === null || Number.isSafeInteger(breakEven)).toBe(true);
+        }
+      }),
+      { numRuns: 1_000, seed: SEED },
+    );
   });
 });
