@@ -70,6 +70,7 @@ try {
   const sourceOf = (line) => marks.findLast(([start]) => start <= line)?.[1] ?? "?";
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const bySource = new Map();
+  const byFunction = new Map();
   let busy = 0;
   profile.samples.forEach((id, i) => {
     const { functionName, url, lineNumber } = nodes.get(id).callFrame;
@@ -78,11 +79,17 @@ try {
     busy += delta;
     const source = url ? sourceOf(lineNumber) : functionName.startsWith("(") ? functionName : "native (runtime)";
     bySource.set(source, (bySource.get(source) ?? 0) + delta);
+    const fn = `${source} ${functionName || "(anonymous)"}:${lineNumber + 1}`;
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + delta);
   });
   const requests = result.requests.total;
   console.log(`${route}: ${Math.round(requests / result.duration)} req/s; isolate busy ${(busy / requests).toFixed(1)} µs per request`);
   for (const [source, micros] of [...bySource].sort((a, b) => b[1] - a[1])) {
     console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${source}`);
+  }
+  console.log("top functions:");
+  for (const [fn, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${fn}`);
   }
 } finally {
   await worker.stop();

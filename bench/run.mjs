@@ -50,13 +50,18 @@ const results = {
   ratios: {
     throughput_gate_over_healthz: ratio(saturated.gate.req_per_second, saturated.healthz.req_per_second),
     throughput_gate_over_echo: ratio(saturated.gate.req_per_second, saturated.echo.req_per_second),
+    throughput_gate_over_healthz_with_simulated_limiter: ratio(
+      http.with_simulated_rate_limiter.gate.req_per_second,
+      http.with_simulated_rate_limiter.healthz.req_per_second,
+    ),
     p99_gate_over_healthz_at_fixed_load: ratio(fixed.gate.p99_ms, fixed.healthz.p99_ms),
   },
   targets: TARGETS,
 };
 writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
-const errors = [saturated, fixed].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).reduce((sum, r) => sum + r.non_2xx + r.errors, 0);
+const errors = [saturated, fixed, http.with_simulated_rate_limiter].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).concat(batch.skipped ? [] : [batch])
+  .reduce((sum, r) => sum + r.non_2xx + r.errors, 0);
 const rows = [
   ["measure", "value", "target", "verdict"],
   ["core evaluateOffloadGate, 1 thread", `${fmt(core.evaluate_per_second_1_thread)}/s`, "", ""],
@@ -78,6 +83,12 @@ const rows = [
   batch.skipped
     ? ["POST /v1/gate/batch (100 items)", "skipped (see the note below)", "", ""]
     : ["POST /v1/gate/batch (100 items)", `${fmt(batch.decisions_per_second)} decisions/s (${fmt(batch.req_per_second)} req/s, p99 ${batch.p99_ms} ms)`, "", ""],
+  [
+    "POST /v1/gate, simulated rate limiter",
+    `${fmt(http.with_simulated_rate_limiter.gate.req_per_second)} req/s, ÷ healthz ${results.ratios.throughput_gate_over_healthz_with_simulated_limiter}`,
+    "",
+    "miniflare's limiter",
+  ],
   ["KV reads during the run", `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`, "", ""],
   ["  per key per TTL (60 s)", `${kv.reads_per_key_per_ttl} over ${kv.keys_read} keys`, "≈ 1", ""],
   ["non-2xx + socket errors", errors, "0", verdict(errors === 0)],

@@ -9,13 +9,13 @@ import { ROOT } from "./build.mjs";
 
 
 /**
- * Runs `scriptPath` in workerd on 127.0.0.1:`port`, seeds KV and sets
- * `config:gate`. Returns the base URL, the KV namespace, and a stop function.
+ * Runs `scriptPath` in workerd on 127.0.0.1:`port` with the bindings
+ * wrangler.toml declares, seeds KV and sets `config:gate`. Returns the base URL, the KV namespace, and a stop function.
  *
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
  */
-export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort }) {
+export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true }) {
   // Every binding wrangler.toml declares (KV, Analytics Engine, rate
   // limits...), as `wrangler dev` would set them up, with in-memory storage.
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -26,9 +26,11 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
       kvNamespaces: workerOptions.kvNamespaces,
       analyticsEngineDatasets: workerOptions.analyticsEngineDatasets,
       // A rate limit a deployment configures would cap the load itself: the
-      // limiter still runs on every request, with a limit the load never reaches.
+      // limiter still runs on every request, with a limit the load never
+      // reaches. `rateLimits: false` leaves the binding out altogether (see
+      // bench/http.mjs for why the benchmark measures both).
       ratelimits: Object.fromEntries(
-        Object.entries(workerOptions.ratelimits ?? {}).map(([name, options]) => [
+        Object.entries(rateLimits ? (workerOptions.ratelimits ?? {}) : {}).map(([name, options]) => [
           name,
           { ...options, simple: { ...options.simple, limit: 1_000_000_000 } },
         ]),
