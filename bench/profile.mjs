@@ -1,4 +1,4 @@
-// `node bench/profile.mjs [gate|healthz]`: CPU-profiles the worker's isolate
+// `node bench/profile.mjs [gate|healthz] [--with-limiter]`: CPU-profiles the worker's isolate
 // in workerd (V8 inspector on 127.0.0.1) under 5 s of saturating load, and
 // prints busy time per request by source: the project's files one by one,
 // each dependency, and the runtime's native code. It explains the HTTP
@@ -21,7 +21,13 @@ const REQUESTS = {
 };
 
 const scriptPath = await bundle("src/index.ts", "profile");
-const worker = await startWorker({ scriptPath, port: 8824, inspectorPort: INSPECTOR_PORT });
+// As `npm run bench` measures the gate: without the rate-limit binding unless asked.
+const worker = await startWorker({
+  scriptPath,
+  port: 8824,
+  inspectorPort: INSPECTOR_PORT,
+  rateLimits: process.argv.includes("--with-limiter"),
+});
 const load = (seconds) =>
   new Promise((resolve, reject) =>
     autocannon({ url: worker.base, connections: 8, duration: seconds, requests: [REQUESTS[route]] }, (error, result) =>
@@ -77,7 +83,13 @@ try {
     if (functionName === "(idle)") return;
     const delta = profile.timeDeltas[i] ?? 0;
     busy += delta;
-    const source = url ? sourceOf(lineNumber) : functionName.startsWith("(") ? functionName : "native (runtime)";
+    const source = url.endsWith("profile.mjs")
+      ? sourceOf(lineNumber)
+      : url
+        ? `another script (${url})`
+        : functionName.startsWith("(")
+          ? functionName
+          : "native (runtime)";
     bySource.set(source, (bySource.get(source) ?? 0) + delta);
     const fn = `${source} ${functionName || "(anonymous)"}:${lineNumber + 1}`;
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + delta);

@@ -3,7 +3,8 @@
 // bodies, how long any answer still carried the old price after an update,
 // and workerd's memory at the start and the end. Not part of CI.
 //
-//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 SOAK_WARMUP_SECONDS=20 npm run soak
+//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 SOAK_WARMUP_SECONDS=20 \
+//   SOAK_RATE_LIMITER=on npm run soak
 //
 // Bounded: autocannon stops after SOAK_SECONDS (at most 600), the update loop
 // with it, and the worker is disposed; a watchdog ends the process if not.
@@ -35,6 +36,9 @@ const worker = await startWorker({
   port: PORT,
   config: { pricing_cache_ttl_seconds: ttlSeconds },
   bindings: { ADMIN_TOKEN: adminToken },
+  // SOAK_RATE_LIMITER=off leaves the rate-limit binding out, to tell the
+  // gate's memory apart from miniflare's simulated limiter (a Durable Object).
+  rateLimits: process.env.SOAK_RATE_LIMITER !== "off",
 });
 const { base, kv } = worker;
 const baseRow = worker.seed.models[MODEL];

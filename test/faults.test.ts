@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { evaluateOffloadGate } from "../src/gate";
 import type { PricingRow } from "../src/pricing/schema";
 import { rememberRow } from "../src/pricing/store";
+import { adminCall } from "./admin-helpers";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
 
 // Fault injection against the real app and the real local KV binding: a
@@ -283,7 +284,7 @@ describe("concurrent price writes while gates read", () => {
       bodies.forEach((body, i) => {
         const { model, ...prices } = body.priced_as;
         expect(model).toBe(MODEL);
-        const match = [OPUS, NEW].filter((candidate) => JSON.stringify(candidate) === JSON.stringify(prices));
+        const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
         expect(match).toHaveLength(1);
         const priced = match[0] as PricingRow;
         // Every term and the reason come from that same row, to the last bit.
@@ -294,4 +295,38 @@ describe("concurrent price writes while gates read", () => {
     // Both rows were served, so the check above had something to tell apart.
     expect([...seen].sort()).toEqual(["new", "old"]);
   });
+
+  it("prices every answer by exactly one row while admin PUTs race the reads", async () => {
+    const seen = new Set<string>();
+    for (let round = 0; round < 10; round++) {
+      const row = round % 2 === 0 ? NEW : OPUS;
+      const requests = Array.from({ length: 8 }, (_, i) => ({ ...REQUEST, output_tokens: 12_000 + 1_000 * i + round }));
+      const [written, ...bodies] = await Promise.all([
+        adminCall("PUT", `/v1/admin/pricing/${MODEL}`, row),
+        ...requests.map((request) => decide(request)),
+      ]);
+      expect(written.status).toBe(200);
+      bodies.forEach((body, i) => {
+        const { model, ...prices } = body.priced_as;
+        expect(model).toBe(MODEL);
+        const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
+        expect(match).toHaveLength(1);
+        const priced = match[0] as PricingRow;
+        expect(body).toMatchObject(evaluateOffloadGate(requests[i] as typeof REQUEST, priced));
+        seen.add(priced === NEW ? "new" : "old");
+      });
+      // Once the PUT has answered, this isolate serves the row it wrote.
+      expect(canonical(omitModel((await decide()).priced_as))).toBe(canonical(row));
+    }
+    expect([...seen].sort()).toEqual(["new", "old"]);
+  });
 });
+
+/** A row's JSON with its keys sorted, so two rows compare by content. */
+function canonical(row: object): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))));
+}
+
+function omitModel({ model: _model, ...prices }: { model: string }): object {
+  return prices;
+}
