@@ -5,6 +5,7 @@ import { bundle } from "./build.mjs";
 import { startWorker } from "./worker.mjs";
 
 const PORT = 8820;
+const LIMITER_PORT = 8823;
 const CONNECTIONS = 8;
 // The priced models the gate turns cycle through, one request each in turn.
 const MODELS = ["claude-opus-4-6", "gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"];
@@ -107,7 +108,8 @@ async function benchBatch(base, seconds) {
 /**
  * The whole HTTP benchmark. Bounded: warm-up, then `pairs` × 2 turns of
  * `seconds` at saturation (and an echo turn each, for reference), the same at
- * half of /healthz's rate, and one batch turn: about (5·pairs + 2)·seconds.
+ * half of /healthz's rate, one batch turn, and one more pair with the
+ * simulated rate limiter: about (5·pairs + 4)·seconds in all.
  */
 export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = {}) {
   const scriptPath = await bundle("bench/worker-entry.ts", "worker");
@@ -123,7 +125,7 @@ export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = 
  * apart: one more pair of saturated turns.
  */
 async function benchWithSimulatedLimiter(scriptPath, { seconds, log }) {
-  const worker = await startWorker({ scriptPath, port: PORT + 1 });
+  const worker = await startWorker({ scriptPath, port: LIMITER_PORT });
   try {
     log("  the same worker with miniflare's simulated rate limiter: 1 × (healthz, gate)");
     await load(worker.base, ROUTES.gate.requests, { seconds: 1 });
