@@ -1,0 +1,3 @@
+// console.client.js is bundled as text (wrangler.toml `[[rules]]`) and inlined with a nonce.
+declare const text: string;
+export default text;
