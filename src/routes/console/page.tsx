@@ -87,6 +87,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
                 <caption class="sr-only">Priced terms of the decision, in USD</caption>
                 <tbody />
               </table>
+              <dl class="context" id="decision-context" />
               <p id="calc-status" class="status" role="status" />
             </section>
           </div>

@@ -259,12 +259,22 @@
     const net = row("= Net saving", usd(d.net_saving_usd), "net");
     net.dataset.term = "net_saving_usd";
     net.classList.add(d.net_saving_usd > 0 ? "pos" : "neg");
-    const i = d.inputs;
-    const priced = d.priced_as ? `${d.priced_as.model} at $${d.priced_as.input} in / $${d.priced_as.output} out per M` : "no row";
-    row("Priced as", priced);
-    row("Resolved inputs", `${plain(i.output_tokens)} tokens · H ${i.horizon} · p ${i.recall_probability} · stub ${i.stub_tokens} · recall ${i.recall_input_tokens}/${i.recall_output_tokens}`);
-    if (d.pricing_mode) row("Pricing mode", d.pricing_mode);
     $("terms").tBodies[0].replaceChildren(...rows);
+    const i = d.inputs;
+    const context = [
+      ["Priced as", d.priced_as ? `${d.priced_as.model} · $${d.priced_as.input} in / $${d.priced_as.output} out per M tokens` : "no pricing row"],
+      ["Resolved inputs", `${plain(i.output_tokens)} output tokens · H ${i.horizon} · p_recall ${i.recall_probability} · threshold ${plain(i.large_offload_threshold_tokens)} · stub ${i.stub_tokens} · recall ${plain(i.recall_input_tokens)} in / ${plain(i.recall_output_tokens)} out`],
+    ];
+    if (d.pricing_mode) context.push(["Pricing mode", d.pricing_mode]);
+    $("decision-context").replaceChildren(
+      ...context.flatMap(([term, detail]) => {
+        const dt = document.createElement("dt");
+        dt.textContent = term;
+        const dd = document.createElement("dd");
+        dd.textContent = detail;
+        return [dt, dd];
+      }),
+    );
     const calc = $("calc-status");
     if (d.stale_pricing) status(calc, `Stale pricing: ${d.stale_pricing.detail} (${plain(d.stale_pricing.age_seconds)} s old).`, "error");
     else if (d.pricing_mode && d.pricing_mode !== "seed") status(calc, "The curves use the seed formula; this decision was priced cache-aware.", "");
