@@ -58,7 +58,7 @@ export class RefreshingCache<T> {
 
   constructor(options: { maxEntries: number; now?: () => number }) {
     this.#maxEntries = options.maxEntries;
-    this.#now = options.now ?? Date.now;
+    this.#now = options.now ?? (() => Date.now());
   }
 
   /** Reads `key`, loading it with `load` when it is missing or old. Never throws. */

@@ -1,0 +1,100 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MAX_BLOB_BYTES_TOTAL, toDataPoint, truncateUtf8, type DecisionRecord } from "../src/analytics";
+import { OPUS, postGate, putRow, resetState } from "./helpers";
+
+const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+
+beforeEach(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe("the Analytics Engine data point", () => {
+  it("is written once per decision, in the documented layout", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    await postGate(REQUEST);
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(write.mock.calls[0]?.[0]).toEqual({
+      indexes: ["default"],
+      blobs: [
+        "claude-opus-4-6",
+        "claude-opus-4-6",
+        "net_positive",
+        "seed",
+        "",
+        "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6",
+      ],
+      doubles: [1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
+    });
+  });
+
+  it("records decisions that do not fire, with their reason code", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    await postGate({ ...REQUEST, model_name: "mystery-model-9" });
+    await postGate({ ...REQUEST, output_tokens: 10 });
+    const points = write.mock.calls.map(([point]) => point);
+    expect(points.map((point) => point?.blobs?.[2])).toEqual(["unpriced", "below_threshold"]);
+    expect(points.map((point) => point?.doubles?.[0])).toEqual([0, 0]);
+  });
+
+  it("still answers when the write throws", async () => {
+    vi.spyOn(env.DECISIONS, "writeDataPoint").mockImplementation(() => {
+      throw new Error("Analytics Engine is down");
+    });
+    vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const res = await postGate(REQUEST);
+    expect(res.status).toBe(200);
+    expect((await res.json<{ fire: boolean }>()).fire).toBe(true);
+  });
+});
+
+describe("toDataPoint", () => {
+  const record = (tenant: string, reason: string): DecisionRecord => ({
+    tenant,
+    model_name: "m",
+    priced_as: null,
+    pricing_mode: "seed",
+    stale_age_seconds: null,
+    decision: {
+      fire: false,
+      net_saving_usd: 0,
+      reprefill_saving_usd: 0,
+      stub_carry_cost_usd: 0,
+      expected_recall_hop_cost_usd: 0,
+      reason,
+      reason_code: "unpriced",
+    },
+    inputs: {
+      output_tokens: 1,
+      horizon: 1,
+      recall_probability: 0,
+      large_offload_threshold_tokens: 0,
+      stub_tokens: 0,
+      recall_input_tokens: 0,
+      recall_output_tokens: 0,
+    },
+  });
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+
+  it("keeps the index within 96 bytes without splitting a character", () => {
+    const point = toDataPoint(record("é".repeat(60), "r"));
+    const index = point.indexes?.[0] as string;
+    expect(bytes(index)).toBeLessThanOrEqual(96);
+    expect(index).toBe("é".repeat(48));
+  });
+
+  it("keeps the blobs within 16 KB in all, shortening the reason", () => {
+    const point = toDataPoint(record("t", "模".repeat(10_000)));
+    const blobs = point.blobs as string[];
+    expect(blobs.reduce((sum, blob) => sum + bytes(blob), 0)).toBeLessThanOrEqual(MAX_BLOB_BYTES_TOTAL);
+    expect(blobs[0]).toBe("m");
+  });
+
+  it("truncates UTF-8 on a character boundary", () => {
+    expect(truncateUtf8("a🙂b", 4)).toBe("a");
+    expect(truncateUtf8("a🙂b", 5)).toBe("a🙂");
+    expect(truncateUtf8("short", 96)).toBe("short");
+  });
+});
