@@ -20,6 +20,8 @@ export interface ConsoleView {
 const usd = (n: number | undefined) =>
   n === undefined ? "—" : `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
 
+const compact = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${(n / 1000).toLocaleString("en-US")}k` : n.toLocaleString("en-US"));
+
 const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   expected_conversation_depth: "the horizon prior: turns an output would be carried",
   p_recall: "the recall-probability prior",
@@ -251,8 +253,12 @@ function PricingTable({ rows }: { rows: TableRow[] }) {
             <th scope="col" class="num">Input</th>
             <th scope="col" class="num">Output</th>
             <th scope="col" class="num">Cache read</th>
-            <th scope="col" class="num">Cache write 5m</th>
-            <th scope="col" class="num">Cache write 1h</th>
+            <th scope="col" class="num">
+              <abbr title="5-minute cache write">Write 5m</abbr>
+            </th>
+            <th scope="col" class="num">
+              <abbr title="1-hour cache write">Write 1h</abbr>
+            </th>
             <th scope="col">Long context</th>
             <th scope="col">Source</th>
             <th scope="col">Verified</th>
@@ -282,7 +288,9 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
       <td class="num">{usd(r.cache_read)}</td>
       <td class="num">{usd(r.cache_write)}</td>
       <td class="num">{usd(r.cache_write_1h)}</td>
-      <td>{lc === undefined ? "—" : `over ${lc.threshold_tokens.toLocaleString("en-US")}: ${usd(lc.input ?? r.input)} / ${usd(lc.output ?? r.output)}`}</td>
+      <td class="long-context">
+        {lc === undefined ? "—" : `over ${compact(lc.threshold_tokens)}: ${usd(lc.input ?? r.input)} / ${usd(lc.output ?? r.output)}`}
+      </td>
       <td>{r.source === undefined ? "—" : <SourceLink href={r.source} />}</td>
       <td class="verified">
         <Verified row={row} />
