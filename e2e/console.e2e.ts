@@ -172,6 +172,73 @@ describe("the ops console at GET /", () => {
   });
 });
 
+describe("the console's side of the admin API contract", () => {
+  // The admin API may live on another branch or deployment: here the test
+  // answers for it, and checks what the page sends and how it reads replies.
+  it("unlocks with the keyboard, sends PUT with the bearer token and shows the API's warnings", async () => {
+    let sent: { method: string; url: string; auth: string | undefined; body: unknown } | undefined;
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) => route.fulfill({ status: 200, json: { rows: [] } }));
+    await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) => {
+      const request = route.request();
+      sent = { method: request.method(), url: request.url(), auth: request.headers()["authorization"], body: request.postDataJSON() };
+      return route.fulfill({ status: 200, json: { warnings: ["cache_read is not 10% of input"] } });
+    });
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("a-token");
+    await page.keyboard.press("Enter");
+    const edit = page.getByRole("button", { name: "Edit broken-model" });
+    await expect.poll(() => edit.isVisible()).toBe(true);
+
+    await edit.focus();
+    await page.keyboard.press("Enter");
+    const json = page.getByLabel("Row (JSON, USD per million tokens)");
+    // The corrupt row opens as stored, so it can be fixed.
+    expect(JSON.parse(await json.inputValue())).toEqual({ input: -1, output: 4 });
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Edit broken-model");
+
+    await edit.click();
+    await json.fill('{"input": 1, "output": 4}');
+    await page.getByRole("button", { name: /^Save/ }).click();
+    await expect.poll(() => page.locator("#admin-status").textContent()).toBe("Saved broken-model. Warnings: cache_read is not 10% of input");
+    expect(sent).toEqual({
+      method: "PUT",
+      url: `${BASE_URL}/v1/admin/pricing/broken-model`,
+      auth: "Bearer a-token",
+      body: { input: 1, output: 4 },
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the API's refusal, naming the field, and keeps the editor open", async () => {
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) => route.fulfill({ status: 200, json: { rows: [] } }));
+    await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) =>
+      route.fulfill({
+        status: 400,
+        json: { error: { code: "invalid_request", message: "input price must not be negative", issues: [{ path: "input", message: "input price must not be negative" }] } },
+      }),
+    );
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("a-token");
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    await page.getByRole("button", { name: "Edit broken-model" }).click();
+    await page.getByRole("button", { name: /^Save/ }).click();
+    await expect.poll(() => page.locator("#edit-status").textContent()).toBe("Not saved — invalid_request: input: input price must not be negative");
+    expect(await page.locator("#edit-dialog").getAttribute("open")).not.toBeNull();
+  });
+
+  it("stays read-only when the admin API refuses the token", async () => {
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) =>
+      route.fulfill({ status: 401, json: { error: { code: "unauthorized", message: "bad token", issues: [] } } }),
+    );
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("wrong");
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    await expect.poll(() => page.locator("#admin-status").textContent()).toBe("The admin API refused this token.");
+    expect(await page.getByRole("button", { name: "Edit broken-model" }).isHidden()).toBe(true);
+  });
+});
+
 describe("Swagger UI at GET /docs", () => {
   it("renders the API from /openapi.json with nothing fetched from outside", async () => {
     await page.goto(`${BASE_URL}/docs`);

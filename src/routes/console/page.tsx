@@ -262,9 +262,6 @@ function PricingTable({ rows }: { rows: TableRow[] }) {
             <th scope="col">Long context</th>
             <th scope="col">Source</th>
             <th scope="col">Verified</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
           </tr>
         </thead>
         <tbody>{rows.map((row) => (row.status === "valid" ? <ValidRow row={row} /> : <InvalidRow row={row} />))}</tbody>
@@ -279,7 +276,7 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
   return (
     <tr class={row.stale ? "stale" : undefined} data-model={row.model}>
       <th scope="row">
-        <span class="model">{row.model}</span>
+        <ModelName model={row.model} />
         {r.provider !== undefined ? <span class="provider">{r.provider}</span> : null}
         {(r.aliases ?? []).length > 0 ? <span class="aliases">aka {(r.aliases ?? []).join(", ")}</span> : null}
       </th>
@@ -295,9 +292,6 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
       <td class="verified">
         <Verified row={row} />
       </td>
-      <td>
-        <EditButton model={row.model} />
-      </td>
     </tr>
   );
 }
@@ -306,14 +300,11 @@ function InvalidRow({ row }: { row: Extract<TableRow, { status: "invalid" }> }) 
   return (
     <tr class="invalid" data-model={row.model}>
       <th scope="row">
-        <span class="model">{row.model}</span>
+        <ModelName model={row.model} />
       </th>
       <td colspan={8}>
         <span class="badge bad">invalid</span> {row.detail}. The gate answers <code>pricing_unavailable</code> for this
         model until the row is fixed.
-      </td>
-      <td>
-        <EditButton model={row.model} />
       </td>
     </tr>
   );
@@ -344,10 +335,14 @@ function SourceLink({ href }: { href: string }) {
   );
 }
 
-const EditButton = ({ model }: { model: string }) => (
-  <button type="button" class="edit secondary" data-edit={model} hidden aria-label={`Edit ${model}`}>
-    Edit
-  </button>
+// The edit button sits by the name, so editing adds no column to a wide table.
+const ModelName = ({ model }: { model: string }) => (
+  <span class="model-head">
+    <span class="model">{model}</span>
+    <button type="button" class="edit secondary" data-edit={model} hidden aria-label={`Edit ${model}`}>
+      Edit
+    </button>
+  </span>
 );
 
 function ConfigPanel({ config }: { config: ConsoleView["config"] }) {

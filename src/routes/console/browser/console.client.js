@@ -352,13 +352,22 @@
     }
   });
 
+  // An invalid row is shown as stored, indented when it is at least JSON.
+  function prettyOrRaw(text) {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  }
+
   function openEditor(model, button) {
     opener = button;
     const known = model !== null && Object.prototype.hasOwnProperty.call(data.rows, model);
     const row = known ? data.rows[model] : { input: 0, output: 0, provider: "", verified_at: new Date().toISOString().slice(0, 10) };
     $("edit-model").value = model || "";
     $("edit-model").readOnly = model !== null;
-    $("edit-json").value = typeof row === "string" ? row : JSON.stringify(row, null, 2);
+    $("edit-json").value = typeof row === "string" ? prettyOrRaw(row) : JSON.stringify(row, null, 2);
     $("edit-h").textContent = model === null ? "Add a pricing row" : `Edit ${model}`;
     status($("edit-status"), "", "");
     dialog.showModal();
@@ -375,7 +384,10 @@
 
   async function refreshTable() {
     const res = await fetch("/", { cache: "no-store" });
-    const doc = new DOMParser().parseFromString(await res.text(), "text/html");
+    // The fresh page's <style> carries another request's nonce: leave it out
+    // rather than have CSP report it while parsing.
+    const html = (await res.text()).replace(/<style[^>]*>[\s\S]*?<\/style>/, "");
+    const doc = new DOMParser().parseFromString(html, "text/html");
     for (const selector of ["#pricing .table-scroll", "#pricing .summary", "#model-list"]) {
       const fresh = doc.querySelector(selector);
       const old = document.querySelector(selector);
@@ -408,7 +420,7 @@
       const warnings = body && Array.isArray(body.warnings) && body.warnings.length > 0 ? ` Warnings: ${body.warnings.map((w) => (typeof w === "string" ? w : w.message || JSON.stringify(w))).join("; ")}` : "";
       dialog.close();
       await refreshTable();
-      status($("admin-status"), `Saved ${model}.${warnings}`, warnings ? "error" : "ok");
+      status($("admin-status"), `Saved ${model}.${warnings}`, warnings ? "warn" : "ok");
     } catch (error) {
       status(note, `Could not save: ${error.message}`, "error");
     }
