@@ -130,6 +130,16 @@ describe("the ops console at GET /", () => {
       .toContain("invalid_request: recall_probability: must be between 0 and 1");
   });
 
+  it("sends the gate key as a bearer token when one is given", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    await page.getByText("More inputs").click();
+    await calc().getByLabel("Gate key").fill("agents-prod-key");
+    const request = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    expect((await request).headers()["authorization"]).toBe("Bearer agents-prod-key");
+  });
+
   it("says when no row can price the model, and draws nothing", async () => {
     await page.goto(`${BASE_URL}/`);
     await calc().getByLabel("Model", { exact: true }).fill("mystery-model-9");

@@ -232,6 +232,11 @@ function Calculator(props: { view: ConsoleView; models: TableRow[]; defaultModel
             </div>
           ))}
         </div>
+        <div class="field">
+          <label for="f-gate-key">Gate key</label>
+          <input id="f-gate-key" type="password" autocomplete="off" aria-describedby="f-gate-key-hint" />
+          <small id="f-gate-key-hint">Only when the worker has GATE_API_KEYS; sent as a bearer token, kept in this tab.</small>
+        </div>
       </details>
       <button type="submit" id="calc-submit">
         Ask the gate

@@ -295,12 +295,15 @@
     button.disabled = true;
     status(calc, "Asking the gate…", "");
     try {
-      const res = await fetch("/v1/gate", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(requestBody()),
-      });
+      const headers = { "content-type": "application/json" };
+      const key = $("f-gate-key").value.trim();
+      if (key !== "") headers.authorization = `Bearer ${key}`;
+      const res = await fetch("/v1/gate", { method: "POST", headers, body: JSON.stringify(requestBody()) });
       const body = await res.json().catch(() => null);
+      if (res.status === 401) {
+        status(calc, `The gate wants a key: enter one under More inputs — ${describeError(body, res)}`, "error");
+        return;
+      }
       if (!res.ok) {
         status(calc, `The gate refused the request — ${describeError(body, res)}`, "error");
         return;
