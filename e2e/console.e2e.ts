@@ -140,6 +140,36 @@ describe("the ops console at GET /", () => {
     expect((await request).headers()["authorization"]).toBe("Bearer agents-prod-key");
   });
 
+  it("offers the pricing mode once the gate has one, sending cache fields only in cache_aware mode", async () => {
+    const doc = (await (await fetch(`${BASE_URL}/openapi.json`)).json()) as { components: { schemas: Record<string, any> } };
+    const hasModes = doc.components.schemas["GateRequest"]?.properties?.pricing_mode !== undefined;
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    const mode = calc().getByLabel("Pricing mode");
+    if (!hasModes) {
+      expect(await mode.count()).toBe(0);
+      return;
+    }
+    const bodies: Record<string, unknown>[] = [];
+    page.on("request", (r) => r.url() === `${BASE_URL}/v1/gate` && bodies.push(r.postDataJSON()));
+    expect(await calc().getByLabel("Cache hit rate").isHidden()).toBe(true);
+    await mode.selectOption("cache_aware");
+    await calc().getByLabel("Cache hit rate").fill("0.6");
+    await calc().getByLabel("Context tokens").fill("50000");
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect.poll(() => bodies.length).toBe(1);
+    expect(bodies[0]).toMatchObject({ pricing_mode: "cache_aware", cache_hit_rate: 0.6, context_tokens: 50_000 });
+    await expect.poll(() => page.getByTestId("decision").textContent()).not.toContain("Submit");
+    await mode.selectOption("seed");
+    expect(await calc().getByLabel("Cache hit rate").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect.poll(() => bodies.length).toBe(2);
+    expect(bodies[1]).toMatchObject({ pricing_mode: "seed" });
+    expect(bodies[1]).not.toHaveProperty("cache_hit_rate");
+    expect(bodies[1]).not.toHaveProperty("context_tokens");
+    expect(problems).toEqual([]);
+  });
+
   it("says when no row can price the model, and draws nothing", async () => {
     await page.goto(`${BASE_URL}/`);
     await calc().getByLabel("Model", { exact: true }).fill("mystery-model-9");

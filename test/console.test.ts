@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { pricingModes } from "../src/routes/console";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/data";
+import { z } from "@hono/zod-openapi";
 import { GateRequestSchema } from "../src/routes/gate/schema";
 import { call, OPUS, putRow, resetState } from "./helpers";
 
@@ -158,6 +159,16 @@ describe("GET /", () => {
     const post = await call("/", { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("the console's pricing modes", () => {
+  it("reads an optional or defaulted enum, and nothing else", () => {
+    const modes = z.enum(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: modes.optional() })).toEqual(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: modes.default("seed") })).toEqual(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: z.string().optional() })).toEqual([]);
+    expect(pricingModes({})).toEqual([]);
   });
 });
 

@@ -24,14 +24,15 @@ const csp = secureHeaders({
 });
 
 /**
- * The pricing modes the gate's request schema takes, read from the schema
- * itself so the console offers a mode exactly when the gate has one.
+ * The pricing modes a request schema takes in its `pricing_mode` field (an
+ * enum, possibly optional or defaulted), read from the gate's own schema so
+ * the console offers a mode exactly when the gate has one.
  *
  * @example
  * pricingModes() // [] before cache-aware pricing; ["seed", "cache_aware"] after
  */
-export function pricingModes(): string[] {
-  const field: unknown = (GateRequestSchema.shape as Record<string, unknown>)["pricing_mode"];
+export function pricingModes(shape: Record<string, unknown> = GateRequestSchema.shape): string[] {
+  const field: unknown = shape["pricing_mode"];
   let schema = field as { unwrap?: () => unknown; options?: unknown } | undefined;
   for (let depth = 0; schema?.unwrap !== undefined && schema.options === undefined && depth < 4; depth++) {
     schema = schema.unwrap() as typeof schema;

@@ -38,6 +38,9 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
  * The whole console: calculator, charts, pricing table and priors.
  * Server-rendered; the inline script only adds the calculator, the charts
  * and (with an admin token) editing.
+ *
+ * @example
+ * c.html(<ConsolePage view={{ rows, config, modes: [], cacheFields: false, nonce, css, script }} />)
  */
 export function ConsolePage({ view }: { view: ConsoleView }) {
   const valid = view.rows.filter((row) => row.status === "valid");
