@@ -120,6 +120,14 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console.png`, fullPage: true });
   });
 
+  it("fits a phone-width screen without sideways scrolling, the wide table scrolling on its own", async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(420);
+    await page.screenshot({ path: `${ARTIFACTS}/console-narrow.png`, fullPage: true });
+  });
+
   it("names the wrong field when the gate refuses the input", async () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
