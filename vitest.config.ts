@@ -1,15 +1,38 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Tests run inside workerd against the real worker and a real local KV
-// namespace (miniflare), never hand-written mocks.
+// Test-only admin tokens (never a real secret); test/secrets.ts holds the same.
+const TEST_ADMIN_TOKEN = "ops-alice:alice-test-token-0123456789,ops-bob:bob-test-token-0123456789";
+
+// Two projects: the worker's tests run inside workerd against the real
+// worker and a real local KV namespace (miniflare), never hand-written
+// mocks; the ops CLI's tests run in Node, where the CLI runs.
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      {
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              // GATE_API_KEYS stays unset (the gate open), as in `npm run dev`;
+              // tests that need keys pass them in the env they call with.
+              bindings: { ADMIN_TOKEN: TEST_ADMIN_TOKEN },
+              ratelimits: {
+                // Other suites call the open gate (tenant "default") far more
+                // often than production's limit allows per minute: lift it here.
+                GATE_RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+                // A second, real (simulated) limiter with a limit a test can reach.
+                TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
+              },
+            },
+          }),
+        ],
+        test: { name: "worker", include: ["test/**/*.test.ts"], exclude: ["test/cli/**"] },
+      },
+      {
+        test: { name: "cli", environment: "node", include: ["test/cli/**/*.test.ts"], testTimeout: 60_000 },
+      },
+    ],
   },
 });

@@ -1,6 +1,8 @@
-// Seeds a KV namespace (binding PRICING) from pricing.seed.json: one
-// `pricing:<model>` key per row and one `alias:<name>` key per alias.
-// The target is always named: --local (wrangler's local state) or --remote.
+// `npm run dev`'s quick seed of LOCAL KV (binding PRICING) from
+// pricing.seed.json: one bulk put of every `pricing:<model>` and
+// `alias:<name>` key, offline and fast. Local only: every other write, and
+// every remote one, goes through the ops CLI (`npm run pricing -- seed`),
+// which diffs first, asks, and records history.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +18,7 @@ export function bulkEntries(seed) {
 }
 
 export function seedKv({ target, seedPath = "pricing.seed.json", quiet = false }) {
-  if (target !== "--local" && target !== "--remote") throw new Error("name the target: --local or --remote");
+  if (target !== "--local") throw new Error("seed-kv.mjs writes local KV only (--local); use `npm run pricing -- seed --remote` for the deployed namespace");
   const seed = JSON.parse(readFileSync(seedPath, "utf8"));
   const file = join(mkdtempSync(join(tmpdir(), "offload-gate-")), "bulk.json");
   const entries = bulkEntries(seed);
@@ -30,7 +32,7 @@ export function seedKv({ target, seedPath = "pricing.seed.json", quiet = false }
     if (quiet) process.stderr.write(result.stderr ?? "");
     throw new Error(`seeding local KV failed (exit ${result.status})`);
   }
-  console.log(`seeded ${entries.length} keys (${Object.keys(seed.models).length} models) into ${target === "--remote" ? "remote" : "local"} KV`);
+  console.log(`seeded ${entries.length} keys (${Object.keys(seed.models).length} models) into local KV`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,6 +1,9 @@
+import { adminAuth } from "./auth/admin";
+import { gateKeys } from "./auth/gate";
 import { createApp } from "./http/app";
 import { notFound, onError } from "./http/errors";
 import { allowOnly, jsonBody } from "./http/guards";
+import { admin } from "./routes/admin";
 import { consoleApp } from "./routes/console";
 import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
@@ -16,9 +19,14 @@ app.use("*", async (c, next) => {
   c.set("tenant", "default");
   await next();
 });
+// Who is calling comes before anything about the body. "/v1/gate/*" also
+// matches "/v1/gate" itself, so one registration guards both (and counts
+// each request once against the rate limit).
+app.use("/v1/gate/*", gateKeys());
+app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 
-const routes = app.route("/", health).route("/", gate);
+const routes = app.route("/", health).route("/", gate).route("/", admin);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", docs);

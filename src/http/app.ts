@@ -7,6 +7,8 @@ export interface AppEnv {
   Variables: {
     /** Who is calling: a gate key's name, or "default" when the gate is open. */
     tenant: string;
+    /** The admin token's name, on /v1/admin routes: who the pricing history records. */
+    admin: string;
   };
 }
 

@@ -13,7 +13,8 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
-  | "internal";
+  | "internal"
+  | "unavailable";
 
 /** One problem with one field; `path` is dotted ("items.3.horizon"), "" for the body itself. */
 export interface ErrorIssue {
@@ -36,6 +37,7 @@ const STATUS_OF: Record<ErrorCode, ContentfulStatusCode> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 /**

@@ -90,6 +90,28 @@ export function rememberRow(model: string, row: PricingRow | null): void {
   rows.set(pricingKey(model), row === null ? { kind: "absent" } : { kind: "row", row, canonical: model });
 }
 
+/**
+ * Serves an alias this isolate just wrote at once: `canonical` and its row,
+ * or (both null) "no such name" for an alias just removed.
+ *
+ * @example
+ * rememberAlias("claude-opus-4-5-20251101", "claude-opus-4-5", row);
+ */
+export function rememberAlias(alias: string, canonical: string | null, row: PricingRow | null): void {
+  rows.set(pricingKey(alias), canonical === null || row === null ? { kind: "absent" } : { kind: "row", row, canonical });
+}
+
+/**
+ * Serves a gate config this isolate just wrote at once (null: the key was
+ * removed, so the defaults apply).
+ *
+ * @example
+ * rememberGateConfig({ p_recall: 0.2 });
+ */
+export function rememberGateConfig(stored: Readonly<Partial<GateConfig>> | null): void {
+  configs.set(GATE_CONFIG_KEY, { ok: true, config: Object.freeze({ ...DEFAULT_GATE_CONFIG, ...(stored ?? {}) }) });
+}
+
 /** Forgets every cached row and the config (tests; bulk admin changes). */
 export function forgetPricing(): void {
   rows.clear();

@@ -6,7 +6,7 @@ import swaggerCss from "swagger-ui-dist/swagger-ui.css";
 import { createApp } from "../../http/app";
 import { ApiError } from "../../http/errors";
 
-export { serveOpenApi, OPENAPI_INFO } from "./openapi";
+export { OPENAPI_INFO, serveOpenApi } from "./openapi";
 
 /** Where /docs serves Swagger UI's files from: this worker, never a CDN. */
 export const DOCS_ASSET_BASE = "/docs/assets";

@@ -16,17 +16,18 @@ export const OPENAPI_INFO = {
 } as const;
 
 // Bearer schemes for the admin API (ADMIN_TOKEN) and for gate callers
-// (GATE_API_KEYS). A route module that already registered one keeps its own.
+// (GATE_API_KEYS). A route module that registered a scheme of the same
+// name (the admin API registers adminBearer) keeps its own.
 const SECURITY_SCHEMES = {
-  adminToken: {
+  adminBearer: {
     type: "http",
     scheme: "bearer",
-    description: "The ADMIN_TOKEN secret. Admin routes refuse every request when it is not configured.",
+    description: "An ADMIN_TOKEN token. Admin routes refuse every request when ADMIN_TOKEN is not configured.",
   },
-  gateKey: {
+  gateBearer: {
     type: "http",
     scheme: "bearer",
-    description: "One key of the GATE_API_KEYS secret (name:key,…). When that secret is unset the gate is open.",
+    description: "A GATE_API_KEYS key (`name:key` in the secret; send the key part). While GATE_API_KEYS is unset the gate is open.",
   },
 } as const;
 

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { GATE_SECURITY } from "../../auth/gate";
 import { createApp, waitUntilOf } from "../../http/app";
 import { ErrorSchema } from "../../http/schema";
 import { decideRequest } from "./decide";
@@ -10,12 +11,15 @@ export const gateRoute = createRoute({
   method: "post",
   path: "/v1/gate",
   summary: "Decide whether offloading one tool output saves money",
+  security: GATE_SECURITY,
   request: { body: { content: { "application/json": { schema: GateRequestSchema } }, required: true } },
   responses: {
     200: json(GateDecisionSchema, "The decision, its priced terms and its reason"),
     400: json(ErrorSchema, "The body is not JSON or a field is wrong; the error names the field"),
     413: json(ErrorSchema, "The body is over 64 KiB"),
     415: json(ErrorSchema, "The body is not application/json"),
+    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
+    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
   },
 });
 

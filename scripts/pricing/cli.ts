@@ -1,0 +1,287 @@
+/**
+ * The ops CLI: `npm run pricing -- <command> [--local | --remote] [--env NAME]`.
+ *
+ *   validate [FILE]          schema and sanity checks; exit 0 valid, 1 not
+ *   diff [--seed FILE]       the seed file against the target KV; exit 0 same, 1 different
+ *   seed [--seed FILE]       write only what changed (asks, or --yes; --prune deletes rows not in the seed)
+ *   export [FILE]            the target KV's rows in the seed file's format
+ *   import-litellm FILE (--models a,b | --provider NAME) [--out FILE]
+ *
+ * Nothing is written by surprise: with neither --local nor --remote the CLI
+ * names the target it would write and asks; without a terminal to ask on,
+ * it refuses unless --yes is given with an explicit target.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { userInfo } from "node:os";
+import { createInterface } from "node:readline/promises";
+import { parseArgs } from "node:util";
+import { historyKey, parseHistory, withEntry } from "../../src/pricing/history-doc";
+import { describeTarget, WranglerKv, type Target } from "./kv";
+import { importLitellm, LITELLM_SOURCE } from "./litellm";
+import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "./seed";
+
+const USAGE = `usage: npm run pricing -- <command> [options]
+
+commands:
+  validate [FILE]                 check a seed file (default pricing.seed.json); --strict fails on warnings
+  diff [--seed FILE]              compare the seed file with the target KV, row by row
+  seed [--seed FILE] [--yes] [--prune]
+                                  write what changed to the target KV (asks first unless --yes)
+  export [FILE]                   write the target KV's rows as a seed file (default: stdout)
+  import-litellm FILE (--models a,b | --provider NAME) [--out FILE] [--source URL]
+                                  convert LiteLLM's model_prices_and_context_window.json rows
+
+target (diff, seed, export):
+  --local | --remote              local (wrangler's .wrangler/state) or the deployed namespace
+  --env NAME                      a wrangler environment
+  --persist-to DIR                local state directory (as wrangler's --persist-to)
+  --config FILE                   wrangler config file (default wrangler.toml)`;
+
+/** Exit codes: 0 ok (or no difference), 1 invalid (or different), 2 usage or failure. */
+class CliError extends Error {
+  constructor(message: string, readonly code = 2) {
+    super(message);
+  }
+}
+
+/** What the CLI needs from its surroundings: injectable for tests. */
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  interactive: boolean;
+  ask: (question: string) => Promise<string>;
+  now: () => Date;
+}
+
+const options = {
+  local: { type: "boolean" },
+  remote: { type: "boolean" },
+  env: { type: "string" },
+  "persist-to": { type: "string" },
+  config: { type: "string" },
+  seed: { type: "string" },
+  out: { type: "string" },
+  models: { type: "string" },
+  provider: { type: "string" },
+  source: { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  prune: { type: "boolean" },
+  strict: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>["values"];
+
+/**
+ * Runs one command and returns its exit code.
+ *
+ * @example
+ * process.exitCode = await main(["validate", "pricing.seed.json"], nodeIo());
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  try {
+    const { values: flags, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+    const [command, ...rest] = positionals;
+    if (flags.help || command === undefined) {
+      io.out(USAGE);
+      return command === undefined && !flags.help ? 2 : 0;
+    }
+    switch (command) {
+      case "validate":
+        return validate(rest[0] ?? "pricing.seed.json", flags, io);
+      case "diff":
+        return diff(flags, io);
+      case "seed":
+        return await seed(flags, io);
+      case "export":
+        return exportRows(rest[0], flags, io);
+      case "import-litellm":
+        return importRows(rest[0], flags, io);
+      default:
+        throw new CliError(`unknown command ${command}\n\n${USAGE}`);
+    }
+  } catch (error) {
+    io.err(`pricing: ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof CliError ? error.code : 2;
+  }
+}
+
+function validate(file: string, flags: Flags, io: Io): number {
+  const verdict = validateSeed(readJson(file), io.now());
+  for (const error of verdict.errors) io.err(`error   ${error}`);
+  for (const warning of verdict.warnings) io.err(`warning ${warning}`);
+  const failed = verdict.errors.length > 0 || (flags.strict === true && verdict.warnings.length > 0);
+  const models = verdict.seed === null ? 0 : Object.keys(verdict.seed.models).length;
+  io.out(
+    failed
+      ? `${file}: invalid (${verdict.errors.length} errors, ${verdict.warnings.length} warnings)`
+      : `${file}: valid, ${models} models (${verdict.warnings.length} warnings)`,
+  );
+  return failed ? 1 : 0;
+}
+
+function diff(flags: Flags, io: Io): number {
+  const seedFile = loadSeed(flags, io);
+  const target = readTarget(flags, io);
+  const snapshot = read(new WranglerKv(target)).snapshot;
+  const lines = formatDiff(diffSeed(seedFile, snapshot));
+  io.out(lines.length === 0 ? `no differences: ${describeTarget(target)} matches the seed` : lines.join("\n"));
+  return lines.length === 0 ? 0 : 1;
+}
+
+async function seed(flags: Flags, io: Io): Promise<number> {
+  const seedFile = loadSeed(flags, io);
+  const explicit = flags.local === true || flags.remote === true;
+  const target = readTarget(flags, io);
+  // Refuse before reading anything: no terminal, no --yes, no write.
+  if (!io.interactive && !(flags.yes === true && explicit)) {
+    throw new CliError(
+      `refusing to write ${describeTarget(target)} without confirmation: ` +
+        (explicit ? "pass --yes" : "name the target with --local or --remote, and pass --yes"),
+    );
+  }
+  if (!explicit && !(await confirm(io, `No target given: this would write ${describeTarget(target)}. Use that target?`))) {
+    throw new CliError("nothing written");
+  }
+  const kv = new WranglerKv(target);
+  const { snapshot, histories } = read(kv);
+  const changes = diffSeed(seedFile, snapshot);
+  const plan = planSeed(changes, snapshot, { prune: flags.prune === true });
+  if (plan.puts.length === 0 && plan.deletes.length === 0) {
+    io.out(`nothing to write: ${describeTarget(target)} already matches the seed`);
+    return 0;
+  }
+  io.out(formatDiff(changes).join("\n"));
+  const summary = `${plan.puts.length} key(s) to write and ${plan.deletes.length} to delete in ${describeTarget(target)}`;
+  if (flags.yes !== true && !(await confirm(io, `${summary}. Go ahead?`))) throw new CliError("nothing written");
+
+  const by = `cli:${safeUser()}`;
+  const at = io.now();
+  const historyPuts = plan.changes.map((change) => {
+    const subject = `pricing:${change.model}`;
+    const doc = parseHistory(histories.get(historyKey(subject)) ?? null);
+    if (doc === undefined) throw new CliError(`${historyKey(subject)} is corrupt; fix or delete it first`);
+    const next = withEntry(doc, { action: change.after === null ? "delete" : "put", by, before: change.before, after: change.after }, at);
+    return { key: historyKey(subject), value: JSON.stringify(next.doc) };
+  });
+  kv.putMany([...plan.puts, ...historyPuts]);
+  kv.deleteMany(plan.deletes);
+  io.out(`wrote ${plan.puts.length} key(s) and deleted ${plan.deletes.length} in ${describeTarget(target)}; history recorded as ${by}`);
+  return 0;
+}
+
+function exportRows(file: string | undefined, flags: Flags, io: Io): number {
+  const target = readTarget(flags, io);
+  const { seed: exported, invalid } = exportSeed(read(new WranglerKv(target)).snapshot);
+  for (const row of invalid) io.err(`pricing: left out ${row.model}, its KV row is invalid: ${row.problem}`);
+  const text = `${JSON.stringify(exported, null, 2)}\n`;
+  if (file === undefined) io.out(text.trimEnd());
+  else {
+    writeFileSync(file, text);
+    io.err(`exported ${Object.keys(exported.models).length} models from ${describeTarget(target)} to ${file}`);
+  }
+  return invalid.length === 0 ? 0 : 1;
+}
+
+function importRows(file: string | undefined, flags: Flags, io: Io): number {
+  if (file === undefined) throw new CliError("import-litellm needs the LiteLLM file: import-litellm FILE --models a,b | --provider NAME");
+  if ((flags.models === undefined) === (flags.provider === undefined)) throw new CliError("give exactly one of --models a,b or --provider NAME");
+  const selection =
+    flags.models !== undefined
+      ? { models: flags.models.split(",").map((name) => name.trim()).filter((name) => name !== "") }
+      : { provider: flags.provider as string };
+  const result = importLitellm(readJson(file), selection, flags.source ?? LITELLM_SOURCE);
+  for (const note of result.notes) io.err(`note    ${note}`);
+  const text = `${JSON.stringify(result.seed, null, 2)}\n`;
+  if (flags.out === undefined) io.out(text.trimEnd());
+  else writeFileSync(flags.out, text);
+  const count = Object.keys(result.seed.models).length;
+  io.err(`converted ${count} models${flags.out === undefined ? "" : ` into ${flags.out}`}; review them, add verified_at, then merge into pricing.seed.json`);
+  return count === 0 ? 1 : 0;
+}
+
+function readTarget(flags: Flags, io: Io): Target {
+  if (flags.local === true && flags.remote === true) throw new CliError("give --local or --remote, not both");
+  const target: Target = { where: flags.remote === true ? "remote" : "local" };
+  if (flags.env !== undefined) target.env = flags.env;
+  if (flags["persist-to"] !== undefined) {
+    if (target.where === "remote") throw new CliError("--persist-to is for --local");
+    target.persistTo = flags["persist-to"];
+  }
+  if (flags.config !== undefined) target.config = flags.config;
+  if (flags.local !== true && flags.remote !== true) io.err(`pricing: no target given; reading ${describeTarget(target)} (--remote for the deployed namespace)`);
+  return target;
+}
+
+function loadSeed(flags: Flags, io: Io) {
+  const file = flags.seed ?? "pricing.seed.json";
+  const verdict = validateSeed(readJson(file), io.now());
+  if (verdict.seed === null) {
+    for (const error of verdict.errors) io.err(`error   ${error}`);
+    throw new CliError(`${file} is invalid; run: npm run pricing -- validate ${file}`, 1);
+  }
+  return verdict.seed;
+}
+
+function read(kv: WranglerKv): { snapshot: KvSnapshot; histories: Map<string, string | null> } {
+  const names = kv.list().filter((name) => /^(pricing|alias|history:pricing):/.test(name));
+  const values = kv.getMany(names);
+  const snapshot: KvSnapshot = { rows: new Map(), aliases: new Map() };
+  const histories = new Map<string, string | null>();
+  for (const [name, value] of values) {
+    if (value === null) continue;
+    if (name.startsWith("pricing:")) snapshot.rows.set(name.slice("pricing:".length), value);
+    else if (name.startsWith("alias:")) snapshot.aliases.set(name.slice("alias:".length), value);
+    else histories.set(name, value);
+  }
+  return { snapshot, histories };
+}
+
+async function confirm(io: Io, question: string): Promise<boolean> {
+  if (!io.interactive) return false;
+  return /^y(es)?$/i.test((await io.ask(`${question} [y/N] `)).trim());
+}
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, 1);
+  }
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username || "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** The real terminal. */
+export function nodeIo(): Io {
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+    ask: async (question) => {
+      const prompt = createInterface({ input: process.stdin, output: process.stdout });
+      try {
+        return await prompt.question(question);
+      } finally {
+        prompt.close();
+      }
+    },
+    now: () => new Date(),
+  };
+}
+
+if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  process.exitCode = await main(process.argv.slice(2), nodeIo());
+}

@@ -1,0 +1,52 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/app";
+import { ApiError } from "../http/errors";
+import { bearerToken, isSet, keyRing, matchToken } from "./keys";
+import { enforceRateLimit } from "./rate-limit";
+
+/** The tenant of a caller when GATE_API_KEYS is unset (the gate is open). */
+export const OPEN_TENANT = "default";
+
+/** The OpenAPI security of the gate's routes: a gate key, or none while GATE_API_KEYS is unset. */
+export const GATE_SECURITY: Record<string, string[]>[] = [{ gateBearer: [] }, {}];
+
+const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="offload-gate"' };
+let announcedOpen = false;
+
+/**
+ * Guards /v1/gate and /v1/gate/*: when GATE_API_KEYS is set, a caller must
+ * present one of its keys as `Authorization: Bearer <key>`, and the key's
+ * name becomes the tenant; when it is unset the gate is open (logged once
+ * per isolate) and the tenant is "default". Then the tenant's rate limit.
+ *
+ * @example
+ * app.use("/v1/gate/*", gateKeys()); // also matches /v1/gate
+ */
+export function gateKeys(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const secret = c.env.GATE_API_KEYS;
+    let tenant = OPEN_TENANT;
+    if (isSet(secret)) {
+      const ring = await keyRing(secret, OPEN_TENANT, "GATE_API_KEYS");
+      const token = bearerToken(c.req.header("authorization"));
+      if (token === null) {
+        throw new ApiError("unauthorized", "this gate requires a key: send Authorization: Bearer <key>", [
+          { path: "authorization", message: "is required" },
+        ], CHALLENGE);
+      }
+      const name = await matchToken(ring, token);
+      if (name === null) {
+        throw new ApiError("unauthorized", "the gate key is not valid", [{ path: "authorization", message: "is not a valid key" }], {
+          "WWW-Authenticate": 'Bearer realm="offload-gate", error="invalid_token"',
+        });
+      }
+      tenant = name;
+    } else if (!announcedOpen) {
+      announcedOpen = true;
+      console.log("offload-gate: GATE_API_KEYS is unset, so the gate is open: /v1/gate answers any caller as tenant \"default\"");
+    }
+    c.set("tenant", tenant);
+    await enforceRateLimit(c.env.GATE_RATE_LIMITER, tenant);
+    await next();
+  };
+}

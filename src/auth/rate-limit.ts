@@ -1,0 +1,40 @@
+import { ApiError } from "../http/errors";
+
+/**
+ * The window of the `GATE_RATE_LIMITER` binding, as `simple.period` in
+ * wrangler.toml sets it (a test checks they agree): Retry-After says it.
+ */
+export const RATE_LIMIT_PERIOD_SECONDS = 60;
+
+let warnedUnbound = false;
+
+/**
+ * Counts one request against `tenant`'s limit and throws 429 (with
+ * Retry-After) past it. The limiter failing is not the caller's fault: the
+ * request goes through, and the failure is logged.
+ *
+ * @example
+ * await enforceRateLimit(c.env.GATE_RATE_LIMITER, "agents-prod");
+ */
+export async function enforceRateLimit(limiter: RateLimit | undefined, tenant: string): Promise<void> {
+  if (limiter === undefined) {
+    if (!warnedUnbound) console.warn("offload-gate: no GATE_RATE_LIMITER binding; the gate is not rate limited");
+    warnedUnbound = true;
+    return;
+  }
+  let outcome: RateLimitOutcome;
+  try {
+    outcome = await limiter.limit({ key: `gate:${tenant}` });
+  } catch (error) {
+    console.warn("offload-gate: rate limiter failed; letting the request through", error instanceof Error ? error.message : error);
+    return;
+  }
+  if (!outcome.success) {
+    throw new ApiError(
+      "rate_limited",
+      `tenant ${tenant} is over its rate limit; retry after ${RATE_LIMIT_PERIOD_SECONDS} s`,
+      [],
+      { "Retry-After": String(RATE_LIMIT_PERIOD_SECONDS) },
+    );
+  }
+}

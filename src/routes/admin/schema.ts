@@ -1,0 +1,91 @@
+import { z } from "@hono/zod-openapi";
+import { ErrorSchema } from "../../http/schema";
+import { GateConfigSchema } from "../../pricing/config";
+import { HistoryEntrySchema } from "../../pricing/history";
+import { ModelNameSchema, PricingRowSchema } from "../../pricing/schema";
+
+/** A JSON response of `schema`, described. */
+export const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+
+/** The error answers every admin route can give, besides its own. */
+export const ADMIN_ERRORS = {
+  401: {
+    ...json(ErrorSchema, "No ADMIN_TOKEN is configured, or the bearer token is missing, wrong or a gate key"),
+    headers: z.object({ "WWW-Authenticate": z.string().openapi({ example: 'Bearer realm="offload-gate-admin"' }) }),
+  },
+  503: json(ErrorSchema, "KV kept refusing the write (429) after retries; Retry-After says when to try again"),
+} as const;
+
+/** The `{model}` path parameter: a model name as KV keys accept it. */
+export const ModelParamSchema = z.object({
+  model: ModelNameSchema.openapi({
+    param: { name: "model", in: "path" },
+    description: "A canonical model name; a '/' in it is sent as %2F.",
+  }),
+});
+
+/** A warning or problem with one field. */
+export const IssueSchema = z.object({ path: z.string(), message: z.string() }).openapi("Issue");
+
+/** GET /v1/admin/pricing/{model}: the row as stored, valid or not. */
+export const StoredRowSchema = z
+  .object({
+    model: z.string(),
+    row: PricingRowSchema.nullable().openapi({ description: "The row; null when the stored value is invalid." }),
+    problem: z.string().nullable().openapi({ description: "What is wrong with the stored value, or null." }),
+    value: z.unknown().openapi({ description: "The stored value as it is (JSON, or its text when it does not parse)." }),
+    version: z.number().int().nonnegative().openapi({ description: "The last change in its history; 0 before any." }),
+  })
+  .openapi("StoredPricingRow");
+
+/** GET /v1/admin/pricing: every row and alias. */
+export const PricingListSchema = z
+  .object({
+    count: z.number().int(),
+    models: z.record(z.string(), PricingRowSchema).openapi({ description: "Every valid row, in pricing.seed.json's shape." }),
+    invalid: z.array(z.object({ model: z.string(), problem: z.string() })),
+    aliases: z.record(z.string(), z.string()).openapi({ description: "Every alias key and the model it points to." }),
+  })
+  .openapi("PricingList");
+
+/** What a PUT, DELETE or rollback of a row did. */
+export const WriteOutcomeSchema = z
+  .object({
+    model: z.string(),
+    row: PricingRowSchema.nullable(),
+    changed: z.boolean().openapi({ description: "false when the row already held this value: nothing was written." }),
+    version: z.number().int().nonnegative(),
+    warnings: z.array(IssueSchema).openapi({ description: "Accepted, but worth a second look (e.g. unusual Anthropic cache ratios)." }),
+  })
+  .openapi("PricingWrite");
+
+/** A key's history: its versions, newest first. */
+export const HistorySchema = z
+  .object({
+    subject: z.string().openapi({ example: "pricing:gpt-5" }),
+    current_version: z.number().int().nonnegative(),
+    earliest_restorable: z.number().int().nonnegative().nullable(),
+    versions: z.array(HistoryEntrySchema).openapi({ description: "Newest first." }),
+  })
+  .openapi("History");
+
+/** The body of a rollback: `{ "version": N }`. */
+export const RollbackSchema = z
+  .strictObject({
+    version: z
+      .number({ error: (issue) => (issue.input === undefined ? "is required" : "must be a number") })
+      .int("must be an integer ≥ 0")
+      .nonnegative("must be an integer ≥ 0"),
+  })
+  .openapi("Rollback", { example: { version: 3 } });
+
+/** The gate config as stored and as in force. */
+export const ConfigViewSchema = z
+  .object({
+    stored: GateConfigSchema.nullable().openapi({ description: "config:gate as stored; null when absent or invalid." }),
+    effective: z.record(z.string(), z.unknown()).openapi({ description: "The config in force: stored fields over the defaults." }),
+    problem: z.string().nullable(),
+    version: z.number().int().nonnegative(),
+    changed: z.boolean().optional(),
+  })
+  .openapi("GateConfigView");

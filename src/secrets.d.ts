@@ -1,0 +1,15 @@
+// The Worker's optional secrets, typed by hand: `wrangler types` only types
+// secrets listed under `secrets.required`, and both of these are optional
+// (unset ADMIN_TOKEN: admin routes refuse everyone; unset GATE_API_KEYS: the
+// gate is open). Set them with `wrangler secret put NAME`, locally in
+// .dev.vars. Format of both: `name:token[,name:token...]`.
+interface OffloadGateSecrets {
+  /** Admin bearer tokens, `name:token` comma-separated; the name is recorded in pricing history. */
+  ADMIN_TOKEN?: string;
+  /** Gate caller keys, `name:key` comma-separated; the name is the tenant. */
+  GATE_API_KEYS?: string;
+}
+interface Env extends OffloadGateSecrets {}
+declare namespace Cloudflare {
+  interface Env extends OffloadGateSecrets {}
+}

@@ -1,0 +1,96 @@
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { adminCall, callWithEnv } from "./admin-helpers";
+import { OPUS, putRow, resetState } from "./helpers";
+import { ALICE_TOKEN, BOB_TOKEN, PROD_KEY, TEST_ADMIN_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
+
+const REALM = 'Bearer realm="offload-gate-admin"';
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+beforeEach(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+});
+
+async function expect401(res: Response, challenge: string = REALM): Promise<{ error: { code: string; message: string } }> {
+  expect(res.status).toBe(401);
+  expect(res.headers.get("www-authenticate")).toContain(challenge);
+  const body = await res.json<{ error: { code: string; message: string } }>();
+  expect(body.error.code).toBe("unauthorized");
+  return body;
+}
+
+describe("admin authentication", () => {
+  it("runs with the ADMIN_TOKEN test/secrets.ts names", () => {
+    expect(env.ADMIN_TOKEN).toBe(TEST_ADMIN_TOKEN);
+  });
+
+  it("refuses every admin route when no ADMIN_TOKEN is configured (fail closed)", async () => {
+    for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: "" }, { ADMIN_TOKEN: "   " }]) {
+      for (const path of ["/v1/admin/pricing", "/v1/admin/pricing/claude-opus-4-6", "/v1/admin/config"]) {
+        const body = await expect401(await callWithEnv(unset, path, bearer(ALICE_TOKEN)));
+        expect(body.error.message).toContain("no ADMIN_TOKEN is configured");
+      }
+    }
+  });
+
+  it("refuses every admin route when ADMIN_TOKEN holds only unusable entries", async () => {
+    const body = await expect401(await callWithEnv({ ADMIN_TOKEN: "ops:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/admin/pricing", bearer("short")));
+    expect(body.error.message).toContain("holds no valid token");
+  });
+
+  it("answers 401 with WWW-Authenticate when the token is missing", async () => {
+    await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, null));
+  });
+
+  it("answers 401 when the Authorization header is not a bearer token", async () => {
+    await expect401(await callWithEnv({}, "/v1/admin/pricing", { headers: { authorization: `Basic ${btoa(`x:${ALICE_TOKEN}`)}` } }));
+  });
+
+  it("answers 401 with error=invalid_token when the token is wrong", async () => {
+    await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, "wrong-token-0123456789"), 'error="invalid_token"');
+    await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, ALICE_TOKEN.slice(0, -1)));
+    await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, `${ALICE_TOKEN}x`));
+  });
+
+  it("serves the right token, and records its name as who made a change", async () => {
+    expect((await adminCall("GET", "/v1/admin/pricing")).status).toBe(200);
+    await adminCall("PUT", "/v1/admin/pricing/gpt-5", { input: 1.25, output: 10 }, BOB_TOKEN);
+    const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>();
+    expect(history.versions[0].by).toBe("ops-bob");
+  });
+
+  it("names an unnamed ADMIN_TOKEN entry 'admin'", async () => {
+    const token = "unnamed-admin-token-0123456789";
+    const res = await callWithEnv({ ADMIN_TOKEN: token }, "/v1/admin/pricing/gpt-5", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: 1, output: 2 }),
+    });
+    expect(res.status).toBe(200);
+    const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>();
+    expect(history.versions[0].by).toBe("admin");
+  });
+
+  it("never opens an admin route with a gate key", async () => {
+    await expect401(await callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/admin/pricing", bearer(PROD_KEY)));
+  });
+
+  it("refuses a token that is both an admin token and a gate key", async () => {
+    const body = await expect401(
+      await callWithEnv({ GATE_API_KEYS: `agents-prod:${ALICE_TOKEN}` }, "/v1/admin/pricing", bearer(ALICE_TOKEN)),
+    );
+    expect(body.error.message).toContain("also a gate key");
+  });
+
+  it("checks the token before the body, so an unauthenticated caller learns nothing about it", async () => {
+    const res = await adminCall("PUT", "/v1/admin/pricing/gpt-5", undefined, null);
+    await expect401(res);
+  });
+
+  it("answers 405 with Allow for an authenticated caller using the wrong method", async () => {
+    const res = await adminCall("PATCH", "/v1/admin/pricing/gpt-5", { input: 1, output: 2 });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("GET, PUT, DELETE");
+  });
+});

@@ -1,0 +1,150 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main, type Io } from "../../scripts/pricing/cli";
+import { WranglerKv } from "../../scripts/pricing/kv";
+
+const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "offload-gate-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the CLI in-process with a fake terminal: what it printed, and its exit code. */
+async function run(argv: string[], terminal: { interactive?: boolean; answers?: string[] } = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const asked: string[] = [];
+  const answers = [...(terminal.answers ?? [])];
+  const io: Io = {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    interactive: terminal.interactive ?? false,
+    ask: async (question) => {
+      asked.push(question);
+      return answers.shift() ?? "";
+    },
+    now: () => new Date("2026-11-30T12:00:00Z"),
+  };
+  const code = await main(argv, io);
+  return { code, out: out.join("\n"), err: err.join("\n"), asked };
+}
+
+describe("npm run pricing -- validate", () => {
+  it("exits 0 for a valid file", async () => {
+    const result = await run(["validate", "pricing.seed.json"]);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^pricing\.seed\.json: valid, \d+ models/);
+  });
+
+  it("exits 1 for an invalid file, naming each field", async () => {
+    const result = await run(["validate", `${FIXTURES}seed-invalid.json`]);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("error   models.gpt-5.input: input price must not be negative");
+    expect(result.err).toContain("error   models.gpt-5-mini.cache_raed: is not a known field");
+  });
+
+  it("exits 0 with warnings, and 1 with --strict", async () => {
+    expect((await run(["validate", `${FIXTURES}seed-warnings.json`])).code).toBe(0);
+    const strict = await run(["validate", `${FIXTURES}seed-warnings.json`, "--strict"]);
+    expect(strict.code).toBe(1);
+    expect(strict.err).toContain("warning models.claude-odd.cache_read");
+  });
+
+  it("exits 1 for a file that is not JSON and 2 for one that is missing", async () => {
+    const notJson = join(dir, "not.json");
+    writeFileSync(notJson, "{ models:");
+    expect((await run(["validate", notJson])).code).toBe(1);
+    expect((await run(["validate", join(dir, "missing.json")])).code).toBe(2);
+  });
+});
+
+describe("npm run pricing -- import-litellm", () => {
+  it("writes a seed-format file for review", async () => {
+    const out = join(dir, "imported.json");
+    const result = await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--provider", "anthropic", "--out", out]);
+    expect(result.code).toBe(0);
+    const written = JSON.parse(readFileSync(out, "utf8"));
+    expect(Object.keys(written.models)).toEqual(["claude-haiku-odd", "claude-opus-4-1", "claude-sonnet-4-5"]);
+    expect(written.models["claude-opus-4-1"]).toMatchObject({ input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, cache_write_1h: 30 });
+    expect(result.err).toContain("converted 3 models");
+    // What it wrote passes validate, with warnings for the reviewer (no verified_at yet, an odd ratio).
+    const check = await run(["validate", out]);
+    expect(check.code).toBe(0);
+    expect(check.err).toContain("models.claude-haiku-odd.cache_read: is 0.2, not 0.1 × input");
+    expect(check.err).toContain("models.claude-opus-4-1.verified_at: is missing");
+  });
+
+  it("takes --models, and refuses both or neither of --models and --provider", async () => {
+    const result = await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--models", "gpt-5,gemini-2.5-pro"]);
+    expect(result.code).toBe(0);
+    expect(Object.keys(JSON.parse(result.out).models)).toEqual(["gpt-5", "gemini-2.5-pro"]);
+    expect((await run(["import-litellm", `${FIXTURES}litellm-sample.json`])).code).toBe(2);
+    expect((await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--models", "gpt-5", "--provider", "openai"])).code).toBe(2);
+  });
+});
+
+describe("npm run pricing -- seed: never a write by surprise", () => {
+  it("refuses without a terminal when no target is named, naming the target it would write", async () => {
+    const result = await run(["seed", "--yes"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("refusing to write local KV");
+    expect(result.err).toContain("--local or --remote");
+  });
+
+  it("refuses without a terminal and without --yes, even with a target", async () => {
+    const result = await run(["seed", "--remote"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("refusing to write REMOTE KV");
+  });
+
+  it("asks on a terminal when no target is named, and writes nothing on no", async () => {
+    const result = await run(["seed"], { interactive: true, answers: ["n"] });
+    expect(result.asked).toEqual(["No target given: this would write local KV (binding PRICING, state in .wrangler/state). Use that target? [y/N] "]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("nothing written");
+  });
+
+  it("refuses --local with --remote", async () => {
+    expect((await run(["diff", "--local", "--remote"])).code).toBe(2);
+  });
+});
+
+describe("seed, diff and export against local KV (wrangler, --persist-to a temporary directory)", () => {
+  const state = join(dir, "state");
+  const target = ["--local", "--persist-to", state];
+  const seedFile = `${FIXTURES}seed-small.json`;
+
+  it("seeds only what changed, diffs row by row, exports the seed back, and records history", async () => {
+    const first = await run(["seed", "--seed", seedFile, ...target, "--yes"]);
+    expect(first.err).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.out).toContain("wrote 5 key(s) and deleted 0");
+
+    expect(await run(["diff", "--seed", seedFile, ...target])).toMatchObject({ code: 0, out: expect.stringContaining("no differences") });
+
+    const kv = new WranglerKv({ where: "local", persistTo: state });
+    kv.putMany([
+      { key: "pricing:gpt-5", value: JSON.stringify({ input: 1, output: 10, cache_read: 0.125, provider: "openai" }) },
+      { key: "pricing:gpt-4", value: JSON.stringify({ input: 30, output: 60 }) },
+    ]);
+    const diff = await run(["diff", "--seed", seedFile, ...target]);
+    expect(diff.code).toBe(1);
+    expect(diff.out).toContain("- gpt-4: in KV, not in the seed (kept unless --prune)");
+    expect(diff.out).toMatch(/~ gpt-5: .*input 1 → 1\.25/);
+
+    const second = await run(["seed", "--seed", seedFile, ...target, "--yes"]);
+    expect(second.out).toContain("wrote 1 key(s) and deleted 0");
+    const history = JSON.parse(kv.getMany(["history:pricing:gpt-5"]).get("history:pricing:gpt-5") as string);
+    expect(history.entries.map((entry: { action: string; before: { input: number } | null }) => [entry.action, entry.before?.input ?? null])).toEqual([
+      ["put", null],
+      ["put", 1],
+    ]);
+    expect(history.entries[1].by).toMatch(/^cli:/);
+
+    const exported = join(dir, "exported.json");
+    expect((await run(["export", exported, ...target])).code).toBe(0);
+    const rows = JSON.parse(readFileSync(exported, "utf8")).models;
+    const seedRows = JSON.parse(readFileSync(seedFile, "utf8")).models;
+    expect(rows).toEqual({ ...seedRows, "gpt-4": { input: 30, output: 60 } });
+  }, 120_000);
+});

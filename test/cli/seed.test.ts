@@ -1,0 +1,116 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "../../scripts/pricing/seed";
+import type { PricingSeed } from "../../src/pricing/schema";
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"));
+const TODAY = new Date("2026-11-30T12:00:00Z");
+const SMALL = fixture("seed-small.json") as PricingSeed;
+
+const snapshotOf = (seed: PricingSeed): KvSnapshot => {
+  const snapshot: KvSnapshot = { rows: new Map(), aliases: new Map() };
+  for (const [model, row] of Object.entries(seed.models)) {
+    snapshot.rows.set(model, JSON.stringify(row));
+    for (const alias of row.aliases ?? []) snapshot.aliases.set(alias, model);
+  }
+  return snapshot;
+};
+
+describe("validateSeed", () => {
+  it("passes pricing.seed.json with no errors", () => {
+    const verdict = validateSeed(JSON.parse(readFileSync("pricing.seed.json", "utf8")), TODAY);
+    expect(verdict.errors).toEqual([]);
+    expect(Object.keys(verdict.seed?.models ?? {}).length).toBeGreaterThan(10);
+  });
+
+  it("names each broken field: negative, unknown, wrong type, non-finite, bad name, alias clash", () => {
+    const { errors, seed } = validateSeed(fixture("seed-invalid.json"), TODAY);
+    expect(seed).toBeNull();
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        "models.gpt-5.input: input price must not be negative",
+        "models.gpt-5-mini.cache_raed: is not a known field",
+        "models.gpt-5-nano.output: output price must be a number",
+        expect.stringMatching(/^models\.gpt-4o\.input: /),
+        expect.stringMatching(/^models\.bad name: must match/),
+      ]),
+    );
+  });
+
+  it("reports an alias that clashes with a model", () => {
+    const seed = { models: { "gpt-5": { input: 1, output: 2 }, "claude-x": { input: 3, output: 15, aliases: ["gpt-5"] } } };
+    expect(validateSeed(seed, TODAY).errors).toEqual(["models.claude-x.aliases: alias gpt-5 is already claimed by gpt-5"]);
+  });
+
+  it("warns, without failing, about odd Anthropic cache ratios, cheap output, old dates and missing sources", () => {
+    const { errors, warnings } = validateSeed(fixture("seed-warnings.json"), TODAY);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([
+      "models.claude-odd.cache_read: is 0.5, not 0.1 × input (0.30000000000000004), as Anthropic prices it",
+      "models.cheap-output.output: is below input (1 < 2); output usually costs more",
+      "models.cheap-output.verified_at: 2025-01-01 is over 180 days old; check the price again",
+    ]);
+  });
+});
+
+describe("diffSeed", () => {
+  it("finds nothing when KV holds the seed, whatever the key order", () => {
+    const snapshot = snapshotOf(SMALL);
+    snapshot.rows.set("gpt-5", JSON.stringify({ provider: "openai", ...SMALL.models["gpt-5"] }));
+    expect(diffSeed(SMALL, snapshot)).toEqual({ rows: [], aliases: [] });
+  });
+
+  it("names every changed field with its old and new value, row by row", () => {
+    const snapshot = snapshotOf(SMALL);
+    snapshot.rows.set("gpt-5", JSON.stringify({ ...SMALL.models["gpt-5"], input: 1, cache_read: undefined }));
+    snapshot.rows.delete("claude-opus-4-6");
+    snapshot.rows.set("gpt-4", JSON.stringify({ input: 30, output: 60 }));
+    snapshot.rows.set("claude-opus-4-5", '{"input": 5}');
+    const diff = diffSeed(SMALL, snapshot);
+    expect(diff.rows.map((row) => [row.model, row.kind])).toEqual([
+      ["claude-opus-4-5", "invalid_in_kv"],
+      ["claude-opus-4-6", "added"],
+      ["gpt-4", "only_in_kv"],
+      ["gpt-5", "changed"],
+    ]);
+    expect(formatDiff(diff)).toContain("~ gpt-5: cache_read (absent) → 0.125, input 1 → 1.25");
+  });
+
+  it("follows aliases: a missing alias key is added, a re-pointed one changed, a stale one removed", () => {
+    const snapshot = snapshotOf(SMALL);
+    snapshot.aliases.delete("gpt-5-2025-08-07");
+    snapshot.aliases.set("claude-opus-4-5-20251101", "claude-opus-4-6");
+    snapshot.aliases.set("gpt-5-old", "gpt-5");
+    snapshot.aliases.set("other-alias", "not-in-seed");
+    expect(diffSeed(SMALL, snapshot).aliases).toEqual([
+      { alias: "claude-opus-4-5-20251101", from: "claude-opus-4-6", to: "claude-opus-4-5" },
+      { alias: "gpt-5-2025-08-07", from: null, to: "gpt-5" },
+      { alias: "gpt-5-old", from: "gpt-5", to: null },
+    ]);
+  });
+});
+
+describe("planSeed", () => {
+  it("writes only what changed and deletes nothing unless pruning", () => {
+    const snapshot = snapshotOf(SMALL);
+    snapshot.rows.set("gpt-5", JSON.stringify({ ...SMALL.models["gpt-5"], input: 1 }));
+    snapshot.rows.set("gpt-4", JSON.stringify({ input: 30, output: 60 }));
+    snapshot.aliases.set("gpt-4-0613", "gpt-4");
+    const diff = diffSeed(SMALL, snapshot);
+    const plan = planSeed(diff, snapshot, { prune: false });
+    expect(plan.puts.map((put) => put.key)).toEqual(["pricing:gpt-5"]);
+    expect(plan.deletes).toEqual([]);
+    expect(plan.changes).toEqual([{ model: "gpt-5", before: { ...SMALL.models["gpt-5"], input: 1 }, after: SMALL.models["gpt-5"] }]);
+    expect(planSeed(diff, snapshot, { prune: true }).deletes).toEqual(["pricing:gpt-4", "alias:gpt-4-0613"]);
+  });
+});
+
+describe("exportSeed", () => {
+  it("gives KV's rows back in the seed's shape, leaving out and naming invalid ones", () => {
+    const snapshot = snapshotOf(SMALL);
+    snapshot.rows.set("broken", '{"input": -1, "output": 2}');
+    const { seed, invalid } = exportSeed(snapshot);
+    expect(seed).toEqual({ models: Object.fromEntries(Object.entries(SMALL.models).sort(([a], [b]) => a.localeCompare(b))) });
+    expect(invalid.map((row) => row.model)).toEqual(["broken"]);
+  });
+});
