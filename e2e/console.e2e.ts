@@ -216,7 +216,7 @@ describe("the ops console at GET /", () => {
     await expect.poll(() => page.locator("#admin-status").textContent()).toMatch(/^Saved legacy-model-2025\./);
     const refreshed = page.locator('#pricing-table tr[data-model="legacy-model-2025"]');
     expect(await refreshed.locator("td").first().textContent()).toBe("$2.50");
-    expect(await refreshed.getAttribute("class")).not.toContain("stale");
+    expect((await refreshed.getAttribute("class")) ?? "").not.toContain("stale");
   });
 });
 
