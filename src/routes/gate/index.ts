@@ -11,6 +11,7 @@ export const gateRoute = createRoute({
   method: "post",
   path: "/v1/gate",
   summary: "Decide whether offloading one tool output saves money",
+  tags: ["gate"],
   security: GATE_SECURITY,
   request: { body: { content: { "application/json": { schema: GateRequestSchema } }, required: true } },
   responses: {
