@@ -106,6 +106,10 @@ describe("the ops console at GET /", () => {
     const perTurn = ((30_000 - 200) * 3) / 1e6;
     const recall = 0.4 * ((2000 * 3 + 500 * 15) / 1e6);
     expect(Number(await horizon.getByTestId("break-even").getAttribute("data-x"))).toBeCloseTo(recall / perTurn, 9);
+    // The page's "fires from" agrees with the gate's own break-even horizon.
+    const firesFrom = Math.floor(recall / perTurn) + 1;
+    expect(await horizon.getByTestId("break-even").textContent()).toContain(`fires from H = ${firesFrom}`);
+    expect(await page.locator('#terms [data-term="break_even_horizon"]').textContent()).toBe(String(firesFrom));
     expect(await horizon.getByTestId("zero-line").count()).toBe(1);
 
     const tokens = page.locator("#chart-tokens");

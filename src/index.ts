@@ -34,6 +34,7 @@ serveOpenApi(app);
 
 app.all("/healthz", allowOnly("GET", "HEAD"));
 app.all("/v1/gate", allowOnly("POST"));
+app.all("/v1/gate/batch", allowOnly("POST"));
 for (const page of ["/", "/docs", "/openapi.json"]) app.all(page, allowOnly("GET", "HEAD"));
 app.notFound(notFound);
 app.onError(onError);

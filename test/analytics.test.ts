@@ -26,7 +26,11 @@ describe("the Analytics Engine data point", () => {
         "",
         "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6",
       ],
-      doubles: [1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
+      doubles: [
+        ...[1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
+        // double14–18: context premium, q and P (0 in seed mode), then the two break-evens.
+        ...[0, 0, 0, 1, 10_000],
+      ],
     });
   });
 

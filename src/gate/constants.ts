@@ -17,3 +17,5 @@ export const DEFAULT_EXPECTED_CONVERSATION_DEPTH = 4;
 export const DEFAULT_P_RECALL = 0.25;
 /** USD-per-million prices become per-token rates by this divisor. */
 export const TOKENS_PER_MILLION = 1_000_000;
+/** The cache_hit_rate prior (q): how likely a later turn finds the prefix still cached. */
+export const DEFAULT_CACHE_HIT_RATE = 0.9;

@@ -2,7 +2,10 @@
  * The pure core: decision, formatting and types. Nothing here does I/O or
  * reads a clock.
  */
+export * from "./break-even";
+export * from "./cache-aware";
 export * from "./constants";
 export * from "./decision";
+export * from "./outcome";
 export * from "./pyformat";
 export type * from "./types";

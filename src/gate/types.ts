@@ -38,6 +38,44 @@ export interface PriceRates {
   output?: number;
 }
 
+/** One price tier's rates in USD per million tokens; any may be left out. */
+export interface TierPrices {
+  input?: number;
+  output?: number;
+  cache_read?: number;
+  cache_write?: number;
+}
+
+/**
+ * The prices the cache-aware gate reads from a pricing row: the seed's two,
+ * the prompt-cache prices, and an optional long-context tier.
+ */
+export interface CachePriceRates extends PriceRates, TierPrices {
+  long_context?: TierPrices & { threshold_tokens: number };
+}
+
+/** How the gate prices a carried token: "seed" is the reference. */
+export type PricingMode = "seed" | "cache_aware";
+
+/** The reference's inputs plus the two the cache-aware mode adds. */
+export interface CacheAwareInputs extends OffloadGateInputs {
+  /** q: how likely a later turn finds the prefix still cached, in [0, 1]. */
+  cache_hit_rate: number;
+  /** P: tokens of history before this output. */
+  context_tokens: number;
+}
+
+/** The cache-aware decision: the reference's terms plus the long-context premium. */
+export interface CacheAwareDecision extends OffloadGateDecision {
+  context_premium_saving_usd: number;
+}
+
+/** The smallest horizon and output size at which the gate would fire; null where none. */
+export interface BreakEven {
+  break_even_horizon: number | null;
+  break_even_output_tokens: number | null;
+}
+
 /** A decision with its machine-readable reason. */
 export interface TaggedDecision extends OffloadGateDecision {
   reason_code: ReasonCode;
@@ -51,3 +89,9 @@ export type PricingLookup<Row extends PriceRates = PriceRates> =
   | { status: "priced"; row: Row; canonical: string }
   | { status: "unpriced" }
   | { status: "unavailable"; detail: string };
+
+/** A decision in either mode, with its reason code, mode and break-evens. */
+export interface GateOutcome extends TaggedDecision, BreakEven {
+  pricing_mode: PricingMode;
+  context_premium_saving_usd: number;
+}

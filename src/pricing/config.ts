@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import {
+  DEFAULT_CACHE_HIT_RATE,
   DEFAULT_EXPECTED_CONVERSATION_DEPTH,
   DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
   DEFAULT_P_RECALL,
@@ -34,6 +35,8 @@ export const GateConfigSchema = z
     pricing_cache_ttl_seconds: z.number().int().min(1).max(3600).optional(),
     pricing_max_stale_seconds: z.number().int().min(0).max(7 * 86_400).optional(),
     kv_budget_ms: z.number().int().min(1).max(10_000).optional(),
+    pricing_mode: z.enum(["seed", "cache_aware"]).optional(),
+    cache_hit_rate: z.number().min(0).max(1).optional(),
   })
   .openapi("GateConfig");
 
@@ -51,6 +54,10 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   pricing_cache_ttl_seconds: 60,
   pricing_max_stale_seconds: 3_600,
   kv_budget_ms: 100,
+  // The reference, unless ops choose otherwise: existing callers see no change.
+  pricing_mode: "seed",
+  // High q is the conservative side: a warm cache shrinks the saving.
+  cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
 });
 
 /**

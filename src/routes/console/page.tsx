@@ -32,6 +32,8 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   pricing_cache_ttl_seconds: "how long an isolate keeps a row",
   pricing_max_stale_seconds: "how long past its TTL a row may serve while KV fails",
   kv_budget_ms: "the longest a request waits on KV",
+  pricing_mode: "the pricing mode when a request names none",
+  cache_hit_rate: "the cache-hit prior of cache-aware pricing",
 };
 
 /**
@@ -200,7 +202,9 @@ function Calculator(props: { view: ConsoleView; models: TableRow[]; defaultModel
           <label for="f-mode">Pricing mode</label>
           <select id="f-mode" name="pricing_mode">
             {view.modes.map((mode) => (
-              <option value={mode}>{mode}</option>
+              <option value={mode} selected={mode === priors?.pricing_mode}>
+                {mode === priors?.pricing_mode ? `${mode} (the config's default)` : mode}
+              </option>
             ))}
           </select>
         </div>
@@ -210,7 +214,7 @@ function Calculator(props: { view: ConsoleView; models: TableRow[]; defaultModel
           <legend>Cache-aware inputs (sent only in cache_aware mode)</legend>
           <div class="field">
             <label for="f-cache-hit">Cache hit rate</label>
-            <input id="f-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" />
+            <input id="f-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.cache_hit_rate ?? "")} />
           </div>
           <div class="field">
             <label for="f-context">Context tokens</label>
@@ -366,7 +370,7 @@ function ConfigPanel({ config }: { config: ConsoleView["config"] }) {
                 <th scope="row">
                   <code>{key}</code>
                 </th>
-                <td class="num">{config.config[key].toLocaleString("en-US")}</td>
+                <td class="num">{String(typeof config.config[key] === "number" ? config.config[key].toLocaleString("en-US") : config.config[key])}</td>
                 <td class="meaning">{CONFIG_MEANING[key]}</td>
               </tr>
             ))}

@@ -1,9 +1,10 @@
 import { recordDecision } from "../../analytics";
-import { decideGate, type PricingLookup } from "../../gate";
+import { decideOutcome, isBelowThreshold, type PricingLookup, type PricingMode } from "../../gate";
+import { ApiError, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../pricing/config";
 import type { PricingRow } from "../../pricing/schema";
 import { readGateConfig, readPricing, type PricingRead } from "../../pricing/store";
-import type { GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
+import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What a decision needs from the request's surroundings. */
 export interface DecideContext {
@@ -12,17 +13,30 @@ export interface DecideContext {
   waitUntil: (promise: Promise<unknown>) => void;
 }
 
+/**
+ * One item of work: a body that passed its schema (and where it sits in the
+ * request, for error paths), or the issues that already stop it.
+ */
+export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
+
+/** What one item gets back: its decision, or its error. */
+export type GateAnswer = GateDecisionBody | GateBatchItemError;
+
 // Below the threshold the gate never looks at pricing, so neither do we.
 const NOT_LOOKED_UP: PricingRead = { lookup: { status: "unpriced" }, stale: null };
 
+// The fields only the cache-aware mode reads.
+const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens"] as const;
+
 /**
- * Fills every omitted field from the config's priors and defaults.
+ * Fills every omitted field from the config's priors and defaults. The
+ * cache-aware inputs are filled in (and echoed) only in that mode.
  *
  * @example
  * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
  * // { model_name: "gpt-5", output_tokens: 20000, output_chars: 80000, horizon: 4, recall_probability: 0.25, ... }
  */
-export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>): ResolvedInputs {
+export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, mode: PricingMode = "seed"): ResolvedInputs {
   const resolved: ResolvedInputs = {
     model_name: body.model_name,
     output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / 4,
@@ -34,37 +48,119 @@ export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>): 
     recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
   };
   if (body.output_chars !== undefined) resolved.output_chars = body.output_chars;
+  if (mode === "cache_aware") {
+    resolved.cache_hit_rate = body.cache_hit_rate ?? config.cache_hit_rate;
+    resolved.context_tokens = body.context_tokens ?? 0;
+  }
   return resolved;
 }
 
 /**
- * One gate request, end to end: load config and pricing (from the isolate
- * when it holds them), decide, record, and shape the answer.
+ * The one pipeline behind POST /v1/gate and POST /v1/gate/batch:
+ * validate → load pricing → decide → record → respond. The config is read
+ * once; each distinct model's pricing is read once, shared by every item
+ * that names it; each decided item writes one data point. Answers come back
+ * in item order.
+ *
+ * @example
+ * await decideItems([{ body, path: ["items", 0] }, { issues: [{ path: "items.1", message: "is required" }] }], context)
+ * // [{ fire: true, ... }, { error: { code: "invalid_request", ... } }]
  */
-export async function decideRequest(body: GateRequest, context: DecideContext): Promise<GateDecisionBody> {
+export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
   const { env, waitUntil } = context;
   const configRead = await readGateConfig(env.PRICING, waitUntil);
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
-  const inputs = resolveInputs(body, config);
 
-  let pricing: PricingRead;
-  if (!configRead.ok) {
+  const reads = new Map<string, Promise<PricingRead>>();
+  const pricingOf = (inputs: ResolvedInputs): Promise<PricingRead> => {
     // Priors we cannot read are priors we cannot trust: do not fire.
-    pricing = { lookup: { status: "unavailable", detail: configRead.detail }, stale: null };
-  } else if (inputs.output_tokens < inputs.large_offload_threshold_tokens) {
-    pricing = NOT_LOOKED_UP;
-  } else {
-    pricing = await readPricing(env.PRICING, inputs.model_name, config, waitUntil);
-  }
+    if (!configRead.ok) return Promise.resolve({ lookup: { status: "unavailable", detail: configRead.detail }, stale: null });
+    if (isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
+    let read = reads.get(inputs.model_name);
+    if (read === undefined) {
+      read = readPricing(env.PRICING, inputs.model_name, config, waitUntil);
+      reads.set(inputs.model_name, read);
+    }
+    return read;
+  };
 
-  const decision = decideGate(inputs, pricing.lookup);
-  const stale = pricing.stale ?? configRead.stale;
+  return Promise.all(
+    items.map(async (item): Promise<GateAnswer> => {
+      if ("issues" in item) return itemError(item.issues);
+      const mode = modeOf(item.body, config, configRead.ok);
+      const issues = modeIssues(item.body, mode, configRead.ok, item.path);
+      if (issues.length > 0) return itemError(issues);
+      const inputs = resolveInputs(item.body, config, mode);
+      const pricing = await pricingOf(inputs);
+      return decideOne(inputs, mode, pricing, configRead.stale, context);
+    }),
+  );
+}
+
+/**
+ * POST /v1/gate's body, end to end; an item error becomes the 400.
+ *
+ * @example
+ * const decision = await decideRequest({ model_name: "claude-opus-4-6", output_tokens: 20_000 }, context);
+ */
+export async function decideRequest(body: GateRequest, context: DecideContext): Promise<GateDecisionBody> {
+  const [answer] = await decideItems([{ body, path: [] }], context);
+  if (answer === undefined) throw new Error("decideItems answered no item");
+  if ("error" in answer) throw new ApiError("invalid_request", answer.error.message, answer.error.issues);
+  return answer;
+}
+
+/**
+ * The item error for these issues, worded as the app's 400s are.
+ *
+ * @example
+ * itemError([{ path: "items.3.horizon", message: "must be an integer ≥ 0" }]).error.message
+ * // "items.3.horizon must be an integer ≥ 0"
+ */
+export function itemError(issues: ErrorIssue[]): GateBatchItemError {
+  const message = issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path} ${issue.message}`)).join("; ");
+  return { error: { code: "invalid_request", message, issues } };
+}
+
+function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boolean): PricingMode {
+  if (body.pricing_mode !== undefined) return body.pricing_mode;
+  if (configOk) return config.pricing_mode;
+  // Without the config's default, cache-aware fields are the only hint of the mode meant.
+  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined) ? "cache_aware" : DEFAULT_GATE_CONFIG.pricing_mode;
+}
+
+/**
+ * The seed ignores cache_hit_rate and context_tokens; accepting them there
+ * would let a caller believe its cache was priced when it was not.
+ */
+function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
+  if (mode !== "seed" || !configOk) return [];
+  const why = body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
+  return CACHE_AWARE_FIELDS.filter((field) => body[field] !== undefined).map((field) => ({
+    path: [...path, field].join("."),
+    message: `only applies when pricing_mode is "cache_aware"; ${why}`,
+  }));
+}
+
+function decideOne(
+  inputs: ResolvedInputs,
+  mode: PricingMode,
+  pricing: PricingRead,
+  configStale: PricingRead["stale"],
+  context: DecideContext,
+): GateDecisionBody {
+  const decision = decideOutcome(
+    mode,
+    { ...inputs, cache_hit_rate: inputs.cache_hit_rate ?? 0, context_tokens: inputs.context_tokens ?? 0 },
+    pricing.lookup,
+  );
+  const stale = pricing.stale ?? configStale;
   const pricedAs = decision.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup);
-  recordDecision(env.DECISIONS, {
+  recordDecision(context.env.DECISIONS, {
     tenant: context.tenant,
     model_name: inputs.model_name,
     priced_as: pricedAs?.model ?? null,
-    pricing_mode: "seed",
+    pricing_mode: mode,
     stale_age_seconds: stale?.age_seconds ?? null,
     decision,
     inputs,

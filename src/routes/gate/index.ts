@@ -1,12 +1,20 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY } from "../../auth/gate";
+import { issuesFromZod } from "../../http/errors";
 import { createApp, waitUntilOf } from "../../http/app";
 import { ErrorSchema } from "../../http/schema";
-import { decideRequest } from "./decide";
-import { GateDecisionSchema, GateRequestSchema } from "./schema";
+import { decideItems, decideRequest, type DecideContext, type GateItem } from "./decide";
+import {
+  GateBatchRequestSchema,
+  GateBatchResponseSchema,
+  GateDecisionSchema,
+  GateRequestSchema,
+  MAX_BATCH_ITEMS,
+} from "./schema";
 
 const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
 
+/** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({
   method: "post",
   path: "/v1/gate",
@@ -24,19 +32,52 @@ export const gateRoute = createRoute({
   },
 });
 
+/** POST /v1/gate/batch: the envelope is validated here, each item on its own in the handler. */
+export const gateBatchRoute = createRoute({
+  method: "post",
+  path: "/v1/gate/batch",
+  summary: `Decide up to ${MAX_BATCH_ITEMS} tool outputs in one call`,
+  tags: ["gate"],
+  security: GATE_SECURITY,
+  request: { body: { content: { "application/json": { schema: GateBatchRequestSchema } }, required: true } },
+  responses: {
+    200: json(GateBatchResponseSchema, "One entry per item, in order: its decision, or an error naming what is wrong with it"),
+    400: json(ErrorSchema, "The body is not JSON, is not {\"items\": [...]}, or holds more than 100 items"),
+    413: json(ErrorSchema, "The body is over 64 KiB"),
+    415: json(ErrorSchema, "The body is not application/json"),
+    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
+    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
+  },
+});
+
+const contextOf = (c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined }): DecideContext => ({
+  env: c.env,
+  tenant: c.get("tenant") ?? "default",
+  waitUntil: waitUntilOf(c),
+});
+
 /**
- * POST /v1/gate: validate → load pricing → decide → record → respond.
+ * POST /v1/gate and POST /v1/gate/batch: validate → load pricing → decide →
+ * record → respond, one pipeline for both (./decide.ts).
  *
  * @example
  * curl -s 127.0.0.1:8787/v1/gate -H 'content-type: application/json' \
  *   -d '{"model_name":"claude-opus-4-6","output_tokens":20000,"horizon":4,"recall_probability":0.3}'
+ * curl -s 127.0.0.1:8787/v1/gate/batch -H 'content-type: application/json' \
+ *   -d '{"items":[{"model_name":"claude-opus-4-6","output_tokens":20000},{"model_name":"gpt-5","output_tokens":-1}]}'
  */
-export const gate = createApp().openapi(gateRoute, async (c) => {
-  const body = c.req.valid("json");
-  const decision = await decideRequest(body, {
-    env: c.env,
-    tenant: c.get("tenant") ?? "default",
-    waitUntil: waitUntilOf(c),
+export const gate = createApp()
+  .openapi(gateRoute, async (c) => {
+    const decision = await decideRequest(c.req.valid("json"), contextOf(c));
+    return c.json(decision, 200);
+  })
+  .openapi(gateBatchRoute, async (c) => {
+    const { items } = c.req.valid("json");
+    const work = items.map((item, index): GateItem => {
+      const parsed = GateRequestSchema.safeParse(item);
+      return parsed.success
+        ? { body: parsed.data, path: ["items", index] }
+        : { issues: issuesFromZod(parsed.error, ["items", index]) };
+    });
+    return c.json({ decisions: await decideItems(work, contextOf(c)) }, 200);
   });
-  return c.json(decision, 200);
-});

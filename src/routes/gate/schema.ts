@@ -52,6 +52,36 @@ export const GateRequestSchema = z
     stub_tokens: tokenCount(200),
     recall_input_tokens: tokenCount(2_000),
     recall_output_tokens: tokenCount(500),
+    pricing_mode: z
+      .enum(["seed", "cache_aware"], { error: requiredOr('must be "seed" or "cache_aware"') })
+      .optional()
+      .openapi({
+        description:
+          'How a carried token is priced: "seed" is the reference gate (every carried token at the input price on every turn); ' +
+          '"cache_aware" prices the prompt cache and long-context tiers (docs/economics.md). Default: the pricing_mode in config:gate, "seed".',
+        example: "cache_aware",
+      }),
+    cache_hit_rate: z
+      .number({ error: requiredOr("must be a number") })
+      .min(0, "must be between 0 and 1")
+      .max(1, "must be between 0 and 1")
+      .optional()
+      .openapi({
+        description:
+          "q: how likely a later turn finds the prefix still cached. cache_aware only (refused in seed mode). Default: the cache_hit_rate prior, 0.9.",
+        example: 0.9,
+      }),
+    context_tokens: z
+      .number({ error: requiredOr("must be a number") })
+      .int("must be an integer ≥ 0")
+      .nonnegative("must be an integer ≥ 0")
+      .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
+      .optional()
+      .openapi({
+        description:
+          "P: tokens of history before this output, re-read on the recall hop and deciding a long-context tier. cache_aware only (refused in seed mode). Default: 0.",
+        example: 60_000,
+      }),
   })
   .superRefine((body, ctx) => {
     if (body.output_tokens === undefined && body.output_chars === undefined) {
@@ -88,6 +118,8 @@ export const ResolvedInputsSchema = z
     stub_tokens: z.number().int(),
     recall_input_tokens: z.number().int(),
     recall_output_tokens: z.number().int(),
+    cache_hit_rate: z.number().optional().openapi({ description: "cache_aware only" }),
+    context_tokens: z.number().int().optional().openapi({ description: "cache_aware only" }),
   })
   .openapi("ResolvedInputs");
 
@@ -96,6 +128,8 @@ export type ResolvedInputs = z.infer<typeof ResolvedInputsSchema>;
 export const ReasonCodeSchema = z
   .enum(["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive"])
   .openapi("ReasonCode");
+
+export const PricingModeSchema = z.enum(["seed", "cache_aware"]).openapi("PricingMode");
 
 /** The 200 answer of POST /v1/gate. */
 export const GateDecisionSchema = z
@@ -107,6 +141,17 @@ export const GateDecisionSchema = z
     expected_recall_hop_cost_usd: z.number(),
     reason: z.string(),
     reason_code: ReasonCodeSchema,
+    pricing_mode: PricingModeSchema,
+    context_premium_saving_usd: z.number().openapi({
+      description: "The long-context premium that stubbing avoids (cache_aware); 0 in seed mode and when not priced.",
+    }),
+    break_even_horizon: z.number().int().nullable().openapi({
+      description: "The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to 10,000.",
+    }),
+    break_even_output_tokens: z.number().int().nullable().openapi({
+      description:
+        "The smallest output size (never below the pre-filter) at which the gate would fire at this horizon; null when not priced or none.",
+    }),
     priced_as: z
       .object({ model: z.string() })
       .catchall(z.unknown())
@@ -127,6 +172,10 @@ export const GateDecisionSchema = z
       expected_recall_hop_cost_usd: 0.00675,
       reason: "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6",
       reason_code: "net_positive",
+      pricing_mode: "seed",
+      context_premium_saving_usd: 0,
+      break_even_horizon: 1,
+      break_even_output_tokens: 10_000,
       priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
       stale_pricing: null,
       inputs: {
@@ -143,3 +192,47 @@ export const GateDecisionSchema = z
   });
 
 export type GateDecisionBody = z.infer<typeof GateDecisionSchema>;
+
+/** Most items one POST /v1/gate/batch decides. */
+export const MAX_BATCH_ITEMS = 100;
+
+/**
+ * The body of POST /v1/gate/batch. Items are checked one by one, so one bad
+ * item gets its own error entry instead of sinking the batch.
+ */
+export const GateBatchRequestSchema = z
+  .strictObject({
+    items: z
+      .array(
+        z.unknown().openapi({ description: "A GateRequest; each item is validated on its own." }),
+        { error: requiredOr("must be an array of gate requests") },
+      )
+      .max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} items`)
+      .openapi({ description: `Up to ${MAX_BATCH_ITEMS} gate requests, each as POST /v1/gate takes it.` }),
+  })
+  .openapi("GateBatchRequest", {
+    example: {
+      items: [
+        { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 },
+        { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, pricing_mode: "cache_aware", context_tokens: 150_000 },
+      ],
+    },
+  });
+
+/** A batch entry for an item that could not be decided: the one error shape, for that item. */
+export const GateBatchItemErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.literal("invalid_request"),
+      message: z.string(),
+      issues: z.array(z.object({ path: z.string(), message: z.string() })),
+    }),
+  })
+  .openapi("GateBatchItemError");
+
+export type GateBatchItemError = z.infer<typeof GateBatchItemErrorSchema>;
+
+/** The 200 answer of POST /v1/gate/batch: one entry per item, in request order. */
+export const GateBatchResponseSchema = z
+  .object({ decisions: z.array(z.union([GateDecisionSchema, GateBatchItemErrorSchema])) })
+  .openapi("GateBatchResponse");

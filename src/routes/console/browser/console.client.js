@@ -252,9 +252,11 @@
     }
     // Terms the gate adds later (cache-aware pricing) are shown as they come.
     for (const [key, value] of Object.entries(d)) {
-      if (known.has(key) || typeof value !== "number") continue;
+      const isBreakEven = key.startsWith("break_even_");
+      if (known.has(key) || (typeof value !== "number" && !(isBreakEven && value === null))) continue;
       const label = key.replace(/_usd$/, "").replace(/_/g, " ");
-      row(label, key.endsWith("_usd") ? usd(value) : plain(value)).dataset.term = key;
+      const text = value === null ? "none" : key.endsWith("_usd") ? usd(value) : plain(value);
+      row(label, text).dataset.term = key;
     }
     const net = row("= Net saving", usd(d.net_saving_usd), "net");
     net.dataset.term = "net_saving_usd";

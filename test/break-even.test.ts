@@ -1,0 +1,255 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  BREAK_EVEN_MAX_HORIZON,
+  breakEven,
+  cacheAwareParams,
+  cacheAwareTerms,
+  evaluateCacheAwareGate,
+  evaluateOffloadGate,
+  type CacheAwareInputs,
+  type CachePriceRates,
+  type PricingMode,
+} from "../src/gate";
+
+// Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
+const SEED = 6_2027;
+
+const OPUS: CachePriceRates = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
+const SONNET_45: CachePriceRates = {
+  input: 3,
+  output: 15,
+  cache_read: 0.3,
+  cache_write: 3.75,
+  long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5 },
+};
+
+const fires = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates) =>
+  mode === "seed" ? evaluateOffloadGate(inputs, row).fire : evaluateCacheAwareGate(inputs, row).fire;
+
+/**
+ * The same predicate, faster: past the pre-filter the cache-aware decision
+ * fires exactly when its terms' net is > 0 (checked on every answer below),
+ * without formatting a reason per step of a long search.
+ */
+const firesFast = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates) =>
+  mode === "seed"
+    ? evaluateOffloadGate(inputs, row).fire
+    : inputs.output_tokens >= (inputs.large_offload_threshold_tokens ?? 0) && cacheAwareTerms(row, cacheAwareParams(inputs)).net > 0;
+
+/** The first horizon in 0..10,000 at which the decision itself fires. */
+function bruteHorizon(mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates): number | null {
+  for (let horizon = 0; horizon <= BREAK_EVEN_MAX_HORIZON; horizon++) {
+    if (firesFast(mode, { ...inputs, horizon }, row)) return horizon;
+  }
+  return null;
+}
+
+/** The first output size from the threshold up to `limit` at which the decision fires. */
+function bruteOutput(mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates, limit: number): number | null {
+  for (let output_tokens = inputs.large_offload_threshold_tokens ?? 0; output_tokens <= limit; output_tokens++) {
+    if (firesFast(mode, { ...inputs, output_tokens }, row)) return output_tokens;
+  }
+  return null;
+}
+
+const price = fc.double({ min: 0.05, max: 80, noNaN: true, noDefaultInfinity: true });
+const row = fc
+  .record({
+    input: price,
+    outFactor: fc.double({ min: 0.5, max: 8, noNaN: true }),
+    read: fc.option(fc.double({ min: 0.05, max: 1.2, noNaN: true }), { nil: undefined }),
+    write: fc.option(fc.double({ min: 0.8, max: 2, noNaN: true }), { nil: undefined }),
+    tier: fc.option(
+      fc.record({ threshold_tokens: fc.integer({ min: 1, max: 300_000 }), factor: fc.double({ min: 0.5, max: 3, noNaN: true }) }),
+      { nil: undefined },
+    ),
+  })
+  .map(({ input, outFactor, read, write, tier }): CachePriceRates => {
+    const base: CachePriceRates = { input, output: input * outFactor };
+    if (read !== undefined) base.cache_read = input * read;
+    if (write !== undefined) base.cache_write = input * write;
+    if (tier === undefined) return base;
+    return {
+      ...base,
+      long_context: { threshold_tokens: tier.threshold_tokens, input: input * tier.factor, output: input * outFactor * tier.factor },
+    };
+  });
+
+const request = fc.record({
+  model_name: fc.constant("m"),
+  output_tokens: fc.oneof(fc.integer({ min: 0, max: 60_000 }), fc.double({ min: 0, max: 60_000, noNaN: true })),
+  horizon: fc.integer({ min: 0, max: 40 }),
+  recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+  large_offload_threshold_tokens: fc.integer({ min: 0, max: 15_000 }),
+  stub_tokens: fc.integer({ min: 0, max: 3_000 }),
+  recall_input_tokens: fc.integer({ min: 0, max: 8_000 }),
+  recall_output_tokens: fc.integer({ min: 0, max: 3_000 }),
+  cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
+  context_tokens: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 300_000 })),
+});
+/** Requests past the pre-filter (below it, no horizon fires: a test of its own). */
+const pricedRequest = request.map((inputs) => ({
+  ...inputs,
+  output_tokens: inputs.output_tokens + inputs.large_offload_threshold_tokens,
+}));
+
+/** Requests whose output break-even mostly falls inside a search of 60,000 sizes. */
+const outputRequest = request.chain((inputs) =>
+  fc
+    .record({ horizon: fc.integer({ min: 1, max: 40 }), context_tokens: fc.integer({ min: 0, max: 40_000 }) })
+    .map((extra) => ({ ...inputs, ...extra })),
+);
+const mode = fc.constantFrom<PricingMode>("seed", "cache_aware");
+
+const found = { horizon: { priced: 0, some: 0 }, output: { runs: 0, inRange: 0 } };
+
+describe("break_even_horizon", () => {
+  it("is the first horizon at which the decision fires, as a search of 0..10,000 finds", () => {
+    fc.assert(
+      fc.property(mode, pricedRequest, row, (m, inputs, r) => {
+        expect(breakEven(m, inputs, r).break_even_horizon).toBe(bruteHorizon(m, inputs, r));
+        if (inputs.output_tokens >= inputs.large_offload_threshold_tokens) found.horizon.priced++;
+        if (breakEven(m, inputs, r).break_even_horizon !== null) found.horizon.some++;
+      }),
+      { numRuns: 3_000, seed: SEED },
+    );
+    // The generators must exercise the interesting case: most priced cases have an answer.
+    expect(found.horizon.some).toBeGreaterThan(found.horizon.priced / 2);
+  }, 120_000);
+
+  it("is null when the output is below the pre-filter, at every horizon", () => {
+    const inputs = { model_name: "m", output_tokens: 9_999, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    expect(breakEven("seed", inputs, OPUS).break_even_horizon).toBeNull();
+  });
+
+  it("is 1 for worked example 1 and null when the stub is as large as the output", () => {
+    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 60_000 };
+    expect(breakEven("cache_aware", inputs, OPUS).break_even_horizon).toBe(1);
+    expect(breakEven("seed", { ...inputs, stub_tokens: 20_000 }, OPUS).break_even_horizon).toBeNull();
+  });
+
+  it("is 3 for worked example 2 in cache_aware mode: it would fire with one more turn", () => {
+    const inputs = { model_name: "m", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, cache_hit_rate: 0.9, context_tokens: 150_000 };
+    expect(breakEven("cache_aware", inputs, OPUS).break_even_horizon).toBe(3);
+    expect(evaluateCacheAwareGate({ ...inputs, horizon: 3 }, OPUS).fire).toBe(true);
+    expect(evaluateCacheAwareGate({ ...inputs, horizon: 2 }, OPUS).fire).toBe(false);
+  });
+});
+
+describe("break_even_output_tokens", () => {
+  const LIMIT = 60_000;
+
+  it("is the first output size from the threshold at which the decision fires, as a search finds", () => {
+    fc.assert(
+      fc.property(mode, outputRequest, row, (m, inputs, r) => {
+        const closed = breakEven(m, inputs, r).break_even_output_tokens;
+        found.output.runs++;
+        if (closed !== null && closed <= LIMIT) found.output.inRange++;
+        const brute = bruteOutput(m, inputs, r, LIMIT);
+        if (closed !== null && closed <= LIMIT) expect(closed).toBe(brute);
+        else expect(brute).toBeNull();
+        if (closed !== null) {
+          expect(fires(m, { ...inputs, output_tokens: closed }, r)).toBe(true);
+          expect(closed).toBeGreaterThanOrEqual(inputs.large_offload_threshold_tokens);
+        }
+      }),
+      { numRuns: 2_000, seed: SEED },
+    );
+    expect(found.output.inRange).toBeGreaterThan(found.output.runs / 2);
+  }, 120_000);
+
+  it("is never below the pre-filter threshold", () => {
+    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    // In seed mode 900 tokens would already pay at H=4; the pre-filter still says 10,000.
+    expect(breakEven("seed", { ...inputs, large_offload_threshold_tokens: 10_000 }, OPUS).break_even_output_tokens).toBe(10_000);
+    expect(breakEven("seed", { ...inputs, large_offload_threshold_tokens: 0 }, OPUS).break_even_output_tokens).toBe(
+      bruteOutput("seed", { ...inputs, large_offload_threshold_tokens: 0 }, OPUS, 10_000),
+    );
+  });
+
+  it("is null at horizon 0, where nothing is carried", () => {
+    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 0, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    expect(breakEven("seed", inputs, OPUS)).toEqual({ break_even_horizon: 1, break_even_output_tokens: null });
+  });
+
+  it("solves the piece past a tier boundary when the untiered piece has no root", () => {
+    // sonnet-4-5 with 199,000 tokens of history: outputs up to 1,000 tokens stay untiered.
+    const inputs = {
+      model_name: "claude-sonnet-4-5",
+      output_tokens: 20_000,
+      horizon: 1,
+      recall_probability: 1,
+      cache_hit_rate: 0.9,
+      context_tokens: 199_000,
+      large_offload_threshold_tokens: 0,
+      stub_tokens: 200,
+      recall_input_tokens: 2_000,
+      recall_output_tokens: 500,
+    };
+    const closed = breakEven("cache_aware", inputs, SONNET_45).break_even_output_tokens;
+    expect(closed).toBe(bruteOutput("cache_aware", inputs, SONNET_45, 200_000));
+    // The answer is just past the boundary: the tier's premium on 199,000 tokens pays for the recall hop.
+    expect(closed).toBeGreaterThan(1_000);
+    expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 1_000 }, SONNET_45).fire).toBe(false);
+  });
+});
+
+describe("both break-evens at the API's bounds", () => {
+  // Prices up to 10⁶ USD/M and tokens up to 10¹², tiers dearer or cheaper or
+  // partial: the closed form must still land on the decision's own answer.
+  const extremePrice = fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(0, 1e-9, 3, 6.25, 1e6));
+  const optionalPrice = fc.option(extremePrice, { nil: undefined });
+  const extremeRow = fc.record({
+    input: extremePrice,
+    output: extremePrice,
+    cache_read: optionalPrice,
+    cache_write: optionalPrice,
+    long_context: fc.option(
+      fc.record({
+        threshold_tokens: fc.integer({ min: 1, max: 1e12 }),
+        input: optionalPrice,
+        output: optionalPrice,
+        cache_read: optionalPrice,
+        cache_write: optionalPrice,
+      }),
+      { nil: undefined },
+    ),
+  });
+  const tokens = fc.oneof(fc.integer({ min: 0, max: 1e12 }), fc.integer({ min: 0, max: 50_000 }));
+  const extremeRequest = fc
+    .record({
+      model_name: fc.constant("m"),
+      output_tokens: tokens,
+      horizon: fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 0, max: 30 })),
+      recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+      large_offload_threshold_tokens: tokens,
+      stub_tokens: tokens,
+      recall_input_tokens: tokens,
+      recall_output_tokens: tokens,
+      cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
+      context_tokens: tokens,
+    })
+    .map((inputs) => ({ ...inputs, output_tokens: Math.max(inputs.output_tokens, inputs.large_offload_threshold_tokens) }));
+
+  it("fire at the break-even and not just below it, or never where they are null", () => {
+    fc.assert(
+      fc.property(mode, extremeRequest, extremeRow, (m, inputs, r) => {
+        const { break_even_horizon: h, break_even_output_tokens: o } = breakEven(m, inputs, r);
+        expect(h).toBe(bruteHorizon(m, inputs, r));
+        if (o !== null) {
+          expect(o).toBeGreaterThanOrEqual(inputs.large_offload_threshold_tokens);
+          expect(fires(m, { ...inputs, output_tokens: o }, r)).toBe(true);
+          for (let x = Math.max(inputs.large_offload_threshold_tokens, o - 500); x < o; x++) {
+            expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
+          }
+        } else {
+          for (const x of [inputs.large_offload_threshold_tokens, 1e11, 1e12]) {
+            if (x >= inputs.large_offload_threshold_tokens) expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
+          }
+        }
+      }),
+      { numRuns: 400, seed: SEED },
+    );
+  }, 120_000);
+});
