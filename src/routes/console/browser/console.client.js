@@ -225,6 +225,13 @@
     ["expected_recall_hop_cost_usd", "Expected recall hop cost", -1],
   ];
 
+  // Friendlier names for fields the gate answers with; others show as named.
+  const LABELS = {
+    context_premium_saving_usd: "+ Long-context premium avoided",
+    break_even_horizon: "Fires from horizon",
+    break_even_output_tokens: "Fires from output tokens",
+  };
+
   function showDecision(d) {
     const decision = $("decision");
     decision.className = `decision ${d.fire ? "fire" : "hold"}`;
@@ -254,7 +261,7 @@
     for (const [key, value] of Object.entries(d)) {
       const isBreakEven = key.startsWith("break_even_");
       if (known.has(key) || (typeof value !== "number" && !(isBreakEven && value === null))) continue;
-      const label = key.replace(/_usd$/, "").replace(/_/g, " ");
+      const label = LABELS[key] || key.replace(/_usd$/, "").replace(/_/g, " ");
       const text = value === null ? "none" : key.endsWith("_usd") ? usd(value) : plain(value);
       row(label, text).dataset.term = key;
     }
