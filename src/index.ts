@@ -4,6 +4,8 @@ import { createApp } from "./http/app";
 import { notFound, onError } from "./http/errors";
 import { allowOnly, jsonBody } from "./http/guards";
 import { admin } from "./routes/admin";
+import { consoleApp } from "./routes/console";
+import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
 import { health } from "./routes/health";
 
@@ -25,10 +27,15 @@ app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 
 const routes = app.route("/", health).route("/", gate).route("/", admin);
+// The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
+// stay out of AppType and out of the OpenAPI document.
+app.route("/", consoleApp).route("/", docs);
+serveOpenApi(app);
 
 app.all("/healthz", allowOnly("GET", "HEAD"));
 app.all("/v1/gate", allowOnly("POST"));
 app.all("/v1/gate/batch", allowOnly("POST"));
+for (const page of ["/", "/docs", "/openapi.json"]) app.all(page, allowOnly("GET", "HEAD"));
 app.notFound(notFound);
 app.onError(onError);
 

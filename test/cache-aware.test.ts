@@ -7,18 +7,11 @@ import {
   type CacheAwareInputs,
   type CachePriceRates,
 } from "../src/gate";
+import { OPUS, SONNET_45 } from "./fixtures/rows";
 
 // Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
 const SEED = 6_2026;
 
-const OPUS: CachePriceRates = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
-const SONNET_45: CachePriceRates = {
-  input: 3,
-  output: 15,
-  cache_read: 0.3,
-  cache_write: 3.75,
-  long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5 },
-};
 const BASE = {
   model_name: "claude-opus-4-6",
   stub_tokens: 200,

@@ -1,17 +1,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SONNET_45 } from "./fixtures/rows";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
 
 const EXAMPLE_A = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 /** Design note, example 2. */
 const EXAMPLE_2 = { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5 };
-const SONNET_45 = {
-  input: 3,
-  output: 15,
-  cache_read: 0.3,
-  cache_write: 3.75,
-  long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5 },
-};
 
 beforeEach(async () => {
   await resetState();

@@ -42,4 +42,4 @@ export async function resetState(): Promise<void> {
   } while (cursor !== undefined);
 }
 
-export const OPUS: PricingRow = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 };
+export { OPUS } from "./fixtures/rows";

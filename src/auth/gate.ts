@@ -7,6 +7,9 @@ import { enforceRateLimit } from "./rate-limit";
 /** The tenant of a caller when GATE_API_KEYS is unset (the gate is open). */
 export const OPEN_TENANT = "default";
 
+/** The OpenAPI security of the gate's routes: a gate key, or none while GATE_API_KEYS is unset. */
+export const GATE_SECURITY: Record<string, string[]>[] = [{ gateBearer: [] }, {}];
+
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="offload-gate"' };
 let announcedOpen = false;
 

@@ -7,6 +7,7 @@ const healthRoute = createRoute({
   method: "get",
   path: "/healthz",
   summary: "Liveness: answers without touching KV",
+  tags: ["health"],
   responses: { 200: { content: { "application/json": { schema: HealthSchema } }, description: "The worker is up" } },
 });
 

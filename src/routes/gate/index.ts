@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { GATE_SECURITY } from "../../auth/gate";
 import { issuesFromZod } from "../../http/errors";
 import { createApp, waitUntilOf } from "../../http/app";
 import { ErrorSchema } from "../../http/schema";
@@ -18,12 +19,16 @@ export const gateRoute = createRoute({
   method: "post",
   path: "/v1/gate",
   summary: "Decide whether offloading one tool output saves money",
+  tags: ["gate"],
+  security: GATE_SECURITY,
   request: { body: { content: { "application/json": { schema: GateRequestSchema } }, required: true } },
   responses: {
     200: json(GateDecisionSchema, "The decision, its priced terms and its reason"),
     400: json(ErrorSchema, "The body is not JSON or a field is wrong; the error names the field"),
     413: json(ErrorSchema, "The body is over 64 KiB"),
     415: json(ErrorSchema, "The body is not application/json"),
+    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
+    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
   },
 });
 
@@ -32,12 +37,16 @@ export const gateBatchRoute = createRoute({
   method: "post",
   path: "/v1/gate/batch",
   summary: `Decide up to ${MAX_BATCH_ITEMS} tool outputs in one call`,
+  tags: ["gate"],
+  security: GATE_SECURITY,
   request: { body: { content: { "application/json": { schema: GateBatchRequestSchema } }, required: true } },
   responses: {
     200: json(GateBatchResponseSchema, "One entry per item, in order: its decision, or an error naming what is wrong with it"),
     400: json(ErrorSchema, "The body is not JSON, is not {\"items\": [...]}, or holds more than 100 items"),
     413: json(ErrorSchema, "The body is over 64 KiB"),
     415: json(ErrorSchema, "The body is not application/json"),
+    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
+    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
   },
 });
 

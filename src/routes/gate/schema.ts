@@ -14,6 +14,18 @@ const tokenCount = (example: number) =>
     .optional()
     .openapi({ example });
 
+/** Worked example A, every field given: the request the documentation shows, and the inputs its answer echoes. */
+const WORKED_EXAMPLE_A = {
+  model_name: "claude-opus-4-6",
+  output_tokens: 20_000,
+  horizon: 4,
+  recall_probability: 0.3,
+  large_offload_threshold_tokens: 10_000,
+  stub_tokens: 200,
+  recall_input_tokens: 2_000,
+  recall_output_tokens: 500,
+};
+
 /**
  * The body of POST /v1/gate: the reference's `OffloadGateInputs` field for
  * field, so a Python caller can post `dataclasses.asdict(inputs)` as it is.
@@ -92,16 +104,7 @@ export const GateRequestSchema = z
     }
   })
   .openapi("GateRequest", {
-    example: {
-      model_name: "claude-opus-4-6",
-      output_tokens: 20_000,
-      horizon: 4,
-      recall_probability: 0.3,
-      large_offload_threshold_tokens: 10_000,
-      stub_tokens: 200,
-      recall_input_tokens: 2_000,
-      recall_output_tokens: 500,
-    },
+    example: WORKED_EXAMPLE_A,
   });
 
 export type GateRequest = z.infer<typeof GateRequestSchema>;
@@ -178,16 +181,7 @@ export const GateDecisionSchema = z
       break_even_output_tokens: 10_000,
       priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
       stale_pricing: null,
-      inputs: {
-        model_name: "claude-opus-4-6",
-        output_tokens: 20_000,
-        horizon: 4,
-        recall_probability: 0.3,
-        large_offload_threshold_tokens: 10_000,
-        stub_tokens: 200,
-        recall_input_tokens: 2_000,
-        recall_output_tokens: 500,
-      },
+      inputs: WORKED_EXAMPLE_A,
     },
   });
 

@@ -1,0 +1,303 @@
+import { mkdirSync } from "node:fs";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, BASE_URL } from "./server";
+
+/** Debian's chromium, with the flags CI needs (no sandbox, no network chatter). */
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+const ARTIFACTS = "test-results";
+
+let browser: Browser;
+let page: Page;
+let outside: string[];
+let problems: string[];
+const calc = () => page.locator("#calc-form");
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+beforeEach(async () => {
+  const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, deviceScaleFactor: 1 });
+  page = await context.newPage();
+  outside = [];
+  problems = [];
+  page.on("request", (request) => {
+    if (!request.url().startsWith(BASE_URL) && !request.url().startsWith("data:")) outside.push(request.url());
+  });
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+});
+afterEach(async () => {
+  await page?.context().close();
+});
+
+/** The seed formula the gate's core uses, for checking the chart's numbers independently. */
+function seedNet(input: number, output: number, horizon: number, tokens: number, p: number): number {
+  const inRate = input / 1e6;
+  const outRate = output / 1e6;
+  return tokens * inRate * horizon - (200 * inRate * horizon + p * (2000 * inRate + 500 * outRate));
+}
+
+describe("the ops console at GET /", () => {
+  it("renders the pricing table with aliases, sources, ages and warnings", async () => {
+    await page.goto(`${BASE_URL}/`);
+    const opus = page.locator('#pricing-table tr[data-model="claude-opus-4-5"]');
+    await expect.poll(() => opus.count()).toBe(1);
+    expect(await opus.textContent()).toContain("claude-opus-4-5-20251101");
+    expect(await opus.locator("a.source").textContent()).toBe("platform.claude.com");
+
+    const legacy = page.locator('#pricing-table tr[data-model="legacy-model-2025"]');
+    expect(await legacy.getAttribute("class")).toContain("stale");
+    expect(await legacy.locator(".badge.warn").textContent()).toMatch(/⚠ \d+ days old/);
+    expect(await legacy.textContent()).toContain("legacy-2025-01");
+
+    const broken = page.locator('#pricing-table tr[data-model="broken-model"]');
+    expect(await broken.locator(".badge.bad").textContent()).toBe("invalid");
+    expect(await broken.textContent()).toContain("input price must not be negative");
+
+    expect(await page.locator("#config").textContent()).toContain("expected_conversation_depth");
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it("asks the gate from the calculator and draws both curves with their break-even points", async () => {
+    await page.goto(`${BASE_URL}/`);
+    // The page asks once on load, so the chart is there without any input.
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+
+    await calc().getByLabel("Model", { exact: true }).fill("claude-sonnet-4-6");
+    await calc().getByLabel("Output size", { exact: true }).fill("30000");
+    await calc().getByLabel("Horizon (turns)").fill("3");
+    await calc().getByLabel("Recall probability").fill("0.4");
+    // Keyboard only: focus the button and press Enter.
+    await page.locator("#calc-submit").focus();
+    await page.keyboard.press("Enter");
+
+    const decision = page.getByTestId("decision");
+    await expect.poll(() => decision.textContent()).toMatch(/^Fire — stub it: saves \$0\.2[0-9]+ \(net_positive\)$/);
+    const expected = seedNet(3, 15, 3, 30_000, 0.4);
+    expect(await page.locator("#reason").textContent()).toBe(
+      `net=$${expected.toFixed(4)} (saving=$0.2700 − stub=$0.0018 − recall=$0.0054); H=3 p_recall=0.40 model=claude-sonnet-4-6`,
+    );
+    for (const term of ["reprefill_saving_usd", "stub_carry_cost_usd", "expected_recall_hop_cost_usd", "net_saving_usd"]) {
+      expect(await page.locator(`#terms [data-term="${term}"]`).count()).toBe(1);
+    }
+
+    const horizon = page.locator("#chart-horizon");
+    expect(await horizon.locator("circle.pt").count()).toBeGreaterThanOrEqual(9);
+    // The marked point is the decision itself, computed in the page with the seed formula.
+    expect(Number(await horizon.getByTestId("here").getAttribute("data-net"))).toBeCloseTo(expected, 12);
+    const perTurn = ((30_000 - 200) * 3) / 1e6;
+    const recall = 0.4 * ((2000 * 3 + 500 * 15) / 1e6);
+    expect(Number(await horizon.getByTestId("break-even").getAttribute("data-x"))).toBeCloseTo(recall / perTurn, 9);
+    // The page's "fires from" agrees with the gate's own break-even horizon.
+    const firesFrom = Math.floor(recall / perTurn) + 1;
+    expect(await horizon.getByTestId("break-even").textContent()).toContain(`fires from H = ${firesFrom}`);
+    expect(await page.locator('#terms [data-term="break_even_horizon"]').textContent()).toBe(String(firesFrom));
+    expect(await horizon.getByTestId("zero-line").count()).toBe(1);
+
+    const tokens = page.locator("#chart-tokens");
+    expect(await tokens.locator("circle.pt").count()).toBe(41);
+    expect(Number(await tokens.getByTestId("break-even").getAttribute("data-x"))).toBeCloseTo(200 + recall / ((3 / 1e6) * 3), 6);
+    expect(await tokens.getByTestId("prefilter").count()).toBe(1);
+    // Points on each side of zero are drawn differently, and the curve does cross it.
+    expect(await tokens.locator("circle.pt.neg").count()).toBeGreaterThan(0);
+
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/console.png`, fullPage: true });
+  });
+
+  it("fits a phone-width screen without sideways scrolling, the wide table scrolling on its own", async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(420);
+    await page.screenshot({ path: `${ARTIFACTS}/console-narrow.png`, fullPage: true });
+  });
+
+  it("names the wrong field when the gate refuses the input", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    await calc().getByLabel("Recall probability").fill("1.5");
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect
+      .poll(() => page.locator("#calc-status").textContent())
+      .toContain("invalid_request: recall_probability: must be between 0 and 1");
+  });
+
+  it("sends the gate key as a bearer token when one is given", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    await page.getByText("More inputs").click();
+    await calc().getByLabel("Gate key").fill("agents-prod-key");
+    const request = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    expect((await request).headers()["authorization"]).toBe("Bearer agents-prod-key");
+  });
+
+  it("offers the pricing mode once the gate has one, sending cache fields only in cache_aware mode", async () => {
+    const doc = (await (await fetch(`${BASE_URL}/openapi.json`)).json()) as { components: { schemas: Record<string, any> } };
+    const hasModes = doc.components.schemas["GateRequest"]?.properties?.pricing_mode !== undefined;
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    const mode = calc().getByLabel("Pricing mode");
+    if (!hasModes) {
+      expect(await mode.count()).toBe(0);
+      return;
+    }
+    const bodies: Record<string, unknown>[] = [];
+    page.on("request", (r) => r.url() === `${BASE_URL}/v1/gate` && bodies.push(r.postDataJSON()));
+    expect(await calc().getByLabel("Cache hit rate").isHidden()).toBe(true);
+    await mode.selectOption("cache_aware");
+    await calc().getByLabel("Cache hit rate").fill("0.6");
+    await calc().getByLabel("Context tokens").fill("50000");
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect.poll(() => bodies.length).toBe(1);
+    expect(bodies[0]).toMatchObject({ pricing_mode: "cache_aware", cache_hit_rate: 0.6, context_tokens: 50_000 });
+    await expect.poll(() => page.getByTestId("decision").textContent()).not.toContain("Submit");
+    await mode.selectOption("seed");
+    expect(await calc().getByLabel("Cache hit rate").isHidden()).toBe(true);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect.poll(() => bodies.length).toBe(2);
+    expect(bodies[1]).toMatchObject({ pricing_mode: "seed" });
+    expect(bodies[1]).not.toHaveProperty("cache_hit_rate");
+    expect(bodies[1]).not.toHaveProperty("context_tokens");
+    expect(problems).toEqual([]);
+  });
+
+  it("says when no row can price the model, and draws nothing", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await calc().getByLabel("Model", { exact: true }).fill("mystery-model-9");
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (unpriced)");
+    expect(await page.locator("#chart-horizon").textContent()).toContain("No pricing row for mystery-model-9");
+  });
+
+  it("stays read-only until an admin token is accepted, then edits through the admin API", async () => {
+    await page.goto(`${BASE_URL}/`);
+    const edit = page.getByRole("button", { name: "Edit legacy-model-2025" });
+    expect(await edit.isHidden()).toBe(true);
+
+    const doc = (await (await fetch(`${BASE_URL}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const adminApi = doc.paths["/v1/admin/pricing/{model}"]?.["put"] !== undefined;
+
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    if (!adminApi) {
+      // Built against the admin API's contract; without it the console says so and edits nothing.
+      await expect.poll(() => page.locator("#admin-status").textContent()).toBe("This deployment has no admin API: the table stays read-only.");
+      expect(await edit.isHidden()).toBe(true);
+      return;
+    }
+    await expect.poll(() => edit.isVisible()).toBe(true);
+    await edit.click();
+    const json = page.getByLabel("Row (JSON, USD per million tokens)");
+    const row = JSON.parse(await json.inputValue());
+    expect(row).toMatchObject({ input: 2, output: 8 });
+    await json.fill(JSON.stringify({ ...row, input: 2.5, verified_at: new Date().toISOString().slice(0, 10) }));
+    const put = page.waitForRequest((request) => request.method() === "PUT");
+    await page.getByRole("button", { name: /^Save/ }).click();
+    const request = await put;
+    expect(request.url()).toBe(`${BASE_URL}/v1/admin/pricing/legacy-model-2025`);
+    expect(request.headers()["authorization"]).toBe(`Bearer ${ADMIN_TOKEN}`);
+    await expect.poll(() => page.locator("#admin-status").textContent()).toMatch(/^Saved legacy-model-2025\./);
+    const refreshed = page.locator('#pricing-table tr[data-model="legacy-model-2025"]');
+    expect(await refreshed.locator("td").first().textContent()).toBe("$2.50");
+    expect((await refreshed.getAttribute("class")) ?? "").not.toContain("stale");
+  });
+});
+
+describe("the console's side of the admin API contract", () => {
+  // The admin API may live on another branch or deployment: here the test
+  // answers for it, and checks what the page sends and how it reads replies.
+  it("unlocks with the keyboard, sends PUT with the bearer token and shows the API's warnings", async () => {
+    let sent: { method: string; url: string; auth: string | undefined; body: unknown } | undefined;
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) => route.fulfill({ status: 200, json: { rows: [] } }));
+    await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) => {
+      const request = route.request();
+      sent = { method: request.method(), url: request.url(), auth: request.headers()["authorization"], body: request.postDataJSON() };
+      return route.fulfill({ status: 200, json: { warnings: ["cache_read is not 10% of input"] } });
+    });
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("a-token");
+    await page.keyboard.press("Enter");
+    const edit = page.getByRole("button", { name: "Edit broken-model" });
+    await expect.poll(() => edit.isVisible()).toBe(true);
+
+    await edit.focus();
+    await page.keyboard.press("Enter");
+    const json = page.getByLabel("Row (JSON, USD per million tokens)");
+    // The corrupt row opens as stored, so it can be fixed.
+    expect(JSON.parse(await json.inputValue())).toEqual({ input: -1, output: 4 });
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Edit broken-model");
+
+    await edit.click();
+    await json.fill('{"input": 1, "output": 4}');
+    await page.getByRole("button", { name: /^Save/ }).click();
+    await expect.poll(() => page.locator("#admin-status").textContent()).toBe("Saved broken-model. Warnings: cache_read is not 10% of input");
+    expect(sent).toEqual({
+      method: "PUT",
+      url: `${BASE_URL}/v1/admin/pricing/broken-model`,
+      auth: "Bearer a-token",
+      body: { input: 1, output: 4 },
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows the API's refusal, naming the field, and keeps the editor open", async () => {
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) => route.fulfill({ status: 200, json: { rows: [] } }));
+    await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) =>
+      route.fulfill({
+        status: 400,
+        json: { error: { code: "invalid_request", message: "input price must not be negative", issues: [{ path: "input", message: "input price must not be negative" }] } },
+      }),
+    );
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("a-token");
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    await page.getByRole("button", { name: "Edit broken-model" }).click();
+    await page.getByRole("button", { name: /^Save/ }).click();
+    await expect.poll(() => page.locator("#edit-status").textContent()).toBe("Not saved — invalid_request: input: input price must not be negative");
+    expect(await page.locator("#edit-dialog").getAttribute("open")).not.toBeNull();
+  });
+
+  it("stays read-only when the admin API refuses the token", async () => {
+    await page.route(`${BASE_URL}/v1/admin/pricing`, (route) =>
+      route.fulfill({ status: 401, json: { error: { code: "unauthorized", message: "bad token", issues: [] } } }),
+    );
+    await page.goto(`${BASE_URL}/`);
+    await page.getByLabel("Admin token").fill("wrong");
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    await expect.poll(() => page.locator("#admin-status").textContent()).toBe("The admin API refused this token.");
+    expect(await page.getByRole("button", { name: "Edit broken-model" }).isHidden()).toBe(true);
+  });
+});
+
+describe("Swagger UI at GET /docs", () => {
+  it("renders the API from /openapi.json with nothing fetched from outside", async () => {
+    await page.goto(`${BASE_URL}/docs`);
+    await expect.poll(() => page.locator(".opblock-summary-path").allTextContents(), { timeout: 30_000 }).toContain("/v1/gate");
+    expect(await page.locator(".info .title").textContent()).toContain("offload-gate");
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.screenshot({ path: `${ARTIFACTS}/docs.png` });
+  });
+});

@@ -1,0 +1,83 @@
+import type { PricingRow } from "../../pricing/schema";
+import { parseRow } from "../../pricing/store";
+
+/** Rows verified longer ago than this get a visible warning. */
+export const STALE_AFTER_DAYS = 90;
+
+const PRICING_PREFIX = "pricing:";
+// Enough reads in flight to be quick, few enough to stay polite to KV.
+const READ_CONCURRENCY = 16;
+const DAY_MS = 86_400_000;
+
+/** One line of the console's pricing table. */
+export type TableRow =
+  | { model: string; status: "valid"; row: PricingRow; ageDays: number | null; stale: boolean }
+  | { model: string; status: "invalid"; detail: string; raw: string };
+
+/**
+ * Every `pricing:` row in KV, paged through list() until list_complete and
+ * sorted by provider and model. A row that does not parse is listed as
+ * invalid with the reason, never dropped and never thrown.
+ *
+ * @example
+ * const rows = await loadPricingTable(env.PRICING, Date.now());
+ * rows[0] // { model: "claude-opus-4-6", status: "valid", row: {...}, ageDays: 3, stale: false }
+ */
+export async function loadPricingTable(kv: KVNamespace, now: number): Promise<TableRow[]> {
+  const models: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await kv.list({ prefix: PRICING_PREFIX, ...(cursor === undefined ? {} : { cursor }) });
+    models.push(...page.keys.map((key) => key.name.slice(PRICING_PREFIX.length)));
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor !== undefined);
+
+  const rows: TableRow[] = [];
+  for (let start = 0; start < models.length; start += READ_CONCURRENCY) {
+    const batch = models.slice(start, start + READ_CONCURRENCY);
+    const texts = await Promise.all(batch.map((model) => kv.get(`${PRICING_PREFIX}${model}`)));
+    batch.forEach((model, i) => {
+      const text = texts[i];
+      // Deleted between list() and get(): nothing to show.
+      if (text === null || text === undefined) return;
+      rows.push(toTableRow(model, text, now));
+    });
+  }
+  return rows.sort(byProviderThenModel);
+}
+
+/**
+ * One stored row as the table shows it.
+ *
+ * @example
+ * toTableRow("gpt-5", '{"input":1.25,"output":10,"verified_at":"2026-01-01"}', Date.parse("2026-11-30"))
+ * // { model: "gpt-5", status: "valid", ageDays: 333, stale: true, row: {...} }
+ */
+export function toTableRow(model: string, text: string, now: number): TableRow {
+  const parsed = parseRow(model, text);
+  if (parsed.kind !== "row") {
+    const detail = parsed.kind === "invalid" ? parsed.detail : `${model} has no row`;
+    return { model, status: "invalid", detail, raw: text.slice(0, 2_000) };
+  }
+  const ageDays = ageInDays(parsed.row.verified_at, now);
+  return { model, status: "valid", row: parsed.row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS };
+}
+
+/**
+ * Whole days since a YYYY-MM-DD date (UTC), or null without one.
+ *
+ * @example
+ * ageInDays("2026-11-01", Date.parse("2026-11-30T12:00:00Z")) // 29
+ */
+export function ageInDays(verifiedAt: string | undefined, now: number): number | null {
+  if (verifiedAt === undefined) return null;
+  const then = Date.parse(`${verifiedAt}T00:00:00Z`);
+  if (Number.isNaN(then)) return null;
+  return Math.max(0, Math.floor((now - then) / DAY_MS));
+}
+
+function byProviderThenModel(a: TableRow, b: TableRow): number {
+  // Invalid rows first: they are what ops must look at.
+  const provider = (row: TableRow) => (row.status === "valid" ? (row.row.provider ?? "~") : "");
+  return provider(a).localeCompare(provider(b)) || a.model.localeCompare(b.model);
+}

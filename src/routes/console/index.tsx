@@ -1,0 +1,68 @@
+import { NONCE, secureHeaders } from "hono/secure-headers";
+import { createApp, waitUntilOf } from "../../http/app";
+import { readGateConfig } from "../../pricing/store";
+import { GateRequestSchema } from "../gate/schema";
+import css from "./browser/console.client.css";
+import script from "./browser/console.client.js";
+import { loadPricingTable } from "./data";
+import { ConsolePage } from "./page";
+
+// The page's own style and script carry the nonce; everything else is
+// same-origin, and the only thing the page fetches is this worker's API.
+const csp = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: [NONCE],
+    styleSrc: [NONCE],
+    imgSrc: ["'self'", "data:"],
+    connectSrc: ["'self'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+  },
+  referrerPolicy: "no-referrer",
+});
+
+/**
+ * The pricing modes a request schema takes in its `pricing_mode` field (an
+ * enum, possibly optional or defaulted), read from the gate's own schema so
+ * the console offers a mode exactly when the gate has one.
+ *
+ * @example
+ * pricingModes() // [] before cache-aware pricing; ["seed", "cache_aware"] after
+ */
+export function pricingModes(shape: Record<string, unknown> = GateRequestSchema.shape): string[] {
+  const field: unknown = shape["pricing_mode"];
+  let schema = field as { unwrap?: () => unknown; options?: unknown } | undefined;
+  for (let depth = 0; schema?.unwrap !== undefined && schema.options === undefined && depth < 4; depth++) {
+    schema = schema.unwrap() as typeof schema;
+  }
+  const options = schema?.options;
+  return Array.isArray(options) ? options.filter((option): option is string => typeof option === "string") : [];
+}
+
+const hasCacheFields = () => "cache_hit_rate" in GateRequestSchema.shape && "context_tokens" in GateRequestSchema.shape;
+
+/**
+ * GET /: the ops console. Server-rendered with Hono JSX from KV (pricing
+ * rows, the gate config); no build step, no external asset.
+ *
+ * @example
+ * app.route("/", consoleApp); // then open http://127.0.0.1:8787/
+ */
+export const consoleApp = createApp().get("/", csp, async (c) => {
+  const [rows, config] = await Promise.all([
+    loadPricingTable(c.env.PRICING, Date.now()),
+    readGateConfig(c.env.PRICING, waitUntilOf(c)),
+  ]);
+  const view = {
+    rows,
+    config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
+    modes: pricingModes(),
+    cacheFields: hasCacheFields(),
+    nonce: c.get("secureHeadersNonce") ?? "",
+    css,
+    script,
+  };
+  return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
+});

@@ -1,0 +1,189 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { pricingModes } from "../src/routes/console";
+import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/data";
+import { z } from "@hono/zod-openapi";
+import { GateRequestSchema } from "../src/routes/gate/schema";
+import { call, OPUS, putRow, resetState } from "./helpers";
+
+const DAY_MS = 86_400_000;
+const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
+
+beforeEach(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", {
+    ...OPUS,
+    aliases: ["claude-opus-4-6-20260101"],
+    provider: "anthropic",
+    source: "https://platform.claude.com/docs/en/about-claude/pricing",
+    verified_at: daysAgo(3),
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function page(): Promise<{ res: Response; html: string }> {
+  const res = await call("/");
+  return { res, html: await res.text() };
+}
+
+/** The `<tr>` of one model in the pricing table. */
+function rowOf(html: string, model: string): string {
+  const match = html.match(new RegExp(`<tr[^>]*data-model="${model.replace(/[.]/g, "\\.")}"[^>]*>[\\s\\S]*?</tr>`));
+  expect(match, `row for ${model}`).not.toBeNull();
+  return match?.[0] ?? "";
+}
+
+describe("GET /", () => {
+  it("renders the pricing table with prices, aliases, source and age", async () => {
+    const { res, html } = await page();
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const row = rowOf(html, "claude-opus-4-6");
+    for (const text of ["$5.00", "$25.00", "$0.50", "$6.25", "$10.00", "claude-opus-4-6-20260101", "anthropic", "platform.claude.com", "3 days old"]) {
+      expect(row).toContain(text);
+    }
+    expect(row).not.toContain("badge warn");
+  });
+
+  it(`warns on a row verified more than ${STALE_AFTER_DAYS} days ago, and on one never verified`, async () => {
+    await putRow("old-model", { input: 1, output: 2, verified_at: daysAgo(STALE_AFTER_DAYS + 30) });
+    await putRow("undated-model", { input: 1, output: 2 });
+    const { html } = await page();
+    const old = rowOf(html, "old-model");
+    expect(old).toMatch(/<tr class="stale"/);
+    expect(old).toContain(`⚠ ${STALE_AFTER_DAYS + 30} days old`);
+    expect(rowOf(html, "undated-model")).toContain("⚠ never verified");
+    expect(html).toContain(`1 older than ${STALE_AFTER_DAYS} days`);
+  });
+
+  it("shows a corrupt row as invalid, with the reason, instead of failing", async () => {
+    await putRow("broken-json", "{not json");
+    await putRow("negative-price", JSON.stringify({ input: -1, output: 2 }));
+    await putRow("unknown-field", JSON.stringify({ input: 1, output: 2, inptu: 3 }));
+    const { res, html } = await page();
+    expect(res.status).toBe(200);
+    expect(rowOf(html, "broken-json")).toContain("pricing:broken-json is not valid JSON");
+    expect(rowOf(html, "negative-price")).toContain("input price must not be negative");
+    expect(rowOf(html, "unknown-field")).toContain("inptu");
+    expect(html).toContain("3 invalid");
+    expect(rowOf(html, "claude-opus-4-6")).toContain("$25.00");
+  });
+
+  it("pages through KV's list until list_complete", async () => {
+    const models = Array.from({ length: 7 }, (_, i) => `paged-model-${i}`);
+    await Promise.all(models.map((model) => putRow(model, { input: 1, output: 2 })));
+    const list = env.PRICING.list.bind(env.PRICING);
+    // Real KV, in pages of two keys.
+    const spy = vi.spyOn(env.PRICING, "list").mockImplementation(((options: KVNamespaceListOptions) => list({ ...options, limit: 2 })) as never);
+    const { html } = await page();
+    expect(spy.mock.calls.length).toBeGreaterThanOrEqual(4);
+    for (const model of models) rowOf(html, model);
+  });
+
+  it("shows the gate config priors from config:gate", async () => {
+    await env.PRICING.put("config:gate", JSON.stringify({ expected_conversation_depth: 7, p_recall: 0.35 }));
+    const { html } = await page();
+    expect(html).toMatch(/<code>expected_conversation_depth<\/code><\/th><td class="num">7<\/td>/);
+    expect(html).toMatch(/<code>p_recall<\/code><\/th><td class="num">0\.35<\/td>/);
+    expect(html).toContain('placeholder="7"');
+    expect(html).toContain("blank: the prior, 0.35");
+  });
+
+  it("says so when config:gate is invalid, and that the gate will not fire", async () => {
+    await env.PRICING.put("config:gate", JSON.stringify({ p_recall: 2 }));
+    const { res, html } = await page();
+    expect(res.status).toBe(200);
+    expect(html).toContain("config:gate is invalid");
+    expect(html).toContain('role="alert"');
+  });
+
+  it("labels every input, select and textarea", async () => {
+    const { html } = await page();
+    const controls = [...html.matchAll(/<(input|select|textarea)\b[^>]*\bid="([^"]+)"/g)].map((match) => match[2]);
+    expect(controls.length).toBeGreaterThanOrEqual(10);
+    const labelled = new Set([...html.matchAll(/<label\b[^>]*\bfor="([^"]+)"/g)].map((match) => match[1]));
+    expect(controls.filter((id) => !labelled.has(id))).toEqual([]);
+    expect([...html.matchAll(/<(?:input|select|textarea)\b(?![^>]*\bid=)[^>]*>/g)]).toEqual([]);
+  });
+
+  it("offers the pricing mode exactly when the gate takes one", async () => {
+    const { html } = await page();
+    const gateHasModes = "pricing_mode" in GateRequestSchema.shape;
+    expect(html.includes('id="f-mode"')).toBe(gateHasModes);
+    if (gateHasModes) {
+      expect(pricingModes()).toEqual(expect.arrayContaining(["seed", "cache_aware"]));
+      expect(html).toMatch(/<fieldset id="cache-fields"[^>]*hidden/);
+    } else {
+      expect(pricingModes()).toEqual([]);
+    }
+  });
+
+  it("sets a strict Content-Security-Policy whose nonce is on its one style and one script", async () => {
+    const { res, html } = await page();
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const nonce = csp.match(/script-src 'nonce-([^']+)'/)?.[1];
+    expect(nonce).toMatch(/^[A-Za-z0-9+/=]{16,}$/);
+    expect(csp).toContain(`style-src 'nonce-${nonce}'`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(html.match(/<script nonce="/g)).toHaveLength(1);
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain(`<style nonce="${nonce}">`);
+    expect(html).not.toMatch(/\sstyle="/);
+    // A second request gets a fresh nonce.
+    const again = (await call("/")).headers.get("content-security-policy");
+    expect(again).not.toBe(csp);
+  });
+
+  it("loads nothing from outside the worker", async () => {
+    const { html } = await page();
+    expect(html).not.toMatch(/<(script|img|iframe)[^>]*\ssrc=/);
+    expect(html).not.toMatch(/<link[^>]*href="(?!data:)/);
+    expect(html).not.toMatch(/@import|url\(\s*["']?https?:/);
+  });
+
+  it("cannot be broken out of by a row's text", async () => {
+    await putRow("sneaky-model", { input: 1, output: 2, source: "https://example.test/</script><script>alert(1)</script>" });
+    const { html } = await page();
+    expect(html).not.toContain("<script>alert(1)");
+    expect(html.match(/<\/script>/g)).toHaveLength(2);
+  });
+
+  it("answers HEAD without a body and 405 to other methods", async () => {
+    const head = await call("/", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    const post = await call("/", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("the console's pricing modes", () => {
+  it("reads an optional or defaulted enum, and nothing else", () => {
+    const modes = z.enum(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: modes.optional() })).toEqual(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: modes.default("seed") })).toEqual(["seed", "cache_aware"]);
+    expect(pricingModes({ pricing_mode: z.string().optional() })).toEqual([]);
+    expect(pricingModes({})).toEqual([]);
+  });
+});
+
+describe("the console's row ages", () => {
+  const now = Date.parse("2026-11-30T15:00:00Z");
+
+  it("counts whole UTC days since verified_at", () => {
+    expect(ageInDays("2026-11-30", now)).toBe(0);
+    expect(ageInDays("2026-11-01", now)).toBe(29);
+    expect(ageInDays(undefined, now)).toBeNull();
+  });
+
+  it(`flags a row only once it is more than ${STALE_AFTER_DAYS} days old`, () => {
+    const row = (date: string) => toTableRow("m", JSON.stringify({ input: 1, output: 2, verified_at: date }), now);
+    expect(row("2026-09-01")).toMatchObject({ status: "valid", ageDays: 90, stale: false });
+    expect(row("2026-08-31")).toMatchObject({ status: "valid", ageDays: 91, stale: true });
+  });
+});
