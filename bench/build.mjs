@@ -1,12 +1,38 @@
 // Bundles what the benchmark and the soak run: the worker (optionally behind
 // the bench entry that counts KV reads) and the pure core, with esbuild.
 import { build } from "esbuild";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "bench");
+
+// wrangler.toml's `[[rules]] type = "Text"` globs as regular expressions
+// over resolved paths, so the bundle imports those files as text, as
+// `wrangler deploy` does.
+function textRules() {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
+  const globs = (workerOptions.modulesRules ?? []).filter((rule) => rule.type === "Text").flatMap((rule) => rule.include);
+  return globs.map((glob) => {
+    const pattern = glob
+      .split("**/")
+      .map((part) => part.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*"))
+      .join("(?:.*/)?");
+    return new RegExp(`(?:^|/)${pattern}$`);
+  });
+}
+
+const textPlugin = {
+  name: "wrangler-text-rules",
+  setup(esbuild) {
+    const rules = textRules();
+    esbuild.onLoad({ filter: /.*/ }, (args) =>
+      rules.some((rule) => rule.test(args.path)) ? { contents: readFileSync(args.path, "utf8"), loader: "text" } : undefined,
+    );
+  },
+};
 
 /**
  * Bundles one entry to dist/bench/<name>.mjs for workerd (or Node) and
@@ -28,6 +54,9 @@ export async function bundle(entry, name) {
     conditions: ["workerd", "worker", "browser"],
     // As wrangler does: the bundle is what deploys, minus the minifier.
     minify: false,
+    jsx: "automatic",
+    jsxImportSource: "hono/jsx",
+    plugins: [textPlugin],
     logLevel: "warning",
   });
   return outfile;
