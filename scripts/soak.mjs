@@ -3,7 +3,7 @@
 // bodies, how long any answer still carried the old price after an update,
 // and workerd's memory at the start and the end. Not part of CI.
 //
-//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 SOAK_WARMUP_SECONDS=20 \
+//   SOAK_SECONDS=60 SOAK_RATE=400 SOAK_UPDATE_SECONDS=5 SOAK_TTL_SECONDS=5 SOAK_WARMUP_SECONDS=60 \
 //   SOAK_RATE_LIMITER=on npm run soak
 //
 // Bounded: autocannon stops after SOAK_SECONDS (at most 600), the update loop
@@ -19,7 +19,7 @@ const seconds = Math.min(600, Number(process.env.SOAK_SECONDS ?? 60));
 const rate = Number(process.env.SOAK_RATE ?? 400);
 const updateEvery = Number(process.env.SOAK_UPDATE_SECONDS ?? 5);
 const ttlSeconds = Number(process.env.SOAK_TTL_SECONDS ?? 5);
-const warmupSeconds = Math.min(120, Number(process.env.SOAK_WARMUP_SECONDS ?? 20));
+const warmupSeconds = Math.min(120, Number(process.env.SOAK_WARMUP_SECONDS ?? 60));
 const connections = 8;
 
 const watchdog = setTimeout(() => {
