@@ -15,11 +15,8 @@ import { health } from "./routes/health";
  */
 const app = createApp();
 
-app.use("*", async (c, next) => {
-  c.set("tenant", "default");
-  await next();
-});
-// Who is calling comes before anything about the body. "/v1/gate/*" also
+// Who is calling comes before anything about the body; gateKeys() sets the
+// tenant of every gate request. "/v1/gate/*" also
 // matches "/v1/gate" itself, so one registration guards both (and counts
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../auth/gate";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { issuesFromZod } from "../../http/errors";
 import { createApp, waitUntilOf } from "../../http/app";
 import { ErrorSchema } from "../../http/schema";
@@ -52,7 +52,7 @@ export const gateBatchRoute = createRoute({
 
 const contextOf = (c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined }): DecideContext => ({
   env: c.env,
-  tenant: c.get("tenant") ?? "default",
+  tenant: c.get("tenant") ?? OPEN_TENANT,
   waitUntil: waitUntilOf(c),
 });
 
