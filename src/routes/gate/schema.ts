@@ -198,7 +198,12 @@ export const GateBatchRequestSchema = z
   .strictObject({
     items: z
       .array(
-        z.unknown().openapi({ description: "A GateRequest; each item is validated on its own." }),
+        // Validated one by one (a bad item must not sink the batch), so the
+        // schema here only points the document at GateRequest.
+        z.unknown().openapi({
+          description: "A GateRequest; each item is validated on its own.",
+          allOf: [{ $ref: "#/components/schemas/GateRequest" }],
+        } as Record<string, unknown>),
         { error: requiredOr("must be an array of gate requests") },
       )
       .max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} items`)
