@@ -1,24 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import vectorsText from "./fixtures/gate-vectors.jsonl?raw";
-import type { OffloadGateDecision, OffloadGateInputs, PriceRates } from "../src/gate";
 import { postJson, putRow, resetState } from "./helpers";
+import { VECTOR_PRICING as pricing, VECTORS } from "./fixtures/vectors";
 
-interface Vector {
-  id: string;
-  inputs: OffloadGateInputs;
-  api_valid: boolean;
-  expected: OffloadGateDecision;
-}
-
-const [header, ...caseLines] = vectorsText.split("\n").filter((line) => line.trim() !== "");
-const pricing = (JSON.parse(header as string) as { pricing_per_million_usd: Record<string, PriceRates> })
-  .pricing_per_million_usd;
 // The API's rows must carry an output price (a missing one would under-price every recall hop),
 // so the one vector model without it is checked by the core's conformance test alone.
 const storable = (model: string) => pricing[model]?.output !== undefined;
-const vectors = caseLines
-  .map((line) => JSON.parse(line) as Vector)
-  .filter((vector) => vector.api_valid && (pricing[vector.inputs.model_name] === undefined || storable(vector.inputs.model_name)));
+const vectors = VECTORS.filter((vector) => vector.api_valid && (pricing[vector.inputs.model_name] === undefined || storable(vector.inputs.model_name)));
 
 beforeAll(async () => {
   await resetState();

@@ -1,18 +1,6 @@
 import { describe, expect, it } from "vitest";
-import vectorsText from "./fixtures/gate-vectors.jsonl?raw";
-import { evaluateOffloadGate, type OffloadGateDecision, type OffloadGateInputs, type PriceRates } from "../src/gate";
-
-interface Vector {
-  id: string;
-  inputs: OffloadGateInputs;
-  api_valid: boolean;
-  expected: OffloadGateDecision;
-}
-
-const [header, ...caseLines] = vectorsText.split("\n").filter((line) => line.trim() !== "");
-const pricing = (JSON.parse(header as string) as { pricing_per_million_usd: Record<string, PriceRates> })
-  .pricing_per_million_usd;
-const vectors = caseLines.map((line) => JSON.parse(line) as Vector);
+import { evaluateOffloadGate, type OffloadGateInputs } from "../src/gate";
+import { VECTOR_PRICING as pricing, VECTORS as vectors, type Vector } from "./fixtures/vectors";
 
 /** The reference looks rows up in MODEL_PRICING by exact name; so do the vectors. */
 const decide = (inputs: OffloadGateInputs) => evaluateOffloadGate(inputs, pricing[inputs.model_name]);

@@ -11,6 +11,8 @@ import { OPUS, postGate, putRow, resetState } from "./helpers";
 
 const MODEL = "claude-opus-4-6";
 const REQUEST = { model_name: MODEL, output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+/** The row that races OPUS in the concurrency tests. */
+const NEW: PricingRow = { input: 7, output: 40, cache_read: 0.7, cache_write: 8.75, cache_write_1h: 14 };
 const TTL_MS = 60_000; // the default pricing_cache_ttl_seconds
 
 // The real get, captured before any spy replaces it, so an injected fault
@@ -269,7 +271,6 @@ describe("a corrupt or oversized row", () => {
 });
 
 describe("concurrent price writes while gates read", () => {
-  const NEW: PricingRow = { input: 7, output: 40, cache_read: 0.7, cache_write: 8.75, cache_write_1h: 14 };
 
   it("prices every answer by exactly the old row or the new one, never a mix", async () => {
     // A 1 s TTL and a clock moved on each round make every round re-read KV
@@ -281,16 +282,7 @@ describe("concurrent price writes while gates read", () => {
       const row = round % 2 === 0 ? NEW : OPUS;
       const requests = Array.from({ length: 8 }, (_, i) => ({ ...REQUEST, output_tokens: 12_000 + 1_000 * i + round }));
       const [, ...bodies] = await Promise.all([putRow(MODEL, row), ...requests.map((request) => decide(request))]);
-      bodies.forEach((body, i) => {
-        const { model, ...prices } = body.priced_as;
-        expect(model).toBe(MODEL);
-        const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
-        expect(match).toHaveLength(1);
-        const priced = match[0] as PricingRow;
-        // Every term and the reason come from that same row, to the last bit.
-        expect(body).toMatchObject(evaluateOffloadGate(requests[i] as typeof REQUEST, priced));
-        seen.add(priced === NEW ? "new" : "old");
-      });
+      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof REQUEST)));
     }
     // Both rows were served, so the check above had something to tell apart.
     expect([...seen].sort()).toEqual(["new", "old"]);
@@ -306,15 +298,7 @@ describe("concurrent price writes while gates read", () => {
         ...requests.map((request) => decide(request)),
       ]);
       expect(written.status).toBe(200);
-      bodies.forEach((body, i) => {
-        const { model, ...prices } = body.priced_as;
-        expect(model).toBe(MODEL);
-        const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
-        expect(match).toHaveLength(1);
-        const priced = match[0] as PricingRow;
-        expect(body).toMatchObject(evaluateOffloadGate(requests[i] as typeof REQUEST, priced));
-        seen.add(priced === NEW ? "new" : "old");
-      });
+      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof REQUEST)));
       // Once the PUT has answered, this isolate serves the row it wrote.
       expect(canonical(omitModel((await decide()).priced_as))).toBe(canonical(row));
     }
@@ -329,4 +313,18 @@ function canonical(row: object): string {
 
 function omitModel({ model: _model, ...prices }: { model: string }): object {
   return prices;
+}
+
+/**
+ * Checks that one answer was priced by exactly one of the two rows, every
+ * term and the reason to the last bit, and says which.
+ */
+function pricedByOneRow(body: any, request: typeof REQUEST): "new" | "old" {
+  const { model, ...prices } = body.priced_as;
+  expect(model).toBe(MODEL);
+  const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
+  expect(match).toHaveLength(1);
+  const priced = match[0] as PricingRow;
+  expect(body).toMatchObject(evaluateOffloadGate(request, priced));
+  return priced === NEW ? "new" : "old";
 }
