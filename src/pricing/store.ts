@@ -31,12 +31,21 @@ const configs = new RefreshingCache<ConfigOutcome>({ maxEntries: 1 });
 
 /** The policy the current config sets for every cached KV read. */
 export function cachePolicy(config: Readonly<GateConfig>): CachePolicy {
-  return {
-    ttlMs: config.pricing_cache_ttl_seconds * 1000,
-    budgetMs: config.kv_budget_ms,
-    maxStaleMs: config.pricing_max_stale_seconds * 1000,
-  };
+  let policy = policies.get(config);
+  if (policy === undefined) {
+    policy = Object.freeze({
+      ttlMs: config.pricing_cache_ttl_seconds * 1000,
+      budgetMs: config.kv_budget_ms,
+      maxStaleMs: config.pricing_max_stale_seconds * 1000,
+    });
+    policies.set(config, policy);
+  }
+  return policy;
 }
+
+// Configs are frozen and replaced whole on each load, so a policy is worked
+// out once per config, not once per request.
+const policies = new WeakMap<Readonly<GateConfig>, CachePolicy>();
 
 /**
  * Reads the gate config, from the isolate when it holds a fresh copy. A

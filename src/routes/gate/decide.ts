@@ -168,8 +168,16 @@ function decideOne(
   return { ...decision, priced_as: pricedAs, stale_pricing: stale, inputs };
 }
 
+// Rows are frozen and replaced whole on each load: the answer's copy of a
+// row is built once per row, not once per request.
+const pricedAsCache = new WeakMap<PricingRow, NonNullable<GateDecisionBody["priced_as"]>>();
+
 function pricedAsOf(lookup: PricingLookup<PricingRow>): GateDecisionBody["priced_as"] {
   if (lookup.status !== "priced") return null;
+  const held = pricedAsCache.get(lookup.row);
+  if (held !== undefined && held.model === lookup.canonical) return held;
   const { aliases: _aliases, ...prices } = lookup.row;
-  return { model: lookup.canonical, ...prices };
+  const pricedAs = Object.freeze({ model: lookup.canonical, ...prices });
+  pricedAsCache.set(lookup.row, pricedAs);
+  return pricedAs;
 }
