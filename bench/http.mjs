@@ -13,25 +13,19 @@ const MODELS = ["claude-opus-4-6", "gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5
 const gateBody = (model_name, i = 0) =>
   JSON.stringify({ model_name, output_tokens: 20_000 + 1_000 * i, horizon: 4, recall_probability: 0.3 });
 
+/** The same gate bodies, one per model, posted to `path`: the gate and the echo cost the same bytes. */
+const gateBodiesTo = (path) =>
+  MODELS.map((model, i) => ({ method: "POST", path, headers: { "content-type": "application/json" }, body: gateBody(model, i) }));
+
 const ROUTES = {
   healthz: { label: "GET /healthz", requests: [{ method: "GET", path: "/healthz" }] },
   gate: {
     label: "POST /v1/gate",
-    requests: MODELS.map((model, i) => ({
-      method: "POST",
-      path: "/v1/gate",
-      headers: { "content-type": "application/json" },
-      body: gateBody(model, i),
-    })),
+    requests: gateBodiesTo("/v1/gate"),
   },
   echo: {
     label: "POST /__bench/echo",
-    requests: MODELS.map((model, i) => ({
-      method: "POST",
-      path: "/__bench/echo",
-      headers: { "content-type": "application/json" },
-      body: gateBody(model, i),
-    })),
+    requests: gateBodiesTo("/__bench/echo"),
   },
 };
 
