@@ -82,14 +82,13 @@ async function stats(base) {
   return (await fetch(`${base}/__bench/stats`)).json();
 }
 
-/** POST /v1/gate/batch with 100 items, when the worker has the route. */
+/** POST /v1/gate/batch with 100 items; a batch that does not answer 100 decisions fails the benchmark. */
 async function benchBatch(base, seconds) {
   const body = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => JSON.parse(gateBody(MODELS[i % MODELS.length], i))) });
-  const probe = await fetch(`${base}/v1/gate/batch`, { method: "POST", headers: { "content-type": "application/json" }, body });
-  if (probe.status === 404) return { skipped: "POST /v1/gate/batch answers 404: the route is not on this build" };
-  const answer = await probe.json();
-  if (probe.status !== 200 || answer.decisions?.length !== 100) {
-    return { skipped: `POST /v1/gate/batch answered ${probe.status} without 100 decisions` };
+  const check = await fetch(`${base}/v1/gate/batch`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const answer = await check.json();
+  if (check.status !== 200 || answer.decisions?.length !== 100) {
+    throw new Error(`POST /v1/gate/batch answered ${check.status} without 100 decisions`);
   }
   const run = await load(base, [{ method: "POST", path: "/v1/gate/batch", headers: { "content-type": "application/json" }, body }], {
     seconds,

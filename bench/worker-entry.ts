@@ -1,5 +1,5 @@
 import app from "../src/index";
-import { pricingCacheStats } from "../src/pricing/store";
+import { pricingCacheStats } from "../src/store/read";
 
 /**
  * The benchmark's entry: the real app, with its KV binding wrapped so that

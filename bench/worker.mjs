@@ -4,8 +4,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bulkEntries } from "../scripts/seed-kv.mjs";
-import { ROOT } from "./build.mjs";
+import { bundle, ROOT } from "./build.mjs";
 
 
 /**
@@ -46,9 +45,11 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
   const url = await mf.ready;
   if (url.hostname !== "127.0.0.1") throw new Error(`refusing to run on ${url.hostname}: loopback only`);
   const kv = await mf.getKVNamespace("PRICING");
+  // The worker's own key layout (src/store/keys.ts), bundled for Node.
+  const keys = await import(await bundle("src/store/keys.ts", "keys"));
   const seed = JSON.parse(readFileSync(join(ROOT, "pricing.seed.json"), "utf8"));
-  for (const { key, value } of bulkEntries(seed)) await kv.put(key, value);
-  if (config !== null) await kv.put("config:gate", JSON.stringify(config));
+  for (const { key, value } of keys.rowEntries(seed.models)) await kv.put(key, value);
+  if (config !== null) await kv.put(keys.GATE_CONFIG_KEY, JSON.stringify(config));
   return { mf, kv, seed, base: url.origin, stop: () => mf.dispose() };
 }
 

@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { bulkEntries } from "../scripts/seed-kv.mjs";
+import { pricingKey, rowEntries } from "../src/store/keys";
 
 export const PORT = 8835;
 const INSPECTOR_PORT = 8836;
@@ -26,7 +26,7 @@ export async function setup(): Promise<void> {
   rmSync(STATE_DIR, { recursive: true, force: true });
   mkdirSync(STATE_DIR, { recursive: true });
   const seed = JSON.parse(readFileSync("pricing.seed.json", "utf8"));
-  const entries = [...bulkEntries(seed), ...Object.entries(EXTRA_ROWS).map(([model, value]) => ({ key: `pricing:${model}`, value }))];
+  const entries = [...rowEntries(seed.models), ...Object.entries(EXTRA_ROWS).map(([model, value]) => ({ key: pricingKey(model), value }))];
   const bulk = join(STATE_DIR, "bulk.json");
   writeFileSync(bulk, JSON.stringify(entries));
   const put = spawnSync("npx", ["wrangler", "kv", "bulk", "put", bulk, "--binding", "PRICING", "--local", "--persist-to", STATE_DIR], {

@@ -1,13 +1,14 @@
 import { adminAuth } from "./auth/admin";
 import { gateKeys } from "./auth/gate";
-import { createApp } from "./http/app";
 import { notFound, onError } from "./http/errors";
-import { allowOnly, jsonBody } from "./http/guards";
+import { jsonBody } from "./http/guards";
 import { admin } from "./routes/admin";
+import { createApp } from "./routes/app";
 import { consoleApp } from "./routes/console";
 import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
 import { health } from "./routes/health";
+import { refuseOtherMethods } from "./routes/methods";
 
 /**
  * offload-gate: decides, per large tool output, whether replacing it with a
@@ -29,10 +30,7 @@ const routes = app.route("/", health).route("/", gate).route("/", admin);
 app.route("/", consoleApp).route("/", docs);
 serveOpenApi(app);
 
-app.all("/healthz", allowOnly("GET", "HEAD"));
-app.all("/v1/gate", allowOnly("POST"));
-app.all("/v1/gate/batch", allowOnly("POST"));
-for (const page of ["/", "/docs", "/openapi.json"]) app.all(page, allowOnly("GET", "HEAD"));
+refuseOtherMethods(app);
 app.notFound(notFound);
 app.onError(onError);
 

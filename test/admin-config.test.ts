@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall } from "./admin-helpers";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
-import { DEFAULT_GATE_CONFIG } from "../src/pricing/config";
+import { DEFAULT_GATE_CONFIG } from "../src/store/config";
 
 beforeEach(async () => {
   await resetState();

@@ -69,6 +69,10 @@ describe("toDataPoint", () => {
       expected_recall_hop_cost_usd: 0,
       reason,
       reason_code: "unpriced",
+      pricing_mode: "seed",
+      context_premium_saving_usd: 0,
+      break_even_horizon: null,
+      break_even_output_tokens: null,
     },
     inputs: {
       output_tokens: 1,

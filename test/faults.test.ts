@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { evaluateOffloadGate } from "../src/gate";
-import type { PricingRow } from "../src/pricing/schema";
-import { rememberRow } from "../src/pricing/store";
+import type { PricingRow } from "../src/store/schema";
+import { rememberRow } from "../src/store/read";
 import { adminCall } from "./admin-helpers";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
 

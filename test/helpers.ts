@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
-import { forgetPricing } from "../src/pricing/store";
-import type { PricingRow } from "../src/pricing/schema";
+import { forgetPricing } from "../src/store/read";
+import type { PricingRow } from "../src/store/schema";
 
 /** The worker under test, called through its real fetch handler in workerd. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

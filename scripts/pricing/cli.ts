@@ -15,7 +15,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
-import { historyKey, parseHistory, withEntry } from "../../src/pricing/history-doc";
+import { parseHistory, withEntry } from "../../src/store/history";
+import { ALIAS_PREFIX, historyKey, PRICING_PREFIX, pricingKey } from "../../src/store/keys";
 import { describeTarget, WranglerKv, type Target } from "./kv";
 import { importLitellm, LITELLM_SOURCE } from "./litellm";
 import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "./seed";
@@ -158,7 +159,7 @@ async function seed(flags: Flags, io: Io): Promise<number> {
   const by = `cli:${safeUser()}`;
   const at = io.now();
   const historyPuts = plan.changes.map((change) => {
-    const subject = `pricing:${change.model}`;
+    const subject = pricingKey(change.model);
     const doc = parseHistory(histories.get(historyKey(subject)) ?? null);
     if (doc === undefined) throw new CliError(`${historyKey(subject)} is corrupt; fix or delete it first`);
     const next = withEntry(doc, { action: change.after === null ? "delete" : "put", by, before: change.before, after: change.after }, at);
@@ -224,14 +225,15 @@ function loadSeed(flags: Flags, io: Io) {
 }
 
 function read(kv: WranglerKv): { snapshot: KvSnapshot; histories: Map<string, string | null> } {
-  const names = kv.list().filter((name) => /^(pricing|alias|history:pricing):/.test(name));
+  const rowHistory = historyKey(PRICING_PREFIX);
+  const names = kv.list().filter((name) => [PRICING_PREFIX, ALIAS_PREFIX, rowHistory].some((prefix) => name.startsWith(prefix)));
   const values = kv.getMany(names);
   const snapshot: KvSnapshot = { rows: new Map(), aliases: new Map() };
   const histories = new Map<string, string | null>();
   for (const [name, value] of values) {
     if (value === null) continue;
-    if (name.startsWith("pricing:")) snapshot.rows.set(name.slice("pricing:".length), value);
-    else if (name.startsWith("alias:")) snapshot.aliases.set(name.slice("alias:".length), value);
+    if (name.startsWith(PRICING_PREFIX)) snapshot.rows.set(name.slice(PRICING_PREFIX.length), value);
+    else if (name.startsWith(ALIAS_PREFIX)) snapshot.aliases.set(name.slice(ALIAS_PREFIX.length), value);
     else histories.set(name, value);
   }
   return { snapshot, histories };

@@ -3,8 +3,8 @@
  * in USD per token; rows are USD per million tokens. Pure: cli.ts reads and
  * writes the files.
  */
-import { PricingRowSchema, type PricingRow, type PricingSeed } from "../../src/pricing/schema";
-import { describeIssues } from "../../src/pricing/config";
+import { describeIssues } from "../../src/gate/issues";
+import { PricingRowSchema, type PricingRow, type PricingSeed } from "../../src/store/schema";
 
 /** Where imported rows say they come from, unless --source says otherwise. */
 export const LITELLM_SOURCE = "https://github.com/BerriAI/litellm/blob/main/model_prices_and_context_window.json";

@@ -3,10 +3,11 @@
  * the write plan. No I/O here; cli.ts reads files and drives wrangler.
  * Validation is the worker's own: PricingSeedSchema and PricingRowSchema.
  */
-import { canonicalJson } from "../../src/pricing/canonical";
-import { describeIssues } from "../../src/pricing/config";
-import { cacheRatioWarnings } from "../../src/pricing/ratios";
-import { PricingRowSchema, PricingSeedSchema, type PricingRow, type PricingSeed } from "../../src/pricing/schema";
+import { describeIssues, fieldIssues } from "../../src/gate/issues";
+import { aliasKey, pricingKey } from "../../src/store/keys";
+import { PricingRowSchema, PricingSeedSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/store/schema";
+import { canonicalJson } from "../../src/writes/canonical";
+import { cacheRatioWarnings } from "../../src/writes/ratios";
 
 /** What validation found: errors fail it, warnings do not (unless --strict). */
 export interface Verdict {
@@ -29,13 +30,7 @@ const STALE_AFTER_DAYS = 180;
 export function validateSeed(json: unknown, today: Date): Verdict {
   const parsed = PricingSeedSchema.safeParse(json);
   if (!parsed.success) {
-    const errors = parsed.error.issues.flatMap((issue) => {
-      const path = issue.path.map(String).join(".");
-      if (issue.code === "unrecognized_keys") return issue.keys.map((key) => `${path === "" ? "" : `${path}.`}${key}: is not a known field`);
-      // A bad model name is a bad record key: say what is wrong with it.
-      const message = issue.code === "invalid_key" ? (issue.issues[0]?.message ?? issue.message) : issue.message;
-      return [`${path === "" ? "(file)" : path}: ${message}`];
-    });
+    const errors = fieldIssues(parsed.error).map((issue) => `${issue.path === "" ? "(file)" : issue.path}: ${issue.message}`);
     return { seed: null, errors, warnings: [] };
   }
   const warnings: string[] = [];
@@ -105,13 +100,13 @@ export function diffSeed(seed: PricingSeed, kv: KvSnapshot): SeedDiff {
       rows.push({ model, kind: "added", to: row });
       continue;
     }
-    const from = parseJson(text);
+    const from = storedValue(text);
     const stored = PricingRowSchema.safeParse(from);
     if (!stored.success) rows.push({ model, kind: "invalid_in_kv", from, to: row, problem: describeIssues(stored.error) });
     else if (canonicalJson(stored.data) !== canonicalJson(row)) rows.push({ model, kind: "changed", from, to: row, fields: fieldChanges(stored.data, row) });
   }
   for (const [model, text] of kv.rows) {
-    if (seed.models[model] === undefined) rows.push({ model, kind: "only_in_kv", from: parseJson(text) });
+    if (seed.models[model] === undefined) rows.push({ model, kind: "only_in_kv", from: storedValue(text) });
   }
 
   const aliases: AliasDiff[] = [];
@@ -165,17 +160,17 @@ export function planSeed(diff: SeedDiff, kv: KvSnapshot, options: { prune: boole
   for (const row of diff.rows) {
     if (row.kind === "only_in_kv") {
       if (!options.prune) continue;
-      plan.deletes.push(`pricing:${row.model}`);
+      plan.deletes.push(pricingKey(row.model));
       plan.changes.push({ model: row.model, before: row.from, after: null });
-      for (const [alias, target] of kv.aliases) if (target.trim() === row.model) plan.deletes.push(`alias:${alias}`);
+      for (const [alias, target] of kv.aliases) if (target.trim() === row.model) plan.deletes.push(aliasKey(alias));
       continue;
     }
-    plan.puts.push({ key: `pricing:${row.model}`, value: JSON.stringify(row.to) });
+    plan.puts.push({ key: pricingKey(row.model), value: JSON.stringify(row.to) });
     plan.changes.push({ model: row.model, before: row.kind === "added" ? null : row.from, after: row.to });
   }
   for (const alias of diff.aliases) {
-    if (alias.to === null) plan.deletes.push(`alias:${alias.alias}`);
-    else plan.puts.push({ key: `alias:${alias.alias}`, value: alias.to });
+    if (alias.to === null) plan.deletes.push(aliasKey(alias.alias));
+    else plan.puts.push({ key: aliasKey(alias.alias), value: alias.to });
   }
   plan.deletes = [...new Set(plan.deletes)];
   return plan;
@@ -192,7 +187,7 @@ export function exportSeed(kv: KvSnapshot): { seed: PricingSeed; invalid: { mode
   const models: Record<string, PricingRow> = {};
   const invalid: { model: string; problem: string }[] = [];
   for (const model of [...kv.rows.keys()].sort()) {
-    const parsed = PricingRowSchema.safeParse(parseJson(kv.rows.get(model) as string));
+    const parsed = PricingRowSchema.safeParse(storedValue(kv.rows.get(model) as string));
     if (parsed.success) models[model] = parsed.data;
     else invalid.push({ model, problem: describeIssues(parsed.error) });
   }
@@ -224,14 +219,6 @@ export function formatDiff(diff: SeedDiff): string[] {
     lines.push(alias.to === null ? `- alias ${alias.alias} → ${alias.from} (stale)` : `${alias.from === null ? "+" : "~"} alias ${alias.alias} → ${alias.to}${alias.from === null ? "" : ` (was ${alias.from})`}`);
   }
   return lines;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

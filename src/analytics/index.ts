@@ -1,4 +1,4 @@
-import type { GateOutcome, TaggedDecision } from "../gate";
+import type { GateOutcome, PricingMode } from "../gate";
 
 /** Analytics Engine's limits: one index of at most 96 bytes, blobs of at most 16 KB in all. */
 export const MAX_INDEX_BYTES = 96;
@@ -9,11 +9,9 @@ export interface DecisionRecord {
   tenant: string;
   model_name: string;
   priced_as: string | null;
-  pricing_mode: string;
+  pricing_mode: PricingMode;
   stale_age_seconds: number | null;
-  /** The cache-aware fields are optional so older callers keep compiling; missing reads as 0 / null. */
-  decision: TaggedDecision &
-    Partial<Pick<GateOutcome, "context_premium_saving_usd" | "break_even_horizon" | "break_even_output_tokens">>;
+  decision: GateOutcome;
   inputs: {
     output_tokens: number;
     horizon: number;
@@ -63,7 +61,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       inputs.recall_input_tokens, // double11
       inputs.recall_output_tokens, // double12
       record.stale_age_seconds ?? 0, // double13
-      decision.context_premium_saving_usd ?? 0, // double14
+      decision.context_premium_saving_usd, // double14
       inputs.cache_hit_rate ?? 0, // double15: 0 in seed mode (blob4 says which)
       inputs.context_tokens ?? 0, // double16
       decision.break_even_horizon ?? -1, // double17: -1 for null

@@ -19,3 +19,11 @@ export const DEFAULT_P_RECALL = 0.25;
 export const TOKENS_PER_MILLION = 1_000_000;
 /** The cache_hit_rate prior (q): how likely a later turn finds the prefix still cached. */
 export const DEFAULT_CACHE_HIT_RATE = 0.9;
+/** Characters per token, when a caller gives output_chars instead of output_tokens. */
+export const CHARS_PER_TOKEN = 4;
+
+/** How the gate prices a carried token: "seed" is the reference. Every schema takes its modes from here. */
+export const PRICING_MODES = ["seed", "cache_aware"] as const;
+
+/** Why the gate decided as it did, in a form machines can group by. Every schema takes its codes from here. */
+export const REASON_CODES = ["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive"] as const;

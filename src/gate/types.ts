@@ -1,6 +1,7 @@
 /**
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
+import type { PRICING_MODES, REASON_CODES } from "./constants";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -25,12 +26,7 @@ export interface OffloadGateDecision {
 }
 
 /** Why the gate decided as it did, in a form machines can group by. */
-export type ReasonCode =
-  | "below_threshold"
-  | "unpriced"
-  | "pricing_unavailable"
-  | "net_positive"
-  | "net_not_positive";
+export type ReasonCode = (typeof REASON_CODES)[number];
 
 /** The prices the core reads from a pricing row, in USD per million tokens. */
 export interface PriceRates {
@@ -55,7 +51,7 @@ export interface CachePriceRates extends PriceRates, TierPrices {
 }
 
 /** How the gate prices a carried token: "seed" is the reference. */
-export type PricingMode = "seed" | "cache_aware";
+export type PricingMode = (typeof PRICING_MODES)[number];
 
 /** The reference's inputs plus the two the cache-aware mode adds. */
 export interface CacheAwareInputs extends OffloadGateInputs {

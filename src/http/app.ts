@@ -1,6 +1,3 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
-import { validationError } from "./errors";
-
 /** What every handler sees on its context. */
 export interface AppEnv {
   Bindings: Env;
@@ -10,21 +7,6 @@ export interface AppEnv {
     /** The admin token's name, on /v1/admin routes: who the pricing history records. */
     admin: string;
   };
-}
-
-/**
- * Makes an app (or a sub-app) whose request validation answers with the
- * one error shape: every route module starts here.
- *
- * @example
- * export const health = createApp().get("/healthz", (c) => c.json({ status: "ok" }));
- */
-export function createApp() {
-  return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error);
-    },
-  });
 }
 
 /**

@@ -1,20 +1,22 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "@hono/zod-openapi";
 
-/** Every error code the API answers with. */
-export type ErrorCode =
-  | "invalid_json"
-  | "invalid_request"
-  | "unauthorized"
-  | "not_found"
-  | "method_not_allowed"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "rate_limited"
-  | "internal"
-  | "unavailable";
+/** Every error code the API answers with; the documented schema takes its enum from here. */
+export const ERROR_CODES = [
+  "invalid_json",
+  "invalid_request",
+  "unauthorized",
+  "not_found",
+  "method_not_allowed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "internal",
+  "unavailable",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** One problem with one field; `path` is dotted ("items.3.horizon"), "" for the body itself. */
 export interface ErrorIssue {
@@ -66,27 +68,24 @@ export class ApiError extends Error {
 }
 
 /**
- * Turns zod's issues into the API's: one per field, unknown keys named one
- * by one, so the caller sees which field is wrong.
+ * The one-line summary of issues every error message uses: "path message",
+ * joined by "; ".
  *
  * @example
- * issuesFromZod(error) // [{ path: "horizon", message: "must be an integer ≥ 0" }]
+ * summarize([{ path: "items.3.horizon", message: "must be an integer ≥ 0" }]) // "items.3.horizon must be an integer ≥ 0"
  */
-export function issuesFromZod(error: z.ZodError, prefix: (string | number)[] = []): ErrorIssue[] {
-  return error.issues.flatMap((issue) => {
-    const base = [...prefix, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ path: [...base, key].join("."), message: "is not a known field" }));
-    }
-    return [{ path: base.join("."), message: issue.message }];
-  });
+export function summarize(issues: readonly ErrorIssue[]): string {
+  return issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path} ${issue.message}`)).join("; ");
 }
 
-/** The 400 answer for a body that failed its schema. */
-export function validationError(error: z.ZodError): ApiError {
-  const issues = issuesFromZod(error);
-  const summary = issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path} ${issue.message}`));
-  return new ApiError("invalid_request", summary.join("; "), issues);
+/**
+ * The 400 for these issues, its message their summary.
+ *
+ * @example
+ * throw invalidRequest([{ path: "aliases.0", message: "is the model's own name" }]);
+ */
+export function invalidRequest(issues: ErrorIssue[]): ApiError {
+  return new ApiError("invalid_request", summarize(issues), issues);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createApp } from "../http/app";
+import { json } from "../http/schema";
+import { createApp } from "./app";
 
 const HealthSchema = z.object({ status: z.literal("ok"), service: z.literal("offload-gate") }).openapi("Health");
 
@@ -8,7 +9,7 @@ const healthRoute = createRoute({
   path: "/healthz",
   summary: "Liveness: answers without touching KV",
   tags: ["health"],
-  responses: { 200: { content: { "application/json": { schema: HealthSchema } }, description: "The worker is up" } },
+  responses: { 200: json(HealthSchema, "The worker is up") },
 });
 
 const OK = { status: "ok", service: "offload-gate" } as const;

@@ -1,30 +1,19 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth/admin";
-import { createApp } from "../../http/app";
 import { ApiError } from "../../http/errors";
-import { ErrorSchema } from "../../http/schema";
-import { deletePricing, listPricing, putPricing, readStoredRow, rollbackPricing } from "../../pricing/admin-store";
-import { currentVersion, readHistory } from "../../pricing/history";
-import { PricingRowSchema } from "../../pricing/schema";
-import { pricingKey } from "../../pricing/store";
-import {
-  ADMIN_ERRORS,
-  HistorySchema,
-  ModelParamSchema,
-  PricingListSchema,
-  RollbackSchema,
-  StoredRowSchema,
-  WriteOutcomeSchema,
-  json,
-} from "./schema";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { currentVersion } from "../../store/history";
+import { pricingKey } from "../../store/keys";
+import { PricingRowSchema } from "../../store/schema";
+import { readHistory } from "../../writes/history";
+import { deletePricing, listPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
+import { createApp } from "../app";
+import { auditRoutes } from "./audit";
+import { ADMIN_ERRORS, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
 
-const body = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
-const BAD_BODY = {
-  400: json(ErrorSchema, "The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it"),
-  413: json(ErrorSchema, "The body is over 64 KiB"),
-  415: json(ErrorSchema, "The body is not application/json"),
-};
-const NOT_FOUND = { 404: json(ErrorSchema, "No such row (or version)") };
+const BAD_BODY = bodyErrors("The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it");
+const BAD_MODEL = { 400: json(ErrorSchema, "Bad model name") };
+const NOT_FOUND = "No such row (or version)";
 const common = { tags: ["admin"], security: ADMIN_SECURITY };
 
 const listRoute = createRoute({
@@ -41,7 +30,7 @@ const getRoute = createRoute({
   path: "/v1/admin/pricing/{model}",
   summary: "Read one pricing row as stored",
   request: { params: ModelParamSchema },
-  responses: { 200: json(StoredRowSchema, "The row, valid or not"), ...NOT_FOUND, 400: json(ErrorSchema, "Bad model name"), ...ADMIN_ERRORS },
+  responses: { 200: json(StoredRowSchema, "The row, valid or not"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL, ...ADMIN_ERRORS },
 });
 
 const putRoute = createRoute({
@@ -49,7 +38,7 @@ const putRoute = createRoute({
   method: "put",
   path: "/v1/admin/pricing/{model}",
   summary: "Write one pricing row and its alias keys",
-  request: { params: ModelParamSchema, ...body(PricingRowSchema) },
+  request: { params: ModelParamSchema, ...jsonRequest(PricingRowSchema) },
   responses: { 200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"), ...BAD_BODY, ...ADMIN_ERRORS },
 });
 
@@ -59,25 +48,7 @@ const deleteRoute = createRoute({
   path: "/v1/admin/pricing/{model}",
   summary: "Delete one pricing row and its alias keys",
   request: { params: ModelParamSchema },
-  responses: { 200: json(WriteOutcomeSchema, "Deleted"), ...NOT_FOUND, 400: json(ErrorSchema, "Bad model name"), ...ADMIN_ERRORS },
-});
-
-const historyRoute = createRoute({
-  ...common,
-  method: "get",
-  path: "/v1/admin/pricing/{model}/history",
-  summary: "List a row's earlier versions: who, when, before and after",
-  request: { params: ModelParamSchema },
-  responses: { 200: json(HistorySchema, "The row's history, newest first"), 400: json(ErrorSchema, "Bad model name"), ...ADMIN_ERRORS },
-});
-
-const rollbackRoute = createRoute({
-  ...common,
-  method: "post",
-  path: "/v1/admin/pricing/{model}/rollback",
-  summary: "Restore a row as it stood at a version",
-  request: { params: ModelParamSchema, ...body(RollbackSchema) },
-  responses: { 200: json(WriteOutcomeSchema, "Restored (itself recorded as a version)"), ...NOT_FOUND, ...BAD_BODY, ...ADMIN_ERRORS },
+  responses: { 200: json(WriteOutcomeSchema, "Deleted"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL, ...ADMIN_ERRORS },
 });
 
 /**
@@ -112,22 +83,22 @@ export const adminPricing = createApp()
     const { model } = c.req.valid("param");
     return c.json(await deletePricing(c.env.PRICING, model, c.get("admin")), 200);
   })
-  .openapi(historyRoute, async (c) => {
-    const { model } = c.req.valid("param");
-    const history = await readHistory(c.env.PRICING, pricingKey(model));
-    const first = history.entries[0];
-    return c.json(
-      {
-        subject: pricingKey(model),
-        current_version: currentVersion(history),
-        earliest_restorable: first === undefined ? null : first.version - 1,
-        versions: [...history.entries].reverse(),
+  .route(
+    "/",
+    auditRoutes({
+      path: "/v1/admin/pricing/{model}",
+      params: ModelParamSchema,
+      subject: ({ model }: { model: string }) => pricingKey(model),
+      rollback: (kv, { model }, version, by) => rollbackPricing(kv, model, version, by),
+      restored: WriteOutcomeSchema,
+      docs: {
+        history: "List a row's earlier versions: who, when, before and after",
+        historyOk: "The row's history, newest first",
+        rollback: "Restore a row as it stood at a version",
+        rollbackOk: "Restored (itself recorded as a version)",
+        notFound: NOT_FOUND,
+        bodyErrors: BAD_BODY,
+        paramErrors: BAD_MODEL,
       },
-      200,
-    );
-  })
-  .openapi(rollbackRoute, async (c) => {
-    const { model } = c.req.valid("param");
-    const { version } = c.req.valid("json");
-    return c.json(await rollbackPricing(c.env.PRICING, model, version, c.get("admin")), 200);
-  });
+    }),
+  );

@@ -1,11 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { ErrorSchema } from "../../http/schema";
-import { GateConfigSchema } from "../../pricing/config";
-import { HistoryEntrySchema } from "../../pricing/history";
-import { ModelNameSchema, PricingRowSchema } from "../../pricing/schema";
-
-/** A JSON response of `schema`, described. */
-export const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+import { ErrorSchema, json } from "../../http/schema";
+import { GateConfigSchema } from "../../store/config";
+import { HistoryEntrySchema } from "../../store/history";
+import { ModelNameSchema, PricingRowSchema } from "../../store/schema";
 
 /** The error answers every admin route can give, besides its own. */
 export const ADMIN_ERRORS = {

@@ -1,12 +1,11 @@
-import type { PricingRow } from "../../pricing/schema";
-import { parseRow } from "../../pricing/store";
+import { PRICING_PREFIX } from "../../store/keys";
+import { listValues } from "../../store/list";
+import { parseRow } from "../../store/read";
+import type { PricingRow } from "../../store/schema";
 
 /** Rows verified longer ago than this get a visible warning. */
 export const STALE_AFTER_DAYS = 90;
 
-const PRICING_PREFIX = "pricing:";
-// Enough reads in flight to be quick, few enough to stay polite to KV.
-const READ_CONCURRENCY = 16;
 const DAY_MS = 86_400_000;
 
 /** One line of the console's pricing table. */
@@ -24,26 +23,8 @@ export type TableRow =
  * rows[0] // { model: "claude-opus-4-6", status: "valid", row: {...}, ageDays: 3, stale: false }
  */
 export async function loadPricingTable(kv: KVNamespace, now: number): Promise<TableRow[]> {
-  const models: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await kv.list({ prefix: PRICING_PREFIX, ...(cursor === undefined ? {} : { cursor }) });
-    models.push(...page.keys.map((key) => key.name.slice(PRICING_PREFIX.length)));
-    cursor = page.list_complete ? undefined : page.cursor;
-  } while (cursor !== undefined);
-
-  const rows: TableRow[] = [];
-  for (let start = 0; start < models.length; start += READ_CONCURRENCY) {
-    const batch = models.slice(start, start + READ_CONCURRENCY);
-    const texts = await Promise.all(batch.map((model) => kv.get(`${PRICING_PREFIX}${model}`)));
-    batch.forEach((model, i) => {
-      const text = texts[i];
-      // Deleted between list() and get(): nothing to show.
-      if (text === null || text === undefined) return;
-      rows.push(toTableRow(model, text, now));
-    });
-  }
-  return rows.sort(byProviderThenModel);
+  const texts = await listValues(kv, PRICING_PREFIX);
+  return [...texts].map(([model, text]) => toTableRow(model, text, now)).sort(byProviderThenModel);
 }
 
 /**

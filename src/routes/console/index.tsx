@@ -1,6 +1,7 @@
 import { NONCE, secureHeaders } from "hono/secure-headers";
-import { createApp, waitUntilOf } from "../../http/app";
-import { readGateConfig } from "../../pricing/store";
+import { waitUntilOf } from "../../http/app";
+import { readGateConfig } from "../../store/read";
+import { createApp } from "../app";
 import { GateRequestSchema } from "../gate/schema";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";

@@ -1,7 +1,7 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import type { GateConfig } from "../../pricing/config";
-import type { PricingRow } from "../../pricing/schema";
+import type { GateConfig } from "../../store/config";
+import type { PricingRow } from "../../store/schema";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
 
 /** Everything the console page shows, read on the server. */

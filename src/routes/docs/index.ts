@@ -3,8 +3,8 @@ import { html, raw } from "hono/html";
 import { secureHeaders } from "hono/secure-headers";
 import swaggerBundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import swaggerCss from "swagger-ui-dist/swagger-ui.css";
-import { createApp } from "../../http/app";
 import { ApiError } from "../../http/errors";
+import { createApp } from "../app";
 
 export { OPENAPI_INFO, serveOpenApi } from "./openapi";
 

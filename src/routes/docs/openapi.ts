@@ -15,14 +15,14 @@ export const OPENAPI_INFO = {
   },
 } as const;
 
-// Bearer schemes for the admin API (ADMIN_TOKEN) and for gate callers
-// (GATE_API_KEYS). A route module that registered a scheme of the same
-// name (the admin API registers adminBearer) keeps its own.
+// The bearer schemes routes declare (ADMIN_SECURITY, GATE_SECURITY):
+// registered here, once, for the admin API (ADMIN_TOKEN) and gate callers
+// (GATE_API_KEYS).
 const SECURITY_SCHEMES = {
   adminBearer: {
     type: "http",
     scheme: "bearer",
-    description: "An ADMIN_TOKEN token. Admin routes refuse every request when ADMIN_TOKEN is not configured.",
+    description: "An ADMIN_TOKEN token (`name:token` in the secret; send the token part).",
   },
   gateBearer: {
     type: "http",
@@ -42,14 +42,7 @@ const SECURITY_SCHEMES = {
  * serveOpenApi(app); // GET /openapi.json
  */
 export function serveOpenApi<E extends HonoEnv>(app: OpenAPIHono<E>): void {
-  const registered = new Set(
-    app.openAPIRegistry.definitions.flatMap((def) =>
-      def.type === "component" && def.componentType === "securitySchemes" ? [def.name] : [],
-    ),
-  );
-  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) {
-    if (!registered.has(name)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
-  }
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
 
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   app.get("/openapi.json", (c) => {

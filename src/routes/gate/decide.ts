@@ -1,9 +1,9 @@
 import { recordDecision } from "../../analytics";
-import { decideOutcome, isBelowThreshold, type PricingLookup, type PricingMode } from "../../gate";
-import { ApiError, type ErrorIssue } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../pricing/config";
-import type { PricingRow } from "../../pricing/schema";
-import { readGateConfig, readPricing, type PricingRead } from "../../pricing/store";
+import { CHARS_PER_TOKEN, decideOutcome, isBelowThreshold, type PricingLookup, type PricingMode } from "../../gate";
+import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
+import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
+import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
+import type { PricingRow } from "../../store/schema";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What a decision needs from the request's surroundings. */
@@ -39,7 +39,7 @@ const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens"] as const;
 export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, mode: PricingMode = "seed"): ResolvedInputs {
   const resolved: ResolvedInputs = {
     model_name: body.model_name,
-    output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / 4,
+    output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
     horizon: body.horizon ?? config.expected_conversation_depth,
     recall_probability: body.recall_probability ?? config.p_recall,
     large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
@@ -118,8 +118,7 @@ export async function decideRequest(body: GateRequest, context: DecideContext): 
  * // "items.3.horizon must be an integer ≥ 0"
  */
 export function itemError(issues: ErrorIssue[]): GateBatchItemError {
-  const message = issues.map((issue) => (issue.path === "" ? issue.message : `${issue.path} ${issue.message}`)).join("; ");
-  return { error: { code: "invalid_request", message, issues } };
+  return { error: { code: "invalid_request", message: summarize(issues), issues } };
 }
 
 function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boolean): PricingMode {

@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
-import { issuesFromZod } from "../../http/errors";
-import { createApp, waitUntilOf } from "../../http/app";
-import { ErrorSchema } from "../../http/schema";
+import { fieldIssues } from "../../gate/issues";
+import { waitUntilOf } from "../../http/app";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { createApp } from "../app";
 import { decideItems, decideRequest, type DecideContext, type GateItem } from "./decide";
 import {
   GateBatchRequestSchema,
@@ -12,7 +13,10 @@ import {
   MAX_BATCH_ITEMS,
 } from "./schema";
 
-const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+const CALLER_ERRORS = {
+  401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
+  429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
+};
 
 /** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({
@@ -21,14 +25,11 @@ export const gateRoute = createRoute({
   summary: "Decide whether offloading one tool output saves money",
   tags: ["gate"],
   security: GATE_SECURITY,
-  request: { body: { content: { "application/json": { schema: GateRequestSchema } }, required: true } },
+  request: jsonRequest(GateRequestSchema),
   responses: {
     200: json(GateDecisionSchema, "The decision, its priced terms and its reason"),
-    400: json(ErrorSchema, "The body is not JSON or a field is wrong; the error names the field"),
-    413: json(ErrorSchema, "The body is over 64 KiB"),
-    415: json(ErrorSchema, "The body is not application/json"),
-    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
-    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
+    ...bodyErrors("The body is not JSON or a field is wrong; the error names the field"),
+    ...CALLER_ERRORS,
   },
 });
 
@@ -39,14 +40,11 @@ export const gateBatchRoute = createRoute({
   summary: `Decide up to ${MAX_BATCH_ITEMS} tool outputs in one call`,
   tags: ["gate"],
   security: GATE_SECURITY,
-  request: { body: { content: { "application/json": { schema: GateBatchRequestSchema } }, required: true } },
+  request: jsonRequest(GateBatchRequestSchema),
   responses: {
     200: json(GateBatchResponseSchema, "One entry per item, in order: its decision, or an error naming what is wrong with it"),
-    400: json(ErrorSchema, "The body is not JSON, is not {\"items\": [...]}, or holds more than 100 items"),
-    413: json(ErrorSchema, "The body is over 64 KiB"),
-    415: json(ErrorSchema, "The body is not application/json"),
-    401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
-    429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
+    ...bodyErrors(`The body is not JSON, is not {"items": [...]}, or holds more than ${MAX_BATCH_ITEMS} items`),
+    ...CALLER_ERRORS,
   },
 });
 
@@ -77,7 +75,7 @@ export const gate = createApp()
       const parsed = GateRequestSchema.safeParse(item);
       return parsed.success
         ? { body: parsed.data, path: ["items", index] }
-        : { issues: issuesFromZod(parsed.error, ["items", index]) };
+        : { issues: fieldIssues(parsed.error, ["items", index]) };
     });
     return c.json({ decisions: await decideItems(work, contextOf(c)) }, 200);
   });

@@ -1,6 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_HORIZON, MAX_TOKENS } from "../../pricing/config";
-import { ModelNameSchema } from "../../pricing/schema";
+import {
+  BREAK_EVEN_MAX_HORIZON,
+  CHARS_PER_TOKEN,
+  DEFAULT_CACHE_HIT_RATE,
+  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  DEFAULT_RECALL_INPUT_TOKENS,
+  DEFAULT_RECALL_OUTPUT_TOKENS,
+  DEFAULT_STUB_TOKENS,
+  PRICING_MODES,
+  REASON_CODES,
+} from "../../gate";
+import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
+import { ModelNameSchema } from "../../store/schema";
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? "is required" : message;
@@ -20,11 +31,14 @@ const WORKED_EXAMPLE_A = {
   output_tokens: 20_000,
   horizon: 4,
   recall_probability: 0.3,
-  large_offload_threshold_tokens: 10_000,
-  stub_tokens: 200,
-  recall_input_tokens: 2_000,
-  recall_output_tokens: 500,
+  large_offload_threshold_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  stub_tokens: DEFAULT_STUB_TOKENS,
+  recall_input_tokens: DEFAULT_RECALL_INPUT_TOKENS,
+  recall_output_tokens: DEFAULT_RECALL_OUTPUT_TOKENS,
 };
+
+// 10000 → "10,000", as the descriptions write numbers.
+const grouped = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 
 /**
  * The body of POST /v1/gate: the reference's `OffloadGateInputs` field for
@@ -44,9 +58,9 @@ export const GateRequestSchema = z
       .number({ error: requiredOr("must be a number") })
       .int("must be an integer ≥ 0")
       .nonnegative("must be an integer ≥ 0")
-      .max(MAX_TOKENS * 4, `must be at most ${MAX_TOKENS * 4}`)
+      .max(MAX_TOKENS * CHARS_PER_TOKEN, `must be at most ${MAX_TOKENS * CHARS_PER_TOKEN}`)
       .optional()
-      .openapi({ description: "Size in characters; stands in for output_tokens as chars / 4.", example: 80_000 }),
+      .openapi({ description: `Size in characters; stands in for output_tokens as chars / ${CHARS_PER_TOKEN}.`, example: 80_000 }),
     horizon: z
       .number({ error: requiredOr("must be a number") })
       .int("must be an integer ≥ 0")
@@ -60,12 +74,12 @@ export const GateRequestSchema = z
       .max(1, "must be between 0 and 1")
       .optional()
       .openapi({ description: "p_recall. Default: the p_recall prior.", example: 0.3 }),
-    large_offload_threshold_tokens: tokenCount(10_000),
-    stub_tokens: tokenCount(200),
-    recall_input_tokens: tokenCount(2_000),
-    recall_output_tokens: tokenCount(500),
+    large_offload_threshold_tokens: tokenCount(DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS),
+    stub_tokens: tokenCount(DEFAULT_STUB_TOKENS),
+    recall_input_tokens: tokenCount(DEFAULT_RECALL_INPUT_TOKENS),
+    recall_output_tokens: tokenCount(DEFAULT_RECALL_OUTPUT_TOKENS),
     pricing_mode: z
-      .enum(["seed", "cache_aware"], { error: requiredOr('must be "seed" or "cache_aware"') })
+      .enum(PRICING_MODES, { error: requiredOr(`must be ${PRICING_MODES.map((mode) => `"${mode}"`).join(" or ")}`) })
       .optional()
       .openapi({
         description:
@@ -80,7 +94,7 @@ export const GateRequestSchema = z
       .optional()
       .openapi({
         description:
-          "q: how likely a later turn finds the prefix still cached. cache_aware only (refused in seed mode). Default: the cache_hit_rate prior, 0.9.",
+          `q: how likely a later turn finds the prefix still cached. cache_aware only (refused in seed mode). Default: the cache_hit_rate prior, ${DEFAULT_CACHE_HIT_RATE}.`,
         example: 0.9,
       }),
     context_tokens: z
@@ -128,11 +142,9 @@ export const ResolvedInputsSchema = z
 
 export type ResolvedInputs = z.infer<typeof ResolvedInputsSchema>;
 
-export const ReasonCodeSchema = z
-  .enum(["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive"])
-  .openapi("ReasonCode");
+export const ReasonCodeSchema = z.enum(REASON_CODES).openapi("ReasonCode");
 
-export const PricingModeSchema = z.enum(["seed", "cache_aware"]).openapi("PricingMode");
+export const PricingModeSchema = z.enum(PRICING_MODES).openapi("PricingMode");
 
 /** The 200 answer of POST /v1/gate. */
 export const GateDecisionSchema = z
@@ -149,7 +161,7 @@ export const GateDecisionSchema = z
       description: "The long-context premium that stubbing avoids (cache_aware); 0 in seed mode and when not priced.",
     }),
     break_even_horizon: z.number().int().nullable().openapi({
-      description: "The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to 10,000.",
+      description: `The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to ${grouped(BREAK_EVEN_MAX_HORIZON)}.`,
     }),
     break_even_output_tokens: z.number().int().nullable().openapi({
       description:
@@ -178,7 +190,7 @@ export const GateDecisionSchema = z
       pricing_mode: "seed",
       context_premium_saving_usd: 0,
       break_even_horizon: 1,
-      break_even_output_tokens: 10_000,
+      break_even_output_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
       priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
       stale_pricing: null,
       inputs: WORKED_EXAMPLE_A,

@@ -7,15 +7,15 @@ import {
   DEFAULT_RECALL_INPUT_TOKENS,
   DEFAULT_RECALL_OUTPUT_TOKENS,
   DEFAULT_STUB_TOKENS,
+  PRICING_MODES,
 } from "../gate";
+import { describeIssues } from "../gate/issues";
+import { GATE_CONFIG_KEY } from "./keys";
 
 /** Largest horizon the API accepts: far beyond any conversation, and it keeps every term finite. */
 export const MAX_HORIZON = 1_000_000;
 /** Largest token count the API accepts for any token parameter. */
 export const MAX_TOKENS = 1_000_000_000_000;
-
-/** KV key of the gate config. */
-export const GATE_CONFIG_KEY = "config:gate";
 
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
 
@@ -35,7 +35,7 @@ export const GateConfigSchema = z
     pricing_cache_ttl_seconds: z.number().int().min(1).max(3600).optional(),
     pricing_max_stale_seconds: z.number().int().min(0).max(7 * 86_400).optional(),
     kv_budget_ms: z.number().int().min(1).max(10_000).optional(),
-    pricing_mode: z.enum(["seed", "cache_aware"]).optional(),
+    pricing_mode: z.enum(PRICING_MODES).optional(),
     cache_hit_rate: z.number().min(0).max(1).optional(),
   })
   .openapi("GateConfig");
@@ -81,15 +81,4 @@ export function parseGateConfig(
   const parsed = GateConfigSchema.safeParse(json);
   if (!parsed.success) return { ok: false, detail: `${GATE_CONFIG_KEY} is invalid: ${describeIssues(parsed.error)}` };
   return { ok: true, config: Object.freeze({ ...DEFAULT_GATE_CONFIG, ...parsed.data }) };
-}
-
-/** One line naming each failing field, for logs and reasons. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const keys = issue.code === "unrecognized_keys" ? ` (${issue.keys.join(", ")})` : "";
-      const path = issue.path.join(".");
-      return `${path === "" ? "" : `${path}: `}${issue.message}${keys}`;
-    })
-    .join("; ");
 }

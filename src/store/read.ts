@@ -1,13 +1,14 @@
+/**
+ * The gate's reads of KV: pricing rows (through aliases) and the gate
+ * config, served from the isolate's RefreshingCache. Every outcome comes
+ * back tagged; nothing here throws for a missing, corrupt or unreachable key.
+ */
 import type { PricingLookup } from "../gate";
+import { describeIssues } from "../gate/issues";
 import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
-import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, parseGateConfig, type GateConfig } from "./config";
+import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "./config";
+import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
 import { MAX_ROW_BYTES, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "./schema";
-import { describeIssues } from "./config";
-
-/** KV key of a model's canonical pricing row. */
-export const pricingKey = (model: string) => `pricing:${model}`;
-/** KV key of an alias; its value is the canonical model name as plain text. */
-export const aliasKey = (alias: string) => `alias:${alias}`;
 
 /** A lookup, and whether it was answered from a row past its TTL. */
 export interface PricingRead {
@@ -18,7 +19,7 @@ export interface PricingRead {
 type WaitUntil = (promise: Promise<unknown>) => void;
 
 // What a load of one model name can find: all of it is worth caching.
-type RowOutcome =
+export type RowOutcome =
   | { kind: "row"; row: PricingRow; canonical: string }
   | { kind: "absent" }
   | { kind: "invalid"; detail: string };

@@ -1,8 +1,7 @@
 import { ApiError } from "../http/errors";
-import { historyKey, parseHistory, withEntry, type HistoryDoc, type HistoryEntry } from "./history-doc";
+import { currentVersion, parseHistory, withEntry, type HistoryDoc, type HistoryEntry } from "../store/history";
+import { historyKey } from "../store/keys";
 import { withKvRetry } from "./kv-retry";
-
-export * from "./history-doc";
 
 /**
  * Reads a key's history. A history that does not parse is a fault, reported
@@ -33,4 +32,29 @@ export async function appendHistory(
   const next = withEntry(doc, change, new Date());
   await withKvRetry(() => kv.put(historyKey(subject), JSON.stringify(next.doc)), historyKey(subject));
   return next.entry;
+}
+
+/** A key's history as the admin API shows it: newest first, with what can be restored. */
+export interface HistoryView {
+  subject: string;
+  current_version: number;
+  earliest_restorable: number | null;
+  versions: HistoryEntry[];
+}
+
+/**
+ * Reads a key's history for the admin API.
+ *
+ * @example
+ * await readHistoryView(env.PRICING, "config:gate") // { subject: "config:gate", current_version: 2, earliest_restorable: 0, versions: [...] }
+ */
+export async function readHistoryView(kv: KVNamespace, subject: string): Promise<HistoryView> {
+  const history = await readHistory(kv, subject);
+  const first = history.entries[0];
+  return {
+    subject,
+    current_version: currentVersion(history),
+    earliest_restorable: first === undefined ? null : first.version - 1,
+    versions: [...history.entries].reverse(),
+  };
 }

@@ -10,8 +10,8 @@
 // with it, and the worker is disposed; a watchdog ends the process if not.
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
-import { bundle } from "../bench/build.mjs";
-import { rssMiB, startWorker, workerdPids } from "../bench/worker.mjs";
+import { bundle } from "./build.mjs";
+import { rssMiB, startWorker, workerdPids } from "./worker.mjs";
 
 const PORT = 8821;
 const MODEL = "claude-opus-4-6";
@@ -28,7 +28,7 @@ const watchdog = setTimeout(() => {
 }, (seconds + warmupSeconds + 120) * 1000);
 watchdog.unref();
 
-// A per-run token, never written anywhere: the admin API's, if the build has one.
+// A per-run token, never written anywhere: the admin API's.
 const adminToken = randomBytes(24).toString("hex");
 const scriptPath = await bundle("src/index.ts", "soak-worker");
 const worker = await startWorker({
@@ -46,24 +46,10 @@ const baseRow = worker.seed.models[MODEL];
 const rowOf = (version) => ({ ...baseRow, input: baseRow.input + version });
 const versionOf = (input) => Math.round(input - baseRow.input);
 
-/** Writes version `version` through the admin API when the build has it, else straight to KV. */
-async function probeAdminApi() {
-  const res = await fetch(`${base}/v1/admin/pricing/${MODEL}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify(rowOf(0)),
-  });
-  await res.arrayBuffer();
-  if (res.status === 404 || res.status === 405) return false;
-  if (!res.ok) throw new Error(`PUT /v1/admin/pricing/${MODEL} answered ${res.status}`);
-  return true;
-}
-
-const viaAdmin = await probeAdminApi();
-// With the admin API, updates alternate: through the API (the isolate that
-// takes the write serves it at once) and straight into KV, as a write taken
-// elsewhere reaches this isolate (through its cache TTL).
-const pathOf = (version) => (viaAdmin && version % 2 === 1 ? "admin API" : "KV");
+// Updates alternate: through the admin API (the isolate that takes the write
+// serves it at once) and straight into KV, as a write taken elsewhere
+// reaches this isolate (through its cache TTL).
+const pathOf = (version) => (version % 2 === 1 ? "admin API" : "KV");
 async function writeVersion(version) {
   if (pathOf(version) === "KV") return kv.put(`pricing:${MODEL}`, JSON.stringify(rowOf(version)));
   const res = await fetch(`${base}/v1/admin/pricing/${MODEL}`, {
@@ -77,9 +63,7 @@ async function writeVersion(version) {
 
 console.log(`soak: ${seconds} s at ${rate} req/s on ${base}, ${connections} connections; cache TTL ${ttlSeconds} s`);
 console.log(
-  viaAdmin
-    ? `soak: a new price every ${updateEvery} s, alternately through PUT /v1/admin/pricing/${MODEL} and straight into KV (as a write taken by another isolate arrives)`
-    : `soak: this build has no admin API (PUT /v1/admin/pricing answers 404): a new price every ${updateEvery} s goes straight into KV through miniflare`,
+  `soak: a new price every ${updateEvery} s, alternately through PUT /v1/admin/pricing/${MODEL} and straight into KV (as a write taken by another isolate arrives)`,
 );
 
 // Warm up at full speed before the starting memory is taken: workerd's heap
@@ -197,7 +181,7 @@ const report = {
   non_json_bodies: nonJson,
   answers_of_an_unknown_version: unknownVersion,
   updates: writtenAt.length - 1,
-  updates_via: viaAdmin ? "admin API and KV, alternately" : "KV (miniflare): no admin API on this build",
+  updates_via: "admin API and KV, alternately",
   versions_served: [...lastSeenOf.keys()].sort((a, b) => a - b).length,
   longest_old_price_after_update_s: longestStaleVia,
   cache_ttl_s: ttlSeconds,

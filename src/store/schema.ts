@@ -94,3 +94,19 @@ export const PricingSeedSchema = z
   });
 
 export type PricingSeed = z.infer<typeof PricingSeedSchema>;
+
+/**
+ * A stored text as JSON when it parses, else the text itself: what the admin
+ * API shows and history records, so they show exactly what was there.
+ *
+ * @example
+ * storedValue('{"input":1}') // { input: 1 }
+ * storedValue("not json")    // "not json"
+ */
+export function storedValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

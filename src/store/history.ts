@@ -1,12 +1,9 @@
 /**
  * The audit history of a KV key, as plain data: its shape, parsing and
  * appending. No I/O, so the ops CLI records its writes the same way the
- * admin API does (history.ts reads and writes it in KV).
+ * admin API does (writes/history.ts reads and writes it in KV).
  */
 import { z } from "@hono/zod-openapi";
-
-/** KV key of the audit history of one KV key (`pricing:<model>`, `config:gate`). */
-export const historyKey = (subject: string) => `history:${subject}`;
 
 /** How many changes a key's history keeps; older ones drop off (the earliest kept still records its `before`). */
 export const MAX_HISTORY_ENTRIES = 100;

@@ -1,0 +1,34 @@
+import type { Env, Hono } from "hono";
+import { allowOnly } from "../http/guards";
+
+/**
+ * Every path the worker serves and the methods it takes there; any other
+ * method gets 405 with an Allow header. The one list: a new route adds its
+ * line here.
+ */
+export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
+  "/healthz": ["GET", "HEAD"],
+  "/v1/gate": ["POST"],
+  "/v1/gate/batch": ["POST"],
+  "/v1/admin/pricing": ["GET"],
+  "/v1/admin/pricing/:model": ["GET", "PUT", "DELETE"],
+  "/v1/admin/pricing/:model/history": ["GET"],
+  "/v1/admin/pricing/:model/rollback": ["POST"],
+  "/v1/admin/config": ["GET", "PUT"],
+  "/v1/admin/config/history": ["GET"],
+  "/v1/admin/config/rollback": ["POST"],
+  "/": ["GET", "HEAD"],
+  "/docs": ["GET", "HEAD"],
+  "/openapi.json": ["GET", "HEAD"],
+};
+
+/**
+ * Answers 405 on every path of ALLOWED_METHODS for the methods it does not
+ * take. Call it after every route is registered.
+ *
+ * @example
+ * refuseOtherMethods(app);
+ */
+export function refuseOtherMethods<E extends Env>(app: Hono<E>): void {
+  for (const [path, methods] of Object.entries(ALLOWED_METHODS)) app.all(path, allowOnly(...methods));
+}

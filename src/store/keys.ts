@@ -1,0 +1,41 @@
+/**
+ * Every KV key the project reads or writes, in one place: the worker, the
+ * ops CLI, local seeding, the benchmark and the tests all build keys here.
+ * docs/storage.md documents the same layout.
+ */
+
+/** `pricing:<model>`: a canonical model's pricing row, as JSON. */
+export const PRICING_PREFIX = "pricing:";
+/** `alias:<name>`: an alias; its value is the canonical model name as plain text. */
+export const ALIAS_PREFIX = "alias:";
+/** `config:<name>`: settings ops keep in KV. */
+export const CONFIG_PREFIX = "config:";
+/** `history:<key>`: the audit history of another key. */
+export const HISTORY_PREFIX = "history:";
+
+/** KV key of a model's canonical pricing row. */
+export const pricingKey = (model: string) => `${PRICING_PREFIX}${model}`;
+/** KV key of an alias; its value is the canonical model name as plain text. */
+export const aliasKey = (alias: string) => `${ALIAS_PREFIX}${alias}`;
+/** KV key of the audit history of one KV key (`pricing:<model>`, `config:gate`). */
+export const historyKey = (subject: string) => `${HISTORY_PREFIX}${subject}`;
+/** KV key of the gate config. */
+export const GATE_CONFIG_KEY = `${CONFIG_PREFIX}gate`;
+
+/**
+ * The keys and values that hold a set of rows: each row under its model,
+ * each alias pointing to its model. Local seeding, the benchmark and the
+ * browser test load KV with it.
+ *
+ * @example
+ * rowEntries({ "gpt-5": { input: 1.25, output: 10, aliases: ["gpt-5-2025-08-07"] } })
+ * // [{ key: "pricing:gpt-5", value: '{"input":1.25,...}' }, { key: "alias:gpt-5-2025-08-07", value: "gpt-5" }]
+ */
+export function rowEntries(models: Readonly<Record<string, { aliases?: readonly string[] }>>): { key: string; value: string }[] {
+  const entries: { key: string; value: string }[] = [];
+  for (const [model, row] of Object.entries(models)) {
+    entries.push({ key: pricingKey(model), value: JSON.stringify(row) });
+    for (const alias of row.aliases ?? []) entries.push({ key: aliasKey(alias), value: model });
+  }
+  return entries;
+}
