@@ -6,7 +6,8 @@ const TEST_ADMIN_TOKEN = "ops-alice:alice-test-token-0123456789,ops-bob:bob-test
 
 // Two projects: the worker's tests run inside workerd against the real
 // worker and a real local KV namespace (miniflare), never hand-written
-// mocks; the ops CLI's tests run in Node, where the CLI runs.
+// mocks; the ops CLI's tests (and the check of src/'s import graph) run in
+// Node, where the CLI runs.
 export default defineConfig({
   test: {
     projects: [
@@ -28,10 +29,10 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "worker", include: ["test/**/*.test.ts"], exclude: ["test/cli/**"] },
+        test: { name: "worker", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/node/**"] },
       },
       {
-        test: { name: "cli", environment: "node", include: ["test/cli/**/*.test.ts"], testTimeout: 60_000 },
+        test: { name: "cli", environment: "node", include: ["test/cli/**/*.test.ts", "test/node/**/*.test.ts"], testTimeout: 60_000 },
       },
     ],
   },
