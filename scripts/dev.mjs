@@ -13,7 +13,9 @@ if (seed.status !== 0) {
   console.error(`dev: seeding local KV failed (exit ${seed.status}); not starting wrangler dev`);
   process.exit(seed.status ?? 1);
 }
-const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", "8787", ...process.argv.slice(2)], {
+// 127.0.0.1:8787 comes from wrangler.toml's [dev], so flags after `--`
+// (`npm run dev -- --port 8903`) reach wrangler alone and win.
+const dev = spawn("npx", ["wrangler", "dev", ...process.argv.slice(2)], {
   stdio: "inherit",
   env,
 });

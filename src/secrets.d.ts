@@ -1,8 +1,9 @@
-// The Worker's optional secrets, typed by hand: `wrangler types` only types
-// secrets listed under `secrets.required`, and both of these are optional
-// (unset ADMIN_TOKEN: admin routes refuse everyone; unset GATE_API_KEYS: the
-// gate is open). Set them with `wrangler secret put NAME`, locally in
-// .dev.vars. Format of both: `name:token[,name:token...]`.
+// The Worker's optional secrets, typed by hand, so the committed types never
+// depend on a developer's .dev.vars (`npm run types` reads none:
+// --env-file=/dev/null). Both are optional (unset ADMIN_TOKEN: admin routes
+// refuse everyone; unset GATE_API_KEYS: the gate is open). They go in with
+// the deploy (`wrangler deploy --secrets-file`), locally in .dev.vars.
+// Format of both: `name:token[,name:token...]`.
 interface OffloadGateSecrets {
   /** Admin bearer tokens, `name:token` comma-separated; the name is recorded in pricing history. */
   ADMIN_TOKEN?: string;

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import wranglerToml from "../wrangler.toml?raw";
 import { RATE_LIMIT_PERIOD_SECONDS } from "../src/auth/rate-limit";
@@ -22,6 +23,19 @@ const tenantsRecorded = (spy: { mock: { calls: unknown[][] } }) =>
   spy.mock.calls.map(([point]) => (point as AnalyticsEngineDataPoint).indexes?.[0]);
 
 describe("gate keys (GATE_API_KEYS)", () => {
+  it("says the gate is open once per isolate, not once per request", async () => {
+    // A fresh copy of the worker's modules stands for a fresh isolate.
+    vi.resetModules();
+    const { default: freshWorker } = await import("../src/index");
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    for (let i = 0; i < 3; i++) {
+      const res = await freshWorker.fetch(new Request("http://gate.test/v1/gate", jsonInit("POST", EXAMPLE_A)), env, createExecutionContext());
+      expect(res.status).toBe(200);
+    }
+    const notices = log.mock.calls.filter(([line]) => String(line).includes("GATE_API_KEYS is unset"));
+    expect(notices).toHaveLength(1);
+  });
+
   it("leaves the gate open when unset, recording the tenant as default", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     for (const unset of [{}, { GATE_API_KEYS: "" }]) {
@@ -142,9 +156,12 @@ describe("per-tenant rate limiting", () => {
     expect((await postGate(EXAMPLE_A)).status).toBe(200);
   });
 
-  it("answers Retry-After with the period wrangler.toml configures", () => {
-    const block = wranglerToml.slice(wranglerToml.indexOf("[[ratelimits]]"));
-    expect(block).toContain('name = "GATE_RATE_LIMITER"');
-    expect(Number(/period\s*=\s*(\d+)/.exec(block)?.[1])).toBe(RATE_LIMIT_PERIOD_SECONDS);
+  it("answers Retry-After with the period wrangler.toml configures, in every environment", () => {
+    const blocks = wranglerToml.split(/^\[\[(?:env\.\w+\.)?ratelimits\]\]$/m).slice(1);
+    expect(blocks).toHaveLength(3); // the top level, staging, production
+    for (const block of blocks) {
+      expect(block).toMatch(/^name = "GATE_RATE_LIMITER"$/m);
+      expect(Number(/period\s*=\s*(\d+)/.exec(block)?.[1])).toBe(RATE_LIMIT_PERIOD_SECONDS);
+    }
   });
 });

@@ -17,7 +17,7 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { parseHistory, withEntry } from "../../src/store/history";
 import { ALIAS_PREFIX, historyKey, PRICING_PREFIX, pricingKey } from "../../src/store/keys";
-import { describeTarget, WranglerKv, type Target } from "./kv";
+import { definedEnvironments, describeTarget, WranglerKv, type Target } from "./kv";
 import { importLitellm, LITELLM_SOURCE } from "./litellm";
 import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "./seed";
 
@@ -34,7 +34,7 @@ commands:
 
 target (diff, seed, export):
   --local | --remote              local (wrangler's .wrangler/state) or the deployed namespace
-  --env NAME                      a wrangler environment
+  --env NAME                      a wrangler environment the config defines (required with --remote)
   --persist-to DIR                local state directory (as wrangler's --persist-to)
   --config FILE                   wrangler config file (default wrangler.toml)`;
 
@@ -204,6 +204,7 @@ function importRows(file: string | undefined, flags: Flags, io: Io): number {
 function readTarget(flags: Flags, io: Io): Target {
   if (flags.local === true && flags.remote === true) throw new CliError("give --local or --remote, not both");
   const target: Target = { where: flags.remote === true ? "remote" : "local" };
+  if (flags.env !== undefined || target.where === "remote") checkEnv(flags);
   if (flags.env !== undefined) target.env = flags.env;
   if (flags["persist-to"] !== undefined) {
     if (target.where === "remote") throw new CliError("--persist-to is for --local");
@@ -212,6 +213,23 @@ function readTarget(flags: Flags, io: Io): Target {
   if (flags.config !== undefined) target.config = flags.config;
   if (flags.local !== true && flags.remote !== true) io.err(`pricing: no target given; reading ${describeTarget(target)} (--remote for the deployed namespace)`);
   return target;
+}
+
+/**
+ * Wrangler itself would warn about an unknown `--env` and carry on with the
+ * top level: for a write that is the wrong namespace under the right name.
+ * And the top level is local development, so a remote target names its env.
+ */
+function checkEnv(flags: Flags): void {
+  const config = flags.config ?? "wrangler.toml";
+  const defined = definedEnvironments(flags.config);
+  const names = defined.length === 0 ? "none" : defined.join(", ");
+  if (flags.env !== undefined && !defined.includes(flags.env)) {
+    throw new CliError(`--env ${flags.env} is not an environment of ${config} (it defines: ${names})`);
+  }
+  if (flags.env === undefined && defined.length > 0) {
+    throw new CliError(`--remote needs --env (${names}): the top level of ${config} is local development`);
+  }
 }
 
 function loadSeed(flags: Flags, io: Io) {

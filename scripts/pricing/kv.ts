@@ -109,6 +109,18 @@ export class WranglerKv {
   }
 }
 
+/**
+ * The environments a wrangler config defines (its `[env.NAME]` tables), read
+ * with wrangler's own parser, so TOML and JSON configs alike.
+ *
+ * @example
+ * definedEnvironments() // ["staging", "production"] for this repository's wrangler.toml
+ */
+export function definedEnvironments(config = "wrangler.toml"): string[] {
+  const wrangler = createRequire(import.meta.url)("wrangler") as typeof import("wrangler");
+  return Object.keys(wrangler.experimental_readRawConfig({ config }).rawConfig.env ?? {});
+}
+
 function wranglerBin(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve("wrangler/package.json")), "bin", "wrangler.js");

@@ -92,9 +92,9 @@ describe("npm run pricing -- seed: never a write by surprise", () => {
   });
 
   it("refuses without a terminal and without --yes, even with a target", async () => {
-    const result = await run(["seed", "--remote"]);
+    const result = await run(["seed", "--remote", "--env", "staging"]);
     expect(result.code).toBe(2);
-    expect(result.err).toContain("refusing to write REMOTE KV");
+    expect(result.err).toContain("refusing to write REMOTE KV (binding PRICING, env staging)");
   });
 
   it("asks on a terminal when no target is named, and writes nothing on no", async () => {
@@ -107,6 +107,28 @@ describe("npm run pricing -- seed: never a write by surprise", () => {
   it("refuses --local with --remote", async () => {
     expect((await run(["diff", "--local", "--remote"])).code).toBe(2);
   });
+});
+
+describe("npm run pricing -- --env: only the environments wrangler.toml defines", () => {
+  it("refuses an --env that wrangler.toml does not define, naming those it does", async () => {
+    const result = await run(["diff", "--local", "--env", "prod"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe("pricing: --env prod is not an environment of wrangler.toml (it defines: staging, production)");
+  });
+
+  it("refuses --remote without --env, since the top level is local development", async () => {
+    const result = await run(["seed", "--remote", "--yes"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("--remote needs --env (staging, production)");
+  });
+
+  it("reads through an environment wrangler.toml defines", async () => {
+    const empty = join(dir, "env-state");
+    const result = await run(["diff", "--seed", `${FIXTURES}seed-small.json`, "--local", "--env", "staging", "--persist-to", empty]);
+    expect(result.err).toBe("");
+    expect(result.code).toBe(1);
+    expect(result.out).toContain("+ claude-opus-4-6");
+  }, 60_000);
 });
 
 describe("seed, diff and export against local KV (wrangler, --persist-to a temporary directory)", () => {
