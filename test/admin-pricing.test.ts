@@ -143,11 +143,9 @@ describe("PUT /v1/admin/pricing/:model", () => {
 
   it("retries KV's 429 with backoff instead of failing", async () => {
     const realPut = env.PRICING.put.bind(env.PRICING);
-    const putSpy = vi
-      .spyOn(env.PRICING, "put")
-      .mockRejectedValueOnce(new Error("KV PUT failed: 429 Too Many Requests"))
-      .mockRejectedValueOnce(new Error("KV PUT failed: 429 Too Many Requests"))
-      .mockImplementation(realPut);
+    let refusals = 2;
+    const putSpy = vi.spyOn(env.PRICING, "put").mockImplementation(((key: string, ...rest: [string]) =>
+      key === "pricing:gpt-5" && refusals-- > 0 ? Promise.reject(new Error("KV PUT failed: 429 Too Many Requests")) : realPut(key, ...rest)) as never);
     const res = await put("gpt-5", GPT5);
     expect(res.status).toBe(200);
     expect(putSpy.mock.calls.filter((args) => args[0] === "pricing:gpt-5")).toHaveLength(3);

@@ -14,6 +14,8 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/admin/pricing/:model": ["GET", "PUT", "DELETE"],
   "/v1/admin/pricing/:model/history": ["GET"],
   "/v1/admin/pricing/:model/rollback": ["POST"],
+  "/v1/admin/aliases": ["GET"],
+  "/v1/admin/aliases/:alias": ["DELETE"],
   "/v1/admin/config": ["GET", "PUT"],
   "/v1/admin/config/history": ["GET"],
   "/v1/admin/config/rollback": ["POST"],

@@ -5,7 +5,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
-import { currentVersion, valueAt, type HistoryDoc } from "../store/history";
+import { currentVersion, valueAt, type HistoryDoc, type HistoryEntry } from "../store/history";
 import { canonicalJson } from "./canonical";
 import { appendHistory } from "./history";
 
@@ -32,19 +32,30 @@ export interface AuditedOutcome {
 }
 
 /**
- * Writes a change (through `write`) and records it; writing the value
- * already stored changes nothing and records nothing, unless it is a
- * rollback, which is always recorded.
+ * Writes a change and records it, so that a retry after a partial failure
+ * finishes the job. The history entry goes first, as a write-ahead record:
+ * KV can fail after it, after the row or after an alias key, and the
+ * operator is told to retry. A retry finds its own change as the last entry
+ * (same value after, and the stored value still the one before it, or
+ * already the one after it) and finishes the write without recording it
+ * twice. `write` must be idempotent: it brings the stored keys in line with
+ * `after` and says whether it had to change anything.
+ *
+ * Writing the value already stored records nothing, but still repairs the
+ * keys that go with it (a row's alias keys).
  *
  * @example
- * await auditedWrite(kv, { subject: "config:gate", by: "ops-alice", before, after: config, history }, () => kv.put("config:gate", text));
+ * await auditedWrite(kv, { subject: "config:gate", by: "ops-alice", before, after: config, history }, async () => { await kv.put("config:gate", text); return true; });
  */
-export async function auditedWrite(kv: KVNamespace, change: AuditedChange, write: () => Promise<void>): Promise<AuditedOutcome> {
+export async function auditedWrite(kv: KVNamespace, change: AuditedChange, write: () => Promise<boolean>): Promise<AuditedOutcome> {
   const { subject, by, before, after, history, rollbackTo } = change;
-  if (rollbackTo === undefined && canonicalJson(before) === canonicalJson(after)) {
-    return { changed: false, version: currentVersion(history) };
+  const last = history.entries.at(-1);
+  if (last !== undefined && isRecorded(last, change)) {
+    return { changed: await write(), version: last.version };
   }
-  await write();
+  if (rollbackTo === undefined && canonicalJson(before) === canonicalJson(after)) {
+    return { changed: await write(), version: currentVersion(history) };
+  }
   const entry = await appendHistory(kv, subject, history, {
     action: rollbackTo !== undefined ? "rollback" : after === null ? "delete" : "put",
     by,
@@ -52,7 +63,18 @@ export async function auditedWrite(kv: KVNamespace, change: AuditedChange, write
     after,
     ...(rollbackTo !== undefined ? { rolled_back_to: rollbackTo } : {}),
   });
+  await write();
   return { changed: true, version: entry.version };
+}
+
+// Whether the history's last entry records this very change, interrupted or
+// finished: a retry of it, not a new change.
+function isRecorded(last: HistoryEntry, change: AuditedChange): boolean {
+  const after = canonicalJson(change.after);
+  if (canonicalJson(last.after) !== after) return false;
+  if (change.rollbackTo !== undefined && last.rolled_back_to !== change.rollbackTo) return false;
+  const before = canonicalJson(change.before);
+  return before === canonicalJson(last.before) || before === after;
 }
 
 /** How a rollback names what it restores, in its errors. */

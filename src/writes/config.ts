@@ -8,6 +8,7 @@ import { GATE_CONFIG_KEY } from "../store/keys";
 import { rememberGateConfig } from "../store/read";
 import { storedValue } from "../store/schema";
 import { auditedWrite, restorable } from "./audited";
+import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
 
@@ -50,11 +51,13 @@ export async function putConfig(kv: KVNamespace, config: GateConfigInput | null,
   const [text, history] = await Promise.all([kv.get(GATE_CONFIG_KEY), readHistory(kv, GATE_CONFIG_KEY)]);
   const before = text === null ? null : storedValue(text);
   const change = { subject: GATE_CONFIG_KEY, by, before, after: config, history, rollbackTo };
-  const outcome = await auditedWrite(kv, change, () =>
-    config === null
-      ? withKvRetry(() => kv.delete(GATE_CONFIG_KEY), GATE_CONFIG_KEY)
-      : withKvRetry(() => kv.put(GATE_CONFIG_KEY, JSON.stringify(config)), GATE_CONFIG_KEY),
-  );
+  const outcome = await auditedWrite(kv, change, async () => {
+    // A retry whose write already went through has nothing left to do.
+    if (canonicalJson(before) === canonicalJson(config)) return false;
+    if (config === null) await withKvRetry(() => kv.delete(GATE_CONFIG_KEY), GATE_CONFIG_KEY);
+    else await withKvRetry(() => kv.put(GATE_CONFIG_KEY, JSON.stringify(config)), GATE_CONFIG_KEY);
+    return true;
+  });
   if (!outcome.changed) return { ...(await readConfigView(kv)), changed: false };
   rememberGateConfig(config);
   const effective = { ...DEFAULT_GATE_CONFIG, ...(config ?? {}) };

@@ -17,6 +17,19 @@ export async function readHistory(kv: KVNamespace, subject: string): Promise<His
 }
 
 /**
+ * A key's current version for a read that must not fail on a corrupt
+ * history: the version, or null and what is wrong.
+ *
+ * @example
+ * await historyVersion(env.PRICING, "pricing:gpt-5") // { version: 3, problem: null }
+ */
+export async function historyVersion(kv: KVNamespace, subject: string): Promise<{ version: number | null; problem: string | null }> {
+  const doc = parseHistory(await kv.get(historyKey(subject)));
+  if (doc === undefined) return { version: null, problem: `${historyKey(subject)} is corrupt; fix or delete it before writing ${subject}` };
+  return { version: currentVersion(doc), problem: null };
+}
+
+/**
  * Appends one change to a key's history (given the history read before the
  * change) and returns the entry with its version.
  *

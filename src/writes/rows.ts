@@ -9,6 +9,7 @@ import { listValues } from "../store/list";
 import { parseRow, rememberAlias, rememberRow } from "../store/read";
 import { PricingRowSchema, storedValue, type PricingRow } from "../store/schema";
 import { auditedWrite, restorable } from "./audited";
+import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
 import { cacheRatioWarnings } from "./ratios";
@@ -55,26 +56,46 @@ export async function listPricing(kv: KVNamespace): Promise<{ rows: StoredRow[];
 }
 
 /**
- * Writes a validated row and its alias keys, removes alias keys it no longer
- * lists, and records the change. Writing the row it already holds changes
- * nothing and records nothing.
+ * The alias keys that point at `model`, whatever its stored row says: a
+ * corrupt or invalid row lists none, and a key may outlive its row.
+ *
+ * @example
+ * await aliasesPointingAt(env.PRICING, "gpt-5") // ["gpt-5-2025-08-07"]
+ */
+export async function aliasesPointingAt(kv: KVNamespace, model: string): Promise<string[]> {
+  const aliases = await listValues(kv, ALIAS_PREFIX);
+  return [...aliases].filter(([, target]) => target.trim() === model).map(([alias]) => alias);
+}
+
+/**
+ * Writes a validated row and its alias keys, removes the alias keys that
+ * point here but it no longer lists, and records the change. Writing the
+ * row it already holds records nothing, but repairs its alias keys; a retry
+ * after a partial failure finishes the job (see auditedWrite).
  *
  * @example
  * await putPricing(env.PRICING, "gpt-5", { input: 1.25, output: 10 }, "ops-alice");
  */
 export async function putPricing(kv: KVNamespace, model: string, row: PricingRow, by: string, rollbackTo?: number): Promise<WriteOutcome> {
-  const [current, history] = await Promise.all([readStoredRow(kv, model), readHistory(kv, pricingKey(model))]);
+  const [current, history, pointing] = await Promise.all([
+    readStoredRow(kv, model),
+    readHistory(kv, pricingKey(model)),
+    aliasesPointingAt(kv, model),
+  ]);
   const warnings = cacheRatioWarnings(model, row);
   const aliases = row.aliases ?? [];
   const aliasesToWrite = await checkAliases(kv, model, aliases);
-  const dropped = (current?.row?.aliases ?? []).filter((alias) => !aliases.includes(alias));
-  const change = { subject: pricingKey(model), by, before: current?.value ?? null, after: row, history, rollbackTo };
+  const dropped = pointing.filter((alias) => !aliases.includes(alias));
+  const before = current?.value ?? null;
+  const change = { subject: pricingKey(model), by, before, after: row, history, rollbackTo };
   const outcome = await auditedWrite(kv, change, async () => {
-    await withKvRetry(() => kv.put(pricingKey(model), JSON.stringify(row)), pricingKey(model));
+    const rowDiffers = canonicalJson(before) !== canonicalJson(row);
+    if (rowDiffers) await withKvRetry(() => kv.put(pricingKey(model), JSON.stringify(row)), pricingKey(model));
     await Promise.all([
       ...aliasesToWrite.map((alias) => withKvRetry(() => kv.put(aliasKey(alias), model), aliasKey(alias))),
       ...dropped.map((alias) => dropAlias(kv, alias, model)),
     ]);
+    return rowDiffers || aliasesToWrite.length > 0 || dropped.length > 0;
   });
   if (outcome.changed) {
     rememberRow(model, row);
@@ -85,24 +106,32 @@ export async function putPricing(kv: KVNamespace, model: string, row: PricingRow
 }
 
 /**
- * Deletes a row and the alias keys that point to it, and records the change.
+ * Deletes a row and every alias key that points to it, and records the
+ * change. A row already gone answers 404 unless alias keys still point to
+ * it: then the delete finishes by removing them (a retried DELETE).
  *
  * @example
  * await deletePricing(env.PRICING, "gpt-4", "ops-alice");
  */
 export async function deletePricing(kv: KVNamespace, model: string, by: string, rollbackTo?: number): Promise<WriteOutcome> {
-  const [current, history] = await Promise.all([readStoredRow(kv, model), readHistory(kv, pricingKey(model))]);
-  if (current === null && rollbackTo === undefined) throw new ApiError("not_found", `no pricing row for ${model}`);
-  // Restoring "absent" to an absent row: nothing to write, nothing to record.
+  const [current, history, pointing] = await Promise.all([
+    readStoredRow(kv, model),
+    readHistory(kv, pricingKey(model)),
+    aliasesPointingAt(kv, model),
+  ]);
+  if (current === null && pointing.length === 0 && rollbackTo === undefined) {
+    throw new ApiError("not_found", `no pricing row for ${model}`);
+  }
+  // Restoring "absent" to an absent row: nothing to record.
   const change = { subject: pricingKey(model), by, before: current?.value ?? null, after: null, history };
-  const aliases = current?.row?.aliases ?? [];
   const outcome = await auditedWrite(kv, current === null ? change : { ...change, rollbackTo }, async () => {
-    await withKvRetry(() => kv.delete(pricingKey(model)), pricingKey(model));
-    await Promise.all(aliases.map((alias) => dropAlias(kv, alias, model)));
+    if (current !== null) await withKvRetry(() => kv.delete(pricingKey(model)), pricingKey(model));
+    await Promise.all(pointing.map((alias) => dropAlias(kv, alias, model)));
+    return current !== null || pointing.length > 0;
   });
   if (outcome.changed) {
     rememberRow(model, null);
-    for (const alias of aliases) rememberAlias(alias, null, null);
+    for (const alias of new Set([...pointing, ...(current?.row?.aliases ?? [])])) rememberAlias(alias, null, null);
   }
   return { model, row: null, ...outcome, warnings: [] };
 }
@@ -121,6 +150,9 @@ export async function rollbackPricing(kv: KVNamespace, model: string, version: n
   return row === null ? deletePricing(kv, model, by, version) : putPricing(kv, model, row, by, version);
 }
 
+// A stray alias key must not block a row for good: say how to clear it.
+const REMEDY = "update that row, or delete the key with DELETE /v1/admin/aliases/{alias} if it is stray (GET /v1/admin/aliases flags it)";
+
 // Refuses aliases another row holds; returns those whose key must be
 // written (the rest already point here: no write, so no 429 risk).
 async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): Promise<string[]> {
@@ -129,12 +161,12 @@ async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): 
     ...aliases.map(async (alias) => ({ alias, row: await kv.get(pricingKey(alias)), target: await kv.get(aliasKey(alias)) })),
   ]);
   const issues: ErrorIssue[] = [];
-  if (ownAlias !== null) issues.push({ path: "model", message: `is an alias of ${ownAlias.trim()}; update that row or remove the alias first` });
+  if (ownAlias !== null) issues.push({ path: "model", message: `is an alias of ${ownAlias.trim()}; ${REMEDY}` });
   found.forEach(({ alias, row, target }, index) => {
     const path = `aliases.${index}`;
     if (alias === model) issues.push({ path, message: "is the model's own name" });
     else if (row !== null) issues.push({ path, message: `${alias} has its own pricing row` });
-    else if (target !== null && target.trim() !== model) issues.push({ path, message: `${alias} is already an alias of ${target.trim()}` });
+    else if (target !== null && target.trim() !== model) issues.push({ path, message: `${alias} is already an alias of ${target.trim()}; ${REMEDY}` });
   });
   if (issues.length > 0) throw invalidRequest(issues);
   return found.filter(({ target }) => target?.trim() !== model).map(({ alias }) => alias);

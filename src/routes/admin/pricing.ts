@@ -2,10 +2,9 @@ import { createRoute } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth/admin";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { currentVersion } from "../../store/history";
 import { pricingKey } from "../../store/keys";
 import { PricingRowSchema } from "../../store/schema";
-import { readHistory } from "../../writes/history";
+import { historyVersion } from "../../writes/history";
 import { deletePricing, listPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
 import { createApp } from "../app";
 import { auditRoutes } from "./audit";
@@ -71,9 +70,10 @@ export const adminPricing = createApp()
   })
   .openapi(getRoute, async (c) => {
     const { model } = c.req.valid("param");
-    const [stored, history] = await Promise.all([readStoredRow(c.env.PRICING, model), readHistory(c.env.PRICING, pricingKey(model))]);
+    // A corrupt history must not hide the row: it is flagged instead.
+    const [stored, history] = await Promise.all([readStoredRow(c.env.PRICING, model), historyVersion(c.env.PRICING, pricingKey(model))]);
     if (stored === null) throw new ApiError("not_found", `no pricing row for ${model}`);
-    return c.json({ ...stored, version: currentVersion(history) }, 200);
+    return c.json({ ...stored, version: history.version, history_problem: history.problem }, 200);
   })
   .openapi(putRoute, async (c) => {
     const { model } = c.req.valid("param");

@@ -31,7 +31,8 @@ export const StoredRowSchema = z
     row: PricingRowSchema.nullable().openapi({ description: "The row; null when the stored value is invalid." }),
     problem: z.string().nullable().openapi({ description: "What is wrong with the stored value, or null." }),
     value: z.unknown().openapi({ description: "The stored value as it is (JSON, or its text when it does not parse)." }),
-    version: z.number().int().nonnegative().openapi({ description: "The last change in its history; 0 before any." }),
+    version: z.number().int().nonnegative().nullable().openapi({ description: "The last change in its history; 0 before any; null when the history is corrupt." }),
+    history_problem: z.string().nullable().openapi({ description: "What is wrong with the row's history, or null." }),
   })
   .openapi("StoredPricingRow");
 
@@ -86,3 +87,29 @@ export const ConfigViewSchema = z
     changed: z.boolean().optional(),
   })
   .openapi("GateConfigView");
+
+/** One alias key, where it points, and why it is stray. */
+export const AliasViewSchema = z
+  .object({
+    alias: z.string(),
+    target: z.string().openapi({ description: "The model the key points to." }),
+    stray: z.string().nullable().openapi({ description: "Why the key is stray (its model has no valid row that lists it), or null." }),
+  })
+  .openapi("AliasKey");
+
+/** GET /v1/admin/aliases: every alias key. */
+export const AliasListSchema = z
+  .object({
+    count: z.number().int(),
+    stray: z.number().int().openapi({ description: "How many keys are stray." }),
+    aliases: z.array(AliasViewSchema),
+  })
+  .openapi("AliasList");
+
+/** DELETE /v1/admin/aliases/{alias}: the stray key removed, and its history version. */
+export const AliasDeletedSchema = AliasViewSchema.extend({ version: z.number().int().nonnegative() }).openapi("AliasDeleted");
+
+/** The `{alias}` path parameter. */
+export const AliasParamSchema = z.object({
+  alias: ModelNameSchema.openapi({ param: { name: "alias", in: "path" }, description: "An alias name; a '/' in it is sent as %2F." }),
+});
