@@ -14,7 +14,9 @@ describe("the admin routes in the OpenAPI document", () => {
       Object.entries(item as Record<string, { security?: unknown; responses?: Record<string, unknown> }>).map(([method, op]) => ({ path, method, op })),
     );
     expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual([
+      "DELETE /v1/admin/aliases/{alias}",
       "DELETE /v1/admin/pricing/{model}",
+      "GET /v1/admin/aliases",
       "GET /v1/admin/config",
       "GET /v1/admin/config/history",
       "GET /v1/admin/pricing",

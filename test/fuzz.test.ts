@@ -36,7 +36,7 @@ const modelSegment = fc.oneof(
 const path = fc.oneof(
   { weight: 8, arbitrary: fc.constant("/v1/gate") },
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
-  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/config") },
+  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config") },
   {
     weight: 2,
     arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),
@@ -47,6 +47,7 @@ const path = fc.oneof(
       .tuple(modelSegment, fc.constantFrom("", "/history", "/rollback"))
       .map(([model, rest]) => `/v1/admin/pricing/${model}${rest}`),
   },
+  { weight: 1, arbitrary: modelSegment.map((alias) => `/v1/admin/aliases/${alias}`) },
   { weight: 1, arbitrary: fc.webPath() },
   {
     weight: 1,
