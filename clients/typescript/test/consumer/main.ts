@@ -1,0 +1,53 @@
+// A consumer project's code: compiled by test/consumer.mjs with a plain
+// tsconfig (no Workers types, no JSX settings), against the packed client.
+import { hc } from "hono/client";
+import { createGateClient, FALLBACK_REASON_CODES, GateError, type AppType, type GateDecision, type GateRequest } from "offload-gate-client";
+
+const gate = createGateClient({ baseUrl: "http://127.0.0.1:8787", timeoutMs: 1000 });
+const request: GateRequest = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+
+export async function onToolOutput(text: string): Promise<string> {
+  const decision: GateDecision = await gate.decide({ model_name: "claude-opus-4-6", output_chars: text.length });
+  if (decision.fallback) {
+    const code: (typeof FALLBACK_REASON_CODES)[number] = decision.reason_code;
+    const cause: GateError = decision.error;
+    console.warn(code, cause.status, decision.issues);
+    return text;
+  }
+  // A decision the gate made: every priced term is typed.
+  const terms: number[] = [decision.net_saving_usd, decision.reprefill_saving_usd, decision.stub_carry_cost_usd];
+  const horizon: number = decision.inputs.horizon;
+  console.log(terms, horizon, decision.priced_as?.model, decision.break_even_horizon);
+  return decision.fire ? `[stub: ${decision.reason}]` : text;
+}
+
+export async function batch(): Promise<number> {
+  const decisions = await gate.decideBatch([request, { ...request, output_tokens: 5_000 }]);
+  return decisions.filter((d) => d.fire).length;
+}
+
+// The raw hc client, typed from the same routes.
+export async function healthz(): Promise<"ok"> {
+  const res = await gate.raw.healthz.$get();
+  return (await res.json()).status;
+}
+
+// hc<AppType> directly, as Hono documents it.
+const client = hc<AppType>("http://127.0.0.1:8787");
+export async function direct(): Promise<boolean | undefined> {
+  const res = await client.v1.gate.$post({ json: request });
+  if (res.status === 200) return (await res.json()).fire;
+  const { error } = await res.json();
+  console.error(error.issues.map((issue) => issue.path));
+  return undefined;
+}
+
+export function refusedAtCompileTime(): void {
+  // @ts-expect-error horizon is a number, not a string
+  void gate.decide({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: "4" });
+  // @ts-expect-error model_name is required
+  void gate.decide({ output_tokens: 20_000 });
+  // @ts-expect-error a fallback decision never fires
+  const fired: true = (null as unknown as Extract<GateDecision, { fallback: true }>).fire;
+  void fired;
+}

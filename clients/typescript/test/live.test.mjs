@@ -1,0 +1,42 @@
+// The TypeScript client against a running gate (npm run test:clients starts
+// one and sets OFFLOAD_GATE_TEST_URL / OFFLOAD_GATE_TEST_API_KEY).
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { describe, it } from "node:test";
+import { createGateClient } from "../dist/index.js";
+
+const baseUrl = process.env.OFFLOAD_GATE_TEST_URL;
+const apiKey = process.env.OFFLOAD_GATE_TEST_API_KEY;
+if (baseUrl === undefined && process.env.OFFLOAD_GATE_REQUIRE_INTEGRATION) throw new Error("OFFLOAD_GATE_TEST_URL is not set");
+const EXAMPLE_A = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+
+describe("the TypeScript client against the local gate", { skip: baseUrl === undefined && "no running gate" }, () => {
+  const gate = createGateClient({ baseUrl, apiKey, timeoutMs: 10_000 });
+
+  it("decides worked example A exactly as the reference does", async () => {
+    const decision = await gate.decide(EXAMPLE_A, { raiseOnError: true });
+    assert.equal(decision.fallback, false);
+    assert.equal(decision.net_saving_usd, 0.38925000000000004);
+    assert.equal(decision.reason, "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6");
+  });
+
+  it("decides a batch and refuses only the bad item", async () => {
+    const decisions = await gate.decideBatch([EXAMPLE_A, { model_name: "gpt-5", output_tokens: -1 }]);
+    assert.deepEqual(decisions.map((d) => [d.fire, d.reason_code]), [[true, "net_positive"], [false, "gate_invalid_request"]]);
+  });
+
+  it("fails safe on a wrong key and on a port with no gate", async () => {
+    if (apiKey) {
+      const wrong = await createGateClient({ baseUrl, apiKey: "wrong-key-0123456789abcdef" }).decide(EXAMPLE_A);
+      assert.deepEqual([wrong.fire, wrong.reason_code], [false, "gate_unauthorized"]);
+    }
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address();
+        probe.close(() => resolve(free));
+      });
+    });
+    const none = await createGateClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1000 }).decide(EXAMPLE_A);
+    assert.deepEqual([none.fire, none.reason_code], [false, "gate_unreachable"]);
+  });
+});

@@ -1,0 +1,49 @@
+// `npm run test:clients` (.ci/run runs it after `npm test`): the agent
+// clients, end to end. Builds the TypeScript client, runs its unit tests and
+// compiles plain consumer projects against the packed package; then starts a
+// throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
+// runs both clients against it: the TypeScript live tests, and the Python
+// package's install and pytest suite (clients/python/ci.sh).
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { startLocalGate, type LocalGate } from "./local-gate";
+
+const PORT = Number(process.env.OFFLOAD_GATE_TEST_PORT ?? 8880);
+
+function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+  console.log(`\ntest:clients: ${title}`);
+  const started = Date.now();
+  const result = spawnSync(command, args, { stdio: "inherit", env });
+  if (result.status !== 0) throw new Error(`${title} failed (exit ${result.status ?? result.signal})`);
+  console.log(`test:clients: ${title}: ok in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+let gate: LocalGate | undefined;
+try {
+  step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
+  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs"]);
+  step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
+
+  const key = randomBytes(16).toString("hex");
+  console.log(`\ntest:clients: starting a local gate on 127.0.0.1:${PORT} (a gate key required)`);
+  gate = await startLocalGate({
+    port: PORT,
+    inspectorPort: PORT + 1,
+    stateDir: ".wrangler/clients-state",
+    vars: { GATE_API_KEYS: `clients:${key}` },
+  });
+  const env = {
+    ...process.env,
+    OFFLOAD_GATE_TEST_URL: gate.baseUrl,
+    OFFLOAD_GATE_TEST_API_KEY: key,
+    OFFLOAD_GATE_REQUIRE_INTEGRATION: "1",
+  };
+  step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
+  step("Python client: install, unit and integration tests", "bash", ["clients/python/ci.sh"], env);
+  console.log("\ntest:clients: all passed");
+} catch (error) {
+  console.error(`\ntest:clients: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await gate?.stop();
+}
