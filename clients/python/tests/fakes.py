@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
@@ -94,3 +95,17 @@ EXAMPLE_A_ANSWER: Dict[str, Any] = {
         "recall_output_tokens": 500,
     },
 }
+
+
+@dataclasses.dataclass
+class OffloadGateInputs:
+    """The reference gate's input dataclass, field for field."""
+
+    output_tokens: float
+    horizon: int
+    recall_probability: float
+    model_name: str
+    large_offload_threshold_tokens: int = 10_000
+    stub_tokens: int = 200
+    recall_input_tokens: int = 2_000
+    recall_output_tokens: int = 500

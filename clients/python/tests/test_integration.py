@@ -6,12 +6,12 @@ OFFLOAD_GATE_REQUIRE_INTEGRATION is set (as CI does): then they fail."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import socket
 from typing import Iterator
 
 import pytest
+from fakes import OffloadGateInputs
 
 from offload_gate import (
     GATE_INVALID_REQUEST,
@@ -32,20 +32,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.skipif(URL is None, reason="n
 EXAMPLE_A = {"model_name": "claude-opus-4-6", "output_tokens": 20_000, "horizon": 4, "recall_probability": 0.3}
 # The reference gate's own reason for worked example A.
 REASON_A = "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6"
-
-
-@dataclasses.dataclass
-class OffloadGateInputs:
-    """The reference's input dataclass, field for field."""
-
-    output_tokens: float
-    horizon: int
-    recall_probability: float
-    model_name: str
-    large_offload_threshold_tokens: int = 10_000
-    stub_tokens: int = 200
-    recall_input_tokens: int = 2_000
-    recall_output_tokens: int = 500
 
 
 @pytest.fixture()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from fakes import EXAMPLE_A_ANSWER
+from fakes import EXAMPLE_A_ANSWER, OffloadGateInputs
 
 from offload_gate import (
     GATE_INVALID_REQUEST,
@@ -20,20 +20,6 @@ from offload_gate import (
     StalePricing,
 )
 from offload_gate.models import as_request
-
-
-@dataclasses.dataclass
-class OffloadGateInputs:
-    """The reference gate's input dataclass, field for field."""
-
-    output_tokens: float
-    horizon: int
-    recall_probability: float
-    model_name: str
-    large_offload_threshold_tokens: int = 10_000
-    stub_tokens: int = 200
-    recall_input_tokens: int = 2_000
-    recall_output_tokens: int = 500
 
 
 def test_a_decision_exposes_every_answer_field_as_an_attribute() -> None:

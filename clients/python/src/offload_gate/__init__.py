@@ -19,8 +19,8 @@ from ._calls import (
     ENV_BASE_URL,
     MAX_ITEMS_PER_CALL,
     RetryPolicy,
-    __version__,
 )
+from ._version import __version__
 from .aio import AsyncGateClient
 from .client import GateClient
 from .errors import (

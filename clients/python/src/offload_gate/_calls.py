@@ -25,7 +25,7 @@ from .models import (
 )
 from .transport import HTTPTransport, Response, Transport, headers_of, parse_retry_after
 
-from ._version import __version__
+from ._version import __version__ as __version__
 
 #: The environment variable the gate key is read from when ``api_key`` is not given.
 ENV_API_KEY = "OFFLOAD_GATE_API_KEY"
@@ -126,10 +126,6 @@ def unreachable(exc: BaseException, budget: float) -> GateError:
     return GateUnreachable(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
 
 
-def report_fallback(call: Call[Any], error: GateError) -> None:
-    log.warning("offload-gate: %s did not answer (%s): %s; using the safe default", call.path, error.reason_code, error.message)
-
-
 def _chunks(items: Sequence[T]) -> List[Sequence[T]]:
     return [items[i : i + MAX_ITEMS_PER_CALL] for i in range(0, len(items), MAX_ITEMS_PER_CALL)]
 
@@ -142,6 +138,13 @@ def _decisions(count: int) -> Callable[[Any], List[GateDecision]]:
         return [GateDecision.from_json(item) for item in decisions]
 
     return parse
+
+
+def _fallbacks(count: int) -> Callable[[GateError], List[GateDecision]]:
+    def fallback(error: GateError) -> List[GateDecision]:
+        return [GateDecision.from_error(error) for _ in range(count)]
+
+    return fallback
 
 
 class ClientBase:
@@ -173,6 +176,13 @@ class ClientBase:
         keyed = "with a key" if "authorization" in self._headers else "without a key"
         return f"<{type(self).__name__} {self.base_url} {keyed}, timeout={self.timeout:g}s>"
 
+    def _fallback(self, call: Call[T], error: GateError, raise_on_error: Optional[bool]) -> T:
+        """The call's safe default for ``error`` (logged), or the error itself when asked to raise."""
+        if self.raise_on_error if raise_on_error is None else raise_on_error:
+            raise error
+        log.warning("offload-gate: %s did not answer (%s): %s; using the safe default", call.path, error.reason_code, error.message)
+        return call.fallback(error)
+
     # --- the calls ---------------------------------------------------------
 
     @staticmethod
@@ -188,7 +198,7 @@ class ClientBase:
                 "/v1/gate/batch",
                 {"items": list(chunk)},
                 _decisions(len(chunk)),
-                lambda error, n=len(chunk): [GateDecision.from_error(error) for _ in range(n)],
+                _fallbacks(len(chunk)),
             )
             for chunk in _chunks(items)
         ]

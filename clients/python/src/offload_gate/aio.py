@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any, List, Optional, Sequence, TypeVar
 
-from ._calls import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, Call, ClientBase, answer_of, merge_reports, report_fallback, unreachable
+from ._calls import Call, ClientBase, answer_of, merge_reports, unreachable
 from .client import _mapping
 from .errors import GateError, GateUnreachable
 from .models import GateDecision, Plan, Report
-from .transport import Transport
 
 T = TypeVar("T")
 
@@ -29,18 +28,6 @@ class AsyncGateClient(ClientBase):
             decisions = await gate.decide_batch([{"model_name": "gpt-5", "output_chars": len(t)} for t in outputs])
     """
 
-    def __init__(
-        self,
-        base_url: Optional[str] = None,
-        api_key: Optional[str] = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        *,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        raise_on_error: bool = False,
-        transport: Optional[Transport] = None,
-    ) -> None:
-        super().__init__(base_url, api_key, timeout, max_retries=max_retries, raise_on_error=raise_on_error, transport=transport)
-
     async def decide(
         self, request: Any = None, /, *, timeout: Optional[float] = None, raise_on_error: Optional[bool] = None, **fields: Any
     ) -> GateDecision:
@@ -53,7 +40,8 @@ class AsyncGateClient(ClientBase):
         """See :meth:`GateClient.decide_batch`."""
         decisions: List[GateDecision] = []
         for call in self._batch_calls(requests):
-            decisions.extend(await self._run(call, timeout, raise_on_error))
+            chunk: List[GateDecision] = await self._run(call, timeout, raise_on_error)
+            decisions.extend(chunk)
         return decisions
 
     async def plan(
@@ -122,7 +110,4 @@ class AsyncGateClient(ClientBase):
                 await asyncio.sleep(wait)
                 attempt += 1
         except GateError as error:
-            if self.raise_on_error if raise_on_error is None else raise_on_error:
-                raise
-            report_fallback(call, error)
-            return call.fallback(error)
+            return self._fallback(call, error, raise_on_error)

@@ -12,7 +12,7 @@ from ._calls import (
     ClientBase,
     answer_of,
     merge_reports,
-    report_fallback,
+   
     unreachable,
 )
 from .errors import GateError, GateUnreachable
@@ -85,7 +85,8 @@ class GateClient(ClientBase):
         ``gate_invalid_request`` and its ``issues``; the others are decided."""
         decisions: List[GateDecision] = []
         for call in self._batch_calls(requests):
-            decisions.extend(self._run(call, timeout, raise_on_error))
+            chunk: List[GateDecision] = self._run(call, timeout, raise_on_error)
+            decisions.extend(chunk)
         return decisions
 
     def plan(self, request: Any = None, /, *, timeout: Optional[float] = None, raise_on_error: Optional[bool] = None, **fields: Any) -> Plan:
@@ -150,10 +151,7 @@ class GateClient(ClientBase):
                 self._sleep(wait)
                 attempt += 1
         except GateError as error:
-            if self.raise_on_error if raise_on_error is None else raise_on_error:
-                raise
-            report_fallback(call, error)
-            return call.fallback(error)
+            return self._fallback(call, error, raise_on_error)
 
 
 def _mapping(session: Any) -> Any:

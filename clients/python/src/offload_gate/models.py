@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Dict, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from .errors import GATE_INVALID_REQUEST, GateAnswerError, GateError
 
 JSONObject = Dict[str, Any]
 T = TypeVar("T")
+A = TypeVar("A", bound="_Answer")
 
 # Fields a dataclass keeps for itself, never sent or read as JSON.
 _LOCAL_FIELDS = frozenset({"extra", "error"})
@@ -81,11 +82,29 @@ def _as_request(cls: Type[T], request: Any, fields: Mapping[str, Any]) -> T:
     return cls(**{key: value for key, value in data.items() if key in names}, extra=extra)  # type: ignore[call-arg]
 
 
+class _Request:
+    """A request dataclass: its JSON body is its set fields plus ``extra``."""
+
+    def to_json(self) -> JSONObject:
+        return _to_json(self)
+
+
+class _Answer:
+    """An answer dataclass: read from JSON by field name, unknown keys kept in ``extra``.
+    ``_nested`` names the fields that are answers themselves."""
+
+    _nested: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+
+    @classmethod
+    def from_json(cls: Type[A], data: Any) -> A:
+        return _from_json(cls, data, cls._nested)
+
+
 # --- requests ---------------------------------------------------------------
 
 
 @dataclass
-class GateRequest:
+class GateRequest(_Request):
     """The body of ``POST /v1/gate`` (and one item of ``/v1/gate/batch``).
 
     The first nine fields are the reference's ``OffloadGateInputs``; a field left
@@ -119,12 +138,9 @@ class GateRequest:
     #: Fields this client does not know yet, sent as they are.
     extra: JSONObject = field(default_factory=dict)
 
-    def to_json(self) -> JSONObject:
-        return _to_json(self)
-
 
 @dataclass
-class Segment:
+class Segment(_Request):
     """One stretch of cached history for ``POST /v1/plan``: fixed context
     (``tokens`` only), or a tool output that may be stubbed (with an ``id``).
 
@@ -139,12 +155,9 @@ class Segment:
     stub_tokens: Optional[int] = None
     extra: JSONObject = field(default_factory=dict)
 
-    def to_json(self) -> JSONObject:
-        return _to_json(self)
-
 
 @dataclass
-class PlanRequest:
+class PlanRequest(_Request):
     """The body of ``POST /v1/plan``: which cached tool outputs to stub now."""
 
     model_name: str
@@ -160,12 +173,9 @@ class PlanRequest:
     tool_name: Optional[str] = None
     extra: JSONObject = field(default_factory=dict)
 
-    def to_json(self) -> JSONObject:
-        return _to_json(self)
-
 
 @dataclass
-class Outcome:
+class Outcome(_Request):
     """What happened after a decision, for ``POST /v1/outcomes``.
 
     ``turns_after``: how many more turns the session ran; ``recalled``: whether
@@ -180,12 +190,9 @@ class Outcome:
     context_tokens: Optional[int] = None
     extra: JSONObject = field(default_factory=dict)
 
-    def to_json(self) -> JSONObject:
-        return _to_json(self)
-
 
 @dataclass
-class SessionReport:
+class SessionReport(_Request):
     """A finished session's whole bill, for ``POST /v1/sessions``: ``usage`` is
     the provider's token usage summed over the session."""
 
@@ -205,20 +212,16 @@ class SessionReport:
 
 
 @dataclass
-class StalePricing:
+class StalePricing(_Answer):
     """Set when KV could not be read and a row past its TTL priced the answer."""
 
     age_seconds: float = 0.0
     detail: str = ""
     extra: JSONObject = field(default_factory=dict)
 
-    @classmethod
-    def from_json(cls, data: Any) -> "StalePricing":
-        return _from_json(cls, data)
-
 
 @dataclass
-class WorstCase:
+class WorstCase(_Answer):
     """The worst corner of the prior ranges, when the request gave any."""
 
     net_saving_usd: float = 0.0
@@ -227,13 +230,9 @@ class WorstCase:
     cache_hit_rate: Optional[float] = None
     extra: JSONObject = field(default_factory=dict)
 
-    @classmethod
-    def from_json(cls, data: Any) -> "WorstCase":
-        return _from_json(cls, data)
-
 
 @dataclass
-class ResolvedInputs:
+class ResolvedInputs(_Answer):
     """The inputs as the gate used them, every default filled in."""
 
     model_name: str = ""
@@ -248,10 +247,6 @@ class ResolvedInputs:
     cache_hit_rate: Optional[float] = None
     context_tokens: Optional[int] = None
     extra: JSONObject = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, data: Any) -> "ResolvedInputs":
-        return _from_json(cls, data)
 
 
 def _issues(data: Any) -> List[JSONObject]:
@@ -345,17 +340,13 @@ def _item_error(data: Any) -> GateError:
 
 
 @dataclass
-class PlanCandidate:
+class PlanCandidate(_Answer):
     """One stubbable tool output in a plan's answer."""
 
     id: str = ""
     stubbed: bool = False
     alone_net_saving_usd: Optional[float] = None
     extra: JSONObject = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, data: Any) -> "PlanCandidate":
-        return _from_json(cls, data)
 
 
 @dataclass
