@@ -4,7 +4,7 @@ import { build } from "esbuild";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { experimental_readRawConfig, unstable_getMiniflareWorkerOptions } from "wrangler";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "dist", "bench");
@@ -22,6 +22,13 @@ function textRules() {
       .join("(?:.*/)?");
     return new RegExp(`(?:^|/)${pattern}$`);
   });
+}
+
+// wrangler.toml's [alias] (zod without its locales), as `wrangler deploy`
+// applies it, so the benchmark runs the script that deploys.
+function aliases() {
+  const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
+  return Object.fromEntries(Object.entries(rawConfig.alias ?? {}).map(([from, to]) => [from, to.startsWith(".") ? join(ROOT, to) : to]));
 }
 
 const textPlugin = {
@@ -56,6 +63,7 @@ export async function bundle(entry, name) {
     minify: false,
     jsx: "automatic",
     jsxImportSource: "hono/jsx",
+    alias: aliases(),
     plugins: [textPlugin],
     logLevel: "warning",
   });

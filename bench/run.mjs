@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { ROOT } from "./build.mjs";
 import { benchCore } from "./core.mjs";
 import { benchHttp } from "./http.mjs";
+import { benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
 
-const TARGETS = { core_per_second: 2_000_000, throughput_ratio: 0.9, p99_ratio: 1.5 };
+const TARGETS = { core_per_second: 2_000_000, throughput_ratio: 0.9, p99_ratio: 1.5, script_gzip_kib: 250, startup_ms: 25 };
 
 function machine() {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
@@ -39,6 +40,8 @@ console.log("core: 100,000 varied inputs with reason strings (tinybench)");
 const core = await benchCore();
 console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
 const http = await benchHttp({ seconds, pairs });
+console.log("cold start: wrangler deploy --dry-run and wrangler check startup (median of 5, with a hello-world worker)");
+const coldStart = benchStartup({ runs: 5 });
 
 const { saturated, fixed, batch, kv } = http;
 const results = {
@@ -47,6 +50,7 @@ const results = {
   machine: { ...about, load_average_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") },
   core,
   http,
+  cold_start: coldStart,
   ratios: {
     throughput_gate_over_healthz: ratio(saturated.gate.req_per_second, saturated.healthz.req_per_second),
     throughput_gate_over_echo: ratio(saturated.gate.req_per_second, saturated.echo.req_per_second),
@@ -90,6 +94,18 @@ const rows = [
   ["KV reads during the run", `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`, "", ""],
   ["  per key per TTL (60 s)", `${kv.reads_per_key_per_ttl} over ${kv.keys_read} keys`, "≈ 1", ""],
   ["non-2xx + socket errors", errors, "0", verdict(errors === 0)],
+  [
+    "script size (production, wrangler deploy --dry-run)",
+    `${coldStart.size.gzip_kib} KiB gzipped (${coldStart.size.kib} KiB); hello-world ${coldStart.hello_world_size.gzip_kib} KiB`,
+    `≤ ${TARGETS.script_gzip_kib} KiB`,
+    verdict(coldStart.size.gzip_kib <= TARGETS.script_gzip_kib),
+  ],
+  [
+    "startup CPU (wrangler check startup, median of 5)",
+    `${coldStart.startup.gate_ms} ms; hello-world ${coldStart.startup.hello_world_ms} ms`,
+    `≤ ${TARGETS.startup_ms} ms`,
+    verdict(coldStart.startup.gate_ms <= TARGETS.startup_ms),
+  ],
 ];
 console.log(`\n${table(rows)}\n`);
 console.log(`KV reads by key (warm-up included): ${JSON.stringify(kv.reads_by_key)}`);
