@@ -71,14 +71,14 @@ describe("PUT /v1/admin/pricing/:model", () => {
     expect(res.status).toBe(200);
     const { warnings } = await res.json<any>();
     expect(warnings).toEqual([
-      { path: "cache_read", message: "is 0.5, not 0.1 × input (0.30000000000000004), as Anthropic prices it" },
+      { path: "cache_read", message: "is 0.5, not at most 0.1 × input (0.30000000000000004), as Anthropic prices it" },
       { path: "cache_write_1h", message: "is 5, not 2 × input (6), as Anthropic prices it" },
     ]);
     expect(await env.PRICING.get("pricing:claude-odd")).not.toBeNull();
   });
 
   it("warns about a long-context tier's ratios against that tier's input price", async () => {
-    const row = { input: 3, output: 15, provider: "anthropic", long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.3 } };
+    const row = { input: 3, output: 15, provider: "anthropic", long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.9 } };
     const { warnings } = await (await put("claude-lc", row)).json<any>();
     expect(warnings.map((warning: { path: string }) => warning.path)).toEqual(["long_context.cache_read"]);
   });

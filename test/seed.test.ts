@@ -45,17 +45,66 @@ describe("pricing.seed.json", () => {
     expect([row.input, row.output, row.cache_read, row.cache_write]).toEqual([input, output, cacheRead, cacheWrite]);
   });
 
-  it("keeps Anthropic's cache ratios: read 0.1×, 5-minute write 1.25×, 1-hour write 2× input", () => {
-    expect(anthropic.length).toBeGreaterThanOrEqual(7);
-    for (const [, row] of anthropic) {
+  it("keeps Anthropic's cache ratios: 5-minute write 1.25×, 1-hour write 2× input, reads 0.1× but where a newer model cut them", () => {
+    // The 2026 cuts Anthropic lists: Fable 5.1 reads at 0.025×, Opus 5.5 and Sonnet 5.5 at 0.05×.
+    const cutReads: Record<string, number> = { "claude-fable-5-1": 0.025, "claude-opus-5-5": 0.05, "claude-sonnet-5-5": 0.05 };
+    expect(anthropic.length).toBeGreaterThanOrEqual(16);
+    for (const [model, row] of anthropic) {
       for (const tier of [row, row.long_context]) {
         if (tier === undefined) continue;
         const input = tier.input ?? row.input;
-        near(tier.cache_read, input * 0.1);
+        near(tier.cache_read, input * (cutReads[model] ?? 0.1));
         near(tier.cache_write, input * 1.25);
         near(tier.cache_write_1h, input * 2);
       }
     }
+  });
+
+  it.each([
+    ["claude-fable-5-1", 10, 50, 0.25, 12.5],
+    ["claude-fable-5", 10, 50, 1, 12.5],
+    ["claude-opus-5-5", 4, 20, 0.2, 5],
+    ["claude-opus-5", 5, 25, 0.5, 6.25],
+    ["claude-opus-4-8", 5, 25, 0.5, 6.25],
+    ["claude-opus-4-7", 5, 25, 0.5, 6.25],
+    ["claude-sonnet-5-5", 2, 10, 0.1, 2.5],
+    ["claude-sonnet-5", 2, 10, 0.2, 2.5],
+    ["claude-haiku-5-5", 0.1, 0.5, 0.01, 0.125],
+    ["gpt-6.2-sol", 2, 10, 0.1, 2.5],
+    ["gpt-6.1-sol", 2, 10, 0.1, 2.5],
+    ["gpt-6.1-terra", 1, 5, 0.05, 1.25],
+    ["gpt-5.6-terra", 2, 12, 0.2, undefined],
+    ["gemini-3.8-flash", 0.75, 3.75, 0.075, undefined],
+    ["gemini-3.5-flash", 1.5, 9, undefined, undefined],
+    ["gemini-3.5-flash-lite", 0.3, 2.5, undefined, undefined],
+    ["gemini-3.1-pro-preview", 2, 12, undefined, undefined],
+  ])("prices the current model %s at its list price", (model, input, output, cacheRead, cacheWrite) => {
+    const row = parsed.models[model] as PricingRow;
+    expect([row.input, row.output, row.cache_read, row.cache_write]).toEqual([input, output, cacheRead, cacheWrite]);
+    expect(row.source).toMatch(/^https:\/\/(platform\.claude\.com|developers\.openai\.com|ai\.google\.dev)\//);
+  });
+
+  it.each([
+    ["claude-3-5-haiku", "2026-02-19", "claude-haiku-4-5"],
+    ["claude-opus-4-1", "2026-08-05", "claude-opus-4-8"],
+    ["claude-sonnet-4-5", "2026-11-30", "claude-sonnet-5-5"],
+    ["claude-opus-4-5", "2027-01-22", "claude-opus-5-5"],
+    ["gemini-3-pro-preview", "2026-03-09", "gemini-3.1-pro-preview"],
+    ["gemini-2.5-pro", "2026-12-01", "gemini-3.8-flash"],
+    ["gemini-2.5-flash", "2026-12-01", "gemini-3.5-flash-lite"],
+    ["o4-mini", "2026-10-23", "gpt-5.6-terra"],
+    ["gpt-5", "2026-12-11", "gpt-5.6-sol"],
+    ["gpt-5-mini", "2026-12-11", "gpt-5.6-terra"],
+    ["o3", "2026-12-11", "gpt-5.6-sol"],
+  ])("marks %s as retiring on %s, replaced by %s, with the page that says so", (model, retiresAt, replacement) => {
+    const row = parsed.models[model] as PricingRow;
+    expect([row.retires_at, row.replaced_by]).toEqual([retiresAt, replacement]);
+    expect(row.lifecycle_source).toMatch(/^https:\/\//);
+  });
+
+  it("prices every named replacement here, except gpt-5.6-sol, whose current price could not be sourced", () => {
+    const missing = rows.flatMap(([, row]) => (row.replaced_by === undefined || parsed.models[row.replaced_by] !== undefined ? [] : [row.replaced_by]));
+    expect([...new Set(missing)]).toEqual(["gpt-5.6-sol"]);
   });
 
   it("gives claude-opus-4-6 a 1-hour write of 10 and no long-context tier", () => {

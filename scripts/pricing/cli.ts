@@ -5,20 +5,22 @@
  *   diff [--seed FILE]       the seed file against the target KV; exit 0 same, 1 different
  *   seed [--seed FILE]       write only what changed (asks, or --yes; --prune deletes rows not in the seed)
  *   export [FILE]            the target KV's rows in the seed file's format
- *   import-litellm FILE (--models a,b | --provider NAME) [--out FILE]
+ *   import-litellm FILE (--models a,b | --provider NAME[,NAME]) [--out FILE | --into SEED [--prune [--only-covered]]]
  *
  * Nothing is written by surprise: with neither --local nor --remote the CLI
  * names the target it would write and asks; without a terminal to ask on,
  * it refuses unless --yes is given with an explicit target.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { parseHistory, withEntry } from "../../src/store/history";
 import { ALIAS_PREFIX, historyKey, PRICING_PREFIX, pricingKey } from "../../src/store/keys";
 import { definedEnvironments, describeTarget, WranglerKv, type Target } from "./kv";
-import { importLitellm, LITELLM_SOURCE } from "./litellm";
+import { importLitellm, litellmSource, type ImportResult } from "./litellm";
+import { mergeSeeds, type Prune } from "./merge";
 import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "./seed";
 
 const USAGE = `usage: npm run pricing -- <command> [options]
@@ -29,8 +31,15 @@ commands:
   seed [--seed FILE] [--yes] [--prune]
                                   write what changed to the target KV (asks first unless --yes)
   export [FILE]                   write the target KV's rows as a seed file (default: stdout)
-  import-litellm FILE (--models a,b | --provider NAME) [--out FILE] [--source URL]
-                                  convert LiteLLM's model_prices_and_context_window.json rows
+  import-litellm FILE (--models a,b | --provider NAME[,NAME]) [--out FILE] [--commit SHA | --source URL]
+                                  convert LiteLLM's model_prices_and_context_window.json rows;
+                                  dated names become aliases; rows say where they came from
+                                  (the commit, or the file's path)
+    --into SEED [--prune [--only-covered]]
+                                  merge into SEED: keep its rows and aliases, report conflicts;
+                                  --prune drops its rows of the imported providers that the
+                                  file lacks (refused unless the file covers every provider
+                                  in SEED, or --only-covered limits it to those it covers)
 
 target (diff, seed, export):
   --local | --remote              local (wrangler's .wrangler/state) or the deployed namespace
@@ -65,6 +74,9 @@ const options = {
   models: { type: "string" },
   provider: { type: "string" },
   source: { type: "string" },
+  commit: { type: "string" },
+  into: { type: "string" },
+  "only-covered": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   prune: { type: "boolean" },
   strict: { type: "boolean" },
@@ -185,20 +197,59 @@ function exportRows(file: string | undefined, flags: Flags, io: Io): number {
 }
 
 function importRows(file: string | undefined, flags: Flags, io: Io): number {
-  if (file === undefined) throw new CliError("import-litellm needs the LiteLLM file: import-litellm FILE --models a,b | --provider NAME");
-  if ((flags.models === undefined) === (flags.provider === undefined)) throw new CliError("give exactly one of --models a,b or --provider NAME");
-  const selection =
-    flags.models !== undefined
-      ? { models: flags.models.split(",").map((name) => name.trim()).filter((name) => name !== "") }
-      : { provider: flags.provider as string };
-  const result = importLitellm(readJson(file), selection, flags.source ?? LITELLM_SOURCE);
+  if (file === undefined) throw new CliError("import-litellm needs the LiteLLM file: import-litellm FILE --models a,b | --provider NAME[,NAME]");
+  if ((flags.models === undefined) === (flags.provider === undefined)) throw new CliError("give exactly one of --models a,b or --provider NAME[,NAME]");
+  if (flags.source !== undefined && flags.commit !== undefined) throw new CliError("give --source or --commit, not both");
+  if (flags.prune === true && flags.into === undefined) throw new CliError("--prune works on the seed named by --into");
+  if (flags["only-covered"] === true && flags.prune !== true) throw new CliError("--only-covered qualifies --prune");
+  const list = (value: string) => value.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const selection = flags.models !== undefined ? { models: list(flags.models) } : { providers: list(flags.provider as string) };
+  const source = flags.source ?? litellmSource(flags.commit !== undefined ? { commit: flags.commit } : { path: resolve(file) });
+  const result = importLitellm(readJson(file), selection, source);
   for (const note of result.notes) io.err(`note    ${note}`);
+  for (const warning of result.warnings) io.err(`warning ${warning}`);
+  if (flags.into !== undefined) return mergeRows(flags.into, result, "models" in selection, flags, io);
+
   const text = `${JSON.stringify(result.seed, null, 2)}\n`;
   if (flags.out === undefined) io.out(text.trimEnd());
   else writeFileSync(flags.out, text);
   const count = Object.keys(result.seed.models).length;
   io.err(`converted ${count} models${flags.out === undefined ? "" : ` into ${flags.out}`}; review them, add verified_at, then merge into pricing.seed.json`);
   return count === 0 ? 1 : 0;
+}
+
+// --into: keep the seed's rows, add what it lacks, report what disagrees.
+function mergeRows(into: string, result: ImportResult, byName: boolean, flags: Flags, io: Io): number {
+  const existing = loadSeed({ ...flags, seed: into }, io);
+  let prune: Prune = false;
+  if (flags.prune === true) {
+    if (byName) throw new CliError("--prune needs whole providers (--provider), not --models: a list of names covers no provider");
+    const seedProviders = [...new Set(Object.values(existing.models).flatMap((row) => (row.provider === undefined ? [] : [row.provider])))];
+    const uncovered = seedProviders.filter((provider) => !result.providers.includes(provider)).sort();
+    if (uncovered.length > 0 && flags["only-covered"] !== true) {
+      throw new CliError(
+        `refusing to prune: the file covers ${result.providers.join(", ")} but not ${uncovered.join(", ")}, whose rows would all go; ` +
+          "pass --only-covered to prune only the providers the file covers",
+      );
+    }
+    prune = { providers: result.providers };
+  }
+  const merged = mergeSeeds(existing, result.seed, prune);
+  const verdict = validateSeed(merged.seed, io.now());
+  if (verdict.seed === null) {
+    for (const error of verdict.errors) io.err(`error   ${error}`);
+    throw new CliError("the merged seed does not validate; nothing written", 1);
+  }
+  for (const conflict of merged.conflicts) io.err(`conflict ${conflict}`);
+  for (const kept of merged.kept) io.err(`kept    ${kept}`);
+  const target = flags.out ?? into;
+  writeFileSync(target, `${JSON.stringify(merged.seed, null, 2)}\n`);
+  io.out(
+    `merged into ${target}: ${merged.added.length} added (${merged.added.join(", ") || "none"}), ` +
+      `${merged.aliased.length} aliases added, ${merged.pruned.length} pruned${merged.pruned.length === 0 ? "" : ` (${merged.pruned.join(", ")})`}, ` +
+      `${merged.conflicts.length} conflicts (the seed's side kept)`,
+  );
+  return 0;
 }
 
 function readTarget(flags: Flags, io: Io): Target {

@@ -3,120 +3,97 @@
  * in USD per token; rows are USD per million tokens. Pure: cli.ts reads and
  * writes the files.
  */
-import { describeIssues } from "../../src/gate/issues";
-import { PricingRowSchema, type PricingRow, type PricingSeed } from "../../src/store/schema";
+import { badPrice, convertEntry, foldDatedNames, modelNameOf, seedProvider } from "../../src/litellm/convert";
+import type { PricingRow, PricingSeed } from "../../src/store/schema";
+import { priceWarnings } from "./checks";
 
-/** Where imported rows say they come from, unless --source says otherwise. */
+export { convertEntry, perMillion, seedProvider } from "../../src/litellm/convert";
+
+/** LiteLLM's price file on GitHub; `litellmSource` pins it to a commit. */
 export const LITELLM_SOURCE = "https://github.com/BerriAI/litellm/blob/main/model_prices_and_context_window.json";
 
-/** LiteLLM's per-token fields and the row fields they become. */
-const BASE_FIELDS = {
-  input_cost_per_token: "input",
-  output_cost_per_token: "output",
-  cache_read_input_token_cost: "cache_read",
-  cache_creation_input_token_cost: "cache_write",
-  cache_creation_input_token_cost_above_1hr: "cache_write_1h",
-} as const;
+/** Which entries to import: named models, or every model of some providers (LiteLLM's or the seed's names). */
+export type Selection = { models: string[] } | { providers: string[] };
 
-// `<base field>_above_<N>k_tokens`: the long-context tier's price of that field.
-const TIER_FIELD = /^(.+)_above_(\d+)k_tokens$/;
-
-// Modes whose tool outputs an agent carries; embeddings, images and audio price other things.
-const TEXT_MODES = new Set(["chat", "completion", "responses"]);
-
-/** Which entries to import: named models, or every model of a provider. */
-export type Selection = { models: string[] } | { provider: string };
-
-/** Rows converted, and what was skipped or adjusted, for the reviewer. */
+/** Rows converted, what was skipped or adjusted, price warnings, and the providers covered. */
 export interface ImportResult {
   seed: PricingSeed;
   notes: string[];
+  warnings: string[];
+  /** The seed's names of the providers the imported rows belong to: what `--prune` may touch. */
+  providers: string[];
 }
 
 /**
- * Converts the selected LiteLLM entries into a seed file. An entry without
- * both an input and an output price (embeddings, images) is skipped with a
- * note; a named model LiteLLM does not have is an error.
+ * Where imported rows say they come from: the file at a LiteLLM commit, or
+ * else the local path it was read from.
  *
  * @example
- * importLitellm({ "gpt-5": { input_cost_per_token: 1.25e-6, output_cost_per_token: 1e-5, litellm_provider: "openai" } }, { models: ["gpt-5"] })
- * // { seed: { models: { "gpt-5": { input: 1.25, output: 10, provider: "openai", source: LITELLM_SOURCE } } }, notes: [] }
+ * litellmSource({ commit: "0123abc" }) // "https://github.com/BerriAI/litellm/blob/0123abc/model_prices_and_context_window.json"
  */
-export function importLitellm(data: unknown, selection: Selection, source: string = LITELLM_SOURCE): ImportResult {
-  if (data === null || typeof data !== "object" || Array.isArray(data)) throw new Error("the LiteLLM file is not a JSON object of models");
-  const entries = data as Record<string, unknown>;
+export function litellmSource(origin: { commit: string } | { path: string }): string {
+  if ("commit" in origin) {
+    if (!/^[0-9a-f]{7,40}$/i.test(origin.commit)) throw new Error(`--commit must be a git commit hash, not ${origin.commit}`);
+    return LITELLM_SOURCE.replace("/blob/main/", `/blob/${origin.commit}/`);
+  }
+  return new URL(`file://${origin.path.startsWith("/") ? "" : "/"}${origin.path}`).href;
+}
+
+/**
+ * Converts the selected LiteLLM entries into a seed file. A dated snapshot
+ * becomes an alias of its base model when it bills the same (the newest
+ * snapshot names the row when the file has no base entry); one that bills
+ * differently keeps its own row, with a note. An entry without both an
+ * input and an output price is skipped with a note; a named model the file
+ * does not have is an error.
+ *
+ * @example
+ * importLitellm({ "gpt-5": { input_cost_per_token: 1.25e-6, output_cost_per_token: 1e-5, litellm_provider: "openai" },
+ *   "gpt-5-2025-08-07": { input_cost_per_token: 1.25e-6, output_cost_per_token: 1e-5, litellm_provider: "openai" } },
+ *   { providers: ["openai"] }, LITELLM_SOURCE).seed.models
+ * // { "gpt-5": { input: 1.25, output: 10, aliases: ["gpt-5-2025-08-07"], provider: "openai", source: LITELLM_SOURCE } }
+ */
+export function importLitellm(data: unknown, selection: Selection, source: string): ImportResult {
+  if (!isEntry(data)) throw new Error("the LiteLLM file is not a JSON object of models");
   const notes: string[] = [];
-  let names: string[];
+  const converted = new Map<string, PricingRow>();
+  for (const [key, name] of selectEntries(data, selection, notes)) {
+    const entry = data[key] as Record<string, unknown>;
+    const bad = badPrice(entry);
+    if (bad !== null) {
+      notes.push(`${name}: skipped, ${bad}`);
+      continue;
+    }
+    const result = convertEntry(name, entry, source);
+    notes.push(...result.notes);
+    if (result.row !== null) converted.set(name, result.row);
+  }
+  const models = foldDatedNames(converted, notes);
+  const providers = [...new Set(Object.values(models).flatMap((row) => (row.provider === undefined ? [] : [row.provider])))].sort();
+  return { seed: { models }, notes, warnings: priceWarnings(models), providers };
+}
+
+// [file key, model name] pairs: a provider's entries lose their `provider/` prefix.
+function selectEntries(data: Record<string, unknown>, selection: Selection, notes: string[]): [string, string][] {
   if ("models" in selection) {
-    const missing = selection.models.filter((name) => !isEntry(entries[name]));
+    const missing = selection.models.filter((name) => modelNameOf(name, "") === null || !Object.hasOwn(data, name) || !isEntry(data[name]));
     if (missing.length > 0) throw new Error(`not in the LiteLLM file: ${missing.join(", ")}`);
-    names = selection.models;
-  } else {
-    const wanted = selection.provider.toLowerCase();
-    names = Object.keys(entries)
-      .filter((name) => name !== "sample_spec" && isEntry(entries[name]))
-      .filter((name) => String((entries[name] as Record<string, unknown>).litellm_provider ?? "").toLowerCase() === wanted)
-      .sort();
-    if (names.length === 0) throw new Error(`no model in the LiteLLM file has litellm_provider "${selection.provider}"`);
+    return selection.models.map((name) => [name, name]);
   }
-
-  const models: Record<string, PricingRow> = {};
-  for (const name of names) {
-    const converted = convertEntry(name, entries[name] as Record<string, unknown>, source);
-    notes.push(...converted.notes);
-    if (converted.row !== null) models[name] = converted.row;
+  const wanted = new Set(selection.providers.map(seedProvider));
+  const picked: [string, string][] = [];
+  for (const key of Object.keys(data).sort()) {
+    const entry = data[key];
+    if (key === "sample_spec" || !isEntry(entry) || typeof entry.litellm_provider !== "string") continue;
+    if (!wanted.has(seedProvider(entry.litellm_provider))) continue;
+    const name = modelNameOf(key, entry.litellm_provider);
+    if (name === null) notes.push(`${JSON.stringify(key).slice(0, 80)}: skipped, not a model name the gate accepts`);
+    else picked.push([key, name]);
   }
-  return { seed: { models }, notes };
-}
-
-/**
- * One LiteLLM entry as a row, or null (with a note saying why) when it
- * cannot price a gate decision.
- *
- * @example
- * convertEntry("claude-x", { input_cost_per_token: 3e-6, output_cost_per_token: 1.5e-5 }, LITELLM_SOURCE).row // { input: 3, output: 15, ... }
- */
-export function convertEntry(name: string, entry: Record<string, unknown>, source: string): { row: PricingRow | null; notes: string[] } {
-  const notes: string[] = [];
-  const row: Record<string, unknown> = {};
-  for (const [from, to] of Object.entries(BASE_FIELDS)) {
-    const price = perMillion(entry[from]);
-    if (price !== undefined) row[to] = price;
-  }
-  if (typeof entry.mode === "string" && !TEXT_MODES.has(entry.mode)) {
-    return { row: null, notes: [`${name}: skipped, mode ${entry.mode} is not a text-generation model`] };
-  }
-  if (row.input === undefined || row.output === undefined) {
-    return { row: null, notes: [`${name}: skipped, it has no input_cost_per_token and output_cost_per_token (mode ${String(entry.mode ?? "unknown")})`] };
-  }
-
-  const tiers = new Map<number, Record<string, unknown>>();
-  for (const [field, value] of Object.entries(entry)) {
-    const match = TIER_FIELD.exec(field);
-    const target = match === null ? undefined : BASE_FIELDS[match[1] as keyof typeof BASE_FIELDS];
-    const price = perMillion(value);
-    if (match === null || target === undefined || price === undefined) continue;
-    const threshold = Number(match[2]) * 1000;
-    tiers.set(threshold, { ...(tiers.get(threshold) ?? {}), [target]: price });
-  }
-  const thresholds = [...tiers.keys()].sort((a, b) => a - b);
-  const first = thresholds[0];
-  if (first !== undefined) {
-    row.long_context = { threshold_tokens: first, ...tiers.get(first) };
-    if (thresholds.length > 1) notes.push(`${name}: LiteLLM has tiers above ${thresholds.join(", ")} tokens; only the first (${first}) is kept`);
-  }
-  if (typeof entry.litellm_provider === "string" && entry.litellm_provider !== "") row.provider = entry.litellm_provider.slice(0, 64);
-  row.source = source;
-
-  const parsed = PricingRowSchema.safeParse(row);
-  if (!parsed.success) return { row: null, notes: [`${name}: skipped, the converted row is invalid: ${describeIssues(parsed.error)}`] };
-  return { row: parsed.data, notes };
-}
-
-/** USD per token → USD per million tokens, without float noise (1.5e-5 → 15, not 15.000000000000002). */
-export function perMillion(value: unknown): number | undefined {
-  if (typeof value !== "number" || !Number.isFinite(value)) return undefined;
-  return Number((value * 1_000_000).toPrecision(12));
+  const found = new Set(picked.map(([key]) => seedProvider((data[key] as { litellm_provider: string }).litellm_provider)));
+  const absent = [...wanted].filter((provider) => !found.has(provider));
+  if (absent.length > 0) throw new Error(`no model in the LiteLLM file has litellm_provider ${absent.map((p) => `"${p}"`).join(", ")}`);
+  return picked;
 }
 
 function isEntry(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@ import { aliasKey, pricingKey } from "../../src/store/keys";
 import { PricingRowSchema, PricingSeedSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/store/schema";
 import { canonicalJson } from "../../src/writes/canonical";
 import { cacheRatioWarnings } from "../../src/writes/ratios";
+import { priceWarnings } from "./checks";
 
 /** What validation found: errors fail it, warnings do not (unless --strict). */
 export interface Verdict {
@@ -34,6 +35,7 @@ export function validateSeed(json: unknown, today: Date): Verdict {
     return { seed: null, errors, warnings: [] };
   }
   const warnings: string[] = [];
+  const aliases = new Set(Object.values(parsed.data.models).flatMap((row) => row.aliases ?? []));
   for (const [model, row] of Object.entries(parsed.data.models)) {
     const at = (field: string) => `models.${model}.${field}`;
     for (const warning of cacheRatioWarnings(model, row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
@@ -46,7 +48,12 @@ export function validateSeed(json: unknown, today: Date): Verdict {
       else if (ageDays > STALE_AFTER_DAYS) warnings.push(`${at("verified_at")}: ${row.verified_at} is over ${STALE_AFTER_DAYS} days old; check the price again`);
     }
     if (row.source === undefined) warnings.push(`${at("source")}: is missing; say where the price comes from`);
+    if (row.replaced_by !== undefined && parsed.data.models[row.replaced_by] === undefined && !aliases.has(row.replaced_by)) {
+      warnings.push(`${at("replaced_by")}: ${row.replaced_by} has no row here; after ${row.retires_at ?? "retirement"} the gate answers unpriced unless KV has one`);
+    }
+    if (row.replaced_by !== undefined && row.retires_at === undefined) warnings.push(`${at("replaced_by")}: takes effect only with retires_at`);
   }
+  warnings.push(...priceWarnings(parsed.data.models));
   return { seed: parsed.data, errors: [], warnings };
 }
 

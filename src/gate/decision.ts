@@ -124,6 +124,7 @@ export function decideGate(inputs: OffloadGateInputs, lookup: PricingLookup): Ta
       return { ...decision, reason_code: decision.fire ? "net_positive" : "net_not_positive" };
     }
     case "unpriced":
+      if (lookup.detail !== undefined) return { ...ZERO_TERMS, reason: `no usable pricing for ${pyRepr(inputs.model_name)}: ${lookup.detail}`, reason_code: "unpriced" };
       return { ...evaluateOffloadGate(inputs, undefined), reason_code: "unpriced" };
     case "unavailable":
       return {

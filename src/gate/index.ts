@@ -6,6 +6,7 @@ export * from "./break-even";
 export * from "./cache-aware";
 export * from "./constants";
 export * from "./decision";
+export * from "./lifecycle";
 export * from "./outcome";
 export * from "./pyformat";
 export type * from "./types";

@@ -79,11 +79,13 @@ export interface TaggedDecision extends OffloadGateDecision {
 
 /**
  * What the pricing lookup found for a model: a tagged result, so that every
- * caller handles each case (see `decideGate`).
+ * caller handles each case (see `decideGate`). An unpriced lookup may say
+ * why (a retired model without a usable replacement); without `detail` it
+ * answers in the reference's words.
  */
 export type PricingLookup<Row extends PriceRates = PriceRates> =
   | { status: "priced"; row: Row; canonical: string }
-  | { status: "unpriced" }
+  | { status: "unpriced"; detail?: string }
   | { status: "unavailable"; detail: string };
 
 /** A decision in either mode, with its reason code, mode and break-evens. */

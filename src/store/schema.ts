@@ -60,6 +60,16 @@ export const PricingRowSchema = z
     provider: z.string().min(1).max(64).optional(),
     source: z.url("source must be a URL").max(512).optional(),
     verified_at: z.iso.date("verified_at must be a date (YYYY-MM-DD)").optional(),
+    deprecated_at: z.iso.date("deprecated_at must be a date (YYYY-MM-DD)").optional(),
+    retires_at: z.iso.date("retires_at must be a date (YYYY-MM-DD)").optional(),
+    replaced_by: ModelNameSchema.optional(),
+    lifecycle_source: z.url("lifecycle_source must be a URL").max(512).optional(),
+  })
+  .superRefine((row, ctx) => {
+    // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.
+    if (row.deprecated_at !== undefined && row.retires_at !== undefined && row.deprecated_at > row.retires_at) {
+      ctx.addIssue({ code: "custom", path: ["retires_at"], message: `must not be before deprecated_at (${row.deprecated_at})` });
+    }
   })
   .openapi("PricingRow", {
     example: { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, provider: "anthropic" },
@@ -91,7 +101,28 @@ export const PricingSeedSchema = z
         owner.set(alias, model);
       }
     }
+    for (const model of Object.keys(seed.models)) {
+      const loop = replacementLoop(seed.models, model);
+      if (loop !== null) ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `replacements loop: ${loop.join(" → ")}` });
+    }
   });
+
+/**
+ * The replacement chain from `model` when it comes back to a model already
+ * on it (a loop the gate would refuse to follow), else null.
+ *
+ * @example
+ * replacementLoop({ a: { input: 1, output: 1, replaced_by: "b" }, b: { input: 1, output: 1, replaced_by: "a" } }, "a") // ["a", "b", "a"]
+ */
+export function replacementLoop(models: Readonly<Record<string, PricingRow>>, model: string): string[] | null {
+  const chain = [model];
+  for (let next = models[model]?.replaced_by; next !== undefined; next = models[next]?.replaced_by) {
+    const seen = chain.includes(next);
+    chain.push(next);
+    if (seen) return chain[0] === next ? chain : null;
+  }
+  return null;
+}
 
 export type PricingSeed = z.infer<typeof PricingSeedSchema>;
 

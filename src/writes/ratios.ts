@@ -6,11 +6,14 @@ export const ANTHROPIC_CACHE_RATIOS = { cache_read: 0.1, cache_write: 1.25, cach
 
 /**
  * Warnings (not errors) for an Anthropic row whose cache prices are not the
- * usual 0.1× (read), 1.25× (5-minute write) and 2× (1-hour write) of input.
+ * usual 1.25× (5-minute write) and 2× (1-hour write) of input, or whose
+ * read costs more than 0.1× input. Cheaper reads are not flagged: Anthropic
+ * cut them for newer models (0.05× on Opus 5.5 and Sonnet 5.5, 0.025× on
+ * Fable 5.1).
  *
  * @example
  * cacheRatioWarnings("claude-x", { input: 3, output: 15, cache_read: 0.5, provider: "anthropic" })
- * // [{ path: "cache_read", message: "is 0.5, not 0.1 × input (0.3), as Anthropic prices it" }]
+ * // [{ path: "cache_read", message: "is 0.5, not at most 0.1 × input (0.3), as Anthropic prices it" }]
  */
 export function cacheRatioWarnings(model: string, row: PricingRow): ErrorIssue[] {
   const anthropic = row.provider === undefined ? model.startsWith("claude") : row.provider.toLowerCase() === "anthropic";
@@ -22,8 +25,11 @@ export function cacheRatioWarnings(model: string, row: PricingRow): ErrorIssue[]
     for (const [field, ratio] of Object.entries(ANTHROPIC_CACHE_RATIOS)) {
       const actual = tier[field as keyof typeof ANTHROPIC_CACHE_RATIOS];
       const expected = input * ratio;
-      if (actual !== undefined && Math.abs(actual - expected) > 1e-9 * Math.max(1, expected)) {
-        warnings.push({ path: `${prefix}${field}`, message: `is ${actual}, not ${ratio} × input (${expected}), as Anthropic prices it` });
+      const tolerance = 1e-9 * Math.max(1, expected);
+      const odd = field === "cache_read" ? actual !== undefined && actual > expected + tolerance : actual !== undefined && Math.abs(actual - expected) > tolerance;
+      if (odd) {
+        const wanted = field === "cache_read" ? `at most ${ratio} × input (${expected})` : `${ratio} × input (${expected})`;
+        warnings.push({ path: `${prefix}${field}`, message: `is ${actual}, not ${wanted}, as Anthropic prices it` });
       }
     }
   }

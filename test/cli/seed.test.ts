@@ -46,9 +46,35 @@ describe("validateSeed", () => {
     const { errors, warnings } = validateSeed(fixture("seed-warnings.json"), TODAY);
     expect(errors).toEqual([]);
     expect(warnings).toEqual([
-      "models.claude-odd.cache_read: is 0.5, not 0.1 × input (0.30000000000000004), as Anthropic prices it",
+      "models.claude-odd.cache_read: is 0.5, not at most 0.1 × input (0.30000000000000004), as Anthropic prices it",
       "models.cheap-output.output: is below input (1 < 2); output usually costs more",
       "models.cheap-output.verified_at: 2025-01-01 is over 180 days old; check the price again",
+    ]);
+  });
+});
+
+describe("validateSeed: lifecycle fields", () => {
+  const row = { input: 1, output: 2, provider: "x", source: "https://example.com/prices", verified_at: "2026-11-30" };
+
+  it("refuses a loop of replacements and a retirement before the deprecation", () => {
+    const loop = { models: { a: { ...row, retires_at: "2026-01-01", replaced_by: "b" }, b: { ...row, retires_at: "2026-01-01", replaced_by: "a" } } };
+    expect(validateSeed(loop, TODAY).errors).toEqual([
+      "models.a.replaced_by: replacements loop: a → b → a",
+      "models.b.replaced_by: replacements loop: b → a → b",
+    ]);
+    const self = { models: { a: { ...row, retires_at: "2026-01-01", replaced_by: "a" } } };
+    expect(validateSeed(self, TODAY).errors).toEqual(["models.a.replaced_by: replacements loop: a → a"]);
+    const backwards = { models: { a: { ...row, deprecated_at: "2026-05-01", retires_at: "2026-04-01" } } };
+    expect(validateSeed(backwards, TODAY).errors).toEqual(["models.a.retires_at: must not be before deprecated_at (2026-05-01)"]);
+  });
+
+  it("warns about a replacement the seed cannot price and a replacement with no retirement date", () => {
+    const seed = { models: { a: { ...row, retires_at: "2026-12-01", replaced_by: "gone" }, b: { ...row, replaced_by: "a" }, c: { ...row, aliases: ["c-1"] }, d: { ...row, retires_at: "2026-01-01", replaced_by: "c-1" } } };
+    const { errors, warnings } = validateSeed(seed, TODAY);
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([
+      "models.a.replaced_by: gone has no row here; after 2026-12-01 the gate answers unpriced unless KV has one",
+      "models.b.replaced_by: takes effect only with retires_at",
     ]);
   });
 });

@@ -1,3 +1,4 @@
+import { lifecycleStatus, type LifecycleStatus } from "../../gate";
 import { PRICING_PREFIX } from "../../store/keys";
 import { listValues } from "../../store/list";
 import { parseRow } from "../../store/read";
@@ -10,7 +11,7 @@ const DAY_MS = 86_400_000;
 
 /** One line of the console's pricing table. */
 export type TableRow =
-  | { model: string; status: "valid"; row: PricingRow; ageDays: number | null; stale: boolean }
+  | { model: string; status: "valid"; row: PricingRow; ageDays: number | null; stale: boolean; lifecycle: LifecycleStatus }
   | { model: string; status: "invalid"; detail: string; raw: string };
 
 /**
@@ -32,7 +33,7 @@ export async function loadPricingTable(kv: KVNamespace, now: number): Promise<Ta
  *
  * @example
  * toTableRow("gpt-5", '{"input":1.25,"output":10,"verified_at":"2026-01-01"}', Date.parse("2026-11-30"))
- * // { model: "gpt-5", status: "valid", ageDays: 333, stale: true, row: {...} }
+ * // { model: "gpt-5", status: "valid", ageDays: 333, stale: true, lifecycle: "active", row: {...} }
  */
 export function toTableRow(model: string, text: string, now: number): TableRow {
   const parsed = parseRow(model, text);
@@ -41,7 +42,8 @@ export function toTableRow(model: string, text: string, now: number): TableRow {
     return { model, status: "invalid", detail, raw: text.slice(0, 2_000) };
   }
   const ageDays = ageInDays(parsed.row.verified_at, now);
-  return { model, status: "valid", row: parsed.row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS };
+  const lifecycle = lifecycleStatus(parsed.row, new Date(now).toISOString().slice(0, 10));
+  return { model, status: "valid", row: parsed.row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS, lifecycle };
 }
 
 /**

@@ -47,6 +47,8 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
 export function ConsolePage({ view }: { view: ConsoleView }) {
   const valid = view.rows.filter((row) => row.status === "valid");
   const stale = valid.filter((row) => row.stale).length;
+  const deprecated = valid.filter((row) => row.lifecycle === "deprecated").length;
+  const retired = valid.filter((row) => row.lifecycle === "retired").length;
   const invalid = view.rows.length - valid.length;
   const priors = view.config.ok ? view.config.config : null;
   const defaultModel = valid.find((row) => row.model === "claude-opus-4-6")?.model ?? valid[0]?.model ?? "";
@@ -126,6 +128,8 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
                   <span class={stale > 0 ? "warn-text" : ""}>
                     {stale} older than {STALE_AFTER_DAYS} days
                   </span>
+                  {deprecated > 0 ? <span class="warn-text"> · {deprecated} deprecated</span> : null}
+                  {retired > 0 ? <span class="bad-text"> · {retired} retired</span> : null}
                   {invalid > 0 ? <span class="bad-text"> · {invalid} invalid</span> : null}
                 </p>
               </div>
@@ -286,10 +290,11 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
   const r: PricingRow = row.row;
   const lc = r.long_context;
   return (
-    <tr class={row.stale ? "stale" : undefined} data-model={row.model}>
+    <tr class={[row.stale ? "stale" : "", row.lifecycle === "active" ? "" : row.lifecycle].join(" ").trim() || undefined} data-model={row.model}>
       <th scope="row">
         <ModelName model={row.model} />
         {r.provider !== undefined ? <span class="provider">{r.provider}</span> : null}
+        <LifecycleBadge row={row} />
         {(r.aliases ?? []).length > 0 ? <span class="aliases">aka {(r.aliases ?? []).join(", ")}</span> : null}
       </th>
       <td class="num">{usd(r.input)}</td>
@@ -306,6 +311,15 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
       </td>
     </tr>
   );
+}
+
+// Deprecated and retired rows say so, with the date and what replaces them.
+function LifecycleBadge({ row }: { row: Extract<TableRow, { status: "valid" }> }): Child {
+  if (row.lifecycle === "active") return null;
+  const { retires_at: retiresAt, deprecated_at: deprecatedAt, replaced_by: replacement } = row.row;
+  const then = row.lifecycle === "retired" ? `retired ${retiresAt}` : retiresAt === undefined ? `deprecated ${deprecatedAt}` : `retires ${retiresAt}`;
+  const priced = replacement === undefined ? (row.lifecycle === "retired" ? "; unpriced" : "") : `; priced as ${replacement}${row.lifecycle === "retired" ? "" : " from then"}`;
+  return <span class={`badge ${row.lifecycle === "retired" ? "bad" : "warn"} lifecycle`}>{`${then}${priced}`}</span>;
 }
 
 function InvalidRow({ row }: { row: Extract<TableRow, { status: "invalid" }> }) {

@@ -1,5 +1,13 @@
 import { recordDecision } from "../../analytics";
-import { CHARS_PER_TOKEN, decideOutcome, isBelowThreshold, type PricingLookup, type PricingMode } from "../../gate";
+import {
+  CHARS_PER_TOKEN,
+  decideOutcome,
+  isBelowThreshold,
+  resolveLifecycle,
+  type LifecycleNote,
+  type PricingLookup,
+  type PricingMode,
+} from "../../gate";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
 import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
@@ -11,6 +19,14 @@ export interface DecideContext {
   env: Env;
   tenant: string;
   waitUntil: (promise: Promise<unknown>) => void;
+  /** Today as YYYY-MM-DD (UTC), read once at the edge: the core reads no clock. */
+  today: string;
+}
+
+/** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */
+interface ResolvedPricing {
+  read: PricingRead;
+  lifecycle: LifecycleNote | null;
 }
 
 /**
@@ -23,7 +39,7 @@ export type GateItem = { body: GateRequest; path: (string | number)[] } | { issu
 export type GateAnswer = GateDecisionBody | GateBatchItemError;
 
 // Below the threshold the gate never looks at pricing, so neither do we.
-const NOT_LOOKED_UP: PricingRead = { lookup: { status: "unpriced" }, stale: null };
+const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
 
 // The fields only the cache-aware mode reads.
 const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens"] as const;
@@ -72,16 +88,25 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
 
   const reads = new Map<string, Promise<PricingRead>>();
-  const pricingOf = (inputs: ResolvedInputs): Promise<PricingRead> => {
-    // Priors we cannot read are priors we cannot trust: do not fire.
-    if (!configRead.ok) return Promise.resolve({ lookup: { status: "unavailable", detail: configRead.detail }, stale: null });
-    if (isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
-    let read = reads.get(inputs.model_name);
+  const readOnce = (model: string): Promise<PricingRead> => {
+    let read = reads.get(model);
     if (read === undefined) {
-      read = readPricing(env.PRICING, inputs.model_name, config, waitUntil);
-      reads.set(inputs.model_name, read);
+      read = readPricing(env.PRICING, model, config, waitUntil);
+      reads.set(model, read);
     }
     return read;
+  };
+  const resolved = new Map<string, Promise<ResolvedPricing>>();
+  const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
+    // Priors we cannot read are priors we cannot trust: do not fire.
+    if (!configRead.ok) return Promise.resolve({ read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null });
+    if (isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
+    let pricing = resolved.get(inputs.model_name);
+    if (pricing === undefined) {
+      pricing = withLifecycle(inputs.model_name, readOnce, context.today);
+      resolved.set(inputs.model_name, pricing);
+    }
+    return pricing;
   };
 
   return Promise.all(
@@ -95,6 +120,28 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
       return decideOne(inputs, mode, pricing, configRead.stale, context);
     }),
   );
+}
+
+/**
+ * Reads a model's pricing and applies the lifecycle rules: a retired model
+ * is priced as its replacement, read the same way (and bounded by
+ * MAX_REPLACEMENT_HOPS in the core). A stale read anywhere on the way makes
+ * the answer stale.
+ *
+ * @example
+ * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02") // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...} }
+ */
+export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string): Promise<ResolvedPricing> {
+  const first = await read(model);
+  const chain: PricingLookup<PricingRow>[] = [first.lookup];
+  let stale = first.stale;
+  for (;;) {
+    const step = resolveLifecycle(chain, today);
+    if (step.kind === "done") return { read: step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, lifecycle: step.lifecycle };
+    const next = await read(step.model);
+    stale ??= next.stale;
+    chain.push(next.lookup);
+  }
 }
 
 /**
@@ -144,10 +191,11 @@ function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, pat
 function decideOne(
   inputs: ResolvedInputs,
   mode: PricingMode,
-  pricing: PricingRead,
+  resolvedPricing: ResolvedPricing,
   configStale: PricingRead["stale"],
   context: DecideContext,
 ): GateDecisionBody {
+  const pricing = resolvedPricing.read;
   const decision = decideOutcome(
     mode,
     { ...inputs, cache_hit_rate: inputs.cache_hit_rate ?? 0, context_tokens: inputs.context_tokens ?? 0 },
@@ -164,7 +212,7 @@ function decideOne(
     decision,
     inputs,
   });
-  return { ...decision, priced_as: pricedAs, stale_pricing: stale, inputs };
+  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs };
 }
 
 // Rows are frozen and replaced whole on each load: the answer's copy of a
@@ -175,7 +223,8 @@ function pricedAsOf(lookup: PricingLookup<PricingRow>): GateDecisionBody["priced
   if (lookup.status !== "priced") return null;
   const held = pricedAsCache.get(lookup.row);
   if (held !== undefined && held.model === lookup.canonical) return held;
-  const { aliases: _aliases, ...prices } = lookup.row;
+  // The row's prices and provenance; its names and lifecycle are the answer's `lifecycle`.
+  const { aliases: _aliases, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, ...prices } = lookup.row;
   const pricedAs = Object.freeze({ model: lookup.canonical, ...prices });
   pricedAsCache.set(lookup.row, pricedAs);
   return pricedAs;

@@ -52,6 +52,8 @@ const contextOf = (c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "
   env: c.env,
   tenant: c.get("tenant") ?? OPEN_TENANT,
   waitUntil: waitUntilOf(c),
+  // The clock is read here, at the edge, once per request; lifecycle dates compare as YYYY-MM-DD strings.
+  today: new Date().toISOString().slice(0, 10),
 });
 
 /**

@@ -146,6 +146,19 @@ export const ReasonCodeSchema = z.enum(REASON_CODES).openapi("ReasonCode");
 
 export const PricingModeSchema = z.enum(PRICING_MODES).openapi("PricingMode");
 
+/** A model's lifecycle as the answer reports it (see src/gate/lifecycle.ts). */
+export const LifecycleSchema = z
+  .object({
+    model: z.string().openapi({ description: "The requested model's canonical name" }),
+    status: z.enum(["active", "deprecated", "retired"]),
+    deprecated_at: z.string().nullable(),
+    retires_at: z.string().nullable(),
+    replaced_by: z.string().nullable(),
+    priced_as_replacement: z.boolean().openapi({ description: "True when a retired model was priced at its replacement's row, as the provider bills it" }),
+    chain: z.array(z.string()).openapi({ description: "The models passed through, the requested one first" }),
+  })
+  .openapi("Lifecycle");
+
 /** The 200 answer of POST /v1/gate. */
 export const GateDecisionSchema = z
   .object({
@@ -176,6 +189,9 @@ export const GateDecisionSchema = z
       .object({ age_seconds: z.number(), detail: z.string() })
       .nullable()
       .openapi({ description: "Set when KV could not be read and a row past its TTL priced the decision." }),
+    lifecycle: LifecycleSchema.nullable().openapi({
+      description: "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
+    }),
     inputs: ResolvedInputsSchema,
   })
   .openapi("GateDecision", {
@@ -193,6 +209,7 @@ export const GateDecisionSchema = z
       break_even_output_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
       priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
       stale_pricing: null,
+      lifecycle: null,
       inputs: WORKED_EXAMPLE_A,
     },
   });
