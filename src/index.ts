@@ -9,6 +9,7 @@ import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
 import { health } from "./routes/health";
 import { refuseOtherMethods } from "./routes/methods";
+import { scheduled } from "./sync/scheduled";
 
 /**
  * offload-gate: decides, per large tool output, whether replacing it with a
@@ -36,4 +37,5 @@ app.onError(onError);
 
 /** The app's route types, for `hc<AppType>()` clients. */
 export type AppType = typeof routes;
-export default app;
+// The Cron Trigger (wrangler.toml [triggers]) runs the staged price sync.
+export default Object.assign(app, { scheduled });

@@ -58,6 +58,41 @@ describe("GET /", () => {
     expect(html).toContain(`1 older than ${STALE_AFTER_DAYS} days`);
   });
 
+  it("flags deprecated and retired rows, with the date and what prices them", async () => {
+    await putRow("gemini-2.5-pro", { input: 1.25, output: 10, retires_at: "2999-12-01", replaced_by: "gemini-3.8-flash" });
+    await putRow("claude-3-5-haiku", { input: 0.8, output: 4, deprecated_at: "2025-12-19", retires_at: "2026-02-19" });
+    await putRow("o4-mini", { input: 1.1, output: 4.4, retires_at: "2026-10-23", replaced_by: "gpt-5.6-terra" });
+    const { html } = await page();
+    expect(rowOf(html, "gemini-2.5-pro")).toMatch(/<tr class="deprecated"/);
+    expect(rowOf(html, "gemini-2.5-pro")).toContain("retires 2999-12-01; priced as gemini-3.8-flash from then");
+    expect(rowOf(html, "claude-3-5-haiku")).toMatch(/<tr class="retired"/);
+    expect(rowOf(html, "claude-3-5-haiku")).toContain("retired 2026-02-19; unpriced");
+    expect(rowOf(html, "o4-mini")).toContain("retired 2026-10-23; priced as gpt-5.6-terra");
+    expect(rowOf(html, "claude-opus-4-6")).not.toContain("lifecycle");
+    expect(html).toContain("1 deprecated");
+    expect(html).toContain("2 retired");
+  });
+
+  it("shows the price sync's pending changes, and says when there are none", async () => {
+    expect((await page()).html).toContain("Nothing pending");
+    const change = {
+      model: "gpt-5",
+      kind: "changed",
+      status: "pending",
+      before: { input: 1.25, output: 10 },
+      after: { input: 1.5, output: 10 },
+      fields: [{ field: "input", from: 1.25, to: 1.5 }],
+      source: "https://prices.example.test/prices.json",
+      detected_at: "2026-11-30T06:17:00.000Z",
+    };
+    await env.PRICING.put("pending:gpt-5", JSON.stringify(change));
+    await env.PRICING.put("pending:o3", "{broken");
+    const { html } = await page();
+    expect(html).toMatch(/<tr data-model="gpt-5" class="pending">[\s\S]*new prices[\s\S]*input 1.25 → 1.5[\s\S]*2026-11-30 06:17[\s\S]*pending/);
+    expect(html).toContain("1 waiting for approval");
+    expect(html).toContain("1 unreadable");
+  });
+
   it("shows a corrupt row as invalid, with the reason, instead of failing", async () => {
     await putRow("broken-json", "{not json");
     await putRow("negative-price", JSON.stringify({ input: -1, output: 2 }));

@@ -36,7 +36,13 @@ const modelSegment = fc.oneof(
 const path = fc.oneof(
   { weight: 8, arbitrary: fc.constant("/v1/gate") },
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
-  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config") },
+  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(modelSegment, fc.constantFrom("/approve", "/reject", "", "/other"))
+      .map(([model, rest]) => `/v1/admin/pending/${model}${rest}`),
+  },
   {
     weight: 2,
     arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),

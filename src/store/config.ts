@@ -37,6 +37,18 @@ export const GateConfigSchema = z
     kv_budget_ms: z.number().int().min(1).max(10_000).optional(),
     pricing_mode: z.enum(PRICING_MODES).optional(),
     cache_hit_rate: z.number().min(0).max(1).optional(),
+    price_source_url: z
+      .url({ protocol: /^https?$/, error: "price_source_url must be an http(s) URL" })
+      .max(2048)
+      .nullable()
+      .optional()
+      .openapi({ description: "A LiteLLM-format price file the scheduled sync compares with KV; null: no sync" }),
+    price_source_providers: z
+      .array(z.string().min(1).max(64))
+      .max(32)
+      .nullable()
+      .optional()
+      .openapi({ description: "The providers the sync compares; null: every provider with a row in KV" }),
   })
   .openapi("GateConfig");
 
@@ -58,6 +70,9 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   pricing_mode: "seed",
   // High q is the conservative side: a warm cache shrinks the saving.
   cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
+  // No price sync until ops name a source.
+  price_source_url: null,
+  price_source_providers: null,
 });
 
 /**

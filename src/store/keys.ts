@@ -12,6 +12,8 @@ export const ALIAS_PREFIX = "alias:";
 export const CONFIG_PREFIX = "config:";
 /** `history:<key>`: the audit history of another key. */
 export const HISTORY_PREFIX = "history:";
+/** `pending:<model>`: a price change the scheduled sync proposes, until an admin approves or rejects it. */
+export const PENDING_PREFIX = "pending:";
 
 /** KV key of a model's canonical pricing row. */
 export const pricingKey = (model: string) => `${PRICING_PREFIX}${model}`;
@@ -19,6 +21,8 @@ export const pricingKey = (model: string) => `${PRICING_PREFIX}${model}`;
 export const aliasKey = (alias: string) => `${ALIAS_PREFIX}${alias}`;
 /** KV key of the audit history of one KV key (`pricing:<model>`, `config:gate`). */
 export const historyKey = (subject: string) => `${HISTORY_PREFIX}${subject}`;
+/** KV key of one model's pending (proposed) price change. */
+export const pendingKey = (model: string) => `${PENDING_PREFIX}${model}`;
 /** KV key of the gate config. */
 export const GATE_CONFIG_KEY = `${CONFIG_PREFIX}gate`;
 

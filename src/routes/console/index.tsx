@@ -1,12 +1,14 @@
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { waitUntilOf } from "../../http/app";
 import { readGateConfig } from "../../store/read";
+import { listPending } from "../../sync/pending";
 import { createApp } from "../app";
 import { GateRequestSchema } from "../gate/schema";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
 import { loadPricingTable } from "./data";
 import { ConsolePage } from "./page";
+import type { PendingView } from "./pending";
 
 // The page's own style and script carry the nonce; everything else is
 // same-origin, and the only thing the page fetches is this worker's API.
@@ -52,14 +54,19 @@ const hasCacheFields = () => "cache_hit_rate" in GateRequestSchema.shape && "con
  * app.route("/", consoleApp); // then open http://127.0.0.1:8787/
  */
 export const consoleApp = createApp().get("/", csp, async (c) => {
-  const [rows, config] = await Promise.all([
+  const [rows, config, pending] = await Promise.all([
     loadPricingTable(c.env.PRICING, Date.now()),
     readGateConfig(c.env.PRICING, waitUntilOf(c)),
+    listPending(c.env.PRICING).then(
+      ({ changes, invalid }): PendingView => ({ ok: true, changes, invalid: invalid.length }),
+      (error: unknown): PendingView => ({ ok: false, detail: `pending changes could not be read: ${error instanceof Error ? error.message : String(error)}` }),
+    ),
   ]);
   const view = {
     rows,
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
     modes: pricingModes(),
+    pending,
     cacheFields: hasCacheFields(),
     nonce: c.get("secureHeadersNonce") ?? "",
     css,

@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
+import { PendingPanel, type PendingView } from "./pending";
 
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {
@@ -10,6 +11,8 @@ export interface ConsoleView {
   config: { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
   /** The gate's pricing modes, when the gate has more than one (cache-aware pricing). */
   modes: string[];
+  /** The price sync's stored changes. */
+  pending: PendingView;
   /** Whether the gate takes `cache_hit_rate` and `context_tokens`. */
   cacheFields: boolean;
   nonce: string;
@@ -34,6 +37,8 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   kv_budget_ms: "the longest a request waits on KV",
   pricing_mode: "the pricing mode when a request names none",
   cache_hit_rate: "the cache-hit prior of cache-aware pricing",
+  price_source_url: "the price file the scheduled sync compares with KV",
+  price_source_providers: "the providers the sync compares (all in KV when unset)",
 };
 
 /**
@@ -42,7 +47,7 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
  * and (with an admin token) editing.
  *
  * @example
- * c.html(<ConsolePage view={{ rows, config, modes: [], cacheFields: false, nonce, css, script }} />)
+ * c.html(<ConsolePage view={{ rows, config, modes: [], pending, cacheFields: false, nonce, css, script }} />)
  */
 export function ConsolePage({ view }: { view: ConsoleView }) {
   const valid = view.rows.filter((row) => row.status === "valid");
@@ -147,6 +152,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
               Add a model
             </button>
           </section>
+          <PendingPanel pending={view.pending} />
           <ConfigPanel config={view.config} />
         </main>
         <EditDialog />

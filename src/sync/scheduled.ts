@@ -1,0 +1,75 @@
+/**
+ * The scheduled price sync: fetch the source named in `config:gate`, compare
+ * it with KV, store the differences as pending changes. It never writes a
+ * pricing row: an admin approves each change (see routes/admin/pending.ts).
+ */
+import { parseGateConfig } from "../store/config";
+import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../store/keys";
+import { listValues } from "../store/list";
+import { parseRow } from "../store/read";
+import type { PricingRow } from "../store/schema";
+import { diffSource, trackedProviders, type KvPricing } from "./diff";
+import { listPending, storeProposals } from "./pending";
+import { fetchSource, parseSource } from "./source";
+
+/** What one run did, for the log and for tests. */
+export type SyncReport =
+  | { status: "disabled"; detail: string }
+  | { status: "failed"; detail: string }
+  | { status: "done"; source: string; proposed: number; written: string[]; unchanged: string[]; deleted: string[] };
+
+/**
+ * One sync run. Every failure (no config, a failed fetch, an oversized,
+ * malformed or hostile file) is logged and ends the run before any write.
+ *
+ * @example
+ * const report = await runPriceSync(env.PRICING, new Date(), fetch);
+ */
+export async function runPriceSync(kv: KVNamespace, now: Date, fetcher: typeof fetch): Promise<SyncReport> {
+  const config = parseGateConfig(await kv.get(GATE_CONFIG_KEY));
+  if (!config.ok) return logged({ status: "failed", detail: config.detail });
+  const url = config.config.price_source_url;
+  if (url === null) return logged({ status: "disabled", detail: "config:gate names no price_source_url" });
+
+  const fetched = await fetchSource(url, fetcher);
+  if (!fetched.ok) return logged({ status: "failed", detail: fetched.detail });
+  const parsed = parseSource(fetched.text);
+  if (!parsed.ok) return logged({ status: "failed", detail: `${url}: ${parsed.detail}` });
+
+  const [pricing, stored] = await Promise.all([readKvPricing(kv), listPending(kv)]);
+  const providers = trackedProviders(pricing, config.config.price_source_providers ?? undefined);
+  const diff = diffSource(parsed.entries, pricing, providers, url);
+  if (!diff.ok) return logged({ status: "failed", detail: `${url}: ${diff.detail}` });
+
+  const outcome = await storeProposals(kv, diff.changes, stored.changes, url, now.toISOString());
+  return logged({ status: "done", source: url, proposed: diff.changes.length, ...outcome });
+}
+
+async function readKvPricing(kv: KVNamespace): Promise<KvPricing> {
+  const [rowTexts, aliasTexts] = await Promise.all([listValues(kv, PRICING_PREFIX), listValues(kv, ALIAS_PREFIX)]);
+  const rows = new Map<string, PricingRow>();
+  for (const [model, text] of rowTexts) {
+    const parsed = parseRow(model, text);
+    // A corrupt row is the admin API's to show; the sync proposes nothing for it.
+    if (parsed.kind === "row") rows.set(model, parsed.row);
+  }
+  return { rows, aliases: new Map([...aliasTexts].map(([alias, target]) => [alias, target.trim()])) };
+}
+
+function logged(report: SyncReport): SyncReport {
+  if (report.status === "failed") console.error(`offload-gate price sync failed: ${report.detail}`);
+  else if (report.status === "disabled") console.log(`offload-gate price sync: ${report.detail}`);
+  else console.log(`offload-gate price sync: ${report.proposed} change(s) from ${report.source}; ${report.written.length} stored, ${report.deleted.length} withdrawn`);
+  return report;
+}
+
+/**
+ * The Worker's `scheduled` handler: one sync per Cron Trigger, its clock
+ * the trigger's scheduled time.
+ *
+ * @example
+ * export default Object.assign(app, { scheduled });
+ */
+export async function scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+  ctx.waitUntil(runPriceSync(env.PRICING, new Date(controller.scheduledTime), fetch));
+}
