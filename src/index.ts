@@ -39,3 +39,5 @@ app.onError(onError);
 export type AppType = typeof routes;
 // The Cron Trigger (wrangler.toml [triggers]) runs the staged price sync.
 export default Object.assign(app, { scheduled });
+/** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
+export { LedgerShard } from "./ledger/shard";

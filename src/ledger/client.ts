@@ -1,0 +1,86 @@
+import { DECISION_ID_RANDOM_BYTES, formatDecisionId, shardFor, shardOfDecisionId } from "./ids";
+import type { LedgerDecision } from "./savings";
+
+/**
+ * The worker's side of the ledger: ids drawn from crypto, the stub of a
+ * tenant's shard, and the gate's write, which never fails or slows a
+ * decision. The only module that draws randomness for the ledger.
+ */
+
+/** The ledger's Durable Object namespace, however a caller's env names its type. */
+export type LedgerNamespace = Env["LEDGER"];
+
+/**
+ * The shard `shard` of `tenant`'s ledger. Tenant names never hold a "/"
+ * (`[A-Za-z0-9._-]`), so every (tenant, shard) names its own object.
+ *
+ * @example
+ * await ledgerShard(env.LEDGER, "acme", 3).sums("acme", filter, 3_600_000);
+ */
+export function ledgerShard(namespace: LedgerNamespace, tenant: string, shard: number) {
+  return namespace.get(namespace.idFromName(`${tenant}/${shard}`));
+}
+
+/**
+ * A new decision id: the session's shard (every decision of a session in
+ * one place), or a random one for a decision without a session.
+ *
+ * @example
+ * newDecisionId("acme", "session-1", 8) // "dec_5_3f9a…" (shard 5 for every decision of session-1)
+ */
+export function newDecisionId(tenant: string, sessionId: string | null, shards: number): string {
+  const random = crypto.getRandomValues(new Uint8Array(DECISION_ID_RANDOM_BYTES));
+  return formatDecisionId(shardFor(tenant, sessionId, shards, random), random);
+}
+
+/** Ledger writes that failed in this isolate, by kind; each is also logged. */
+export const ledgerFailures = { errors: 0, timeouts: 0 };
+
+/**
+ * Hands decisions to their shards, one call per shard, and resolves when
+ * every call has succeeded, failed or run past `timeoutMs`. It never
+ * rejects: a failure is counted in `ledgerFailures` and logged. Call it in
+ * waitUntil, never before answering.
+ *
+ * @example
+ * c.executionCtx.waitUntil(writeDecisions(env.LEDGER, "acme", records, { retentionDays: 30, timeoutMs: 5_000 }));
+ */
+export async function writeDecisions(
+  namespace: LedgerNamespace | undefined,
+  tenant: string,
+  decisions: readonly LedgerDecision[],
+  options: { retentionDays: number; timeoutMs: number },
+): Promise<void> {
+  if (decisions.length === 0) return;
+  const byShard = new Map<number, LedgerDecision[]>();
+  for (const decision of decisions) {
+    const shard = shardOfDecisionId(decision.decision_id) ?? 0;
+    const list = byShard.get(shard);
+    if (list === undefined) byShard.set(shard, [decision]);
+    else list.push(decision);
+  }
+  await Promise.all(
+    [...byShard].map(async ([shard, list]) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
+      try {
+        if (namespace === undefined) throw new Error("the LEDGER binding is missing");
+        const write = ledgerShard(namespace, tenant, shard).record(tenant, list, options.retentionDays);
+        // A write that fails after its timeout was already counted as one.
+        write.catch(() => undefined);
+        const result = await Promise.race([write, timeout]);
+        if (result === "timeout") {
+          ledgerFailures.timeouts++;
+          console.error(`offload-gate: ledger write timed out after ${options.timeoutMs} ms (tenant ${tenant}, shard ${shard}, ${list.length} decisions)`);
+        } else if ("refused" in result) {
+          throw new Error(result.refused);
+        }
+      } catch (error) {
+        ledgerFailures.errors++;
+        console.error(`offload-gate: ledger write failed (tenant ${tenant}, shard ${shard}, ${list.length} decisions):`, error instanceof Error ? error.message : error);
+      } finally {
+        clearTimeout(timer);
+      }
+    }),
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * Decision ids and shard routing. Pure: the random bytes come from the
+ * caller (the route layer draws them from crypto), so the same bytes always
+ * make the same id.
+ */
+
+/** Most shards a tenant's ledger may have: the id keeps its shard in up to three digits. */
+export const MAX_LEDGER_SHARDS = 256;
+
+/** `dec_<shard>_<32 hex digits>`: the shard an outcome must go to, then 128 random bits. */
+export const DECISION_ID_PATTERN = /^dec_(0|[1-9]\d{0,2})_[0-9a-f]{32}$/;
+
+/** A session id an agent may send: `[A-Za-z0-9._:-]{1,128}`. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A tool name an agent may send: `[A-Za-z0-9._:/-]{1,64}`. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
+
+/** Random bytes one decision id takes. */
+export const DECISION_ID_RANDOM_BYTES = 16;
+
+/**
+ * The id of a decision stored in `shard`, from 16 random bytes.
+ *
+ * @example
+ * formatDecisionId(3, new Uint8Array(16).fill(255)) // "dec_3_ffffffffffffffffffffffffffffffff"
+ */
+export function formatDecisionId(shard: number, random: Uint8Array): string {
+  if (!Number.isInteger(shard) || shard < 0 || shard >= MAX_LEDGER_SHARDS) throw new RangeError(`shard ${shard} is out of range`);
+  if (random.length !== DECISION_ID_RANDOM_BYTES) throw new RangeError(`a decision id takes ${DECISION_ID_RANDOM_BYTES} random bytes`);
+  let hex = "";
+  for (const byte of random) hex += byte.toString(16).padStart(2, "0");
+  return `dec_${shard}_${hex}`;
+}
+
+/**
+ * The shard a decision id names, or null when it is not a decision id.
+ *
+ * @example
+ * shardOfDecisionId("dec_3_ffffffffffffffffffffffffffffffff") // 3
+ * shardOfDecisionId("nope") // null
+ */
+export function shardOfDecisionId(id: string): number | null {
+  const match = DECISION_ID_PATTERN.exec(id);
+  if (match === null) return null;
+  const shard = Number(match[1]);
+  return shard < MAX_LEDGER_SHARDS ? shard : null;
+}
+
+/**
+ * A uniform draw in [0, 1) from a string: 32 bits of FNV-1a, then a
+ * murmur3 finalizer so that ids differing in one character spread out.
+ *
+ * @example
+ * unitHash("acme\u0000session-1") // the same number on every call, in [0, 1)
+ */
+export function unitHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
+  return (hash >>> 0) / 0x1_0000_0000;
+}
+
+/**
+ * The shard a session's decisions and its bill live in, so that the
+ * savings report can join them in one place. A decision without a session
+ * goes to the shard its random bytes pick.
+ *
+ * @example
+ * shardFor("acme", "session-1", 8, random) // the same shard for every decision of session-1
+ * shardFor("acme", null, 8, random)        // random[0] % 8
+ */
+export function shardFor(tenant: string, sessionId: string | null, shards: number, random: Uint8Array): number {
+  if (sessionId !== null) return Math.floor(unitHash(`shard\u0000${tenant}\u0000${sessionId}`) * shards);
+  return (random[0] ?? 0) % shards;
+}
+
+/**
+ * Whether a session (or, without one, the decision itself) is in the
+ * holdout: a hash of (tenant, key) below the fraction. Deterministic, so
+ * every decision of a session lands in the same arm.
+ *
+ * @example
+ * inHoldout("acme", "session-1", 0)   // false: the default holds nobody out
+ * inHoldout("acme", "session-1", 0.1) // true for about one session in ten, always the same ones
+ */
+export function inHoldout(tenant: string, key: string, fraction: number): boolean {
+  if (!(fraction > 0)) return false;
+  return unitHash(`holdout\u0000${tenant}\u0000${key}`) < fraction;
+}

@@ -1,0 +1,215 @@
+import { addMoments, meanInterval, NO_MOMENTS, welch, wilsonInterval, type Interval, type Moments } from "./stats";
+
+/**
+ * The savings report: per-shard sums (what each shard's SQL returns), merged
+ * by adding, then turned into means, intervals and a verdict. Pure.
+ */
+
+/** One time bucket's sums. `start` is the bucket's first millisecond. */
+export interface SeriesBucket {
+  start: number;
+  decisions: number;
+  fired: number;
+  fired_with_outcome: number;
+  predicted_net_usd: number;
+  realized_net_usd: number;
+}
+
+/** Everything one shard sums over the decisions, outcomes and sessions in a window. */
+export interface LedgerSums {
+  decisions: number;
+  fired: number;
+  holdout_decisions: number;
+  outcomes: number;
+  /** Fired decisions with an outcome: their predicted and realized nets, and realized − predicted. */
+  fired_with_outcome: number;
+  predicted_net_usd: number;
+  realized_net_usd: number;
+  gap: Moments;
+  /** Over fired decisions with an outcome: recalls, and the p each was priced with. */
+  recalled: number;
+  prior_recall_sum: number;
+  /** Over every decision with an outcome: turns_after, and the horizon each was priced with. */
+  horizon: Moments;
+  prior_horizon_sum: number;
+  /** Over outcomes that sent cached_turns: q̂, and the q each was priced with. */
+  cache_hit_rate: Moments;
+  prior_cache_hit_rate_sum: number;
+  /** Decisions outside the holdout that did not fire, with a positive counterfactual net. */
+  missed_decisions: number;
+  missed_savings_usd: number;
+  /** Per arm, each session's bill. */
+  treatment: Moments;
+  holdout: Moments;
+  series: SeriesBucket[];
+}
+
+/** The sums of an empty ledger. */
+export function emptySums(): LedgerSums {
+  return {
+    decisions: 0,
+    fired: 0,
+    holdout_decisions: 0,
+    outcomes: 0,
+    fired_with_outcome: 0,
+    predicted_net_usd: 0,
+    realized_net_usd: 0,
+    gap: { ...NO_MOMENTS },
+    recalled: 0,
+    prior_recall_sum: 0,
+    horizon: { ...NO_MOMENTS },
+    prior_horizon_sum: 0,
+    cache_hit_rate: { ...NO_MOMENTS },
+    prior_cache_hit_rate_sum: 0,
+    missed_decisions: 0,
+    missed_savings_usd: 0,
+    treatment: { ...NO_MOMENTS },
+    holdout: { ...NO_MOMENTS },
+    series: [],
+  };
+}
+
+/**
+ * Two shards' sums as one ledger's: every count and sum added, time buckets
+ * matched by their start.
+ *
+ * @example
+ * [a, b, c].reduce(mergeSums, emptySums())
+ */
+export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
+  const buckets = new Map<number, SeriesBucket>();
+  for (const bucket of [...a.series, ...b.series]) {
+    const held = buckets.get(bucket.start);
+    buckets.set(
+      bucket.start,
+      held === undefined
+        ? { ...bucket }
+        : {
+            start: bucket.start,
+            decisions: held.decisions + bucket.decisions,
+            fired: held.fired + bucket.fired,
+            fired_with_outcome: held.fired_with_outcome + bucket.fired_with_outcome,
+            predicted_net_usd: held.predicted_net_usd + bucket.predicted_net_usd,
+            realized_net_usd: held.realized_net_usd + bucket.realized_net_usd,
+          },
+    );
+  }
+  return {
+    decisions: a.decisions + b.decisions,
+    fired: a.fired + b.fired,
+    holdout_decisions: a.holdout_decisions + b.holdout_decisions,
+    outcomes: a.outcomes + b.outcomes,
+    fired_with_outcome: a.fired_with_outcome + b.fired_with_outcome,
+    predicted_net_usd: a.predicted_net_usd + b.predicted_net_usd,
+    realized_net_usd: a.realized_net_usd + b.realized_net_usd,
+    gap: addMoments(a.gap, b.gap),
+    recalled: a.recalled + b.recalled,
+    prior_recall_sum: a.prior_recall_sum + b.prior_recall_sum,
+    horizon: addMoments(a.horizon, b.horizon),
+    prior_horizon_sum: a.prior_horizon_sum + b.prior_horizon_sum,
+    cache_hit_rate: addMoments(a.cache_hit_rate, b.cache_hit_rate),
+    prior_cache_hit_rate_sum: a.prior_cache_hit_rate_sum + b.prior_cache_hit_rate_sum,
+    missed_decisions: a.missed_decisions + b.missed_decisions,
+    missed_savings_usd: a.missed_savings_usd + b.missed_savings_usd,
+    treatment: addMoments(a.treatment, b.treatment),
+    holdout: addMoments(a.holdout, b.holdout),
+    series: [...buckets.values()].sort((x, y) => x.start - y.start),
+  };
+}
+
+/** The holdout comparison's verdict. */
+export type Verdict = "saving" | "losing" | "inconclusive";
+
+/**
+ * `saving` when the 95% interval of (treatment − holdout) mean session cost
+ * lies below 0, `losing` when it lies above 0, else `inconclusive`.
+ *
+ * @example
+ * verdictOf([-0.4, -0.1]) // "saving"
+ * verdictOf(null)         // "inconclusive": too few sessions in an arm
+ */
+export function verdictOf(ci95: Interval): Verdict {
+  if (ci95 === null) return "inconclusive";
+  if (ci95[1] < 0) return "saving";
+  if (ci95[0] > 0) return "losing";
+  return "inconclusive";
+}
+
+const ratio = (num: number, den: number) => (den > 0 ? num / den : null);
+
+/**
+ * The report's figures from the merged sums: the note's list, with a 95%
+ * interval on every estimate.
+ *
+ * @example
+ * savingsFigures(mergedSums).holdout.verdict // "saving" | "losing" | "inconclusive"
+ */
+export function savingsFigures(sums: LedgerSums) {
+  const gap = meanInterval(sums.gap);
+  const horizon = meanInterval(sums.horizon);
+  const cache = meanInterval(sums.cache_hit_rate);
+  const comparison = welch(sums.treatment, sums.holdout);
+  const treatment = meanInterval(sums.treatment);
+  const holdout = meanInterval(sums.holdout);
+  return {
+    decisions: sums.decisions,
+    fired: sums.fired,
+    holdout_decisions: sums.holdout_decisions,
+    outcomes: sums.outcomes,
+    net: {
+      fired_with_outcome: sums.fired_with_outcome,
+      predicted_usd: sums.predicted_net_usd,
+      realized_usd: sums.realized_net_usd,
+      mean_gap_usd: gap.mean,
+      mean_gap_ci95: gap.ci95,
+    },
+    recall: {
+      n: sums.fired_with_outcome,
+      realized: ratio(sums.recalled, sums.fired_with_outcome),
+      ci95: wilsonInterval(sums.recalled, sums.fired_with_outcome),
+      prior: ratio(sums.prior_recall_sum, sums.fired_with_outcome),
+    },
+    horizon: {
+      n: horizon.n,
+      realized_mean: horizon.mean,
+      ci95: horizon.ci95,
+      prior_mean: ratio(sums.prior_horizon_sum, sums.horizon.n),
+    },
+    cache_hit_rate: {
+      n: cache.n,
+      realized_mean: cache.mean,
+      ci95: cache.ci95,
+      prior_mean: ratio(sums.prior_cache_hit_rate_sum, sums.cache_hit_rate.n),
+    },
+    missed_savings: { decisions: sums.missed_decisions, usd: sums.missed_savings_usd },
+    holdout: {
+      treatment: { sessions: treatment.n, mean_cost_usd: treatment.mean },
+      holdout: { sessions: holdout.n, mean_cost_usd: holdout.mean },
+      difference_usd: comparison.difference,
+      ci95: comparison.ci95,
+      df: comparison.df,
+      verdict: verdictOf(comparison.ci95),
+    },
+    series: sums.series,
+  };
+}
+
+/** The report's figures, as `savingsFigures` gives them. */
+export type SavingsFigures = ReturnType<typeof savingsFigures>;
+
+/** Bucket widths the series uses: a minute, an hour, a day. */
+export const BUCKET_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
+
+/**
+ * The series' bucket for a window: minutes up to 3 hours, hours up to 8
+ * days, days beyond, so a chart has at most about 200 points.
+ *
+ * @example
+ * bucketFor(0, 3_600_000) // "minute"
+ */
+export function bucketFor(from: number, to: number): keyof typeof BUCKET_MS {
+  const span = to - from;
+  if (span <= 3 * BUCKET_MS.hour) return "minute";
+  if (span <= 8 * BUCKET_MS.day) return "hour";
+  return "day";
+}

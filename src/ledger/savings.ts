@@ -1,0 +1,143 @@
+import { cacheAwareTerms, ratesAt, type CachePriceRates, type PricingMode } from "../gate";
+
+/**
+ * What the ledger prices: the realized net of a decision with an outcome,
+ * the bill of a session, and the per-decision figures the shards sum.
+ * Pure: no I/O, no clock (times come in as numbers).
+ */
+
+/** The inputs a decision was priced with, every prior filled in. */
+export interface DecisionInputs {
+  output_tokens: number;
+  horizon: number;
+  recall_probability: number;
+  /** q: the request's in cache_aware mode, the config prior in seed mode. */
+  cache_hit_rate: number;
+  /** P as the request gave it (cache_aware only); null when it did not. */
+  context_tokens: number | null;
+  stub_tokens: number;
+  recall_input_tokens: number;
+  recall_output_tokens: number;
+}
+
+/** One decision as the ledger keeps it, with the row that priced it. */
+export interface LedgerDecision {
+  decision_id: string;
+  /** Milliseconds since the epoch, as the route saw it. */
+  at: number;
+  session_id: string | null;
+  tool_name: string | null;
+  model_name: string;
+  priced_as: string | null;
+  pricing_mode: PricingMode;
+  reason_code: string;
+  fire: boolean;
+  /** What the gate would have answered outside the holdout (equal to `fire` outside it). */
+  would_fire: boolean;
+  holdout: boolean;
+  predicted_net_usd: number;
+  inputs: DecisionInputs;
+  /** The pricing row that priced it; null when none did (below the threshold, unpriced). */
+  row: CachePriceRates | null;
+}
+
+/** What an agent reports after a decision. */
+export interface OutcomeReport {
+  decision_id: string;
+  /** How many more turns the session ran after the decision: the realized horizon. */
+  turns_after: number;
+  /** Whether the stub was recalled (false for a decision that did not fire). */
+  recalled: boolean;
+  /** How many of those turns read the history's prefix from the cache. */
+  cached_turns?: number;
+  /** The history before the output, for decisions that did not carry it. */
+  context_tokens?: number;
+}
+
+/** A session's token usage, summed over its turns, as the provider reports it. */
+export interface SessionUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+/**
+ * q̂: the share of the turns after the decision that read the prefix from
+ * the cache; null when the outcome did not say, or there were no turns.
+ *
+ * @example
+ * realizedCacheHitRate({ decision_id: "d", turns_after: 4, recalled: false, cached_turns: 3 }) // 0.75
+ */
+export function realizedCacheHitRate(outcome: OutcomeReport): number | null {
+  if (outcome.cached_turns === undefined || outcome.turns_after <= 0) return null;
+  return outcome.cached_turns / outcome.turns_after;
+}
+
+/**
+ * What the decision most likely made or cost, whatever mode decided it: the
+ * cache-aware formula with the row that priced it, at h = turns_after,
+ * q = q̂ (else the decision's q) and P = the decision's context, else the
+ * outcome's, else 0. A fired decision is priced at p = 1 if recalled else 0:
+ * its realized net. One that did not fire is priced at its prior p: the
+ * counterfactual net it would have made (what "missed savings" sums). Null
+ * when no row priced the decision.
+ *
+ * @example
+ * // Seed predicted +$0.23 on 12,000 Opus tokens; the cached bill with a recall says otherwise:
+ * realizedNet(decision, { decision_id, turns_after: 4, recalled: true, cached_turns: 4, context_tokens: 150_000 }) // < 0
+ */
+export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): number | null {
+  if (decision.row === null) return null;
+  const { inputs } = decision;
+  const q = realizedCacheHitRate(outcome) ?? inputs.cache_hit_rate;
+  const p = decision.fire ? (outcome.recalled ? 1 : 0) : inputs.recall_probability;
+  return cacheAwareTerms(decision.row, {
+    outputTokens: inputs.output_tokens,
+    horizon: Math.max(0, Math.trunc(outcome.turns_after)),
+    recallProbability: p,
+    cacheHitRate: q,
+    contextTokens: inputs.context_tokens ?? outcome.context_tokens ?? 0,
+    stubTokens: inputs.stub_tokens,
+    recallInputTokens: inputs.recall_input_tokens,
+    recallOutputTokens: inputs.recall_output_tokens,
+  }).net;
+}
+
+/**
+ * Why an outcome cannot belong to this decision, or null when it can: a
+ * stub that never existed cannot be recalled, and a context the decision
+ * already carried cannot be restated differently.
+ *
+ * @example
+ * outcomeMismatch(notFired, { ..., recalled: true }) // { path: "recalled", message: "must be false: ..." }
+ */
+export function outcomeMismatch(decision: LedgerDecision, outcome: OutcomeReport): { path: string; message: string } | null {
+  if (outcome.recalled && !decision.fire) {
+    return { path: "recalled", message: "must be false: the decision did not fire, so there was no stub to recall" };
+  }
+  const carried = decision.inputs.context_tokens;
+  if (outcome.context_tokens !== undefined && carried !== null && outcome.context_tokens !== carried) {
+    return { path: "context_tokens", message: `must be ${carried} or left out: the decision carried it` };
+  }
+  return null;
+}
+
+/**
+ * A session's bill from its summed usage and its model's row. The
+ * long-context tier is chosen by the session's mean request size (its input,
+ * cache reads and cache writes over its turns): summed usage cannot say
+ * which single requests crossed the threshold.
+ *
+ * @example
+ * sessionCost({ input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 }, 10,
+ *   { input_tokens: 10_000, output_tokens: 2_000, cache_read_input_tokens: 1_000_000, cache_creation_input_tokens: 50_000 })
+ * // 0.05 + 0.05 + 0.5 + 0.3125 = 0.9125
+ */
+export function sessionCost(row: CachePriceRates, turns: number, usage: SessionUsage): number {
+  const read = usage.cache_read_input_tokens ?? 0;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const meanRequest = turns > 0 ? (usage.input_tokens + read + written) / turns : 0;
+  const rates = ratesAt(row, meanRequest);
+  return usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
+}

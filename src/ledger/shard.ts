@@ -1,0 +1,268 @@
+import { DurableObject } from "cloudflare:workers";
+import { emptySums, type LedgerSums } from "./report";
+import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
+import {
+  DECISION_SUMS,
+  decisionWhere,
+  INSERT_DECISION,
+  SCHEMA,
+  SELECT_DECISION,
+  SERIES_SUMS,
+  SESSION_SUMS,
+  sessionWhere,
+  type SumsFilter,
+} from "./sql";
+import type { ItemResult, PricedSession } from "./types";
+
+/** How often the retention alarm runs while the shard holds anything. */
+export const RETENTION_SWEEP_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+const UNKNOWN = "no decision of this tenant has this id";
+const OTHER_TENANT = "this ledger shard belongs to another tenant";
+
+type Row = Record<string, SqlStorageValue>;
+
+/**
+ * One shard of one tenant's outcomes ledger: a Durable Object with SQLite
+ * storage, named `<tenant>/<shard>` (see ./client.ts). It keeps decisions
+ * with the row that priced them, the outcomes agents report on them and the
+ * bills of finished sessions, answers the sums of the savings report, and
+ * purges everything older than the retention with an alarm.
+ *
+ * @example
+ * const shard = env.LEDGER.get(env.LEDGER.idFromName("acme/3"));
+ * await shard.record("acme", decisions, 30);
+ */
+export class LedgerShard extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  // Rows repeat across thousands of decisions: each distinct row is stored once.
+  private readonly rowIds = new Map<string, number>();
+  private alarmSet = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(SCHEMA);
+  }
+
+  /**
+   * Stores decisions (a repeated id is ignored) and keeps the retention
+   * alarm set. Answers how many it stored, or why it refused them all.
+   */
+  async record(tenant: string, decisions: LedgerDecision[], retentionDays: number): Promise<{ recorded: number } | { refused: string }> {
+    if (this.claim(tenant) === "other") return { refused: OTHER_TENANT };
+    let recorded = 0;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(retentionDays));
+      for (const d of decisions) {
+        const i = d.inputs;
+        const written = this.sql.exec(
+          INSERT_DECISION,
+          d.decision_id, d.at, d.session_id, d.tool_name, d.model_name, d.priced_as, d.pricing_mode, d.reason_code,
+          d.fire ? 1 : 0, d.would_fire ? 1 : 0, d.holdout ? 1 : 0, d.predicted_net_usd,
+          i.output_tokens, i.horizon, i.recall_probability, i.cache_hit_rate, i.context_tokens,
+          i.stub_tokens, i.recall_input_tokens, i.recall_output_tokens,
+          d.row === null ? null : this.rowId(JSON.stringify(d.row)),
+        ).rowsWritten;
+        if (written > 0) recorded++;
+      }
+    });
+    await this.ensureAlarm();
+    return { recorded };
+  }
+
+  /**
+   * Stores outcomes, one result per item in order: accepted (again, for the
+   * same report repeated), unknown_decision, conflict or invalid.
+   */
+  async reportOutcomes(tenant: string, at: number, items: OutcomeReport[]): Promise<ItemResult[]> {
+    // Another tenant's shard holds none of the caller's decisions.
+    if (this.claim(tenant, false) === "other") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
+    return this.ctx.storage.transactionSync(() => items.map((item) => this.reportOutcome(at, item)));
+  }
+
+  /** Stores session bills, one result per item: accepted (again, when repeated), conflict. */
+  async reportSessions(tenant: string, at: number, items: PricedSession[], retentionDays: number): Promise<ItemResult[]> {
+    if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
+    const results = this.ctx.storage.transactionSync(() => {
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(retentionDays));
+      return items.map((item) => this.reportSession(at, item));
+    });
+    await this.ensureAlarm();
+    return results;
+  }
+
+  /** This shard's sums for the savings report. */
+  async sums(tenant: string, filter: SumsFilter, bucketMs: number): Promise<LedgerSums> {
+    if (this.claim(tenant, false) !== "own") return emptySums();
+    const d = decisionWhere(filter);
+    const s = sessionWhere(filter);
+    const row = this.sql.exec(DECISION_SUMS + d.where, ...d.bindings).one();
+    const num = (key: string, from: Row = row) => Number(from[key] ?? 0);
+    const sums = emptySums();
+    Object.assign(sums, {
+      decisions: num("decisions"),
+      fired: num("fired"),
+      holdout_decisions: num("holdout_decisions"),
+      outcomes: num("outcomes"),
+      fired_with_outcome: num("fired_with_outcome"),
+      predicted_net_usd: num("predicted"),
+      realized_net_usd: num("realized"),
+      gap: { n: num("fired_with_outcome"), sum: num("realized") - num("predicted"), sumsq: num("gap_sumsq") },
+      recalled: num("recalled"),
+      prior_recall_sum: num("prior_recall_sum"),
+      horizon: { n: num("outcomes"), sum: num("horizon_sum"), sumsq: num("horizon_sumsq") },
+      prior_horizon_sum: num("prior_horizon_sum"),
+      cache_hit_rate: { n: num("cache_n"), sum: num("cache_sum"), sumsq: num("cache_sumsq") },
+      prior_cache_hit_rate_sum: num("prior_cache_sum"),
+      missed_decisions: num("missed_decisions"),
+      missed_savings_usd: num("missed_usd"),
+    });
+    sums.series = this.sql
+      .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, bucketMs, ...d.bindings)
+      .toArray()
+      .map((b) => ({
+        start: num("start", b),
+        decisions: num("decisions", b),
+        fired: num("fired", b),
+        fired_with_outcome: num("fired_with_outcome", b),
+        predicted_net_usd: num("predicted", b),
+        realized_net_usd: num("realized", b),
+      }));
+    for (const arm of this.sql.exec(`${SESSION_SUMS}${s.where} GROUP BY s.holdout`, ...s.bindings)) {
+      sums[num("holdout", arm) === 1 ? "holdout" : "treatment"] = { n: num("n", arm), sum: num("sum", arm), sumsq: num("sumsq", arm) };
+    }
+    return sums;
+  }
+
+  /** Purges what is older than the retention, then comes back in an hour while anything is left. */
+  override async alarm(): Promise<void> {
+    const days = Number(this.meta("retention_days") ?? 30);
+    const cutoff = Date.now() - days * DAY_MS;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", cutoff);
+      this.sql.exec("DELETE FROM decisions WHERE at < ?", cutoff);
+      this.sql.exec("DELETE FROM sessions WHERE at < ?", cutoff);
+      this.sql.exec("DELETE FROM price_rows WHERE id NOT IN (SELECT row_id FROM decisions WHERE row_id IS NOT NULL)");
+    });
+    this.rowIds.clear();
+    this.alarmSet = false;
+    const left = this.sql.exec("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) AS n").one();
+    if (Number(left.n) > 0) await this.ensureAlarm();
+  }
+
+  private reportOutcome(at: number, item: OutcomeReport): ItemResult {
+    const report = canonicalOutcome(item);
+    const held = this.sql.exec("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
+    if (held !== undefined) {
+      return held.report === report
+        ? { status: "accepted", repeated: true }
+        : { status: "conflict", message: "an outcome with different content was already reported for this decision" };
+    }
+    const found = this.sql.exec(SELECT_DECISION, item.decision_id).toArray()[0];
+    if (found === undefined) return { status: "unknown_decision", message: UNKNOWN };
+    const decision = decisionOf(found);
+    const mismatch = outcomeMismatch(decision, item);
+    if (mismatch !== null) return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
+    this.sql.exec(
+      "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      item.decision_id, at, report, item.turns_after, item.recalled ? 1 : 0, realizedCacheHitRate(item), realizedNet(decision, item),
+    );
+    return { status: "accepted", repeated: false };
+  }
+
+  private reportSession(at: number, item: PricedSession): ItemResult {
+    const held = this.sql.exec("SELECT report FROM sessions WHERE session_id = ?", item.session_id).toArray()[0];
+    if (held !== undefined) {
+      return held.report === item.report
+        ? { status: "accepted", repeated: true }
+        : { status: "conflict", message: "a session with this id was already reported with different content" };
+    }
+    // The arm its decisions were answered in, when they are here; else the hash's.
+    const arm = this.sql.exec("SELECT holdout FROM decisions WHERE session_id = ? LIMIT 1", item.session_id).toArray()[0];
+    const holdout = arm === undefined ? item.holdout : arm.holdout === 1;
+    this.sql.exec(
+      "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd, holdout ? 1 : 0,
+    );
+    return { status: "accepted", repeated: false };
+  }
+
+  /**
+   * Binds this shard to its tenant on the first write and refuses any other
+   * tenant after that: a second guard behind the name the client derives.
+   * "new" when nothing was written here yet.
+   */
+  private claim(tenant: string, write = true): "own" | "new" | "other" {
+    const owner = this.meta("tenant");
+    if (owner === null) {
+      if (write) this.sql.exec("INSERT INTO meta (key, value) VALUES ('tenant', ?)", tenant);
+      return "new";
+    }
+    return owner === tenant ? "own" : "other";
+  }
+
+  private meta(key: string): string | null {
+    const row = this.sql.exec("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
+    return row === undefined ? null : String(row.value);
+  }
+
+  private rowId(json: string): number {
+    let id = this.rowIds.get(json);
+    if (id === undefined) {
+      this.sql.exec("INSERT OR IGNORE INTO price_rows (json) VALUES (?)", json);
+      id = Number(this.sql.exec("SELECT id FROM price_rows WHERE json = ?", json).one().id);
+      this.rowIds.set(json, id);
+    }
+    return id;
+  }
+
+  private async ensureAlarm(): Promise<void> {
+    if (this.alarmSet) return;
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + RETENTION_SWEEP_MS);
+    this.alarmSet = true;
+  }
+}
+
+/**
+ * An outcome's content in one fixed key order: two reports are the same
+ * report exactly when these strings are equal.
+ */
+export function canonicalOutcome(item: OutcomeReport): string {
+  return JSON.stringify({
+    decision_id: item.decision_id,
+    turns_after: item.turns_after,
+    recalled: item.recalled,
+    cached_turns: item.cached_turns ?? null,
+    context_tokens: item.context_tokens ?? null,
+  });
+}
+
+function decisionOf(row: Row): LedgerDecision {
+  const n = (key: string) => Number(row[key]);
+  return {
+    decision_id: String(row.id),
+    at: n("at"),
+    session_id: row.session_id === null ? null : String(row.session_id),
+    tool_name: row.tool_name === null ? null : String(row.tool_name),
+    model_name: String(row.model_name),
+    priced_as: row.priced_as === null ? null : String(row.priced_as),
+    pricing_mode: row.pricing_mode === "cache_aware" ? "cache_aware" : "seed",
+    reason_code: String(row.reason_code),
+    fire: row.fire === 1,
+    would_fire: row.would_fire === 1,
+    holdout: row.holdout === 1,
+    predicted_net_usd: n("predicted_net"),
+    inputs: {
+      output_tokens: n("output_tokens"),
+      horizon: n("horizon"),
+      recall_probability: n("recall_probability"),
+      cache_hit_rate: n("cache_hit_rate"),
+      context_tokens: row.context_tokens === null ? null : n("context_tokens"),
+      stub_tokens: n("stub_tokens"),
+      recall_input_tokens: n("recall_input_tokens"),
+      recall_output_tokens: n("recall_output_tokens"),
+    },
+    row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(String(row.row_json)),
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The ledger shard's SQLite schema and its one aggregate query. Every
+ * statement the shard runs is here, so the storage layout reads in one place
+ * (docs/storage.md describes it).
+ */
+
+/** Tables and indexes; `CREATE … IF NOT EXISTS`, run when a shard starts. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS price_rows (id INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS decisions (
+  id TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  session_id TEXT,
+  tool_name TEXT,
+  model_name TEXT NOT NULL,
+  priced_as TEXT,
+  pricing_mode TEXT NOT NULL,
+  reason_code TEXT NOT NULL,
+  fire INTEGER NOT NULL,
+  would_fire INTEGER NOT NULL,
+  holdout INTEGER NOT NULL,
+  predicted_net REAL NOT NULL,
+  output_tokens REAL NOT NULL,
+  horizon REAL NOT NULL,
+  recall_probability REAL NOT NULL,
+  cache_hit_rate REAL NOT NULL,
+  context_tokens REAL,
+  stub_tokens REAL NOT NULL,
+  recall_input_tokens REAL NOT NULL,
+  recall_output_tokens REAL NOT NULL,
+  row_id INTEGER
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS decisions_at ON decisions (at);
+CREATE INDEX IF NOT EXISTS decisions_session ON decisions (session_id, tool_name) WHERE session_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS outcomes (
+  decision_id TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  report TEXT NOT NULL,
+  turns_after INTEGER NOT NULL,
+  recalled INTEGER NOT NULL,
+  q_hat REAL,
+  realized_net REAL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sessions (
+  session_id TEXT PRIMARY KEY,
+  at INTEGER NOT NULL,
+  report TEXT NOT NULL,
+  model_name TEXT NOT NULL,
+  priced_as TEXT,
+  cost REAL NOT NULL,
+  holdout INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_at ON sessions (at);
+`;
+
+export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
+  pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
+  cache_hit_rate, context_tokens, stub_tokens, recall_input_tokens, recall_output_tokens, row_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** A decision with its row, for pricing an outcome. */
+export const SELECT_DECISION = `SELECT d.*, r.json AS row_json FROM decisions d
+  LEFT JOIN price_rows r ON r.id = d.row_id WHERE d.id = ?`;
+
+/** The filters every aggregate applies: a window, and optionally a tool and a model. */
+export interface SumsFilter {
+  from: number;
+  to: number;
+  tool_name?: string;
+  model?: string;
+}
+
+/** The WHERE clause and its bindings for the decisions (alias `d`) a filter selects. */
+export function decisionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
+  const parts = ["d.at >= ?", "d.at < ?"];
+  const bindings: (string | number)[] = [filter.from, filter.to];
+  if (filter.tool_name !== undefined) {
+    parts.push("d.tool_name = ?");
+    bindings.push(filter.tool_name);
+  }
+  if (filter.model !== undefined) {
+    parts.push("(d.model_name = ? OR d.priced_as = ?)");
+    bindings.push(filter.model, filter.model);
+  }
+  return { where: parts.join(" AND "), bindings };
+}
+
+/**
+ * The WHERE clause for the sessions (alias `s`) a filter selects: reported
+ * in the window, of the model, and, for a tool, sessions with at least one
+ * decision about that tool.
+ */
+export function sessionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
+  const parts = ["s.at >= ?", "s.at < ?"];
+  const bindings: (string | number)[] = [filter.from, filter.to];
+  if (filter.tool_name !== undefined) {
+    parts.push("EXISTS (SELECT 1 FROM decisions d WHERE d.session_id = s.session_id AND d.tool_name = ?)");
+    bindings.push(filter.tool_name);
+  }
+  if (filter.model !== undefined) {
+    parts.push("(s.model_name = ? OR s.priced_as = ?)");
+    bindings.push(filter.model, filter.model);
+  }
+  return { where: parts.join(" AND "), bindings };
+}
+
+// A fired decision whose outcome priced it; one that did not fire outside the holdout.
+const FWO = "d.fire = 1 AND o.realized_net IS NOT NULL";
+const MISSED = "d.fire = 0 AND d.holdout = 0 AND o.realized_net > 0";
+
+/** The decision-level sums of report.ts's LedgerSums, one row. */
+export const DECISION_SUMS = `SELECT
+  COUNT(*) AS decisions,
+  TOTAL(d.fire) AS fired,
+  TOTAL(d.holdout) AS holdout_decisions,
+  COUNT(o.decision_id) AS outcomes,
+  TOTAL(${FWO}) AS fired_with_outcome,
+  TOTAL(CASE WHEN ${FWO} THEN d.predicted_net END) AS predicted,
+  TOTAL(CASE WHEN ${FWO} THEN o.realized_net END) AS realized,
+  TOTAL(CASE WHEN ${FWO} THEN (o.realized_net - d.predicted_net) * (o.realized_net - d.predicted_net) END) AS gap_sumsq,
+  TOTAL(CASE WHEN ${FWO} THEN o.recalled END) AS recalled,
+  TOTAL(CASE WHEN ${FWO} THEN d.recall_probability END) AS prior_recall_sum,
+  TOTAL(o.turns_after) AS horizon_sum,
+  TOTAL(o.turns_after * o.turns_after) AS horizon_sumsq,
+  TOTAL(CASE WHEN o.decision_id IS NOT NULL THEN d.horizon END) AS prior_horizon_sum,
+  COUNT(o.q_hat) AS cache_n,
+  TOTAL(o.q_hat) AS cache_sum,
+  TOTAL(o.q_hat * o.q_hat) AS cache_sumsq,
+  TOTAL(CASE WHEN o.q_hat IS NOT NULL THEN d.cache_hit_rate END) AS prior_cache_sum,
+  TOTAL(${MISSED}) AS missed_decisions,
+  TOTAL(CASE WHEN ${MISSED} THEN o.realized_net END) AS missed_usd
+  FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
+
+/** Per time bucket (the first binding is the bucket width in ms, given twice). */
+export const SERIES_SUMS = `SELECT
+  (d.at / ?) * ? AS start,
+  COUNT(*) AS decisions,
+  TOTAL(d.fire) AS fired,
+  TOTAL(${FWO}) AS fired_with_outcome,
+  TOTAL(CASE WHEN ${FWO} THEN d.predicted_net END) AS predicted,
+  TOTAL(CASE WHEN ${FWO} THEN o.realized_net END) AS realized
+  FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
+
+/** Per arm: the sessions' bills. */
+export const SESSION_SUMS = `SELECT s.holdout AS holdout, COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq
+  FROM sessions s WHERE `;

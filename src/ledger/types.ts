@@ -1,0 +1,27 @@
+import type { SessionUsage } from "./savings";
+
+/** What one reported item came to. */
+export type ItemStatus = "accepted" | "unknown_decision" | "conflict" | "invalid";
+
+/** One item's result, as a shard (or the route, for an item that fails its schema) answers it. */
+export interface ItemResult {
+  status: ItemStatus;
+  /** Set on `accepted`: whether this exact report was already stored. */
+  repeated?: boolean;
+  message?: string;
+  issues?: { path: string; message: string }[];
+}
+
+/** A session's report, priced by the route from its model's row, as a shard stores it. */
+export interface PricedSession {
+  session_id: string;
+  model_name: string;
+  priced_as: string;
+  turns: number;
+  usage: SessionUsage;
+  cost_usd: number;
+  /** The arm the hash puts the session in; the shard prefers the arm its decisions were answered in. */
+  holdout: boolean;
+  /** The report's content in one fixed key order, to tell a repeat from a conflict. */
+  report: string;
+}
