@@ -25,6 +25,22 @@ export default defineConfig({
               // with. Both are named here so a developer's .dev.vars, which
               // wrangler's config reader loads too, never changes a test.
               bindings: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, GATE_API_KEYS: "" },
+              // Real Durable Object bindings to ledger shards that throw or
+              // hang (test/fixtures/faulty-ledger.js), for the failure tests.
+              durableObjects: {
+                LEDGER_THROWING: { className: "ThrowingLedger", scriptName: "faulty-ledger" },
+                LEDGER_HANGING: { className: "HangingLedger", scriptName: "faulty-ledger" },
+              },
+              workers: [
+                {
+                  name: "faulty-ledger",
+                  modules: true,
+                  scriptPath: "./test/fixtures/faulty-ledger.js",
+                  compatibilityDate: "2026-11-01",
+                  // A worker defines a class as a namespace by binding it itself.
+                  durableObjects: { THROWING: "ThrowingLedger", HANGING: "HangingLedger" },
+                },
+              ],
               ratelimits: {
                 // Other suites call the open gate (tenant "default") far more
                 // often than production's limit allows per minute: lift it here.

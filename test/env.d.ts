@@ -7,5 +7,8 @@ declare module "*?raw" {
 declare namespace Cloudflare {
   interface Env {
     TEST_TIGHT_LIMITER: RateLimit;
+    /** Ledger shards whose writes throw, or hang until released (test/fixtures/faulty-ledger.js). */
+    LEDGER_THROWING: Env["LEDGER"];
+    LEDGER_HANGING: DurableObjectNamespace<import("./fixtures/faulty-ledger").HangingLedgerShape>;
   }
 }

@@ -65,7 +65,10 @@ export async function writeDecisions(
       const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
       try {
         if (namespace === undefined) throw new Error("the LEDGER binding is missing");
-        const write = ledgerShard(namespace, tenant, shard).record(tenant, list, options.retentionDays);
+        // A native promise: an RPC promise reads `.catch` as a remote property.
+        const write = ledgerShard(namespace, tenant, shard)
+          .record(tenant, list, options.retentionDays)
+          .then((result) => result);
         // A write that fails after its timeout was already counted as one.
         write.catch(() => undefined);
         const result = await Promise.race([write, timeout]);
