@@ -25,11 +25,17 @@ describe("the Analytics Engine data point", () => {
         "seed",
         "",
         "net=$0.3893 (saving=$0.4000 − stub=$0.0040 − recall=$0.0067); H=4 p_recall=0.30 model=claude-opus-4-6",
+        // blob7–9: the decision id, then the tool and session (none sent).
+        expect.stringMatching(/^dec_\d+_[0-9a-f]{32}$/),
+        "",
+        "",
       ],
       doubles: [
         ...[1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
         // double14–18: context premium, q and P (0 in seed mode), then the two break-evens.
         ...[0, 0, 0, 1, 10_000],
+        // double19: the verdict outside the holdout.
+        1,
       ],
     });
   });

@@ -63,9 +63,9 @@ describe("POST /v1/gate in seed mode", () => {
     await postGate({ ...EXAMPLE_A, model_name: "mystery-model-9" });
     const [priced, unpriced] = write.mock.calls.map((args) => args[0] as AnalyticsEngineDataPoint);
     expect(priced?.blobs?.[3]).toBe("seed");
-    expect(priced?.doubles?.slice(13)).toEqual([0, 0, 0, 1, 10_000]);
+    expect(priced?.doubles?.slice(13, 18)).toEqual([0, 0, 0, 1, 10_000]);
     // null break-evens are recorded as -1.
-    expect(unpriced?.doubles?.slice(13)).toEqual([0, 0, 0, -1, -1]);
+    expect(unpriced?.doubles?.slice(13, 18)).toEqual([0, 0, 0, -1, -1]);
   });
 
   it("gives null break-evens to a decision it did not price", async () => {
@@ -162,8 +162,8 @@ describe("POST /v1/gate in cache_aware mode", () => {
     const point = write.mock.calls[0]?.[0] as AnalyticsEngineDataPoint;
     expect(point.blobs?.[3]).toBe("cache_aware");
     const doubles = point.doubles as number[];
-    expect(doubles).toHaveLength(18);
+    expect(doubles).toHaveLength(19);
     expect(doubles[13]).toBeCloseTo(0.4902, 12); // double14: context premium
-    expect(doubles.slice(14)).toEqual([0.9, 190_000, 1, expect.any(Number)]); // q, P, break-evens
+    expect(doubles.slice(14, 18)).toEqual([0.9, 190_000, 1, expect.any(Number)]); // q, P, break-evens
   });
 });

@@ -11,7 +11,8 @@ export interface DecisionRecord {
   priced_as: string | null;
   pricing_mode: PricingMode;
   stale_age_seconds: number | null;
-  decision: GateOutcome;
+  /** `would_fire` is set on holdout answers: the verdict outside the holdout. */
+  decision: GateOutcome & { would_fire?: boolean };
   inputs: {
     output_tokens: number;
     horizon: number;
@@ -24,6 +25,10 @@ export interface DecisionRecord {
     cache_hit_rate?: number;
     context_tokens?: number;
   };
+  /** The decision's id in the outcomes ledger, and the agent's tool and session, when sent. */
+  decision_id?: string;
+  tool_name?: string | null;
+  session_id?: string | null;
 }
 
 /**
@@ -36,14 +41,20 @@ export interface DecisionRecord {
  */
 export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
   const { decision, inputs } = record;
-  const blobs = fitBlobs([
-    record.model_name, // blob1
-    record.priced_as ?? "", // blob2
-    decision.reason_code, // blob3
-    record.pricing_mode, // blob4
-    record.stale_age_seconds === null ? "" : "stale", // blob5
-    decision.reason, // blob6: last, so it is the one shortened if the total runs over
-  ]);
+  const blobs = fitBlobs(
+    [
+      record.model_name, // blob1
+      record.priced_as ?? "", // blob2
+      decision.reason_code, // blob3
+      record.pricing_mode, // blob4
+      record.stale_age_seconds === null ? "" : "stale", // blob5
+      decision.reason, // blob6: the one shortened if the total runs over
+      record.decision_id ?? "", // blob7
+      record.tool_name ?? "", // blob8
+      record.session_id ?? "", // blob9
+    ],
+    REASON_BLOB,
+  );
   return {
     indexes: [truncateUtf8(record.tenant, MAX_INDEX_BYTES)],
     blobs,
@@ -66,6 +77,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       inputs.context_tokens ?? 0, // double16
       decision.break_even_horizon ?? -1, // double17: -1 for null
       decision.break_even_output_tokens ?? -1, // double18: -1 for null
+      (decision.would_fire ?? decision.fire) ? 1 : 0, // double19: the verdict outside the holdout
     ],
   };
 }
@@ -97,14 +109,22 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return decoder.decode(bytes.subarray(0, end));
 }
 
-function fitBlobs(blobs: string[]): string[] {
+// blob6, the reason: the only free-length blob, so the one shortened.
+const REASON_BLOB = 5;
+
+function fitBlobs(blobs: string[], shorten: number): string[] {
   let units = 0;
   for (const blob of blobs) units += blob.length;
   if (units * 3 <= MAX_BLOB_BYTES_TOTAL) return blobs;
+  // Every other blob is bounded (names, codes, ids), so they go in whole,
+  // each within what is left, and the shortened one gets the rest.
   let budget = MAX_BLOB_BYTES_TOTAL;
-  return blobs.map((blob) => {
-    const fitted = truncateUtf8(blob, budget);
-    budget -= encoder.encode(fitted).length;
-    return fitted;
+  const fitted = blobs.map((blob, i) => {
+    if (i === shorten) return blob;
+    const kept = truncateUtf8(blob, budget);
+    budget -= encoder.encode(kept).length;
+    return kept;
   });
+  fitted[shorten] = truncateUtf8(blobs[shorten] ?? "", Math.max(0, budget));
+  return fitted;
 }

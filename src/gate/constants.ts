@@ -26,4 +26,4 @@ export const CHARS_PER_TOKEN = 4;
 export const PRICING_MODES = ["seed", "cache_aware"] as const;
 
 /** Why the gate decided as it did, in a form machines can group by. Every schema takes its codes from here. */
-export const REASON_CODES = ["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive"] as const;
+export const REASON_CODES = ["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive", "holdout"] as const;

@@ -7,6 +7,7 @@ export * from "./cache-aware";
 export * from "./constants";
 export * from "./decision";
 export * from "./lifecycle";
+export * from "./holdout";
 export * from "./outcome";
 export * from "./pyformat";
 export type * from "./types";

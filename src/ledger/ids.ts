@@ -1,11 +1,10 @@
+import { MAX_LEDGER_SHARDS } from "../store/config";
+
 /**
  * Decision ids and shard routing. Pure: the random bytes come from the
  * caller (the route layer draws them from crypto), so the same bytes always
  * make the same id.
  */
-
-/** Most shards a tenant's ledger may have: the id keeps its shard in up to three digits. */
-export const MAX_LEDGER_SHARDS = 256;
 
 /** `dec_<shard>_<32 hex digits>`: the shard an outcome must go to, then 128 random bits. */
 export const DECISION_ID_PATTERN = /^dec_(0|[1-9]\d{0,2})_[0-9a-f]{32}$/;

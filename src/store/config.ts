@@ -17,6 +17,13 @@ export const MAX_HORIZON = 1_000_000;
 /** Largest token count the API accepts for any token parameter. */
 export const MAX_TOKENS = 1_000_000_000_000;
 
+/** The largest share of sessions the holdout may take: the treatment arm keeps at least half. */
+export const MAX_HOLDOUT_FRACTION = 0.5;
+/** Most shards a tenant's ledger may have: a decision id keeps its shard in up to three digits. */
+export const MAX_LEDGER_SHARDS = 256;
+/** Shards per tenant unless config:gate says otherwise (docs/ledger.md sizes them). */
+export const DEFAULT_LEDGER_SHARDS = 4;
+
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
 
 /**
@@ -49,6 +56,10 @@ export const GateConfigSchema = z
       .nullable()
       .optional()
       .openapi({ description: "The providers the sync compares; null: every provider with a row in KV" }),
+    holdout_fraction: z.number().min(0).max(MAX_HOLDOUT_FRACTION).optional(),
+    ledger_shards: z.number().int().min(1).max(MAX_LEDGER_SHARDS).optional(),
+    ledger_retention_days: z.number().int().min(1).max(3_650).optional(),
+    ledger_timeout_ms: z.number().int().min(1).max(30_000).optional(),
   })
   .openapi("GateConfig");
 
@@ -73,6 +84,12 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   // No price sync until ops name a source.
   price_source_url: null,
   price_source_providers: null,
+  // Nobody held out unless ops choose a holdout: today's answers, unchanged.
+  holdout_fraction: 0,
+  ledger_shards: DEFAULT_LEDGER_SHARDS,
+  ledger_retention_days: 30,
+  // Past this the gate's ledger write is counted as failed; the answer never waits for it.
+  ledger_timeout_ms: 5_000,
 });
 
 /**

@@ -39,6 +39,10 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   cache_hit_rate: "the cache-hit prior of cache-aware pricing",
   price_source_url: "the price file the scheduled sync compares with KV",
   price_source_providers: "the providers the sync compares (all in KV when unset)",
+  holdout_fraction: "the share of sessions answered never-fire, to measure savings against",
+  ledger_shards: "outcomes-ledger shards per tenant",
+  ledger_retention_days: "how long the ledger keeps decisions, outcomes and bills",
+  ledger_timeout_ms: "past this a ledger write counts as failed (the answer never waits)",
 };
 
 /**

@@ -12,6 +12,9 @@ import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
 import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
+import { writeDecisions } from "../../ledger/client";
+import type { LedgerDecision } from "../../ledger/savings";
+import { assignDecision } from "./ledger";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What a decision needs from the request's surroundings. */
@@ -109,7 +112,8 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
     return pricing;
   };
 
-  return Promise.all(
+  const records: LedgerDecision[] = [];
+  const answers = await Promise.all(
     items.map(async (item): Promise<GateAnswer> => {
       if ("issues" in item) return itemError(item.issues);
       const mode = modeOf(item.body, config, configRead.ok);
@@ -117,9 +121,17 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
       if (issues.length > 0) return itemError(issues);
       const inputs = resolveInputs(item.body, config, mode);
       const pricing = await pricingOf(inputs);
-      return decideOne(inputs, mode, pricing, configRead.stale, context);
+      return decideOne(item.body, inputs, mode, pricing, { config, stale: configRead.stale, records }, context);
     }),
   );
+  // The ledger learns of the decisions after the answer: never waited on, never failing it.
+  waitUntil(
+    writeDecisions(env.LEDGER, context.tenant, records, {
+      retentionDays: config.ledger_retention_days,
+      timeoutMs: config.ledger_timeout_ms,
+    }),
+  );
+  return answers;
 }
 
 /**
@@ -188,21 +200,42 @@ function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, pat
   }));
 }
 
+/** The request-wide state one decision reads and adds its ledger record to. */
+interface Shared {
+  config: Readonly<GateConfig>;
+  stale: PricingRead["stale"];
+  records: LedgerDecision[];
+}
+
 function decideOne(
+  body: GateRequest,
   inputs: ResolvedInputs,
   mode: PricingMode,
   resolvedPricing: ResolvedPricing,
-  configStale: PricingRead["stale"],
+  shared: Shared,
   context: DecideContext,
 ): GateDecisionBody {
   const pricing = resolvedPricing.read;
-  const decision = decideOutcome(
+  const outcome = decideOutcome(
     mode,
     { ...inputs, cache_hit_rate: inputs.cache_hit_rate ?? 0, context_tokens: inputs.context_tokens ?? 0 },
     pricing.lookup,
   );
-  const stale = pricing.stale ?? configStale;
-  const pricedAs = decision.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup);
+  const stale = pricing.stale ?? shared.stale;
+  const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup);
+  const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
+  const { decisionId, outcome: decision, record } = assignDecision({
+    tenant: context.tenant,
+    config: shared.config,
+    body,
+    inputs,
+    mode,
+    outcome,
+    pricedAs: pricedAs?.model ?? null,
+    row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
+    at: Date.now(),
+  });
+  shared.records.push(record);
   recordDecision(context.env.DECISIONS, {
     tenant: context.tenant,
     model_name: inputs.model_name,
@@ -211,8 +244,11 @@ function decideOne(
     stale_age_seconds: stale?.age_seconds ?? null,
     decision,
     inputs,
+    decision_id: decisionId,
+    tool_name: record.tool_name,
+    session_id: record.session_id,
   });
-  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs };
+  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, decision_id: decisionId };
 }
 
 // Rows are frozen and replaced whole on each load: the answer's copy of a

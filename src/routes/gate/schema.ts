@@ -12,6 +12,7 @@ import {
 } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
+import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
 
 const requiredOr = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? "is required" : message;
@@ -24,6 +25,18 @@ const tokenCount = (example: number) =>
     .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
     .optional()
     .openapi({ example });
+
+/** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
+export const SessionIdSchema = z
+  .string({ error: requiredOr("must be a string") })
+  .regex(SESSION_ID_PATTERN, "must be 1 to 128 of A-Z a-z 0-9 . _ : -")
+  .openapi({ description: "The agent's conversation, for the outcomes ledger and the holdout.", example: "conv-2026-11-30-0042" });
+
+/** The tool whose output is decided, so the savings report can be filtered by it. */
+export const ToolNameSchema = z
+  .string({ error: requiredOr("must be a string") })
+  .regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -")
+  .openapi({ description: "The tool that produced the output, for the savings report.", example: "web.fetch" });
 
 /** Worked example A, every field given: the request the documentation shows, and the inputs its answer echoes. */
 const WORKED_EXAMPLE_A = {
@@ -108,6 +121,8 @@ export const GateRequestSchema = z
           "P: tokens of history before this output, re-read on the recall hop and deciding a long-context tier. cache_aware only (refused in seed mode). Default: 0.",
         example: 60_000,
       }),
+    session_id: SessionIdSchema.optional(),
+    tool_name: ToolNameSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.output_tokens === undefined && body.output_chars === undefined) {
@@ -193,6 +208,13 @@ export const GateDecisionSchema = z
       description: "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
     }),
     inputs: ResolvedInputsSchema,
+    decision_id: z.string().openapi({
+      description: "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it.",
+      example: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
+    }),
+    would_fire: z.boolean().optional().openapi({
+      description: 'Only with reason_code "holdout": the verdict the gate would have given outside the holdout.',
+    }),
   })
   .openapi("GateDecision", {
     example: {
@@ -211,6 +233,7 @@ export const GateDecisionSchema = z
       stale_pricing: null,
       lifecycle: null,
       inputs: WORKED_EXAMPLE_A,
+      decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
     },
   });
 

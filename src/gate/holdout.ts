@@ -1,0 +1,28 @@
+import type { GateOutcome } from "./types";
+
+/** A decision answered in the holdout: what the gate would have said, kept beside the no-fire it says. */
+export interface HeldOutcome extends GateOutcome {
+  would_fire?: boolean;
+}
+
+/**
+ * The answer for a decision whose session is in the holdout: `fire: false`,
+ * `reason_code: "holdout"` and `would_fire` with the verdict it would have
+ * given; the priced terms and break-evens unchanged. Only priced decisions
+ * are held out: one that was never priced (below the threshold, unpriced,
+ * pricing unavailable) does not fire anyway, and keeps its own reason.
+ *
+ * @example
+ * holdOut(decideOutcome("seed", inputs, lookup))
+ * // { fire: false, reason_code: "holdout", would_fire: true, net_saving_usd: 0.389…, reason: "holdout: would fire; net=$0.3893 (…)" }
+ */
+export function holdOut(outcome: GateOutcome): HeldOutcome {
+  if (outcome.reason_code !== "net_positive" && outcome.reason_code !== "net_not_positive") return outcome;
+  return {
+    ...outcome,
+    fire: false,
+    reason: `holdout: would ${outcome.fire ? "fire" : "not fire"}; ${outcome.reason}`,
+    reason_code: "holdout",
+    would_fire: outcome.fire,
+  };
+}

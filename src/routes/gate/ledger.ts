@@ -1,0 +1,80 @@
+import { holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
+import { newDecisionId } from "../../ledger/client";
+import { inHoldout } from "../../ledger/ids";
+import type { LedgerDecision } from "../../ledger/savings";
+import type { GateConfig } from "../../store/config";
+import type { PricingRow } from "../../store/schema";
+import type { GateRequest, ResolvedInputs } from "./schema";
+
+/** What one decided item needs to get its id, its arm and its ledger record. */
+export interface LedgerInput {
+  tenant: string;
+  config: Readonly<GateConfig>;
+  body: GateRequest;
+  inputs: ResolvedInputs;
+  mode: PricingMode;
+  outcome: GateOutcome;
+  pricedAs: string | null;
+  row: PricingRow | null;
+  at: number;
+}
+
+/**
+ * Gives a decided item its id (from crypto, in the session's shard) and its
+ * arm: in the holdout (a hash of the tenant and the session, or of the id
+ * when there is no session, below `holdout_fraction`) the answer becomes
+ * `holdout`. Returns the answer's outcome and the record the ledger keeps,
+ * with the prices that priced it.
+ *
+ * @example
+ * const { outcome, record } = assignDecision({ tenant, config, body, inputs, mode, outcome, pricedAs, row, at: Date.now() });
+ */
+export function assignDecision(input: LedgerInput): { decisionId: string; outcome: HeldOutcome; record: LedgerDecision } {
+  const { body, inputs, config, outcome } = input;
+  const sessionId = body.session_id ?? null;
+  const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
+  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const answered = holdout ? holdOut(outcome) : outcome;
+  const record: LedgerDecision = {
+    decision_id: decisionId,
+    at: input.at,
+    session_id: sessionId,
+    tool_name: body.tool_name ?? null,
+    model_name: inputs.model_name,
+    priced_as: input.pricedAs,
+    pricing_mode: input.mode,
+    reason_code: answered.reason_code,
+    fire: answered.fire,
+    would_fire: outcome.fire,
+    holdout,
+    predicted_net_usd: outcome.net_saving_usd,
+    inputs: {
+      output_tokens: inputs.output_tokens,
+      horizon: inputs.horizon,
+      recall_probability: inputs.recall_probability,
+      // The seed does not use q; the realized net is priced at the prior it would have had.
+      cache_hit_rate: inputs.cache_hit_rate ?? config.cache_hit_rate,
+      // What the request carried, not the 0 it defaulted to: an outcome may supply it.
+      context_tokens: body.context_tokens ?? null,
+      stub_tokens: inputs.stub_tokens,
+      recall_input_tokens: inputs.recall_input_tokens,
+      recall_output_tokens: inputs.recall_output_tokens,
+    },
+    row: input.row === null ? null : pricesOf(input.row),
+  };
+  return { decisionId, outcome: answered, record };
+}
+
+// Only the prices: the ledger keeps one copy per distinct row, so the
+// provenance fields would only make each copy longer.
+const pricesCache = new WeakMap<PricingRow, LedgerDecision["row"]>();
+
+function pricesOf(row: PricingRow): LedgerDecision["row"] {
+  let prices = pricesCache.get(row);
+  if (prices === undefined) {
+    const { input, output, cache_read, cache_write, long_context } = row;
+    prices = { input, output, cache_read, cache_write, long_context };
+    pricesCache.set(row, prices);
+  }
+  return prices;
+}
