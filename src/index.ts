@@ -8,6 +8,7 @@ import { consoleApp } from "./routes/console";
 import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
 import { health } from "./routes/health";
+import { ledger } from "./routes/ledger";
 import { refuseOtherMethods } from "./routes/methods";
 import { scheduled } from "./sync/scheduled";
 
@@ -22,10 +23,11 @@ const app = createApp();
 // matches "/v1/gate" itself, so one registration guards both (and counts
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
+for (const path of ["/v1/outcomes", "/v1/sessions", "/v1/savings"]) app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 
-const routes = app.route("/", health).route("/", gate).route("/", admin);
+const routes = app.route("/", health).route("/", gate).route("/", admin).route("/", ledger);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", docs);

@@ -1,5 +1,6 @@
 import type { LedgerDecision } from "../src/ledger/savings";
 import { OPUS } from "./fixtures/rows";
+import { PROD_KEY, STAGING_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
 /**
  * The design note's second demonstration as one ledger decision: the seed
@@ -38,4 +39,37 @@ export function seedDecision(over: Partial<LedgerDecision> = {}): LedgerDecision
 /** A decision id in `shard` whose random part is `n`, for tests that need many distinct ids. */
 export function decisionIdOf(shard: number, n: number): string {
   return `dec_${shard}_${n.toString(16).padStart(32, "0")}`;
+}
+
+/** Two tenants and their gate keys (test/secrets.ts), for tests that call with GATE_API_KEYS set. */
+export const KEYS = { "agents-prod": PROD_KEY, "agents-staging": STAGING_KEY } as const;
+export type Tenant = keyof typeof KEYS;
+
+/**
+ * Calls the worker's fetch handler with `env` (changed as the test needs:
+ * keys set, a faulty ledger bound) and waits for its waitUntil work, so the
+ * ledger holds the decisions before the next call.
+ */
+export async function callWorker(
+  path: string,
+  init: RequestInit & { json?: unknown; key?: keyof typeof KEYS } = {},
+  envOver: Partial<Env> = {},
+): Promise<Response> {
+  const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
+  const { env } = await import("cloudflare:workers");
+  const { default: worker } = await import("../src/index");
+  const headers = new Headers(init.headers);
+  if (init.json !== undefined) headers.set("content-type", "application/json");
+  if (init.key !== undefined) headers.set("authorization", `Bearer ${KEYS[init.key]}`);
+  const request = new Request(`http://gate.test${path}`, {
+    ...init,
+    headers,
+    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json), method: init.method ?? "POST" }),
+  });
+  const ctx = createExecutionContext();
+  const keys = init.key === undefined ? {} : { GATE_API_KEYS: TEST_GATE_API_KEYS };
+  const res = await worker.fetch(request, { ...env, ...keys, ...envOver } as Env, ctx);
+  await res.clone().arrayBuffer();
+  await waitOnExecutionContext(ctx);
+  return res;
 }

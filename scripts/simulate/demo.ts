@@ -104,7 +104,8 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
       const { usage, outcomes: reported } = bill(world, session, verdicts);
       outcomes.push(...reported);
       sessions.push({ session_id: session.id, model_name: world.model, turns: world.turns, usage });
-      ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
+      // The report counts a tool's sessions by their decisions: a session with none is not one of them.
+      if (verdicts.length > 0) ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));

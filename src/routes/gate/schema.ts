@@ -14,7 +14,8 @@ import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
 
-const requiredOr = (message: string) => (issue: { input?: unknown }) =>
+/** A field's error: "is required" when it is missing, else `message`. */
+export const requiredOr = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? "is required" : message;
 
 const tokenCount = (example: number) =>

@@ -1,0 +1,132 @@
+import { createRoute, type z } from "@hono/zod-openapi";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
+import { fieldIssues } from "../../gate/issues";
+import { waitUntilOf } from "../../http/app";
+import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { reportOutcomes, reportSessions, type Indexed } from "../../ledger/ask";
+import { sessionCost, type OutcomeReport } from "../../ledger/savings";
+import { inHoldout } from "../../ledger/ids";
+import type { ItemResult, PricedSession } from "../../ledger/types";
+import { readGateConfig, readPricing } from "../../store/read";
+import { createApp } from "../app";
+import { CALLER_ERRORS } from "../gate";
+import { ItemResultSchema, MAX_REPORT_ITEMS, OutcomeItemSchema, ReportResponseSchema, reportRequestSchema, SessionItemSchema } from "./schema";
+
+const commonErrors = {
+  ...bodyErrors(`The body is not JSON, is not {"items": [...]}, or holds more than ${MAX_REPORT_ITEMS} items`),
+  ...CALLER_ERRORS,
+  503: json(ErrorSchema, "The ledger (or the pricing it needs) could not be reached; every report is idempotent, so retry it whole"),
+};
+
+export const outcomesRoute = createRoute({
+  method: "post",
+  path: "/v1/outcomes",
+  summary: "Report what happened after up to 100 decisions",
+  tags: ["ledger"],
+  security: GATE_SECURITY,
+  request: jsonRequest(reportRequestSchema("OutcomesRequest", "OutcomeReport")),
+  responses: { 200: json(ReportResponseSchema, "One result per item, in order: accepted, unknown_decision, conflict or invalid"), ...commonErrors },
+});
+
+export const sessionsRoute = createRoute({
+  method: "post",
+  path: "/v1/sessions",
+  summary: "Report up to 100 finished sessions' bills",
+  tags: ["ledger"],
+  security: GATE_SECURITY,
+  request: jsonRequest(reportRequestSchema("SessionsRequest", "SessionReport")),
+  responses: { 200: json(ReportResponseSchema, "One result per item, in order: accepted, conflict or invalid"), ...commonErrors },
+});
+
+type ItemResultBody = z.infer<typeof ItemResultSchema>;
+
+const invalid = (issues: ErrorIssue[]): ItemResult => ({
+  status: "invalid",
+  message: summarize(issues),
+  issues,
+});
+
+/** Validates each item on its own: the valid ones, and a result already set for each invalid one. */
+function validate<S extends z.ZodType>(items: unknown[], schema: S) {
+  const results: (ItemResultBody | undefined)[] = new Array(items.length).fill(undefined);
+  const valid: Indexed<z.infer<S>>[] = [];
+  items.forEach((item, index) => {
+    const parsed = schema.safeParse(item);
+    if (parsed.success) valid.push({ index, item: parsed.data });
+    else results[index] = invalid(fieldIssues(parsed.error, ["items", index]));
+  });
+  return { results, valid };
+}
+
+/** The answer: results in item order, then how many of each. */
+function tally(results: (ItemResultBody | undefined)[]) {
+  const counts = { accepted: 0, unknown_decision: 0, conflict: 0, invalid: 0 };
+  const filled = results.map((result) => result ?? { status: "invalid" as const, message: "not answered" });
+  for (const result of filled) counts[result.status]++;
+  return { results: filled, ...counts };
+}
+
+/** Runs a ledger call; a fault becomes a 503 the caller can retry whole. */
+async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    console.error("offload-gate: ledger report failed:", error instanceof Error ? error.message : error);
+    throw new ApiError("unavailable", "the outcomes ledger could not be reached; retry the whole report (repeats are accepted)");
+  }
+}
+
+// The fixed key order that tells a repeated session report from a conflicting one.
+const sessionReport = (s: z.infer<typeof SessionItemSchema>) =>
+  JSON.stringify([s.session_id, s.model_name, s.turns, s.usage.input_tokens, s.usage.output_tokens,
+    s.usage.cache_read_input_tokens ?? 0, s.usage.cache_creation_input_tokens ?? 0]);
+
+/**
+ * POST /v1/outcomes and POST /v1/sessions: agents report what happened;
+ * the caller's tenant is the only ledger they reach.
+ *
+ * @example
+ * curl -s 127.0.0.1:8787/v1/outcomes -H 'content-type: application/json' \
+ *   -d '{"items":[{"decision_id":"dec_2_9f86d081884c7d659a2feaa0c55ad015","turns_after":5,"recalled":false,"cached_turns":4}]}'
+ */
+export const reports = createApp()
+  .openapi(outcomesRoute, async (c) => {
+    const tenant = c.get("tenant") ?? OPEN_TENANT;
+    const { results, valid } = validate(c.req.valid("json").items, OutcomeItemSchema);
+    const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, Date.now(), valid as Indexed<OutcomeReport>[]));
+    for (const [index, result] of answers) results[index] = result;
+    return c.json(tally(results), 200);
+  })
+  .openapi(sessionsRoute, async (c) => {
+    const tenant = c.get("tenant") ?? OPEN_TENANT;
+    const waitUntil = waitUntilOf(c);
+    const { results, valid } = validate(c.req.valid("json").items, SessionItemSchema);
+    const configRead = await readGateConfig(c.env.PRICING, waitUntil);
+    if (!configRead.ok) throw new ApiError("unavailable", `the gate config could not be read: ${configRead.detail}`);
+    const { config } = configRead;
+    const priced: Indexed<PricedSession>[] = [];
+    for (const { index, item } of valid) {
+      const { lookup } = await readPricing(c.env.PRICING, item.model_name, config, waitUntil);
+      if (lookup.status === "unavailable") throw new ApiError("unavailable", `pricing for ${item.model_name} could not be read; retry`);
+      if (lookup.status === "unpriced") {
+        results[index] = invalid([{ path: `items.${index}.model_name`, message: "has no pricing row, so its bill cannot be priced" }]);
+        continue;
+      }
+      priced.push({
+        index,
+        item: {
+          ...item,
+          priced_as: lookup.canonical,
+          cost_usd: sessionCost(lookup.row, item.turns, item.usage),
+          holdout: inHoldout(tenant, item.session_id, config.holdout_fraction),
+          report: sessionReport(item),
+        },
+      });
+    }
+    const answers = await orUnavailable(() =>
+      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, retentionDays: config.ledger_retention_days }, priced),
+    );
+    for (const [index, result] of answers) results[index] = result;
+    return c.json(tally(results), 200);
+  });

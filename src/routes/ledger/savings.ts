@@ -1,0 +1,91 @@
+import { createRoute } from "@hono/zod-openapi";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
+import { waitUntilOf } from "../../http/app";
+import { ApiError } from "../../http/errors";
+import { ErrorSchema, json } from "../../http/schema";
+import { gatherSums } from "../../ledger/ask";
+import { BUCKET_MS, bucketFor, savingsFigures } from "../../ledger/report";
+import { DEFAULT_GATE_CONFIG } from "../../store/config";
+import { readGateConfig } from "../../store/read";
+import { createApp } from "../app";
+import { CALLER_ERRORS } from "../gate";
+import { AdminSavingsQuerySchema, SavingsQuerySchema, SavingsReportSchema } from "./schema";
+
+const DAY_MS = 86_400_000;
+
+export const savingsRoute = createRoute({
+  method: "get",
+  path: "/v1/savings",
+  summary: "What the gate saved the caller's tenant: predicted against realized net, priors against outcomes, holdout against treatment",
+  tags: ["ledger"],
+  security: GATE_SECURITY,
+  request: { query: SavingsQuerySchema },
+  responses: {
+    200: json(SavingsReportSchema, "The savings report for the window, tool and model"),
+    400: json(ErrorSchema, "A query parameter is wrong or unknown; the error names it"),
+    ...CALLER_ERRORS,
+    503: json(ErrorSchema, "No shard of the ledger could be reached"),
+  },
+});
+
+export const adminSavingsRoute = createRoute({
+  method: "get",
+  path: "/v1/admin/savings",
+  summary: "Any tenant's savings report",
+  tags: ["admin", "ledger"],
+  security: [{ adminBearer: [] }],
+  request: { query: AdminSavingsQuerySchema },
+  responses: {
+    200: json(SavingsReportSchema, "The savings report for the tenant, window, tool and model"),
+    400: json(ErrorSchema, "tenant is missing, or a query parameter is wrong or unknown; the error names it"),
+    401: json(ErrorSchema, "The admin token is missing or wrong"),
+    503: json(ErrorSchema, "No shard of the ledger could be reached"),
+  },
+});
+
+interface Query {
+  from?: string;
+  to?: string;
+  tool_name?: string;
+  model?: string;
+}
+
+/** The report for one tenant: every shard's sums, merged, then the figures. */
+async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: (p: Promise<unknown>) => void) {
+  const configRead = await readGateConfig(env.PRICING, waitUntil);
+  // The shard count is only where to look: a config that cannot be read falls back to the default.
+  const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
+  const to = query.to === undefined ? Date.now() : Date.parse(query.to);
+  const from = query.from === undefined ? to - config.ledger_retention_days * DAY_MS : Date.parse(query.from);
+  if (!(from < to)) throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
+  const bucket = bucketFor(from, to);
+  const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
+  const { sums, unavailable } = await gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket]);
+  if (unavailable === config.ledger_shards) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
+  const figures = savingsFigures(sums);
+  return {
+    tenant,
+    window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+    filters: { tool_name: query.tool_name ?? null, model: query.model ?? null },
+    ...figures,
+    bucket,
+    series: figures.series.map((point) => ({ ...point, start: new Date(point.start).toISOString() })),
+    shards: { queried: config.ledger_shards, unavailable },
+  };
+}
+
+/**
+ * GET /v1/savings (the caller's tenant) and GET /v1/admin/savings?tenant=
+ * (any tenant, admin token): the outcomes ledger's report.
+ *
+ * @example
+ * curl -s '127.0.0.1:8787/v1/savings?tool_name=web.fetch&from=2026-11-01T00:00:00Z'
+ */
+export const savings = createApp()
+  .openapi(savingsRoute, async (c) =>
+    c.json(await savingsReport(c.env, c.get("tenant") ?? OPEN_TENANT, c.req.valid("query"), waitUntilOf(c)), 200),
+  )
+  .openapi(adminSavingsRoute, async (c) => {
+    const { tenant, ...query } = c.req.valid("query");
+    return c.json(await savingsReport(c.env, tenant, query, waitUntilOf(c)), 200);
+  });

@@ -1,0 +1,173 @@
+import { z } from "@hono/zod-openapi";
+import { DECISION_ID_PATTERN } from "../../ledger/ids";
+import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
+import { ModelNameSchema } from "../../store/schema";
+import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/schema";
+
+/** Most items one POST /v1/outcomes or POST /v1/sessions takes. */
+export const MAX_REPORT_ITEMS = 100;
+
+const count = (max: number, description: string) =>
+  z
+    .number({ error: requiredOr("must be a number") })
+    .int("must be an integer ≥ 0")
+    .nonnegative("must be an integer ≥ 0")
+    .max(max, `must be at most ${max}`)
+    .openapi({ description });
+
+/** One outcome an agent reports after a decision. */
+export const OutcomeItemSchema = z
+  .strictObject({
+    decision_id: z
+      .string({ error: requiredOr("must be a string") })
+      .regex(DECISION_ID_PATTERN, "must be a decision_id the gate answered (dec_<shard>_<32 hex>)")
+      .openapi({ example: "dec_2_9f86d081884c7d659a2feaa0c55ad015" }),
+    turns_after: count(MAX_HORIZON, "How many more turns the session ran after the decision: the realized horizon."),
+    recalled: z
+      .boolean({ error: requiredOr("must be true or false") })
+      .openapi({ description: "Whether the stub was recalled (false for a decision that did not fire)." }),
+    cached_turns: count(MAX_HORIZON, "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).").optional(),
+    context_tokens: count(MAX_TOKENS, "The history before the output at decision time, for decisions that did not carry it.").optional(),
+  })
+  .superRefine((item, ctx) => {
+    if (item.cached_turns !== undefined && item.cached_turns > item.turns_after) {
+      ctx.addIssue({ code: "custom", path: ["cached_turns"], message: "must be at most turns_after" });
+    }
+  })
+  .openapi("OutcomeReport", {
+    example: { decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015", turns_after: 5, recalled: false, cached_turns: 4 },
+  });
+
+const usageCount = (description: string) => count(MAX_TOKENS, description);
+
+/** A finished session's whole bill, as the provider's usage blocks sum it. */
+export const SessionItemSchema = z
+  .strictObject({
+    session_id: SessionIdSchema,
+    model_name: ModelNameSchema,
+    turns: count(MAX_HORIZON, "How many turns the session ran."),
+    usage: z
+      .strictObject({
+        input_tokens: usageCount("Uncached input tokens, summed over the session's requests."),
+        output_tokens: usageCount("Output tokens, summed."),
+        cache_read_input_tokens: usageCount("Input tokens read from the cache, summed.").optional(),
+        cache_creation_input_tokens: usageCount("Input tokens written to the cache (5-minute write), summed.").optional(),
+      })
+      .openapi({ description: "The provider's usage, summed over the session's requests." }),
+  })
+  .openapi("SessionReport", {
+    example: {
+      session_id: "conv-2026-11-30-0042",
+      model_name: "claude-opus-4-6",
+      turns: 12,
+      usage: { input_tokens: 4_200, output_tokens: 9_800, cache_read_input_tokens: 1_650_000, cache_creation_input_tokens: 210_000 },
+    },
+  });
+
+/** The body of both report routes: items validated one by one, so one bad item does not sink the rest. */
+export const reportRequestSchema = (name: string, ref: string) =>
+  z
+    .strictObject({
+      items: z
+        .array(
+          z.unknown().openapi({ description: `A ${ref}; each item is validated on its own.`, allOf: [{ $ref: `#/components/schemas/${ref}` }] } as Record<
+            string,
+            unknown
+          >),
+          { error: requiredOr(`must be an array of ${ref} items`) },
+        )
+        .max(MAX_REPORT_ITEMS, `must hold at most ${MAX_REPORT_ITEMS} items`),
+    })
+    .openapi(name);
+
+/** What became of one item: accepted (again, when repeated), unknown_decision, conflict or invalid. */
+export const ItemResultSchema = z
+  .object({
+    status: z.enum(["accepted", "unknown_decision", "conflict", "invalid"]),
+    repeated: z.boolean().optional().openapi({ description: "On accepted: this exact report was already stored (a safe retry)." }),
+    message: z.string().optional(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("ReportItemResult");
+
+/** The 200 answer of both report routes: one result per item, in order, and the tally. */
+export const ReportResponseSchema = z
+  .object({
+    results: z.array(ItemResultSchema),
+    accepted: z.number().int(),
+    unknown_decision: z.number().int(),
+    conflict: z.number().int(),
+    invalid: z.number().int(),
+  })
+  .openapi("ReportResponse");
+
+/** The savings report's filters. */
+export const SavingsQuerySchema = z
+  .strictObject({
+    from: z.iso
+      .datetime({ offset: true, error: "must be an ISO 8601 date-time" })
+      .optional()
+      .openapi({ description: "Start of the window (decisions by their time, sessions by their report's). Default: the retention before `to`.", example: "2026-11-01T00:00:00Z" }),
+    to: z.iso
+      .datetime({ offset: true, error: "must be an ISO 8601 date-time" })
+      .optional()
+      .openapi({ description: "End of the window, exclusive. Default: now.", example: "2026-12-01T00:00:00Z" }),
+    tool_name: ToolNameSchema.optional(),
+    model: ModelNameSchema.optional().openapi({ description: "The requested model name or the canonical one that priced it." }),
+  })
+  .openapi("SavingsQuery");
+
+/** GET /v1/admin/savings adds the tenant. */
+export const AdminSavingsQuerySchema = SavingsQuerySchema.extend({
+  tenant: z
+    .string({ error: requiredOr("must be a string") })
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be a tenant name: 1 to 64 of A-Z a-z 0-9 . _ -")
+    .openapi({ description: "The tenant: a gate key's name, or default.", example: "agents-prod" }),
+});
+
+const Interval = z.tuple([z.number(), z.number()]).nullable().openapi({ description: "95% interval; null when too few values." });
+const Maybe = z.number().nullable();
+
+/** The 200 answer of the savings routes (docs/ledger.md explains each figure). */
+export const SavingsReportSchema = z
+  .object({
+    tenant: z.string(),
+    window: z.object({ from: z.string(), to: z.string() }),
+    filters: z.object({ tool_name: z.string().nullable(), model: z.string().nullable() }),
+    decisions: z.number().int(),
+    fired: z.number().int(),
+    holdout_decisions: z.number().int(),
+    outcomes: z.number().int(),
+    net: z.object({
+      fired_with_outcome: z.number().int(),
+      predicted_usd: z.number().openapi({ description: "Summed predicted net of fired decisions with an outcome." }),
+      realized_usd: z.number().openapi({ description: "Summed realized net of the same decisions: the cache-aware bill." }),
+      mean_gap_usd: Maybe.openapi({ description: "Mean of realized − predicted per decision." }),
+      mean_gap_ci95: Interval,
+    }),
+    recall: z.object({ n: z.number().int(), realized: Maybe, ci95: Interval, prior: Maybe }),
+    horizon: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
+    cache_hit_rate: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
+    missed_savings: z.object({ decisions: z.number().int(), usd: z.number() }),
+    holdout: z.object({
+      treatment: z.object({ sessions: z.number().int(), mean_cost_usd: Maybe }),
+      holdout: z.object({ sessions: z.number().int(), mean_cost_usd: Maybe }),
+      difference_usd: Maybe.openapi({ description: "Treatment − holdout mean cost per session." }),
+      ci95: Interval.openapi({ description: "Welch's 95% interval of the difference." }),
+      df: Maybe,
+      verdict: z.enum(["saving", "losing", "inconclusive"]),
+    }),
+    bucket: z.enum(["minute", "hour", "day"]),
+    series: z.array(
+      z.object({
+        start: z.string(),
+        decisions: z.number().int(),
+        fired: z.number().int(),
+        fired_with_outcome: z.number().int(),
+        predicted_net_usd: z.number(),
+        realized_net_usd: z.number(),
+      }),
+    ),
+    shards: z.object({ queried: z.number().int(), unavailable: z.number().int() }),
+  })
+  .openapi("SavingsReport");

@@ -1,0 +1,77 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeDemo, runDemo, type DemoResult } from "../scripts/simulate/demo";
+import { WORLDS, type Transport, type World } from "../scripts/simulate/world";
+import worker from "../src/index";
+import { ALICE_TOKEN } from "./secrets";
+import { OPUS, putRow, resetState } from "./helpers";
+
+// The note's three demonstrations, at a small size, against the real worker
+// and its real local bindings (KV, the ledger's Durable Objects). The full
+// run is `npm run simulate`; both play the same worlds with the same code.
+
+const SIZES: Record<World["id"], number> = { 1: 120, 2: 700, 3: 200 };
+
+/** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token. */
+const transport: Transport = async (method, path, body) => {
+  const headers = new Headers();
+  if (body !== undefined) headers.set("content-type", "application/json");
+  if (path.startsWith("/v1/admin/")) headers.set("authorization", `Bearer ${ALICE_TOKEN}`);
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`http://gate.test${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    env,
+    ctx,
+  );
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: JSON.parse(text) };
+};
+
+const results = new Map<number, DemoResult>();
+
+beforeAll(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+  for (const world of WORLDS) {
+    const result = await runDemo(world, transport, {
+      sessions: SIZES[world.id],
+      seed: 7,
+      concurrency: 4,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      now: () => Date.now(),
+    });
+    console.log(describeDemo(result).join("\n"));
+    results.set(world.id, result);
+  }
+}, 240_000);
+
+describe("the simulator's demonstrations, from the ledger's report alone", () => {
+  it("1: with true parameters equal to the priors, realized net tracks predicted and the holdout says saving", () => {
+    const result = results.get(1);
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+    expect(result?.report.holdout.verdict).toBe("saving");
+  });
+
+  it("2: the seed predicts a saving, the bill loses, and the holdout says losing for the tool", () => {
+    const r = results.get(2)?.report;
+    expect(r?.net.predicted_usd).toBeGreaterThan(0);
+    expect(r?.net.realized_usd).toBeLessThan(0);
+    expect(r?.holdout.verdict).toBe("losing");
+  });
+
+  it("3: realized recall, horizon and cache hit rate recover the true values within their intervals", () => {
+    const result = results.get(3);
+    expect(result?.checks).toHaveLength(3);
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("prices each session's bill in the ledger as the simulator prices it", () => {
+    const result = results.get(2);
+    const own = result?.ownBills.treatment ?? [];
+    const mean = own.reduce((a, b) => a + b, 0) / own.length;
+    expect(result?.report.holdout.treatment.sessions).toBe(own.length);
+    expect(result?.report.holdout.treatment.mean_cost_usd).toBeCloseTo(mean, 9);
+  });
+});
