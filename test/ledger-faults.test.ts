@@ -1,6 +1,9 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ledgerFailures, ledgerShard, writeDecisions } from "../src/ledger/client";
+import worker from "../src/index";
+import { OPUS, putRow, resetState } from "./helpers";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 
 const hanging = env.LEDGER_HANGING;
@@ -54,5 +57,61 @@ describe("the gate's ledger write", () => {
     const before = ledgerFailures.errors;
     await writeDecisions(undefined, "t", [seedDecision()], { retentionDays: 30, timeoutMs: 50 });
     expect(ledgerFailures.errors).toBe(before + 1);
+  });
+});
+
+describe("a failing or slow ledger never changes the gate's answer, nor makes it wait", () => {
+  const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, session_id: "conv-f" };
+  const withoutId = ({ decision_id: _id, ...rest }: Record<string, unknown>) => rest;
+
+  async function gateWith(ledger: Env["LEDGER"], config: Record<string, unknown> = {}) {
+    await resetState();
+    await putRow("claude-opus-4-6", OPUS);
+    await env.PRICING.put("config:gate", JSON.stringify(config));
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request("http://gate.test/v1/gate/batch", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ items: [REQUEST, { ...REQUEST, output_tokens: 500 }] }),
+      }),
+      { ...env, LEDGER: ledger } as Env,
+      ctx,
+    );
+    const body = await res.json<{ decisions: Record<string, unknown>[] }>();
+    return { status: res.status, decisions: body.decisions.map(withoutId), ctx };
+  }
+
+  it("answers exactly as with a working ledger when every write throws, and counts the failure", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const working = await gateWith(env.LEDGER);
+    await waitOnExecutionContext(working.ctx);
+    const before = ledgerFailures.errors;
+    const broken = await gateWith(env.LEDGER_THROWING);
+    await waitOnExecutionContext(broken.ctx);
+    expect(broken.status).toBe(200);
+    expect(broken.decisions).toEqual(working.decisions);
+    // One write per shard the batch touched: a session's decisions share one.
+    expect(ledgerFailures.errors).toBe(before + 1);
+  });
+
+  it("answers before a hanging write finishes, exactly as with a working ledger", async () => {
+    const working = await gateWith(env.LEDGER);
+    await waitOnExecutionContext(working.ctx);
+    const slow = await gateWith(hangingAsLedger, { ledger_timeout_ms: 30_000 });
+    // The answer is in hand while the ledger still holds the write.
+    expect(await holder().waiting()).toBe(1);
+    expect(slow.status).toBe(200);
+    expect(slow.decisions).toEqual(working.decisions);
+    await holder().release();
+    await waitOnExecutionContext(slow.ctx);
+  });
+
+  it("counts a write that hangs past ledger_timeout_ms as failed", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const before = ledgerFailures.timeouts;
+    const slow = await gateWith(hangingAsLedger, { ledger_timeout_ms: 20 });
+    await waitOnExecutionContext(slow.ctx);
+    expect(ledgerFailures.timeouts).toBe(before + 1);
   });
 });
