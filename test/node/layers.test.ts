@@ -44,7 +44,7 @@ const importsOf = (folder: string) => [...(graph.get(folder) ?? [])].sort();
 
 describe("the folder import graph of src/", () => {
   it("has the folders this test knows", () => {
-    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "litellm", "routes", "store", "sync", "writes"]);
+    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "ledger", "litellm", "routes", "store", "sync", "writes"]);
   });
 
   it("keeps the core and http/ free of any other folder of the project", () => {
@@ -59,6 +59,10 @@ describe("the folder import graph of src/", () => {
   it("keeps LiteLLM's reader on the read side, and the routes out of the price sync", () => {
     expect(importsOf("litellm")).toEqual(["gate", "store"]);
     expect(importsOf("sync")).not.toContain("routes");
+  });
+
+  it("lets the outcomes ledger import only the core and the read side's config", () => {
+    expect(importsOf("ledger")).toEqual(["gate", "store"]);
   });
 
   it("has no cycle", () => {
