@@ -191,6 +191,10 @@ describe("the documented error shape", () => {
     ["a missing admin token", "get /v1/admin/pricing", 401, () => call("/v1/admin/pricing")],
     ["a negative price", "put /v1/admin/pricing/{model}", 400, () => call("/v1/admin/pricing/new-model", admin("PUT", { input: -1, output: 2 }))],
     ["a model without a row", "get /v1/admin/pricing/{model}", 404, () => call("/v1/admin/pricing/no-such-model", admin("GET"))],
+    ["an outcome report over 100 items", "post /v1/outcomes", 400, () => call("/v1/outcomes", gateJson({ items: Array(101).fill({}) }))],
+    ["a session report that is not {items}", "post /v1/sessions", 400, () => call("/v1/sessions", gateJson([]))],
+    ["a savings window that is not a date", "get /v1/savings", 400, () => call("/v1/savings?from=yesterday")],
+    ["an admin savings report without a tenant", "get /v1/admin/savings", 400, () => call("/v1/admin/savings", admin("GET"))],
   ];
 
   it.each(cases)("is what the app answers for %s", async (_what, operation, status, send) => {
@@ -218,6 +222,30 @@ describe("the documented error shape", () => {
     const schema = doc.paths["/v1/gate"].post.responses["200"].content["application/json"].schema;
     expect(validate(schema, body)).toEqual([]);
     expect(undeclaredKeys(body, schema).filter((key) => !key.startsWith("$.priced_as."))).toEqual([]);
+  });
+});
+
+describe("the outcomes ledger's answers", () => {
+  const schemaOf = (path: string, method: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
+  const complete = (body: unknown, schema: Json) => {
+    expect(validate(schema, body)).toEqual([]);
+    expect(undeclaredKeys(body, schema)).toEqual([]);
+  };
+
+  it("are described completely: reports, their item results, and the savings report", async () => {
+    const decision = await (await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: "doc-1", tool_name: "grep" })).json<Json>();
+    const outcomes = await call("/v1/outcomes", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ items: [{ decision_id: decision.decision_id, turns_after: 3, recalled: false }, { decision_id: "x" }] }),
+    });
+    complete(await outcomes.json(), schemaOf("/v1/outcomes", "post"));
+    const session = { session_id: "doc-1", model_name: "claude-opus-4-6", turns: 3, usage: { input_tokens: 10, output_tokens: 10 } };
+    const sessions = await call("/v1/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [session] }) });
+    complete(await sessions.json(), schemaOf("/v1/sessions", "post"));
+    const savings = await (await call("/v1/savings?tool_name=grep")).json<Json>();
+    expect(savings.series.length).toBeGreaterThan(0);
+    complete(savings, schemaOf("/v1/savings", "get"));
   });
 });
 
