@@ -54,12 +54,32 @@ const path = fc.oneof(
       .map(([model, rest]) => `/v1/admin/pricing/${model}${rest}`),
   },
   { weight: 1, arbitrary: modelSegment.map((alias) => `/v1/admin/aliases/${alias}`) },
+  { weight: 3, arbitrary: fc.constantFrom("/v1/outcomes", "/v1/sessions") },
+  { weight: 1, arbitrary: fc.constantFrom("/v1/savings", "/v1/admin/savings") },
   { weight: 1, arbitrary: fc.webPath() },
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom("/v1/gate", "/healthz", "/v1/admin/pricing"), fc.webQueryParameters())
+      .tuple(fc.constantFrom("/v1/gate", "/healthz", "/v1/admin/pricing", "/v1/savings", "/v1/admin/savings"), fc.webQueryParameters())
       .map(([route, query]) => `${route}?${query}`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom("/v1/savings", "/v1/admin/savings"),
+        fc.record(
+          {
+            from: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 30 })),
+            to: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 30 })),
+            tool_name: fc.oneof(fc.constantFrom("grep", "web.fetch"), fc.string({ maxLength: 80 })),
+            model: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
+            tenant: fc.oneof(fc.constantFrom("default", "agents-prod"), fc.string({ maxLength: 80 })),
+          },
+          { requiredKeys: [] },
+        ),
+      )
+      .map(([route, query]) => `${route}?${new URLSearchParams(query as Record<string, string>)}`),
   },
 );
 
@@ -182,7 +202,44 @@ const plausibleRow = fc.record(
   { requiredKeys: ["input", "output"] },
 );
 
+// Outcome and session reports: ids shaped like the gate's (mostly unknown to
+// the ledger), and fields plausible or wild.
+const decisionId = fc.oneof(
+  fc.tuple(fc.nat({ max: 300 }), fc.stringMatching(/^[0-9a-f]{32}$/)).map(([shard, hex]) => `dec_${shard}_${hex}`),
+  fc.string({ maxLength: 60 }),
+);
+const outcomeItem = fc.record(
+  {
+    decision_id: decisionId,
+    turns_after: fc.oneof(fc.nat({ max: 50 }), fc.double(), fc.jsonValue()),
+    recalled: fc.oneof(fc.boolean(), fc.jsonValue()),
+    cached_turns: fc.oneof(fc.nat({ max: 60 }), fc.integer()),
+    context_tokens: fc.oneof(fc.nat({ max: 400_000 }), fc.double()),
+    extra: fc.jsonValue(),
+  },
+  { requiredKeys: ["decision_id", "turns_after", "recalled"] },
+);
+const sessionItem = fc.record(
+  {
+    session_id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/), fc.string({ maxLength: 140 })),
+    model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
+    turns: fc.oneof(fc.nat({ max: 100 }), fc.double()),
+    usage: fc.record(
+      {
+        input_tokens: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double()),
+        output_tokens: fc.nat({ max: 500_000 }),
+        cache_read_input_tokens: fc.oneof(fc.nat({ max: 50_000_000 }), fc.jsonValue()),
+        cache_creation_input_tokens: fc.nat({ max: 5_000_000 }),
+      },
+      { requiredKeys: ["input_tokens", "output_tokens"] },
+    ),
+  },
+  { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
+);
+
 const bodyText = fc.oneof(
+  { weight: 2, arbitrary: fc.array(outcomeItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
+  { weight: 2, arbitrary: fc.array(sessionItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
