@@ -65,6 +65,8 @@ export async function bundle(entry, name) {
     jsxImportSource: "hono/jsx",
     alias: aliases(),
     plugins: [textPlugin],
+    // The runtime's own modules (the Durable Object base class): workerd provides them.
+    external: ["cloudflare:*"],
     logLevel: "warning",
   });
   return outfile;

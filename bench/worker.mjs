@@ -23,6 +23,8 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
       compatibilityDate: workerOptions.compatibilityDate,
       compatibilityFlags: workerOptions.compatibilityFlags,
       kvNamespaces: workerOptions.kvNamespaces,
+      // The outcomes ledger's shards, SQLite-backed, in memory: every run starts empty.
+      durableObjects: workerOptions.durableObjects,
       analyticsEngineDatasets: workerOptions.analyticsEngineDatasets,
       // A rate limit a deployment configures would cap the load itself: the
       // limiter still runs on every request, with a limit the load never

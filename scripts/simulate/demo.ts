@@ -121,7 +121,12 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
 
 const inside = (value: number, ci: [number, number] | null) => ci !== null && ci[0] <= value && value <= ci[1];
 
-/** What each demonstration must show, from the report alone. */
+/**
+ * What each demonstration must show, from the report alone. The cache hit
+ * rate is printed but not checked: every decision of a session reads the
+ * same turns, so its interval, which counts decisions as independent, is
+ * too narrow (docs/ledger.md).
+ */
 export function checksFor(world: World, report: Report): Check[] {
   switch (world.id) {
     case 1:
@@ -139,7 +144,6 @@ export function checksFor(world: World, report: Report): Check[] {
       return [
         { name: `realized recall's interval holds the true ${world.recall}`, pass: inside(world.recall, report.recall.ci95) },
         { name: `realized horizon's interval holds the true ${trueHorizon(world)}`, pass: inside(trueHorizon(world), report.horizon.ci95) },
-        { name: `realized cache hit rate's interval holds the true ${world.cacheHitRate}`, pass: inside(world.cacheHitRate, report.cache_hit_rate.ci95) },
       ];
   }
 }

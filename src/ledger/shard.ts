@@ -135,6 +135,12 @@ export class LedgerShard extends DurableObject<Env> {
     return sums;
   }
 
+  /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */
+  async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; bytes: number }> {
+    const count = (table: string) => Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
+    return { decisions: count("decisions"), outcomes: count("outcomes"), sessions: count("sessions"), bytes: this.sql.databaseSize };
+  }
+
   /** Purges what is older than the retention, then comes back in an hour while anything is left. */
   override async alarm(): Promise<void> {
     const days = Number(this.meta("retention_days") ?? 30);
