@@ -73,17 +73,7 @@ export interface SumsFilter {
 
 /** The WHERE clause and its bindings for the decisions (alias `d`) a filter selects. */
 export function decisionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
-  const parts = ["d.at >= ?", "d.at < ?"];
-  const bindings: (string | number)[] = [filter.from, filter.to];
-  if (filter.tool_name !== undefined) {
-    parts.push("d.tool_name = ?");
-    bindings.push(filter.tool_name);
-  }
-  if (filter.model !== undefined) {
-    parts.push("(d.model_name = ? OR d.priced_as = ?)");
-    bindings.push(filter.model, filter.model);
-  }
-  return { where: parts.join(" AND "), bindings };
+  return whereOf(filter, "d.at", "d.tool_name = ?", "(d.model_name = ? OR d.priced_as = ?)");
 }
 
 /**
@@ -92,14 +82,23 @@ export function decisionWhere(filter: SumsFilter): { where: string; bindings: (s
  * decision about that tool.
  */
 export function sessionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
-  const parts = ["s.at >= ?", "s.at < ?"];
+  return whereOf(
+    filter,
+    "s.at",
+    "EXISTS (SELECT 1 FROM decisions d WHERE d.session_id = s.session_id AND d.tool_name = ?)",
+    "(s.model_name = ? OR s.priced_as = ?)",
+  );
+}
+
+function whereOf(filter: SumsFilter, at: string, tool: string, model: string) {
+  const parts = [`${at} >= ?`, `${at} < ?`];
   const bindings: (string | number)[] = [filter.from, filter.to];
   if (filter.tool_name !== undefined) {
-    parts.push("EXISTS (SELECT 1 FROM decisions d WHERE d.session_id = s.session_id AND d.tool_name = ?)");
+    parts.push(tool);
     bindings.push(filter.tool_name);
   }
   if (filter.model !== undefined) {
-    parts.push("(s.model_name = ? OR s.priced_as = ?)");
+    parts.push(model);
     bindings.push(filter.model, filter.model);
   }
   return { where: parts.join(" AND "), bindings };
