@@ -6,6 +6,8 @@ import { createApp } from "../app";
 import { GateRequestSchema } from "../gate/schema";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
+import savingsCss from "./browser/savings.client.css";
+import savingsScript from "./browser/savings.client.js";
 import { loadPricingTable } from "./data";
 import { ConsolePage } from "./page";
 import type { PendingView } from "./pending";
@@ -69,8 +71,9 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     pending,
     cacheFields: hasCacheFields(),
     nonce: c.get("secureHeadersNonce") ?? "",
-    css,
-    script,
+    // One style and one script, each under the nonce: the savings panel's are appended.
+    css: `${css}\n${savingsCss}`,
+    script: `${script}\n${savingsScript}`,
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });

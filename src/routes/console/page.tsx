@@ -4,6 +4,7 @@ import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
 import { PendingPanel, type PendingView } from "./pending";
+import { SavingsPanel } from "./savings";
 
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {
@@ -157,6 +158,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
             </button>
           </section>
           <PendingPanel pending={view.pending} />
+          <SavingsPanel />
           <ConfigPanel config={view.config} />
         </main>
         <EditDialog />

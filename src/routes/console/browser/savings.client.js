@@ -1,0 +1,174 @@
+// The console's savings panel. Plain browser JavaScript with no build step,
+// inlined with the page's CSP nonce: it reads GET /v1/savings (same origin)
+// and draws what the ledger says. Nothing here computes a saving itself.
+(() => {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const SVG = "http://www.w3.org/2000/svg";
+  const form = $("savings-form");
+  if (!form) return;
+
+  const usd = (n) => (n === null || n === undefined ? "—" : (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 }));
+  const num = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
+  const interval = (ci, f) => (ci === null || ci === undefined ? "—" : `${f(ci[0])} … ${f(ci[1])}`);
+
+  function status(text, kind) {
+    const p = $("savings-status");
+    p.textContent = text;
+    p.className = `status ${kind || ""}`;
+  }
+
+  function el(name, attrs, text) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function tiles(r) {
+    const dl = $("savings-tiles");
+    dl.replaceChildren();
+    const items = [
+      ["decisions", num(r.decisions, 0)],
+      ["fired", num(r.fired, 0)],
+      ["held out", num(r.holdout_decisions, 0)],
+      ["outcomes", num(r.outcomes, 0)],
+      ["predicted net", usd(r.net.predicted_usd)],
+      ["realized net", usd(r.net.realized_usd)],
+      ["realized − predicted, per decision", `${usd(r.net.mean_gap_usd)} (${interval(r.net.mean_gap_ci95, usd)})`],
+      ["missed savings", `${usd(r.missed_savings.usd)} over ${num(r.missed_savings.decisions, 0)}`],
+    ];
+    for (const [label, value] of items) {
+      const div = document.createElement("div");
+      const dt = document.createElement("dt");
+      const dd = document.createElement("dd");
+      dt.textContent = label;
+      dd.textContent = value;
+      div.append(dt, dd);
+      dl.append(div);
+    }
+  }
+
+  function chart(r) {
+    const svg = $("savings-chart");
+    svg.replaceChildren();
+    const points = r.series.filter((b) => b.fired_with_outcome > 0);
+    if (points.length === 0) {
+      svg.append(el("text", { x: 280, y: 130, "text-anchor": "middle" }, "No fired decision has an outcome in this window yet."));
+      return;
+    }
+    const W = 560, H = 260, L = 64, R = 12, T = 12, B = 36;
+    const xs = points.map((b) => Date.parse(b.start));
+    const ys = points.flatMap((b) => [b.predicted_net_usd, b.realized_net_usd]).concat([0]);
+    const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
+    let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
+    if (y0 === y1) [y0, y1] = [y0 - 1, y1 + 1];
+    const x = (t) => (x1 === x0 ? (L + W - R) / 2 : L + ((t - x0) / (x1 - x0)) * (W - L - R));
+    const y = (v) => T + ((y1 - v) / (y1 - y0)) * (H - T - B);
+    svg.append(el("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
+    svg.append(el("line", { class: "zero", x1: L, y1: y(0), x2: W - R, y2: y(0) }));
+    for (const v of [y0, 0, y1]) svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, usd(v)));
+    const label = (t) => new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
+    svg.append(el("text", { x: L, y: H - 12 }, label(x0)));
+    if (x1 !== x0) svg.append(el("text", { x: W - R, y: H - 12, "text-anchor": "end" }, label(x1)));
+    for (const [key, cls] of [["predicted_net_usd", "predicted"], ["realized_net_usd", "realized"]]) {
+      const d = points.map((b, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(b.start)).toFixed(1)},${y(b[key]).toFixed(1)}`).join(" ");
+      svg.append(el("path", { class: `series ${cls}`, d }));
+      for (const b of points) {
+        const dot = el("circle", { class: `dot ${cls}`, cx: x(Date.parse(b.start)), cy: y(b[key]), r: 3.5 });
+        dot.append(el("title", {}, `${b.start}: ${cls} ${usd(b[key])} over ${b.fired_with_outcome} decisions`));
+        svg.append(dot);
+      }
+    }
+  }
+
+  function priors(r) {
+    const body = $("savings-priors").tBodies[0];
+    body.replaceChildren();
+    const rows = [
+      ["recall rate", r.recall.realized, r.recall.ci95, r.recall.prior, r.recall.n],
+      ["horizon (turns after)", r.horizon.realized_mean, r.horizon.ci95, r.horizon.prior_mean, r.horizon.n],
+      ["cache hit rate", r.cache_hit_rate.realized_mean, r.cache_hit_rate.ci95, r.cache_hit_rate.prior_mean, r.cache_hit_rate.n],
+    ];
+    for (const [name, realized, ci, prior, n] of rows) {
+      const tr = document.createElement("tr");
+      const outside = ci && prior !== null && (prior < ci[0] || prior > ci[1]);
+      for (const [i, text] of [name, num(realized), interval(ci, (v) => num(v)), num(prior), num(n, 0)].entries()) {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        cell.textContent = text;
+        if (i === 3 && outside) {
+          cell.className = "neg";
+          cell.title = "The prior lies outside the realized interval";
+        }
+        tr.append(cell);
+      }
+      body.append(tr);
+    }
+  }
+
+  function holdout(r) {
+    const h = r.holdout;
+    const body = $("savings-arms").tBodies[0];
+    body.replaceChildren();
+    for (const [arm, data] of [["treatment (the gate decides)", h.treatment], ["holdout (never stubbed)", h.holdout]]) {
+      const tr = document.createElement("tr");
+      for (const [i, text] of [arm, num(data.sessions, 0), usd(data.mean_cost_usd)].entries()) {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        cell.textContent = text;
+        tr.append(cell);
+      }
+      body.append(tr);
+    }
+    const verdict = $("savings-verdict");
+    verdict.className = `verdict ${h.verdict}`;
+    verdict.textContent =
+      h.difference_usd === null
+        ? "Verdict: inconclusive: no session bills in one of the arms yet (set holdout_fraction, then report sessions)."
+        : `Verdict: ${h.verdict}. Treatment − holdout per session: ${usd(h.difference_usd)}, 95% interval ${interval(h.ci95, usd)} (Welch).`;
+    const svg = $("savings-interval");
+    svg.replaceChildren();
+    if (!h.ci95) return;
+    const lo = Math.min(h.ci95[0], 0), hi = Math.max(h.ci95[1], 0);
+    const pad = (hi - lo) * 0.1 || 1;
+    const x = (v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
+    svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 54 }));
+    svg.append(el("text", { x: x(0), y: 58, "text-anchor": "middle" }, "0"));
+    svg.append(el("line", { class: `ci ${h.verdict}`, x1: x(h.ci95[0]), y1: 26, x2: x(h.ci95[1]), y2: 26 }));
+    svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(h.difference_usd), cy: 26, r: 5 }));
+  }
+
+  async function load(event) {
+    if (event) event.preventDefault();
+    const to = Date.now();
+    const query = new URLSearchParams({ from: new Date(to - Number($("s-window").value)).toISOString(), to: new Date(to + 60_000).toISOString() });
+    for (const [field, id] of [["tool_name", "s-tool"], ["model", "s-model"]]) {
+      const value = $(id).value.trim();
+      if (value !== "") query.set(field, value);
+    }
+    const headers = {};
+    const key = $("f-gate-key") ? $("f-gate-key").value.trim() : "";
+    if (key !== "") headers.authorization = `Bearer ${key}`;
+    status("Reading the ledger…", "");
+    try {
+      const res = await fetch(`/v1/savings?${query}`, { headers });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) {
+        const message = body && body.error ? body.error.message : `HTTP ${res.status}`;
+        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The ledger answered: ${message}`, "error");
+        return;
+      }
+      $("savings-body").hidden = false;
+      tiles(body);
+      chart(body);
+      priors(body);
+      holdout(body);
+      const missing = body.shards.unavailable > 0 ? ` ${body.shards.unavailable} of ${body.shards.queried} shards did not answer: figures are partial.` : "";
+      status(`Tenant ${body.tenant}, ${body.window.from.slice(0, 16)} to ${body.window.to.slice(0, 16)} UTC, per ${body.bucket}.${missing}`, missing ? "warn" : "");
+    } catch (error) {
+      status(`Could not reach the ledger: ${error.message}`, "error");
+    }
+  }
+
+  form.addEventListener("submit", load);
+  load();
+})();

@@ -1,0 +1,86 @@
+/**
+ * The console's savings panel: the shell the server renders. Its script
+ * (browser/savings.client.js) fills it from GET /v1/savings with the gate
+ * key typed in the calculator, if any: predicted against realized net over
+ * time, realized recall, horizon and cache hit rate against the priors, and
+ * the holdout comparison with its verdict.
+ *
+ * @example
+ * <SavingsPanel />
+ */
+export function SavingsPanel() {
+  return (
+    <section class="card" id="savings" aria-labelledby="savings-h">
+      <div class="section-head">
+        <div>
+          <h2 id="savings-h">Did the gate save money?</h2>
+          <p class="note">
+            From the outcomes ledger (<code>GET /v1/savings</code>), for the tenant of the gate key above, or{" "}
+            <code>default</code> while the gate is open. Agents report outcomes and session bills; docs/ledger.md says how
+            each figure is priced.
+          </p>
+        </div>
+        <form id="savings-form" class="savings-form">
+          <label for="s-window">Window</label>
+          <select id="s-window">
+            <option value="3600000">last hour</option>
+            <option value="86400000" selected>last 24 hours</option>
+            <option value="604800000">last 7 days</option>
+            <option value="2592000000">last 30 days</option>
+          </select>
+          <label for="s-tool">Tool</label>
+          <input id="s-tool" placeholder="every tool" autocomplete="off" spellcheck={false} />
+          <label for="s-model">Model</label>
+          <input id="s-model" placeholder="every model" autocomplete="off" spellcheck={false} />
+          <button type="submit" id="s-load">Load</button>
+        </form>
+      </div>
+      <p id="savings-status" class="status" role="status" aria-live="polite">
+        Not loaded yet.
+      </p>
+      <div id="savings-body" hidden>
+        <dl class="tiles" id="savings-tiles" />
+        <div class="savings-grid">
+          <figure>
+            <figcaption id="savings-chart-cap">
+              Net per time bucket, fired decisions with an outcome: <span class="key predicted">predicted</span> and{" "}
+              <span class="key realized">realized</span>
+            </figcaption>
+            <svg id="savings-chart" role="img" aria-labelledby="savings-chart-cap" viewBox="0 0 560 260" />
+          </figure>
+          <div>
+            <table class="terms" id="savings-priors">
+              <caption>Realized against the priors the decisions used</caption>
+              <thead>
+                <tr>
+                  <th scope="col">figure</th>
+                  <th scope="col">realized</th>
+                  <th scope="col">95% interval</th>
+                  <th scope="col">prior</th>
+                  <th scope="col">n</th>
+                </tr>
+              </thead>
+              <tbody />
+            </table>
+          </div>
+        </div>
+        <h3 id="holdout-h">Holdout against treatment</h3>
+        <div id="savings-holdout" aria-labelledby="holdout-h">
+          <table class="terms" id="savings-arms">
+            <caption class="sr-only">Sessions and mean priced cost per session in each arm</caption>
+            <thead>
+              <tr>
+                <th scope="col">arm</th>
+                <th scope="col">sessions</th>
+                <th scope="col">mean cost per session</th>
+              </tr>
+            </thead>
+            <tbody />
+          </table>
+          <p id="savings-verdict" class="verdict" data-testid="savings-verdict" />
+          <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 60" />
+        </div>
+      </div>
+    </section>
+  );
+}
