@@ -127,6 +127,21 @@ describe("a ledger shard", () => {
     expect((await shard.sums(tenant, { ...WINDOW, tool_name: "b", model: "gpt-5" }, DAY)).decisions).toBe(1);
   });
 
+  it("buckets its series by the width asked for", async () => {
+    const tenant = freshTenant();
+    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    await shard.record(
+      tenant,
+      [1_000, 59_999, 61_000].map((at, n) => seedDecision({ decision_id: decisionIdOf(0, n), at })),
+      30,
+    );
+    const { series } = await shard.sums(tenant, WINDOW, 60_000);
+    expect(series.map((b) => [b.start, b.decisions])).toEqual([
+      [0, 2],
+      [60_000, 1],
+    ]);
+  });
+
   it("puts a session's bill in the arm its decisions were answered in, and is idempotent on it", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);

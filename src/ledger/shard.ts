@@ -119,7 +119,7 @@ export class LedgerShard extends DurableObject<Env> {
       missed_savings_usd: num("missed_usd"),
     });
     sums.series = this.sql
-      .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, bucketMs, ...d.bindings)
+      .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
       .toArray()
       .map((b) => ({
         start: num("start", b),

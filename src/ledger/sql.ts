@@ -131,9 +131,9 @@ export const DECISION_SUMS = `SELECT
   TOTAL(CASE WHEN ${MISSED} THEN o.realized_net END) AS missed_usd
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
-/** Per time bucket (the first binding is the bucket width in ms, given twice). */
+/** Per time bucket (the first binding is the bucket width in ms; % works in integers, as a bound number may be real). */
 export const SERIES_SUMS = `SELECT
-  (d.at / ?) * ? AS start,
+  d.at - (d.at % ?) AS start,
   COUNT(*) AS decisions,
   TOTAL(d.fire) AS fired,
   TOTAL(${FWO}) AS fired_with_outcome,

@@ -78,7 +78,7 @@ export function SavingsPanel() {
             <tbody />
           </table>
           <p id="savings-verdict" class="verdict" data-testid="savings-verdict" />
-          <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 60" />
+          <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 66" />
         </div>
       </div>
     </section>

@@ -57,7 +57,7 @@
       svg.append(el("text", { x: 280, y: 130, "text-anchor": "middle" }, "No fired decision has an outcome in this window yet."));
       return;
     }
-    const W = 560, H = 260, L = 64, R = 12, T = 12, B = 36;
+    const W = 560, H = 260, L = 84, R = 12, T = 12, B = 36;
     const xs = points.map((b) => Date.parse(b.start));
     const ys = points.flatMap((b) => [b.predicted_net_usd, b.realized_net_usd]).concat([0]);
     const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
@@ -67,7 +67,8 @@
     const y = (v) => T + ((y1 - v) / (y1 - y0)) * (H - T - B);
     svg.append(el("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
     svg.append(el("line", { class: "zero", x1: L, y1: y(0), x2: W - R, y2: y(0) }));
-    for (const v of [y0, 0, y1]) svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, usd(v)));
+    const axis = (v) => (v < 0 ? "−$" : "$") + Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    for (const v of [y0, 0, y1]) svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, axis(v)));
     const label = (t) => new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
     svg.append(el("text", { x: L, y: H - 12 }, label(x0)));
     if (x1 !== x0) svg.append(el("text", { x: W - R, y: H - 12, "text-anchor": "end" }, label(x1)));
@@ -131,8 +132,8 @@
     const lo = Math.min(h.ci95[0], 0), hi = Math.max(h.ci95[1], 0);
     const pad = (hi - lo) * 0.1 || 1;
     const x = (v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
-    svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 54 }));
-    svg.append(el("text", { x: x(0), y: 58, "text-anchor": "middle" }, "0"));
+    svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 44 }));
+    svg.append(el("text", { x: x(0), y: 60, "text-anchor": "middle" }, "$0"));
     svg.append(el("line", { class: `ci ${h.verdict}`, x1: x(h.ci95[0]), y1: 26, x2: x(h.ci95[1]), y2: 26 }));
     svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(h.difference_usd), cy: 26, r: 5 }));
   }
