@@ -132,6 +132,26 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-narrow.png`, fullPage: true });
   });
 
+  it("reads the savings panel from the outcomes ledger: the decisions the calculator made, predicted net, the holdout's verdict", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    // The calculator's own decision is in the ledger once its write lands; Load asks again.
+    await expect
+      .poll(async () => {
+        await page.locator("#s-load").click();
+        return page.locator("#savings-status").textContent();
+      })
+      .toMatch(/^Tenant default, .* per (minute|hour)\.$/);
+    const tiles = await page.locator("#savings-tiles dd").allTextContents();
+    expect(Number(tiles[0]?.replace(/,/g, ""))).toBeGreaterThan(0);
+    expect(await page.locator("#savings-priors tbody tr").count()).toBe(3);
+    expect(await page.locator("#savings-arms tbody tr").count()).toBe(2);
+    // No session bills yet: no interval, so no verdict but inconclusive.
+    expect(await page.getByTestId("savings-verdict").textContent()).toMatch(/^Verdict: inconclusive/);
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it("names the wrong field when the gate refuses the input", async () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);

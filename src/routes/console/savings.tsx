@@ -48,7 +48,7 @@ export function SavingsPanel() {
             </figcaption>
             <svg id="savings-chart" role="img" aria-labelledby="savings-chart-cap" viewBox="0 0 560 260" />
           </figure>
-          <div>
+          <div class="savings-scroll">
             <table class="terms" id="savings-priors">
               <caption>Realized against the priors the decisions used</caption>
               <thead>
@@ -66,6 +66,7 @@ export function SavingsPanel() {
         </div>
         <h3 id="holdout-h">Holdout against treatment</h3>
         <div id="savings-holdout" aria-labelledby="holdout-h">
+          <div class="savings-scroll">
           <table class="terms" id="savings-arms">
             <caption class="sr-only">Sessions and mean priced cost per session in each arm</caption>
             <thead>
@@ -77,6 +78,7 @@ export function SavingsPanel() {
             </thead>
             <tbody />
           </table>
+          </div>
           <p id="savings-verdict" class="verdict" data-testid="savings-verdict" />
           <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 66" />
         </div>
