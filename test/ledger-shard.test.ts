@@ -127,6 +127,25 @@ describe("a ledger shard", () => {
     expect((await shard.sums(tenant, { ...WINDOW, tool_name: "b", model: "gpt-5" }, DAY)).decisions).toBe(1);
   });
 
+  it("counts missed savings: decisions that did not fire whose counterfactual was positive, the holdout's left out", async () => {
+    const tenant = freshTenant();
+    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const missed = seedDecision({ decision_id: decisionIdOf(0, 1), fire: false, would_fire: false, reason_code: "net_not_positive" });
+    const held = seedDecision({ decision_id: decisionIdOf(0, 2), fire: false, holdout: true, reason_code: "holdout" });
+    const loss = seedDecision({ decision_id: decisionIdOf(0, 3), fire: false, would_fire: false, reason_code: "net_not_positive" });
+    await shard.record(tenant, [missed, held, loss], 30);
+    await shard.reportOutcomes(tenant, Date.now(), [
+      { decision_id: missed.decision_id, turns_after: 10, recalled: false },
+      { decision_id: held.decision_id, turns_after: 10, recalled: false },
+      // One turn at 400,000 tokens of history: the recall hop would have cost more than the carry.
+      { decision_id: loss.decision_id, turns_after: 1, recalled: false, context_tokens: 400_000 },
+    ]);
+    const sums = await shard.sums(tenant, WINDOW, DAY);
+    expect(sums.missed_decisions).toBe(1);
+    // Cache-aware at h 10, q 0.9, prior p 0.25, P 0: 11,800 carried tokens minus the expected recall hop.
+    expect(sums.missed_savings_usd).toBeCloseTo(11_800 * (6.25e-6 + 9 * 1.075e-6) - 0.25 * 0.025, 12);
+  });
+
   it("buckets its series by the width asked for", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
