@@ -12,7 +12,35 @@ const PORT = Number(process.env.BENCH_LEDGER_PORT ?? 8872);
 const SECONDS = Math.min(60, Number(process.env.BENCH_LEDGER_SECONDS ?? 10));
 
 const scriptPath = await bundle("bench/ledger-entry.ts", "ledger-worker");
-const worker = await startWorker({ scriptPath, port: PORT });
+// One shard per tenant, so every gate decision below lands in the same shard.
+const worker = await startWorker({ scriptPath, port: PORT, config: { ledger_shards: 1 } });
+
+/** Single-decision gate requests for SECONDS: what one shard takes behind the gate, with the isolate's batching. */
+async function throughGate() {
+  const result = await autocannon({
+    url: `${worker.base}/v1/gate`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model_name: "claude-opus-4-6", output_tokens: 20_000 }),
+    connections: 16,
+    duration: SECONDS,
+  });
+  // Let the last batches land, then count what the shard holds.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const stored = (await json("/bench/storage?tenant=default")).body;
+  return {
+    tenant: "default",
+    batch: "gate",
+    connections: 16,
+    calls: result.requests.total,
+    errors: result.errors + result.non2xx,
+    calls_per_second: Math.round(result.requests.total / SECONDS),
+    decisions_per_second: Math.round(stored.decisions / SECONDS),
+    stored: stored.decisions,
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+  };
+}
 
 async function run(tenant, batch, connections, outcomes) {
   const result = await autocannon({
@@ -44,6 +72,7 @@ async function json(path) {
 
 const report = { machine: { cores: availableParallelism(), load_average_at_start: loadavg().map((x) => x.toFixed(2)).join(" "), workerd: workerdVersion() }, runs: [] };
 try {
+  report.runs.push(await throughGate());
   report.runs.push(await run("single", 1, 16, false));
   report.runs.push(await run("batched", 100, 4, false));
   report.runs.push(await run("outcomes", 100, 4, true));
