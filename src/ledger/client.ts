@@ -36,30 +36,11 @@ export function newDecisionId(tenant: string, sessionId: string | null, shards: 
 /** Ledger writes that failed in this isolate, by kind; each is also logged. */
 export const ledgerFailures = { errors: 0, timeouts: 0 };
 
-/** How long an isolate gathers a shard's decisions before writing them in one call. */
-export const LEDGER_FLUSH_MS = 10;
-/** The most decisions one write carries: a batch this full is written at once. */
-export const LEDGER_MAX_BATCH = 200;
-
-type WriteOptions = { retentionDays: number; timeoutMs: number };
-
-/** Decisions on their way to one shard, and the write that will carry them. */
-interface Batch {
-  decisions: LedgerDecision[];
-  flush: () => void;
-  done: Promise<void>;
-}
-
-// Per namespace (tests bind several), then per "<tenant>/<shard>".
-const batches = new WeakMap<LedgerNamespace, Map<string, Batch>>();
-
 /**
- * Hands decisions to their shards and resolves when their writes have
- * succeeded, failed or run past `timeoutMs`. Decisions of concurrent
- * requests for one shard are gathered for LEDGER_FLUSH_MS and written in
- * one call, so a shard takes a batch rather than one call per gate request.
- * It never rejects: a failure is counted in `ledgerFailures` and logged.
- * Call it in waitUntil, never before answering.
+ * Hands decisions to their shards, one call per shard, and resolves when
+ * every call has succeeded, failed or run past `timeoutMs`. It never
+ * rejects: a failure is counted in `ledgerFailures` and logged. Call it in
+ * waitUntil, never before answering.
  *
  * @example
  * c.executionCtx.waitUntil(writeDecisions(env.LEDGER, "acme", records, { retentionDays: 30, timeoutMs: 5_000 }));
@@ -68,7 +49,7 @@ export async function writeDecisions(
   namespace: LedgerNamespace | undefined,
   tenant: string,
   decisions: readonly LedgerDecision[],
-  options: WriteOptions,
+  options: { retentionDays: number; timeoutMs: number },
 ): Promise<void> {
   if (decisions.length === 0) return;
   const byShard = new Map<number, LedgerDecision[]>();
@@ -78,68 +59,31 @@ export async function writeDecisions(
     if (list === undefined) byShard.set(shard, [decision]);
     else list.push(decision);
   }
-  if (namespace === undefined) {
-    ledgerFailures.errors++;
-    console.error(`offload-gate: ledger write failed (tenant ${tenant}, ${decisions.length} decisions): the LEDGER binding is missing`);
-    return;
-  }
-  await Promise.all([...byShard].map(([shard, list]) => enqueue(namespace, tenant, shard, list, options)));
-}
-
-function enqueue(namespace: LedgerNamespace, tenant: string, shard: number, list: LedgerDecision[], options: WriteOptions): Promise<void> {
-  let open = batches.get(namespace);
-  if (open === undefined) batches.set(namespace, (open = new Map()));
-  const key = `${tenant}/${shard}`;
-  let batch = open.get(key);
-  if (batch === undefined) {
-    const pending = open;
-    let release!: () => void;
-    const ready = new Promise<void>((resolve) => (release = resolve));
-    const timer = setTimeout(release, LEDGER_FLUSH_MS);
-    const created: Batch = {
-      decisions: [],
-      flush: () => {
+  await Promise.all(
+    [...byShard].map(async ([shard, list]) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
+      try {
+        if (namespace === undefined) throw new Error("the LEDGER binding is missing");
+        // A native promise: an RPC promise reads `.catch` as a remote property.
+        const write = ledgerShard(namespace, tenant, shard)
+          .record(tenant, list, options.retentionDays)
+          .then((result) => result);
+        // A write that fails after its timeout was already counted as one.
+        write.catch(() => undefined);
+        const result = await Promise.race([write, timeout]);
+        if (result === "timeout") {
+          ledgerFailures.timeouts++;
+          console.error(`offload-gate: ledger write timed out after ${options.timeoutMs} ms (tenant ${tenant}, shard ${shard}, ${list.length} decisions)`);
+        } else if ("refused" in result) {
+          throw new Error(result.refused);
+        }
+      } catch (error) {
+        ledgerFailures.errors++;
+        console.error(`offload-gate: ledger write failed (tenant ${tenant}, shard ${shard}, ${list.length} decisions):`, error instanceof Error ? error.message : error);
+      } finally {
         clearTimeout(timer);
-        release();
-      },
-      done: ready.then(() => {
-        // Later decisions start a new batch from here on.
-        if (pending.get(key) === created) pending.delete(key);
-        return writeShard(namespace, tenant, shard, created.decisions, options);
-      }),
-    };
-    open.set(key, (batch = created));
-  }
-  batch.decisions.push(...list);
-  if (batch.decisions.length >= LEDGER_MAX_BATCH) {
-    open.delete(key);
-    batch.flush();
-  }
-  return batch.done;
-}
-
-/** One write to one shard, raced against the timeout; a failure is counted and logged, never thrown. */
-async function writeShard(namespace: LedgerNamespace, tenant: string, shard: number, list: LedgerDecision[], options: WriteOptions) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
-  try {
-    // A native promise: an RPC promise reads `.catch` as a remote property.
-    const write = ledgerShard(namespace, tenant, shard)
-      .record(tenant, list, options.retentionDays)
-      .then((result) => result);
-    // A write that fails after its timeout was already counted as one.
-    write.catch(() => undefined);
-    const result = await Promise.race([write, timeout]);
-    if (result === "timeout") {
-      ledgerFailures.timeouts++;
-      console.error(`offload-gate: ledger write timed out after ${options.timeoutMs} ms (tenant ${tenant}, shard ${shard}, ${list.length} decisions)`);
-    } else if ("refused" in result) {
-      throw new Error(result.refused);
-    }
-  } catch (error) {
-    ledgerFailures.errors++;
-    console.error(`offload-gate: ledger write failed (tenant ${tenant}, shard ${shard}, ${list.length} decisions):`, error instanceof Error ? error.message : error);
-  } finally {
-    clearTimeout(timer);
-  }
+      }
+    }),
+  );
 }
