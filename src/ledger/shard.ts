@@ -38,6 +38,9 @@ export class LedgerShard extends DurableObject<Env> {
   // Rows repeat across thousands of decisions: each distinct row is stored once.
   private readonly rowIds = new Map<string, number>();
   private alarmSet = false;
+  // meta's values, read once: a write per call would double every record's cost.
+  private owner: string | null | undefined;
+  private retentionDays: number | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -53,7 +56,7 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant) === "other") return { refused: OTHER_TENANT };
     let recorded = 0;
     this.ctx.storage.transactionSync(() => {
-      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(retentionDays));
+      this.keepRetention(retentionDays);
       for (const d of decisions) {
         const i = d.inputs;
         const written = this.sql.exec(
@@ -85,7 +88,7 @@ export class LedgerShard extends DurableObject<Env> {
   async reportSessions(tenant: string, at: number, items: PricedSession[], retentionDays: number): Promise<ItemResult[]> {
     if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
     const results = this.ctx.storage.transactionSync(() => {
-      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(retentionDays));
+      this.keepRetention(retentionDays);
       return items.map((item) => this.reportSession(at, item));
     });
     await this.ensureAlarm();
@@ -200,12 +203,23 @@ export class LedgerShard extends DurableObject<Env> {
    * "new" when nothing was written here yet.
    */
   private claim(tenant: string, write = true): "own" | "new" | "other" {
-    const owner = this.meta("tenant");
-    if (owner === null) {
-      if (write) this.sql.exec("INSERT INTO meta (key, value) VALUES ('tenant', ?)", tenant);
+    if (this.owner === undefined) this.owner = this.meta("tenant");
+    if (this.owner === null) {
+      if (write) {
+        this.sql.exec("INSERT INTO meta (key, value) VALUES ('tenant', ?)", tenant);
+        this.owner = tenant;
+      }
       return "new";
     }
-    return owner === tenant ? "own" : "other";
+    return this.owner === tenant ? "own" : "other";
+  }
+
+  /** Stores the retention the latest write brought, when it differs from the one held. */
+  private keepRetention(days: number): void {
+    if (this.retentionDays === undefined) this.retentionDays = Number(this.meta("retention_days") ?? NaN);
+    if (this.retentionDays === days) return;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(days));
+    this.retentionDays = days;
   }
 
   private meta(key: string): string | null {
