@@ -1,4 +1,7 @@
 import app from "../src/index";
+
+// The outcomes ledger's class, which wrangler.toml binds: the gate writes to it as in production.
+export { LedgerShard } from "../src/index";
 import { pricingCacheStats } from "../src/store/read";
 
 /**
