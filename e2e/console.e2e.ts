@@ -135,15 +135,19 @@ describe("the ops console at GET /", () => {
   it("reads the savings panel from the outcomes ledger: the decisions the calculator made, predicted net, the holdout's verdict", async () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
-    // The calculator's own decision is in the ledger once its write lands; Load asks again.
+    // The calculator's own decision is in the ledger once its write lands; Load asks again until it is.
+    const status = page.locator("#savings-status");
     await expect
-      .poll(async () => {
-        await page.locator("#s-load").click();
-        return page.locator("#savings-status").textContent();
-      })
-      .toMatch(/^Tenant default, .* per (minute|hour)\.$/);
-    const tiles = await page.locator("#savings-tiles dd").allTextContents();
-    expect(Number(tiles[0]?.replace(/,/g, ""))).toBeGreaterThan(0);
+      .poll(
+        async () => {
+          await page.locator("#s-load").click();
+          await expect.poll(() => status.textContent()).not.toBe("Reading the ledger…");
+          return Number((await page.locator("#savings-tiles dd").first().textContent())?.replace(/,/g, "") ?? 0);
+        },
+        { timeout: 15_000 },
+      )
+      .toBeGreaterThan(0);
+    expect(await status.textContent()).toMatch(/^Tenant default, .* per (minute|hour)\.$/);
     expect(await page.locator("#savings-priors tbody tr").count()).toBe(3);
     expect(await page.locator("#savings-arms tbody tr").count()).toBe(2);
     // No session bills yet: no interval, so no verdict but inconclusive.
