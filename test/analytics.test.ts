@@ -77,8 +77,10 @@ describe("toDataPoint", () => {
       reason_code: "unpriced",
       pricing_mode: "seed",
       context_premium_saving_usd: 0,
+      suffix_rewrite_cost_usd: 0,
       break_even_horizon: null,
       break_even_output_tokens: null,
+      worst_case: null,
     },
     inputs: {
       output_tokens: 1,

@@ -1,5 +1,7 @@
-import { cacheAwareParams, cacheAwareTerms, laterTurnRate, ratesAt, type CacheAwareParams, type TokenRates } from "./cache-aware";
+import { cacheAwareParams, cacheAwareTerms, type CacheAwareParams } from "./cache-aware";
 import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, TOKENS_PER_MILLION } from "./constants";
+import { seedTerms } from "./decision";
+import { carryRate, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingMode } from "./types";
 
 /**
@@ -9,7 +11,10 @@ import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingMode } from "
  * line, rounded to the next integer. The root is then checked against the
  * decision's own `net > 0` at the integer and the one below it, because the
  * decision computes net in floating point and may land a few ulps on the
- * other side of zero than exact arithmetic does.
+ * other side of zero than exact arithmetic does. Where a line is flat (a zero
+ * slope, e.g. cache_read 0 and q = 1), the closed form cannot say where net
+ * crosses zero, so the decision's own predicate at the start of the piece
+ * decides.
  */
 
 /** The largest horizon a break-even is looked for up to. */
@@ -48,9 +53,12 @@ interface NetModel {
   /** Rates of the request that keeps an output of `o` tokens. */
   keep(o: number): TokenRates;
   stubbed: TokenRates;
-  /** q, and P (0 in seed mode, which has neither). */
+  /** q, P and A (all 0 in seed mode, which has none of them). */
   q: number;
   context: number;
+  suffix: number;
+  /** Whether the output's first write is already paid (a retroactive offload). */
+  retroactive: boolean;
   /** The output size past which `keep` switches tier, or Infinity. */
   tierFrom: number;
 }
@@ -60,60 +68,79 @@ function seedModel(row: CachePriceRates, params: CacheAwareParams): NetModel {
   const inRate = (row.input ?? 0) / TOKENS_PER_MILLION;
   const outRate = (row.output ?? 0) / TOKENS_PER_MILLION;
   const flat: TokenRates = { in: inRate, out: outRate, read: inRate, write: inRate, tiered: false };
-  const { stubTokens, recallProbability, recallInputTokens, recallOutputTokens } = params;
   return {
     // evaluateOffloadGate's operations, in its order.
-    net: (o, h) =>
-      o * inRate * h - (stubTokens * inRate * h + recallProbability * (recallInputTokens * inRate + recallOutputTokens * outRate)),
+    net: (o, h) => seedTerms(row, { ...params, outputTokens: o, horizon: h }).net,
     keep: () => flat,
     stubbed: flat,
     q: 0,
     context: 0,
+    suffix: 0,
+    retroactive: false,
     tierFrom: Infinity,
   };
 }
 
 function cacheModel(row: CachePriceRates, params: CacheAwareParams): NetModel {
   const tier = row.long_context;
+  const { contextTokens: ctx, suffixTokens: a, cacheTtl: ttl } = params;
   return {
     net: (o, h) => cacheAwareTerms(row, { ...params, outputTokens: o, horizon: h }).net,
-    keep: (o) => ratesAt(row, params.contextTokens + o),
-    stubbed: ratesAt(row, params.contextTokens + params.stubTokens),
+    keep: (o) => ratesAt(row, ctx + o + a, ttl),
+    stubbed: ratesAt(row, ctx + params.stubTokens + a, ttl),
     q: params.cacheHitRate,
-    context: params.contextTokens,
-    // keep is tiered once P + o > threshold_tokens, i.e. from o = floor(threshold − P) + 1.
-    tierFrom: tier === undefined ? Infinity : Math.max(0, Math.floor(tier.threshold_tokens - params.contextTokens) + 1),
+    context: ctx,
+    suffix: a,
+    retroactive: params.offloadAt === "retroactive",
+    // keep is tiered once P + o + A > threshold_tokens, i.e. from o = floor(threshold − P − A) + 1.
+    tierFrom: tier === undefined ? Infinity : Math.max(0, Math.floor(tier.threshold_tokens - ctx - a) + 1),
   };
 }
 
-/**
- * net(h) = net(1) + (h − 1)·a for h ≥ 1, with a = O·m(K) + P·(m(K) − m(T)) − S·m(T);
- * net(0) = −recall never fires. The smallest h with net(h) > 0 is 1 when
- * net(1) > 0, else floor(−net(1)/a) + 2 when a > 0, else none.
- */
-function horizonBreakEven(model: NetModel, params: CacheAwareParams): number | null {
-  const o = params.outputTokens;
-  const keep = model.keep(o);
+/** The parts of net that do not scale with the output, at rates K and T. */
+function perRequest(model: NetModel, keep: TokenRates, params: CacheAwareParams) {
   const stubbed = model.stubbed;
   const mKeep = laterTurnRate(keep, model.q);
   const mStub = laterTurnRate(stubbed, model.q);
   const recall =
     params.recallProbability *
-    (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + model.context * mStub);
-  const premiumPerTurn = model.context * (mKeep - mStub);
-  const net1 = o * keep.write + premiumPerTurn - params.stubTokens * stubbed.write - recall;
-  const slope = o * mKeep + premiumPerTurn - params.stubTokens * mStub;
-  let root: number;
-  if (net1 > 0) root = 1;
-  else if (slope > 0) root = Math.floor(-net1 / slope) + 2;
-  else root = Infinity;
-  return settle(root, 1, BREAK_EVEN_MAX_HORIZON, (h) => model.net(o, h) > 0);
+    (params.recallInputTokens * stubbed.write +
+      params.recallOutputTokens * stubbed.out +
+      (model.context + model.suffix) * mStub);
+  // Per output token: carry(K, h) on entry, h·m(K) retroactively.
+  const outputRate = (h: number) => (model.retroactive ? h * mKeep : carryRate(keep, mKeep, h));
+  return { stubbed, mKeep, mStub, recall, outputRate };
 }
 
 /**
- * At a fixed h ≥ 1, net(O) = O·carry(K, h) + P·h·(m(K) − m(T)) − S·carry(T, h) − recall,
- * affine on each side of the tier boundary: solve the untiered piece, then
- * the tiered one. At h = 0 nothing is carried and net = −recall: none.
+ * net(h) = net(1) + (h − 1)·a for h ≥ 1, with
+ * a = (O + P + A)·m(K) − (P + A + S)·m(T); net(0) = −recall never fires.
+ * The smallest h with net(h) > 0 is 1 when net(1) > 0, else
+ * floor(−net(1)/a) + 2 when a > 0. When a ≤ 0 net never rises with h, so
+ * only h = 1 can fire: the decision's own net at 1 says whether it does (the
+ * closed form's net(1) may sit a few ulps on the other side of zero).
+ */
+function horizonBreakEven(model: NetModel, params: CacheAwareParams): number | null {
+  const o = params.outputTokens;
+  const { stubbed, mKeep, mStub, recall, outputRate } = perRequest(model, model.keep(o), params);
+  const p = model.context;
+  const a = model.suffix;
+  const s = params.stubTokens;
+  const net1 = o * outputRate(1) + p * (mKeep - mStub) - a * (stubbed.write - mKeep) - s * stubbed.write - recall;
+  const slope = (o + p + a) * mKeep - (p + a + s) * mStub;
+  const fires = (h: number) => model.net(o, h) > 0;
+  let root: number;
+  if (net1 > 0) root = 1;
+  else if (slope > 0) root = Math.floor(-net1 / slope) + 2;
+  else root = fires(1) ? 1 : Infinity;
+  return settle(root, 1, BREAK_EVEN_MAX_HORIZON, fires);
+}
+
+/**
+ * At a fixed h ≥ 1, net(O) = O·c(K) + rest, with c(K) = carry(K, h) on
+ * entry and h·m(K) retroactively, affine on each side of the tier boundary:
+ * solve the untiered piece, then the tiered one. At h = 0 nothing is carried
+ * and net = −recall: none.
  */
 function outputBreakEven(model: NetModel, params: CacheAwareParams, from: number): number | null {
   const h = params.horizon;
@@ -125,27 +152,27 @@ function outputBreakEven(model: NetModel, params: CacheAwareParams, from: number
   ];
   for (const [low, high] of pieces) {
     if (low > high) continue;
-    const root = pieceRoot(model, params, low, h);
+    const root = pieceRoot(model, params, low, h, fires);
     if (root <= high) return settle(root, from, BREAK_EVEN_MAX_OUTPUT_TOKENS, fires);
   }
   // The roots may sit a few ulps past the end of the range.
   return settle(BREAK_EVEN_MAX_OUTPUT_TOKENS, from, BREAK_EVEN_MAX_OUTPUT_TOKENS, fires);
 }
 
-/** The smallest integer o ≥ low, on the piece that starts at `low`, with net(o) > 0 in exact arithmetic. */
-function pieceRoot(model: NetModel, params: CacheAwareParams, low: number, h: number): number {
-  const keep = model.keep(low);
-  const stubbed = model.stubbed;
-  const mKeep = laterTurnRate(keep, model.q);
-  const mStub = laterTurnRate(stubbed, model.q);
-  const carry = (rates: TokenRates, m: number) => rates.write + (h - 1) * m;
-  const recall =
-    params.recallProbability *
-    (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + model.context * mStub);
-  const rest = model.context * h * (mKeep - mStub) - params.stubTokens * carry(stubbed, mStub) - recall;
-  const perToken = carry(keep, mKeep);
+/**
+ * The smallest integer o ≥ low, on the piece that starts at `low`, with
+ * net(o) > 0 in exact arithmetic. On a flat or falling piece only `low` can
+ * fire, and the decision's own predicate there says whether it does.
+ */
+function pieceRoot(model: NetModel, params: CacheAwareParams, low: number, h: number, fires: (o: number) => boolean): number {
+  const { stubbed, mKeep, mStub, recall, outputRate } = perRequest(model, model.keep(low), params);
+  const a = model.suffix;
+  const stubCarry = carryRate(stubbed, mStub, h);
+  const rest =
+    model.context * h * (mKeep - mStub) - a * (stubCarry - h * mKeep) - params.stubTokens * stubCarry - recall;
+  const perToken = outputRate(h);
   if (perToken > 0) return Math.max(low, Math.floor(-rest / perToken) + 1);
-  return rest > 0 ? low : Infinity;
+  return fires(low) ? low : Infinity;
 }
 
 /**

@@ -1,98 +1,24 @@
-import {
-  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
-  DEFAULT_RECALL_INPUT_TOKENS,
-  DEFAULT_RECALL_OUTPUT_TOKENS,
-  DEFAULT_STUB_TOKENS,
-  TOKENS_PER_MILLION,
-} from "./constants";
-import { clampHorizon, clampProbability, evaluateOffloadGate } from "./decision";
+import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS } from "./constants";
+import { clampProbability, evaluateOffloadGate, seedParams, type SeedParams } from "./decision";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
-import type { CacheAwareDecision, CacheAwareInputs, CachePriceRates } from "./types";
+import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
+import type { CacheAwareDecision, CacheAwareInputs, CachePriceRates, CacheTtl, OffloadAt } from "./types";
 
 /**
  * The cache-aware gate of docs/economics.md: a carried token is written to
  * the prompt cache once and read (or, on a miss, written again) on every
  * later turn; a long-context tier prices a whole request once its input
- * passes the tier's threshold. Pure: no I/O, no clock.
+ * passes the tier's threshold. A retroactive offload stubs an output that is
+ * already cached, so everything cached after it is written again. Pure: no
+ * I/O, no clock.
  */
-
-/** Per-token rates (USD) of one request, after tier selection and fallbacks. */
-export interface TokenRates {
-  in: number;
-  out: number;
-  read: number;
-  write: number;
-  /** Whether the long-context tier priced this request. */
-  tiered: boolean;
-}
-
-/**
- * The rates of a request whose input is `inputTokens`: the row's
- * long-context tier when the input exceeds its threshold (every token of the
- * request, as Anthropic bills), the base prices otherwise. A price the tier
- * leaves out falls back to the base price; a missing cache price falls back
- * to the input price, never 0.
- *
- * @example
- * ratesAt({ input: 3, output: 15, long_context: { threshold_tokens: 200_000, input: 6 } }, 210_000)
- * // { in: 6e-6, out: 15e-6, read: 6e-6, write: 6e-6, tiered: true }
- */
-export function ratesAt(row: CachePriceRates, inputTokens: number): TokenRates {
-  const tier = row.long_context;
-  if (tier === undefined || !(inputTokens > tier.threshold_tokens)) return baseRates(row);
-  // Divide exactly as the reference does, so an untiered row reduces to it bit for bit.
-  const input = tier.input ?? row.input ?? 0;
-  return {
-    in: input / TOKENS_PER_MILLION,
-    out: (tier.output ?? row.output ?? 0) / TOKENS_PER_MILLION,
-    read: (tier.cache_read ?? row.cache_read ?? input) / TOKENS_PER_MILLION,
-    write: (tier.cache_write ?? row.cache_write ?? input) / TOKENS_PER_MILLION,
-    tiered: true,
-  };
-}
-
-function baseRates(row: CachePriceRates): TokenRates {
-  const input = row.input ?? 0;
-  return {
-    in: input / TOKENS_PER_MILLION,
-    out: (row.output ?? 0) / TOKENS_PER_MILLION,
-    read: (row.cache_read ?? input) / TOKENS_PER_MILLION,
-    write: (row.cache_write ?? input) / TOKENS_PER_MILLION,
-    tiered: false,
-  };
-}
-
-/**
- * m(R): the expected cost of one later turn of an already-written token. A
- * hit reads it, a miss writes it again: q·read + (1 − q)·write, computed as
- * write + q·(read − write) so that it is exactly `write` when read = write.
- *
- * @example
- * laterTurnRate({ in: 5e-6, out: 25e-6, read: 0.5e-6, write: 6.25e-6, tiered: false }, 0.9) // ≈ 1.075e-6
- */
-export function laterTurnRate(rates: TokenRates, q: number): number {
-  return rates.write + q * (rates.read - rates.write);
-}
-
-/**
- * tokens · carry(R, h): written on the first turn, then m(R) on each of the
- * other h − 1. When a later turn costs what the first does (read = write, or
- * q = 0), that is tokens · write · h, done in the reference's order so the
- * cache-aware gate reduces to the seed bit for bit.
- *
- * @example
- * carryCost(20_000, opusRates, laterTurnRate(opusRates, 0.9), 4) // ≈ 0.1895 (20,000 · 9.475e-6)
- */
-export function carryCost(tokens: number, rates: TokenRates, m: number, h: number): number {
-  if (h === 0) return 0;
-  if (m === rates.write) return tokens * rates.write * h;
-  return tokens * (rates.write + (h - 1) * m);
-}
 
 /** Every term of a cache-aware decision, and the rates that priced it. */
 export interface CacheAwareTerms {
   reprefill: number;
   premium: number;
+  /** What rewriting the cached suffix costs (0 on entry). */
+  suffix: number;
   stub: number;
   recall: number;
   net: number;
@@ -102,68 +28,104 @@ export interface CacheAwareTerms {
 }
 
 /** The inputs the terms depend on, every default filled in and clamped. */
-export interface CacheAwareParams {
-  outputTokens: number;
-  horizon: number;
-  recallProbability: number;
+export interface CacheAwareParams extends SeedParams {
   cacheHitRate: number;
   contextTokens: number;
-  stubTokens: number;
-  recallInputTokens: number;
-  recallOutputTokens: number;
+  offloadAt: OffloadAt;
+  /** A: 0 on entry, whatever the request said. */
+  suffixTokens: number;
+  cacheTtl: CacheTtl;
+}
+
+/** K and T: the rates of the request that keeps the output and of the one that carries the stub. */
+export interface RequestRates {
+  keep: TokenRates;
+  stubbed: TokenRates;
 }
 
 /**
- * The design note's terms, one floating-point operation order for the
- * decision, its reason and its break-evens.
+ * K = tier(P + O + A) and T = tier(P + S + A), at the request's TTL. Neither
+ * depends on h, p or q, so a box of priors shares one pair.
+ *
+ * @example
+ * requestRates(opusRow, params).keep.write // 6.25e-6 at "5m", 10e-6 at "1h"
+ */
+export function requestRates(row: CachePriceRates, params: CacheAwareParams): RequestRates {
+  const { contextTokens: ctx, suffixTokens: a, cacheTtl: ttl } = params;
+  return {
+    keep: ratesAt(row, ctx + params.outputTokens + a, ttl),
+    stubbed: ratesAt(row, ctx + params.stubTokens + a, ttl),
+  };
+}
+
+/**
+ * The design notes' terms, one floating-point operation order for the
+ * decision, its reason, its worst case and its break-evens.
  *
  * @example
  * cacheAwareTerms(opusRow, { outputTokens: 20_000, horizon: 4, recallProbability: 0.3, cacheHitRate: 0.9,
- *   contextTokens: 60_000, stubTokens: 200, recallInputTokens: 2_000, recallOutputTokens: 500 }).net // ≈ 0.160755
+ *   contextTokens: 60_000, stubTokens: 200, recallInputTokens: 2_000, recallOutputTokens: 500,
+ *   offloadAt: "entry", suffixTokens: 0, cacheTtl: "5m" }).net // ≈ 0.160755
  */
 export function cacheAwareTerms(row: CachePriceRates, params: CacheAwareParams): CacheAwareTerms {
-  const { outputTokens: o, horizon: h, recallProbability: p, cacheHitRate: q, contextTokens: ctx } = params;
-  const keep = ratesAt(row, ctx + o);
-  const stubbed = ratesAt(row, ctx + params.stubTokens);
-  const mKeep = laterTurnRate(keep, q);
-  const mStub = laterTurnRate(stubbed, q);
-
-  const reprefill = carryCost(o, keep, mKeep, h);
-  // mKeep − mStub is exactly 0 when both requests price alike.
-  const premium = ctx * h * (mKeep - mStub);
-  const stub = carryCost(params.stubTokens, stubbed, mStub, h);
-  const recall =
-    p * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + ctx * mStub);
-  const net = reprefill + premium - (stub + recall);
-  return { reprefill, premium, stub, recall, net, keep, stubbed };
+  return termsAt(requestRates(row, params), params);
 }
 
 /**
- * Resolves the optional reference fields and clamps as the reference does
- * (h = max(0, trunc(horizon)), p and q into [0, 1], P ≥ 0).
+ * The terms with K and T already chosen.
+ *
+ * @example
+ * termsAt(requestRates(opusRow, params), { ...params, cacheHitRate: 0.8 }).net
+ */
+export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwareTerms {
+  const { outputTokens: o, horizon: h, recallProbability: p, cacheHitRate: q, contextTokens: ctx, suffixTokens: a } = params;
+  const { keep, stubbed } = rates;
+  const mKeep = laterTurnRate(keep, q);
+  const mStub = laterTurnRate(stubbed, q);
+
+  // A retroactive output's first write is already paid: every turn is a later turn.
+  const reprefill = params.offloadAt === "retroactive" ? o * mKeep * h : carryCost(o, keep, mKeep, h);
+  // mKeep − mStub is exactly 0 when both requests price alike.
+  const premium = ctx * h * (mKeep - mStub);
+  // The suffix is written again once, then read; kept, it would only have been read.
+  const suffix = a === 0 ? 0 : carryCost(a, stubbed, mStub, h) - a * mKeep * h;
+  const stub = carryCost(params.stubTokens, stubbed, mStub, h);
+  const recall =
+    p * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + (ctx + a) * mStub);
+  // On entry suffix is 0 and this is today's sum, bit for bit.
+  const net = reprefill + premium - (stub + recall + suffix);
+  return { reprefill, premium, suffix, stub, recall, net, keep, stubbed };
+}
+
+/**
+ * Resolves the optional fields and clamps as the reference does
+ * (h = max(0, trunc(horizon)), p and q into [0, 1], P and A ≥ 0). A is
+ * read only for a retroactive offload.
  *
  * @example
  * cacheAwareParams({ model_name: "m", output_tokens: 20_000, horizon: 4.7, recall_probability: 2,
- *   cache_hit_rate: 0.9, context_tokens: 0 }) // { horizon: 4, recallProbability: 1, stubTokens: 200, ... }
+ *   cache_hit_rate: 0.9, context_tokens: 0, suffix_tokens: 5_000 })
+ * // { horizon: 4, recallProbability: 1, stubTokens: 200, offloadAt: "entry", suffixTokens: 0, cacheTtl: "5m", ... }
  */
 export function cacheAwareParams(inputs: CacheAwareInputs): CacheAwareParams {
+  const offloadAt = inputs.offload_at ?? "entry";
+  const suffix = inputs.suffix_tokens ?? 0;
   return {
-    outputTokens: inputs.output_tokens,
-    horizon: clampHorizon(inputs.horizon),
-    recallProbability: clampProbability(inputs.recall_probability),
-    // NaN clamps to 1, the conservative side: a warm cache shrinks the saving.
+    ...seedParams(inputs),
+    // As p: NaN clamps to 1 (the API refuses NaN; this keeps the core total).
     cacheHitRate: clampProbability(inputs.cache_hit_rate),
     contextTokens: inputs.context_tokens > 0 ? inputs.context_tokens : 0,
-    stubTokens: inputs.stub_tokens ?? DEFAULT_STUB_TOKENS,
-    recallInputTokens: inputs.recall_input_tokens ?? DEFAULT_RECALL_INPUT_TOKENS,
-    recallOutputTokens: inputs.recall_output_tokens ?? DEFAULT_RECALL_OUTPUT_TOKENS,
+    offloadAt,
+    suffixTokens: offloadAt === "retroactive" && suffix > 0 ? suffix : 0,
+    cacheTtl: inputs.cache_ttl ?? "5m",
   };
 }
 
 /**
  * The cache-aware gate. The pre-filter and the unpriced-model rule come
- * first, with the reference's words; then the design note's terms decide,
- * and the reason names every term, q, the context, the tier and the mode.
+ * first, with the reference's words; then the design notes' terms decide,
+ * and the reason names every term, q, the context, the tier and the mode
+ * (and, when they are not the defaults, the placement and the TTL).
  *
  * @example
  * evaluateCacheAwareGate(
@@ -178,7 +140,7 @@ export function evaluateCacheAwareGate(
 ): CacheAwareDecision {
   const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
   if (inputs.output_tokens < threshold || pricing === undefined) {
-    return { ...evaluateOffloadGate(inputs, undefined), context_premium_saving_usd: 0 };
+    return { ...evaluateOffloadGate(inputs, undefined), context_premium_saving_usd: 0, suffix_rewrite_cost_usd: 0 };
   }
   const params = cacheAwareParams(inputs);
   const terms = cacheAwareTerms(pricing, params);
@@ -189,13 +151,27 @@ export function evaluateCacheAwareGate(
     stub_carry_cost_usd: terms.stub,
     expected_recall_hop_cost_usd: terms.recall,
     context_premium_saving_usd: terms.premium,
-    reason:
-      `net=$${pyFixed(terms.net, 4)} (saving=$${pyFixed(terms.reprefill, 4)} ` +
-      `+ premium=$${pyFixed(terms.premium, 4)} − stub=$${pyFixed(terms.stub, 4)} ` +
-      `− recall=$${pyFixed(terms.recall, 4)}); H=${pyInt(params.horizon)} ` +
-      `p_recall=${pyFixed(params.recallProbability, 2)} q=${pyFixed(params.cacheHitRate, 2)} ` +
-      `context=${pyNumber(params.contextTokens)} tier=${tierLabel(terms)} mode=cache_aware model=${inputs.model_name}`,
+    suffix_rewrite_cost_usd: terms.suffix,
+    reason: cacheAwareReason(terms, params, inputs.model_name),
   };
+}
+
+/**
+ * The reason in the reference's style. On entry with the 5-minute TTL it is
+ * word for word what it was before placement and TTL existed.
+ */
+function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, model: string): string {
+  const retro = params.offloadAt === "retroactive";
+  const suffixTerm = retro ? ` − suffix=$${pyFixed(terms.suffix, 4)}` : "";
+  const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ` : "";
+  const ttl = params.cacheTtl === "1h" ? "ttl=1h " : "";
+  return (
+    `net=$${pyFixed(terms.net, 4)} (saving=$${pyFixed(terms.reprefill, 4)} ` +
+    `+ premium=$${pyFixed(terms.premium, 4)} − stub=$${pyFixed(terms.stub, 4)} ` +
+    `− recall=$${pyFixed(terms.recall, 4)}${suffixTerm}); H=${pyInt(params.horizon)} ` +
+    `p_recall=${pyFixed(params.recallProbability, 2)} q=${pyFixed(params.cacheHitRate, 2)} ` +
+    `context=${pyNumber(params.contextTokens)} ${placement}tier=${tierLabel(terms)} ${ttl}mode=cache_aware model=${model}`
+  );
 }
 
 /** Which of the two requests the long-context tier priced: none, keep, stub or both. */

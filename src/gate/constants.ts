@@ -26,4 +26,18 @@ export const CHARS_PER_TOKEN = 4;
 export const PRICING_MODES = ["seed", "cache_aware"] as const;
 
 /** Why the gate decided as it did, in a form machines can group by. Every schema takes its codes from here. */
-export const REASON_CODES = ["below_threshold", "unpriced", "pricing_unavailable", "net_positive", "net_not_positive", "holdout"] as const;
+export const REASON_CODES = [
+  "below_threshold",
+  "unpriced",
+  "pricing_unavailable",
+  "net_positive",
+  "net_not_positive",
+  "worst_case_not_positive",
+  "holdout",
+] as const;
+
+/** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */
+export const OFFLOAD_AT = ["entry", "retroactive"] as const;
+
+/** Which cache write a cached token pays (cache_aware): the 5-minute or the 1-hour one. Default first. */
+export const CACHE_TTLS = ["5m", "1h"] as const;

@@ -50,19 +50,9 @@ export function evaluateOffloadGate(
     return { ...ZERO_TERMS, reason: `no MODEL_PRICING row for ${pyRepr(inputs.model_name)}` };
   }
 
-  const inputRate = (pricing.input ?? 0) / TOKENS_PER_MILLION;
-  const outputRate = (pricing.output ?? 0) / TOKENS_PER_MILLION;
-  const h = clampHorizon(inputs.horizon);
-
-  const reprefillSaving = inputs.output_tokens * inputRate * h;
-  const stubCarryCost = (inputs.stub_tokens ?? DEFAULT_STUB_TOKENS) * inputRate * h;
-  const pRecall = clampProbability(inputs.recall_probability);
-  const expectedRecallHopCost =
-    pRecall *
-    ((inputs.recall_input_tokens ?? DEFAULT_RECALL_INPUT_TOKENS) * inputRate +
-      (inputs.recall_output_tokens ?? DEFAULT_RECALL_OUTPUT_TOKENS) * outputRate);
-
-  const net = reprefillSaving - (stubCarryCost + expectedRecallHopCost);
+  const params = seedParams(inputs);
+  const { reprefill: reprefillSaving, stub: stubCarryCost, recall: expectedRecallHopCost, net } = seedTerms(pricing, params);
+  const { horizon: h, recallProbability: pRecall } = params;
   return {
     fire: net > 0,
     net_saving_usd: net,
@@ -74,6 +64,62 @@ export function evaluateOffloadGate(
       `− stub=$${pyFixed(stubCarryCost, 4)} − recall=$${pyFixed(expectedRecallHopCost, 4)}); ` +
       `H=${pyInt(h)} p_recall=${pyFixed(pRecall, 2)} model=${inputs.model_name}`,
   };
+}
+
+/** The inputs the seed's terms depend on, every default filled in and clamped. */
+export interface SeedParams {
+  outputTokens: number;
+  horizon: number;
+  recallProbability: number;
+  stubTokens: number;
+  recallInputTokens: number;
+  recallOutputTokens: number;
+}
+
+/** The seed's terms, as plain numbers. */
+export interface SeedTerms {
+  reprefill: number;
+  stub: number;
+  recall: number;
+  net: number;
+}
+
+/**
+ * Resolves the reference's optional fields and clamps h and p as it does.
+ *
+ * @example
+ * seedParams({ model_name: "m", output_tokens: 20_000, horizon: 4.7, recall_probability: 2 })
+ * // { outputTokens: 20000, horizon: 4, recallProbability: 1, stubTokens: 200, recallInputTokens: 2000, recallOutputTokens: 500 }
+ */
+export function seedParams(inputs: OffloadGateInputs): SeedParams {
+  return {
+    outputTokens: inputs.output_tokens,
+    horizon: clampHorizon(inputs.horizon),
+    recallProbability: clampProbability(inputs.recall_probability),
+    stubTokens: inputs.stub_tokens ?? DEFAULT_STUB_TOKENS,
+    recallInputTokens: inputs.recall_input_tokens ?? DEFAULT_RECALL_INPUT_TOKENS,
+    recallOutputTokens: inputs.recall_output_tokens ?? DEFAULT_RECALL_OUTPUT_TOKENS,
+  };
+}
+
+/**
+ * The reference's terms with its floating-point operations in its order:
+ * every carried token at the input rate on every turn. The decision, its
+ * break-evens and its worst case all price through here.
+ *
+ * @example
+ * seedTerms({ input: 5, output: 25 }, seedParams({ model_name: "m", output_tokens: 20_000, horizon: 4,
+ *   recall_probability: 0.3 })).net // 0.38925000000000004
+ */
+export function seedTerms(pricing: PriceRates, params: SeedParams): SeedTerms {
+  const inputRate = (pricing.input ?? 0) / TOKENS_PER_MILLION;
+  const outputRate = (pricing.output ?? 0) / TOKENS_PER_MILLION;
+  const h = params.horizon;
+  const reprefill = params.outputTokens * inputRate * h;
+  const stub = params.stubTokens * inputRate * h;
+  const recall =
+    params.recallProbability * (params.recallInputTokens * inputRate + params.recallOutputTokens * outputRate);
+  return { reprefill, stub, recall, net: reprefill - (stub + recall) };
 }
 
 /**

@@ -10,4 +10,6 @@ export * from "./lifecycle";
 export * from "./holdout";
 export * from "./outcome";
 export * from "./pyformat";
+export * from "./rates";
+export * from "./robust";
 export type * from "./types";

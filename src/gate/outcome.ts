@@ -1,6 +1,7 @@
 import { breakEven, NO_BREAK_EVEN } from "./break-even";
-import { evaluateCacheAwareGate } from "./cache-aware";
+import { cacheAwareParams, evaluateCacheAwareGate } from "./cache-aware";
 import { decideGate, isBelowThreshold } from "./decision";
+import { priorBox, worstCase, worstCaseClause } from "./robust";
 import type {
   BreakEven,
   CacheAwareInputs,
@@ -9,14 +10,26 @@ import type {
   PricingLookup,
   PricingMode,
   TaggedDecision,
+  WorstCase,
 } from "./types";
+
+/** The terms only the cache-aware mode prices, and the robust check's verdict. */
+interface Extras {
+  premium: number;
+  suffix: number;
+  worst: WorstCase | null;
+}
+
+const NO_EXTRAS: Extras = { premium: 0, suffix: 0, worst: null };
 
 /**
  * Decides in the given pricing mode from a pricing lookup's tagged result.
  * Below the threshold, unpriced and unavailable are decided exactly as in
  * the seed (`decideGate`), whatever the mode; a priced decision adds its
- * break-evens. The seed mode's six reference fields are evaluateOffloadGate's,
- * untouched.
+ * break-evens (at the point) and, when ranges were given, the worst corner
+ * of the box of priors, which must be positive too for the gate to fire.
+ * Without ranges the seed mode's six reference fields are
+ * evaluateOffloadGate's, untouched.
  *
  * @example
  * decideOutcome("cache_aware", { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4,
@@ -29,23 +42,34 @@ export function decideOutcome(
   lookup: PricingLookup<CachePriceRates>,
 ): GateOutcome {
   if (isBelowThreshold(inputs) || lookup.status !== "priced") {
-    return outcome(decideGate(inputs, lookup), mode, 0, NO_BREAK_EVEN);
+    return outcome(decideGate(inputs, lookup), mode, NO_EXTRAS, NO_BREAK_EVEN);
   }
-  if (mode === "seed") {
-    const decision = decideGate(inputs, lookup);
-    return outcome(decision, mode, 0, breakEven(mode, inputs, lookup.row));
+  const row = lookup.row;
+  const breakEvens = breakEven(mode, inputs, row);
+  const point: TaggedDecision & { context_premium_saving_usd?: number; suffix_rewrite_cost_usd?: number } =
+    mode === "seed" ? decideGate(inputs, lookup) : tagged(evaluateCacheAwareGate(inputs, row));
+  const params = cacheAwareParams(inputs);
+  const box = priorBox(mode, inputs, params);
+  const extras: Extras = {
+    premium: point.context_premium_saving_usd ?? 0,
+    suffix: point.suffix_rewrite_cost_usd ?? 0,
+    worst: box === null ? null : worstCase(mode, row, params, box),
+  };
+  if (extras.worst === null) return outcome(point, mode, extras, breakEvens);
+  const robust: TaggedDecision = { ...point, reason: point.reason + worstCaseClause(extras.worst) };
+  if (point.fire && !(extras.worst.net_saving_usd > 0)) {
+    robust.fire = false;
+    robust.reason_code = "worst_case_not_positive";
   }
-  const decision = evaluateCacheAwareGate(inputs, lookup.row);
-  return outcome(
-    { ...decision, reason_code: decision.fire ? "net_positive" : "net_not_positive" },
-    mode,
-    decision.context_premium_saving_usd,
-    breakEven(mode, inputs, lookup.row),
-  );
+  return outcome(robust, mode, extras, breakEvens);
+}
+
+function tagged<D extends { fire: boolean }>(decision: D): D & Pick<TaggedDecision, "reason_code"> {
+  return { ...decision, reason_code: decision.fire ? "net_positive" : "net_not_positive" };
 }
 
 // One key order for every outcome: the reference's fields first, then ours.
-function outcome(decision: TaggedDecision, mode: PricingMode, premium: number, breakEvens: BreakEven): GateOutcome {
+function outcome(decision: TaggedDecision, mode: PricingMode, extras: Extras, breakEvens: BreakEven): GateOutcome {
   return {
     fire: decision.fire,
     net_saving_usd: decision.net_saving_usd,
@@ -55,8 +79,10 @@ function outcome(decision: TaggedDecision, mode: PricingMode, premium: number, b
     reason: decision.reason,
     reason_code: decision.reason_code,
     pricing_mode: mode,
-    context_premium_saving_usd: premium,
+    context_premium_saving_usd: extras.premium,
+    suffix_rewrite_cost_usd: extras.suffix,
     break_even_horizon: breakEvens.break_even_horizon,
     break_even_output_tokens: breakEvens.break_even_output_tokens,
+    worst_case: extras.worst,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
-import type { PRICING_MODES, REASON_CODES } from "./constants";
+import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "./constants";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -39,7 +39,9 @@ export interface TierPrices {
   input?: number;
   output?: number;
   cache_read?: number;
+  /** The 5-minute cache write. */
   cache_write?: number;
+  cache_write_1h?: number;
 }
 
 /**
@@ -53,17 +55,49 @@ export interface CachePriceRates extends PriceRates, TierPrices {
 /** How the gate prices a carried token: "seed" is the reference. */
 export type PricingMode = (typeof PRICING_MODES)[number];
 
-/** The reference's inputs plus the two the cache-aware mode adds. */
-export interface CacheAwareInputs extends OffloadGateInputs {
+/** When the stub goes in: before the output is first read, or into history already cached. */
+export type OffloadAt = (typeof OFFLOAD_AT)[number];
+
+/** How long a cache write lives, and so which write price a cached token pays. */
+export type CacheTtl = (typeof CACHE_TTLS)[number];
+
+/** A closed interval [lo, hi] of a prior the caller is unsure of. */
+export type Range = readonly [number, number];
+
+/** Ranges of the priors: the decision must pay across the whole box (economics-v2.md §3). */
+export interface PriorRanges {
+  horizon_range?: Range;
+  recall_probability_range?: Range;
+  /** cache_aware only; ignored by the seed. */
+  cache_hit_rate_range?: Range;
+}
+
+/** The reference's inputs plus those the cache-aware mode adds, and the prior ranges. */
+export interface CacheAwareInputs extends OffloadGateInputs, PriorRanges {
   /** q: how likely a later turn finds the prefix still cached, in [0, 1]. */
   cache_hit_rate: number;
   /** P: tokens of history before this output. */
   context_tokens: number;
+  /** Default "entry". */
+  offload_at?: OffloadAt;
+  /** A: cached tokens of history after the output; read only when `offload_at` is "retroactive". */
+  suffix_tokens?: number;
+  /** Default "5m". */
+  cache_ttl?: CacheTtl;
 }
 
-/** The cache-aware decision: the reference's terms plus the long-context premium. */
+/** The cache-aware decision: the reference's terms plus the long-context premium and the suffix rewrite. */
 export interface CacheAwareDecision extends OffloadGateDecision {
   context_premium_saving_usd: number;
+  suffix_rewrite_cost_usd: number;
+}
+
+/** The corner of the prior box with the lowest net; `cache_hit_rate` is null in seed mode. */
+export interface WorstCase {
+  net_saving_usd: number;
+  horizon: number;
+  recall_probability: number;
+  cache_hit_rate: number | null;
 }
 
 /** The smallest horizon and output size at which the gate would fire; null where none. */
@@ -92,4 +126,7 @@ export type PricingLookup<Row extends PriceRates = PriceRates> =
 export interface GateOutcome extends TaggedDecision, BreakEven {
   pricing_mode: PricingMode;
   context_premium_saving_usd: number;
+  suffix_rewrite_cost_usd: number;
+  /** null when no range was given (or the decision was not priced). */
+  worst_case: WorstCase | null;
 }
