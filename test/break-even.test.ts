@@ -9,6 +9,8 @@ import {
   evaluateOffloadGate,
   type CacheAwareInputs,
   type CachePriceRates,
+  type CacheTtl,
+  type OffloadAt,
   type PricingMode,
 } from "../src/gate";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
@@ -94,6 +96,34 @@ const outputRequest = request.chain((inputs) =>
     .map((extra) => ({ ...inputs, ...extra })),
 );
 const mode = fc.constantFrom<PricingMode>("seed", "cache_aware");
+
+/** economics-v2.md §1–2: where the stub goes in, what is cached after it, which cache write. */
+function placementAndTtl(suffix: fc.Arbitrary<number>) {
+  return {
+    offload_at: fc.constantFrom<OffloadAt | undefined>(undefined, "entry", "retroactive", "retroactive"),
+    suffix_tokens: fc.option(suffix, { nil: undefined }),
+    cache_ttl: fc.constantFrom<CacheTtl | undefined>(undefined, "5m", "1h"),
+  };
+}
+
+/** Rows with a 1-hour write price or without (then the 5-minute write stands in), tiers with theirs. */
+const rowWith1h = fc
+  .record({ base: row, write1h: fc.option(fc.double({ min: 1, max: 3, noNaN: true }), { nil: undefined }), tier1h: fc.boolean() })
+  .map(({ base, write1h, tier1h }): CachePriceRates => {
+    if (write1h === undefined) return base;
+    const input = base.input ?? 0;
+    const withRow = { ...base, cache_write_1h: input * write1h };
+    if (base.long_context === undefined || !tier1h) return withRow;
+    return { ...withRow, long_context: { ...base.long_context, cache_write_1h: (base.long_context.input ?? input) * write1h } };
+  });
+
+/** Retroactive and 1-hour requests, in cache_aware mode (the seed has neither). */
+const v2Request = fc
+  .tuple(pricedRequest, fc.record({ ...placementAndTtl(fc.integer({ min: 0, max: 250_000 })), offload_at: fc.constant<OffloadAt>("retroactive") }))
+  .map(([inputs, extra]) => ({ ...inputs, ...extra }));
+const v2OutputRequest = fc
+  .tuple(outputRequest, fc.record({ ...placementAndTtl(fc.integer({ min: 0, max: 40_000 })), cache_ttl: fc.constantFrom<CacheTtl>("5m", "1h") }))
+  .map(([inputs, extra]) => ({ ...inputs, ...extra }));
 
 const found = { horizon: { priced: 0, some: 0 }, output: { runs: 0, inRange: 0 } };
 
@@ -188,6 +218,51 @@ describe("break_even_output_tokens", () => {
   });
 });
 
+describe("both break-evens on retroactive and 1-hour inputs", () => {
+  it("break_even_horizon is the first horizon at which a retroactive decision fires, at either TTL", () => {
+    let some = 0;
+    fc.assert(
+      fc.property(v2Request, rowWith1h, (inputs, r) => {
+        const closed = breakEven("cache_aware", inputs, r).break_even_horizon;
+        expect(closed).toBe(bruteHorizon("cache_aware", inputs, r));
+        if (closed !== null) some++;
+      }),
+      { numRuns: 3_000, seed: SEED },
+    );
+    expect(some).toBeGreaterThan(1_000);
+  }, 120_000);
+
+  it("break_even_output_tokens is the first output size at which a 1-hour or retroactive decision fires", () => {
+    const LIMIT = 60_000;
+    let inRange = 0;
+    fc.assert(
+      fc.property(v2OutputRequest, rowWith1h, (inputs, r) => {
+        const closed = breakEven("cache_aware", inputs, r).break_even_output_tokens;
+        const brute = bruteOutput("cache_aware", inputs, r, LIMIT);
+        if (closed !== null && closed <= LIMIT) {
+          inRange++;
+          expect(closed).toBe(brute);
+        } else expect(brute).toBeNull();
+      }),
+      { numRuns: 3_000, seed: SEED },
+    );
+    expect(inRange).toBeGreaterThan(1_000);
+  }, 120_000);
+
+  it("agree with the decision where the slope is zero: cache_read 0 and q = 1, entry or retroactive", () => {
+    fc.assert(
+      fc.property(fc.tuple(v2Request, fc.boolean()), row, ([inputs, entry], r) => {
+        const flat = { ...inputs, cache_hit_rate: 1, offload_at: entry ? ("entry" as const) : ("retroactive" as const) };
+        const zeroRead = { ...r, cache_read: 0, ...(r.long_context ? { long_context: { ...r.long_context, cache_read: 0 } } : {}) };
+        const closed = breakEven("cache_aware", flat, zeroRead).break_even_horizon;
+        expect(closed).toBe(bruteHorizon("cache_aware", flat, zeroRead));
+        expect(closed).toBe(fires("cache_aware", { ...flat, horizon: 1 }, zeroRead) ? 1 : null);
+      }),
+      { numRuns: 300, seed: SEED },
+    );
+  }, 120_000);
+});
+
 describe("both break-evens at the API's bounds", () => {
   // Prices up to 10⁶ USD/M and tokens up to 10¹², tiers dearer or cheaper or
   // partial: the closed form must still land on the decision's own answer.
@@ -198,6 +273,7 @@ describe("both break-evens at the API's bounds", () => {
     output: extremePrice,
     cache_read: optionalPrice,
     cache_write: optionalPrice,
+    cache_write_1h: optionalPrice,
     long_context: fc.option(
       fc.record({
         threshold_tokens: fc.integer({ min: 1, max: 1e12 }),
@@ -205,6 +281,7 @@ describe("both break-evens at the API's bounds", () => {
         output: optionalPrice,
         cache_read: optionalPrice,
         cache_write: optionalPrice,
+        cache_write_1h: optionalPrice,
       }),
       { nil: undefined },
     ),
@@ -222,6 +299,7 @@ describe("both break-evens at the API's bounds", () => {
       recall_output_tokens: tokens,
       cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
       context_tokens: tokens,
+      ...placementAndTtl(tokens),
     })
     .map((inputs) => ({ ...inputs, output_tokens: Math.max(inputs.output_tokens, inputs.large_offload_threshold_tokens) }));
 
