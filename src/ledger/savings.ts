@@ -101,6 +101,10 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
     stubTokens: inputs.stub_tokens,
     recallInputTokens: inputs.recall_input_tokens,
     recallOutputTokens: inputs.recall_output_tokens,
+    // The ledger keeps neither placement nor TTL yet: priced as on entry, with the 5-minute write.
+    offloadAt: "entry",
+    suffixTokens: 0,
+    cacheTtl: "5m",
   }).net;
 }
 

@@ -175,6 +175,16 @@ export const LifecycleSchema = z
   })
   .openapi("Lifecycle");
 
+/** The lowest-net corner of the prior ranges (economics-v2.md §3). */
+export const WorstCaseSchema = z
+  .object({
+    net_saving_usd: z.number(),
+    horizon: z.number().int(),
+    recall_probability: z.number(),
+    cache_hit_rate: z.number().nullable().openapi({ description: "null in seed mode, which has no q" }),
+  })
+  .openapi("WorstCase");
+
 /** The 200 answer of POST /v1/gate. */
 export const GateDecisionSchema = z
   .object({
@@ -189,12 +199,19 @@ export const GateDecisionSchema = z
     context_premium_saving_usd: z.number().openapi({
       description: "The long-context premium that stubbing avoids (cache_aware); 0 in seed mode and when not priced.",
     }),
+    suffix_rewrite_cost_usd: z.number().openapi({
+      description:
+        "What stubbing an output already in the cached history costs by rewriting the cached tokens after it (offload_at \"retroactive\"); 0 on entry, in seed mode and when not priced. Negative when stubbing drops the request out of a long-context tier.",
+    }),
     break_even_horizon: z.number().int().nullable().openapi({
       description: `The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to ${grouped(BREAK_EVEN_MAX_HORIZON)}.`,
     }),
     break_even_output_tokens: z.number().int().nullable().openapi({
       description:
         "The smallest output size (never below the pre-filter) at which the gate would fire at this horizon; null when not priced or none.",
+    }),
+    worst_case: WorstCaseSchema.nullable().openapi({
+      description: "The corner of the box of prior ranges with the lowest net; null when no range was given or the decision was not priced.",
     }),
     priced_as: z
       .object({ model: z.string() })
@@ -228,8 +245,10 @@ export const GateDecisionSchema = z
       reason_code: "net_positive",
       pricing_mode: "seed",
       context_premium_saving_usd: 0,
+      suffix_rewrite_cost_usd: 0,
       break_even_horizon: 1,
       break_even_output_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+      worst_case: null,
       priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
       stale_pricing: null,
       lifecycle: null,
