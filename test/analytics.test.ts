@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { MAX_BLOB_BYTES_TOTAL, toDataPoint, truncateUtf8, type DecisionRecord } from "../src/analytics";
+import { MAX_BLOB_BYTES_TOTAL, MAX_DOUBLES, toDataPoint, truncateUtf8, type DecisionRecord } from "../src/analytics";
+import type { GateOutcome } from "../src/gate";
+import { R1 } from "./fixtures/economics-v2";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
 
 const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
@@ -29,6 +31,8 @@ describe("the Analytics Engine data point", () => {
         expect.stringMatching(/^dec_\d+_[0-9a-f]{32}$/),
         "",
         "",
+        // blob10–12: placement and TTL ("" in seed mode), "ranged" when ranges were given.
+        ...["", "", ""],
       ],
       doubles: [
         ...[1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
@@ -36,8 +40,23 @@ describe("the Analytics Engine data point", () => {
         ...[0, 0, 0, 1, 10_000],
         // double19: the verdict outside the holdout.
         1,
+        // double20: the suffix rewrite (0 on entry and in seed mode).
+        0,
       ],
     });
+  });
+
+  it("records placement, TTL, the suffix rewrite and the worst corner of a ranged cache-aware decision", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    const res = await postGate({ ...R1, pricing_mode: "cache_aware", cache_ttl: "1h", recall_probability_range: [0.2, 0.4] });
+    const answer = await res.json<GateOutcome>();
+    const point = write.mock.calls[0]?.[0] as AnalyticsEngineDataPoint;
+    expect(point.blobs?.slice(2, 4)).toEqual(["net_not_positive", "cache_aware"]);
+    expect(point.blobs?.slice(9)).toEqual(["retroactive", "1h", "ranged"]);
+    expect(point.blobs?.[5]).toContain("; worst=$");
+    expect(point.doubles).toHaveLength(MAX_DOUBLES);
+    expect(point.doubles?.[19]).toBe(answer.suffix_rewrite_cost_usd);
+    expect(answer.suffix_rewrite_cost_usd).toBeGreaterThan(0);
   });
 
   it("records decisions that do not fire, with their reason code", async () => {
@@ -102,10 +121,13 @@ describe("toDataPoint", () => {
   });
 
   it("keeps the blobs within 16 KB in all, shortening the reason", () => {
-    const point = toDataPoint(record("t", "模".repeat(10_000)));
+    const long = record("t", "模".repeat(10_000));
+    const point = toDataPoint({ ...long, inputs: { ...long.inputs, offload_at: "retroactive", cache_ttl: "1h" } });
     const blobs = point.blobs as string[];
     expect(blobs.reduce((sum, blob) => sum + bytes(blob), 0)).toBeLessThanOrEqual(MAX_BLOB_BYTES_TOTAL);
     expect(blobs[0]).toBe("m");
+    // The blobs after the reason keep their values: only the reason is shortened.
+    expect(blobs.slice(9)).toEqual(["retroactive", "1h", ""]);
   });
 
   it("truncates UTF-8 on a character boundary", () => {

@@ -1,7 +1,8 @@
 import type { GateOutcome, PricingMode } from "../gate";
 
-/** Analytics Engine's limits: one index of at most 96 bytes, blobs of at most 16 KB in all. */
+/** Analytics Engine's limits: one index of at most 96 bytes, at most 20 blobs of at most 16 KB in all, at most 20 doubles. */
 export const MAX_INDEX_BYTES = 96;
+export const MAX_DOUBLES = 20;
 export const MAX_BLOB_BYTES_TOTAL = 16 * 1024;
 
 /** Everything one data point records about one decision. */
@@ -24,6 +25,11 @@ export interface DecisionRecord {
     /** Set in cache_aware mode only. */
     cache_hit_rate?: number;
     context_tokens?: number;
+    offload_at?: string;
+    cache_ttl?: string;
+    horizon_range?: readonly number[];
+    recall_probability_range?: readonly number[];
+    cache_hit_rate_range?: readonly number[];
   };
   /** The decision's id in the outcomes ledger, and the agent's tool and session, when sent. */
   decision_id?: string;
@@ -52,6 +58,9 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       record.decision_id ?? "", // blob7
       record.tool_name ?? "", // blob8
       record.session_id ?? "", // blob9
+      inputs.offload_at ?? "", // blob10: "" in seed mode
+      inputs.cache_ttl ?? "", // blob11: "" in seed mode
+      decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
     ],
     REASON_BLOB,
   );
@@ -78,6 +87,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       decision.break_even_horizon ?? -1, // double17: -1 for null
       decision.break_even_output_tokens ?? -1, // double18: -1 for null
       (decision.would_fire ?? decision.fire) ? 1 : 0, // double19: the verdict outside the holdout
+      decision.suffix_rewrite_cost_usd, // double20: the last double Analytics Engine takes
     ],
   };
 }

@@ -1,12 +1,16 @@
 import { recordDecision } from "../../analytics";
 import {
+  CACHE_TTLS,
   CHARS_PER_TOKEN,
   decideOutcome,
   isBelowThreshold,
+  OFFLOAD_AT,
+  rangeMidpoint,
   resolveLifecycle,
   type LifecycleNote,
   type PricingLookup,
   type PricingMode,
+  type Range,
 } from "../../gate";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
@@ -15,6 +19,7 @@ import type { PricingRow } from "../../store/schema";
 import { writeDecisions } from "../../ledger/client";
 import type { LedgerDecision } from "../../ledger/savings";
 import { assignDecision } from "./ledger";
+import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What a decision needs from the request's surroundings. */
@@ -45,11 +50,13 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
 const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
 
 // The fields only the cache-aware mode reads.
-const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens"] as const;
+const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;
 
 /**
- * Fills every omitted field from the config's priors and defaults. The
- * cache-aware inputs are filled in (and echoed) only in that mode.
+ * Fills every omitted field from the config's priors and defaults; a prior
+ * given only as a range stands at the range's midpoint (the horizon's
+ * rounded down). The cache-aware inputs are filled in (and echoed) only in
+ * that mode; ranges are echoed as given.
  *
  * @example
  * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
@@ -59,19 +66,31 @@ export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, m
   const resolved: ResolvedInputs = {
     model_name: body.model_name,
     output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
-    horizon: body.horizon ?? config.expected_conversation_depth,
-    recall_probability: body.recall_probability ?? config.p_recall,
+    horizon: pointOf(body.horizon, body.horizon_range, true) ?? config.expected_conversation_depth,
+    recall_probability: pointOf(body.recall_probability, body.recall_probability_range, false) ?? config.p_recall,
     large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
     stub_tokens: body.stub_tokens ?? config.stub_tokens,
     recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
     recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
   };
   if (body.output_chars !== undefined) resolved.output_chars = body.output_chars;
+  if (body.horizon_range !== undefined) resolved.horizon_range = body.horizon_range;
+  if (body.recall_probability_range !== undefined) resolved.recall_probability_range = body.recall_probability_range;
   if (mode === "cache_aware") {
-    resolved.cache_hit_rate = body.cache_hit_rate ?? config.cache_hit_rate;
+    resolved.cache_hit_rate = pointOf(body.cache_hit_rate, body.cache_hit_rate_range, false) ?? config.cache_hit_rate;
     resolved.context_tokens = body.context_tokens ?? 0;
+    resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
+    resolved.suffix_tokens = body.suffix_tokens ?? 0;
+    resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
+    if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
   }
   return resolved;
+}
+
+/** The point the caller gave, else its range's midpoint, else undefined (the prior). */
+function pointOf(point: number | undefined, range: Range | undefined, integer: boolean): number | undefined {
+  if (point !== undefined || range === undefined) return point;
+  return rangeMidpoint(range, integer);
 }
 
 /**
@@ -188,8 +207,9 @@ function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boole
 }
 
 /**
- * The seed ignores cache_hit_rate and context_tokens; accepting them there
- * would let a caller believe its cache was priced when it was not.
+ * The seed ignores the cache-aware fields (q, P, placement, TTL, the q
+ * range); accepting them there would let a caller believe its cache was
+ * priced when it was not.
  */
 function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
   if (mode !== "seed" || !configOk) return [];

@@ -1,18 +1,21 @@
 import { z } from "@hono/zod-openapi";
 import {
   BREAK_EVEN_MAX_HORIZON,
+  CACHE_TTLS,
   CHARS_PER_TOKEN,
   DEFAULT_CACHE_HIT_RATE,
   DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
   DEFAULT_RECALL_INPUT_TOKENS,
   DEFAULT_RECALL_OUTPUT_TOKENS,
   DEFAULT_STUB_TOKENS,
+  OFFLOAD_AT,
   PRICING_MODES,
   REASON_CODES,
 } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
+import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 
 /** A field's error: "is required" when it is missing, else `message`. */
 export const requiredOr = (message: string) => (issue: { input?: unknown }) =>
@@ -124,8 +127,10 @@ export const GateRequestSchema = z
       }),
     session_id: SessionIdSchema.optional(),
     tool_name: ToolNameSchema.optional(),
+    ...ECONOMICS_FIELDS,
   })
   .superRefine((body, ctx) => {
+    for (const issue of economicsIssues(body)) ctx.addIssue({ code: "custom", ...issue });
     if (body.output_tokens === undefined && body.output_chars === undefined) {
       ctx.addIssue({ code: "custom", path: ["output_tokens"], message: "is required (or give output_chars)" });
     }
@@ -153,6 +158,12 @@ export const ResolvedInputsSchema = z
     recall_output_tokens: z.number().int(),
     cache_hit_rate: z.number().optional().openapi({ description: "cache_aware only" }),
     context_tokens: z.number().int().optional().openapi({ description: "cache_aware only" }),
+    offload_at: z.enum(OFFLOAD_AT).optional().openapi({ description: "cache_aware only" }),
+    suffix_tokens: z.number().int().optional().openapi({ description: "cache_aware only; 0 on entry" }),
+    cache_ttl: z.enum(CACHE_TTLS).optional().openapi({ description: "cache_aware only" }),
+    horizon_range: z.tuple([z.number().int(), z.number().int()]).optional().openapi({ description: "Echoed when given" }),
+    recall_probability_range: z.tuple([z.number(), z.number()]).optional().openapi({ description: "Echoed when given" }),
+    cache_hit_rate_range: z.tuple([z.number(), z.number()]).optional().openapi({ description: "Echoed when given (cache_aware only)" }),
   })
   .openapi("ResolvedInputs");
 

@@ -1,0 +1,121 @@
+import { z } from "@hono/zod-openapi";
+import { CACHE_TTLS, OFFLOAD_AT, type Range } from "../../gate";
+import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
+
+/**
+ * The request fields of economics v2 (docs/economics.md §§ retroactive
+ * offload, the 1-hour cache, robust priors): where the stub goes in, which
+ * cache write, and ranges of the priors. Spread into GateRequestSchema; the
+ * checks across fields are `economicsIssues`.
+ */
+
+const requiredOr = (message: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? "is required" : message;
+const quoted = (values: readonly string[]) => values.map((value) => `"${value}"`).join(" or ");
+
+/** A [lo, hi] pair inside [min, max]; lo ≤ hi is checked with the other fields. */
+const range = (min: number, max: number, integer: boolean) => {
+  const kind = integer ? "integers" : "numbers";
+  const end = z
+    .number({ error: requiredOr(`must hold two ${kind} [lo, hi]`) })
+    .min(min, `must hold two ${kind} between ${min} and ${max}`)
+    .max(max, `must hold two ${kind} between ${min} and ${max}`);
+  const bound = integer ? end.int(`must hold two integers between ${min} and ${max}`) : end;
+  return z.tuple([bound, bound], { error: requiredOr(`must be [lo, hi]: two ${kind} between ${min} and ${max}`) }).optional();
+};
+
+export const ECONOMICS_FIELDS = {
+  offload_at: z
+    .enum(OFFLOAD_AT, { error: requiredOr(`must be ${quoted(OFFLOAD_AT)}`) })
+    .optional()
+    .openapi({
+      description:
+        'When the stub goes in: "entry" (before the output is first read; default) or "retroactive" (the output is already in the ' +
+        "cached history, so every cached token after it is written again). cache_aware only (refused in seed mode).",
+      example: "retroactive",
+    }),
+  suffix_tokens: z
+    .number({ error: requiredOr("must be a number") })
+    .int("must be an integer ≥ 0")
+    .nonnegative("must be an integer ≥ 0")
+    .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
+    .optional()
+    .openapi({
+      description: 'A: cached tokens of history after the output. Only with offload_at "retroactive" (refused otherwise). Default: 0.',
+      example: 30_000,
+    }),
+  cache_ttl: z
+    .enum(CACHE_TTLS, { error: requiredOr(`must be ${quoted(CACHE_TTLS)}`) })
+    .optional()
+    .openapi({
+      description:
+        'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write when the ' +
+        "row has none). cache_aware only (refused in seed mode).",
+      example: "1h",
+    }),
+  horizon_range: range(0, MAX_HORIZON, true).openapi({
+    description:
+      "[lo, hi]: the horizon is not known better than this. The gate fires only if net is positive at the point and at every corner " +
+      "of the ranges given. Without horizon, the point is the midpoint rounded down.",
+    example: [2, 6],
+  }),
+  recall_probability_range: range(0, 1, false).openapi({
+    description: "[lo, hi] for recall_probability, as horizon_range. Without recall_probability, the point is the midpoint.",
+    example: [0.1, 0.5],
+  }),
+  cache_hit_rate_range: range(0, 1, false).openapi({
+    description:
+      "[lo, hi] for cache_hit_rate, as horizon_range. cache_aware only (refused in seed mode). Without cache_hit_rate, the point is the midpoint.",
+    example: [0.8, 1],
+  }),
+};
+
+/** The cache-aware-only fields among them, refused in seed mode like cache_hit_rate and context_tokens. */
+export const CACHE_AWARE_ECONOMICS_FIELDS = ["offload_at", "suffix_tokens", "cache_ttl", "cache_hit_rate_range"] as const;
+
+/** What the cross-field checks read. */
+interface EconomicsBody {
+  horizon?: number;
+  recall_probability?: number;
+  cache_hit_rate?: number;
+  offload_at?: (typeof OFFLOAD_AT)[number];
+  suffix_tokens?: number;
+  horizon_range?: Range;
+  recall_probability_range?: Range;
+  cache_hit_rate_range?: Range;
+}
+
+const RANGED = [
+  ["horizon", "horizon_range"],
+  ["recall_probability", "recall_probability_range"],
+  ["cache_hit_rate", "cache_hit_rate_range"],
+] as const;
+
+/**
+ * The checks across fields: each range in order, each point inside its
+ * range, and suffix_tokens only with a retroactive offload.
+ *
+ * @example
+ * economicsIssues({ horizon: 9, horizon_range: [2, 6] })
+ * // [{ path: ["horizon"], message: "must lie within horizon_range [2, 6]" }]
+ */
+export function economicsIssues(body: EconomicsBody): Array<{ path: string[]; message: string }> {
+  const issues: Array<{ path: string[]; message: string }> = [];
+  for (const [point, field] of RANGED) {
+    const bounds = body[field];
+    if (bounds === undefined) continue;
+    const [lo, hi] = bounds;
+    if (lo > hi) {
+      issues.push({ path: [field], message: `must be [lo, hi] with lo ≤ hi; got [${lo}, ${hi}]` });
+      continue;
+    }
+    const value = body[point];
+    if (value !== undefined && (value < lo || value > hi)) {
+      issues.push({ path: [point], message: `must lie within ${field} [${lo}, ${hi}]` });
+    }
+  }
+  if (body.suffix_tokens !== undefined && body.offload_at !== "retroactive") {
+    issues.push({ path: ["suffix_tokens"], message: 'only applies when offload_at is "retroactive"' });
+  }
+  return issues;
+}
