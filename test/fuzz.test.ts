@@ -130,13 +130,25 @@ const authorization = fc.option(
   { nil: undefined },
 );
 
+const unitDouble = fc.double({ min: 0, max: 1, noNaN: true });
+const orderedPair = <T extends number>(value: fc.Arbitrary<T>) => fc.tuple(value, value).map(([a, b]) => (a <= b ? [a, b] : [b, a]));
+
 const plausibleGate = fc.record(
   {
     model_name: fc.constantFrom(...MODELS),
     output_tokens: fc.nat({ max: 400_000 }),
     horizon: fc.nat({ max: 60 }),
-    recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+    recall_probability: unitDouble,
     stub_tokens: fc.nat({ max: 2_000 }),
+    pricing_mode: fc.constantFrom("seed", "cache_aware"),
+    cache_hit_rate: unitDouble,
+    context_tokens: fc.nat({ max: 400_000 }),
+    offload_at: fc.constantFrom("entry", "retroactive"),
+    suffix_tokens: fc.nat({ max: 200_000 }),
+    cache_ttl: fc.constantFrom("5m", "1h"),
+    horizon_range: orderedPair(fc.nat({ max: 60 })),
+    recall_probability_range: orderedPair(unitDouble),
+    cache_hit_rate_range: orderedPair(unitDouble),
   },
   { requiredKeys: ["model_name", "output_tokens"] },
 );
@@ -155,6 +167,12 @@ const wildGate = fc.record(
     pricing_mode: fc.constantFrom("seed", "cache_aware", "bogus"),
     cache_hit_rate: fc.double(),
     context_tokens: fc.nat(),
+    offload_at: fc.oneof(fc.constantFrom("entry", "retroactive", "Retroactive", ""), fc.jsonValue()),
+    suffix_tokens: fc.oneof(fc.nat(), fc.double(), fc.jsonValue()),
+    cache_ttl: fc.oneof(fc.constantFrom("5m", "1h", "60m", "1H"), fc.jsonValue()),
+    horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
+    recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
+    cache_hit_rate_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
     unknown_field: fc.jsonValue(),
   },
   { requiredKeys: [] },
@@ -196,6 +214,7 @@ const plausibleRow = fc.record(
     output: fc.double({ min: 0, max: 200, noNaN: true }),
     cache_read: fc.double({ min: 0, max: 10, noNaN: true }),
     cache_write: fc.double({ min: 0, max: 20, noNaN: true }),
+    cache_write_1h: fc.double({ min: 0, max: 30, noNaN: true }),
     provider: fc.constantFrom("anthropic", "openai", "google"),
     aliases: fc.array(fc.stringMatching(/^[a-z0-9.-]{1,30}$/), { maxLength: 2 }),
   },
@@ -396,7 +415,52 @@ describe("the whole API under fuzzing", () => {
       { seed: SEED, numRuns: 300 },
     );
   }, 60_000);
+
+  it("answers every well-formed cache-aware request with placement, TTL and ranges, never firing on a losing corner", async () => {
+    const valid = fc
+      .record({
+        model_name: fc.constantFrom(...MODELS),
+        output_tokens: fc.nat({ max: 400_000 }),
+        context_tokens: fc.nat({ max: 400_000 }),
+        offload_at: fc.constantFrom("entry", "retroactive"),
+        suffix_tokens: fc.nat({ max: 400_000 }),
+        cache_ttl: fc.constantFrom("5m", "1h"),
+        horizon_range: orderedPair(fc.nat({ max: 60 })),
+        recall_probability_range: orderedPair(unitDouble),
+        cache_hit_rate_range: orderedPair(unitDouble),
+        ranged: fc.boolean(),
+      })
+      // Ranges alone (their midpoints stand in for the points), and suffix_tokens only where it applies.
+      .map(({ ranged, suffix_tokens, horizon_range, recall_probability_range, cache_hit_rate_range, ...body }) => ({
+        ...body,
+        pricing_mode: "cache_aware",
+        ...(body.offload_at === "retroactive" ? { suffix_tokens } : {}),
+        ...(ranged ? { horizon_range, recall_probability_range, cache_hit_rate_range } : {}),
+      }));
+    await fc.assert(
+      fc.asyncProperty(valid, async (body) => {
+        const { res, text } = await send({ ...WELL_FORMED, body: JSON.stringify(body) });
+        expect(res.status, text).toBe(200);
+        const decision = JSON.parse(text);
+        expect(Number.isFinite(decision.suffix_rewrite_cost_usd)).toBe(true);
+        if (decision.worst_case !== null) expect(Number.isFinite(decision.worst_case.net_saving_usd)).toBe(true);
+        if (decision.fire) expect(decision.worst_case === null || decision.worst_case.net_saving_usd > 0).toBe(true);
+        if (!("horizon_range" in body) && decision.reason_code !== "below_threshold") expect(decision.worst_case).toBeNull();
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  }, 60_000);
 });
+
+/** A POST /v1/gate that passes authentication; the body is the case's. */
+const WELL_FORMED: RequestSpec = {
+  method: "POST",
+  path: "/v1/gate",
+  contentType: "application/json",
+  authorization: `Bearer ${GATE_KEY}`,
+  body: "",
+  gateKeysConfigured: true,
+};
 
 // Classes of input the property reaches, pinned so that a regression names
 // itself. (Runs with other seeds, about 250,000 cases in all, found no
