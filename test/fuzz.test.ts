@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
 import { ApiError } from "../src/http/errors";
+import { MAX_BODY_BYTES } from "../src/http/guards";
 import { ErrorSchema } from "../src/http/schema";
 import { OPUS, putRow, resetState } from "./helpers";
 
@@ -282,7 +283,7 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.json() },
   { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
   { weight: 1, arbitrary: fc.constantFrom("", "{", "[]", "null", "{\"model_name\":", "\u0000", "{\"items\":null}") },
-  { weight: 1, arbitrary: fc.constant(JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(70_000) })) },
+  { weight: 1, arbitrary: fc.constant(JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })) },
 );
 
 // Admin paths mostly carry the admin token, so the fuzz reaches their handlers.
@@ -476,7 +477,7 @@ describe("edge cases the fuzzer reaches", () => {
   };
 
   const cases: [string, Partial<RequestSpec>, number][] = [
-    ["a body over 64 KiB", { body: JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(70_000) }) }, 413],
+    ["a body over the limit", { body: JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) }) }, 413],
     ["a NUL byte for a body", { body: "\u0000" }, 400],
     ["a JSON array for a body", { body: "[]" }, 400],
     ["a model name of 129 characters", { body: JSON.stringify({ model_name: "m".repeat(129), output_tokens: 20_000 }) }, 400],

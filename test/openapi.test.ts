@@ -2,6 +2,7 @@ import { Validator, type Schema } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../src/index";
+import { MAX_BODY_BYTES } from "../src/http/guards";
 import { callWithEnv } from "./admin-helpers";
 import { call, OPUS, postGate, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
@@ -185,7 +186,7 @@ describe("the documented error shape", () => {
     ["a field out of range", "post /v1/gate", 400, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: -1 })],
     ["an unknown field", "post /v1/gate", 400, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon_turns: 4 })],
     ["a body that is not JSON", "post /v1/gate", 400, () => postGate("{not json")],
-    ["a body that is too large", "post /v1/gate", 413, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 1, pad: "x".repeat(70_000) })],
+    ["a body that is too large", "post /v1/gate", 413, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })],
     ["a body that is not JSON by type", "post /v1/gate", 415, () => call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })],
     ["a missing gate key", "post /v1/gate", 401, () => callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate", gateJson({ model_name: "m", output_tokens: 1 }))],
     ["a missing admin token", "get /v1/admin/pricing", 401, () => call("/v1/admin/pricing")],

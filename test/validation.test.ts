@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "../src/http/guards";
 import { call, OPUS, postGate, putRow, resetState } from "./helpers";
 
 const VALID = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
@@ -110,8 +111,8 @@ describe("POST /v1/gate with bad input", () => {
 });
 
 describe("requests the gate refuses before reading them", () => {
-  it("answers 413 when the body is over 64 KiB", async () => {
-    const big = JSON.stringify({ ...VALID, model_name: "m", pad: "x".repeat(70 * 1024) });
+  it("answers 413 when the body is over 96 KiB", async () => {
+    const big = JSON.stringify({ ...VALID, model_name: "m", pad: "x".repeat(MAX_BODY_BYTES) });
     await expectError(await postGate(big), 413, "payload_too_large");
   });
 
