@@ -79,7 +79,7 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   kv_budget_ms: 100,
   // The reference, unless ops choose otherwise: existing callers see no change.
   pricing_mode: "seed",
-  // High q is the conservative side: a warm cache shrinks the saving.
+  // Not always the conservative side: a warm cache shrinks the carry saving but cheapens the recall hop (docs/economics.md).
   cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
   // No price sync until ops name a source.
   price_source_url: null,
