@@ -4,8 +4,10 @@ import autocannon from "autocannon";
 import { bundle } from "./build.mjs";
 import { startWorker } from "./worker.mjs";
 
-const PORT = 8820;
-const LIMITER_PORT = 8823;
+// BENCH_PORT_BASE moves every port, so two benchmarks on one machine do not collide.
+const PORT = Number(process.env.BENCH_PORT_BASE ?? 8820);
+const LIMITER_PORT = PORT + 3;
+const LEDGER_PORT = PORT + 4;
 const CONNECTIONS = 8;
 // The priced models the gate turns cycle through, one request each in turn.
 const MODELS = ["claude-opus-4-6", "gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"];
@@ -108,7 +110,25 @@ export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = 
   const scriptPath = await bundle("bench/worker-entry.ts", "worker");
   const measured = await benchWithoutLimiter(scriptPath, { seconds, pairs, log });
   const limiter = await benchWithSimulatedLimiter(scriptPath, { seconds, log });
-  return { ...measured, with_simulated_rate_limiter: limiter };
+  const ledger = await benchWithLocalLedger(scriptPath, { seconds, log });
+  return { ...measured, with_simulated_rate_limiter: limiter, with_local_ledger: ledger };
+}
+
+/**
+ * The gate with the outcomes ledger bound. Locally its Durable Object runs
+ * in the same workerd process as the gate, so every decision's SQLite write
+ * takes the gate's CPU; in production it runs elsewhere and the gate only
+ * sends the call, in waitUntil. Reported apart: one more pair of saturated turns.
+ */
+async function benchWithLocalLedger(scriptPath, { seconds, log }) {
+  const worker = await startWorker({ scriptPath, port: LEDGER_PORT, rateLimits: false, ledger: true });
+  try {
+    log("  the same worker with the outcomes ledger in the same process: 1 × (healthz, gate)");
+    await load(worker.base, ROUTES.gate.requests, { seconds: 1 });
+    return await alternate(worker.base, 1, { seconds });
+  } finally {
+    await worker.stop();
+  }
 }
 
 /**
@@ -118,7 +138,7 @@ export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = 
  * apart: one more pair of saturated turns.
  */
 async function benchWithSimulatedLimiter(scriptPath, { seconds, log }) {
-  const worker = await startWorker({ scriptPath, port: LIMITER_PORT });
+  const worker = await startWorker({ scriptPath, port: LIMITER_PORT, ledger: false });
   try {
     log("  the same worker with miniflare's simulated rate limiter: 1 × (healthz, gate)");
     await load(worker.base, ROUTES.gate.requests, { seconds: 1 });
@@ -128,11 +148,11 @@ async function benchWithSimulatedLimiter(scriptPath, { seconds, log }) {
   }
 }
 
-// The main measurement leaves the rate-limiting binding out: the gate then
-// skips the limiter (it logs once that it is unbound), and what is measured
-// is the gate itself.
+// The main measurement leaves the rate-limiting binding and the ledger out:
+// the gate then skips both (it logs once that each is unbound), and what is
+// measured is the gate itself.
 async function benchWithoutLimiter(scriptPath, { seconds, pairs, log }) {
-  const worker = await startWorker({ scriptPath, port: PORT, rateLimits: false });
+  const worker = await startWorker({ scriptPath, port: PORT, rateLimits: false, ledger: false });
   try {
     const { base } = worker;
     log(`  worker up at ${base}; warming up`);

@@ -58,13 +58,17 @@ const results = {
       http.with_simulated_rate_limiter.gate.req_per_second,
       http.with_simulated_rate_limiter.healthz.req_per_second,
     ),
+    throughput_gate_over_healthz_with_local_ledger: ratio(
+      http.with_local_ledger.gate.req_per_second,
+      http.with_local_ledger.healthz.req_per_second,
+    ),
     p99_gate_over_healthz_at_fixed_load: ratio(fixed.gate.p99_ms, fixed.healthz.p99_ms),
   },
   targets: TARGETS,
 };
 writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
-const errors = [saturated, fixed, http.with_simulated_rate_limiter].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).concat([batch])
+const errors = [saturated, fixed, http.with_simulated_rate_limiter, http.with_local_ledger].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).concat([batch])
   .reduce((sum, r) => sum + r.non_2xx + r.errors, 0);
 const rows = [
   ["measure", "value", "target", "verdict"],
@@ -90,6 +94,12 @@ const rows = [
     `${fmt(http.with_simulated_rate_limiter.gate.req_per_second)} req/s, ÷ healthz ${results.ratios.throughput_gate_over_healthz_with_simulated_limiter}`,
     "",
     "miniflare's limiter",
+  ],
+  [
+    "POST /v1/gate, outcomes ledger in the same process",
+    `${fmt(http.with_local_ledger.gate.req_per_second)} req/s, ÷ healthz ${results.ratios.throughput_gate_over_healthz_with_local_ledger}`,
+    "",
+    "local Durable Object",
   ],
   ["KV reads during the run", `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`, "", ""],
   ["  per key per TTL (60 s)", `${kv.reads_per_key_per_ttl} over ${kv.keys_read} keys`, "≈ 1", ""],

@@ -14,7 +14,7 @@ import { bundle, ROOT } from "./build.mjs";
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
  */
-export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true }) {
+export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true, ledger = true }) {
   // Every binding wrangler.toml declares (KV, Analytics Engine, rate
   // limits...), as `wrangler dev` would set them up, with in-memory storage.
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -23,8 +23,10 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
       compatibilityDate: workerOptions.compatibilityDate,
       compatibilityFlags: workerOptions.compatibilityFlags,
       kvNamespaces: workerOptions.kvNamespaces,
-      // The outcomes ledger's shards, SQLite-backed, in memory: every run starts empty.
-      durableObjects: workerOptions.durableObjects,
+      // The outcomes ledger's shards, SQLite-backed, in memory: every run starts
+      // empty. `ledger: false` leaves the binding out (the gate then skips the
+      // ledger), as the benchmark's main measurement does.
+      durableObjects: ledger ? workerOptions.durableObjects : {},
       analyticsEngineDatasets: workerOptions.analyticsEngineDatasets,
       // A rate limit a deployment configures would cap the load itself: the
       // limiter still runs on every request, with a limit the load never

@@ -33,8 +33,8 @@ export function newDecisionId(tenant: string, sessionId: string | null, shards: 
   return formatDecisionId(shardFor(tenant, sessionId, shards, random), random);
 }
 
-/** Ledger writes that failed in this isolate, by kind; each is also logged. */
-export const ledgerFailures = { errors: 0, timeouts: 0 };
+/** Ledger writes that failed in this isolate, by kind; each is also logged (an unbound ledger once). */
+export const ledgerFailures = { errors: 0, timeouts: 0, unbound: 0 };
 
 /**
  * Hands decisions to their shards, one call per shard, and resolves when
@@ -52,6 +52,11 @@ export async function writeDecisions(
   options: { retentionDays: number; timeoutMs: number },
 ): Promise<void> {
   if (decisions.length === 0) return;
+  if (namespace === undefined) {
+    // A deployment without the binding: counted every time, said once per isolate.
+    if (ledgerFailures.unbound++ === 0) console.error("offload-gate: no LEDGER binding; decisions are not recorded in the outcomes ledger");
+    return;
+  }
   const byShard = new Map<number, LedgerDecision[]>();
   for (const decision of decisions) {
     const shard = shardOfDecisionId(decision.decision_id) ?? 0;
@@ -64,7 +69,6 @@ export async function writeDecisions(
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
       try {
-        if (namespace === undefined) throw new Error("the LEDGER binding is missing");
         // A native promise: an RPC promise reads `.catch` as a remote property.
         const write = ledgerShard(namespace, tenant, shard)
           .record(tenant, list, options.retentionDays)
