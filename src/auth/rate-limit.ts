@@ -9,14 +9,19 @@ export const RATE_LIMIT_PERIOD_SECONDS = 60;
 let warnedUnbound = false;
 
 /**
- * Counts one request against `tenant`'s limit and throws 429 (with
- * Retry-After) past it. The limiter failing is not the caller's fault: the
+ * Counts `count` requests (one by default) against `tenant`'s limit and
+ * throws 429 (with Retry-After) past it. The limiter failing is not the caller's fault: the
  * request goes through, and the failure is logged.
  *
  * @example
  * await enforceRateLimit(c.env.GATE_RATE_LIMITER, "agents-prod");
+ * await enforceRateLimit(c.env.GATE_RATE_LIMITER, "agents-prod", 3); // a batch's other distinct models
  */
-export async function enforceRateLimit(limiter: RateLimit | undefined, tenant: string): Promise<void> {
+export async function enforceRateLimit(limiter: RateLimit | undefined, tenant: string, count = 1): Promise<void> {
+  for (let charged = 0; charged < count; charged++) await chargeOnce(limiter, tenant);
+}
+
+async function chargeOnce(limiter: RateLimit | undefined, tenant: string): Promise<void> {
   if (limiter === undefined) {
     if (!warnedUnbound) console.warn("offload-gate: no GATE_RATE_LIMITER binding; the gate is not rate limited");
     warnedUnbound = true;

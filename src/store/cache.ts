@@ -55,12 +55,25 @@ export class RefreshingCache<T> {
   // Each load carries a token: a set() or clear() since it began drops it, so
   // a read that started before a write can never overwrite the written value.
   readonly #inFlight = new Map<string, { loading: Promise<T>; token: object }>();
+  // The keys of negative values ("no such row"), least recently used first.
+  readonly #negatives = new Set<string>();
   readonly #maxEntries: number;
+  readonly #maxNegative: number;
+  readonly #isNegative: (value: T) => boolean;
   readonly #now: () => number;
   readonly stats: CacheStats = { loads: 0, loadFailures: 0, freshHits: 0, staleHits: 0, misses: 0 };
 
-  constructor(options: { maxEntries: number; now?: () => number }) {
+  /**
+   * `maxEntries` bounds the values; eviction is least recently used.
+   * Values `isNegative` marks (a lookup that found nothing) have a bound of
+   * their own, `maxNegative` (default `maxEntries`), and evict only each
+   * other: a flood of made-up names cannot push out the rows real traffic
+   * uses.
+   */
+  constructor(options: { maxEntries: number; maxNegative?: number; isNegative?: (value: T) => boolean; now?: () => number }) {
     this.#maxEntries = options.maxEntries;
+    this.#maxNegative = options.maxNegative ?? options.maxEntries;
+    this.#isNegative = options.isNegative ?? (() => false);
     // Looked up on each call, not captured: a test's fake clock then ages entries.
     this.#now = options.now ?? (() => Date.now());
   }
@@ -72,6 +85,7 @@ export class RefreshingCache<T> {
     if (entry !== undefined) {
       const ageMs = now - entry.loadedAt;
       if (ageMs < policy.ttlMs) {
+        this.#touch(key, entry);
         if (ageMs >= policy.ttlMs * REFRESH_AHEAD_FRACTION && !this.#inFlight.has(key)) {
           waitUntil(this.#load(key, load).catch(() => undefined));
         }
@@ -106,12 +120,40 @@ export class RefreshingCache<T> {
   }
 
   #store(key: string, value: T): void {
-    this.#entries.delete(key);
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
+    this.#forget(key);
+    const negative = this.#isNegative(value);
+    if (negative && this.#negatives.size >= this.#maxNegative) this.#evict(this.#negatives);
+    if (!negative && this.#entries.size - this.#negatives.size >= this.#maxEntries) this.#evictPositive();
     this.#entries.set(key, { value, loadedAt: this.#now() });
+    if (negative) this.#negatives.add(key);
+  }
+
+  #evictPositive(): void {
+    for (const key of this.#entries.keys()) {
+      if (this.#negatives.has(key)) continue;
+      this.#forget(key);
+      return;
+    }
+  }
+
+  // A Map iterates in insertion order: re-inserting on use keeps the least
+  // recently used key first.
+  #touch(key: string, entry: Entry<T>): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    if (this.#negatives.delete(key)) this.#negatives.add(key);
+  }
+
+  #evict(keys: Iterable<string>): void {
+    for (const oldest of keys) {
+      this.#forget(oldest);
+      return;
+    }
+  }
+
+  #forget(key: string): void {
+    this.#entries.delete(key);
+    this.#negatives.delete(key);
   }
 
   /** The value held for `key`, whatever its age, without loading. */
@@ -122,6 +164,7 @@ export class RefreshingCache<T> {
   /** Forgets every value (tests, and admin writes that touch many keys). */
   clear(): void {
     this.#entries.clear();
+    this.#negatives.clear();
     this.#inFlight.clear();
   }
 

@@ -26,8 +26,9 @@ export type RowOutcome =
 
 type ConfigOutcome = { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
 
-// Bounded, so a caller cycling through made-up model names cannot grow the isolate.
-const rows = new RefreshingCache<RowOutcome>({ maxEntries: 2_048 });
+// Bounded, so a caller cycling through made-up model names cannot grow the
+// isolate; "no such row" answers get a quarter of it and evict only each other.
+const rows = new RefreshingCache<RowOutcome>({ maxEntries: 2_048, maxNegative: 512, isNegative: (outcome) => outcome.kind !== "row" });
 const configs = new RefreshingCache<ConfigOutcome>({ maxEntries: 1 });
 
 /** The policy the current config sets for every cached KV read. */

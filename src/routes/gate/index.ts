@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
+import { enforceRateLimit } from "../../auth/rate-limit";
 import { fieldIssues } from "../../gate/issues";
 import { waitUntilOf } from "../../http/app";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
@@ -80,5 +81,10 @@ export const gate = createApp()
         ? { body: parsed.data, path: ["items", index] }
         : { issues: fieldIssues(parsed.error, ["items", index]) };
     });
-    return c.json({ decisions: await decideItems(work, contextOf(c)) }, 200);
+    // The request counted once already; each further distinct model is a
+    // lookup that may reach KV, and counts too (docs/operations.md § Rate limits).
+    const models = new Set(work.flatMap((item) => ("body" in item ? [item.body.model_name] : [])));
+    const context = contextOf(c);
+    await enforceRateLimit(c.env.GATE_RATE_LIMITER, context.tenant, models.size - 1);
+    return c.json({ decisions: await decideItems(work, context) }, 200);
   });
