@@ -45,6 +45,9 @@ export default defineConfig({
                 // Other suites call the open gate (tenant "default") far more
                 // often than production's limit allows per minute: lift it here.
                 GATE_RATE_LIMITER: { namespace_id: "1000", simple: { limit: 1_000_000, period: 60 } },
+                // The auth and fuzz suites fail admin authentication on purpose, all
+                // from one address: lifted too; test/admin-auth.test.ts uses the tight one.
+                ADMIN_AUTH_LIMITER: { namespace_id: "1100", simple: { limit: 1_000_000, period: 60 } },
                 // A second, real (simulated) limiter with a limit a test can reach.
                 TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
               },

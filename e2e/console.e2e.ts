@@ -69,7 +69,7 @@ describe("the ops console at GET /", () => {
 
     const broken = page.locator('#pricing-table tr[data-model="broken-model"]');
     expect(await broken.locator(".badge.bad").textContent()).toBe("invalid");
-    expect(await broken.textContent()).toContain("input price must not be negative");
+    expect(await broken.textContent()).toContain("input: must not be negative");
 
     expect(await page.locator("#config").textContent()).toContain("expected_conversation_depth");
     expect(outside).toEqual([]);
@@ -291,7 +291,7 @@ describe("the console's side of the admin API contract", () => {
     await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) =>
       route.fulfill({
         status: 400,
-        json: { error: { code: "invalid_request", message: "input price must not be negative", issues: [{ path: "input", message: "input price must not be negative" }] } },
+        json: { error: { code: "invalid_request", message: "input must not be negative", issues: [{ path: "input", message: "must not be negative" }] } },
       }),
     );
     await page.goto(`${BASE_URL}/`);
@@ -299,7 +299,7 @@ describe("the console's side of the admin API contract", () => {
     await page.getByRole("button", { name: "Unlock editing" }).click();
     await page.getByRole("button", { name: "Edit broken-model" }).click();
     await page.getByRole("button", { name: /^Save/ }).click();
-    await expect.poll(() => page.locator("#edit-status").textContent()).toBe("Not saved — invalid_request: input: input price must not be negative");
+    await expect.poll(() => page.locator("#edit-status").textContent()).toBe("Not saved — invalid_request: input: must not be negative");
     expect(await page.locator("#edit-dialog").getAttribute("open")).not.toBeNull();
   });
 

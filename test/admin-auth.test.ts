@@ -94,3 +94,34 @@ describe("admin authentication", () => {
     expect(res.headers.get("allow")).toBe("GET, PUT, DELETE");
   });
 });
+
+describe("failed admin authentications", () => {
+  // TEST_TIGHT_LIMITER allows 3 per 60 s; each test uses addresses of its own.
+  const run = crypto.randomUUID().slice(0, 8);
+  const tight = { ADMIN_AUTH_LIMITER: env.TEST_TIGHT_LIMITER };
+  const from = (address: string, token: string) => ({ headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
+
+  it("are limited per client address: past the limit, 429 with Retry-After, even for the right token", async () => {
+    const attacker = `198.51.100.1-${run}`;
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      statuses.push((await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-guess-${attempt}-abcdefghij`))).status);
+    }
+    // The simulated window may roll over once mid-run; by the fifth failure it is past the limit either way.
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(statuses).toContain(429);
+    const right = await callWithEnv(tight, "/v1/admin/pricing", from(attacker, ALICE_TOKEN));
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await right.json<any>()).error.code).toBe("rate_limited");
+  });
+
+  it("do not lock out another address, nor count successful ones", async () => {
+    const attacker = `198.51.100.2-${run}`;
+    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-${attempt}-abcdefghijklmnop`));
+    const operator = `203.0.113.7-${run}`;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await callWithEnv(tight, "/v1/admin/pricing", from(operator, ALICE_TOKEN))).status).toBe(200);
+    }
+  });
+});

@@ -100,7 +100,7 @@ describe("GET /", () => {
     const { res, html } = await page();
     expect(res.status).toBe(200);
     expect(rowOf(html, "broken-json")).toContain("pricing:broken-json is not valid JSON");
-    expect(rowOf(html, "negative-price")).toContain("input price must not be negative");
+    expect(rowOf(html, "negative-price")).toContain("input: must not be negative");
     expect(rowOf(html, "unknown-field")).toContain("inptu");
     expect(html).toContain("3 invalid");
     expect(rowOf(html, "claude-opus-4-6")).toContain("$25.00");

@@ -243,7 +243,7 @@ describe("a corrupt or oversized row", () => {
       JSON.stringify({ input: 5, output: 25, provider: "x".repeat(17_000) }),
       "pricing:broken-model is oversized (17037 bytes > 16384)",
     ],
-    ["against the schema", JSON.stringify({ input: -5, output: 25 }), "pricing:broken-model is invalid: input: input price must not be negative"],
+    ["against the schema", JSON.stringify({ input: -5, output: 25 }), "pricing:broken-model is invalid: input: must not be negative"],
   ];
 
   it.each(cases)("answers pricing_unavailable for a row %s, and logs it once, not once per request", async (_what, text, detail) => {

@@ -2,8 +2,9 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import wranglerToml from "../wrangler.toml?raw";
+import { ADMIN_LOCKOUT_SECONDS } from "../src/auth/admin";
 import { RATE_LIMIT_PERIOD_SECONDS } from "../src/auth/rate-limit";
-import { keyRing, matchToken } from "../src/auth/keys";
+import { estimatedBits, keyRing, matchToken, MIN_TOKEN_BITS } from "../src/auth/keys";
 import { callWithEnv, jsonInit } from "./admin-helpers";
 import { OPUS, postGate, putRow, resetState } from "./helpers";
 import { PROD_KEY, STAGING_KEY, TEST_GATE_API_KEYS } from "./secrets";
@@ -103,10 +104,28 @@ describe("gate keys (GATE_API_KEYS)", () => {
   });
 
   it("matches every key of a ring, whichever comes first", async () => {
-    const ring = await keyRing(`a:${"x".repeat(20)},b:${"y".repeat(20)},a:${"z".repeat(20)}`, "default", "GATE_API_KEYS");
-    expect(await matchToken(ring, "y".repeat(20))).toBe("b");
-    expect(await matchToken(ring, "z".repeat(20))).toBe("a");
-    expect(await matchToken(ring, "x".repeat(19))).toBeNull();
+    const [x, y, z] = ["x7Kp2mQv9Lr4Tn8WsB3d", "y5Hc1NfJ6gZa0Ue2Rk9M", "z3Wq8Lm1Vb6Tx0Pd4Jn7"];
+    const ring = await keyRing(`a:${x},b:${y},a:${z}`, "default", "GATE_API_KEYS");
+    expect(await matchToken(ring, y)).toBe("b");
+    expect(await matchToken(ring, z)).toBe("a");
+    expect(await matchToken(ring, x.slice(0, 19))).toBeNull();
+  });
+
+  it("refuses a token without real entropy, however long, and says why without the token", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const weak = ["q".repeat(16), "ab".repeat(12), "passwordpassword"];
+    const ring = await keyRing(weak.map((token, index) => `weak${index}:${token}`).join(","), "default", "GATE_API_KEYS");
+    expect(ring.names).toEqual([]);
+    expect(ring.problems).toHaveLength(3);
+    for (const problem of ring.problems) expect(problem).toContain("too predictable");
+    for (const logged of warn.mock.calls.flat().join(" ").split(" ")) for (const token of weak) expect(logged).not.toContain(token);
+    warn.mockRestore();
+  });
+
+  it("estimates a token's entropy from its characters", () => {
+    expect(estimatedBits("a".repeat(16))).toBe(0);
+    expect(estimatedBits("0123456789abcdef")).toBe(64);
+    expect(estimatedBits("passwordpassword")).toBeLessThan(MIN_TOKEN_BITS);
   });
 });
 
@@ -158,10 +177,10 @@ describe("per-tenant rate limiting", () => {
 
   it("answers Retry-After with the period wrangler.toml configures, in every environment", () => {
     const blocks = wranglerToml.split(/^\[\[(?:env\.\w+\.)?ratelimits\]\]$/m).slice(1);
-    expect(blocks).toHaveLength(3); // the top level, staging, production
-    for (const block of blocks) {
-      expect(block).toMatch(/^name = "GATE_RATE_LIMITER"$/m);
-      expect(Number(/period\s*=\s*(\d+)/.exec(block)?.[1])).toBe(RATE_LIMIT_PERIOD_SECONDS);
-    }
+    const periods = (name: string) =>
+      blocks.filter((block) => block.includes(`name = "${name}"`)).map((block) => Number(/period\s*=\s*(\d+)/.exec(block)?.[1]));
+    // The top level, staging, production: each limiter once in each.
+    expect(periods("GATE_RATE_LIMITER")).toEqual([RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS]);
+    expect(periods("ADMIN_AUTH_LIMITER")).toEqual([ADMIN_LOCKOUT_SECONDS, ADMIN_LOCKOUT_SECONDS, ADMIN_LOCKOUT_SECONDS]);
   });
 });

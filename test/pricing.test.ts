@@ -91,7 +91,7 @@ describe("when KV fails", () => {
 describe("rows the gate cannot trust", () => {
   it.each([
     ["is not JSON", "{input: 5", "pricing:claude-opus-4-6 is not valid JSON"],
-    ["has a negative price", JSON.stringify({ input: -5, output: 25 }), "input: input price must not be negative"],
+    ["has a negative price", JSON.stringify({ input: -5, output: 25 }), "input: must not be negative"],
     ["lacks its output price", JSON.stringify({ input: 5 }), "output: is required"],
     ["has an unknown field", JSON.stringify({ ...OPUS, inptu: 5 }), "inptu"],
     ["is oversized", JSON.stringify({ ...OPUS, source: `https://x.test/${"a".repeat(20_000)}` }), "oversized"],

@@ -19,27 +19,84 @@ const refuse = (message: string, issue: string, error?: string) =>
  * ADMIN_TOKEN's tokens (constant-time), and its name is who the history
  * records. Fails closed: with no ADMIN_TOKEN configured every admin route
  * answers 401. A gate key never opens an admin route, even if an operator
- * put the same token in both secrets.
+ * put the same token in both secrets. Failed authentications count per
+ * client address (`ADMIN_AUTH_LIMITER`); past the limit the address gets
+ * 429 on every admin route for ADMIN_LOCKOUT_SECONDS, right token or not.
  *
  * @example
  * admin.use("/v1/admin/*", adminAuth());
  */
 export function adminAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const secret = c.env.ADMIN_TOKEN;
-    if (!isSet(secret)) throw refuse("the admin API is disabled: no ADMIN_TOKEN is configured", "cannot be checked");
-    const ring = await keyRing(secret, "admin", "ADMIN_TOKEN");
-    if (ring.names.length === 0) throw refuse("the admin API is disabled: ADMIN_TOKEN holds no valid token", "cannot be checked");
-    const token = bearerToken(c.req.header("authorization"));
-    if (token === null) throw refuse("admin routes require Authorization: Bearer <admin token>", "is required");
-    const name = await matchToken(ring, token);
-    if (name === null) throw refuse("the admin token is not valid", "is not a valid admin token", "invalid_token");
-    const gateSecret = c.env.GATE_API_KEYS;
-    if (isSet(gateSecret) && (await matchToken(await keyRing(gateSecret, "default", "GATE_API_KEYS"), token)) !== null) {
-      console.warn(`offload-gate: admin token "${name}" is also a gate key; refused on admin routes until one is rotated`);
-      throw refuse("this token is also a gate key, so it cannot open admin routes", "is a gate key", "invalid_token");
+    const address = c.req.header("cf-connecting-ip") ?? "unknown";
+    refuseIfLockedOut(address);
+    try {
+      await authenticate(c);
+    } catch (error) {
+      await countFailure(c.env.ADMIN_AUTH_LIMITER, address);
+      throw error;
     }
-    c.set("admin", name);
     await next();
   };
+}
+
+// Addresses past their limit of failed authentications, until when (ms).
+// The binding counts failures across the location; this isolate-local list
+// is what refuses the next attempt before its token is even checked, so a
+// right guess after the limit is refused too. Bounded: oldest dropped first.
+const lockedOut = new Map<string, number>();
+const MAX_LOCKED_OUT = 4_096;
+
+/** How long an address that passed its failure limit is refused: the binding's period. */
+export const ADMIN_LOCKOUT_SECONDS = 60;
+
+function refuseIfLockedOut(address: string): void {
+  const until = lockedOut.get(address);
+  if (until === undefined) return;
+  if (until <= Date.now()) {
+    lockedOut.delete(address);
+    return;
+  }
+  throw tooManyFailures(until);
+}
+
+async function countFailure(limiter: RateLimit | undefined, address: string): Promise<void> {
+  if (limiter === undefined) return;
+  let outcome: RateLimitOutcome;
+  try {
+    outcome = await limiter.limit({ key: `admin-auth:${address}` });
+  } catch (error) {
+    console.warn("offload-gate: admin auth limiter failed", error instanceof Error ? error.message : error);
+    return;
+  }
+  if (outcome.success) return;
+  if (lockedOut.size >= MAX_LOCKED_OUT) lockedOut.delete(lockedOut.keys().next().value as string);
+  const until = Date.now() + ADMIN_LOCKOUT_SECONDS * 1000;
+  lockedOut.set(address, until);
+  console.warn(`offload-gate: too many failed admin authentications from ${address}; refusing it for ${ADMIN_LOCKOUT_SECONDS} s`);
+  throw tooManyFailures(until);
+}
+
+function tooManyFailures(until: number): ApiError {
+  const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
+  return new ApiError("rate_limited", `too many failed admin authentications from this address; retry after ${seconds} s`, [], {
+    "Retry-After": String(seconds),
+  });
+}
+
+async function authenticate(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<void> {
+  const secret = c.env.ADMIN_TOKEN;
+  if (!isSet(secret)) throw refuse("the admin API is disabled: no ADMIN_TOKEN is configured", "cannot be checked");
+  const ring = await keyRing(secret, "admin", "ADMIN_TOKEN");
+  if (ring.names.length === 0) throw refuse("the admin API is disabled: ADMIN_TOKEN holds no valid token", "cannot be checked");
+  const token = bearerToken(c.req.header("authorization"));
+  if (token === null) throw refuse("admin routes require Authorization: Bearer <admin token>", "is required");
+  const name = await matchToken(ring, token);
+  if (name === null) throw refuse("the admin token is not valid", "is not a valid admin token", "invalid_token");
+  const gateSecret = c.env.GATE_API_KEYS;
+  if (isSet(gateSecret) && (await matchToken(await keyRing(gateSecret, "default", "GATE_API_KEYS"), token)) !== null) {
+    console.warn(`offload-gate: admin token "${name}" is also a gate key; refused on admin routes until one is rotated`);
+    throw refuse("this token is also a gate key, so it cannot open admin routes", "is a gate key", "invalid_token");
+  }
+  c.set("admin", name);
 }

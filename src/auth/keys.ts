@@ -4,8 +4,9 @@
  *
  * - The part before the first `:` is the name (`[A-Za-z0-9._-]{1,64}`); an
  *   entry without `:` is named after the secret's default (`admin`, `default`).
- * - A token is at least 16 characters; shorter or duplicate tokens and bad
- *   names are refused and logged (without the token), never half-accepted.
+ * - A token is at least 16 characters and shows at least 48 bits of
+ *   entropy; shorter, predictable or duplicate tokens and bad names are
+ *   refused and logged (without the token), never half-accepted.
  * - One name may hold several tokens: that is how a token is rotated.
  *
  * A secret's text is parsed and hashed once per isolate (cached by its
@@ -15,7 +16,30 @@
 /** Shortest token accepted: shorter ones are refused, so a guessable secret cannot open a route. */
 export const MIN_TOKEN_LENGTH = 16;
 
+/**
+ * Least entropy a token must show, in bits, as estimated from its own
+ * character frequencies: sixteen copies of one character show 0, a
+ * repeated word little more, 16 random hex digits about 53.
+ */
+export const MIN_TOKEN_BITS = 48;
+
 const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The token's length times the Shannon entropy of its characters: a cheap
+ * upper bound on its real entropy, enough to refuse the obviously weak.
+ *
+ * @example
+ * estimatedBits("a".repeat(16)) // 0
+ * estimatedBits("0123456789abcdef") // 64
+ */
+export function estimatedBits(token: string): number {
+  const counts = new Map<string, number>();
+  for (const char of token) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) bits -= count * Math.log2(count / token.length);
+  return bits;
+}
 
 /** The tokens of one secret, hashed, with what was wrong with its text. */
 export interface KeyRing {
@@ -65,7 +89,9 @@ async function buildRing(text: string, unnamed: string, secretName: string): Pro
     const where = `${secretName} entry ${index + 1}`;
     if (!NAME_PATTERN.test(name)) problems.push(`${where}: the name must match [A-Za-z0-9._-]{1,64}`);
     else if (token.length < MIN_TOKEN_LENGTH) problems.push(`${where} (${name}): the token is shorter than ${MIN_TOKEN_LENGTH} characters`);
-    else if (tokens.includes(token)) problems.push(`${where} (${name}): the token repeats an earlier entry's`);
+    else if (estimatedBits(token) < MIN_TOKEN_BITS) {
+      problems.push(`${where} (${name}): the token is too predictable (about ${Math.floor(estimatedBits(token))} bits; at least ${MIN_TOKEN_BITS} needed)`);
+    } else if (tokens.includes(token)) problems.push(`${where} (${name}): the token repeats an earlier entry's`);
     else {
       names.push(name);
       tokens.push(token);

@@ -43,7 +43,7 @@ export function fieldIssues(error: { readonly issues: readonly SchemaIssue[] }, 
  * ("field: message; ..."); the API's own summary is `summarize` in http/.
  *
  * @example
- * describeIssues(error) // "input: input price must not be negative; cache_raed: is not a known field"
+ * describeIssues(error) // "input: must not be negative; cache_raed: is not a known field"
  */
 export function describeIssues(error: { readonly issues: readonly SchemaIssue[] }, prefix: readonly (string | number)[] = []): string {
   return fieldIssues(error, prefix)

@@ -11,9 +11,11 @@ export const MAX_BODY_BYTES = 96 * 1024;
 // The media types Hono's JSON validator parses; anything else would reach
 // the schema as an empty body.
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+const UTF8 = /^utf-?8$/i;
 
 /**
- * Refuses a body that is not JSON (415) or is over 96 KiB (413), before any
+ * Refuses a body that is not JSON, is declared in a charset other than
+ * UTF-8 or is content-encoded (415), or is over 96 KiB (413), before any
  * handler parses it.
  *
  * @example
@@ -32,9 +34,26 @@ export function jsonBody(): MiddlewareHandler {
     const method = c.req.method;
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
     const type = c.req.header("content-type") ?? "";
-    if (!JSON_MEDIA_TYPE.test(type.split(";")[0]?.trim() ?? "")) {
+    const [mediaType, ...parameters] = type.split(";");
+    if (!JSON_MEDIA_TYPE.test(mediaType?.trim() ?? "")) {
       throw new ApiError("unsupported_media_type", "request body must be application/json", [
         { path: "content-type", message: `must be application/json, not ${type === "" ? "missing" : JSON.stringify(type.slice(0, 64))}` },
+      ]);
+    }
+    // JSON is UTF-8 (RFC 8259): a body declared otherwise would be decoded
+    // as UTF-8 anyway and reach the schema garbled, so refuse it as a media
+    // type, not as invalid JSON.
+    const charset = parameters.map((parameter) => parameter.trim().match(/^charset\s*=\s*"?([^";]*)"?$/i)?.[1]).find((value) => value !== undefined);
+    if (charset !== undefined && !UTF8.test(charset)) {
+      throw new ApiError("unsupported_media_type", "a JSON body must be UTF-8", [
+        { path: "content-type", message: `declares charset ${JSON.stringify(charset.slice(0, 32))}; only utf-8 is accepted` },
+      ]);
+    }
+    // Bodies are read as sent: a compressed one would fail to parse.
+    const encoding = c.req.header("content-encoding")?.trim() ?? "";
+    if (encoding !== "" && encoding.toLowerCase() !== "identity") {
+      throw new ApiError("unsupported_media_type", "request bodies must not be content-encoded", [
+        { path: "content-encoding", message: `is ${JSON.stringify(encoding.slice(0, 32))}; send the body uncompressed` },
       ]);
     }
     return limit(c, next);

@@ -14,19 +14,28 @@ export const ModelNameSchema = z
   .regex(MODEL_NAME_PATTERN, "must match [A-Za-z0-9._:/@+-]{1,128}")
   .openapi({ example: "claude-opus-4-6" });
 
-const price = (what: string) =>
+// Messages name no field: the error's path does, once ("input must not be negative").
+const price = () =>
   z
-    .number({ error: (issue) => (issue.input === undefined ? "is required" : `${what} must be a number`) })
-    .nonnegative(`${what} must not be negative`)
-    .max(MAX_PRICE_USD_PER_MILLION, `${what} must be at most ${MAX_PRICE_USD_PER_MILLION} USD per million tokens`);
+    .number({ error: (issue) => (issue.input === undefined ? "is required" : "must be a number") })
+    .nonnegative("must not be negative")
+    .max(MAX_PRICE_USD_PER_MILLION, `must be at most ${MAX_PRICE_USD_PER_MILLION} USD per million tokens`);
 
 const tierPrices = {
-  input: price("input price"),
-  output: price("output price"),
-  cache_read: price("cache read price").optional(),
-  cache_write: price("5-minute cache write price").optional(),
-  cache_write_1h: price("1-hour cache write price").optional(),
+  input: price(),
+  output: price(),
+  cache_read: price().optional(),
+  cache_write: price().optional(),
+  cache_write_1h: price().optional(),
 };
+
+/** The price fields of a row or tier, for checks that walk them. */
+export const PRICE_FIELDS = Object.keys(tierPrices) as readonly (keyof typeof tierPrices)[];
+
+// A source is a page ops can open: only http(s), never javascript: or data:.
+const SourceUrlSchema = z
+  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .max(512, "must be at most 512 characters");
 
 /**
  * A long-context tier: when a request's input exceeds `threshold_tokens`,
@@ -35,7 +44,7 @@ const tierPrices = {
  */
 export const LongContextTierSchema = z
   .strictObject({
-    threshold_tokens: z.number().int().positive("threshold_tokens must be positive"),
+    threshold_tokens: z.number().int().positive("must be a positive integer"),
     input: tierPrices.input.optional(),
     output: tierPrices.output.optional(),
     cache_read: tierPrices.cache_read,
@@ -56,14 +65,22 @@ export const PricingRowSchema = z
   .strictObject({
     ...tierPrices,
     long_context: LongContextTierSchema.optional(),
-    aliases: z.array(ModelNameSchema).max(32).optional(),
+    aliases: z
+      .array(ModelNameSchema)
+      .max(32)
+      .superRefine((aliases, ctx) => {
+        aliases.forEach((alias, index) => {
+          if (aliases.indexOf(alias) !== index) ctx.addIssue({ code: "custom", path: [index], message: `repeats ${alias}` });
+        });
+      })
+      .optional(),
     provider: z.string().min(1).max(64).optional(),
-    source: z.url("source must be a URL").max(512).optional(),
-    verified_at: z.iso.date("verified_at must be a date (YYYY-MM-DD)").optional(),
-    deprecated_at: z.iso.date("deprecated_at must be a date (YYYY-MM-DD)").optional(),
-    retires_at: z.iso.date("retires_at must be a date (YYYY-MM-DD)").optional(),
+    source: SourceUrlSchema.optional(),
+    verified_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
+    deprecated_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
+    retires_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     replaced_by: ModelNameSchema.optional(),
-    lifecycle_source: z.url("lifecycle_source must be a URL").max(512).optional(),
+    lifecycle_source: SourceUrlSchema.optional(),
   })
   .superRefine((row, ctx) => {
     // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.

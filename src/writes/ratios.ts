@@ -35,3 +35,29 @@ export function cacheRatioWarnings(model: string, row: PricingRow): ErrorIssue[]
   }
   return warnings;
 }
+
+// A JSON number literal after a key: `"input": 1e-400`.
+const NUMBER_AFTER_KEY = /"([A-Za-z0-9_]+)"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+/**
+ * Warnings for prices that read as 0 without being 0 in the request (a
+ * literal like `1e-400` underflows), and for an `output` of 0 next to a
+ * non-zero `input`: either makes every recall hop look free.
+ *
+ * @example
+ * zeroPriceWarnings({ input: 3, output: 0 }, '{"input":3,"output":0}')
+ * // [{ path: "output", message: "is 0 while input is 3: the recall hop's answer would be priced as free" }]
+ */
+export function zeroPriceWarnings(row: PricingRow, bodyText: string): ErrorIssue[] {
+  const warnings: ErrorIssue[] = [];
+  for (const [, key, literal] of bodyText.matchAll(NUMBER_AFTER_KEY)) {
+    const mantissa = literal!.split(/[eE]/)[0]!;
+    if (Number(literal) === 0 && /[1-9]/.test(mantissa)) {
+      warnings.push({ path: key!, message: `is ${literal}, which underflows to 0: every term it prices reads as free` });
+    }
+  }
+  if (row.output === 0 && row.input > 0) {
+    warnings.push({ path: "output", message: `is 0 while input is ${row.input}: the recall hop's answer would be priced as free` });
+  }
+  return warnings;
+}

@@ -12,7 +12,7 @@ import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
-import { cacheRatioWarnings } from "./ratios";
+import { cacheRatioWarnings, zeroPriceWarnings } from "./ratios";
 
 /** A row as stored: the parsed row, or what is wrong with the stored text. */
 export interface StoredRow {
@@ -76,13 +76,23 @@ export async function aliasesPointingAt(kv: KVNamespace, model: string): Promise
  * @example
  * await putPricing(env.PRICING, "gpt-5", { input: 1.25, output: 10 }, "ops-alice");
  */
-export async function putPricing(kv: KVNamespace, model: string, row: PricingRow, by: string, rollbackTo?: number): Promise<WriteOutcome> {
+export async function putPricing(
+  kv: KVNamespace,
+  model: string,
+  row: PricingRow,
+  by: string,
+  rollbackTo?: number,
+  bodyText?: string,
+): Promise<WriteOutcome> {
+  if (row.verified_at !== undefined && row.verified_at > latestToday()) {
+    throw invalidRequest([{ path: "verified_at", message: "must not be in the future" }]);
+  }
   const [current, history, pointing] = await Promise.all([
     readStoredRow(kv, model),
     readHistory(kv, pricingKey(model)),
     aliasesPointingAt(kv, model),
   ]);
-  const warnings = cacheRatioWarnings(model, row);
+  const warnings = [...cacheRatioWarnings(model, row), ...(bodyText === undefined ? [] : zeroPriceWarnings(row, bodyText))];
   const aliases = row.aliases ?? [];
   const aliasesToWrite = await checkAliases(kv, model, aliases);
   const dropped = pointing.filter((alias) => !aliases.includes(alias));
@@ -184,4 +194,10 @@ function storedOf(model: string, text: string): StoredRow {
   return outcome.kind === "row"
     ? { model, row: outcome.row, problem: null, value }
     : { model, row: null, problem: outcome.kind === "invalid" ? outcome.detail : "absent", value };
+}
+
+// The latest date it is anywhere on Earth now (UTC+14): a row verified
+// "today" in any time zone is not in the future.
+function latestToday(): string {
+  return new Date(Date.now() + 14 * 3_600_000).toISOString().slice(0, 10);
 }

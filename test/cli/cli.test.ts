@@ -39,7 +39,7 @@ describe("npm run pricing -- validate", () => {
   it("exits 1 for an invalid file, naming each field", async () => {
     const result = await run(["validate", `${FIXTURES}seed-invalid.json`]);
     expect(result.code).toBe(1);
-    expect(result.err).toContain("error   models.gpt-5.input: input price must not be negative");
+    expect(result.err).toContain("error   models.gpt-5.input: must not be negative");
     expect(result.err).toContain("error   models.gpt-5-mini.cache_raed: is not a known field");
   });
 

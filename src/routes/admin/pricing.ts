@@ -37,6 +37,14 @@ const putRoute = createRoute({
   method: "put",
   path: "/v1/admin/pricing/{model}",
   summary: "Write one pricing row and its alias keys",
+  // Caches the body as text before the validator parses that text, so the
+  // handler can still see a price literal that underflowed to 0.
+  middleware: [
+    async (c, next) => {
+      await c.req.text();
+      await next();
+    },
+  ] as const,
   request: { params: ModelParamSchema, ...jsonRequest(PricingRowSchema) },
   responses: { 200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"), ...BAD_BODY, ...ADMIN_ERRORS },
 });
@@ -77,7 +85,8 @@ export const adminPricing = createApp()
   })
   .openapi(putRoute, async (c) => {
     const { model } = c.req.valid("param");
-    return c.json(await putPricing(c.env.PRICING, model, c.req.valid("json"), c.get("admin")), 200);
+    const text = await c.req.text();
+    return c.json(await putPricing(c.env.PRICING, model, c.req.valid("json"), c.get("admin"), undefined, text), 200);
   })
   .openapi(deleteRoute, async (c) => {
     const { model } = c.req.valid("param");
