@@ -113,7 +113,7 @@ export function diffSeed(seed: PricingSeed, kv: KvSnapshot): SeedDiff {
     else if (canonicalJson(stored.data) !== canonicalJson(row)) rows.push({ model, kind: "changed", from, to: row, fields: fieldChanges(stored.data, row) });
   }
   for (const [model, text] of kv.rows) {
-    if (seed.models[model] === undefined) rows.push({ model, kind: "only_in_kv", from: storedValue(text) });
+    if (!Object.hasOwn(seed.models, model)) rows.push({ model, kind: "only_in_kv", from: storedValue(text) });
   }
 
   const aliases: AliasDiff[] = [];
@@ -124,7 +124,7 @@ export function diffSeed(seed: PricingSeed, kv: KvSnapshot): SeedDiff {
     if (from !== model) aliases.push({ alias, from, to: model });
   }
   for (const [alias, target] of kv.aliases) {
-    if (!wanted.has(alias) && seed.models[target.trim()] !== undefined) aliases.push({ alias, from: target.trim(), to: null });
+    if (!wanted.has(alias) && Object.hasOwn(seed.models, target.trim())) aliases.push({ alias, from: target.trim(), to: null });
   }
   return { rows: rows.sort((a, b) => a.model.localeCompare(b.model)), aliases: aliases.sort((a, b) => a.alias.localeCompare(b.alias)) };
 }
@@ -191,14 +191,15 @@ export function planSeed(diff: SeedDiff, kv: KvSnapshot, options: { prune: boole
  * exportSeed(snapshot) // { seed: { models: { "gpt-5": {...} } }, invalid: [] }
  */
 export function exportSeed(kv: KvSnapshot): { seed: PricingSeed; invalid: { model: string; problem: string }[] } {
-  const models: Record<string, PricingRow> = {};
+  const models: [string, PricingRow][] = [];
   const invalid: { model: string; problem: string }[] = [];
   for (const model of [...kv.rows.keys()].sort()) {
     const parsed = PricingRowSchema.safeParse(storedValue(kv.rows.get(model) as string));
-    if (parsed.success) models[model] = parsed.data;
+    if (parsed.success) models.push([model, parsed.data]);
     else invalid.push({ model, problem: describeIssues(parsed.error) });
   }
-  return { seed: { models }, invalid };
+  // fromEntries defines own keys, whatever the name.
+  return { seed: { models: Object.fromEntries(models) }, invalid };
 }
 
 /**

@@ -9,9 +9,17 @@ export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
 /** A row larger than this (as stored JSON) is refused rather than parsed. */
 export const MAX_ROW_BYTES = 16 * 1024;
 
+/**
+ * Names no row or alias may take: `__proto__` is the one name a plain
+ * object cannot hold as its own key, so a seed file, a JSON listing or a
+ * parsed record would silently drop it.
+ */
+export const RESERVED_MODEL_NAMES: readonly string[] = ["__proto__"];
+
 export const ModelNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .regex(MODEL_NAME_PATTERN, "must match [A-Za-z0-9._:/@+-]{1,128}")
+  .refine((name) => !RESERVED_MODEL_NAMES.includes(name), "is a reserved name")
   .openapi({ example: "claude-opus-4-6" });
 
 // Messages name no field: the error's path does, once ("input must not be negative").
@@ -101,13 +109,23 @@ export type PricingRow = z.infer<typeof PricingRowSchema>;
 export const PricingSeedSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    models: z.record(ModelNameSchema, PricingRowSchema),
+    // A record would drop a "__proto__" key before its name is checked:
+    // refuse it while it is still the parsed file's own key.
+    models: z.preprocess(
+      (models, ctx) => {
+        if (models !== null && typeof models === "object" && Object.hasOwn(models, "__proto__")) {
+          ctx.issues.push({ code: "custom", path: ["__proto__"], message: "is a reserved name", input: models });
+        }
+        return models;
+      },
+      z.record(ModelNameSchema, PricingRowSchema),
+    ),
   })
   .superRefine((seed, ctx) => {
     const owner = new Map<string, string>();
     for (const [model, row] of Object.entries(seed.models)) {
       for (const alias of row.aliases ?? []) {
-        const clash = seed.models[alias] !== undefined ? alias : owner.get(alias);
+        const clash = Object.hasOwn(seed.models, alias) ? alias : owner.get(alias);
         if (clash !== undefined) {
           ctx.addIssue({
             code: "custom",

@@ -140,3 +140,32 @@ describe("exportSeed", () => {
     expect(invalid.map((row) => row.model)).toEqual(["broken"]);
   });
 });
+
+describe("names that shadow Object.prototype", () => {
+  const ROW = { input: 2, output: 8 };
+
+  it("validateSeed refuses a __proto__ model by name, and takes constructor and toString", () => {
+    const reserved = validateSeed(JSON.parse('{"models":{"__proto__":{"input":1,"output":2}}}'), TODAY);
+    expect(reserved.errors).toEqual(["models.__proto__: is a reserved name"]);
+    const inherited = validateSeed({ models: { constructor: ROW, other: { ...ROW, aliases: ["toString"] } } }, TODAY);
+    expect(inherited.errors).toEqual([]);
+    expect(Object.keys(inherited.seed?.models ?? {})).toEqual(["constructor", "other"]);
+  });
+
+  it("diffSeed sees rows and aliases named constructor or toString as they are", () => {
+    const seed = { models: { constructor: ROW } } as PricingSeed;
+    const snapshot: KvSnapshot = { rows: new Map([["toString", JSON.stringify(ROW)]]), aliases: new Map([["valueOf", "constructor"]]) };
+    const diff = diffSeed(seed, snapshot);
+    expect(diff.rows.map((row) => [row.model, row.kind])).toEqual([
+      ["constructor", "added"],
+      ["toString", "only_in_kv"],
+    ]);
+    expect(diff.aliases).toEqual([{ alias: "valueOf", from: "constructor", to: null }]);
+  });
+
+  it("exportSeed keeps a row stored as __proto__ as an own key of the file", () => {
+    const { seed } = exportSeed({ rows: new Map([["__proto__", JSON.stringify(ROW)], ["constructor", JSON.stringify(ROW)]]), aliases: new Map() });
+    expect(Object.hasOwn(seed.models, "__proto__")).toBe(true);
+    expect(JSON.parse(JSON.stringify(seed)).models).toEqual(JSON.parse('{"__proto__":{"input":2,"output":8},"constructor":{"input":2,"output":8}}'));
+  });
+});

@@ -68,12 +68,9 @@ const deleteRoute = createRoute({
 export const adminPricing = createApp()
   .openapi(listRoute, async (c) => {
     const { rows, aliases } = await listPricing(c.env.PRICING);
-    const models: Record<string, (typeof rows)[number]["row"] & object> = {};
-    const invalid: { model: string; problem: string }[] = [];
-    for (const stored of rows) {
-      if (stored.row !== null) models[stored.model] = stored.row;
-      else invalid.push({ model: stored.model, problem: stored.problem ?? "invalid" });
-    }
+    // fromEntries defines own keys: a row stored as "__proto__" is listed, not lost.
+    const models = Object.fromEntries(rows.flatMap((stored) => (stored.row === null ? [] : [[stored.model, stored.row] as const])));
+    const invalid = rows.flatMap((stored) => (stored.row === null ? [{ model: stored.model, problem: stored.problem ?? "invalid" }] : []));
     return c.json({ count: rows.length, models, invalid, aliases }, 200);
   })
   .openapi(getRoute, async (c) => {
