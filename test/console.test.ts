@@ -5,6 +5,7 @@ import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/d
 import { z } from "@hono/zod-openapi";
 import { GateRequestSchema } from "../src/routes/gate/schema";
 import { call, OPUS, putRow, resetState } from "./helpers";
+import { ALICE_TOKEN } from "./secrets";
 
 const DAY_MS = 86_400_000;
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
@@ -115,6 +116,32 @@ describe("GET /", () => {
     const { html } = await page();
     expect(spy.mock.calls.length).toBeGreaterThanOrEqual(4);
     for (const model of models) rowOf(html, model);
+  });
+
+  it("costs no KV operation per anonymous view while the isolate holds the listing", async () => {
+    await page();
+    const list = vi.spyOn(env.PRICING, "list");
+    const get = vi.spyOn(env.PRICING, "get");
+    for (let view = 0; view < 20; view++) expect((await page()).res.status).toBe(200);
+    expect(list).not.toHaveBeenCalled();
+    expect(get).not.toHaveBeenCalled();
+  });
+
+  it("shows a row this isolate just wrote through the admin API, without waiting for the TTL", async () => {
+    await page();
+    const res = await call("/v1/admin/pricing/fresh-model", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ALICE_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ input: 1, output: 2 }),
+    });
+    expect(res.status).toBe(200);
+    rowOf((await page()).html, "fresh-model");
+  });
+
+  it("answers 503, not 500, when KV cannot be listed and nothing is held", async () => {
+    vi.spyOn(env.PRICING, "list").mockRejectedValue(new Error("KV is down"));
+    const { res } = await page();
+    expect(res.status).toBe(503);
   });
 
   it("shows the gate config priors from config:gate", async () => {

@@ -8,6 +8,7 @@ import { describeIssues } from "../gate/issues";
 import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
 import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "./config";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
+import { forgetListings } from "./listing";
 import { MAX_ROW_BYTES, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "./schema";
 
 /** A lookup, and whether it was answered from a row past its TTL. */
@@ -98,6 +99,7 @@ export async function readPricing(
 
 /** Serves a row this isolate just wrote, without waiting for KV to propagate it. */
 export function rememberRow(model: string, row: PricingRow | null): void {
+  forgetListings();
   rows.set(pricingKey(model), row === null ? { kind: "absent" } : { kind: "row", row, canonical: model });
 }
 
@@ -109,6 +111,7 @@ export function rememberRow(model: string, row: PricingRow | null): void {
  * rememberAlias("claude-opus-4-5-20251101", "claude-opus-4-5", row);
  */
 export function rememberAlias(alias: string, canonical: string | null, row: PricingRow | null): void {
+  forgetListings();
   rows.set(pricingKey(alias), canonical === null || row === null ? { kind: "absent" } : { kind: "row", row, canonical });
 }
 
@@ -125,6 +128,7 @@ export function rememberGateConfig(stored: Readonly<Partial<GateConfig>> | null)
 
 /** Forgets every cached row and the config (tests; bulk admin changes). */
 export function forgetPricing(): void {
+  forgetListings();
   rows.clear();
   configs.clear();
 }

@@ -8,6 +8,7 @@ import { canonicalJson } from "../writes/canonical";
 import { describeIssues } from "../gate/issues";
 import { ModelNameSchema, PricingRowSchema } from "../store/schema";
 import { PENDING_PREFIX, pendingKey } from "../store/keys";
+import { forgetListings } from "../store/listing";
 import { listValues } from "../store/list";
 import type { ProposedChange } from "./diff";
 
@@ -44,10 +45,27 @@ export interface StoreOutcome {
  * @example
  * const { changes, invalid } = await listPending(env.PRICING);
  */
-export async function listPending(kv: KVNamespace): Promise<{ changes: PendingChange[]; invalid: { model: string; detail: string }[] }> {
+export async function listPending(kv: KVNamespace): Promise<PendingList> {
+  return pendingFrom(await listValues(kv, PENDING_PREFIX));
+}
+
+/** Pending changes, sorted by model, and the stored ones that do not parse. */
+export interface PendingList {
+  changes: PendingChange[];
+  invalid: { model: string; detail: string }[];
+}
+
+/**
+ * The pending changes among listed `pending:` values (keyed by model), for
+ * a caller that holds the listing already (the console).
+ *
+ * @example
+ * pendingFrom(new Map([["gpt-5", '{"model":"gpt-5",...}']])) // { changes: [...], invalid: [] }
+ */
+export function pendingFrom(values: ReadonlyMap<string, string>): PendingList {
   const changes: PendingChange[] = [];
   const invalid: { model: string; detail: string }[] = [];
-  for (const [model, text] of await listValues(kv, PENDING_PREFIX)) {
+  for (const [model, text] of values) {
     const parsed = parsePending(text);
     if (parsed === null) continue;
     if (parsed.ok) changes.push(parsed.change);
@@ -106,5 +124,6 @@ export async function storeProposals(
     await kv.delete(pendingKey(model));
     outcome.deleted.push(model);
   }
+  forgetListings();
   return outcome;
 }

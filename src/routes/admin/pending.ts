@@ -3,6 +3,7 @@ import { ADMIN_SECURITY } from "../../auth/admin";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { pendingKey } from "../../store/keys";
+import { forgetListings } from "../../store/listing";
 import { listPending, parsePending, PendingChangeSchema, type PendingChange } from "../../sync/pending";
 import { canonicalJson } from "../../writes/canonical";
 import { withKvRetry } from "../../writes/kv-retry";
@@ -94,6 +95,7 @@ export const adminPending = createApp()
         ? await deletePricing(c.env.PRICING, model, by)
         : await putPricing(c.env.PRICING, model, { ...change.after, verified_at: new Date().toISOString().slice(0, 10) }, by);
     await withKvRetry(() => c.env.PRICING.delete(pendingKey(model)), pendingKey(model));
+    forgetListings();
     return c.json({ model, kind: change.kind, write }, 200);
   })
   .openapi(rejectRoute, async (c) => {
@@ -102,6 +104,7 @@ export const adminPending = createApp()
     const change = await pendingOf(c.env.PRICING, model);
     const rejected: PendingChange = { ...change, status: "rejected", rejected_by: c.get("admin"), rejected_at: new Date().toISOString(), ...(note === undefined ? {} : { note }) };
     await withKvRetry(() => c.env.PRICING.put(pendingKey(model), JSON.stringify(rejected)), pendingKey(model));
+    forgetListings();
     return c.json(rejected, 200);
   });
 

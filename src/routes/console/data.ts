@@ -1,6 +1,7 @@
 import { lifecycleStatus, type LifecycleStatus } from "../../gate";
 import { PRICING_PREFIX } from "../../store/keys";
-import { listValues } from "../../store/list";
+import type { CachePolicy } from "../../store/cache";
+import { readListing } from "../../store/listing";
 import { parseRow } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 
@@ -15,18 +16,23 @@ export type TableRow =
   | { model: string; status: "invalid"; detail: string; raw: string };
 
 /**
- * Every `pricing:` row in KV, paged through list() until list_complete and
- * sorted by provider and model. A row that does not parse is listed as
- * invalid with the reason, never dropped and never thrown.
+ * Every `pricing:` row in KV, sorted by provider and model, from the
+ * isolate's held listing (store/listing.ts): an anonymous page view costs
+ * no KV operation while the listing is fresh. A row that does not parse is
+ * listed as invalid with the reason, never dropped and never thrown; null
+ * when KV cannot be listed and nothing is held.
  *
  * @example
- * const rows = await loadPricingTable(env.PRICING, Date.now());
- * rows[0] // { model: "claude-opus-4-6", status: "valid", row: {...}, ageDays: 3, stale: false }
+ * const rows = await loadPricingTable(env.PRICING, Date.now(), cachePolicy(config), waitUntil);
+ * rows?.[0] // { model: "claude-opus-4-6", status: "valid", row: {...}, ageDays: 3, stale: false }
  */
-export async function loadPricingTable(kv: KVNamespace, now: number): Promise<TableRow[]> {
-  const texts = await listValues(kv, PRICING_PREFIX);
-  return [...texts].map(([model, text]) => toTableRow(model, text, now)).sort(byProviderThenModel);
+export async function loadPricingTable(kv: KVNamespace, now: number, policy: CachePolicy, waitUntil: WaitUntil): Promise<TableRow[] | null> {
+  const read = await readListing(kv, PRICING_PREFIX, policy, waitUntil);
+  if (read.kind === "miss") return null;
+  return [...read.value].map(([model, text]) => toTableRow(model, text, now)).sort(byProviderThenModel);
 }
+
+type WaitUntil = (promise: Promise<unknown>) => void;
 
 /**
  * One stored row as the table shows it.

@@ -1,7 +1,11 @@
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { waitUntilOf } from "../../http/app";
-import { readGateConfig } from "../../store/read";
-import { listPending } from "../../sync/pending";
+import { ApiError } from "../../http/errors";
+import { DEFAULT_GATE_CONFIG } from "../../store/config";
+import { PENDING_PREFIX } from "../../store/keys";
+import { readListing } from "../../store/listing";
+import { cachePolicy, readGateConfig } from "../../store/read";
+import { pendingFrom } from "../../sync/pending";
 import { createApp } from "../app";
 import { GateRequestSchema } from "../gate/schema";
 import css from "./browser/console.client.css";
@@ -56,14 +60,20 @@ const hasCacheFields = () => "cache_hit_rate" in GateRequestSchema.shape && "con
  * app.route("/", consoleApp); // then open http://127.0.0.1:8787/
  */
 export const consoleApp = createApp().get("/", csp, async (c) => {
-  const [rows, config, pending] = await Promise.all([
-    loadPricingTable(c.env.PRICING, Date.now()),
-    readGateConfig(c.env.PRICING, waitUntilOf(c)),
-    listPending(c.env.PRICING).then(
-      ({ changes, invalid }): PendingView => ({ ok: true, changes, invalid: invalid.length }),
-      (error: unknown): PendingView => ({ ok: false, detail: `pending changes could not be read: ${error instanceof Error ? error.message : String(error)}` }),
-    ),
+  // Every KV read here goes through the isolate's held listings: an
+  // anonymous view costs no KV operation while they are fresh.
+  const waitUntil = waitUntilOf(c);
+  const config = await readGateConfig(c.env.PRICING, waitUntil);
+  const policy = cachePolicy(config.ok ? config.config : DEFAULT_GATE_CONFIG);
+  const [rows, pendingRead] = await Promise.all([
+    loadPricingTable(c.env.PRICING, Date.now(), policy, waitUntil),
+    readListing(c.env.PRICING, PENDING_PREFIX, policy, waitUntil),
   ]);
+  if (rows === null) throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
+  const pending: PendingView =
+    pendingRead.kind === "miss"
+      ? { ok: false, detail: `pending changes could not be read: ${pendingRead.detail}` }
+      : (({ changes, invalid }) => ({ ok: true, changes, invalid: invalid.length }))(pendingFrom(pendingRead.value));
   const view = {
     rows,
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
