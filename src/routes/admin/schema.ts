@@ -10,6 +10,10 @@ export const ADMIN_ERRORS = {
     ...json(ErrorSchema, "No ADMIN_TOKEN is configured, or the bearer token is missing, wrong or a gate key"),
     headers: z.object({ "WWW-Authenticate": z.string().openapi({ example: 'Bearer realm="offload-gate-admin"' }) }),
   },
+  429: {
+    ...json(ErrorSchema, "Too many failed admin authentications from this client address; Retry-After says when to retry"),
+    headers: z.object({ "Retry-After": z.string().openapi({ example: "60" }) }),
+  },
   503: json(ErrorSchema, "KV kept refusing the write (429) after retries; Retry-After says when to try again"),
 } as const;
 
