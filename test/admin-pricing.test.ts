@@ -230,11 +230,13 @@ describe("alias keys on a rewrite", () => {
 });
 
 describe("validation that protects the numbers", () => {
-  it("refuses a source that is not an http(s) URL", async () => {
+  it("refuses a source that is not an http(s) or file: URL", async () => {
     for (const source of ["javascript:alert(1)", "data:text/html,<b>x</b>", "ftp://prices.example/list"]) {
       await expect400(await put("gpt-5", { ...GPT5, source }), "source", "must be an http(s) URL");
     }
     expect((await put("gpt-5", { ...GPT5, source: "https://openai.com/api/pricing/" })).status).toBe(200);
+    // A row imported from a local LiteLLM file names that file.
+    expect((await put("gpt-5", { ...GPT5, source: "file:///srv/litellm/prices.json" })).status).toBe(200);
   });
 
   it("refuses a verified_at in the future, and takes today", async () => {

@@ -4,6 +4,7 @@ import { pricingModes } from "../src/routes/console";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/data";
 import { z } from "@hono/zod-openapi";
 import { GateRequestSchema } from "../src/routes/gate/schema";
+import { forgetPricing } from "../src/store/read";
 import { call, OPUS, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN } from "./secrets";
 
@@ -88,6 +89,8 @@ describe("GET /", () => {
     };
     await env.PRICING.put("pending:gpt-5", JSON.stringify(change));
     await env.PRICING.put("pending:o3", "{broken");
+    // Written straight into KV: the isolate's held listing is dropped, as its TTL would.
+    forgetPricing();
     const { html } = await page();
     expect(html).toMatch(/<tr data-model="gpt-5" class="pending">[\s\S]*new prices[\s\S]*input 1.25 → 1.5[\s\S]*2026-11-30 06:17[\s\S]*pending/);
     expect(html).toContain("1 waiting for approval");
@@ -116,6 +119,14 @@ describe("GET /", () => {
     const { html } = await page();
     expect(spy.mock.calls.length).toBeGreaterThanOrEqual(4);
     for (const model of models) rowOf(html, model);
+  });
+
+  it("links an http(s) source and shows a file: source as text, never as a link", async () => {
+    await putRow("imported-model", { input: 1, output: 2, source: "file:///srv/litellm/prices.json" });
+    const row = rowOf((await page()).html, "imported-model");
+    expect(row).toContain("file:///srv/litellm/prices.json");
+    expect(row).not.toContain('href="file:');
+    expect(rowOf((await page()).html, "claude-opus-4-6")).toContain('href="https://platform.claude.com/docs/en/about-claude/pricing"');
   });
 
   it("costs no KV operation per anonymous view while the isolate holds the listing", async () => {

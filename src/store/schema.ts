@@ -40,9 +40,11 @@ const tierPrices = {
 /** The price fields of a row or tier, for checks that walk them. */
 export const PRICE_FIELDS = Object.keys(tierPrices) as readonly (keyof typeof tierPrices)[];
 
-// A source is a page ops can open: only http(s), never javascript: or data:.
+// A source is a page ops can open (http or https), or the local file a row
+// was imported from (file:); never javascript: or data:. The console links
+// only http(s) sources.
 const SourceUrlSchema = z
-  .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+  .url({ protocol: /^(https?|file)$/, error: "must be an http(s) URL, or a file: URL for a local import" })
   .max(512, "must be at most 512 characters");
 
 /**

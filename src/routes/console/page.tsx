@@ -360,12 +360,15 @@ function Verified({ row }: { row: Extract<TableRow, { status: "valid" }> }): Chi
 }
 
 function SourceLink({ href }: { href: string }) {
-  let host = href;
+  let url: URL | null = null;
   try {
-    host = new URL(href).hostname;
+    url = new URL(href);
   } catch {
     // The schema only admits URLs; show it as it is if that ever changes.
   }
+  // Only a web page is a link: a file: source (a local import) is shown as text.
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) return <span class="source">{href}</span>;
+  const host = url.hostname;
   return (
     <a href={href} rel="noreferrer noopener" class="source">
       {host}
