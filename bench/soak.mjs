@@ -40,7 +40,7 @@ const worker = await startWorker({
   // gate's memory apart from miniflare's simulated limiter (a Durable Object).
   rateLimits: process.env.SOAK_RATE_LIMITER !== "off",
 });
-const { base, kv } = worker;
+const { base, kv, keys } = worker;
 const baseRow = worker.seed.models[MODEL];
 // Version v of the row prices input at base + v, so every answer names its version.
 const rowOf = (version) => ({ ...baseRow, input: baseRow.input + version });
@@ -51,7 +51,7 @@ const versionOf = (input) => Math.round(input - baseRow.input);
 // reaches this isolate (through its cache TTL).
 const pathOf = (version) => (version % 2 === 1 ? "admin API" : "KV");
 async function writeVersion(version) {
-  if (pathOf(version) === "KV") return kv.put(`pricing:${MODEL}`, JSON.stringify(rowOf(version)));
+  if (pathOf(version) === "KV") return kv.put(keys.pricingKey(MODEL), JSON.stringify(rowOf(version)));
   const res = await fetch(`${base}/v1/admin/pricing/${MODEL}`, {
     method: "PUT",
     headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },

@@ -9,7 +9,8 @@ import { bundle, ROOT } from "./build.mjs";
 
 /**
  * Runs `scriptPath` in workerd on 127.0.0.1:`port` with the bindings
- * wrangler.toml declares, seeds KV and sets `config:gate`. Returns the base URL, the KV namespace, and a stop function.
+ * wrangler.toml declares, seeds KV and sets `config:gate`. Returns the base URL, the KV namespace,
+ * the key layout (src/store/keys.ts), and a stop function.
  *
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
@@ -54,7 +55,7 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
   const seed = JSON.parse(readFileSync(join(ROOT, "pricing.seed.json"), "utf8"));
   for (const { key, value } of keys.rowEntries(seed.models)) await kv.put(key, value);
   if (config !== null) await kv.put(keys.GATE_CONFIG_KEY, JSON.stringify(config));
-  return { mf, kv, seed, base: url.origin, stop: () => mf.dispose() };
+  return { mf, kv, keys, seed, base: url.origin, stop: () => mf.dispose() };
 }
 
 /** The workerd processes this Node process started (miniflare spawns one). */

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall, callWithEnv } from "./admin-helpers";
-import { OPUS, putRow, resetState } from "./helpers";
+import { bearer, jsonInit, OPUS, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN, BOB_TOKEN, PROD_KEY, TEST_ADMIN_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
 
 const REALM = 'Bearer realm="offload-gate-admin"';
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+const withToken = (token: string): RequestInit => ({ headers: bearer(token) });
 
 beforeEach(async () => {
   await resetState();
@@ -28,14 +28,14 @@ describe("admin authentication", () => {
   it("refuses every admin route when no ADMIN_TOKEN is configured (fail closed)", async () => {
     for (const unset of [{ ADMIN_TOKEN: undefined }, { ADMIN_TOKEN: "" }, { ADMIN_TOKEN: "   " }]) {
       for (const path of ["/v1/admin/pricing", "/v1/admin/pricing/claude-opus-4-6", "/v1/admin/config"]) {
-        const body = await expect401(await callWithEnv(unset, path, bearer(ALICE_TOKEN)));
+        const body = await expect401(await callWithEnv(unset, path, withToken(ALICE_TOKEN)));
         expect(body.error.message).toContain("no ADMIN_TOKEN is configured");
       }
     }
   });
 
   it("refuses every admin route when ADMIN_TOKEN holds only unusable entries", async () => {
-    const body = await expect401(await callWithEnv({ ADMIN_TOKEN: "ops:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/admin/pricing", bearer("short")));
+    const body = await expect401(await callWithEnv({ ADMIN_TOKEN: "ops:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/admin/pricing", withToken("short")));
     expect(body.error.message).toContain("holds no valid token");
   });
 
@@ -62,23 +62,19 @@ describe("admin authentication", () => {
 
   it("names an unnamed ADMIN_TOKEN entry 'admin'", async () => {
     const token = "unnamed-admin-token-0123456789";
-    const res = await callWithEnv({ ADMIN_TOKEN: token }, "/v1/admin/pricing/gpt-5", {
-      method: "PUT",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ input: 1, output: 2 }),
-    });
+    const res = await callWithEnv({ ADMIN_TOKEN: token }, "/v1/admin/pricing/gpt-5", jsonInit("PUT", { input: 1, output: 2 }, bearer(token)));
     expect(res.status).toBe(200);
     const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>();
     expect(history.versions[0].by).toBe("admin");
   });
 
   it("never opens an admin route with a gate key", async () => {
-    await expect401(await callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/admin/pricing", bearer(PROD_KEY)));
+    await expect401(await callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/admin/pricing", withToken(PROD_KEY)));
   });
 
   it("refuses a token that is both an admin token and a gate key", async () => {
     const body = await expect401(
-      await callWithEnv({ GATE_API_KEYS: `agents-prod:${ALICE_TOKEN}` }, "/v1/admin/pricing", bearer(ALICE_TOKEN)),
+      await callWithEnv({ GATE_API_KEYS: `agents-prod:${ALICE_TOKEN}` }, "/v1/admin/pricing", withToken(ALICE_TOKEN)),
     );
     expect(body.error.message).toContain("also a gate key");
   });

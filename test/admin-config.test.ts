@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall } from "./admin-helpers";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { OPUS, postGate, putGateConfig, putRow, resetState } from "./helpers";
 import { DEFAULT_GATE_CONFIG } from "../src/store/config";
 
 beforeEach(async () => {
@@ -18,7 +18,7 @@ describe("GET /v1/admin/config", () => {
   });
 
   it("shows what is wrong with a stored config that does not validate", async () => {
-    await env.PRICING.put("config:gate", '{"p_recall": 3}');
+    await putGateConfig('{"p_recall": 3}');
     const body = await getConfig();
     expect(body.stored).toBeNull();
     expect(body.problem).toContain("p_recall");

@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall } from "./admin-helpers";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
 import { BOB_TOKEN } from "./secrets";
 
 const SEEDED = { input: 1.25, output: 10, provider: "openai" };
-const BIG = { model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+const BIG = { ...EXAMPLE_A, model_name: "gpt-5" };
 
 beforeEach(async () => {
   await resetState();

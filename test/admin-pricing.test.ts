@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall } from "./admin-helpers";
-import { OPUS, postGate, putAlias, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putAlias, putRow, resetState } from "./helpers";
 
 const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, provider: "openai" };
-const BIG = { model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+const BIG = { ...EXAMPLE_A, model_name: "gpt-5" };
 
 beforeEach(async () => {
   await resetState();

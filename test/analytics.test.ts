@@ -3,9 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_BLOB_BYTES_TOTAL, MAX_DOUBLES, toDataPoint, truncateUtf8, type DecisionRecord } from "../src/analytics";
 import type { GateOutcome } from "../src/gate";
 import { R1 } from "./fixtures/economics-v2";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
 
-const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 
 beforeEach(async () => {
   await resetState();
@@ -16,7 +15,7 @@ afterEach(() => vi.restoreAllMocks());
 describe("the Analytics Engine data point", () => {
   it("is written once per decision, in the documented layout", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    await postGate(REQUEST);
+    await postGate(EXAMPLE_A);
     expect(write).toHaveBeenCalledTimes(1);
     expect(write.mock.calls[0]?.[0]).toEqual({
       indexes: ["default"],
@@ -61,8 +60,8 @@ describe("the Analytics Engine data point", () => {
 
   it("records decisions that do not fire, with their reason code", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    await postGate({ ...REQUEST, model_name: "mystery-model-9" });
-    await postGate({ ...REQUEST, output_tokens: 10 });
+    await postGate({ ...EXAMPLE_A, model_name: "mystery-model-9" });
+    await postGate({ ...EXAMPLE_A, output_tokens: 10 });
     const points = write.mock.calls.map(([point]) => point);
     expect(points.map((point) => point?.blobs?.[2])).toEqual(["unpriced", "below_threshold"]);
     expect(points.map((point) => point?.doubles?.[0])).toEqual([0, 0]);
@@ -73,7 +72,7 @@ describe("the Analytics Engine data point", () => {
       throw new Error("Analytics Engine is down");
     });
     vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const res = await postGate(REQUEST);
+    const res = await postGate(EXAMPLE_A);
     expect(res.status).toBe(200);
     expect((await res.json<{ fire: boolean }>()).fire).toBe(true);
   });

@@ -2,7 +2,7 @@ import { exports } from "cloudflare:workers";
 import { hc } from "hono/client";
 import { beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import type { AppType } from "../src/index";
-import { OPUS, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, putRow, resetState } from "./helpers";
 
 // The typed client, calling the real worker in workerd instead of the network.
 const client = hc<AppType>("http://gate.test", {
@@ -17,7 +17,7 @@ beforeEach(async () => {
 describe("hc<AppType>", () => {
   it("posts a typed body to /v1/gate and reads a typed decision", async () => {
     const res = await client.v1.gate.$post({
-      json: { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 },
+      json: EXAMPLE_A,
     });
     expect(res.status).toBe(200);
     if (res.status !== 200) throw new Error(`unexpected ${res.status}`);

@@ -4,13 +4,12 @@ import { evaluateOffloadGate } from "../src/gate";
 import type { PricingRow } from "../src/store/schema";
 import { rememberRow } from "../src/store/read";
 import { adminCall } from "./admin-helpers";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putGateConfig, putRow, resetState } from "./helpers";
 
 // Fault injection against the real app and the real local KV binding: a
 // fault is injected by spying on one method of the binding, never by a fake.
 
 const MODEL = "claude-opus-4-6";
-const REQUEST = { model_name: MODEL, output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 /** The row that races OPUS in the concurrency tests. */
 const NEW: PricingRow = { input: 7, output: 40, cache_read: 0.7, cache_write: 8.75, cache_write_1h: 14 };
 const TTL_MS = 60_000; // the default pricing_cache_ttl_seconds
@@ -59,7 +58,7 @@ function advanceClock(ms: number): void {
   vi.setSystemTime(Date.now() + ms);
 }
 
-async function decide(body: object = REQUEST): Promise<any> {
+async function decide(body: object = EXAMPLE_A): Promise<any> {
   const res = await postGate(body);
   expect(res.status).toBe(200);
   return res.json();
@@ -88,7 +87,7 @@ describe("when KV get throws", () => {
     advanceClock(TTL_MS + 30_000);
     failPricingReads();
     const body = await decide();
-    const expected = evaluateOffloadGate(REQUEST, OPUS);
+    const expected = evaluateOffloadGate(EXAMPLE_A, OPUS);
     expect(body).toMatchObject({ ...expected, reason_code: "net_positive", priced_as: { model: MODEL, ...OPUS } });
     expect(body.stale_pricing.age_seconds).toBeGreaterThanOrEqual(90);
     expect(body.stale_pricing.age_seconds).toBeLessThan(91);
@@ -111,7 +110,7 @@ describe("when KV get throws", () => {
   });
 
   it("stops serving a held row once it is older than pricing_max_stale_seconds", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ pricing_max_stale_seconds: 120 }));
+    await putGateConfig({ pricing_max_stale_seconds: 120 });
     await warm();
     advanceClock(TTL_MS + 121_000);
     failPricingReads();
@@ -139,7 +138,7 @@ describe("when KV get hangs", () => {
   });
 
   it("bounds the wait by config:gate's kv_budget_ms", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ kv_budget_ms: 25 }));
+    await putGateConfig({ kv_budget_ms: 25 });
     const kv = holdPricingReads();
     const body = await decide();
     expect(body.reason).toBe(`pricing unavailable for '${MODEL}': KV read timed out after 25 ms`);
@@ -229,7 +228,7 @@ describe("when Analytics Engine throws", () => {
     });
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const body = await decide();
-    expect(body).toMatchObject({ ...evaluateOffloadGate(REQUEST, OPUS), reason_code: "net_positive" });
+    expect(body).toMatchObject({ ...evaluateOffloadGate(EXAMPLE_A, OPUS), reason_code: "net_positive" });
     expect(write).toHaveBeenCalledTimes(1);
     expect(warn).toHaveBeenCalledWith("offload-gate: Analytics Engine write failed", "Analytics Engine is unavailable");
   });
@@ -249,8 +248,8 @@ describe("a corrupt or oversized row", () => {
   it.each(cases)("answers pricing_unavailable for a row %s, and logs it once, not once per request", async (_what, text, detail) => {
     await putRow("broken-model", text);
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const bodies = await Promise.all(Array.from({ length: 5 }, () => decide({ ...REQUEST, model_name: "broken-model" })));
-    for (let i = 0; i < 20; i++) bodies.push(await decide({ ...REQUEST, model_name: "broken-model" }));
+    const bodies = await Promise.all(Array.from({ length: 5 }, () => decide({ ...EXAMPLE_A, model_name: "broken-model" })));
+    for (let i = 0; i < 20; i++) bodies.push(await decide({ ...EXAMPLE_A, model_name: "broken-model" }));
     for (const body of bodies) {
       expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable", priced_as: null });
       expect(body.reason).toBe(`pricing unavailable for 'broken-model': ${detail}`);
@@ -259,7 +258,7 @@ describe("a corrupt or oversized row", () => {
   });
 
   it("logs a corrupt config:gate once and does not fire while it stays corrupt", async () => {
-    await env.PRICING.put("config:gate", "{\"p_recall\": 7}");
+    await putGateConfig("{\"p_recall\": 7}");
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     for (let i = 0; i < 10; i++) {
       const body = await decide();
@@ -275,14 +274,14 @@ describe("concurrent price writes while gates read", () => {
   it("prices every answer by exactly the old row or the new one, never a mix", async () => {
     // A 1 s TTL and a clock moved on each round make every round re-read KV
     // while a write to the same key is in flight.
-    await env.PRICING.put("config:gate", JSON.stringify({ pricing_cache_ttl_seconds: 1 }));
+    await putGateConfig({ pricing_cache_ttl_seconds: 1 });
     const seen = new Set<string>();
     for (let round = 0; round < 12; round++) {
       advanceClock(1_500);
       const row = round % 2 === 0 ? NEW : OPUS;
-      const requests = Array.from({ length: 8 }, (_, i) => ({ ...REQUEST, output_tokens: 12_000 + 1_000 * i + round }));
+      const requests = Array.from({ length: 8 }, (_, i) => ({ ...EXAMPLE_A, output_tokens: 12_000 + 1_000 * i + round }));
       const [, ...bodies] = await Promise.all([putRow(MODEL, row), ...requests.map((request) => decide(request))]);
-      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof REQUEST)));
+      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof EXAMPLE_A)));
     }
     // Both rows were served, so the check above had something to tell apart.
     expect([...seen].sort()).toEqual(["new", "old"]);
@@ -292,13 +291,13 @@ describe("concurrent price writes while gates read", () => {
     const seen = new Set<string>();
     for (let round = 0; round < 10; round++) {
       const row = round % 2 === 0 ? NEW : OPUS;
-      const requests = Array.from({ length: 8 }, (_, i) => ({ ...REQUEST, output_tokens: 12_000 + 1_000 * i + round }));
+      const requests = Array.from({ length: 8 }, (_, i) => ({ ...EXAMPLE_A, output_tokens: 12_000 + 1_000 * i + round }));
       const [written, ...bodies] = await Promise.all([
         adminCall("PUT", `/v1/admin/pricing/${MODEL}`, row),
         ...requests.map((request) => decide(request)),
       ]);
       expect(written.status).toBe(200);
-      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof REQUEST)));
+      bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof EXAMPLE_A)));
       // Once the PUT has answered, this isolate serves the row it wrote.
       expect(canonical(omitModel((await decide()).priced_as))).toBe(canonical(row));
     }
@@ -319,7 +318,7 @@ function omitModel({ model: _model, ...prices }: { model: string }): object {
  * Checks that one answer was priced by exactly one of the two rows, every
  * term and the reason to the last bit, and says which.
  */
-function pricedByOneRow(body: any, request: typeof REQUEST): "new" | "old" {
+function pricedByOneRow(body: any, request: typeof EXAMPLE_A): "new" | "old" {
   const { model, ...prices } = body.priced_as;
   expect(model).toBe(MODEL);
   const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));

@@ -1,13 +1,12 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_BODY_BYTES } from "../src/http/guards";
-import { callWithEnv, jsonInit } from "./admin-helpers";
-import { call, OPUS, postGate, postJson, putRow, resetState } from "./helpers";
+import { callWithEnv } from "./admin-helpers";
+import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, postJson, putRow, resetState } from "./helpers";
 import { PROD_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
 const postBatch = (body: unknown) => postJson("/v1/gate/batch", body);
 
-const PRICED = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 const CACHE_AWARE = { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, pricing_mode: "cache_aware", context_tokens: 150_000 };
 const UNPRICED = { model_name: "mystery-model-9", output_tokens: 20_000 };
 const BELOW = { model_name: "gpt-5", output_tokens: 600 };
@@ -18,7 +17,7 @@ function mixed(i: number): { item: unknown; expect: string } {
     case 0:
     case 1:
     case 2:
-      return { item: { ...PRICED, horizon: 1 + (i % 7) }, expect: "net_positive" };
+      return { item: { ...EXAMPLE_A, horizon: 1 + (i % 7) }, expect: "net_positive" };
     case 3:
       return { item: CACHE_AWARE, expect: "net_not_positive" };
     case 4:
@@ -26,11 +25,11 @@ function mixed(i: number): { item: unknown; expect: string } {
     case 5:
       return { item: BELOW, expect: "below_threshold" };
     case 6:
-      return { item: { ...PRICED, horizon: -1 }, expect: `error:items.${i}.horizon` };
+      return { item: { ...EXAMPLE_A, horizon: -1 }, expect: `error:items.${i}.horizon` };
     case 7:
-      return { item: { ...PRICED, colour: "red" }, expect: `error:items.${i}.colour` };
+      return { item: { ...EXAMPLE_A, colour: "red" }, expect: `error:items.${i}.colour` };
     case 8:
-      return { item: { ...PRICED, cache_hit_rate: 0.5 }, expect: `error:items.${i}.cache_hit_rate` };
+      return { item: { ...EXAMPLE_A, cache_hit_rate: 0.5 }, expect: `error:items.${i}.cache_hit_rate` };
     default:
       return { item: "not an object", expect: `error:items.${i}` };
   }
@@ -64,7 +63,7 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it("answers each item as POST /v1/gate would", async () => {
-    const items = [PRICED, CACHE_AWARE, UNPRICED, BELOW];
+    const items = [EXAMPLE_A, CACHE_AWARE, UNPRICED, BELOW];
     const { decisions } = await (await postBatch({ items })).json<{ decisions: unknown[] }>();
     // Every answer has its own decision id; everything else matches.
     const withoutId = ({ decision_id: _id, ...rest }: Record<string, unknown>) => rest;
@@ -75,7 +74,7 @@ describe("POST /v1/gate/batch", () => {
 
   it("reads each distinct model's pricing once, however many items name it", async () => {
     const get = vi.spyOn(env.PRICING, "get");
-    const items = [...Array.from({ length: 30 }, () => PRICED), ...Array.from({ length: 30 }, () => UNPRICED)];
+    const items = [...Array.from({ length: 30 }, () => EXAMPLE_A), ...Array.from({ length: 30 }, () => UNPRICED)];
     const res = await postBatch({ items });
     expect(res.status).toBe(200);
     const keys = get.mock.calls.map((args) => String(args[0]));
@@ -85,7 +84,7 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it("names the field of an item as items.<index>.<field>, and says why", async () => {
-    const { decisions } = await (await postBatch({ items: [PRICED, { ...PRICED, recall_probability: 2, stub_tokens: -5 }] })).json<any>();
+    const { decisions } = await (await postBatch({ items: [EXAMPLE_A, { ...EXAMPLE_A, recall_probability: 2, stub_tokens: -5 }] })).json<any>();
     expect(decisions[1]).toEqual({
       error: {
         code: "invalid_request",
@@ -106,11 +105,11 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it.each([
-    ["more than 100 items", { items: Array.from({ length: 101 }, () => PRICED) }, "items", "must hold at most 100 items"],
+    ["more than 100 items", { items: Array.from({ length: 101 }, () => EXAMPLE_A) }, "items", "must hold at most 100 items"],
     ["no items", {}, "items", "is required"],
-    ["items that are not an array", { items: PRICED }, "items", "must be an array of gate requests"],
+    ["items that are not an array", { items: EXAMPLE_A }, "items", "must be an array of gate requests"],
     ["an unknown envelope field", { items: [], mode: "fast" }, "mode", "is not a known field"],
-    ["a body that is an array", [PRICED], "", expect.any(String)],
+    ["a body that is an array", [EXAMPLE_A], "", expect.any(String)],
   ])("answers 400 for %s", async (_what, body, path, message) => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const res = await postBatch(body);
@@ -156,16 +155,16 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it("answers 413 for a body over 96 KiB", async () => {
-    const res = await postBatch(JSON.stringify({ items: [{ ...PRICED, model_name: "x" }], pad: "x".repeat(MAX_BODY_BYTES) }));
+    const res = await postBatch(JSON.stringify({ items: [{ ...EXAMPLE_A, model_name: "x" }], pad: "x".repeat(MAX_BODY_BYTES) }));
     expect(res.status).toBe(413);
   });
 
   it("requires a gate key when GATE_API_KEYS is set, and records each item under the key's tenant", async () => {
     const keyed = { GATE_API_KEYS: TEST_GATE_API_KEYS };
-    const body = { items: [PRICED, UNPRICED, { ...PRICED, horizon: -1 }] };
+    const body = { items: [EXAMPLE_A, UNPRICED, { ...EXAMPLE_A, horizon: -1 }] };
     expect((await callWithEnv(keyed, "/v1/gate/batch", jsonInit("POST", body))).status).toBe(401);
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    const res = await callWithEnv(keyed, "/v1/gate/batch", jsonInit("POST", body, PROD_KEY));
+    const res = await callWithEnv(keyed, "/v1/gate/batch", jsonInit("POST", body, bearer(PROD_KEY)));
     expect(res.status).toBe(200);
     const points = write.mock.calls.map(([point]) => point as AnalyticsEngineDataPoint);
     expect(points.map((point) => point.indexes?.[0])).toEqual(["agents-prod", "agents-prod"]);

@@ -5,11 +5,10 @@ import wranglerToml from "../wrangler.toml?raw";
 import { ADMIN_LOCKOUT_SECONDS } from "../src/auth/admin";
 import { RATE_LIMIT_PERIOD_SECONDS } from "../src/auth/rate-limit";
 import { estimatedBits, keyRing, matchToken, MIN_TOKEN_BITS } from "../src/auth/keys";
-import { callWithEnv, jsonInit } from "./admin-helpers";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { callWithEnv } from "./admin-helpers";
+import { bearer, EXAMPLE_A, jsonInit, OPUS, postGate, putRow, resetState } from "./helpers";
 import { PROD_KEY, STAGING_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
-const EXAMPLE_A = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 const KEYED = { GATE_API_KEYS: TEST_GATE_API_KEYS };
 
 beforeEach(async () => {
@@ -56,7 +55,7 @@ describe("gate keys (GATE_API_KEYS)", () => {
   it("answers 401 for a wrong key, and records no decision", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     for (const key of ["wrong-gate-key-0123456789", PROD_KEY.slice(1), `${STAGING_KEY} `.trim() + "x"]) {
-      const res = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, key));
+      const res = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(key)));
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
     }
@@ -65,8 +64,8 @@ describe("gate keys (GATE_API_KEYS)", () => {
 
   it("serves a right key and records its name as the tenant in the Analytics Engine index", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    const prod = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, PROD_KEY));
-    const staging = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, STAGING_KEY));
+    const prod = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(PROD_KEY)));
+    const staging = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(STAGING_KEY)));
     expect([prod.status, staging.status]).toEqual([200, 200]);
     expect((await prod.json<any>()).fire).toBe(true);
     expect(tenantsRecorded(write)).toEqual(["agents-prod", "agents-staging"]);
@@ -85,13 +84,13 @@ describe("gate keys (GATE_API_KEYS)", () => {
   it("lets one name hold two keys, so a key can be rotated", async () => {
     const rotating = { GATE_API_KEYS: `agents-prod:${PROD_KEY},agents-prod:new-prod-key-0123456789` };
     for (const key of [PROD_KEY, "new-prod-key-0123456789"]) {
-      expect((await callWithEnv(rotating, "/v1/gate", jsonInit("POST", EXAMPLE_A, key))).status).toBe(200);
+      expect((await callWithEnv(rotating, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(key)))).status).toBe(200);
     }
   });
 
   it("refuses short keys, bad names and repeated keys, and fails closed when none is left", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const res = await callWithEnv({ GATE_API_KEYS: "prod:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/gate", jsonInit("POST", EXAMPLE_A, "short"));
+    const res = await callWithEnv({ GATE_API_KEYS: "prod:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer("short")));
     expect(res.status).toBe(401);
     const logged = warn.mock.calls.map((args) => String(args[0])).join("\n");
     expect(logged).toContain("shorter than 16");
@@ -149,7 +148,7 @@ describe("per-tenant rate limiting", () => {
       const window = Math.floor(Date.now() / 60_000);
       statuses = [];
       for (let i = 0; i < 6; i++) {
-        const res = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, `key-a-${run}-0123456789`));
+        const res = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`key-a-${run}-0123456789`)));
         statuses.push(res.status);
         if (res.status === 429) limited = res;
       }
@@ -159,7 +158,7 @@ describe("per-tenant rate limiting", () => {
     expect(statuses.slice(3)).toEqual([429, 429, 429]);
     expect(limited?.headers.get("retry-after")).toBe(String(RATE_LIMIT_PERIOD_SECONDS));
     expect((await limited?.json<any>()).error.code).toBe("rate_limited");
-    const other = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, `key-b-${run}-0123456789`));
+    const other = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`key-b-${run}-0123456789`)));
     expect(other.status).toBe(200);
   });
 

@@ -1,9 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SONNET_45 } from "./fixtures/rows";
-import { OPUS, postGate, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putGateConfig, putRow, resetState } from "./helpers";
 
-const EXAMPLE_A = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 /** Design note, example 2. */
 const EXAMPLE_2 = { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5 };
 
@@ -110,7 +109,7 @@ describe("POST /v1/gate in cache_aware mode", () => {
   });
 
   it("is the default when config:gate says so, with config's own q", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ pricing_mode: "cache_aware", cache_hit_rate: 0.5 }));
+    await putGateConfig({ pricing_mode: "cache_aware", cache_hit_rate: 0.5 });
     const body = await (await postGate(EXAMPLE_A)).json<any>();
     expect(body.pricing_mode).toBe("cache_aware");
     expect(body.inputs.cache_hit_rate).toBe(0.5);
@@ -120,7 +119,7 @@ describe("POST /v1/gate in cache_aware mode", () => {
   });
 
   it("does not fire when config:gate names an unknown pricing_mode, rather than guess", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ pricing_mode: "cheap", cache_hit_rate: 0.9 }));
+    await putGateConfig({ pricing_mode: "cheap", cache_hit_rate: 0.9 });
     const body = await (await postGate(EXAMPLE_A)).json<any>();
     expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable" });
     expect(body.reason).toContain("pricing_mode");
@@ -148,7 +147,7 @@ describe("POST /v1/gate in cache_aware mode", () => {
   });
 
   it("never fires, and does not refuse its fields, when config:gate cannot be read", async () => {
-    await env.PRICING.put("config:gate", "{not json");
+    await putGateConfig("{not json");
     const res = await postGate({ ...EXAMPLE_A, cache_hit_rate: 0.5, context_tokens: 10 });
     expect(res.status).toBe(200);
     const body = await res.json<any>();

@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OPUS, postGate, putAlias, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putAlias, putGateConfig, putRow, resetState } from "./helpers";
 
-const EXAMPLE_A = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 
 beforeEach(async () => {
   await resetState();
@@ -67,7 +66,7 @@ describe("POST /v1/gate", () => {
   });
 
   it("fills omitted fields from config:gate, then from the defaults", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ expected_conversation_depth: 7, stub_tokens: 300 }));
+    await putGateConfig({ expected_conversation_depth: 7, stub_tokens: 300 });
     const body = await (await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 })).json<any>();
     expect(body.inputs).toEqual({
       model_name: "claude-opus-4-6",

@@ -1,4 +1,5 @@
 import { env, exports } from "cloudflare:workers";
+import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../src/store/keys";
 import { forgetPricing } from "../src/store/read";
 import type { PricingRow } from "../src/store/schema";
 
@@ -7,13 +8,19 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
   return exports.default.fetch(new Request(`http://gate.test${path}`, init));
 }
 
+/** The init of a JSON request: the body as JSON (a string is sent as it is), with any other headers. */
+export function jsonInit(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method, headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) };
+}
+
+/** The Authorization header for a bearer token; none for undefined. */
+export function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
+
 /** POSTs a JSON body (or raw text) to a route. */
 export function postJson(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return call(path, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  return call(path, jsonInit("POST", body, headers));
 }
 
 /** POST /v1/gate with a JSON body. */
@@ -23,12 +30,17 @@ export function postGate(body: unknown, headers: Record<string, string> = {}): P
 
 /** Writes a pricing row straight into the real local KV binding. */
 export async function putRow(model: string, row: PricingRow | string): Promise<void> {
-  await env.PRICING.put(`pricing:${model}`, typeof row === "string" ? row : JSON.stringify(row));
+  await env.PRICING.put(pricingKey(model), typeof row === "string" ? row : JSON.stringify(row));
 }
 
 /** Writes an alias key straight into KV. */
 export async function putAlias(alias: string, canonical: string): Promise<void> {
-  await env.PRICING.put(`alias:${alias}`, canonical);
+  await env.PRICING.put(aliasKey(alias), canonical);
+}
+
+/** Writes `config:gate` straight into KV: an object as JSON, a string as it is. */
+export async function putGateConfig(config: object | string): Promise<void> {
+  await env.PRICING.put(GATE_CONFIG_KEY, typeof config === "string" ? config : JSON.stringify(config));
 }
 
 /** Empties KV and the isolate's caches, so each test starts cold. */
@@ -42,4 +54,4 @@ export async function resetState(): Promise<void> {
   } while (cursor !== undefined);
 }
 
-export { OPUS } from "./fixtures/rows";
+export { EXAMPLE_A, OPUS } from "./fixtures/rows";

@@ -4,7 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../src/index";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { callWithEnv } from "./admin-helpers";
-import { call, OPUS, postGate, putRow, resetState } from "./helpers";
+import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
 
 type Json = Record<string, any>;
@@ -171,16 +171,9 @@ describe("GET /openapi.json", () => {
 });
 
 describe("the documented error shape", () => {
-  const gateJson = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const admin = (method: string, body?: unknown): RequestInit => ({
-    method,
-    headers: { authorization: `Bearer ${ALICE_TOKEN}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const gateJson = (body: unknown): RequestInit => jsonInit("POST", body);
+  const admin = (method: string, body?: unknown): RequestInit =>
+    body === undefined ? { method, headers: bearer(ALICE_TOKEN) } : jsonInit(method, body, bearer(ALICE_TOKEN));
   // [what, documented operation, status, the real request]
   const cases: [string, string, number, () => Promise<Response>][] = [
     ["a field out of range", "post /v1/gate", 400, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: -1 })],
@@ -218,7 +211,7 @@ describe("the documented error shape", () => {
   });
 
   it("describes the 200 answer completely", async () => {
-    const res = await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 });
+    const res = await postGate(EXAMPLE_A);
     const body = await res.json<Json>();
     const schema = doc.paths["/v1/gate"].post.responses["200"].content["application/json"].schema;
     expect(validate(schema, body)).toEqual([]);

@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { OPUS, postGate, putAlias, putRow, resetState } from "./helpers";
+import { EXAMPLE_A, OPUS, postGate, putAlias, putGateConfig, putRow, resetState } from "./helpers";
 
-const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 type Decision = Record<string, any>;
-const decide = async (body: unknown = REQUEST) => (await postGate(body)).json<Decision>();
+const decide = async (body: unknown = EXAMPLE_A) => (await postGate(body)).json<Decision>();
 
 beforeEach(async () => {
   await resetState();
@@ -31,9 +30,9 @@ describe("the isolate's pricing cache", () => {
 
   it("caches unknown models too", async () => {
     const get = vi.spyOn(env.PRICING, "get");
-    await decide({ ...REQUEST, model_name: "mystery-model-9" });
+    await decide({ ...EXAMPLE_A, model_name: "mystery-model-9" });
     const afterFirst = get.mock.calls.length;
-    const second = await decide({ ...REQUEST, model_name: "mystery-model-9" });
+    const second = await decide({ ...EXAMPLE_A, model_name: "mystery-model-9" });
     expect(second.reason_code).toBe("unpriced");
     expect(get.mock.calls.length).toBe(afterFirst);
   });
@@ -51,7 +50,7 @@ describe("the isolate's pricing cache", () => {
   });
 
   it("takes its TTL from config:gate", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ pricing_cache_ttl_seconds: 5 }));
+    await putGateConfig({ pricing_cache_ttl_seconds: 5 });
     await decide();
     await putRow("claude-opus-4-6", { ...OPUS, input: 10 });
     vi.setSystemTime(new Date("2026-11-30T12:00:06Z"));
@@ -61,7 +60,7 @@ describe("the isolate's pricing cache", () => {
 
 describe("when KV fails", () => {
   it("answers pricing_unavailable, never fire, for a model the isolate does not hold", async () => {
-    await decide({ ...REQUEST, output_tokens: 1 }); // warms the config only
+    await decide({ ...EXAMPLE_A, output_tokens: 1 }); // warms the config only
     vi.spyOn(env.PRICING, "get").mockRejectedValue(new Error("KV is down"));
     const body = await decide();
     expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable", net_saving_usd: 0, priced_as: null });
@@ -110,13 +109,13 @@ describe("rows the gate cannot trust", () => {
   it("never fires on an alias whose target has no row", async () => {
     await putAlias("opus-latest", "claude-opus-9");
     vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const body = await decide({ ...REQUEST, model_name: "opus-latest" });
+    const body = await decide({ ...EXAMPLE_A, model_name: "opus-latest" });
     expect(body.reason_code).toBe("pricing_unavailable");
     expect(body.reason).toContain("alias:opus-latest points to claude-opus-9, which has no pricing row");
   });
 
   it("never fires when config:gate is invalid, rather than guess at priors", async () => {
-    await env.PRICING.put("config:gate", JSON.stringify({ p_recal: 0.1 }));
+    await putGateConfig({ p_recal: 0.1 });
     vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const body = await decide();
     expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable" });

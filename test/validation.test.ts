@@ -1,8 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../src/http/guards";
-import { call, OPUS, postGate, putRow, resetState } from "./helpers";
+import { call, EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
 
-const VALID = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 
 interface ErrorBody {
   error: { code: string; message: string; issues: { path: string; message: string }[] };
@@ -34,7 +33,7 @@ describe("POST /v1/gate with bad input", () => {
   });
 
   it("answers 400 naming model_name when it is missing", async () => {
-    const { model_name: _omitted, ...rest } = VALID;
+    const { model_name: _omitted, ...rest } = EXAMPLE_A;
     const body = await expectError(await postGate(rest), 400, "invalid_request", "model_name");
     expect(body.error.issues[0]?.message).toBe("is required");
   });
@@ -44,7 +43,7 @@ describe("POST /v1/gate with bad input", () => {
   });
 
   it("answers 400 when output_tokens and output_chars are both given", async () => {
-    await expectError(await postGate({ ...VALID, output_chars: 4 }), 400, "invalid_request", "output_chars");
+    await expectError(await postGate({ ...EXAMPLE_A, output_chars: 4 }), 400, "invalid_request", "output_chars");
   });
 
   it.each([
@@ -54,7 +53,7 @@ describe("POST /v1/gate with bad input", () => {
     ["stub_tokens", null],
     ["model_name", 42],
   ])("answers 400 naming %s when it has the wrong type", async (field, value) => {
-    await expectError(await postGate({ ...VALID, [field]: value }), 400, "invalid_request", field);
+    await expectError(await postGate({ ...EXAMPLE_A, [field]: value }), 400, "invalid_request", field);
   });
 
   it.each([
@@ -65,32 +64,32 @@ describe("POST /v1/gate with bad input", () => {
     ["recall_input_tokens", -1],
     ["recall_output_tokens", -1],
   ])("answers 400 naming %s when it is negative", async (field, value) => {
-    const body = field === "output_chars" ? { model_name: "m", output_chars: value } : { ...VALID, [field]: value };
+    const body = field === "output_chars" ? { model_name: "m", output_chars: value } : { ...EXAMPLE_A, [field]: value };
     await expectError(await postGate(body), 400, "invalid_request", field);
   });
 
   it("answers 400 when a number is not finite (Python's json.dumps writes NaN and Infinity)", async () => {
     await expectError(await postGate('{"model_name":"m","output_tokens":NaN}'), 400, "invalid_json");
     await expectError(await postGate('{"model_name":"m","output_tokens":Infinity}'), 400, "invalid_json");
-    await expectError(await postGate({ ...VALID, output_tokens: 1e309 }), 400, "invalid_request", "output_tokens");
+    await expectError(await postGate({ ...EXAMPLE_A, output_tokens: 1e309 }), 400, "invalid_request", "output_tokens");
   });
 
   it.each([[-1], [2.5], [1e7]])("answers 400 when horizon is %d", async (horizon) => {
-    const body = await expectError(await postGate({ ...VALID, horizon }), 400, "invalid_request", "horizon");
+    const body = await expectError(await postGate({ ...EXAMPLE_A, horizon }), 400, "invalid_request", "horizon");
     expect(body.error.message).toContain("horizon");
   });
 
   it.each([[-0.01], [1.01], [7]])("answers 400 when recall_probability is %d", async (recall_probability) => {
-    const body = await expectError(await postGate({ ...VALID, recall_probability }), 400, "invalid_request", "recall_probability");
+    const body = await expectError(await postGate({ ...EXAMPLE_A, recall_probability }), 400, "invalid_request", "recall_probability");
     expect(body.error.issues[0]?.message).toBe("must be between 0 and 1");
   });
 
   it.each([["stub_tokens", 1.5], ["recall_output_tokens", 0.1]])("answers 400 when %s is not an integer", async (field, value) => {
-    await expectError(await postGate({ ...VALID, [field]: value }), 400, "invalid_request", field);
+    await expectError(await postGate({ ...EXAMPLE_A, [field]: value }), 400, "invalid_request", field);
   });
 
   it("answers 400 naming every unknown field, so a typo never falls back to a prior", async () => {
-    const body = await expectError(await postGate({ ...VALID, horizn: 4, recall_prob: 0.1 }), 400, "invalid_request");
+    const body = await expectError(await postGate({ ...EXAMPLE_A, horizn: 4, recall_prob: 0.1 }), 400, "invalid_request");
     expect(body.error.issues).toEqual([
       { path: "horizn", message: "is not a known field" },
       { path: "recall_prob", message: "is not a known field" },
@@ -100,34 +99,34 @@ describe("POST /v1/gate with bad input", () => {
   it.each([[""], ["has space"], ["x".repeat(129)], ["quote'd"], ["emoji-🙂"], ["new\nline"]])(
     "answers 400 when model_name is %j",
     async (model_name) => {
-      await expectError(await postGate({ ...VALID, model_name }), 400, "invalid_request", "model_name");
+      await expectError(await postGate({ ...EXAMPLE_A, model_name }), 400, "invalid_request", "model_name");
     },
   );
 
   it("accepts every character the model-name pattern allows", async () => {
-    const res = await postGate({ ...VALID, model_name: "vendor/Model_1.5:beta@2025+x-y" });
+    const res = await postGate({ ...EXAMPLE_A, model_name: "vendor/Model_1.5:beta@2025+x-y" });
     expect(res.status).toBe(200);
   });
 });
 
 describe("requests the gate refuses before reading them", () => {
   it("answers 413 when the body is over 96 KiB", async () => {
-    const big = JSON.stringify({ ...VALID, model_name: "m", pad: "x".repeat(MAX_BODY_BYTES) });
+    const big = JSON.stringify({ ...EXAMPLE_A, model_name: "m", pad: "x".repeat(MAX_BODY_BYTES) });
     await expectError(await postGate(big), 413, "payload_too_large");
   });
 
   it("answers 415 when the content type is not JSON", async () => {
-    const res = await call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(VALID) });
+    const res = await call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(EXAMPLE_A) });
     await expectError(res, 415, "unsupported_media_type", "content-type");
   });
 
   it("answers 415 when there is no content type", async () => {
-    const res = await call("/v1/gate", { method: "POST", body: new TextEncoder().encode(JSON.stringify(VALID)) });
+    const res = await call("/v1/gate", { method: "POST", body: new TextEncoder().encode(JSON.stringify(EXAMPLE_A)) });
     await expectError(res, 415, "unsupported_media_type");
   });
 
   it("accepts application/json with a charset", async () => {
-    const res = await postGate(VALID, { "content-type": "application/json; charset=utf-8" });
+    const res = await postGate(EXAMPLE_A, { "content-type": "application/json; charset=utf-8" });
     expect(res.status).toBe(200);
   });
 

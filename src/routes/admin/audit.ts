@@ -1,10 +1,9 @@
-import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
-import { ADMIN_SECURITY } from "../../auth/admin";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/app";
 import { ErrorSchema, json, jsonRequest, type ErrorResponse } from "../../http/schema";
 import { readHistoryView } from "../../writes/history";
 import { createApp } from "../app";
-import { ADMIN_ERRORS, HistorySchema, RollbackSchema } from "./schema";
+import { adminRoute, HistorySchema, RollbackSchema } from "./schema";
 
 /** What the history and rollback routes of one audited key need. */
 export interface AuditSpec<Params extends Record<string, string>, Restored> {
@@ -41,18 +40,15 @@ export interface AuditSpec<Params extends Record<string, string>, Restored> {
  * adminConfig.route("/", auditRoutes({ path: "/v1/admin/config", subject: () => "config:gate", rollback: ..., restored: ConfigViewSchema, docs }));
  */
 export function auditRoutes<Params extends Record<string, string>, Restored>(spec: AuditSpec<Params, Restored>): OpenAPIHono<AppEnv> {
-  const common = { tags: ["admin"], security: ADMIN_SECURITY };
   const request = spec.params === undefined ? {} : { params: spec.params };
-  const historyRoute = createRoute({
-    ...common,
+  const historyRoute = adminRoute({
     method: "get",
     path: `${spec.path}/history`,
     summary: spec.docs.history,
     request,
-    responses: { 200: json(HistorySchema, spec.docs.historyOk), ...spec.docs.paramErrors, ...ADMIN_ERRORS },
+    responses: { 200: json(HistorySchema, spec.docs.historyOk), ...spec.docs.paramErrors },
   });
-  const rollbackRoute = createRoute({
-    ...common,
+  const rollbackRoute = adminRoute({
     method: "post",
     path: `${spec.path}/rollback`,
     summary: spec.docs.rollback,
@@ -61,7 +57,6 @@ export function auditRoutes<Params extends Record<string, string>, Restored>(spe
       200: json(spec.restored, spec.docs.rollbackOk),
       404: json(ErrorSchema, spec.docs.notFound),
       ...spec.docs.bodyErrors,
-      ...ADMIN_ERRORS,
     },
   });
   // The parameters passed their schema before the handler runs.

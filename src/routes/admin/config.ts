@@ -1,31 +1,26 @@
-import { createRoute } from "@hono/zod-openapi";
-import { ADMIN_SECURITY } from "../../auth/admin";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { GateConfigSchema } from "../../store/config";
 import { GATE_CONFIG_KEY } from "../../store/keys";
 import { putConfig, readConfigView, rollbackConfig } from "../../writes/config";
 import { createApp } from "../app";
 import { auditRoutes } from "./audit";
-import { ADMIN_ERRORS, ConfigViewSchema } from "./schema";
+import { adminRoute, ConfigViewSchema } from "./schema";
 
 const BAD_BODY = bodyErrors("The body is not JSON, or a field is wrong or unknown; the error names it");
-const common = { tags: ["admin"], security: ADMIN_SECURITY };
 
-const getRoute = createRoute({
-  ...common,
+const getRoute = adminRoute({
   method: "get",
   path: "/v1/admin/config",
   summary: "Read the gate config, as stored and as in force",
-  responses: { 200: json(ConfigViewSchema, "The config"), ...ADMIN_ERRORS },
+  responses: { 200: json(ConfigViewSchema, "The config") },
 });
 
-const putRoute = createRoute({
-  ...common,
+const putRoute = adminRoute({
   method: "put",
   path: "/v1/admin/config",
   summary: "Replace the gate config (priors, defaults, cache TTL); every field optional",
   request: jsonRequest(GateConfigSchema),
-  responses: { 200: json(ConfigViewSchema, "Written (or already so)"), ...BAD_BODY, ...ADMIN_ERRORS },
+  responses: { 200: json(ConfigViewSchema, "Written (or already so)"), ...BAD_BODY },
 });
 
 /**

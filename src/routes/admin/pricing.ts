@@ -1,5 +1,3 @@
-import { createRoute } from "@hono/zod-openapi";
-import { ADMIN_SECURITY } from "../../auth/admin";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { pricingKey } from "../../store/keys";
@@ -8,32 +6,28 @@ import { historyVersion } from "../../writes/history";
 import { deletePricing, listPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
 import { createApp } from "../app";
 import { auditRoutes } from "./audit";
-import { ADMIN_ERRORS, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
+import { adminRoute, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
 
 const BAD_BODY = bodyErrors("The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it");
 const BAD_MODEL = { 400: json(ErrorSchema, "Bad model name") };
 const NOT_FOUND = "No such row (or version)";
-const common = { tags: ["admin"], security: ADMIN_SECURITY };
 
-const listRoute = createRoute({
-  ...common,
+const listRoute = adminRoute({
   method: "get",
   path: "/v1/admin/pricing",
   summary: "List every pricing row and alias",
-  responses: { 200: json(PricingListSchema, "Every row in KV"), ...ADMIN_ERRORS },
+  responses: { 200: json(PricingListSchema, "Every row in KV") },
 });
 
-const getRoute = createRoute({
-  ...common,
+const getRoute = adminRoute({
   method: "get",
   path: "/v1/admin/pricing/{model}",
   summary: "Read one pricing row as stored",
   request: { params: ModelParamSchema },
-  responses: { 200: json(StoredRowSchema, "The row, valid or not"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL, ...ADMIN_ERRORS },
+  responses: { 200: json(StoredRowSchema, "The row, valid or not"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL },
 });
 
-const putRoute = createRoute({
-  ...common,
+const putRoute = adminRoute({
   method: "put",
   path: "/v1/admin/pricing/{model}",
   summary: "Write one pricing row and its alias keys",
@@ -46,16 +40,15 @@ const putRoute = createRoute({
     },
   ] as const,
   request: { params: ModelParamSchema, ...jsonRequest(PricingRowSchema) },
-  responses: { 200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"), ...BAD_BODY, ...ADMIN_ERRORS },
+  responses: { 200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"), ...BAD_BODY },
 });
 
-const deleteRoute = createRoute({
-  ...common,
+const deleteRoute = adminRoute({
   method: "delete",
   path: "/v1/admin/pricing/{model}",
   summary: "Delete one pricing row and its alias keys",
   request: { params: ModelParamSchema },
-  responses: { 200: json(WriteOutcomeSchema, "Deleted"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL, ...ADMIN_ERRORS },
+  responses: { 200: json(WriteOutcomeSchema, "Deleted"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL },
 });
 
 /**

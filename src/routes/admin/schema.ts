@@ -1,4 +1,5 @@
-import { z } from "@hono/zod-openapi";
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { ADMIN_SECURITY } from "../../auth/admin";
 import { ErrorSchema, json } from "../../http/schema";
 import { GateConfigSchema } from "../../store/config";
 import { HistoryEntrySchema } from "../../store/history";
@@ -16,6 +17,17 @@ export const ADMIN_ERRORS = {
   },
   503: json(ErrorSchema, "KV kept refusing the write (429) after retries; Retry-After says when to try again"),
 } as const;
+
+/**
+ * An admin route: tagged "admin", behind the admin bearer token, with the
+ * error answers every admin route can give.
+ *
+ * @example
+ * const getRoute = adminRoute({ method: "get", path: "/v1/admin/config", summary: "Read the gate config", responses: { 200: json(ConfigViewSchema, "The config") } });
+ */
+export function adminRoute<const R extends Omit<RouteConfig, "tags" | "security">>(config: R) {
+  return createRoute({ tags: ["admin"], security: ADMIN_SECURITY, ...config, responses: { ...config.responses, ...ADMIN_ERRORS } });
+}
 
 /** The `{model}` path parameter: a model name as KV keys accept it. */
 export const ModelParamSchema = z.object({

@@ -21,14 +21,20 @@ import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 export const requiredOr = (message: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? "is required" : message;
 
-const tokenCount = (example: number) =>
+/** An optional whole number from 0 to `max`. */
+const wholeNumber = (max: number) =>
   z
     .number({ error: requiredOr("must be a number") })
     .int("must be an integer ≥ 0")
     .nonnegative("must be an integer ≥ 0")
-    .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
-    .optional()
-    .openapi({ example });
+    .max(max, `must be at most ${max}`)
+    .optional();
+
+/** An optional probability, in [0, 1]. */
+const probability = () =>
+  z.number({ error: requiredOr("must be a number") }).min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").optional();
+
+const tokenCount = (example: number) => wholeNumber(MAX_TOKENS).openapi({ example });
 
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z
@@ -71,26 +77,9 @@ export const GateRequestSchema = z
       .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
       .optional()
       .openapi({ description: "Size of the candidate tool output in tokens. Give this or output_chars.", example: 20_000 }),
-    output_chars: z
-      .number({ error: requiredOr("must be a number") })
-      .int("must be an integer ≥ 0")
-      .nonnegative("must be an integer ≥ 0")
-      .max(MAX_TOKENS * CHARS_PER_TOKEN, `must be at most ${MAX_TOKENS * CHARS_PER_TOKEN}`)
-      .optional()
-      .openapi({ description: `Size in characters; stands in for output_tokens as chars / ${CHARS_PER_TOKEN}.`, example: 80_000 }),
-    horizon: z
-      .number({ error: requiredOr("must be a number") })
-      .int("must be an integer ≥ 0")
-      .nonnegative("must be an integer ≥ 0")
-      .max(MAX_HORIZON, `must be at most ${MAX_HORIZON}`)
-      .optional()
-      .openapi({ description: "Remaining turns the output would be carried. Default: the expected_conversation_depth prior.", example: 4 }),
-    recall_probability: z
-      .number({ error: requiredOr("must be a number") })
-      .min(0, "must be between 0 and 1")
-      .max(1, "must be between 0 and 1")
-      .optional()
-      .openapi({ description: "p_recall. Default: the p_recall prior.", example: 0.3 }),
+    output_chars: wholeNumber(MAX_TOKENS * CHARS_PER_TOKEN).openapi({ description: `Size in characters; stands in for output_tokens as chars / ${CHARS_PER_TOKEN}.`, example: 80_000 }),
+    horizon: wholeNumber(MAX_HORIZON).openapi({ description: "Remaining turns the output would be carried. Default: the expected_conversation_depth prior.", example: 4 }),
+    recall_probability: probability().openapi({ description: "p_recall. Default: the p_recall prior.", example: 0.3 }),
     large_offload_threshold_tokens: tokenCount(DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS),
     stub_tokens: tokenCount(DEFAULT_STUB_TOKENS),
     recall_input_tokens: tokenCount(DEFAULT_RECALL_INPUT_TOKENS),
@@ -104,23 +93,12 @@ export const GateRequestSchema = z
           '"cache_aware" prices the prompt cache and long-context tiers (docs/economics.md). Default: the pricing_mode in config:gate, "seed".',
         example: "cache_aware",
       }),
-    cache_hit_rate: z
-      .number({ error: requiredOr("must be a number") })
-      .min(0, "must be between 0 and 1")
-      .max(1, "must be between 0 and 1")
-      .optional()
-      .openapi({
+    cache_hit_rate: probability().openapi({
         description:
           `q: how likely a later turn finds the prefix still cached. cache_aware only (refused in seed mode). Default: the cache_hit_rate prior, ${DEFAULT_CACHE_HIT_RATE}.`,
         example: 0.9,
       }),
-    context_tokens: z
-      .number({ error: requiredOr("must be a number") })
-      .int("must be an integer ≥ 0")
-      .nonnegative("must be an integer ≥ 0")
-      .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
-      .optional()
-      .openapi({
+    context_tokens: wholeNumber(MAX_TOKENS).openapi({
         description:
           "P: tokens of history before this output, re-read on the recall hop and deciding a long-context tier. cache_aware only (refused in seed mode). Default: 0.",
         example: 60_000,
