@@ -2,13 +2,16 @@ import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "./errors";
 import { MAX_BODY_BYTES } from "./guards";
 
+/** One problem with one field, as the error shape and warnings carry it. */
+export const FieldIssueSchema = z.object({ path: z.string(), message: z.string() });
+
 /** The one error shape, as documented: typed clients see every code. */
 export const ErrorSchema = z
   .object({
     error: z.object({
       code: z.enum(ERROR_CODES),
       message: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })),
+      issues: z.array(FieldIssueSchema),
     }),
   })
   .openapi("Error");

@@ -1,6 +1,6 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth/admin";
-import { ErrorSchema, json } from "../../http/schema";
+import { ErrorSchema, FieldIssueSchema, json } from "../../http/schema";
 import { GateConfigSchema } from "../../store/config";
 import { HistoryEntrySchema } from "../../store/history";
 import { ModelNameSchema, PricingRowSchema } from "../../store/schema";
@@ -38,7 +38,7 @@ export const ModelParamSchema = z.object({
 });
 
 /** A warning or problem with one field. */
-export const IssueSchema = z.object({ path: z.string(), message: z.string() }).openapi("Issue");
+export const IssueSchema = FieldIssueSchema.openapi("Issue");
 
 /** GET /v1/admin/pricing/{model}: the row as stored, valid or not. */
 export const StoredRowSchema = z

@@ -12,6 +12,7 @@ import {
   PRICING_MODES,
   REASON_CODES,
 } from "../../gate";
+import { ErrorSchema } from "../../http/schema";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
@@ -281,13 +282,7 @@ export const GateBatchRequestSchema = z
 
 /** A batch entry for an item that could not be decided: the one error shape, for that item. */
 export const GateBatchItemErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.literal("invalid_request"),
-      message: z.string(),
-      issues: z.array(z.object({ path: z.string(), message: z.string() })),
-    }),
-  })
+  .object({ error: ErrorSchema.shape.error.extend({ code: z.literal("invalid_request") }) })
   .openapi("GateBatchItemError");
 
 export type GateBatchItemError = z.infer<typeof GateBatchItemErrorSchema>;
