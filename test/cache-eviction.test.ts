@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RefreshingCache, type CachePolicy } from "../src/store/cache";
-import { callWithEnv, jsonInit } from "./admin-helpers";
-import { postGate, postJson, putRow, resetState } from "./helpers";
+import { callWithEnv } from "./admin-helpers";
+import { bearer, jsonInit, postGate, postJson, putRow, resetState } from "./helpers";
 
 const POLICY: CachePolicy = { ttlMs: 60_000, budgetMs: 100, maxStaleMs: 0 };
 const noWait = () => undefined;
@@ -58,7 +58,7 @@ describe("batches of unknown names", () => {
     const run = crypto.randomUUID().slice(0, 8);
     const overrides = { GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER, GATE_API_KEYS: `batcher-${run}:key-${run}-0123456789abcdef` };
     const items = ["a", "b", "c", "d"].map((name) => ({ model_name: `model-${name}`, output_tokens: 20_000 }));
-    const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, `key-${run}-0123456789abcdef`));
+    const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)));
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
   });
@@ -68,7 +68,7 @@ describe("batches of unknown names", () => {
     const overrides = { GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER, GATE_API_KEYS: `single-${run}:key-${run}-0123456789abcdef` };
     const items = Array.from({ length: 50 }, () => ({ model_name: "gpt-5", output_tokens: 20_000 }));
     for (let call = 0; call < 3; call++) {
-      const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, `key-${run}-0123456789abcdef`));
+      const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)));
       expect(res.status).toBe(200);
     }
   });

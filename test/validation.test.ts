@@ -133,19 +133,19 @@ describe("requests the gate refuses before reading them", () => {
   it.each(["application/json; charset=utf-16", "application/json; charset=ISO-8859-1", 'application/json;charset="latin1"'])(
     "answers 415, not invalid_json, for a JSON body declared as %s",
     async (type) => {
-      const res = await call("/v1/gate", { method: "POST", headers: { "content-type": type }, body: JSON.stringify(VALID) });
+      const res = await call("/v1/gate", { method: "POST", headers: { "content-type": type }, body: JSON.stringify(EXAMPLE_A) });
       await expectError(res, 415, "unsupported_media_type", "content-type");
     },
   );
 
   it("accepts charset UTF-8 in any case, quoted or not", async () => {
     for (const type of ["application/json; charset=UTF-8", 'application/json; charset="utf8"']) {
-      expect((await postGate(VALID, { "content-type": type })).status).toBe(200);
+      expect((await postGate(EXAMPLE_A, { "content-type": type })).status).toBe(200);
     }
   });
 
   it.each(["gzip", "br", "deflate"])("answers 415, not invalid_json, for a body sent with Content-Encoding %s", async (encoding) => {
-    const res = await postGate(VALID, { "content-encoding": encoding });
+    const res = await postGate(EXAMPLE_A, { "content-encoding": encoding });
     await expectError(res, 415, "unsupported_media_type", "content-encoding");
   });
 
