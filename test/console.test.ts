@@ -1,9 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { pricingModes } from "../src/routes/console";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/data";
-import { z } from "@hono/zod-openapi";
-import { GateRequestSchema } from "../src/routes/gate/schema";
+import { PRICING_MODES } from "../src/gate";
 import { forgetPricing } from "../src/store/read";
 import { call, OPUS, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN } from "./secrets";
@@ -181,16 +179,21 @@ describe("GET /", () => {
     expect([...html.matchAll(/<(?:input|select|textarea)\b(?![^>]*\bid=)[^>]*>/g)]).toEqual([]);
   });
 
-  it("offers the pricing mode exactly when the gate takes one", async () => {
+  it("offers every pricing mode the gate takes, the config's default selected, the cache-aware fields hidden", async () => {
+    await env.PRICING.put("config:gate", JSON.stringify({ pricing_mode: "cache_aware" }));
     const { html } = await page();
-    const gateHasModes = "pricing_mode" in GateRequestSchema.shape;
-    expect(html.includes('id="f-mode"')).toBe(gateHasModes);
-    if (gateHasModes) {
-      expect(pricingModes()).toEqual(expect.arrayContaining(["seed", "cache_aware"]));
-      expect(html).toMatch(/<fieldset id="cache-fields"[^>]*hidden/);
-    } else {
-      expect(pricingModes()).toEqual([]);
-    }
+    const select = html.match(/<select id="f-mode"[^>]*>([\s\S]*?)<\/select>/)?.[1] ?? "";
+    const options = [...select.matchAll(/<option value="([^"]+)"/g)].map((match) => match[1]);
+    expect(options).toEqual(PRICING_MODES);
+    expect(select).toMatch(/<option value="cache_aware" selected="">cache_aware \(the config&#39;s default\)<\/option>/);
+    expect(html).toMatch(/<fieldset id="cache-fields"[^>]*hidden/);
+  });
+
+  it("gives the page the rows to edit and no prices to compute with: the numbers come from the API", async () => {
+    const { html } = await page();
+    const data = JSON.parse(html.match(/<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/)?.[1] ?? "{}");
+    expect(Object.keys(data)).toEqual(["rows"]);
+    expect(data.rows["claude-opus-4-6"]).toMatchObject({ input: 5, output: 25 });
   });
 
   it("sets a strict Content-Security-Policy whose nonce is on its one style and one script", async () => {
@@ -232,16 +235,6 @@ describe("GET /", () => {
     const post = await call("/", { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD");
-  });
-});
-
-describe("the console's pricing modes", () => {
-  it("reads an optional or defaulted enum, and nothing else", () => {
-    const modes = z.enum(["seed", "cache_aware"]);
-    expect(pricingModes({ pricing_mode: modes.optional() })).toEqual(["seed", "cache_aware"]);
-    expect(pricingModes({ pricing_mode: modes.default("seed") })).toEqual(["seed", "cache_aware"]);
-    expect(pricingModes({ pricing_mode: z.string().optional() })).toEqual([]);
-    expect(pricingModes({})).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/index";
+import { CURVE_EXTRA_POINTS, MAX_CURVE_POINTS } from "../src/gate";
 import { ApiError } from "../src/http/errors";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { ErrorSchema } from "../src/http/schema";
@@ -37,6 +38,7 @@ const modelSegment = fc.oneof(
 const path = fc.oneof(
   { weight: 8, arbitrary: fc.constant("/v1/gate") },
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
+  { weight: 2, arbitrary: fc.constant("/v1/gate/curve") },
   { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
   {
     weight: 1,
@@ -195,6 +197,15 @@ const gateRequest = fc.oneof(
   { weight: 1, arbitrary: wildGate },
 );
 
+// Curve spans at and past their bounds, and wild values in their place.
+const curveSpan = {
+  points: fc.oneof(fc.integer({ min: -2, max: MAX_CURVE_POINTS + 2 }), fc.double(), fc.jsonValue()),
+  horizon_max: fc.oneof(fc.integer({ min: -1, max: 2_000_000 }), fc.double()),
+  output_tokens_max: fc.oneof(fc.nat({ max: 5_000_000 }), fc.constant(1e12), fc.double()),
+};
+
+const curveRequest = fc.record({ request: gateRequest, ...curveSpan }, { requiredKeys: ["request"] });
+
 const pricingRow = fc.record(
   {
     input: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.double(), fc.jsonValue()),
@@ -262,6 +273,7 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.array(sessionItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
+  { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
@@ -449,6 +461,52 @@ describe("the whole API under fuzzing", () => {
         if (!("horizon_range" in body) && decision.reason_code !== "below_threshold") expect(decision.worst_case).toBeNull();
       }),
       { seed: SEED, numRuns: 300 },
+    );
+  }, 60_000);
+});
+
+describe("POST /v1/gate/curve under fuzzing", () => {
+  it("answers every well-formed curve request with bounded, ascending, finite curves that never fire unpriced", async () => {
+    const valid = fc.record(
+      {
+        request: fc.record({
+          model_name: fc.constantFrom(...MODELS),
+          output_tokens: fc.double({ min: 0, max: 1e9, noNaN: true }),
+          horizon: fc.nat({ max: 1_000_000 }),
+          recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+          pricing_mode: fc.constantFrom("seed", "cache_aware"),
+        }),
+        points: fc.integer({ min: 2, max: MAX_CURVE_POINTS }),
+        horizon_max: fc.integer({ min: 1, max: 1_000_000 }),
+        output_tokens_max: fc.integer({ min: 1, max: 1e12 }),
+      },
+      { requiredKeys: ["request"] },
+    );
+    await fc.assert(
+      fc.asyncProperty(valid, async (body) => {
+        const spec: RequestSpec = {
+          method: "POST",
+          path: "/v1/gate/curve",
+          contentType: "application/json",
+          authorization: undefined,
+          body: JSON.stringify(body),
+          gateKeysConfigured: false,
+        };
+        const { res, text } = await send(spec);
+        expect(res.status, text).toBe(200);
+        const curve = JSON.parse(text);
+        const priced = curve.priced_as !== null;
+        for (const line of [curve.horizon, curve.output_tokens]) {
+          expect(line.length).toBeLessThanOrEqual((body.points ?? MAX_CURVE_POINTS) + CURVE_EXTRA_POINTS);
+          const xs = line.map((p: { x: number }) => p.x);
+          expect(xs).toEqual([...xs].sort((a, b) => a - b));
+          for (const p of line) {
+            expect(Number.isFinite(p.net_saving_usd)).toBe(true);
+            if (p.fire) expect(priced).toBe(true);
+          }
+        }
+      }),
+      { seed: SEED, numRuns: 200 },
     );
   }, 60_000);
 });

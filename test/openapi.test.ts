@@ -4,7 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../src/index";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { callWithEnv } from "./admin-helpers";
-import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, putRow, resetState } from "./helpers";
+import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, postJson, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
 
 type Json = Record<string, any>;
@@ -182,6 +182,8 @@ describe("the documented error shape", () => {
     ["a body that is too large", "post /v1/gate", 413, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })],
     ["a body that is not JSON by type", "post /v1/gate", 415, () => call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })],
     ["a missing gate key", "post /v1/gate", 401, () => callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate", gateJson({ model_name: "m", output_tokens: 1 }))],
+    ["a curve point count out of range", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: 20_000 }, points: 1_000 })],
+    ["a curve of a bad request", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: -1 } })],
     ["a missing admin token", "get /v1/admin/pricing", 401, () => call("/v1/admin/pricing")],
     ["a negative price", "put /v1/admin/pricing/{model}", 400, () => call("/v1/admin/pricing/new-model", admin("PUT", { input: -1, output: 2 }))],
     ["a model without a row", "get /v1/admin/pricing/{model}", 404, () => call("/v1/admin/pricing/no-such-model", admin("GET"))],
@@ -216,6 +218,17 @@ describe("the documented error shape", () => {
     const schema = doc.paths["/v1/gate"].post.responses["200"].content["application/json"].schema;
     expect(validate(schema, body)).toEqual([]);
     expect(undeclaredKeys(body, schema).filter((key) => !key.startsWith("$.priced_as."))).toEqual([]);
+  });
+
+  it("describes the curve's 200 answer completely", async () => {
+    const request = { model_name: "claude-opus-4-6", output_tokens: 20_000, pricing_mode: "cache_aware", context_tokens: 60_000 };
+    const res = await postJson("/v1/gate/curve", { request, points: 5 });
+    expect(res.status).toBe(200);
+    const body = await res.json<Json>();
+    const schema = doc.paths["/v1/gate/curve"].post.responses["200"].content["application/json"].schema;
+    expect(validate(schema, body)).toEqual([]);
+    const priced = (key: string) => key.startsWith("$.priced_as.") || key.startsWith("$.decision.priced_as.");
+    expect(undeclaredKeys(body, schema).filter((key) => !priced(key))).toEqual([]);
   });
 });
 

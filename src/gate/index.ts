@@ -5,6 +5,7 @@
 export * from "./break-even";
 export * from "./cache-aware";
 export * from "./constants";
+export * from "./curve";
 export * from "./decision";
 export * from "./lifecycle";
 export * from "./holdout";

@@ -1,4 +1,5 @@
 import { NONCE, secureHeaders } from "hono/secure-headers";
+import { PRICING_MODES } from "../../gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
@@ -7,7 +8,6 @@ import { readListing } from "../../store/listing";
 import { cachePolicy, readGateConfig } from "../../store/read";
 import { pendingFrom } from "../../sync/pending";
 import { createApp } from "../app";
-import { GateRequestSchema } from "../gate/schema";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
 import savingsCss from "./browser/savings.client.css";
@@ -31,26 +31,6 @@ const csp = secureHeaders({
   },
   referrerPolicy: "no-referrer",
 });
-
-/**
- * The pricing modes a request schema takes in its `pricing_mode` field (an
- * enum, possibly optional or defaulted), read from the gate's own schema so
- * the console offers a mode exactly when the gate has one.
- *
- * @example
- * pricingModes() // [] before cache-aware pricing; ["seed", "cache_aware"] after
- */
-export function pricingModes(shape: Record<string, unknown> = GateRequestSchema.shape): string[] {
-  const field: unknown = shape["pricing_mode"];
-  let schema = field as { unwrap?: () => unknown; options?: unknown } | undefined;
-  for (let depth = 0; schema?.unwrap !== undefined && schema.options === undefined && depth < 4; depth++) {
-    schema = schema.unwrap() as typeof schema;
-  }
-  const options = schema?.options;
-  return Array.isArray(options) ? options.filter((option): option is string => typeof option === "string") : [];
-}
-
-const hasCacheFields = () => "cache_hit_rate" in GateRequestSchema.shape && "context_tokens" in GateRequestSchema.shape;
 
 /**
  * GET /: the ops console. Server-rendered with Hono JSX from KV (pricing
@@ -77,9 +57,8 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
   const view = {
     rows,
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
-    modes: pricingModes(),
+    modes: PRICING_MODES,
     pending,
-    cacheFields: hasCacheFields(),
     nonce: c.get("secureHeadersNonce") ?? "",
     // One style and one script, each under the nonce: the savings panel's are appended.
     css: `${css}\n${savingsCss}`,

@@ -1,5 +1,6 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import type { PricingMode } from "../../gate";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
@@ -10,12 +11,10 @@ import { SavingsPanel } from "./savings";
 export interface ConsoleView {
   rows: TableRow[];
   config: { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
-  /** The gate's pricing modes, when the gate has more than one (cache-aware pricing). */
-  modes: string[];
+  /** The gate's pricing modes, from its own enum. */
+  modes: readonly PricingMode[];
   /** The price sync's stored changes. */
   pending: PendingView;
-  /** Whether the gate takes `cache_hit_rate` and `context_tokens`. */
-  cacheFields: boolean;
   nonce: string;
   css: string;
   script: string;
@@ -52,7 +51,7 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
  * and (with an admin token) editing.
  *
  * @example
- * c.html(<ConsolePage view={{ rows, config, modes: [], pending, cacheFields: false, nonce, css, script }} />)
+ * c.html(<ConsolePage view={{ rows, config, modes: PRICING_MODES, pending, nonce, css, script }} />)
  */
 export function ConsolePage({ view }: { view: ConsoleView }) {
   const valid = view.rows.filter((row) => row.status === "valid");
@@ -62,10 +61,9 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
   const invalid = view.rows.length - valid.length;
   const priors = view.config.ok ? view.config.config : null;
   const defaultModel = valid.find((row) => row.model === "claude-opus-4-6")?.model ?? valid[0]?.model ?? "";
-  // What the script needs: prices by canonical model, and aliases to resolve.
+  // What the script needs: each row as stored, for the editor. The numbers
+  // it draws come from the API, never from these rows.
   const data = {
-    prices: Object.fromEntries(valid.map((row) => [row.model, { input: row.row.input, output: row.row.output }])),
-    aliases: Object.fromEntries(valid.flatMap((row) => (row.row.aliases ?? []).map((alias) => [alias, row.model]))),
     rows: Object.fromEntries(view.rows.map((row) => [row.model, row.status === "valid" ? row.row : row.raw])),
   };
 
@@ -115,8 +113,9 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
               Net saving for <span id="chart-model">—</span>
             </h2>
             <p class="note">
-              Each point is the gate's seed formula, computed in the page from the model's row and the inputs the gate
-              resolved; the marked point is the decision above. Above zero, stubbing saves money.
+              Each point is what the gate answers there, in the decision's pricing mode (<code>POST /v1/gate/curve</code>:
+              the worker's own core, nothing recorded). The marked point is the decision above and the break-even is the
+              API's. Above zero, stubbing saves money.
             </p>
             <div class="charts">
               <figure>
@@ -213,31 +212,27 @@ function Calculator(props: { view: ConsoleView; models: TableRow[]; defaultModel
           <small id="f-recall-hint">{hint(priors?.p_recall)}</small>
         </div>
       </div>
-      {view.modes.length > 0 ? (
+      <div class="field">
+        <label for="f-mode">Pricing mode</label>
+        <select id="f-mode" name="pricing_mode">
+          {view.modes.map((mode) => (
+            <option value={mode} selected={mode === priors?.pricing_mode}>
+              {mode === priors?.pricing_mode ? `${mode} (the config's default)` : mode}
+            </option>
+          ))}
+        </select>
+      </div>
+      <fieldset id="cache-fields" class="two" hidden>
+        <legend>Cache-aware inputs (sent only in cache_aware mode)</legend>
         <div class="field">
-          <label for="f-mode">Pricing mode</label>
-          <select id="f-mode" name="pricing_mode">
-            {view.modes.map((mode) => (
-              <option value={mode} selected={mode === priors?.pricing_mode}>
-                {mode === priors?.pricing_mode ? `${mode} (the config's default)` : mode}
-              </option>
-            ))}
-          </select>
+          <label for="f-cache-hit">Cache hit rate</label>
+          <input id="f-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.cache_hit_rate ?? "")} />
         </div>
-      ) : null}
-      {view.cacheFields ? (
-        <fieldset id="cache-fields" class="two" hidden>
-          <legend>Cache-aware inputs (sent only in cache_aware mode)</legend>
-          <div class="field">
-            <label for="f-cache-hit">Cache hit rate</label>
-            <input id="f-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.cache_hit_rate ?? "")} />
-          </div>
-          <div class="field">
-            <label for="f-context">Context tokens</label>
-            <input id="f-context" name="context_tokens" type="number" min="0" step="1" />
-          </div>
-        </fieldset>
-      ) : null}
+        <div class="field">
+          <label for="f-context">Context tokens</label>
+          <input id="f-context" name="context_tokens" type="number" min="0" step="1" />
+        </div>
+      </fieldset>
       <details>
         <summary>More inputs</summary>
         <div class="two">

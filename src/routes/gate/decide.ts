@@ -1,178 +1,40 @@
 import { recordDecision } from "../../analytics";
-import {
-  CACHE_TTLS,
-  CHARS_PER_TOKEN,
-  decideOutcome,
-  isBelowThreshold,
-  OFFLOAD_AT,
-  rangeMidpoint,
-  resolveLifecycle,
-  type LifecycleNote,
-  type PricingLookup,
-  type PricingMode,
-  type Range,
-} from "../../gate";
-import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
-import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
+import { decideOutcome, type CacheAwareInputs, type PricingLookup } from "../../gate";
+import { ApiError } from "../../http/errors";
+import type { GateConfig } from "../../store/config";
+import type { PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 import { writeDecisions } from "../../ledger/client";
 import type { LedgerDecision } from "../../ledger/savings";
 import { assignDecision } from "./ledger";
-import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
+import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
-
-/** What a decision needs from the request's surroundings. */
-export interface DecideContext {
-  env: Env;
-  tenant: string;
-  waitUntil: (promise: Promise<unknown>) => void;
-  /** Today as YYYY-MM-DD (UTC), read once at the edge: the core reads no clock. */
-  today: string;
-}
-
-/** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */
-interface ResolvedPricing {
-  read: PricingRead;
-  lifecycle: LifecycleNote | null;
-}
-
-/**
- * One item of work: a body that passed its schema (and where it sits in the
- * request, for error paths), or the issues that already stop it.
- */
-export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
 
 /** What one item gets back: its decision, or its error. */
 export type GateAnswer = GateDecisionBody | GateBatchItemError;
 
-// Below the threshold the gate never looks at pricing, so neither do we.
-const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
-
-// The fields only the cache-aware mode reads.
-const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;
-
-/**
- * Fills every omitted field from the config's priors and defaults; a prior
- * given only as a range stands at the range's midpoint (the horizon's
- * rounded down). The cache-aware inputs are filled in (and echoed) only in
- * that mode; ranges are echoed as given.
- *
- * @example
- * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
- * // { model_name: "gpt-5", output_tokens: 20000, output_chars: 80000, horizon: 4, recall_probability: 0.25, ... }
- */
-export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, mode: PricingMode = "seed"): ResolvedInputs {
-  const resolved: ResolvedInputs = {
-    model_name: body.model_name,
-    output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
-    horizon: pointOf(body.horizon, body.horizon_range, true) ?? config.expected_conversation_depth,
-    recall_probability: pointOf(body.recall_probability, body.recall_probability_range, false) ?? config.p_recall,
-    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
-    stub_tokens: body.stub_tokens ?? config.stub_tokens,
-    recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
-    recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
-  };
-  if (body.output_chars !== undefined) resolved.output_chars = body.output_chars;
-  if (body.horizon_range !== undefined) resolved.horizon_range = body.horizon_range;
-  if (body.recall_probability_range !== undefined) resolved.recall_probability_range = body.recall_probability_range;
-  if (mode === "cache_aware") {
-    resolved.cache_hit_rate = pointOf(body.cache_hit_rate, body.cache_hit_rate_range, false) ?? config.cache_hit_rate;
-    resolved.context_tokens = body.context_tokens ?? 0;
-    resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
-    resolved.suffix_tokens = body.suffix_tokens ?? 0;
-    resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
-    if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
-  }
-  return resolved;
-}
-
-/** The point the caller gave, else its range's midpoint, else undefined (the prior). */
-function pointOf(point: number | undefined, range: Range | undefined, integer: boolean): number | undefined {
-  if (point !== undefined || range === undefined) return point;
-  return rangeMidpoint(range, integer);
-}
-
 /**
  * The one pipeline behind POST /v1/gate and POST /v1/gate/batch:
- * validate → load pricing → decide → record → respond. The config is read
- * once; each distinct model's pricing is read once, shared by every item
- * that names it; each decided item writes one data point. Answers come back
- * in item order.
+ * validate → load pricing (./prepare.ts) → decide → record → respond. Each
+ * decided item writes one data point and one ledger record. Answers come
+ * back in item order.
  *
  * @example
  * await decideItems([{ body, path: ["items", 0] }, { issues: [{ path: "items.1", message: "is required" }] }], context)
  * // [{ fire: true, ... }, { error: { code: "invalid_request", ... } }]
  */
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
-  const { env, waitUntil } = context;
-  const configRead = await readGateConfig(env.PRICING, waitUntil);
-  const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
-
-  const reads = new Map<string, Promise<PricingRead>>();
-  const readOnce = (model: string): Promise<PricingRead> => {
-    let read = reads.get(model);
-    if (read === undefined) {
-      read = readPricing(env.PRICING, model, config, waitUntil);
-      reads.set(model, read);
-    }
-    return read;
-  };
-  const resolved = new Map<string, Promise<ResolvedPricing>>();
-  const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
-    // Priors we cannot read are priors we cannot trust: do not fire.
-    if (!configRead.ok) return Promise.resolve({ read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null });
-    if (isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
-    let pricing = resolved.get(inputs.model_name);
-    if (pricing === undefined) {
-      pricing = withLifecycle(inputs.model_name, readOnce, context.today);
-      resolved.set(inputs.model_name, pricing);
-    }
-    return pricing;
-  };
-
+  const { config, configStale, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
-  const answers = await Promise.all(
-    items.map(async (item): Promise<GateAnswer> => {
-      if ("issues" in item) return itemError(item.issues);
-      const mode = modeOf(item.body, config, configRead.ok);
-      const issues = modeIssues(item.body, mode, configRead.ok, item.path);
-      if (issues.length > 0) return itemError(issues);
-      const inputs = resolveInputs(item.body, config, mode);
-      const pricing = await pricingOf(inputs);
-      return decideOne(item.body, inputs, mode, pricing, { config, stale: configRead.stale, records }, context);
-    }),
-  );
+  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records }, context)));
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
-  waitUntil(
-    writeDecisions(env.LEDGER, context.tenant, records, {
+  context.waitUntil(
+    writeDecisions(context.env.LEDGER, context.tenant, records, {
       retentionDays: config.ledger_retention_days,
       timeoutMs: config.ledger_timeout_ms,
     }),
   );
   return answers;
-}
-
-/**
- * Reads a model's pricing and applies the lifecycle rules: a retired model
- * is priced as its replacement, read the same way (and bounded by
- * MAX_REPLACEMENT_HOPS in the core). A stale read anywhere on the way makes
- * the answer stale.
- *
- * @example
- * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02") // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...} }
- */
-export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string): Promise<ResolvedPricing> {
-  const first = await read(model);
-  const chain: PricingLookup<PricingRow>[] = [first.lookup];
-  let stale = first.stale;
-  for (;;) {
-    const step = resolveLifecycle(chain, today);
-    if (step.kind === "done") return { read: step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, lifecycle: step.lifecycle };
-    const next = await read(step.model);
-    stale ??= next.stale;
-    chain.push(next.lookup);
-  }
 }
 
 /**
@@ -182,42 +44,33 @@ export async function withLifecycle(model: string, read: (model: string) => Prom
  * const decision = await decideRequest({ model_name: "claude-opus-4-6", output_tokens: 20_000 }, context);
  */
 export async function decideRequest(body: GateRequest, context: DecideContext): Promise<GateDecisionBody> {
-  const [answer] = await decideItems([{ body, path: [] }], context);
-  if (answer === undefined) throw new Error("decideItems answered no item");
-  if ("error" in answer) throw new ApiError("invalid_request", answer.error.message, answer.error.issues);
+  return orThrow(await decideItems([{ body, path: [] }], context));
+}
+
+/**
+ * The one answer of a one-item request; its item error becomes the 400.
+ *
+ * @example
+ * const ready = orThrow((await prepareItems([{ body, path: ["request"] }], context, true)).items);
+ */
+export function orThrow<T extends object>(answers: ReadonlyArray<T | GateBatchItemError>): T {
+  const [answer] = answers;
+  if (answer === undefined) throw new Error("a one-item request got no answer");
+  if (isItemError(answer)) throw new ApiError("invalid_request", answer.error.message, answer.error.issues);
   return answer;
 }
 
+const isItemError = (answer: object): answer is GateBatchItemError => "error" in answer;
+
 /**
- * The item error for these issues, worded as the app's 400s are.
+ * The core's inputs for resolved ones: the cache-aware fields, which the
+ * seed mode neither takes nor reads, at zero.
  *
  * @example
- * itemError([{ path: "items.3.horizon", message: "must be an integer ≥ 0" }]).error.message
- * // "items.3.horizon must be an integer ≥ 0"
+ * coreInputs(resolveInputs({ model_name: "gpt-5", output_tokens: 20_000 }, DEFAULT_GATE_CONFIG)).cache_hit_rate // 0
  */
-export function itemError(issues: ErrorIssue[]): GateBatchItemError {
-  return { error: { code: "invalid_request", message: summarize(issues), issues } };
-}
-
-function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boolean): PricingMode {
-  if (body.pricing_mode !== undefined) return body.pricing_mode;
-  if (configOk) return config.pricing_mode;
-  // Without the config's default, cache-aware fields are the only hint of the mode meant.
-  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined) ? "cache_aware" : DEFAULT_GATE_CONFIG.pricing_mode;
-}
-
-/**
- * The seed ignores the cache-aware fields (q, P, placement, TTL, the q
- * range); accepting them there would let a caller believe its cache was
- * priced when it was not.
- */
-function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
-  if (mode !== "seed" || !configOk) return [];
-  const why = body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
-  return CACHE_AWARE_FIELDS.filter((field) => body[field] !== undefined).map((field) => ({
-    path: [...path, field].join("."),
-    message: `only applies when pricing_mode is "cache_aware"; ${why}`,
-  }));
+export function coreInputs(inputs: ResolvedInputs): CacheAwareInputs {
+  return { ...inputs, cache_hit_rate: inputs.cache_hit_rate ?? 0, context_tokens: inputs.context_tokens ?? 0 };
 }
 
 /** The request-wide state one decision reads and adds its ledger record to. */
@@ -227,20 +80,10 @@ interface Shared {
   records: LedgerDecision[];
 }
 
-function decideOne(
-  body: GateRequest,
-  inputs: ResolvedInputs,
-  mode: PricingMode,
-  resolvedPricing: ResolvedPricing,
-  shared: Shared,
-  context: DecideContext,
-): GateDecisionBody {
+function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): GateDecisionBody {
+  const { body, inputs, mode, pricing: resolvedPricing } = item;
   const pricing = resolvedPricing.read;
-  const outcome = decideOutcome(
-    mode,
-    { ...inputs, cache_hit_rate: inputs.cache_hit_rate ?? 0, context_tokens: inputs.context_tokens ?? 0 },
-    pricing.lookup,
-  );
+  const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
   const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup);
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
@@ -275,7 +118,15 @@ function decideOne(
 // row is built once per row, not once per request.
 const pricedAsCache = new WeakMap<PricingRow, NonNullable<GateDecisionBody["priced_as"]>>();
 
-function pricedAsOf(lookup: PricingLookup<PricingRow>): GateDecisionBody["priced_as"] {
+/**
+ * The answer's copy of the row that priced a lookup, with its canonical
+ * name; null when no row did.
+ *
+ * @example
+ * pricedAsOf({ status: "priced", row: { input: 5, output: 25 }, canonical: "claude-opus-4-6" })
+ * // { model: "claude-opus-4-6", input: 5, output: 25 }
+ */
+export function pricedAsOf(lookup: PricingLookup<PricingRow>): GateDecisionBody["priced_as"] {
   if (lookup.status !== "priced") return null;
   const held = pricedAsCache.get(lookup.row);
   if (held !== undefined && held.model === lookup.canonical) return held;

@@ -1,11 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
+import { GATE_SECURITY } from "../../auth/gate";
 import { enforceRateLimit } from "../../auth/rate-limit";
 import { fieldIssues } from "../../gate/issues";
-import { waitUntilOf } from "../../http/app";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { createApp } from "../app";
-import { decideItems, decideRequest, type DecideContext, type GateItem } from "./decide";
+import { curve } from "./curve";
+import { CALLER_ERRORS, decideContext } from "./caller";
+import { decideItems, decideRequest } from "./decide";
+import type { GateItem } from "./prepare";
 import {
   GateBatchRequestSchema,
   GateBatchResponseSchema,
@@ -14,11 +16,8 @@ import {
   MAX_BATCH_ITEMS,
 } from "./schema";
 
-/** The answers of every route a gate key guards, before its handler runs. */
-export const CALLER_ERRORS = {
-  401: json(ErrorSchema, "GATE_API_KEYS is set and the bearer key is missing or wrong"),
-  429: json(ErrorSchema, "The caller's tenant is past its rate limit; Retry-After says when to retry"),
-};
+// Routes that a gate key guards elsewhere (the ledger) answer the same way.
+export { CALLER_ERRORS } from "./caller";
 
 /** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({
@@ -50,17 +49,10 @@ export const gateBatchRoute = createRoute({
   },
 });
 
-const contextOf = (c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined }): DecideContext => ({
-  env: c.env,
-  tenant: c.get("tenant") ?? OPEN_TENANT,
-  waitUntil: waitUntilOf(c),
-  // The clock is read here, at the edge, once per request; lifecycle dates compare as YYYY-MM-DD strings.
-  today: new Date().toISOString().slice(0, 10),
-});
-
 /**
  * POST /v1/gate and POST /v1/gate/batch: validate → load pricing → decide →
- * record → respond, one pipeline for both (./decide.ts).
+ * record → respond, one pipeline for both (./decide.ts); and POST
+ * /v1/gate/curve, which shares all of it but the recording (./curve.ts).
  *
  * @example
  * curl -s 127.0.0.1:8787/v1/gate -H 'content-type: application/json' \
@@ -70,7 +62,7 @@ const contextOf = (c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "
  */
 export const gate = createApp()
   .openapi(gateRoute, async (c) => {
-    const decision = await decideRequest(c.req.valid("json"), contextOf(c));
+    const decision = await decideRequest(c.req.valid("json"), decideContext(c));
     return c.json(decision, 200);
   })
   .openapi(gateBatchRoute, async (c) => {
@@ -84,7 +76,8 @@ export const gate = createApp()
     // The request counted once already; each further distinct model is a
     // lookup that may reach KV, and counts too (docs/operations.md § Rate limits).
     const models = new Set(work.flatMap((item) => ("body" in item ? [item.body.model_name] : [])));
-    const context = contextOf(c);
+    const context = decideContext(c);
     await enforceRateLimit(c.env.GATE_RATE_LIMITER, context.tenant, models.size - 1);
     return c.json({ decisions: await decideItems(work, context) }, 200);
-  });
+  })
+  .route("/", curve);

@@ -49,6 +49,9 @@ export const ToolNameSchema = z
   .regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -")
   .openapi({ description: "The tool that produced the output, for the savings report.", example: "web.fetch" });
 
+// A missing or non-object request (a batch item, the curve's `request`) says so in words.
+const notAnObject = (issue: { code?: string; input?: unknown }) => (issue.code === "invalid_type" ? requiredOr("must be a JSON object")(issue) : undefined);
+
 /** Worked example A, every field given: the request the documentation shows, and the inputs its answer echoes. */
 const WORKED_EXAMPLE_A = {
   model_name: "claude-opus-4-6",
@@ -107,7 +110,7 @@ export const GateRequestSchema = z
     session_id: SessionIdSchema.optional(),
     tool_name: ToolNameSchema.optional(),
     ...ECONOMICS_FIELDS,
-  })
+  }, { error: notAnObject })
   .superRefine((body, ctx) => {
     for (const issue of economicsIssues(body)) ctx.addIssue({ code: "custom", ...issue });
     if (body.output_tokens === undefined && body.output_chars === undefined) {

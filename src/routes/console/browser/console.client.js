@@ -1,35 +1,57 @@
 // The ops console's only script, inlined with a CSP nonce. Plain browser
-// JavaScript with no build step: it asks POST /v1/gate, draws the curves,
-// and (with an admin token) edits rows through PUT /v1/admin/pricing/:model.
+// JavaScript with no build step. It computes no economics: the decision comes
+// from POST /v1/gate, the curves from POST /v1/gate/curve (the worker's core,
+// nothing recorded), and editing goes through PUT /v1/admin/pricing/:model.
+// Sections: formatting · API calls · charts · calculator · editing.
 (() => {
   "use strict";
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
-  const PER_MILLION = 1e6;
   let data = JSON.parse($("console-data").textContent);
   let adminToken = null;
 
-  // ---------------------------------------------------------------- numbers
+  // ------------------------------------------------------------- formatting
   const usd = (n, digits = 6) =>
     (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: digits });
   const plain = (n) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
+  const shortUsd = (v) => {
+    const a = Math.abs(v);
+    const s = a === 0 ? "0" : a >= 1 ? a.toFixed(2) : a >= 0.01 ? a.toFixed(3) : a.toPrecision(2);
+    return (v < 0 ? "−$" : "$") + s;
+  };
+  const shortNum = (v) => (Math.abs(v) >= 1e6 ? `${plain(v / 1e6)}M` : Math.abs(v) >= 1e3 ? `${plain(v / 1e3)}k` : plain(v));
+  const status = (node, message, kind) => {
+    node.textContent = message;
+    node.className = `status${kind ? ` ${kind}` : ""}`;
+  };
 
-  // The seed-mode core (src/gate/decision.ts), operation for operation, so a
-  // point drawn at the decision's inputs equals the gate's net_saving_usd.
-  function seedNet(prices, inputs, horizon, outputTokens) {
-    const inputRate = prices.input / PER_MILLION;
-    const outputRate = prices.output / PER_MILLION;
-    const h = Math.max(0, Math.trunc(horizon));
-    const p = Math.max(0, Math.min(1, inputs.recall_probability));
-    const reprefill = outputTokens * inputRate * h;
-    const stub = inputs.stub_tokens * inputRate * h;
-    const recall = p * (inputs.recall_input_tokens * inputRate + inputs.recall_output_tokens * outputRate);
-    return reprefill - (stub + recall);
+  // -------------------------------------------------------------- API calls
+  /** POSTs JSON to a gate route with the gate key, if one is given: { res, body } (body null when not JSON). */
+  async function postGateRoute(path, payload) {
+    const headers = { "content-type": "application/json" };
+    const key = $("f-gate-key").value.trim();
+    if (key !== "") headers.authorization = `Bearer ${key}`;
+    const res = await fetch(path, { method: "POST", headers, body: JSON.stringify(payload) });
+    return { res, body: await res.json().catch(() => null) };
   }
 
-  function recallCost(prices, inputs) {
-    const p = Math.max(0, Math.min(1, inputs.recall_probability));
-    return p * ((inputs.recall_input_tokens * prices.input) / PER_MILLION + (inputs.recall_output_tokens * prices.output) / PER_MILLION);
+  function describeError(body, res) {
+    const error = body && body.error;
+    if (!error) return `HTTP ${res.status}`;
+    const issues = (error.issues || []).map((issue) => `${issue.path || "body"}: ${issue.message}`).join("; ");
+    return `${error.code}: ${issues || error.message}`;
+  }
+
+  // ----------------------------------------------------------------- charts
+  function el(name, attrs, text) {
+    const node = document.createElementNS(SVG, name);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function emptyChart(svg, message) {
+    svg.replaceChildren(el("text", { x: 280, y: 150, "text-anchor": "middle", class: "empty" }, message));
   }
 
   function niceTicks(min, max, count) {
@@ -42,30 +64,12 @@
     return ticks;
   }
 
-  const shortUsd = (v) => {
-    const a = Math.abs(v);
-    const s = a === 0 ? "0" : a >= 1 ? a.toFixed(2) : a >= 0.01 ? a.toFixed(3) : a.toPrecision(2);
-    return (v < 0 ? "−$" : "$") + s;
-  };
-  const shortNum = (v) => (Math.abs(v) >= 1e6 ? `${plain(v / 1e6)}M` : Math.abs(v) >= 1e3 ? `${plain(v / 1e3)}k` : plain(v));
-
-  // ------------------------------------------------------------------ chart
-  function el(name, attrs, text) {
-    const node = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
-  function emptyChart(svg, message) {
-    svg.replaceChildren(el("text", { x: 280, y: 150, "text-anchor": "middle", class: "empty" }, message));
-  }
-
-  // spec: { points: [{x, y}], here: {x, y}, breakEven: number|null, xLabel, fmtX, prefilter: number|null, beLabel }
+  // spec: { points: [CurvePoint], here: CurvePoint|undefined, breakEven: number|null, beLabel, xLabel, fmtX, prefilter: number|null }
+  // A CurvePoint is the API's { x, fire, net_saving_usd, reason_code }: drawn as it is.
   function drawChart(svg, spec) {
     const W = 560, H = 300, L = 72, R = 18, T = 16, B = 46;
     const xs = spec.points.map((p) => p.x);
-    const ys = spec.points.map((p) => p.y).concat([0, spec.here.y]);
+    const ys = spec.points.map((p) => p.net_saving_usd).concat([0]);
     const xMin = Math.min(...xs), xMax = Math.max(...xs);
     let yMin = Math.min(...ys), yMax = Math.max(...ys);
     const pad = (yMax - yMin || Math.abs(yMax) || 1e-6) * 0.08;
@@ -94,9 +98,10 @@
     nodes.push(el("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, spec.xLabel));
     nodes.push(el("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(T + H - B) / 2})` }, "net saving (USD)"));
 
-    nodes.push(el("polyline", { class: "curve", points: spec.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ") }));
+    nodes.push(el("polyline", { class: "curve", points: spec.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.net_saving_usd).toFixed(1)}`).join(" ") }));
     for (const p of spec.points) {
-      nodes.push(el("circle", { cx: sx(p.x), cy: sy(p.y), r: 3, class: p.y > 0 ? "pt" : "pt neg", "data-x": p.x, "data-net": p.y }));
+      const attrs = { cx: sx(p.x), cy: sy(p.net_saving_usd), r: 3, class: p.fire ? "pt" : "pt neg" };
+      nodes.push(el("circle", { ...attrs, "data-x": p.x, "data-net": p.net_saving_usd, "data-fire": p.fire, "data-reason": p.reason_code }));
     }
     if (spec.breakEven !== null && spec.breakEven >= xMin && spec.breakEven <= xMax) {
       const bx = sx(spec.breakEven);
@@ -109,128 +114,103 @@
       g.append(el("text", { x: right ? bx + 8 : bx - 8, y: T + 32, "text-anchor": right ? "start" : "end", class: "be-label" }, spec.beLabel));
       g.append(el("title", {}, spec.beLabel));
       nodes.push(g);
+    } else {
+      svg.setAttribute("data-no-break-even", "true");
     }
-    const here = el("circle", { cx: sx(spec.here.x), cy: sy(spec.here.y), r: 7, class: "here", "data-testid": "here", "data-x": spec.here.x, "data-net": spec.here.y });
-    here.append(el("title", {}, `this decision: ${spec.fmtX(spec.here.x)} → ${usd(spec.here.y)}`));
-    nodes.push(here);
+    if (spec.here) {
+      const { x, net_saving_usd: net } = spec.here;
+      const here = el("circle", { cx: sx(x), cy: sy(net), r: 7, class: "here", "data-testid": "here", "data-x": x, "data-net": net });
+      here.append(el("title", {}, `this decision: ${spec.fmtX(x)} → ${usd(net)}`));
+      nodes.push(here);
+    }
     svg.replaceChildren(...nodes);
   }
 
-  function pricesFor(decision) {
-    const p = decision.priced_as;
-    if (p && typeof p.input === "number" && typeof p.output === "number") return { model: p.model, input: p.input, output: p.output };
-    const name = decision.inputs.model_name;
-    const canonical = data.aliases[name] || name;
-    const row = data.prices[canonical];
-    return row ? { model: canonical, input: row.input, output: row.output } : null;
-  }
-
-  function drawCharts(decision) {
+  /** Both charts: the API's curves, with the decision's own point and break-evens marked. */
+  function drawCurves(decision, curve) {
     const inputs = decision.inputs;
-    const prices = pricesFor(decision);
-    $("chart-model").textContent = prices ? prices.model : inputs.model_name;
     const hSvg = $("chart-horizon"), tSvg = $("chart-tokens");
-    if (!prices) {
-      emptyChart(hSvg, `No pricing row for ${inputs.model_name}: nothing to chart.`);
-      emptyChart(tSvg, "Add a row to see where the gate flips.");
+    hSvg.removeAttribute("data-no-break-even");
+    tSvg.removeAttribute("data-no-break-even");
+    $("chart-model").textContent = curve.priced_as ? curve.priced_as.model : inputs.model_name;
+    if (!curve.priced_as) {
+      const unavailable = curve.output_tokens.some((p) => p.reason_code === "pricing_unavailable");
+      emptyChart(hSvg, unavailable ? `Pricing for ${inputs.model_name} is unavailable: nothing to chart.` : `No pricing row for ${inputs.model_name}: nothing to chart.`);
+      emptyChart(tSvg, unavailable ? "The gate does not fire until it can read pricing." : "Add a row to see where the gate flips.");
       return;
     }
-    const T = inputs.output_tokens, Hz = inputs.horizon;
-    const recall = recallCost(prices, inputs);
-    const perTurn = ((T - inputs.stub_tokens) * prices.input) / PER_MILLION;
-
-    // Net against horizon: linear in H, crossing zero at recall / per-turn saving.
-    const hBreak = perTurn > 0 ? recall / perTurn : null;
-    const hMax = Math.min(400, Math.max(8, 2 * Hz, hBreak === null ? 0 : Math.ceil(hBreak * 1.5) + 1));
-    const hStep = Math.max(1, Math.ceil(hMax / 60));
-    const hPoints = [];
-    for (let h = 0; h <= hMax; h += hStep) hPoints.push({ x: h, y: seedNet(prices, inputs, h, T) });
+    const at = (points, x) => points.find((p) => p.x === x);
+    const beH = decision.break_even_horizon;
     drawChart(hSvg, {
-      points: hPoints,
-      here: { x: Hz, y: seedNet(prices, inputs, Hz, T) },
-      breakEven: hBreak,
-      xLabel: `horizon H (turns), ${shortNum(T)} output tokens`,
-      fmtX: (v) => plain(v),
+      points: curve.horizon,
+      here: at(curve.horizon, inputs.horizon),
+      breakEven: beH,
+      beLabel: beH === null ? "" : `fires from H = ${beH}`,
+      xLabel: `horizon H (turns), ${shortNum(inputs.output_tokens)} output tokens`,
+      fmtX: plain,
       prefilter: null,
-      beLabel: hBreak === null ? "" : `break-even H ≈ ${plain(hBreak)} (fires from H = ${Math.floor(hBreak) + 1})`,
     });
-    if (hBreak === null || hBreak > hMax) hSvg.setAttribute("data-no-break-even", "true");
-
-    // Net against output size at this horizon: crossing at stub + recall / (rate × H).
-    const h = Math.max(0, Math.trunc(Hz));
-    const tBreak = h > 0 && prices.input > 0 ? inputs.stub_tokens + recall / ((prices.input / PER_MILLION) * h) : null;
-    const threshold = inputs.large_offload_threshold_tokens;
-    const tMax = Math.max(1000, 2 * T, 1.2 * threshold, tBreak === null ? 0 : 1.5 * tBreak);
-    const tPoints = [];
-    for (let i = 0; i <= 40; i++) {
-      const t = Math.round((tMax * i) / 40);
-      tPoints.push({ x: t, y: seedNet(prices, inputs, Hz, t) });
-    }
-    const below = tBreak !== null && tBreak < threshold ? " — under the pre-filter" : "";
+    const beT = decision.break_even_output_tokens;
     drawChart(tSvg, {
-      points: tPoints,
-      here: { x: T, y: seedNet(prices, inputs, Hz, T) },
-      breakEven: tBreak,
-      xLabel: `output tokens, H = ${h}`,
+      points: curve.output_tokens,
+      here: at(curve.output_tokens, inputs.output_tokens),
+      breakEven: beT,
+      beLabel: beT === null ? "" : `fires from ${shortNum(beT)} tokens`,
+      xLabel: `output tokens, H = ${inputs.horizon}`,
       fmtX: shortNum,
-      prefilter: threshold,
-      beLabel: tBreak === null ? "" : `break-even ≈ ${shortNum(Math.round(tBreak))} tokens${below}`,
+      prefilter: inputs.large_offload_threshold_tokens,
     });
+  }
+
+  function curvesFailed(message) {
+    emptyChart($("chart-horizon"), message);
+    emptyChart($("chart-tokens"), "");
   }
 
   // ------------------------------------------------------------- calculator
   const form = $("calc-form");
-  const status = (node, message, kind) => {
-    node.textContent = message;
-    node.className = `status${kind ? ` ${kind}` : ""}`;
-  };
   const optionalNumber = (id) => {
     const input = $(id);
-    if (!input || input.value.trim() === "") return undefined;
+    if (input.value.trim() === "") return undefined;
     return Number(input.value);
   };
 
+  // Calculator fields sent when filled in, blank leaving the gate its prior.
+  const OPTIONAL_FIELDS = {
+    horizon: "f-horizon",
+    recall_probability: "f-recall",
+    large_offload_threshold_tokens: "f-large_offload_threshold_tokens",
+    stub_tokens: "f-stub_tokens",
+    recall_input_tokens: "f-recall_input_tokens",
+    recall_output_tokens: "f-recall_output_tokens",
+  };
+  const CACHE_AWARE_FIELDS = { cache_hit_rate: "f-cache-hit", context_tokens: "f-context" };
+
   function requestBody() {
     const body = { model_name: $("f-model").value.trim() };
-    const size = optionalNumber("f-size");
-    body[$("f-unit").value === "chars" ? "output_chars" : "output_tokens"] = size;
-    const fields = {
-      horizon: "f-horizon",
-      recall_probability: "f-recall",
-      large_offload_threshold_tokens: "f-large_offload_threshold_tokens",
-      stub_tokens: "f-stub_tokens",
-      recall_input_tokens: "f-recall_input_tokens",
-      recall_output_tokens: "f-recall_output_tokens",
-    };
+    body[$("f-unit").value === "chars" ? "output_chars" : "output_tokens"] = optionalNumber("f-size");
+    const mode = $("f-mode").value;
+    body.pricing_mode = mode;
+    const fields = mode === "cache_aware" ? { ...OPTIONAL_FIELDS, ...CACHE_AWARE_FIELDS } : OPTIONAL_FIELDS;
     for (const [name, id] of Object.entries(fields)) {
       const value = optionalNumber(id);
       if (value !== undefined) body[name] = value;
     }
-    const mode = $("f-mode");
-    if (mode) {
-      body.pricing_mode = mode.value;
-      if (mode.value === "cache_aware") {
-        for (const [name, id] of [["cache_hit_rate", "f-cache-hit"], ["context_tokens", "f-context"]]) {
-          const value = optionalNumber(id);
-          if (value !== undefined) body[name] = value;
-        }
-      }
-    }
     return body;
   }
 
+  // The answer's terms in the order they add up to net_saving_usd; the
+  // premium only exists in cache_aware mode.
   const TERMS = [
-    ["reprefill_saving_usd", "Re-prefill saving", 1],
-    ["stub_carry_cost_usd", "Stub carry cost", -1],
-    ["expected_recall_hop_cost_usd", "Expected recall hop cost", -1],
+    ["reprefill_saving_usd", "+ Re-prefill saving"],
+    ["context_premium_saving_usd", "+ Long-context premium avoided", "cache_aware"],
+    ["stub_carry_cost_usd", "− Stub carry cost"],
+    ["expected_recall_hop_cost_usd", "− Expected recall hop cost"],
   ];
-
-  // Friendlier names for fields the gate answers with; others show as named.
-  const LABELS = {
-    context_premium_saving_usd: "+ Long-context premium avoided",
-    break_even_horizon: "Fires from horizon",
-    break_even_output_tokens: "Fires from output tokens",
-  };
+  const BREAK_EVENS = [
+    ["break_even_horizon", "Fires from horizon"],
+    ["break_even_output_tokens", "Fires from output tokens"],
+  ];
 
   function showDecision(d) {
     const decision = $("decision");
@@ -239,8 +219,7 @@
       ? `Fire — stub it: saves ${usd(d.net_saving_usd, 4)} (${d.reason_code})`
       : `Don't fire — keep the output (${d.reason_code})`;
     $("reason").textContent = d.reason;
-    const rows = [];
-    const row = (label, value, cls) => {
+    const row = (key, label, value, cls) => {
       const tr = document.createElement("tr");
       if (cls) tr.className = cls;
       const th = document.createElement("th");
@@ -248,33 +227,23 @@
       th.textContent = label;
       const td = document.createElement("td");
       td.textContent = value;
+      td.dataset.term = key;
       tr.append(th, td);
-      rows.push(tr);
-      return td;
+      return tr;
     };
-    const known = new Set(["net_saving_usd"]);
-    for (const [key, label, sign] of TERMS) {
-      known.add(key);
-      row(`${sign > 0 ? "+" : "−"} ${label}`, usd(d[key])).dataset.term = key;
-    }
-    // Terms the gate adds later (cache-aware pricing) are shown as they come.
-    for (const [key, value] of Object.entries(d)) {
-      const isBreakEven = key.startsWith("break_even_");
-      if (known.has(key) || (typeof value !== "number" && !(isBreakEven && value === null))) continue;
-      const label = LABELS[key] || key.replace(/_usd$/, "").replace(/_/g, " ");
-      const text = value === null ? "none" : key.endsWith("_usd") ? usd(value) : plain(value);
-      row(label, text).dataset.term = key;
-    }
-    const net = row("= Net saving", usd(d.net_saving_usd), "net");
-    net.dataset.term = "net_saving_usd";
-    net.classList.add(d.net_saving_usd > 0 ? "pos" : "neg");
+    const rows = TERMS.filter(([, , mode]) => !mode || mode === d.pricing_mode).map(([key, label]) => row(key, label, usd(d[key])));
+    const net = row("net_saving_usd", "= Net saving", usd(d.net_saving_usd), "net");
+    net.lastChild.classList.add(d.net_saving_usd > 0 ? "pos" : "neg");
+    rows.push(net);
+    for (const [key, label] of BREAK_EVENS) rows.push(row(key, label, d[key] === null ? "none" : plain(d[key])));
     $("terms").tBodies[0].replaceChildren(...rows);
+
     const i = d.inputs;
     const context = [
       ["Priced as", d.priced_as ? `${d.priced_as.model} · $${d.priced_as.input} in / $${d.priced_as.output} out per M tokens` : "no pricing row"],
       ["Resolved inputs", `${plain(i.output_tokens)} output tokens · H ${i.horizon} · p_recall ${i.recall_probability} · threshold ${plain(i.large_offload_threshold_tokens)} · stub ${i.stub_tokens} · recall ${plain(i.recall_input_tokens)} in / ${plain(i.recall_output_tokens)} out`],
+      ["Pricing mode", d.pricing_mode === "cache_aware" ? `cache_aware · q ${i.cache_hit_rate} · context ${plain(i.context_tokens)} tokens` : d.pricing_mode],
     ];
-    if (d.pricing_mode) context.push(["Pricing mode", d.pricing_mode]);
     $("decision-context").replaceChildren(
       ...context.flatMap(([term, detail]) => {
         const dt = document.createElement("dt");
@@ -286,15 +255,7 @@
     );
     const calc = $("calc-status");
     if (d.stale_pricing) status(calc, `Stale pricing: ${d.stale_pricing.detail} (${plain(d.stale_pricing.age_seconds)} s old).`, "error");
-    else if (d.pricing_mode && d.pricing_mode !== "seed") status(calc, "The curves use the seed formula; this decision was priced cache-aware.", "");
     else status(calc, "", "");
-  }
-
-  function describeError(body, res) {
-    const error = body && body.error;
-    if (!error) return `HTTP ${res.status}`;
-    const issues = (error.issues || []).map((issue) => `${issue.path || "body"}: ${issue.message}`).join("; ");
-    return `${error.code}: ${issues || error.message}`;
   }
 
   async function ask(event) {
@@ -304,21 +265,19 @@
     button.disabled = true;
     status(calc, "Asking the gate…", "");
     try {
-      const headers = { "content-type": "application/json" };
-      const key = $("f-gate-key").value.trim();
-      if (key !== "") headers.authorization = `Bearer ${key}`;
-      const res = await fetch("/v1/gate", { method: "POST", headers, body: JSON.stringify(requestBody()) });
-      const body = await res.json().catch(() => null);
-      if (res.status === 401) {
-        status(calc, `The gate wants a key: enter one under More inputs — ${describeError(body, res)}`, "error");
+      const body = requestBody();
+      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", body), postGateRoute("/v1/gate/curve", { request: body })]);
+      if (gate.res.status === 401) {
+        status(calc, `The gate wants a key: enter one under More inputs — ${describeError(gate.body, gate.res)}`, "error");
         return;
       }
-      if (!res.ok) {
-        status(calc, `The gate refused the request — ${describeError(body, res)}`, "error");
+      if (!gate.res.ok) {
+        status(calc, `The gate refused the request — ${describeError(gate.body, gate.res)}`, "error");
         return;
       }
-      showDecision(body);
-      drawCharts(body);
+      showDecision(gate.body);
+      if (curve.res.ok) drawCurves(gate.body, curve.body);
+      else curvesFailed(`No curves — ${describeError(curve.body, curve.res)}`);
     } catch (error) {
       status(calc, `Could not reach the gate: ${error.message}`, "error");
     } finally {
@@ -328,11 +287,9 @@
 
   form.addEventListener("submit", ask);
   const mode = $("f-mode");
-  if (mode && $("cache-fields")) {
-    const sync = () => ($("cache-fields").hidden = mode.value !== "cache_aware");
-    mode.addEventListener("change", sync);
-    sync();
-  }
+  const syncMode = () => ($("cache-fields").hidden = mode.value !== "cache_aware");
+  mode.addEventListener("change", syncMode);
+  syncMode();
   $("f-unit").addEventListener("change", (e) => ($("f-size").step = e.target.value === "chars" ? "1" : "any"));
 
   // ---------------------------------------------------------------- editing
@@ -353,7 +310,6 @@
     status(note, "Checking the token…", "");
     try {
       const res = await fetch("/v1/admin/pricing", { headers: { authorization: `Bearer ${token}` } });
-      if (res.status === 404) return status(note, "This deployment has no admin API: the table stays read-only.", "error");
       if (res.status === 401 || res.status === 403) return status(note, "The admin API refused this token.", "error");
       if (!res.ok) return status(note, `The admin API answered HTTP ${res.status}.`, "error");
       adminToken = token;

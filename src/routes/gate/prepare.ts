@@ -1,0 +1,213 @@
+import {
+  CACHE_TTLS,
+  CHARS_PER_TOKEN,
+  isBelowThreshold,
+  OFFLOAD_AT,
+  rangeMidpoint,
+  resolveLifecycle,
+  type LifecycleNote,
+  type PricingLookup,
+  type PricingMode,
+  type Range,
+} from "../../gate";
+import { summarize, type ErrorIssue } from "../../http/errors";
+import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
+import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
+import type { PricingRow } from "../../store/schema";
+import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
+import type { GateBatchItemError, GateRequest, ResolvedInputs } from "./schema";
+
+/**
+ * The first half of every gate route: validate → load pricing. Each item's
+ * mode, its inputs with every default filled in, and the pricing that
+ * prices it, ready for POST /v1/gate's decision (./decide.ts) or for
+ * POST /v1/gate/curve's points (./curve.ts).
+ */
+
+/** What a decision needs from the request's surroundings. */
+export interface DecideContext {
+  env: Env;
+  tenant: string;
+  waitUntil: (promise: Promise<unknown>) => void;
+  /** Today as YYYY-MM-DD (UTC), read once at the edge: the core reads no clock. */
+  today: string;
+}
+
+/** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */
+export interface ResolvedPricing {
+  read: PricingRead;
+  lifecycle: LifecycleNote | null;
+}
+
+/** An item ready to decide: its body, mode, inputs with every default filled in, and its pricing. */
+export interface ReadyItem {
+  body: GateRequest;
+  inputs: ResolvedInputs;
+  mode: PricingMode;
+  pricing: ResolvedPricing;
+}
+
+/** What preparing a request found: the config it read once, and each item ready or refused. */
+export interface Prepared {
+  config: Readonly<GateConfig>;
+  configStale: PricingRead["stale"];
+  items: Array<ReadyItem | GateBatchItemError>;
+}
+
+/**
+ * One item of work: a body that passed its schema (and where it sits in the
+ * request, for error paths), or the issues that already stop it.
+ */
+export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
+
+// Below the threshold the gate never looks at pricing, so neither do we.
+const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
+
+// The fields only the cache-aware mode reads.
+const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;
+
+/**
+ * Fills every omitted field from the config's priors and defaults; a prior
+ * given only as a range stands at the range's midpoint (the horizon's
+ * rounded down). The cache-aware inputs are filled in (and echoed) only in
+ * that mode; ranges are echoed as given.
+ *
+ * @example
+ * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
+ * // { model_name: "gpt-5", output_tokens: 20000, output_chars: 80000, horizon: 4, recall_probability: 0.25, ... }
+ */
+export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, mode: PricingMode = "seed"): ResolvedInputs {
+  const resolved: ResolvedInputs = {
+    model_name: body.model_name,
+    output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
+    horizon: pointOf(body.horizon, body.horizon_range, true) ?? config.expected_conversation_depth,
+    recall_probability: pointOf(body.recall_probability, body.recall_probability_range, false) ?? config.p_recall,
+    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
+    stub_tokens: body.stub_tokens ?? config.stub_tokens,
+    recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
+    recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
+  };
+  if (body.output_chars !== undefined) resolved.output_chars = body.output_chars;
+  if (body.horizon_range !== undefined) resolved.horizon_range = body.horizon_range;
+  if (body.recall_probability_range !== undefined) resolved.recall_probability_range = body.recall_probability_range;
+  if (mode === "cache_aware") {
+    resolved.cache_hit_rate = pointOf(body.cache_hit_rate, body.cache_hit_rate_range, false) ?? config.cache_hit_rate;
+    resolved.context_tokens = body.context_tokens ?? 0;
+    resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
+    resolved.suffix_tokens = body.suffix_tokens ?? 0;
+    resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
+    if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
+  }
+  return resolved;
+}
+
+/** The point the caller gave, else its range's midpoint, else undefined (the prior). */
+function pointOf(point: number | undefined, range: Range | undefined, integer: boolean): number | undefined {
+  if (point !== undefined || range === undefined) return point;
+  return rangeMidpoint(range, integer);
+}
+
+/**
+ * validate → load pricing, for every item: the config is read once and each
+ * distinct model's pricing once, shared by every item that names it. Below
+ * the pre-filter the gate never looks at pricing, so neither does this,
+ * unless `priceBelowThreshold` asks for the row anyway (a curve reaches
+ * above the threshold even when its request does not).
+ *
+ * @example
+ * const { items } = await prepareItems([{ body, path: [] }], context);
+ * items[0] // { body, inputs, mode: "seed", pricing: { read, lifecycle } }
+ */
+export async function prepareItems(items: readonly GateItem[], context: DecideContext, priceBelowThreshold = false): Promise<Prepared> {
+  const { env, waitUntil } = context;
+  const configRead = await readGateConfig(env.PRICING, waitUntil);
+  const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
+
+  const reads = new Map<string, Promise<PricingRead>>();
+  const readOnce = (model: string): Promise<PricingRead> => {
+    let read = reads.get(model);
+    if (read === undefined) {
+      read = readPricing(env.PRICING, model, config, waitUntil);
+      reads.set(model, read);
+    }
+    return read;
+  };
+  const resolved = new Map<string, Promise<ResolvedPricing>>();
+  const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
+    // Priors we cannot read are priors we cannot trust: do not fire.
+    if (!configRead.ok) return Promise.resolve({ read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null });
+    if (!priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
+    let pricing = resolved.get(inputs.model_name);
+    if (pricing === undefined) {
+      pricing = withLifecycle(inputs.model_name, readOnce, context.today);
+      resolved.set(inputs.model_name, pricing);
+    }
+    return pricing;
+  };
+
+  const ready = await Promise.all(
+    items.map(async (item): Promise<ReadyItem | GateBatchItemError> => {
+      if ("issues" in item) return itemError(item.issues);
+      const mode = modeOf(item.body, config, configRead.ok);
+      const issues = modeIssues(item.body, mode, configRead.ok, item.path);
+      if (issues.length > 0) return itemError(issues);
+      const inputs = resolveInputs(item.body, config, mode);
+      return { body: item.body, inputs, mode, pricing: await pricingOf(inputs) };
+    }),
+  );
+  return { config, configStale: configRead.stale, items: ready };
+}
+
+/**
+ * Reads a model's pricing and applies the lifecycle rules: a retired model
+ * is priced as its replacement, read the same way (and bounded by
+ * MAX_REPLACEMENT_HOPS in the core). A stale read anywhere on the way makes
+ * the answer stale.
+ *
+ * @example
+ * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02") // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...} }
+ */
+export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string): Promise<ResolvedPricing> {
+  const first = await read(model);
+  const chain: PricingLookup<PricingRow>[] = [first.lookup];
+  let stale = first.stale;
+  for (;;) {
+    const step = resolveLifecycle(chain, today);
+    if (step.kind === "done") return { read: step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, lifecycle: step.lifecycle };
+    const next = await read(step.model);
+    stale ??= next.stale;
+    chain.push(next.lookup);
+  }
+}
+
+/**
+ * The item error for these issues, worded as the app's 400s are.
+ *
+ * @example
+ * itemError([{ path: "items.3.horizon", message: "must be an integer ≥ 0" }]).error.message
+ * // "items.3.horizon must be an integer ≥ 0"
+ */
+export function itemError(issues: ErrorIssue[]): GateBatchItemError {
+  return { error: { code: "invalid_request", message: summarize(issues), issues } };
+}
+
+function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boolean): PricingMode {
+  if (body.pricing_mode !== undefined) return body.pricing_mode;
+  if (configOk) return config.pricing_mode;
+  // Without the config's default, cache-aware fields are the only hint of the mode meant.
+  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined) ? "cache_aware" : DEFAULT_GATE_CONFIG.pricing_mode;
+}
+
+/**
+ * The seed ignores the cache-aware fields (q, P, placement, TTL, the q
+ * range); accepting them there would let a caller believe its cache was
+ * priced when it was not.
+ */
+function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
+  if (mode !== "seed" || !configOk) return [];
+  const why = body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
+  return CACHE_AWARE_FIELDS.filter((field) => body[field] !== undefined).map((field) => ({
+    path: [...path, field].join("."),
+    message: `only applies when pricing_mode is "cache_aware"; ${why}`,
+  }));
+}
