@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, MAX_CURVE_POINTS } from "../src/gate";
 import { callWithEnv } from "./admin-helpers";
 import { SONNET_45 } from "./fixtures/rows";
-import { bearer, call, jsonInit, OPUS, postGate, postJson, putAlias, putRow, resetState } from "./helpers";
+import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, postJson, putAlias, putRow, resetState } from "./helpers";
 import { PROD_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
 interface Point {
@@ -22,7 +22,7 @@ interface Curve {
   output_tokens: Point[];
 }
 
-const SEED_REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+const SEED_REQUEST = EXAMPLE_A;
 /** Design note, example 2, cache-aware: the seed fires here, the cache-aware gate does not until H = 3. */
 const CACHE_REQUEST = {
   model_name: "claude-opus-4-6",
