@@ -18,10 +18,11 @@ import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { parseHistory, withEntry } from "../../src/store/history";
 import { ALIAS_PREFIX, historyKey, PRICING_PREFIX, pricingKey } from "../../src/store/keys";
-import { definedEnvironments, describeTarget, WranglerKv, type Target } from "./kv";
+import { definedEnvironments, describeTarget, openKv, type Kv, type Target } from "./kv";
 import { importLitellm, litellmSource, type ImportResult } from "./litellm";
 import { mergeSeeds, type Prune } from "./merge";
 import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "./seed";
+import type { PricingSeed } from "../../src/store/schema";
 
 const USAGE = `usage: npm run pricing -- <command> [options]
 
@@ -103,11 +104,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case "validate":
         return validate(rest[0] ?? "pricing.seed.json", flags, io);
       case "diff":
-        return diff(flags, io);
+        return await diff(flags, io);
       case "seed":
         return await seed(flags, io);
       case "export":
-        return exportRows(rest[0], flags, io);
+        return await exportRows(rest[0], flags, io);
       case "import-litellm":
         return importRows(rest[0], flags, io);
       default:
@@ -133,10 +134,10 @@ function validate(file: string, flags: Flags, io: Io): number {
   return failed ? 1 : 0;
 }
 
-function diff(flags: Flags, io: Io): number {
+async function diff(flags: Flags, io: Io): Promise<number> {
   const seedFile = loadSeed(flags, io);
   const target = readTarget(flags, io);
-  const snapshot = read(new WranglerKv(target)).snapshot;
+  const { snapshot } = await using(target, read);
   const lines = formatDiff(diffSeed(seedFile, snapshot));
   io.out(lines.length === 0 ? `no differences: ${describeTarget(target)} matches the seed` : lines.join("\n"));
   return lines.length === 0 ? 0 : 1;
@@ -156,8 +157,11 @@ async function seed(flags: Flags, io: Io): Promise<number> {
   if (!explicit && !(await confirm(io, `No target given: this would write ${describeTarget(target)}. Use that target?`))) {
     throw new CliError("nothing written");
   }
-  const kv = new WranglerKv(target);
-  const { snapshot, histories } = read(kv);
+  return using(target, (kv) => write(kv, target, seedFile, flags, io));
+}
+
+async function write(kv: Kv, target: Target, seedFile: PricingSeed, flags: Flags, io: Io): Promise<number> {
+  const { snapshot, histories } = await read(kv);
   const changes = diffSeed(seedFile, snapshot);
   const plan = planSeed(changes, snapshot, { prune: flags.prune === true });
   if (plan.puts.length === 0 && plan.deletes.length === 0) {
@@ -177,15 +181,15 @@ async function seed(flags: Flags, io: Io): Promise<number> {
     const next = withEntry(doc, { action: change.after === null ? "delete" : "put", by, before: change.before, after: change.after }, at);
     return { key: historyKey(subject), value: JSON.stringify(next.doc) };
   });
-  kv.putMany([...plan.puts, ...historyPuts]);
-  kv.deleteMany(plan.deletes);
+  await kv.putMany([...plan.puts, ...historyPuts]);
+  await kv.deleteMany(plan.deletes);
   io.out(`wrote ${plan.puts.length} key(s) and deleted ${plan.deletes.length} in ${describeTarget(target)}; history recorded as ${by}`);
   return 0;
 }
 
-function exportRows(file: string | undefined, flags: Flags, io: Io): number {
+async function exportRows(file: string | undefined, flags: Flags, io: Io): Promise<number> {
   const target = readTarget(flags, io);
-  const { seed: exported, invalid } = exportSeed(read(new WranglerKv(target)).snapshot);
+  const { seed: exported, invalid } = exportSeed((await using(target, read)).snapshot);
   for (const row of invalid) io.err(`pricing: left out ${row.model}, its KV row is invalid: ${row.problem}`);
   const text = `${JSON.stringify(exported, null, 2)}\n`;
   if (file === undefined) io.out(text.trimEnd());
@@ -293,10 +297,20 @@ function loadSeed(flags: Flags, io: Io) {
   return verdict.seed;
 }
 
-function read(kv: WranglerKv): { snapshot: KvSnapshot; histories: Map<string, string | null> } {
+/** Opens the target for one piece of work and always lets go of it. */
+async function using<T>(target: Target, work: (kv: Kv) => Promise<T>): Promise<T> {
+  const kv = await openKv(target);
+  try {
+    return await work(kv);
+  } finally {
+    await kv.close();
+  }
+}
+
+async function read(kv: Kv): Promise<{ snapshot: KvSnapshot; histories: Map<string, string | null> }> {
   const rowHistory = historyKey(PRICING_PREFIX);
-  const names = kv.list().filter((name) => [PRICING_PREFIX, ALIAS_PREFIX, rowHistory].some((prefix) => name.startsWith(prefix)));
-  const values = kv.getMany(names);
+  const names = (await kv.list()).filter((name) => [PRICING_PREFIX, ALIAS_PREFIX, rowHistory].some((prefix) => name.startsWith(prefix)));
+  const values = await kv.getMany(names);
   const snapshot: KvSnapshot = { rows: new Map(), aliases: new Map() };
   const histories = new Map<string, string | null>();
   for (const [name, value] of values) {

@@ -1,13 +1,18 @@
 /**
- * The target KV namespace (binding PRICING), through wrangler's own `kv`
- * commands, so the CLI reaches local and remote KV exactly as wrangler does.
- * Each call names its target explicitly: never wrangler's default.
+ * The target KV namespace (binding PRICING). Local KV is opened in-process
+ * with miniflare, the way `wrangler kv --local` does it: the namespace id
+ * comes from wrangler's own reading of the config and the state lives where
+ * `wrangler dev` keeps it, so the CLI and the local gate share one store.
+ * One miniflare per command, not one wrangler process per KV operation.
+ * Remote KV goes through wrangler's own `kv` commands. Each call names its
+ * target explicitly: never wrangler's default.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import type { Miniflare } from "miniflare";
 
 /** Where the CLI reads and writes. */
 export interface Target {
@@ -19,8 +24,33 @@ export interface Target {
   config?: string;
 }
 
-/** Keys per wrangler bulk call: KV's bulk read limit. */
+/** Keys per bulk read: KV's bulk read limit. */
 const BATCH = 100;
+
+/** What the CLI does with KV: list, bulk get, bulk put, bulk delete. */
+export interface Kv {
+  /** Every key name, or those under a prefix. */
+  list(prefix?: string): Promise<string[]>;
+  /** Values of many keys, null for absent ones. */
+  getMany(keys: string[]): Promise<Map<string, string | null>>;
+  /** Writes many keys. */
+  putMany(entries: { key: string; value: string }[]): Promise<void>;
+  /** Deletes many keys. */
+  deleteMany(keys: string[]): Promise<void>;
+  /** Lets go of the store (stops the local runtime). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the target: local state in-process, remote through wrangler.
+ *
+ * @example
+ * const kv = await openKv({ where: "local" });
+ * try { console.log(await kv.list("pricing:")); } finally { await kv.close(); }
+ */
+export async function openKv(target: Target): Promise<Kv> {
+  return target.where === "local" ? LocalKv.open(target) : new WranglerKv(target);
+}
 
 /**
  * The target in words, for prompts and logs.
@@ -36,23 +66,103 @@ export function describeTarget(target: Target): string {
 }
 
 /**
- * KV through `wrangler kv`: list, bulk get, bulk put, bulk delete.
+ * Local KV through miniflare, as `wrangler kv --local` reaches it.
  *
  * @example
- * const kv = new WranglerKv({ where: "local" });
- * const names = kv.list("pricing:");
+ * const kv = await LocalKv.open({ where: "local", persistTo: ".wrangler/state" });
  */
-export class WranglerKv {
+export class LocalKv implements Kv {
+  private constructor(
+    readonly mf: Miniflare,
+    readonly ns: Awaited<ReturnType<Miniflare["getKVNamespace"]>>,
+  ) {}
+
+  /** Starts a miniflare holding only the PRICING namespace over the target's local state. */
+  static async open(target: Target): Promise<LocalKv> {
+    const { Miniflare, convertV4MiniflareOptions } = await import("miniflare");
+    const wrangler = await import("wrangler");
+    const config = target.config ?? "wrangler.toml";
+    // wrangler's own mapping of the binding to its local namespace id.
+    const { kvNamespaces } = wrangler.unstable_getMiniflareWorkerOptions(config, target.env).workerOptions;
+    const binding = (kvNamespaces as Record<string, { id: string } | string> | undefined)?.PRICING;
+    if (binding === undefined) throw new Error(`${config} binds no KV namespace PRICING${target.env === undefined ? "" : ` in env ${target.env}`}`);
+    const mf = new Miniflare(
+      convertV4MiniflareOptions({
+        script: "export default {}",
+        modules: true,
+        resourcePersistencePath: join(localStatePath(target), "v3"),
+        kvNamespaces: { PRICING: typeof binding === "string" ? binding : binding.id },
+      }),
+    );
+    try {
+      return new LocalKv(mf, await mf.getKVNamespace("PRICING"));
+    } catch (error) {
+      await mf.dispose();
+      throw error;
+    }
+  }
+
+  async list(prefix?: string): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.ns.list({ prefix, cursor });
+      for (const key of page.keys) names.push(key.name);
+      cursor = page.list_complete ? undefined : page.cursor;
+    } while (cursor !== undefined);
+    return names;
+  }
+
+  async getMany(keys: string[]): Promise<Map<string, string | null>> {
+    const values = new Map<string, string | null>();
+    for (let start = 0; start < keys.length; start += BATCH) {
+      const batch = keys.slice(start, start + BATCH);
+      for (const [key, value] of await this.ns.get(batch)) values.set(key, value);
+    }
+    return values;
+  }
+
+  async putMany(entries: { key: string; value: string }[]): Promise<void> {
+    await Promise.all(entries.map(({ key, value }) => this.ns.put(key, value)));
+  }
+
+  async deleteMany(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((key) => this.ns.delete(key)));
+  }
+
+  async close(): Promise<void> {
+    await this.mf.dispose();
+  }
+}
+
+/**
+ * Where local state lives, by wrangler's rule: --persist-to relative to the
+ * working directory, else .wrangler/state next to the config file.
+ */
+function localStatePath(target: Target): string {
+  if (target.persistTo !== undefined) return resolve(target.persistTo);
+  return resolve(dirname(target.config ?? "wrangler.toml"), ".wrangler", "state");
+}
+
+/**
+ * KV through `wrangler kv`: for the deployed namespace (and any target
+ * wrangler should reach itself).
+ *
+ * @example
+ * const kv = new WranglerKv({ where: "remote", env: "staging" });
+ * const names = await kv.list("pricing:");
+ */
+export class WranglerKv implements Kv {
   constructor(readonly target: Target) {}
 
   /** Every key name, or those under a prefix (wrangler pages through list() itself). */
-  list(prefix?: string): string[] {
+  async list(prefix?: string): Promise<string[]> {
     const keys = this.#json(["kv", "key", "list", ...(prefix === undefined ? [] : ["--prefix", prefix])]) as { name: string }[];
     return keys.map((key) => key.name);
   }
 
   /** Values of many keys, null for absent ones. */
-  getMany(keys: string[]): Map<string, string | null> {
+  async getMany(keys: string[]): Promise<Map<string, string | null>> {
     const values = new Map<string, string | null>();
     for (let start = 0; start < keys.length; start += BATCH) {
       const batch = keys.slice(start, start + BATCH);
@@ -63,14 +173,16 @@ export class WranglerKv {
   }
 
   /** Writes many keys in one call. */
-  putMany(entries: { key: string; value: string }[]): void {
+  async putMany(entries: { key: string; value: string }[]): Promise<void> {
     if (entries.length > 0) this.#withFile(entries, (file) => this.#run(["kv", "bulk", "put", file]));
   }
 
   /** Deletes many keys in one call. */
-  deleteMany(keys: string[]): void {
+  async deleteMany(keys: string[]): Promise<void> {
     if (keys.length > 0) this.#withFile(keys, (file) => this.#run(["kv", "bulk", "delete", file, "--force"]));
   }
+
+  async close(): Promise<void> {}
 
   #json(args: string[]): unknown {
     const stdout = this.#run(args);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main, type Io } from "../../scripts/pricing/cli";
-import { WranglerKv } from "../../scripts/pricing/kv";
+import { openKv } from "../../scripts/pricing/kv";
 
 const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), "offload-gate-cli-"));
@@ -201,11 +201,12 @@ describe("seed, diff and export against local KV (wrangler, --persist-to a tempo
 
     expect(await run(["diff", "--seed", seedFile, ...target])).toMatchObject({ code: 0, out: expect.stringContaining("no differences") });
 
-    const kv = new WranglerKv({ where: "local", persistTo: state });
-    kv.putMany([
+    const kv = await openKv({ where: "local", persistTo: state });
+    await kv.putMany([
       { key: "pricing:gpt-5", value: JSON.stringify({ input: 1, output: 10, cache_read: 0.125, provider: "openai" }) },
       { key: "pricing:gpt-4", value: JSON.stringify({ input: 30, output: 60 }) },
     ]);
+    await kv.close();
     const diff = await run(["diff", "--seed", seedFile, ...target]);
     expect(diff.code).toBe(1);
     expect(diff.out).toContain("- gpt-4: in KV, not in the seed (kept unless --prune)");
@@ -213,7 +214,9 @@ describe("seed, diff and export against local KV (wrangler, --persist-to a tempo
 
     const second = await run(["seed", "--seed", seedFile, ...target, "--yes"]);
     expect(second.out).toContain("wrote 1 key(s) and deleted 0");
-    const history = JSON.parse(kv.getMany(["history:pricing:gpt-5"]).get("history:pricing:gpt-5") as string);
+    const reader = await openKv({ where: "local", persistTo: state });
+    const history = JSON.parse((await reader.getMany(["history:pricing:gpt-5"])).get("history:pricing:gpt-5") as string);
+    await reader.close();
     expect(history.entries.map((entry: { action: string; before: { input: number } | null }) => [entry.action, entry.before?.input ?? null])).toEqual([
       ["put", null],
       ["put", 1],
