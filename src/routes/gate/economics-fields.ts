@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, OFFLOAD_AT, type Range } from "../../gate";
-import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
+import { MAX_HORIZON } from "../../store/config";
+import { requiredOr, tokenCount } from "./fields";
 
 /**
  * The request fields of economics v2 (docs/economics.md §§ retroactive
@@ -9,8 +10,6 @@ import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
  * checks across fields are `economicsIssues`.
  */
 
-const requiredOr = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? "is required" : message;
 const quoted = (values: readonly string[]) => values.map((value) => `"${value}"`).join(" or ");
 
 /** A [lo, hi] pair inside [min, max]; lo ≤ hi is checked with the other fields. */
@@ -34,16 +33,9 @@ export const ECONOMICS_FIELDS = {
         "cached history, so every cached token after it is written again). cache_aware only (refused in seed mode).",
       example: "retroactive",
     }),
-  suffix_tokens: z
-    .number({ error: requiredOr("must be a number") })
-    .int("must be an integer ≥ 0")
-    .nonnegative("must be an integer ≥ 0")
-    .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
-    .optional()
-    .openapi({
-      description: 'A: cached tokens of history after the output. Only with offload_at "retroactive" (refused otherwise). Default: 0.',
-      example: 30_000,
-    }),
+  suffix_tokens: tokenCount(30_000).openapi({
+    description: 'A: cached tokens of history after the output. Only with offload_at "retroactive" (refused otherwise). Default: 0.',
+  }),
   cache_ttl: z
     .enum(CACHE_TTLS, { error: requiredOr(`must be ${quoted(CACHE_TTLS)}`) })
     .optional()

@@ -17,25 +17,9 @@ import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
+import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
 
-/** A field's error: "is required" when it is missing, else `message`. */
-export const requiredOr = (message: string) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? "is required" : message;
-
-/** An optional whole number from 0 to `max`. */
-const wholeNumber = (max: number) =>
-  z
-    .number({ error: requiredOr("must be a number") })
-    .int("must be an integer ≥ 0")
-    .nonnegative("must be an integer ≥ 0")
-    .max(max, `must be at most ${max}`)
-    .optional();
-
-/** An optional probability, in [0, 1]. */
-const probability = () =>
-  z.number({ error: requiredOr("must be a number") }).min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").optional();
-
-const tokenCount = (example: number) => wholeNumber(MAX_TOKENS).openapi({ example });
+export { requiredOr } from "./fields";
 
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z
