@@ -233,6 +233,56 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-cache-aware.png`, fullPage: true });
   });
 
+  it("prices a retroactive stub and a range of q, and says which corner stops it (economics v2, R1 and B1)", async () => {
+    await page.goto(`${BASE_URL}/`);
+    await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+    // B1: q = 0.9 pays, the corner q = 0.8 of [0.8, 1] does not.
+    await calc().getByLabel("Model", { exact: true }).fill("claude-opus-4-6");
+    await calc().getByLabel("Output size", { exact: true }).fill("12000");
+    await calc().getByLabel("Horizon (turns)").fill("2");
+    await calc().getByLabel("Recall probability").fill("0.5");
+    await calc().getByLabel("Pricing mode").selectOption("cache_aware");
+    await calc().getByLabel("Cache hit rate").fill("0.9");
+    await calc().getByLabel("Context tokens").fill("120000");
+    expect(await calc().getByLabel("Cached tokens after it").isDisabled()).toBe(true);
+    await calc().getByLabel("q from", { exact: true }).fill("0.8");
+    await calc().getByLabel("q to", { exact: true }).fill("1");
+    const sent = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    const body = JSON.parse((await sent).postData() ?? "{}");
+    expect(body).toMatchObject({ offload_at: "entry", cache_ttl: "5m", cache_hit_rate_range: [0.8, 1] });
+    expect(body).not.toHaveProperty("suffix_tokens");
+    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (worst_case_not_positive)");
+    const b1 = await askGate(body);
+    expect(b1.worst_case.cache_hit_rate).toBe(0.8);
+    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.01828 at H 2 · p_recall 0.5 · q 0.8");
+
+    // R1: the same output stubbed after it is cached, with 30,000 cached tokens after it, on the 1-hour cache.
+    await calc().getByLabel("q from", { exact: true }).fill("");
+    await calc().getByLabel("q to", { exact: true }).fill("");
+    await calc().getByLabel("Output size", { exact: true }).fill("20000");
+    await calc().getByLabel("Horizon (turns)").fill("4");
+    await calc().getByLabel("Recall probability").fill("0.3");
+    await calc().getByLabel("Context tokens").fill("60000");
+    await calc().getByLabel("Stub placement").selectOption("retroactive");
+    await calc().getByLabel("Cached tokens after it").fill("30000");
+    await calc().getByLabel("Cache TTL").selectOption("1h");
+    const again = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    const r1Body = JSON.parse((await again).postData() ?? "{}");
+    expect(r1Body).toMatchObject({ offload_at: "retroactive", suffix_tokens: 30_000, cache_ttl: "1h" });
+    expect(r1Body).not.toHaveProperty("cache_hit_rate_range");
+    const r1 = await askGate(r1Body);
+    expect(r1.fire).toBe(false);
+    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (net_not_positive)");
+    expect(await page.locator("#reason").textContent()).toBe(r1.reason);
+    expect(await page.locator('#terms [data-term="suffix_rewrite_cost_usd"]').count()).toBe(1);
+    expect(await page.locator('#terms [data-term="worst_case"]').count()).toBe(0);
+    expect(await page.locator("#decision-context").textContent()).toContain("retroactive with 30,000 cached tokens after it · 1h cache");
+    expect(outside).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
   it("offers every pricing mode, sending cache fields only in cache_aware mode", async () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../src/routes/console/data";
+import { CACHE_TTLS, OFFLOAD_AT } from "../src/gate";
 import { PRICING_MODES } from "../src/gate";
 import { forgetPricing } from "../src/store/read";
 import { call, OPUS, putRow, resetState } from "./helpers";
@@ -194,6 +195,19 @@ describe("GET /", () => {
     const data = JSON.parse(html.match(/<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/)?.[1] ?? "{}");
     expect(Object.keys(data)).toEqual(["rows"]);
     expect(data.rows["claude-opus-4-6"]).toMatchObject({ input: 5, output: 25 });
+  });
+
+  it("offers placement, TTL and a q range in cache_aware mode, and horizon and p_recall ranges in both", async () => {
+    const { html } = await page();
+    const cacheFields = html.match(/<fieldset id="cache-fields"[\s\S]*?<\/fieldset>/)?.[0] ?? "";
+    for (const id of ["f-offload", "f-suffix", "f-ttl", "f-q-lo", "f-q-hi"]) expect(cacheFields).toContain(`id="${id}"`);
+    expect(cacheFields).toMatch(/<input id="f-suffix"[^>]*disabled/);
+    const options = (id: string) => [...(html.match(new RegExp(`<select id="${id}"[\\s\\S]*?</select>`))?.[0] ?? "").matchAll(/value="([^"]+)"/g)].map((m) => m[1]);
+    expect(options("f-offload")).toEqual([...OFFLOAD_AT]);
+    expect(options("f-ttl")).toEqual([...CACHE_TTLS]);
+    const ranges = html.match(/<fieldset id="range-fields"[\s\S]*?<\/fieldset>/)?.[0] ?? "";
+    expect(ranges).not.toMatch(/<fieldset id="range-fields"[^>]*hidden/);
+    for (const id of ["f-h-lo", "f-h-hi", "f-p-lo", "f-p-hi"]) expect(ranges).toContain(`id="${id}"`);
   });
 
   it("sets a strict Content-Security-Policy whose nonce is on its one style and one script", async () => {

@@ -185,6 +185,9 @@
     recall_output_tokens: "f-recall_output_tokens",
   };
   const CACHE_AWARE_FIELDS = { cache_hit_rate: "f-cache-hit", context_tokens: "f-context" };
+  // Ranges are sent when either end is filled; a missing end goes as null, so the API names it.
+  const RANGES = { horizon_range: ["f-h-lo", "f-h-hi"], recall_probability_range: ["f-p-lo", "f-p-hi"] };
+  const CACHE_AWARE_RANGES = { cache_hit_rate_range: ["f-q-lo", "f-q-hi"] };
 
   function requestBody() {
     const body = { model_name: $("f-model").value.trim() };
@@ -196,6 +199,17 @@
       const value = optionalNumber(id);
       if (value !== undefined) body[name] = value;
     }
+    if (mode === "cache_aware") {
+      body.offload_at = $("f-offload").value;
+      body.cache_ttl = $("f-ttl").value;
+      const suffix = optionalNumber("f-suffix");
+      if (body.offload_at === "retroactive" && suffix !== undefined) body.suffix_tokens = suffix;
+    }
+    const ranges = mode === "cache_aware" ? { ...RANGES, ...CACHE_AWARE_RANGES } : RANGES;
+    for (const [name, [lo, hi]] of Object.entries(ranges)) {
+      const [from, to] = [optionalNumber(lo), optionalNumber(hi)];
+      if (from !== undefined || to !== undefined) body[name] = [from ?? null, to ?? null];
+    }
     return body;
   }
 
@@ -206,6 +220,7 @@
     ["context_premium_saving_usd", "+ Long-context premium avoided", "cache_aware"],
     ["stub_carry_cost_usd", "− Stub carry cost"],
     ["expected_recall_hop_cost_usd", "− Expected recall hop cost"],
+    ["suffix_rewrite_cost_usd", "− Suffix rewrite cost", "cache_aware"],
   ];
   const BREAK_EVENS = [
     ["break_even_horizon", "Fires from horizon"],
@@ -236,13 +251,27 @@
     net.lastChild.classList.add(d.net_saving_usd > 0 ? "pos" : "neg");
     rows.push(net);
     for (const [key, label] of BREAK_EVENS) rows.push(row(key, label, d[key] === null ? "none" : plain(d[key])));
+    const w = d.worst_case;
+    if (w) {
+      const corner = `H ${w.horizon} · p_recall ${w.recall_probability}${w.cache_hit_rate === null ? "" : ` · q ${w.cache_hit_rate}`}`;
+      const worst = row("worst_case", "Worst corner of the ranges", `${usd(w.net_saving_usd)} at ${corner}`);
+      worst.lastChild.classList.add(w.net_saving_usd > 0 ? "pos" : "neg");
+      rows.push(worst);
+    }
     $("terms").tBodies[0].replaceChildren(...rows);
 
     const i = d.inputs;
     const context = [
       ["Priced as", d.priced_as ? `${d.priced_as.model} · $${d.priced_as.input} in / $${d.priced_as.output} out per M tokens` : "no pricing row"],
       ["Resolved inputs", `${plain(i.output_tokens)} output tokens · H ${i.horizon} · p_recall ${i.recall_probability} · threshold ${plain(i.large_offload_threshold_tokens)} · stub ${i.stub_tokens} · recall ${plain(i.recall_input_tokens)} in / ${plain(i.recall_output_tokens)} out`],
-      ["Pricing mode", d.pricing_mode === "cache_aware" ? `cache_aware · q ${i.cache_hit_rate} · context ${plain(i.context_tokens)} tokens` : d.pricing_mode],
+      [
+        "Pricing mode",
+        d.pricing_mode === "cache_aware"
+          ? `cache_aware · q ${i.cache_hit_rate} · context ${plain(i.context_tokens)} tokens · ${i.offload_at}` +
+            (i.offload_at === "retroactive" ? ` with ${plain(i.suffix_tokens)} cached tokens after it` : "") +
+            ` · ${i.cache_ttl} cache`
+          : d.pricing_mode,
+      ],
     ];
     $("decision-context").replaceChildren(
       ...context.flatMap(([term, detail]) => {
@@ -290,6 +319,11 @@
   const syncMode = () => ($("cache-fields").hidden = mode.value !== "cache_aware");
   mode.addEventListener("change", syncMode);
   syncMode();
+  // suffix_tokens only means something for a retroactive stub; the API refuses it otherwise.
+  const offload = $("f-offload");
+  const syncOffload = () => ($("f-suffix").disabled = offload.value !== "retroactive");
+  offload.addEventListener("change", syncOffload);
+  syncOffload();
   $("f-unit").addEventListener("change", (e) => ($("f-size").step = e.target.value === "chars" ? "1" : "any"));
 
   // ---------------------------------------------------------------- editing
