@@ -91,6 +91,23 @@ describe("economics v2 worked examples over HTTP", () => {
   });
 });
 
+describe("POST /v1/gate/curve with the new fields", () => {
+  it("answers R1 and B1 along the horizon exactly as the gate does at each point", async () => {
+    for (const inputs of [R1, B1]) {
+      const request = cacheAware(inputs);
+      const res = await postJson("/v1/gate/curve", { request });
+      expect(res.status).toBe(200);
+      const curve = await res.json<{ horizon: { x: number; net_saving_usd: number; reason_code: string }[] }>();
+      const xs = curve.horizon.map((point) => point.x).slice(0, 12);
+      const batch = await postJson("/v1/gate/batch", { items: xs.map((horizon) => ({ ...request, horizon })) });
+      const { decisions } = await batch.json<{ decisions: any[] }>();
+      expect(curve.horizon.slice(0, 12).map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code }))).toEqual(
+        decisions.map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code })),
+      );
+    }
+  });
+});
+
 describe("the new fields' validation", () => {
   it("refuses offload_at, suffix_tokens, cache_ttl and cache_hit_rate_range in seed mode, naming each", async () => {
     const error = await refused({ ...EXAMPLE_1, context_tokens: undefined, cache_hit_rate: undefined, pricing_mode: "seed", offload_at: "retroactive", suffix_tokens: 10, cache_ttl: "1h", cache_hit_rate_range: [0.5, 1] });
