@@ -45,6 +45,19 @@ describe("realized net", () => {
     expect(counterfactual).toBeCloseTo(0.1137 - 0.001895 - p * (0.0125 + 0.0125), 12);
   });
 
+  it("prices a cache-aware decision at its own cache write and placement", () => {
+    const base = seedDecision({ pricing_mode: "cache_aware", inputs: { ...seedDecision().inputs, context_tokens: 0 } });
+    const outcome = { decision_id: ID, turns_after: 4, recalled: false, cached_turns: 4 };
+    const fiveMinutes = realizedNet(base, outcome) ?? NaN;
+    const oneHour = realizedNet({ ...base, inputs: { ...base.inputs, cache_ttl: "1h" } }, outcome) ?? NaN;
+    // Written once at the 1-hour price (cache_write_1h 10 for OPUS), then read 3 times.
+    expect(fiveMinutes).toBeCloseTo(11_800 * (6.25e-6 + 3 * 0.5e-6), 12);
+    expect(oneHour).toBeCloseTo(11_800 * (10e-6 + 3 * 0.5e-6), 12);
+    const retro = realizedNet({ ...base, inputs: { ...base.inputs, offload_at: "retroactive", suffix_tokens: 5_000 } }, outcome) ?? NaN;
+    // Stubbing into cached history rewrites the 5,000 tokens after it: not the entry figure.
+    expect(retro).not.toBeCloseTo(fiveMinutes, 6);
+  });
+
   it("is zero carried at a realized horizon of 0, and null without a row", () => {
     expect(realizedNet(seedDecision(), { decision_id: ID, turns_after: 0, recalled: false })).toBe(0);
     expect(realizedNet(seedDecision({ row: null }), { decision_id: ID, turns_after: 3, recalled: false })).toBeNull();

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ledgerShard } from "../src/ledger/client";
 import type { PricedSession } from "../src/ledger/types";
@@ -144,6 +144,34 @@ describe("a ledger shard", () => {
     expect(sums.missed_decisions).toBe(1);
     // Cache-aware at h 10, q 0.9, prior p 0.25, P 0: 11,800 carried tokens minus the expected recall hop.
     expect(sums.missed_savings_usd).toBeCloseTo(11_800 * (6.25e-6 + 9 * 1.075e-6) - 0.25 * 0.025, 12);
+  });
+
+  it("keeps a cache-aware decision's placement and cache write, and prices its outcome with them", async () => {
+    const tenant = freshTenant();
+    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    const decision = seedDecision({ pricing_mode: "cache_aware", inputs: { ...seedDecision().inputs, context_tokens: 0, cache_ttl: "1h" } });
+    await shard.record(tenant, [decision], 30);
+    await shard.reportOutcomes(tenant, Date.now(), [{ decision_id: decision.decision_id, turns_after: 4, recalled: false, cached_turns: 4 }]);
+    const sums = await shard.sums(tenant, WINDOW, DAY);
+    expect(sums.realized_net_usd).toBeCloseTo(11_800 * (10e-6 + 3 * 0.5e-6), 12);
+  });
+
+  it("upgrades a shard written under the first schema, keeping its rows", async () => {
+    const tenant = freshTenant();
+    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    await shard.record(tenant, [seedDecision()], 30);
+    // Roll the shard back to schema 1, as an older worker left it, then start it again.
+    await runInDurableObject(shard, (_instance, state) => {
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN offload_at");
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN suffix_tokens");
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN cache_ttl");
+      state.storage.sql.exec("DELETE FROM meta WHERE key = 'schema_version'");
+    });
+    await evictDurableObject(shard);
+    expect(await shard.record(tenant, [seedDecision({ decision_id: decisionIdOf(0, 5), inputs: { ...seedDecision().inputs, cache_ttl: "1h" } })], 30)).toEqual({
+      recorded: 1,
+    });
+    expect((await shard.sums(tenant, WINDOW, DAY)).decisions).toBe(2);
   });
 
   it("buckets its series by the width asked for", async () => {

@@ -1,4 +1,4 @@
-import { cacheAwareTerms, ratesAt, type CachePriceRates, type PricingMode } from "../gate";
+import { cacheAwareTerms, ratesAt, type CachePriceRates, type CacheTtl, type OffloadAt, type PricingMode } from "../gate";
 
 /**
  * What the ledger prices: the realized net of a decision with an outcome,
@@ -18,6 +18,11 @@ export interface DecisionInputs {
   stub_tokens: number;
   recall_input_tokens: number;
   recall_output_tokens: number;
+  /** Where the output was stubbed, and the tokens after it then (cache_aware); absent: on entry. */
+  offload_at?: OffloadAt;
+  suffix_tokens?: number;
+  /** The cache write the decision priced (cache_aware); absent: the 5-minute write. */
+  cache_ttl?: CacheTtl;
 }
 
 /** One decision as the ledger keeps it, with the row that priced it. */
@@ -76,7 +81,8 @@ export function realizedCacheHitRate(outcome: OutcomeReport): number | null {
 
 /**
  * What the decision most likely made or cost, whatever mode decided it: the
- * cache-aware formula with the row that priced it, at h = turns_after,
+ * cache-aware formula with the row that priced it (and, for a cache-aware
+ * decision, its own placement and cache write), at h = turns_after,
  * q = q̂ (else the decision's q) and P = the decision's context, else the
  * outcome's, else 0. A fired decision is priced at p = 1 if recalled else 0:
  * its realized net. One that did not fire is priced at its prior p: the
@@ -101,10 +107,10 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
     stubTokens: inputs.stub_tokens,
     recallInputTokens: inputs.recall_input_tokens,
     recallOutputTokens: inputs.recall_output_tokens,
-    // The ledger keeps neither placement nor TTL yet: priced as on entry, with the 5-minute write.
-    offloadAt: "entry",
-    suffixTokens: 0,
-    cacheTtl: "5m",
+    // The decision's own placement and cache write: a seed decision was priced as on entry, at 5 minutes.
+    offloadAt: inputs.offload_at ?? "entry",
+    suffixTokens: inputs.offload_at === "retroactive" ? (inputs.suffix_tokens ?? 0) : 0,
+    cacheTtl: inputs.cache_ttl ?? "5m",
   }).net;
 }
 

@@ -5,7 +5,7 @@ import {
   DECISION_SUMS,
   decisionWhere,
   INSERT_DECISION,
-  SCHEMA,
+  MIGRATIONS,
   SELECT_DECISION,
   SERIES_SUMS,
   SESSION_SUMS,
@@ -45,7 +45,21 @@ export class LedgerShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(SCHEMA);
+    const version = this.schemaVersion();
+    if (version < MIGRATIONS.length) {
+      ctx.storage.transactionSync(() => {
+        for (const step of MIGRATIONS.slice(version)) this.sql.exec(step);
+        this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
+      });
+    }
+  }
+
+  /** The schema version this shard's tables are at: 0 for a new shard; 1 for one from before versions were kept. */
+  private schemaVersion(): number {
+    const tables = new Set(this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((row) => String(row.name)));
+    if (!tables.has("meta")) return 0;
+    const held = this.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
+    return held === undefined ? 1 : Number(held.value);
   }
 
   /**
@@ -66,6 +80,7 @@ export class LedgerShard extends DurableObject<Env> {
           i.output_tokens, i.horizon, i.recall_probability, i.cache_hit_rate, i.context_tokens,
           i.stub_tokens, i.recall_input_tokens, i.recall_output_tokens,
           d.row === null ? null : this.rowId(JSON.stringify(d.row)),
+          i.offload_at ?? null, i.suffix_tokens ?? null, i.cache_ttl ?? null,
         ).rowsWritten;
         if (written > 0) recorded++;
       }
@@ -282,6 +297,8 @@ function decisionOf(row: Row): LedgerDecision {
       stub_tokens: n("stub_tokens"),
       recall_input_tokens: n("recall_input_tokens"),
       recall_output_tokens: n("recall_output_tokens"),
+      ...(row.offload_at === "retroactive" ? { offload_at: "retroactive" as const, suffix_tokens: n("suffix_tokens") } : {}),
+      ...(row.cache_ttl === "1h" ? { cache_ttl: "1h" as const } : {}),
     },
     row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(String(row.row_json)),
   };

@@ -4,8 +4,14 @@
  * (docs/storage.md describes it).
  */
 
-/** Tables and indexes; `CREATE … IF NOT EXISTS`, run when a shard starts. */
-export const SCHEMA = `
+/**
+ * The schema's versions, in order: a shard runs those past the version in
+ * its `meta` table when it starts, so a shard written by an older worker
+ * gains the new columns instead of failing on them.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the tables and indexes.
+  `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS price_rows (id INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS decisions (
@@ -52,12 +58,18 @@ CREATE TABLE IF NOT EXISTS sessions (
   holdout INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sessions_at ON sessions (at);
-`;
+`,
+  // 2: where the output was stubbed (econ v2), so a realized net prices the decision's own placement and cache write.
+  `ALTER TABLE decisions ADD COLUMN offload_at TEXT;
+ALTER TABLE decisions ADD COLUMN suffix_tokens REAL;
+ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
+];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
-  cache_hit_rate, context_tokens, stub_tokens, recall_input_tokens, recall_output_tokens, row_id)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  cache_hit_rate, context_tokens, stub_tokens, recall_input_tokens, recall_output_tokens, row_id,
+  offload_at, suffix_tokens, cache_ttl)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A decision with its row, for pricing an outcome. */
 export const SELECT_DECISION = `SELECT d.*, r.json AS row_json FROM decisions d

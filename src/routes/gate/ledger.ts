@@ -59,6 +59,8 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
       stub_tokens: inputs.stub_tokens,
       recall_input_tokens: inputs.recall_input_tokens,
       recall_output_tokens: inputs.recall_output_tokens,
+      ...(inputs.offload_at === undefined ? {} : { offload_at: inputs.offload_at, suffix_tokens: inputs.suffix_tokens ?? 0 }),
+      ...(inputs.cache_ttl === undefined ? {} : { cache_ttl: inputs.cache_ttl }),
     },
     row: input.row === null ? null : pricesOf(input.row),
   };
