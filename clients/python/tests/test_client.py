@@ -209,15 +209,19 @@ def test_plan_posts_the_segments_and_falls_back_to_stubbing_nothing() -> None:
     assert (fallback.stub, fallback.reason_code, fallback.fallback) == ([], GATE_UNAVAILABLE, True)
 
 
-def test_report_outcomes_posts_the_items_and_reads_each_result() -> None:
+def test_report_outcomes_posts_the_items_and_sums_the_tallies_of_every_chunk() -> None:
     def answer(sent: Sent) -> Response:
-        return ok({"results": [{"decision_id": item["decision_id"], "status": "accepted"} for item in sent.body["items"]]})
+        items = sent.body["items"]
+        return ok({"results": [{"status": "accepted"} for _ in items], "accepted": len(items), "unknown_decision": 0, "conflict": 0, "invalid": 0})
 
     client, transport, _ = client_for(answer)
-    report = client.report_outcomes([Outcome("d-1", turns_after=5, recalled=True), {"decision_id": "d-2", "turns_after": 0, "recalled": False}])
-    assert report.ok and [r.status for r in report.results] == ["accepted", "accepted"]
-    assert transport.sent[0].path == "/v1/outcomes"
-    assert transport.sent[0].body["items"][0] == {"decision_id": "d-1", "turns_after": 5, "recalled": True}
+    outcomes = [Outcome("dec_0_" + "0" * 32, turns_after=5, recalled=True)] + [
+        {"decision_id": f"dec_1_{i:032x}", "turns_after": 0, "recalled": False} for i in range(120)
+    ]
+    report = client.report_outcomes(outcomes)
+    assert report.ok and report.accepted == 121 and len(report.results) == 121
+    assert [s.path for s in transport.sent] == ["/v1/outcomes", "/v1/outcomes"]
+    assert transport.sent[0].body["items"][0] == {"decision_id": "dec_0_" + "0" * 32, "turns_after": 5, "recalled": True}
 
 
 def test_a_report_the_gate_does_not_take_says_so_without_raising() -> None:
@@ -229,10 +233,10 @@ def test_a_report_the_gate_does_not_take_says_so_without_raising() -> None:
 
 
 def test_report_session_posts_one_sessions_bill() -> None:
-    client, transport, _ = client_for(ok({"results": [{"session_id": "s-1", "status": "accepted"}]}))
+    client, transport, _ = client_for(ok({"results": [{"status": "accepted"}], "accepted": 1, "unknown_decision": 0, "conflict": 0, "invalid": 0}))
     usage = {"input_tokens": 10_000, "output_tokens": 900, "cache_read_input_tokens": 120_000, "cache_creation_input_tokens": 8_000}
     report = client.report_session(session_id="s-1", model_name="claude-opus-4-6", turns=12, usage=usage)
-    assert report.ok and report.results[0].session_id == "s-1"
+    assert report.ok and report.accepted == 1 and report.results[0].status == "accepted"
     assert transport.sent[0].path == "/v1/sessions"
     assert transport.sent[0].body == {"items": [{"session_id": "s-1", "model_name": "claude-opus-4-6", "turns": 12, "usage": usage}]}
 

@@ -51,11 +51,12 @@ def test_fields_the_server_adds_later_land_in_extra_and_missing_ones_take_defaul
 
 def test_nested_answers_keep_their_own_unknown_fields() -> None:
     answer = dict(EXAMPLE_A_ANSWER, stale_pricing={"age_seconds": 4000, "detail": "KV down", "since": "x"})
-    answer["inputs"] = dict(EXAMPLE_A_ANSWER["inputs"], offload_at="entry")
+    answer["inputs"] = dict(EXAMPLE_A_ANSWER["inputs"], offload_at="retroactive", horizon_range=[2, 6], future_input=1)
     answer["worst_case"] = {"net_saving_usd": -0.01, "horizon": 2, "recall_probability": 0.5, "cache_hit_rate": 0.8}
     decision = GateDecision.from_json(answer)
     assert decision.stale_pricing == StalePricing(age_seconds=4000, detail="KV down", extra={"since": "x"})
-    assert decision.inputs is not None and decision.inputs.extra == {"offload_at": "entry"}
+    assert decision.inputs is not None and decision.inputs.extra == {"future_input": 1}
+    assert (decision.inputs.offload_at, decision.inputs.horizon_range) == ("retroactive", [2, 6])
     assert decision.worst_case is not None and decision.worst_case.cache_hit_rate == 0.8
 
 
@@ -128,7 +129,16 @@ def test_report_bodies_carry_the_ledger_fields() -> None:
     }
 
 
-def test_a_report_answer_keeps_each_items_result_in_order() -> None:
-    report = Report.from_json({"results": [{"decision_id": "d-1", "status": "accepted"}, {"decision_id": "d-2", "status": "unknown_decision", "error": {"message": "no such decision"}}]})
-    assert [r.status for r in report.results] == ["accepted", "unknown_decision"]
-    assert report.results[1].error == {"message": "no such decision"} and report.ok
+def test_a_report_answer_keeps_each_items_result_in_order_and_the_tally() -> None:
+    report = Report.from_json({
+        "results": [
+            {"status": "accepted", "repeated": True},
+            {"status": "invalid", "message": "turns_after must be an integer ≥ 0", "issues": [{"path": "items.1.turns_after", "message": "must be an integer ≥ 0"}]},
+        ],
+        "accepted": 1, "unknown_decision": 0, "conflict": 0, "invalid": 1,
+    })
+    assert [(r.status, r.repeated) for r in report.results] == [("accepted", True), ("invalid", None)]
+    assert report.results[1].issues[0]["path"] == "items.1.turns_after"
+    assert (report.accepted, report.invalid, report.ok) == (1, 1, True)
+    with pytest.raises(GateAnswerError):
+        Report.from_json({"results": "accepted"})

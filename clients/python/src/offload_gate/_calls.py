@@ -226,6 +226,10 @@ def merge_reports(reports: Sequence[Report]) -> Report:
     merged = Report()
     for report in reports:
         merged.results.extend(report.results)
+        merged.accepted += report.accepted
+        merged.unknown_decision += report.unknown_decision
+        merged.conflict += report.conflict
+        merged.invalid += report.invalid
         merged.extra.update(report.extra)
         if report.error is not None:
             merged.error = report.error

@@ -163,6 +163,7 @@ class PlanRequest(_Request):
     model_name: str
     segments: List[Union[Segment, Mapping[str, Any]]] = field(default_factory=list)
     horizon: Optional[int] = None
+    recall_probability: Optional[float] = None
     cache_hit_rate: Optional[float] = None
     cache_ttl: Optional[str] = None
     stub_tokens: Optional[int] = None
@@ -246,6 +247,12 @@ class ResolvedInputs(_Answer):
     output_chars: Optional[int] = None
     cache_hit_rate: Optional[float] = None
     context_tokens: Optional[int] = None
+    offload_at: Optional[str] = None
+    suffix_tokens: Optional[int] = None
+    cache_ttl: Optional[str] = None
+    horizon_range: Optional[List[int]] = None
+    recall_probability_range: Optional[List[float]] = None
+    cache_hit_rate_range: Optional[List[float]] = None
     extra: JSONObject = field(default_factory=dict)
 
 
@@ -403,34 +410,30 @@ class Plan:
 
 
 @dataclass
-class ReportResult:
-    """The gate's verdict on one reported item (``accepted``, an unknown
-    decision, a conflict, or invalid), as the gate words it."""
+class ReportResult(_Answer):
+    """What became of one reported item: ``status`` is ``accepted`` (``repeated``
+    when this exact report was already stored), ``unknown_decision``, ``conflict``
+    (a different report for the same decision or session) or ``invalid`` (with
+    ``issues``)."""
 
     status: str = ""
-    decision_id: Optional[str] = None
-    session_id: Optional[str] = None
-    error: Optional[JSONObject] = None
+    repeated: Optional[bool] = None
+    message: Optional[str] = None
+    issues: List[JSONObject] = field(default_factory=list)
     extra: JSONObject = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, data: Any) -> "ReportResult":
-        if not isinstance(data, Mapping):
-            raise GateAnswerError("a report result must be a JSON object")
-        result = cls(**{k: data[k] for k in ("status", "decision_id", "session_id") if k in data})
-        if "error" in data:
-            result.error = data["error"]
-        result.extra = {k: v for k, v in data.items() if k not in ("status", "decision_id", "session_id", "error")}
-        return result
 
 
 @dataclass
 class Report:
     """The answer to ``report_outcomes`` / ``report_session``: one result per
-    item, in order. When the gate did not take the report, ``results`` is empty
-    and ``error`` says why (``ok`` is False)."""
+    item, in order, and the tally. When the gate did not take the report,
+    ``results`` is empty and ``error`` says why (``ok`` is False)."""
 
     results: List[ReportResult] = field(default_factory=list)
+    accepted: int = 0
+    unknown_decision: int = 0
+    conflict: int = 0
+    invalid: int = 0
     extra: JSONObject = field(default_factory=dict)
     error: Optional[GateError] = field(default=None, compare=False, repr=False)
 
@@ -443,10 +446,7 @@ class Report:
     def from_json(cls, data: Any) -> "Report":
         if not isinstance(data, Mapping) or not isinstance(data.get("results"), list):
             raise GateAnswerError("a report answer must carry 'results', a list")
-        return cls(
-            results=[ReportResult.from_json(item) for item in data["results"]],
-            extra={k: v for k, v in data.items() if k != "results"},
-        )
+        return _from_json(cls, data, {"results": lambda items: [ReportResult.from_json(item) for item in items]})
 
     @classmethod
     def from_error(cls, error: GateError) -> "Report":
