@@ -109,3 +109,24 @@ def test_concurrent_async_decisions_each_get_their_answer() -> None:
 
     decisions = run(main())
     assert sorted(d.decision_id for d in decisions) == sorted(f"s{i}" for i in range(20))
+
+
+def test_requests_in_flight_at_once_are_bounded_by_the_clients_pool_not_the_default_executor() -> None:
+    together = threading.Barrier(12, timeout=10)
+
+    class Gathering:
+        """Answers only once 12 requests are in flight at the same time."""
+
+        def request(self, method: str, path: str, body: Optional[bytes], headers: Mapping[str, str], timeout: float) -> Response:
+            together.wait()
+            return ok(EXAMPLE_A_ANSWER)
+
+        def close(self) -> None:
+            pass
+
+    async def main() -> Any:
+        async with AsyncGateClient("http://gate.test", timeout=15, transport=Gathering(), pool_size=12) as gate:
+            return await asyncio.gather(*(gate.decide(**OPUS) for _ in range(12)))
+
+    decisions = run(main())
+    assert [d.fallback for d in decisions] == [False] * 12

@@ -14,6 +14,7 @@ Example::
 from ._calls import (
     DEFAULT_BASE_URL,
     DEFAULT_MAX_RETRIES,
+    DEFAULT_POOL_SIZE,
     DEFAULT_TIMEOUT,
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -57,6 +58,7 @@ __all__ = [
     "AsyncGateClient",
     "DEFAULT_BASE_URL",
     "DEFAULT_MAX_RETRIES",
+    "DEFAULT_POOL_SIZE",
     "DEFAULT_TIMEOUT",
     "ENV_API_KEY",
     "ENV_BASE_URL",

@@ -37,6 +37,8 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8787"
 DEFAULT_TIMEOUT = 2.0
 #: Retries after the first attempt, on 429 and 503 only.
 DEFAULT_MAX_RETRIES = 2
+#: Idle keep-alive connections kept (and, for the async client, requests in flight at once).
+DEFAULT_POOL_SIZE = 16
 #: Most items the gate takes in one batch, outcomes or sessions call; longer lists are sent in chunks.
 MAX_ITEMS_PER_CALL = 100
 
@@ -159,7 +161,10 @@ class ClientBase:
         max_retries: int = DEFAULT_MAX_RETRIES,
         raise_on_error: bool = False,
         transport: Optional[Transport] = None,
+        pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
+        if pool_size < 1:
+            raise ValueError("pool_size must be ≥ 1")
         if timeout <= 0:
             raise ValueError("timeout must be positive (seconds)")
         if max_retries < 0:
@@ -169,7 +174,8 @@ class ClientBase:
         self.timeout = timeout
         self.raise_on_error = raise_on_error
         self.retry = RetryPolicy(max_retries=max_retries)
-        self._transport: Transport = transport if transport is not None else HTTPTransport(self.base_url)
+        self.pool_size = pool_size
+        self._transport: Transport = transport if transport is not None else HTTPTransport(self.base_url, max_idle=pool_size)
         self._headers = headers_of(key or None, f"offload-gate-python/{__version__}")
 
     def __repr__(self) -> str:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional, Sequence, TypeVar
 
-from ._calls import Call, ClientBase, answer_of, merge_reports, unreachable
+from ._calls import DEFAULT_MAX_RETRIES, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT, Call, ClientBase, answer_of, merge_reports, unreachable
 from .client import _mapping
 from .errors import GateError, GateUnreachable
 from .models import GateDecision, Plan, Report
+from .transport import Transport
 
 T = TypeVar("T")
 
@@ -17,16 +19,33 @@ class AsyncGateClient(ClientBase):
     """The asyncio twin of :class:`~offload_gate.GateClient`: the same methods
     as coroutines, the same fail-safe answers, the same retries.
 
-    Each request runs on the default executor over the same keep-alive pool
-    (the standard library has no async HTTP client), and ``timeout`` is
-    enforced on the event loop: a call never keeps the agent waiting past it,
-    and cancelling the awaiting task abandons the call.
+    Each request runs on the client's own threads (``pool_size`` of them, over
+    as many keep-alive connections; the standard library has no async HTTP
+    client), so it never queues behind other users of the loop's default
+    executor. ``timeout`` is enforced on the event loop: a call never keeps the
+    agent waiting past it, and cancelling the awaiting task abandons the call.
 
     Example::
 
         async with AsyncGateClient() as gate:
             decisions = await gate.decide_batch([{"model_name": "gpt-5", "output_chars": len(t)} for t in outputs])
     """
+
+    def __init__(
+        self,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        *,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        raise_on_error: bool = False,
+        transport: Optional[Transport] = None,
+        pool_size: int = DEFAULT_POOL_SIZE,
+    ) -> None:
+        super().__init__(
+            base_url, api_key, timeout, max_retries=max_retries, raise_on_error=raise_on_error, transport=transport, pool_size=pool_size
+        )
+        self._executor = ThreadPoolExecutor(max_workers=self.pool_size, thread_name_prefix="offload-gate")
 
     async def decide(
         self, request: Any = None, /, *, timeout: Optional[float] = None, raise_on_error: Optional[bool] = None, **fields: Any
@@ -70,7 +89,8 @@ class AsyncGateClient(ClientBase):
         return await self._report(self._session_calls(sessions), timeout, raise_on_error)
 
     async def aclose(self) -> None:
-        """Closes the idle connections."""
+        """Closes the idle connections and the client's threads."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
         self._transport.close()
 
     async def __aenter__(self) -> "AsyncGateClient":
@@ -99,7 +119,9 @@ class AsyncGateClient(ClientBase):
                     raise GateUnreachable(f"no answer within the {budget:g}s timeout")
                 try:
                     response = await asyncio.wait_for(
-                        asyncio.to_thread(self._transport.request, call.method, call.path, call.body, self._headers, remaining),
+                        loop.run_in_executor(
+                            self._executor, self._transport.request, call.method, call.path, call.body, self._headers, remaining
+                        ),
                         remaining,
                     )
                 except Exception as exc:

@@ -7,6 +7,7 @@ from typing import Any, Callable, List, Optional, Sequence, TypeVar
 
 from ._calls import (
     DEFAULT_MAX_RETRIES,
+    DEFAULT_POOL_SIZE,
     DEFAULT_TIMEOUT,
     Call,
     ClientBase,
@@ -57,10 +58,13 @@ class GateClient(ClientBase):
         max_retries: int = DEFAULT_MAX_RETRIES,
         raise_on_error: bool = False,
         transport: Optional[Transport] = None,
+        pool_size: int = DEFAULT_POOL_SIZE,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__(base_url, api_key, timeout, max_retries=max_retries, raise_on_error=raise_on_error, transport=transport)
+        super().__init__(
+            base_url, api_key, timeout, max_retries=max_retries, raise_on_error=raise_on_error, transport=transport, pool_size=pool_size
+        )
         self._sleep = sleep
         self._clock = clock
 
