@@ -2,8 +2,8 @@
  * offload-gate's TypeScript client, for a plain Node or browser project: the
  * gate's `hc` types (no Workers types, no JSX settings) and a small wrapper
  * that fails safe. When the gate cannot answer in time, `decide` resolves to
- * a no-fire decision whose `reason_code` says why; it never rejects unless
- * asked to (`raiseOnError`).
+ * a no-fire decision whose `reason_code` says why, `plan` to the empty plan,
+ * a report to `ok: false`; nothing rejects unless asked to (`raiseOnError`).
  *
  * @example
  * import { createGateClient } from "offload-gate-client";
@@ -14,60 +14,68 @@
  */
 import { hc } from "hono/client";
 import type { AppType, GateSchema } from "./app-type.js";
+import { GateError, type FallbackReasonCode, type Issue } from "./errors.js";
+import { callGate } from "./http.js";
 
 export type { AppType, GateSchema, JSONValue } from "./app-type.js";
+export { FALLBACK_REASON_CODES, GateError, type FallbackReasonCode, type Issue } from "./errors.js";
 
+// A route's POST, its JSON body and its 200 answer, read from the generated
+// schema (never when the gate this client was built from has no such route).
+type PostOf<P extends string> = P extends keyof GateSchema ? (GateSchema[P] extends { $post: infer E } ? E : never) : never;
 type Ok<E> = Extract<E, { status: 200 }> extends { output: infer O } ? O : never;
 type JsonIn<E> = E extends { input: { json: infer J } } ? J : never;
 
 /** The body of POST /v1/gate: the reference's field names. */
-export type GateRequest = JsonIn<GateSchema["/v1/gate"]["$post"]>;
+export type GateRequest = JsonIn<PostOf<"/v1/gate">>;
 /** A decision the gate made (the 200 answer of POST /v1/gate). */
-export type ServerDecision = Ok<GateSchema["/v1/gate"]["$post"]>;
-/** One problem with one field, as the gate names it. */
-export interface Issue {
-  path: string;
-  message: string;
+export type ServerDecision = Ok<PostOf<"/v1/gate">>;
+/** The body of POST /v1/plan. */
+export type PlanRequest = JsonIn<PostOf<"/v1/plan">>;
+/** A plan the gate made (the 200 answer of POST /v1/plan). */
+export type ServerPlan = Ok<PostOf<"/v1/plan">>;
+/** The 200 answer of POST /v1/outcomes and POST /v1/sessions: a result per item and the tally. */
+export type ServerReport = Ok<PostOf<"/v1/outcomes">>;
+
+/** One item of POST /v1/outcomes: what happened after a decision. (The route validates items one by one, so hc types them as unknown.) */
+export interface OutcomeReport {
+  decision_id: string;
+  /** How many more turns the session ran after the decision. */
+  turns_after: number;
+  /** Whether the stub was recalled (false for a decision that did not fire). */
+  recalled: boolean;
+  /** How many of those turns read the history's prefix from the cache. */
+  cached_turns?: number;
+  context_tokens?: number;
 }
 
-/** The reason codes the client answers with when the gate did not decide. */
-export const FALLBACK_REASON_CODES = [
-  "gate_unreachable",
-  "gate_unavailable",
-  "gate_rate_limited",
-  "gate_unauthorized",
-  "gate_invalid_request",
-  "gate_bad_answer",
-] as const;
-export type FallbackReasonCode = (typeof FALLBACK_REASON_CODES)[number];
-
-/** Why the gate did not decide; `status` is the HTTP status when there was one. */
-export class GateError extends Error {
-  override readonly name = "GateError";
-  constructor(
-    readonly reasonCode: FallbackReasonCode,
-    message: string,
-    readonly status: number | null = null,
-    readonly issues: Issue[] = [],
-    readonly retryAfterSeconds: number | null = null,
-  ) {
-    super(message);
-  }
+/** One item of POST /v1/sessions: a finished session's bill, the provider's usage summed. */
+export interface SessionReport {
+  session_id: string;
+  model_name: string;
+  turns: number;
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
 }
 
-/** The client's safe default: do not offload, and say why. */
-export interface FallbackDecision {
+/** What a call answers when the gate did not: the reason code and the cause. */
+interface Fallback {
   fallback: true;
-  fire: false;
   reason_code: FallbackReasonCode;
   reason: string;
-  net_saving_usd: 0;
   issues: Issue[];
   error: GateError;
 }
+/** The client's safe default for a decision: do not offload, and say why. */
+export type FallbackDecision = Fallback & { fire: false; net_saving_usd: 0 };
+/** The client's safe default for a plan: stub nothing. */
+export type FallbackPlan = Fallback & { stub: []; net_saving_usd: 0 };
 
 /** What `decide` resolves to: the gate's decision, or the client's fallback (`fallback: true`). */
 export type GateDecision = (ServerDecision & { fallback: false }) | FallbackDecision;
+/** What `plan` resolves to: the gate's plan, or the empty plan (`fallback: true`). */
+export type GatePlan = (ServerPlan & { fallback: false }) | FallbackPlan;
+/** What a report resolves to: the gate's results (`ok: true`), or why it did not take them. */
+export type GateReport = (ServerReport & { ok: true }) | { ok: false; error: GateError };
 
 export interface GateClientOptions {
   /** Default: `http://127.0.0.1:8787` (`npm run dev`). */
@@ -95,14 +103,19 @@ export interface GateClient {
   decide(request: GateRequest, options?: CallOptions): Promise<GateDecision>;
   /** One decision per request, in order (POST /v1/gate/batch, 100 a call); a refused item is a fallback with its issues. */
   decideBatch(requests: readonly GateRequest[], options?: CallOptions): Promise<GateDecision[]>;
-  /** The typed `hc` client, for every other route. */
+  /** Which cached tool outputs to stub before the next turn (POST /v1/plan). */
+  plan(request: PlanRequest, options?: CallOptions): Promise<GatePlan>;
+  /** What happened after each decision (POST /v1/outcomes, 100 a call). */
+  reportOutcomes(items: readonly OutcomeReport[], options?: CallOptions): Promise<GateReport>;
+  /** Finished sessions' bills (POST /v1/sessions, 100 a call). */
+  reportSessions(items: readonly SessionReport[], options?: CallOptions): Promise<GateReport>;
+  /** The typed `hc` client, for every route (without the fallbacks). */
   readonly raw: ReturnType<typeof hc<AppType>>;
 }
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:8787";
 export const DEFAULT_TIMEOUT_MS = 2000;
 export const MAX_ITEMS_PER_CALL = 100;
-const RETRY_STATUSES = new Set([429, 503]);
 
 /**
  * A client that never rejects into the agent's loop (unless `raiseOnError`).
@@ -112,66 +125,69 @@ const RETRY_STATUSES = new Set([429, 503]);
  * const [a, b] = await gate.decideBatch([{ model_name: "gpt-5", output_tokens: 30_000 }, { model_name: "gpt-5", output_chars: 9_000 }]);
  */
 export function createGateClient(options: GateClientOptions = {}): GateClient {
-  const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
+  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   const apiKey = options.apiKey ?? envKey();
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-  const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  const raw = hc<AppType>(baseUrl, { fetch: doFetch, headers });
-  const defaults = {
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: options.maxRetries ?? 2,
-    raiseOnError: options.raiseOnError ?? false,
-  };
+  const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  const headers = { "content-type": "application/json", accept: "application/json", ...auth };
 
-  async function run<T>(send: (signal: AbortSignal) => Promise<Response>, parse: (body: unknown) => T, fallback: (e: GateError) => T, call: CallOptions = {}): Promise<T> {
-    const budget = call.timeoutMs ?? defaults.timeoutMs;
-    const deadline = Date.now() + budget;
+  async function post<T>(path: string, body: unknown, parse: (answer: unknown) => T, fallback: (e: GateError) => T, call: CallOptions = {}): Promise<T> {
+    const send = (signal: AbortSignal) => doFetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal });
     try {
-      for (let attempt = 0; ; attempt += 1) {
-        const response = await attemptWithin(send, deadline - Date.now(), budget, call.signal);
-        const wait = retryWait(response, attempt, defaults.maxRetries, deadline - Date.now());
-        if (wait === null) return parse(await answerOf(response));
-        await new Promise((resolve) => setTimeout(resolve, wait));
-      }
+      const attempts = { timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: options.maxRetries ?? 2 };
+      return parse(await callGate(send, call.signal ? { ...attempts, signal: call.signal } : attempts));
     } catch (error) {
       const gateError = error instanceof GateError ? error : new GateError("gate_bad_answer", String(error));
-      if (call.raiseOnError ?? defaults.raiseOnError) throw gateError;
+      if (call.raiseOnError ?? options.raiseOnError ?? false) throw gateError;
       return fallback(gateError);
     }
   }
 
+  async function report(path: string, items: readonly unknown[], call?: CallOptions): Promise<GateReport> {
+    const merged: Tally = { results: [], accepted: 0, unknown_decision: 0, conflict: 0, invalid: 0 };
+    for (const chunk of chunks(items)) {
+      const answer = await post<Tally | GateError>(path, { items: chunk }, parseTally, (error) => error, call);
+      if (answer instanceof GateError) return { ok: false, error: answer };
+      merged.results.push(...answer.results);
+      for (const key of TALLY_KEYS) merged[key] += answer[key];
+    }
+    return { ...merged, ok: true } as GateReport;
+  }
+
   return {
-    raw,
-    decide: (request, call) =>
-      run((signal) => raw.v1.gate.$post({ json: request }, { init: { signal } }), parseDecision, fallbackDecision, call),
+    raw: hc<AppType>(baseUrl, { fetch: doFetch, headers: auth }),
+    decide: (request, call) => post("/v1/gate", request, parseDecision, fallbackDecision, call),
     async decideBatch(requests, call) {
       const decisions: GateDecision[] = [];
-      for (let i = 0; i < requests.length; i += MAX_ITEMS_PER_CALL) {
-        const items = requests.slice(i, i + MAX_ITEMS_PER_CALL);
+      for (const items of chunks(requests)) {
         const parse = (body: unknown) => {
           const entries = (body as { decisions?: unknown }).decisions;
           if (!Array.isArray(entries) || entries.length !== items.length) throw new GateError("gate_bad_answer", `expected ${items.length} decisions`);
           return entries.map(parseDecision);
         };
-        const send = (signal: AbortSignal) => raw.v1.gate.batch.$post({ json: { items: [...items] } }, { init: { signal } });
-        decisions.push(...(await run(send, parse, (e) => items.map(() => fallbackDecision(e)), call)));
+        decisions.push(...(await post("/v1/gate/batch", { items }, parse, (e) => items.map(() => fallbackDecision(e)), call)));
       }
       return decisions;
     },
+    plan: (request, call) => post("/v1/plan", request, parsePlan, fallbackPlan, call),
+    reportOutcomes: (items, call) => report("/v1/outcomes", items, call),
+    reportSessions: (items, call) => report("/v1/sessions", items, call),
   };
 }
 
 /** The fallback decision for an error: fire false, the reason code, the cause. */
 export function fallbackDecision(error: GateError): FallbackDecision {
-  return {
-    fallback: true,
-    fire: false,
-    reason_code: error.reasonCode,
-    reason: `the gate did not decide (${error.reasonCode}): ${error.message}; not offloading`,
-    net_saving_usd: 0,
-    issues: error.issues,
-    error,
-  };
+  return { ...fallbackOf(error, "decide"), fire: false, net_saving_usd: 0 };
+}
+
+/** The fallback plan for an error: stub nothing. */
+export function fallbackPlan(error: GateError): FallbackPlan {
+  return { ...fallbackOf(error, "plan"), stub: [], net_saving_usd: 0 };
+}
+
+function fallbackOf(error: GateError, what: "decide" | "plan"): Fallback {
+  const doing = what === "decide" ? "not offloading" : "stubbing nothing";
+  return { fallback: true, reason_code: error.reasonCode, reason: `the gate did not ${what} (${error.reasonCode}): ${error.message}; ${doing}`, issues: error.issues, error };
 }
 
 function parseDecision(body: unknown): GateDecision {
@@ -185,63 +201,34 @@ function parseDecision(body: unknown): GateDecision {
   return { ...(body as ServerDecision), fallback: false };
 }
 
-async function attemptWithin(send: (signal: AbortSignal) => Promise<Response>, remaining: number, budget: number, outer?: AbortSignal): Promise<Response> {
-  if (remaining <= 0) throw new GateError("gate_unreachable", `no answer within the ${budget} ms timeout`);
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(outer?.reason);
-  outer?.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new GateError("gate_unreachable", `no answer within the ${budget} ms timeout`)), remaining);
-  try {
-    const response = await send(controller.signal);
-    // Read the body inside the deadline too: a gate that stalls mid-answer is unreachable.
-    const text = await response.text();
-    return new Response(text, { status: response.status, headers: response.headers });
-  } catch (error) {
-    if (controller.signal.reason instanceof GateError) throw controller.signal.reason;
-    throw new GateError("gate_unreachable", error instanceof Error ? error.message : String(error));
-  } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener("abort", onAbort);
+// What the report routes answer, as this client merges it across chunks.
+interface Tally {
+  results: unknown[];
+  accepted: number;
+  unknown_decision: number;
+  conflict: number;
+  invalid: number;
+}
+const TALLY_KEYS = ["accepted", "unknown_decision", "conflict", "invalid"] as const;
+
+function parsePlan(body: unknown): GatePlan {
+  const plan = body as { stub?: unknown; reason_code?: unknown };
+  if (!Array.isArray(plan?.stub) || !plan.stub.every((id) => typeof id === "string") || typeof plan.reason_code !== "string") {
+    throw new GateError("gate_bad_answer", "a plan must carry stub, a list of ids, and a reason_code");
   }
+  return Object.assign({}, body, { fallback: false }) as GatePlan;
 }
 
-function retryWait(response: Response, attempt: number, maxRetries: number, remaining: number): number | null {
-  if (!RETRY_STATUSES.has(response.status) || attempt >= maxRetries) return null;
-  const header = retryAfterSeconds(response);
-  const wait = header !== null ? header * 1000 : 100 * 2 ** attempt * (0.5 + Math.random() / 2);
-  return wait < remaining ? wait : null;
+function parseTally(body: unknown): Tally {
+  const tally = body as Partial<Tally> | null;
+  if (!Array.isArray(tally?.results)) throw new GateError("gate_bad_answer", "a report answer must carry results, a list");
+  return { results: tally.results, ...Object.fromEntries(TALLY_KEYS.map((key) => [key, Number(tally[key] ?? 0)])) } as Tally;
 }
 
-function retryAfterSeconds(response: Response): number | null {
-  const value = response.headers.get("retry-after");
-  if (value === null) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value);
-  const when = Date.parse(value);
-  return Number.isNaN(when) ? null : Math.max(0, (when - Date.now()) / 1000);
-}
-
-async function answerOf(response: Response): Promise<unknown> {
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  if (response.ok) {
-    if (body === undefined) throw new GateError("gate_bad_answer", `unreadable answer (HTTP ${response.status})`, response.status);
-    return body;
-  }
-  const error = (body as { error?: { message?: unknown; issues?: Issue[] } } | undefined)?.error;
-  const message = typeof error?.message === "string" ? error.message : `HTTP ${response.status}`;
-  throw new GateError(reasonCodeFor(response.status), `${message} (HTTP ${response.status})`, response.status, error?.issues ?? [], retryAfterSeconds(response));
-}
-
-function reasonCodeFor(status: number): FallbackReasonCode {
-  if (status === 429) return "gate_rate_limited";
-  if (status === 401 || status === 403) return "gate_unauthorized";
-  if (status >= 500) return "gate_unavailable";
-  return "gate_invalid_request";
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += MAX_ITEMS_PER_CALL) out.push(items.slice(i, i + MAX_ITEMS_PER_CALL));
+  return out;
 }
 
 function envKey(): string | undefined {

@@ -146,4 +146,40 @@ describe("createGateClient", () => {
     const decisions = await createGateClient({ fetch }).decideBatch([EXAMPLE_A, EXAMPLE_A]);
     assert.deepEqual(decisions.map((d) => [d.fire, d.reason_code]), [[false, "gate_unreachable"], [false, "gate_unreachable"]]);
   });
+
+  it("posts a plan and resolves to the empty plan when the gate cannot answer", async () => {
+    const answer = { stub: ["c1", "c3"], net_saving_usd: 0.27, reason: "r", reason_code: "plan_positive", candidates: [] };
+    const { fetch, sent } = scripted(json(answer), failure(503, "unavailable", "busy", { "retry-after": "30" }));
+    const gate = createGateClient({ baseUrl: "http://gate.test/", fetch });
+    const request = { model_name: "claude-opus-4-6", segments: [{ tokens: 8_000 }, { id: "c1", tokens: 42_000 }] };
+    const plan = await gate.plan(request);
+    assert.deepEqual([plan.fallback, plan.stub, plan.reason_code], [false, ["c1", "c3"], "plan_positive"]);
+    assert.equal(sent[0].url, "http://gate.test/v1/plan");
+    assert.deepEqual(JSON.parse(sent[0].body), request);
+    const fallback = await gate.plan(request);
+    assert.deepEqual([fallback.fallback, fallback.stub, fallback.reason_code], [true, [], "gate_unavailable"]);
+    assert.match(fallback.reason, /stubbing nothing$/);
+  });
+
+  it("reports outcomes 100 a call and sums the tallies", async () => {
+    const answer = (init) => {
+      const { items } = JSON.parse(init.body);
+      return json({ results: items.map(() => ({ status: "accepted" })), accepted: items.length, unknown_decision: 0, conflict: 0, invalid: 0 });
+    };
+    const { fetch, sent } = scripted(answer);
+    const items = Array.from({ length: 130 }, (_, i) => ({ decision_id: `dec_0_${String(i).padStart(32, "0")}`, turns_after: 3, recalled: false }));
+    const report = await createGateClient({ fetch }).reportOutcomes(items);
+    assert.equal(report.ok, true);
+    assert.deepEqual([report.accepted, report.results.length, report.invalid], [130, 130, 0]);
+    assert.deepEqual(sent.map((s) => [new URL(s.url).pathname, JSON.parse(s.body).items.length]), [["/v1/outcomes", 100], ["/v1/outcomes", 30]]);
+  });
+
+  it("says a report was not taken instead of rejecting, and stops at the first failed chunk", async () => {
+    const { fetch, sent } = scripted(failure(500, "internal", "ledger down"));
+    const sessions = Array.from({ length: 150 }, (_, i) => ({ session_id: `s${i}`, model_name: "gpt-5", turns: 3, usage: { input_tokens: 1, output_tokens: 1 } }));
+    const report = await createGateClient({ fetch }).reportSessions(sessions);
+    assert.equal(report.ok, false);
+    assert.equal(report.error.reasonCode, "gate_unavailable");
+    assert.deepEqual(sent.map((s) => new URL(s.url).pathname), ["/v1/sessions"]);
+  });
 });
