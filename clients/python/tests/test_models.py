@@ -81,6 +81,11 @@ def test_a_request_sends_only_the_fields_that_are_set_and_ranges_as_lists() -> N
     assert request.to_json() == {"model_name": "gpt-5", "output_chars": 80_000, "horizon_range": [2, 6], "future_field": 1}
 
 
+def test_ranges_given_as_lists_or_tuples_are_sent_as_lists() -> None:
+    request = GateRequest(model_name="gpt-5", output_tokens=1, horizon_range=[2, 6], recall_probability_range=(0.1, 0.4))  # type: ignore[arg-type]
+    assert request.to_json() == {"model_name": "gpt-5", "output_tokens": 1, "horizon_range": [2, 6], "recall_probability_range": [0.1, 0.4]}
+
+
 def test_the_reference_dataclass_converts_to_a_request_field_for_field() -> None:
     inputs = OffloadGateInputs(output_tokens=20_000, horizon=4, recall_probability=0.3, model_name="claude-opus-4-6")
     request = as_request(GateRequest, inputs, tool_name="web_fetch")

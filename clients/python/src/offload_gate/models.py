@@ -35,10 +35,19 @@ def _to_json(obj: Any) -> JSONObject:
         if isinstance(value, tuple):
             value = list(value)
         elif isinstance(value, list):
-            value = [item.to_json() if hasattr(item, "to_json") else dict(item) for item in value]
+            value = [_item_json(item) for item in value]
         body[f.name] = value
     body.update(getattr(obj, "extra", None) or {})
     return body
+
+
+def _item_json(item: Any) -> Any:
+    """A list item as JSON: a request dataclass (a Segment) by its own body, a tuple as a list."""
+    if isinstance(item, _Request):
+        return item.to_json()
+    if isinstance(item, Mapping):
+        return dict(item)
+    return list(item) if isinstance(item, tuple) else item
 
 
 def _from_json(cls: Type[T], data: Any, nested: Mapping[str, Callable[[Any], Any]] = {}) -> T:
