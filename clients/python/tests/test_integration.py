@@ -1,17 +1,14 @@
-"""Against a running gate: ``npm run test:clients`` starts one (wrangler dev,
-seeded local KV, a gate key) and sets OFFLOAD_GATE_TEST_URL and
-OFFLOAD_GATE_TEST_API_KEY. Without them these tests skip, unless
-OFFLOAD_GATE_REQUIRE_INTEGRATION is set (as CI does): then they fail."""
+"""The client against a running gate (see live.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 from typing import Iterator
 
 import pytest
 from fakes import OffloadGateInputs
+from live import KEY, NEEDS_GATE, URL
 
 from offload_gate import (
     GATE_INVALID_REQUEST,
@@ -22,12 +19,7 @@ from offload_gate import (
     GateRequest,
 )
 
-URL = os.environ.get("OFFLOAD_GATE_TEST_URL")
-KEY = os.environ.get("OFFLOAD_GATE_TEST_API_KEY")
-
-if URL is None and os.environ.get("OFFLOAD_GATE_REQUIRE_INTEGRATION"):
-    raise RuntimeError("OFFLOAD_GATE_REQUIRE_INTEGRATION is set but OFFLOAD_GATE_TEST_URL is not: no gate to test against")
-pytestmark = [pytest.mark.integration, pytest.mark.skipif(URL is None, reason="no running gate (set OFFLOAD_GATE_TEST_URL)")]
+pytestmark = NEEDS_GATE
 
 EXAMPLE_A = {"model_name": "claude-opus-4-6", "output_tokens": 20_000, "horizon": 4, "recall_probability": 0.3}
 # The reference gate's own reason for worked example A.

@@ -39,4 +39,21 @@ describe("the TypeScript client against the local gate", { skip: baseUrl === und
     const none = await createGateClient({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 1000 }).decide(EXAMPLE_A);
     assert.deepEqual([none.fire, none.reason_code], [false, "gate_unreachable"]);
   });
+
+  it("reports a decision's outcome and a session's bill", async () => {
+    const session = `ts-${Date.now().toString(36)}`;
+    const decision = await gate.decide({ ...EXAMPLE_A, session_id: session, tool_name: "web_fetch" }, { raiseOnError: true });
+    assert.match(decision.decision_id, /^dec_\d+_[0-9a-f]{32}$/);
+    // The gate hands the decision to the ledger after answering: retry (bounded) until it is there.
+    let report;
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      report = await gate.reportOutcomes([{ decision_id: decision.decision_id, turns_after: 5, recalled: false, cached_turns: 4 }], { raiseOnError: true });
+      if (report.results[0].status !== "unknown_decision") break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual([report.ok, report.accepted, report.results[0].status], [true, 1, "accepted"]);
+    const usage = { input_tokens: 4_200, output_tokens: 9_800, cache_read_input_tokens: 1_650_000 };
+    const bill = await gate.reportSessions([{ session_id: session, model_name: "claude-opus-4-6", turns: 12, usage }], { raiseOnError: true });
+    assert.deepEqual([bill.ok, bill.accepted], [true, 1]);
+  });
 });

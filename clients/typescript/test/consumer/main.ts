@@ -26,6 +26,16 @@ export async function batch(): Promise<number> {
   return decisions.filter((d) => d.fire).length;
 }
 
+// Reports for the savings ledger: typed items, and an answer that says whether the gate took them.
+export async function report(decisionId: string): Promise<number> {
+  const outcomes = await gate.reportOutcomes([{ decision_id: decisionId, turns_after: 5, recalled: false, cached_turns: 4 }]);
+  if (!outcomes.ok) return outcomes.error.status ?? 0;
+  const statuses: string[] = outcomes.results.map((result) => result.status);
+  const usage = { input_tokens: 4_200, output_tokens: 9_800 };
+  const bill = await gate.reportSessions([{ session_id: "conv-42", model_name: "claude-opus-4-6", turns: 12, usage }]);
+  return statuses.length + (bill.ok ? bill.accepted : 0);
+}
+
 // The raw hc client, typed from the same routes.
 export async function healthz(): Promise<"ok"> {
   const res = await gate.raw.healthz.$get();
@@ -47,6 +57,8 @@ export function refusedAtCompileTime(): void {
   void gate.decide({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: "4" });
   // @ts-expect-error model_name is required
   void gate.decide({ output_tokens: 20_000 });
+  // @ts-expect-error recalled is required in an outcome
+  void gate.reportOutcomes([{ decision_id: "dec_0_0", turns_after: 1 }]);
   // @ts-expect-error a fallback decision never fires
   const fired: true = (null as unknown as Extract<GateDecision, { fallback: true }>).fire;
   void fired;
