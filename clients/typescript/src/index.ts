@@ -13,11 +13,11 @@
  * if (decision.fire) text = stubFor(text);
  */
 import { hc } from "hono/client";
-import type { AppType, GateSchema } from "./app-type.js";
+import type { AppType, GateSchema, OutcomeReport, SessionReport } from "./app-type.js";
 import { GateError, type FallbackReasonCode, type Issue } from "./errors.js";
 import { callGate } from "./http.js";
 
-export type { AppType, GateSchema, JSONValue } from "./app-type.js";
+export type { AppType, GateSchema, JSONValue, OutcomeReport, SessionReport } from "./app-type.js";
 export { FALLBACK_REASON_CODES, GateError, type FallbackReasonCode, type Issue } from "./errors.js";
 
 // A route's POST, its JSON body and its 200 answer, read from the generated
@@ -36,26 +36,6 @@ export type PlanRequest = JsonIn<PostOf<"/v1/plan">>;
 export type ServerPlan = Ok<PostOf<"/v1/plan">>;
 /** The 200 answer of POST /v1/outcomes and POST /v1/sessions: a result per item and the tally. */
 export type ServerReport = Ok<PostOf<"/v1/outcomes">>;
-
-/** One item of POST /v1/outcomes: what happened after a decision. (The route validates items one by one, so hc types them as unknown.) */
-export interface OutcomeReport {
-  decision_id: string;
-  /** How many more turns the session ran after the decision. */
-  turns_after: number;
-  /** Whether the stub was recalled (false for a decision that did not fire). */
-  recalled: boolean;
-  /** How many of those turns read the history's prefix from the cache. */
-  cached_turns?: number;
-  context_tokens?: number;
-}
-
-/** One item of POST /v1/sessions: a finished session's bill, the provider's usage summed. */
-export interface SessionReport {
-  session_id: string;
-  model_name: string;
-  turns: number;
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
-}
 
 /** What a call answers when the gate did not: the reason code and the cause. */
 interface Fallback {

@@ -301,6 +301,8 @@ class GateDecision:
     break_even_output_tokens: Optional[int] = None
     priced_as: Optional[JSONObject] = None
     stale_pricing: Optional[StalePricing] = None
+    #: The priced model's lifecycle (deprecated, retired, replaced_by), when the row carries one.
+    lifecycle: Optional[JSONObject] = None
     inputs: Optional[ResolvedInputs] = None
     decision_id: Optional[str] = None
     would_fire: Optional[bool] = None
