@@ -54,6 +54,11 @@ function seedNet(input: number, output: number, horizon: number, tokens: number,
   return tokens * inRate * horizon - (200 * inRate * horizon + p * (2000 * inRate + 500 * outRate));
 }
 
+/** Fills calculator fields by their exact labels; the others keep what they hold. */
+async function fillCalculator(fields: Record<string, string>): Promise<void> {
+  for (const [label, value] of Object.entries(fields)) await calc().getByLabel(label, { exact: true }).fill(value);
+}
+
 /** POST /v1/gate from the test itself, for the numbers the page must show. */
 async function askGate(body: Record<string, unknown>): Promise<Record<string, any>> {
   const res = await fetch(`${BASE_URL}/v1/gate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -237,16 +242,10 @@ describe("the ops console at GET /", () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
     // B1: q = 0.9 pays, the corner q = 0.8 of [0.8, 1] does not.
-    await calc().getByLabel("Model", { exact: true }).fill("claude-opus-4-6");
-    await calc().getByLabel("Output size", { exact: true }).fill("12000");
-    await calc().getByLabel("Horizon (turns)").fill("2");
-    await calc().getByLabel("Recall probability").fill("0.5");
     await calc().getByLabel("Pricing mode").selectOption("cache_aware");
-    await calc().getByLabel("Cache hit rate").fill("0.9");
-    await calc().getByLabel("Context tokens").fill("120000");
+    const b1Fields = { "Cache hit rate": "0.9", "Context tokens": "120000", "q from": "0.8", "q to": "1" };
+    await fillCalculator({ Model: "claude-opus-4-6", "Output size": "12000", "Horizon (turns)": "2", "Recall probability": "0.5", ...b1Fields });
     expect(await calc().getByLabel("Cached tokens after it").isDisabled()).toBe(true);
-    await calc().getByLabel("q from", { exact: true }).fill("0.8");
-    await calc().getByLabel("q to", { exact: true }).fill("1");
     const sent = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
     await page.getByRole("button", { name: "Ask the gate" }).click();
     const body = JSON.parse((await sent).postData() ?? "{}");
@@ -258,14 +257,9 @@ describe("the ops console at GET /", () => {
     expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.01828 at H 2 · p_recall 0.5 · q 0.8");
 
     // R1: the same output stubbed after it is cached, with 30,000 cached tokens after it, on the 1-hour cache.
-    await calc().getByLabel("q from", { exact: true }).fill("");
-    await calc().getByLabel("q to", { exact: true }).fill("");
-    await calc().getByLabel("Output size", { exact: true }).fill("20000");
-    await calc().getByLabel("Horizon (turns)").fill("4");
-    await calc().getByLabel("Recall probability").fill("0.3");
-    await calc().getByLabel("Context tokens").fill("60000");
     await calc().getByLabel("Stub placement").selectOption("retroactive");
-    await calc().getByLabel("Cached tokens after it").fill("30000");
+    const r1Fields = { "q from": "", "q to": "", "Context tokens": "60000", "Cached tokens after it": "30000" };
+    await fillCalculator({ "Output size": "20000", "Horizon (turns)": "4", "Recall probability": "0.3", ...r1Fields });
     await calc().getByLabel("Cache TTL").selectOption("1h");
     const again = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
     await page.getByRole("button", { name: "Ask the gate" }).click();

@@ -96,33 +96,12 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="f-q-lo">q range</label>
-          <div class="inline">
-            <input id="f-q-lo" type="number" min="0" max="1" step="0.01" aria-label="q from" />
-            <label for="f-q-hi" class="sr-only">q to</label>
-            <input id="f-q-hi" type="number" min="0" max="1" step="0.01" />
-          </div>
-        </div>
+        <RangeField id="f-q" title="q range" name="q" integer={false} />
       </fieldset>
       <fieldset id="range-fields" class="two">
         <legend>Ranges (optional): fire only if every corner pays</legend>
-        <div class="field">
-          <label for="f-h-lo">Horizon range</label>
-          <div class="inline">
-            <input id="f-h-lo" type="number" min="0" step="1" aria-label="Turns from" />
-            <label for="f-h-hi" class="sr-only">Turns to</label>
-            <input id="f-h-hi" type="number" min="0" step="1" />
-          </div>
-        </div>
-        <div class="field">
-          <label for="f-p-lo">p_recall range</label>
-          <div class="inline">
-            <input id="f-p-lo" type="number" min="0" max="1" step="0.01" aria-label="p_recall from" />
-            <label for="f-p-hi" class="sr-only">p_recall to</label>
-            <input id="f-p-hi" type="number" min="0" max="1" step="0.01" />
-          </div>
-        </div>
+        <RangeField id="f-h" title="Horizon range" name="Turns" integer={true} />
+        <RangeField id="f-p" title="p_recall range" name="p_recall" integer={false} />
       </fieldset>
       <details>
         <summary>More inputs</summary>
@@ -151,5 +130,28 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
         Ask the gate
       </button>
     </form>
+  );
+}
+
+/**
+ * Two number inputs for a prior's [lo, hi]: `${id}-lo` and `${id}-hi`, each
+ * with its own label ("<name> from", "<name> to").
+ *
+ * @example
+ * <RangeField id="f-h" title="Horizon range" name="Turns" integer />
+ */
+function RangeField(props: { id: string; title: string; name: string; integer: boolean }) {
+  const bounds = props.integer ? { min: "0", step: "1" } : { min: "0", max: "1", step: "0.01" };
+  return (
+    <div class="field">
+      <label for={`${props.id}-lo`}>{props.title}</label>
+      <div class="inline">
+        <input id={`${props.id}-lo`} type="number" {...bounds} aria-label={`${props.name} from`} />
+        <label for={`${props.id}-hi`} class="sr-only">
+          {`${props.name} to`}
+        </label>
+        <input id={`${props.id}-hi`} type="number" {...bounds} />
+      </div>
+    </div>
   );
 }
