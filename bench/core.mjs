@@ -10,7 +10,7 @@ import { bundle, ROOT } from "./build.mjs";
 const INPUTS = 100_000;
 
 // A small seeded PRNG (mulberry32), so every run decides the same inputs.
-function random(seed) {
+export function random(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

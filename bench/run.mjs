@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ROOT } from "./build.mjs";
 import { benchCore } from "./core.mjs";
 import { benchHttp } from "./http.mjs";
+import { benchPlan } from "./plan.mjs";
 import { benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
 
@@ -38,6 +39,8 @@ const about = machine();
 console.log(`offload-gate bench on ${about.cores} cores (${about.cpu}), Node ${about.node}, workerd ${about.workerd}`);
 console.log("core: 100,000 varied inputs with reason strings (tinybench)");
 const core = await benchCore();
+console.log("plan: decidePlan at the limits (512 segments, 64 candidates) beside one gate decision (tinybench)");
+const plan = await benchPlan();
 console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
 const http = await benchHttp({ seconds, pairs });
 console.log("cold start: wrangler deploy --dry-run and wrangler check startup (median of 5, with a hello-world worker)");
@@ -49,6 +52,7 @@ const results = {
   commit: execSync("git rev-parse --short HEAD", { cwd: ROOT }).toString().trim(),
   machine: { ...about, load_average_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") },
   core,
+  plan,
   http,
   cold_start: coldStart,
   ratios: {
@@ -80,6 +84,12 @@ const rows = [
     `≥ ${fmt(TARGETS.core_per_second)}/s`,
     verdict(core.evaluate_per_second_all_cores >= TARGETS.core_per_second),
   ],
+  ...["large_untiered", "large_tiered", "crossing_tiered"].map((name) => [
+    `core decidePlan, 64 of 512 segments, ${name.replace("_", ", ")}`,
+    `${plan[name].cpu_us} µs CPU (${plan[name].gate_decisions_per_plan} gate decisions)`,
+    "≤ 1,000 µs",
+    verdict(plan[name].cpu_us <= 1_000),
+  ]),
   ["GET /healthz saturated", `${fmt(saturated.healthz.req_per_second)} req/s  p50 ${saturated.healthz.p50_ms} ms  p99 ${saturated.healthz.p99_ms} ms`, "", ""],
   ["POST /v1/gate saturated", `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`, "", ""],
   ["POST /__bench/echo saturated (no gate)", `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`, "", ""],

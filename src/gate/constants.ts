@@ -41,3 +41,6 @@ export const OFFLOAD_AT = ["entry", "retroactive"] as const;
 
 /** Which cache write a cached token pays (cache_aware): the 5-minute or the 1-hour one. Default first. */
 export const CACHE_TTLS = ["5m", "1h"] as const;
+
+/** Why a clearing plan came out as it did. Every schema takes its codes from here. */
+export const PLAN_REASON_CODES = ["plan_positive", "plan_not_positive", "unpriced", "pricing_unavailable", "no_candidates"] as const;
