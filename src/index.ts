@@ -10,6 +10,7 @@ import { gate } from "./routes/gate";
 import { health } from "./routes/health";
 import { ledger } from "./routes/ledger";
 import { refuseOtherMethods } from "./routes/methods";
+import { plan } from "./routes/plan";
 import { scheduled } from "./sync/scheduled";
 
 /**
@@ -23,11 +24,12 @@ const app = createApp();
 // matches "/v1/gate" itself, so one registration guards both (and counts
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
-for (const path of ["/v1/outcomes", "/v1/sessions", "/v1/savings"]) app.use(path, gateKeys());
+// A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
+for (const path of ["/v1/plan", "/v1/outcomes", "/v1/sessions", "/v1/savings"]) app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 
-const routes = app.route("/", health).route("/", gate).route("/", admin).route("/", ledger);
+const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", docs);

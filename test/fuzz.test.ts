@@ -39,6 +39,7 @@ const path = fc.oneof(
   { weight: 8, arbitrary: fc.constant("/v1/gate") },
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
   { weight: 2, arbitrary: fc.constant("/v1/gate/curve") },
+  { weight: 3, arbitrary: fc.constant("/v1/plan") },
   { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
   {
     weight: 1,
@@ -205,6 +206,66 @@ const curveSpan = {
 };
 
 const curveRequest = fc.record({ request: gateRequest, ...curveSpan }, { requiredKeys: ["request"] });
+const plausibleSegment = fc.oneof(
+  fc.record({ tokens: fc.nat({ max: 200_000 }) }),
+  fc.record(
+    {
+      id: fc.stringMatching(/^[a-z0-9_]{1,12}$/),
+      tokens: fc.nat({ max: 200_000 }),
+      recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+      stub_tokens: fc.nat({ max: 2_000 }),
+    },
+    { requiredKeys: ["id", "tokens"] },
+  ),
+);
+
+const plausiblePlan = fc.record(
+  {
+    model_name: fc.constantFrom(...MODELS),
+    segments: fc.array(plausibleSegment, { minLength: 1, maxLength: 40 }),
+    horizon: fc.nat({ max: 60 }),
+    recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+    cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
+    cache_ttl: fc.constantFrom("5m", "1h"),
+    large_offload_threshold_tokens: fc.nat({ max: 20_000 }),
+  },
+  { requiredKeys: ["model_name", "segments"] },
+);
+
+const wildSegment = fc.record(
+  {
+    id: fc.oneof(fc.string({ maxLength: 140 }), fc.jsonValue()),
+    tokens: fc.oneof(fc.nat(), fc.double(), fc.integer(), fc.jsonValue()),
+    recall_probability: fc.oneof(fc.double(), fc.jsonValue()),
+    stub_tokens: fc.oneof(fc.nat(), fc.double()),
+    extra: fc.jsonValue(),
+  },
+  { requiredKeys: [] },
+);
+
+// Plausible plans, some with a wild segment or field, some with ids repeated or past the limits.
+const planRequest = fc.oneof(
+  { weight: 3, arbitrary: plausiblePlan },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(plausiblePlan, wildSegment, fc.nat())
+      .map(([body, wild, at]) => {
+        const cut = at % (body.segments.length + 1);
+        return { ...body, segments: [...body.segments.slice(0, cut), wild, ...body.segments.slice(cut)] };
+      }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(plausiblePlan, fc.nat({ max: 600 }), fc.nat({ max: 3 }))
+      .map(([body, count, ids]) => ({
+        ...body,
+        segments: Array.from({ length: count }, (_, i) => ({ id: `c${i % (ids + 1) === 0 ? i : 0}`, tokens: 12_000 })),
+      })),
+  },
+  { weight: 1, arbitrary: fc.tuple(plausiblePlan, wildGate).map(([body, wild]) => ({ ...body, ...wild })) },
+);
 
 const pricingRow = fc.record(
   {
@@ -274,6 +335,7 @@ const bodyText = fc.oneof(
   { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
   { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
+  { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
@@ -520,6 +582,40 @@ const WELL_FORMED: RequestSpec = {
   body: "",
   gateKeysConfigured: true,
 };
+
+describe("the clearing plan under fuzzing", () => {
+  it("answers every well-formed plan with a plan that never stubs unpriced or below the pre-filter", async () => {
+    await fc.assert(
+      fc.asyncProperty(plausiblePlan, async (body) => {
+        const spec: RequestSpec = {
+          method: "POST",
+          path: "/v1/plan",
+          contentType: "application/json",
+          authorization: `Bearer ${GATE_KEY}`,
+          body: JSON.stringify(body),
+          gateKeysConfigured: true,
+        };
+        const { res, text } = await send(spec);
+        const ids = body.segments.flatMap((segment) => ("id" in segment ? [segment.id] : []));
+        if (new Set(ids).size < ids.length) {
+          expect(res.status).toBe(400);
+          expect(JSON.parse(text).error.issues[0].path).toMatch(/^segments\.\d+\.id$/);
+          return;
+        }
+        expect(res.status).toBe(200);
+        const plan = JSON.parse(text);
+        expect(Number.isFinite(plan.net_saving_usd)).toBe(true);
+        expect(plan.net_saving_usd).toBeGreaterThanOrEqual(0);
+        if (plan.stub.length > 0) expect(["claude-opus-4-6", "gpt-5"]).toContain(plan.priced_as?.model);
+        const threshold = plan.inputs.large_offload_threshold_tokens;
+        for (const id of plan.stub) {
+          expect(body.segments.find((segment) => "id" in segment && segment.id === id)?.tokens).toBeGreaterThanOrEqual(threshold);
+        }
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+  }, 60_000);
+});
 
 // Classes of input the property reaches, pinned so that a regression names
 // itself. (Runs with other seeds, about 250,000 cases in all, found no

@@ -4,6 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import app from "../src/index";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { callWithEnv } from "./admin-helpers";
+import { WORKED_EXAMPLE_P1 } from "../src/routes/plan/schema";
 import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, postJson, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN, TEST_GATE_API_KEYS } from "./secrets";
 
@@ -184,6 +185,7 @@ describe("the documented error shape", () => {
     ["a missing gate key", "post /v1/gate", 401, () => callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate", gateJson({ model_name: "m", output_tokens: 1 }))],
     ["a curve point count out of range", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: 20_000 }, points: 1_000 })],
     ["a curve of a bad request", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: -1 } })],
+    ["a plan's repeated id", "post /v1/plan", 400, () => postJson("/v1/plan", { model_name: "m", segments: [{ id: "a", tokens: 1 }, { id: "a", tokens: 2 }] })],
     ["a missing admin token", "get /v1/admin/pricing", 401, () => call("/v1/admin/pricing")],
     ["a negative price", "put /v1/admin/pricing/{model}", 400, () => call("/v1/admin/pricing/new-model", admin("PUT", { input: -1, output: 2 }))],
     ["a model without a row", "get /v1/admin/pricing/{model}", 404, () => call("/v1/admin/pricing/no-such-model", admin("GET"))],
@@ -229,6 +231,15 @@ describe("the documented error shape", () => {
     expect(validate(schema, body)).toEqual([]);
     const priced = (key: string) => key.startsWith("$.priced_as.") || key.startsWith("$.decision.priced_as.");
     expect(undeclaredKeys(body, schema).filter((key) => !priced(key))).toEqual([]);
+  });
+
+  it("describes the plan's 200 answer completely", async () => {
+    const res = await postJson("/v1/plan", WORKED_EXAMPLE_P1);
+    const body = await res.json<Json>();
+    expect(body.reason_code).toBe("plan_positive");
+    const schema = doc.paths["/v1/plan"].post.responses["200"].content["application/json"].schema;
+    expect(validate(schema, body)).toEqual([]);
+    expect(undeclaredKeys(body, schema).filter((key) => !key.startsWith("$.priced_as."))).toEqual([]);
   });
 });
 

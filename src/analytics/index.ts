@@ -97,8 +97,13 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
  * throws is logged and dropped.
  */
 export function recordDecision(dataset: AnalyticsEngineDataset, record: DecisionRecord): void {
+  writePoint(dataset, toDataPoint(record));
+}
+
+/** Writes a data point (a decision's or a plan's); a write that throws is logged and dropped. */
+export function writePoint(dataset: AnalyticsEngineDataset, point: AnalyticsEngineDataPoint): void {
   try {
-    dataset.writeDataPoint(toDataPoint(record));
+    dataset.writeDataPoint(point);
   } catch (error) {
     console.warn("offload-gate: Analytics Engine write failed", error instanceof Error ? error.message : error);
   }
@@ -119,10 +124,11 @@ export function truncateUtf8(text: string, maxBytes: number): string {
   return decoder.decode(bytes.subarray(0, end));
 }
 
-// blob6, the reason: the only free-length blob, so the one shortened.
-const REASON_BLOB = 5;
+/** blob6, the reason: the only free-length blob, so the one shortened (a plan's too). */
+export const REASON_BLOB = 5;
 
-function fitBlobs(blobs: string[], shorten: number): string[] {
+/** Fits the blobs in MAX_BLOB_BYTES_TOTAL, shortening only blob `shorten`. */
+export function fitBlobs(blobs: string[], shorten: number): string[] {
   let units = 0;
   for (const blob of blobs) units += blob.length;
   if (units * 3 <= MAX_BLOB_BYTES_TOTAL) return blobs;

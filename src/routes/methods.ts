@@ -11,6 +11,7 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/gate": ["POST"],
   "/v1/gate/batch": ["POST"],
   "/v1/gate/curve": ["POST"],
+  "/v1/plan": ["POST"],
   "/v1/admin/pricing": ["GET"],
   "/v1/admin/pricing/:model": ["GET", "PUT", "DELETE"],
   "/v1/admin/pricing/:model/history": ["GET"],

@@ -10,6 +10,8 @@ import { pendingFrom } from "../../sync/pending";
 import { createApp } from "../app";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
+import planCss from "./browser/plan.client.css";
+import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
 import { loadPricingTable } from "./data";
@@ -60,9 +62,9 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     modes: PRICING_MODES,
     pending,
     nonce: c.get("secureHeadersNonce") ?? "",
-    // One style and one script, each under the nonce: the savings panel's are appended.
-    css: `${css}\n${savingsCss}`,
-    script: `${script}\n${savingsScript}`,
+    // One style and one script, each under the nonce: the plan view's and the savings panel's are appended.
+    css: `${css}\n${planCss}\n${savingsCss}`,
+    script: `${script}\n${planScript}\n${savingsScript}`,
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });

@@ -6,6 +6,7 @@ import type { PricingRow } from "../../store/schema";
 import { Calculator } from "./calculator";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
 import { PendingPanel, type PendingView } from "./pending";
+import { PlanView } from "./plan-view";
 import { SavingsPanel } from "./savings";
 
 /** Everything the console page shows, read on the server. */
@@ -129,6 +130,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
               </figure>
             </div>
           </section>
+          <PlanView defaultModel={defaultModel} priors={priors} />
           <section class="card" id="pricing" aria-labelledby="pricing-h">
             <div class="section-head">
               <div>

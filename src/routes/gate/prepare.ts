@@ -60,8 +60,8 @@ export interface Prepared {
  */
 export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
 
-// Below the threshold the gate never looks at pricing, so neither do we.
-const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
+/** What stands for pricing where none is needed: the pre-filter decided (a plan: no candidate passed it). */
+export const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
 
 // The fields only the cache-aware mode reads.
 const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;

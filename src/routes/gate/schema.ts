@@ -162,6 +162,24 @@ export const WorstCaseSchema = z
   })
   .openapi("WorstCase");
 
+/** An answer's `lifecycle` (a decision's or a plan's). */
+export const AnswerLifecycleSchema = LifecycleSchema.nullable().openapi({
+  description: "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
+});
+
+/** The canonical row that priced an answer (a decision or a plan), with its model name. */
+export const PricedAsSchema = z
+  .object({ model: z.string() })
+  .catchall(z.unknown())
+  .nullable()
+  .openapi({ description: "The canonical pricing row that priced the answer, with its model name; null when none did." });
+
+/** Set when KV could not be read and a row (or the config) past its TTL priced the answer. */
+export const StalePricingSchema = z
+  .object({ age_seconds: z.number(), detail: z.string() })
+  .nullable()
+  .openapi({ description: "Set when KV could not be read and a row past its TTL priced the answer." });
+
 /** The 200 answer of POST /v1/gate. */
 export const GateDecisionSchema = z
   .object({
@@ -190,18 +208,9 @@ export const GateDecisionSchema = z
     worst_case: WorstCaseSchema.nullable().openapi({
       description: "The corner of the box of prior ranges with the lowest net; null when no range was given or the decision was not priced.",
     }),
-    priced_as: z
-      .object({ model: z.string() })
-      .catchall(z.unknown())
-      .nullable()
-      .openapi({ description: "The canonical pricing row that priced the decision, with its model name; null when none did." }),
-    stale_pricing: z
-      .object({ age_seconds: z.number(), detail: z.string() })
-      .nullable()
-      .openapi({ description: "Set when KV could not be read and a row past its TTL priced the decision." }),
-    lifecycle: LifecycleSchema.nullable().openapi({
-      description: "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
-    }),
+    priced_as: PricedAsSchema,
+    stale_pricing: StalePricingSchema,
+    lifecycle: AnswerLifecycleSchema,
     inputs: ResolvedInputsSchema,
     decision_id: z.string().openapi({
       description: "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it.",

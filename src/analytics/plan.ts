@@ -1,0 +1,83 @@
+import type { PlanOutcome } from "../gate";
+import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./index";
+
+/** blob4 of a clearing plan's data point: what tells plans from gate decisions in the dataset. */
+export const PLAN_KIND = "plan";
+
+/** Everything one data point records about one clearing plan. */
+export interface PlanRecord {
+  tenant: string;
+  model_name: string;
+  priced_as: string | null;
+  stale_age_seconds: number | null;
+  outcome: PlanOutcome;
+  inputs: {
+    horizon: number;
+    recall_probability: number;
+    cache_hit_rate: number;
+    cache_ttl: "5m" | "1h";
+    large_offload_threshold_tokens: number;
+    stub_tokens: number;
+    recall_input_tokens: number;
+    recall_output_tokens: number;
+    history_tokens: number;
+    segments: number;
+  };
+}
+
+/**
+ * A plan's data point, in the same dataset as the gate's decisions, told
+ * apart by blob4 = "plan". Fields that mean the same as in a decision sit at
+ * the same position (model, canonical, reason code, staleness, reason, the
+ * priors); docs/analytics.md documents the order. Append, never reorder.
+ *
+ * @example
+ * toPlanDataPoint(record) // { indexes: ["default"], blobs: ["claude-opus-4-6", ..., "plan_positive", "plan", ...], doubles: [1, 0.2773, ...] }
+ */
+export function toPlanDataPoint(record: PlanRecord): AnalyticsEngineDataPoint {
+  const { outcome, inputs } = record;
+  return {
+    indexes: [truncateUtf8(record.tenant, MAX_INDEX_BYTES)],
+    blobs: fitBlobs(
+      [
+        record.model_name, // blob1
+        record.priced_as ?? "", // blob2
+        outcome.reason_code, // blob3
+        PLAN_KIND, // blob4
+        record.stale_age_seconds === null ? "" : "stale", // blob5
+        outcome.reason, // blob6: the one shortened if the total runs over
+        "", // blob7: a decision's id; a plan has none
+        "", // blob8: a decision's tool
+        "", // blob9: a decision's session
+        "retroactive", // blob10: offload_at; a plan stubs outputs already in the cached history
+        inputs.cache_ttl, // blob11
+      ],
+      REASON_BLOB,
+    ),
+    doubles: [
+      outcome.stub.length > 0 ? 1 : 0, // double1: stubs anything
+      outcome.net_saving_usd, // double2
+      outcome.keep_cost_usd, // double3
+      outcome.plan_cost_usd, // double4
+      outcome.stub.length, // double5: outputs stubbed
+      outcome.candidates.length, // double6: candidates (segments with an id)
+      inputs.horizon, // double7
+      inputs.recall_probability, // double8: the prior
+      inputs.large_offload_threshold_tokens, // double9
+      inputs.stub_tokens, // double10
+      inputs.recall_input_tokens, // double11
+      inputs.recall_output_tokens, // double12
+      record.stale_age_seconds ?? 0, // double13
+      outcome.rewrite_from_tokens, // double14
+      inputs.cache_hit_rate, // double15
+      inputs.history_tokens, // double16
+      outcome.rewritten_tokens, // double17
+      inputs.segments, // double18
+    ],
+  };
+}
+
+/** Writes one plan's data point; like a decision's, a failed write is logged and dropped. */
+export function recordPlan(dataset: AnalyticsEngineDataset, record: PlanRecord): void {
+  writePoint(dataset, toPlanDataPoint(record));
+}

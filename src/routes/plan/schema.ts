@@ -1,0 +1,190 @@
+import { z } from "@hono/zod-openapi";
+import { CACHE_TTLS, PLAN_REASON_CODES } from "../../gate";
+import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
+import { ModelNameSchema } from "../../store/schema";
+import { probability, requiredOr, wholeNumber } from "../gate/fields";
+import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/schema";
+
+/** Most segments one plan reads: a long agent history, one segment per message or tool result. */
+export const MAX_PLAN_SEGMENTS = 512;
+/** Most candidates (segments with an id) one plan weighs. */
+export const MAX_PLAN_CANDIDATES = 64;
+/** Longest candidate id: a harness's tool-call id. */
+export const MAX_SEGMENT_ID_LENGTH = 128;
+
+/** Worked example P1 of economics-v2.md §4: the request the documentation shows. */
+export const WORKED_EXAMPLE_P1 = {
+  model_name: "claude-opus-4-6",
+  horizon: 4,
+  cache_hit_rate: 0.9,
+  segments: [
+    { tokens: 8_000 },
+    { id: "c1", tokens: 42_000, recall_probability: 0.2 },
+    { tokens: 1_500 },
+    { id: "c2", tokens: 15_000, recall_probability: 0.25 },
+    { tokens: 3_000 },
+    { id: "c3", tokens: 30_000, recall_probability: 0.1 },
+    { tokens: 2_000 },
+  ],
+};
+
+/**
+ * One piece of the history. With an `id` it is a candidate: a tool output
+ * that may be replaced by a stub; without one it is fixed context, and the
+ * per-candidate fields are refused rather than ignored.
+ */
+const SegmentSchema = z
+  .strictObject({
+    tokens: wholeNumber(MAX_TOKENS).unwrap().openapi({ description: "Tokens of this piece of the history.", example: 42_000 }),
+    id: z
+      .string({ error: requiredOr("must be a string") })
+      .min(1, "must not be empty")
+      .max(MAX_SEGMENT_ID_LENGTH, `must be at most ${MAX_SEGMENT_ID_LENGTH} characters`)
+      .optional()
+      .openapi({ description: "Makes the segment a candidate: the tool output's id (e.g. its tool_use id). Unique.", example: "c1" }),
+    recall_probability: probability()
+      .openapi({ description: "This candidate's p_recall. Default: the request's recall_probability.", example: 0.2 }),
+    stub_tokens: wholeNumber(MAX_TOKENS).openapi({ description: "This candidate's stub size. Default: the request's stub_tokens.", example: 200 }),
+  })
+  .superRefine((segment, ctx) => {
+    if (segment.id !== undefined) return;
+    for (const field of ["recall_probability", "stub_tokens"] as const) {
+      if (segment[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only applies to a candidate (a segment with an id)" });
+    }
+  })
+  .openapi("PlanSegment");
+
+const CacheTtlSchema = z.enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_TTLS.map((ttl) => `"${ttl}"`).join(" or ")}`) }).openapi({
+  description: 'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write).',
+});
+
+/**
+ * The body of POST /v1/plan: the history in order, and the gate's priors.
+ * Every plan is priced cache-aware (economics-v2.md §4), whatever the
+ * config's pricing_mode.
+ */
+export const PlanRequestSchema = z
+  .strictObject({
+    model_name: ModelNameSchema,
+    segments: z
+      .array(SegmentSchema, { error: requiredOr("must be an array of segments") })
+      .min(1, "must hold at least one segment")
+      .max(MAX_PLAN_SEGMENTS, `must hold at most ${MAX_PLAN_SEGMENTS} segments`)
+      .openapi({ description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} candidates.` }),
+    horizon: wholeNumber(MAX_HORIZON)
+      .openapi({ description: "Remaining turns. Default: the expected_conversation_depth prior.", example: 4 }),
+    recall_probability: probability()
+      .openapi({ description: "p_recall of candidates that give none. Default: the p_recall prior.", example: 0.25 }),
+    cache_hit_rate: probability().openapi({ description: "q. Default: the cache_hit_rate prior, 0.9.", example: 0.9 }),
+    cache_ttl: CacheTtlSchema.optional(),
+    large_offload_threshold_tokens: wholeNumber(MAX_TOKENS)
+      .openapi({ description: "Candidates below it are never stubbed (the gate's pre-filter).", example: 10_000 }),
+    stub_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 200 }),
+    recall_input_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 2_000 }),
+    recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Map<string, number>();
+    let candidates = 0;
+    let total = 0;
+    body.segments.forEach((segment, index) => {
+      total += segment.tokens;
+      if (segment.id === undefined) return;
+      candidates++;
+      const first = seen.get(segment.id);
+      if (first !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `repeats segments.${first}.id; ids must be unique` });
+      } else seen.set(segment.id, index);
+      if (candidates === MAX_PLAN_CANDIDATES + 1) {
+        ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `is candidate ${candidates}; at most ${MAX_PLAN_CANDIDATES} are allowed` });
+      }
+    });
+    // The history is the gate's context_tokens for every candidate: the same bound.
+    if (total > MAX_TOKENS) ctx.addIssue({ code: "custom", path: ["segments"], message: `hold ${total} tokens; at most ${MAX_TOKENS} in all` });
+  })
+  .openapi("PlanRequest", { example: WORKED_EXAMPLE_P1 });
+
+export type PlanRequest = z.infer<typeof PlanRequestSchema>;
+
+/** The answer to WORKED_EXAMPLE_P1, as the documentation shows it (a route test checks it is the real one). */
+export const WORKED_EXAMPLE_P1_ANSWER = {
+  stub: ["c1", "c2", "c3"],
+  net_saving_usd: 0.2773018749999999,
+  keep_cost_usd: 0.43644999999999995,
+  plan_cost_usd: 0.159148125,
+  rewrite_from_tokens: 8_000,
+  rewritten_tokens: 7_100,
+  candidates: [
+    { id: "c1", stubbed: true, alone_net_saving_usd: -0.10560000000000008 },
+    { id: "c2", stubbed: true, alone_net_saving_usd: -0.148016875 },
+    { id: "c3", stubbed: true, alone_net_saving_usd: 0.10656874999999996 },
+  ],
+  reason:
+    "stub 3 of 3 candidates: net=$0.2773 (keep=$0.4364 − plan=$0.1591); cached prefix 8000 of 101500 tokens, " +
+    "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
+  reason_code: "plan_positive",
+  priced_as: { model: "claude-opus-4-6", input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 },
+  stale_pricing: null,
+  lifecycle: null,
+  inputs: {
+    model_name: "claude-opus-4-6",
+    horizon: 4,
+    recall_probability: 0.25,
+    cache_hit_rate: 0.9,
+    cache_ttl: "5m",
+    large_offload_threshold_tokens: 10_000,
+    stub_tokens: 200,
+    recall_input_tokens: 2_000,
+    recall_output_tokens: 500,
+    history_tokens: 101_500,
+  },
+};
+
+/** The priors as the plan used them, every default filled in. */
+export const PlanInputsSchema = z
+  .object({
+    model_name: z.string(),
+    horizon: z.number().int(),
+    recall_probability: z.number(),
+    cache_hit_rate: z.number(),
+    cache_ttl: CacheTtlSchema,
+    large_offload_threshold_tokens: z.number().int(),
+    stub_tokens: z.number().int(),
+    recall_input_tokens: z.number().int(),
+    recall_output_tokens: z.number().int(),
+    history_tokens: z.number().int().openapi({ description: "N: tokens of the whole history." }),
+  })
+  .openapi("PlanInputs");
+
+export type ResolvedPlanInputs = z.infer<typeof PlanInputsSchema>;
+
+/** The 200 answer of POST /v1/plan. */
+export const PlanSchema = z
+  .object({
+    stub: z.array(z.string()).openapi({ description: "Ids to replace by stubs on the next turn, in history order; empty: keep everything." }),
+    net_saving_usd: z.number().openapi({ description: "keep_cost − plan_cost of the plan; 0 when nothing is stubbed." }),
+    keep_cost_usd: z.number().openapi({ description: "What keeping the history costs over the horizon; 0 when not priced." }),
+    plan_cost_usd: z.number().openapi({ description: "What the plan costs: the prefix read, the rest rewritten and carried, the recall hops." }),
+    rewrite_from_tokens: z.number().int().openapi({ description: "The prefix that stays cached: tokens before the earliest stub." }),
+    rewritten_tokens: z.number().int().openapi({ description: "Tokens written again on the next turn: the stubs and all after the earliest." }),
+    candidates: z
+      .array(
+        z.object({
+          id: z.string(),
+          stubbed: z.boolean(),
+          alone_net_saving_usd: z.number().nullable().openapi({
+            description: "The retroactive gate's net for stubbing this candidate alone; null below the pre-filter or when not priced.",
+          }),
+        }),
+      )
+      .openapi({ description: "Every candidate, in history order." }),
+    reason: z.string(),
+    reason_code: z.enum(PLAN_REASON_CODES).openapi("PlanReasonCode"),
+    priced_as: PricedAsSchema,
+    stale_pricing: StalePricingSchema,
+    lifecycle: AnswerLifecycleSchema,
+    inputs: PlanInputsSchema,
+  })
+  .openapi("Plan", { example: WORKED_EXAMPLE_P1_ANSWER });
+
+export type PlanBody = z.infer<typeof PlanSchema>;
