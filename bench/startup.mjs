@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./build.mjs";
+import { bundle, ROOT } from "./build.mjs";
+import { startWorker } from "./worker.mjs";
 
 const ENV = "production";
 const offline = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
@@ -73,6 +74,48 @@ export function benchStartup({ runs = 5 } = {}) {
   }
 }
 
+/**
+ * What a lazy app moves rather than removes: from a fresh workerd to the
+ * first answer of GET /healthz, and that first answer alone, for the entry
+ * that deploys (src/worker.ts: the app built on the first request) and for
+ * the app evaluated at startup (src/index.ts), alternating, medians of
+ * `runs`. Bundled alike (esbuild, as wrangler does), on 127.0.0.1:`port`.
+ *
+ * @example
+ * const { lazy, eager } = await benchFirstRequest({ runs: 5, port: 8826 });
+ */
+export async function benchFirstRequest({ runs = 5, port = Number(process.env.BENCH_PORT_BASE ?? 8820) + 6 } = {}) {
+  const entries = { lazy: await bundle("src/worker.ts", "startup-lazy"), eager: await bundle("src/index.ts", "startup-eager") };
+  const samples = { lazy: [], eager: [] };
+  for (let i = 0; i < runs; i++) {
+    for (const [name, scriptPath] of Object.entries(entries)) {
+      const started = performance.now();
+      const worker = await startWorker({ scriptPath, port, rateLimits: false, ledger: true });
+      try {
+        const asked = performance.now();
+        const res = await fetch(`${worker.base}/healthz`);
+        if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
+        await res.arrayBuffer();
+        const answered = performance.now();
+        const again = performance.now();
+        await (await fetch(`${worker.base}/healthz`)).arrayBuffer();
+        samples[name].push({ cold_ms: answered - started, first_ms: answered - asked, second_ms: performance.now() - again });
+      } finally {
+        await worker.stop();
+      }
+    }
+  }
+  const summary = (list) => ({
+    start_to_first_answer_ms: round(median(list.map((s) => s.cold_ms))),
+    first_answer_ms: round(median(list.map((s) => s.first_ms))),
+    second_answer_ms: round(median(list.map((s) => s.second_ms))),
+  });
+  return { lazy: summary(samples.lazy), eager: summary(samples.eager), runs };
+}
+
+const round = (value) => Number(value.toFixed(1));
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(benchStartup({ runs: Number(process.env.BENCH_STARTUP_RUNS ?? 5) }), null, 2));
+  const runs = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
+  console.log(JSON.stringify({ ...benchStartup({ runs }), first_request: await benchFirstRequest({ runs }) }, null, 2));
 }

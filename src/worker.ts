@@ -1,0 +1,45 @@
+/**
+ * The Worker's entry (wrangler.toml `main`). Startup evaluates only this
+ * file and the ledger's Durable Object class: the app, its zod schemas and
+ * route tables (src/index.ts) are built on the first request, and the price
+ * sync on the first Cron Trigger. The bundler keeps a dynamically imported
+ * module unevaluated until the import runs, so a cold isolate's startup CPU
+ * stays near a hello-world worker's; the first request pays the build once
+ * per isolate (docs/performance.md has both figures).
+ */
+type App = (typeof import("./index"))["default"];
+
+let app: Promise<App> | undefined;
+
+/** The app, built once per isolate; a failed build is retried by the next request. */
+function loadApp(): Promise<App> {
+  app ??= import("./index").then(
+    (module) => module.default,
+    (error: unknown) => {
+      app = undefined;
+      throw error;
+    },
+  );
+  return app;
+}
+
+/**
+ * The handlers workerd calls: `fetch` for HTTP, `scheduled` for the Cron
+ * Trigger.
+ *
+ * @example
+ * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
+ */
+const worker = {
+  async fetch(request, env, ctx) {
+    return (await loadApp()).fetch(request, env, ctx);
+  },
+  async scheduled(controller, env, ctx) {
+    const { scheduled } = await import("./sync/scheduled");
+    await scheduled(controller, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;
+
+export default worker;
+/** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
+export { LedgerShard } from "./ledger/shard";
