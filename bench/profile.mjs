@@ -1,4 +1,4 @@
-// `node bench/profile.mjs [gate|healthz] [--with-limiter]`: CPU-profiles the worker's isolate
+// `node bench/profile.mjs [gate|healthz] [--with-limiter] [--with-ledger]`: CPU-profiles the worker's isolate
 // in workerd (V8 inspector on 127.0.0.1) under 5 s of saturating load, and
 // prints busy time per request by source: the project's files one by one,
 // each dependency, and the runtime's native code. It explains the HTTP
@@ -9,7 +9,9 @@ import { bundle } from "./build.mjs";
 import { startWorker } from "./worker.mjs";
 
 const route = process.argv[2] ?? "gate";
-const INSPECTOR_PORT = 8825;
+// BENCH_PORT_BASE moves the ports, as it does for bench/http.mjs.
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 8820);
+const INSPECTOR_PORT = PORT_BASE + 5;
 const REQUESTS = {
   gate: {
     method: "POST",
@@ -21,12 +23,13 @@ const REQUESTS = {
 };
 
 const scriptPath = await bundle("src/index.ts", "profile");
-// As `npm run bench` measures the gate: without the rate-limit binding unless asked.
+// As `npm run bench` measures the gate: without the rate-limit binding and the ledger unless asked.
 const worker = await startWorker({
   scriptPath,
-  port: 8824,
+  port: PORT_BASE + 4,
   inspectorPort: INSPECTOR_PORT,
   rateLimits: process.argv.includes("--with-limiter"),
+  ledger: process.argv.includes("--with-ledger"),
 });
 const load = (seconds) =>
   new Promise((resolve, reject) =>
