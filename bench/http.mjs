@@ -61,7 +61,22 @@ async function alternate(base, pairs, options, names = ["healthz", "gate"]) {
   for (let pair = 0; pair < pairs; pair++) {
     for (const name of names) runs[name].push(await load(base, ROUTES[name].requests, options));
   }
-  return Object.fromEntries(Object.entries(runs).map(([name, turns]) => [name, summarize(turns)]));
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, turns]) => [name, { ...summarize(turns), turns: turns.map((turn) => summarize([turn])) }]),
+  );
+}
+
+/**
+ * The median over the turns of a ratio between two routes' same-numbered
+ * turns (turn i of A against turn i of B, measured next to each other).
+ *
+ * @example
+ * medianTurnRatio(fixed.gate, fixed.healthz, "p99_ms") // p99 gate ÷ p99 healthz
+ */
+export function medianTurnRatio(a, b, field) {
+  const ratios = a.turns.map((turn, i) => turn[field] / b.turns[i][field]).sort((x, y) => x - y);
+  const mid = Math.floor(ratios.length / 2);
+  return round(ratios.length % 2 === 1 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2);
 }
 
 function summarize(turns) {

@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./build.mjs";
 import { benchCore } from "./core.mjs";
-import { benchHttp } from "./http.mjs";
+import { benchHttp, medianTurnRatio } from "./http.mjs";
 import { benchPlan } from "./plan.mjs";
 import { benchFirstRequest, benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
@@ -55,8 +55,13 @@ const results = {
   plan,
   http,
   cold_start: coldStart,
+  // The targets' ratios are medians over the turns, each turn against the
+  // other route's turn next to it; the pooled ones are kept for reference.
   ratios: {
-    throughput_gate_over_healthz: ratio(saturated.gate.req_per_second, saturated.healthz.req_per_second),
+    throughput_gate_over_healthz: medianTurnRatio(saturated.gate, saturated.healthz, "req_per_second"),
+    p99_gate_over_healthz_at_fixed_load: medianTurnRatio(fixed.gate, fixed.healthz, "p99_ms"),
+    pooled_throughput_gate_over_healthz: ratio(saturated.gate.req_per_second, saturated.healthz.req_per_second),
+    pooled_p99_gate_over_healthz_at_fixed_load: ratio(fixed.gate.p99_ms, fixed.healthz.p99_ms),
     throughput_gate_over_echo: ratio(saturated.gate.req_per_second, saturated.echo.req_per_second),
     throughput_gate_over_healthz_with_simulated_limiter: ratio(
       http.with_simulated_rate_limiter.gate.req_per_second,
@@ -66,7 +71,6 @@ const results = {
       http.with_local_ledger.gate.req_per_second,
       http.with_local_ledger.healthz.req_per_second,
     ),
-    p99_gate_over_healthz_at_fixed_load: ratio(fixed.gate.p99_ms, fixed.healthz.p99_ms),
   },
   targets: TARGETS,
 };
@@ -94,10 +98,10 @@ const rows = [
   ["POST /v1/gate saturated", `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`, "", ""],
   ["POST /__bench/echo saturated (no gate)", `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`, "", ""],
   ["  throughput gate ÷ echo", results.ratios.throughput_gate_over_echo, "", ""],
-  ["  throughput gate ÷ healthz", results.ratios.throughput_gate_over_healthz, `≥ ${TARGETS.throughput_ratio}`, verdict(results.ratios.throughput_gate_over_healthz >= TARGETS.throughput_ratio)],
+  ["  throughput gate ÷ healthz (median over turns)", results.ratios.throughput_gate_over_healthz, `≥ ${TARGETS.throughput_ratio}`, verdict(results.ratios.throughput_gate_over_healthz >= TARGETS.throughput_ratio)],
   [`GET /healthz at ${fmt(fixed.offered_req_per_second)} req/s`, `${fmt(fixed.healthz.req_per_second)} req/s  p50 ${fixed.healthz.p50_ms} ms  p99 ${fixed.healthz.p99_ms} ms`, "", ""],
   [`POST /v1/gate at ${fmt(fixed.offered_req_per_second)} req/s`, `${fmt(fixed.gate.req_per_second)} req/s  p50 ${fixed.gate.p50_ms} ms  p99 ${fixed.gate.p99_ms} ms`, "", ""],
-  ["  p99 gate ÷ healthz", results.ratios.p99_gate_over_healthz_at_fixed_load, `≤ ${TARGETS.p99_ratio}`, verdict(results.ratios.p99_gate_over_healthz_at_fixed_load <= TARGETS.p99_ratio)],
+  ["  p99 gate ÷ healthz (median over turns)", results.ratios.p99_gate_over_healthz_at_fixed_load, `≤ ${TARGETS.p99_ratio}`, verdict(results.ratios.p99_gate_over_healthz_at_fixed_load <= TARGETS.p99_ratio)],
   ["POST /v1/gate/batch (100 items)", `${fmt(batch.decisions_per_second)} decisions/s (${fmt(batch.req_per_second)} req/s, p99 ${batch.p99_ms} ms)`, "", ""],
   [
     "POST /v1/gate, simulated rate limiter",
