@@ -53,5 +53,5 @@ def test_the_guides_example_finishes_without_a_gate_and_keeps_every_output() -> 
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [("fire=False" in line and "gate_unreachable" in line) for line in lines[:3]] == [True] * 3
-    assert lines[3:] == ["y" * 120_000, "outcomes: []", "session: []"]
-    assert result.stderr.count("gate_unreachable") == 4  # three decisions and the session's bill
+    assert lines[3:] == ["y" * 120_000, "plan: stub [] (gate_unreachable, net=$+0.0000)", "outcomes: []", "session: []"]
+    assert result.stderr.count("gate_unreachable") == 5  # three decisions, the plan and the session's bill

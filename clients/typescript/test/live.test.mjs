@@ -56,4 +56,16 @@ describe("the TypeScript client against the local gate", { skip: baseUrl === und
     const bill = await gate.reportSessions([{ session_id: session, model_name: "claude-opus-4-6", turns: 12, usage }], { raiseOnError: true });
     assert.deepEqual([bill.ok, bill.accepted], [true, 1]);
   });
+
+  it("plans worked example P1: all three stubbed, though two lose money alone", async () => {
+    const segments = [
+      { tokens: 8_000 }, { id: "c1", tokens: 42_000, recall_probability: 0.2 }, { tokens: 1_500 },
+      { id: "c2", tokens: 15_000, recall_probability: 0.25 }, { tokens: 3_000 }, { id: "c3", tokens: 30_000, recall_probability: 0.1 }, { tokens: 2_000 },
+    ];
+    const plan = await gate.plan({ model_name: "claude-opus-4-6", horizon: 4, cache_hit_rate: 0.9, segments }, { raiseOnError: true });
+    assert.deepEqual([plan.fallback, plan.stub, plan.reason_code], [false, ["c1", "c2", "c3"], "plan_positive"]);
+    assert.ok(Math.abs(plan.net_saving_usd - 0.277302) < 5e-7);
+    const refused = await gate.plan({ model_name: "claude-opus-4-6", segments: [{ id: "a", tokens: 1 }, { id: "a", tokens: 1 }] });
+    assert.deepEqual([refused.fallback, refused.stub, refused.reason_code], [true, [], "gate_invalid_request"]);
+  });
 });

@@ -26,6 +26,15 @@ export async function batch(): Promise<number> {
   return decisions.filter((d) => d.fire).length;
 }
 
+// Before a turn: which cached outputs to stub; the empty plan when the gate cannot answer.
+export async function clear(): Promise<string[]> {
+  const plan = await gate.plan({ model_name: "claude-opus-4-6", horizon: 4, segments: [{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000 }] });
+  if (plan.fallback) return [];
+  const alone: (number | null)[] = plan.candidates.map((candidate) => candidate.alone_net_saving_usd);
+  console.log(alone, plan.rewrite_from_tokens);
+  return plan.stub;
+}
+
 // Reports for the savings ledger: typed items, and an answer that says whether the gate took them.
 export async function report(decisionId: string): Promise<number> {
   const outcomes = await gate.reportOutcomes([{ decision_id: decisionId, turns_after: 5, recalled: false, cached_turns: 4 }]);
@@ -57,6 +66,8 @@ export function refusedAtCompileTime(): void {
   void gate.decide({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: "4" });
   // @ts-expect-error model_name is required
   void gate.decide({ output_tokens: 20_000 });
+  // @ts-expect-error a plan needs its segments
+  void gate.plan({ model_name: "claude-opus-4-6" });
   // @ts-expect-error recalled is required in an outcome
   void gate.reportOutcomes([{ decision_id: "dec_0_0", turns_after: 1 }]);
   // @ts-expect-error a fallback decision never fires
