@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, BASE_URL } from "./server";
+import { ADMIN_TOKEN, BASE_URL, PENDING_MODEL } from "./server";
 
 /** Debian's chromium, with the flags CI needs (no sandbox, no network chatter). */
 const CHROMIUM = "/usr/bin/chromium";
@@ -332,6 +332,31 @@ describe("the ops console at GET /", () => {
     const refreshed = page.locator('#pricing-table tr[data-model="legacy-model-2025"]');
     expect(await refreshed.locator("td").first().textContent()).toBe("$2.50");
     expect((await refreshed.getAttribute("class")) ?? "").not.toContain("stale");
+  });
+});
+
+describe("the price sync's pending changes in the console", () => {
+  it("lists a proposal, offers Approve once unlocked, and applies it through the admin API", async () => {
+    await page.goto(`${BASE_URL}/`);
+    const line = page.locator(`#pending tr[data-model="${PENDING_MODEL}"]`);
+    expect(await line.textContent()).toContain("input 2.5 → 2.25");
+    const approve = page.getByRole("button", { name: `Approve ${PENDING_MODEL}` });
+    expect(await approve.isHidden()).toBe(true);
+
+    await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
+    await page.getByRole("button", { name: "Unlock editing" }).click();
+    await expect.poll(() => approve.isVisible()).toBe(true);
+    const post = page.waitForRequest((request) => request.method() === "POST" && request.url().includes("/v1/admin/pending/"));
+    await approve.click();
+    const request = await post;
+    expect(request.url()).toBe(`${BASE_URL}/v1/admin/pending/${PENDING_MODEL}/approve`);
+    expect(request.headers()["authorization"]).toBe(`Bearer ${ADMIN_TOKEN}`);
+    await expect.poll(() => page.locator("#pending-status").textContent()).toBe(`Approved ${PENDING_MODEL}.`);
+    expect(await page.locator(`#pending tr[data-model="${PENDING_MODEL}"]`).count()).toBe(0);
+    const row = page.locator(`#pricing-table tr[data-model="${PENDING_MODEL}"]`);
+    expect(await row.locator("td").first().textContent()).toBe("$2.25");
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
   });
 });
 

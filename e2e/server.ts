@@ -1,6 +1,8 @@
 // Global setup for `npm run test:e2e`: a throwaway local gate (its own
 // seeded KV, plus the rows below) on 127.0.0.1:8835, offline.
+import { readFileSync } from "node:fs";
 import { startLocalGate } from "../scripts/local-gate";
+import { pendingKey } from "../src/store/keys";
 
 export const PORT = 8835;
 const INSPECTOR_PORT = 8836;
@@ -14,6 +16,22 @@ export const EXTRA_ROWS = {
   "broken-model": JSON.stringify({ input: -1, output: 4 }),
 };
 
+/** A change the price sync proposes for a seeded row, for the console's approve flow. */
+export const PENDING_MODEL = "gpt-4o";
+const seedRow = JSON.parse(readFileSync("pricing.seed.json", "utf8")).models[PENDING_MODEL];
+export const PENDING_KEYS = {
+  [pendingKey(PENDING_MODEL)]: JSON.stringify({
+    model: PENDING_MODEL,
+    kind: "changed",
+    status: "pending",
+    before: seedRow,
+    after: { ...seedRow, input: 2.25, source: "https://prices.example.test/prices.json" },
+    fields: [{ field: "input", from: seedRow.input, to: 2.25 }],
+    source: "https://prices.example.test/prices.json",
+    detected_at: "2026-11-30T06:17:00.000Z",
+  }),
+};
+
 let stopGate: (() => Promise<void>) | undefined;
 
 export async function setup(): Promise<void> {
@@ -23,6 +41,7 @@ export async function setup(): Promise<void> {
     stateDir: STATE_DIR,
     vars: { ADMIN_TOKEN },
     extraRows: EXTRA_ROWS,
+    extraKeys: PENDING_KEYS,
   });
   stopGate = gate.stop;
 }

@@ -28,6 +28,8 @@ export interface LocalGateOptions {
   vars?: Record<string, string>;
   /** Pricing rows beyond the seed, as stored (JSON text), by model. */
   extraRows?: Record<string, string>;
+  /** Any other KV keys to seed, as stored (pending changes, say). */
+  extraKeys?: Record<string, string>;
   startBudgetMs?: number;
 }
 
@@ -42,12 +44,17 @@ export async function startLocalGate({
   stateDir,
   vars = {},
   extraRows = {},
+  extraKeys = {},
   startBudgetMs = 120_000,
 }: LocalGateOptions): Promise<LocalGate> {
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const seed = JSON.parse(readFileSync("pricing.seed.json", "utf8"));
-  const entries = [...rowEntries(seed.models), ...Object.entries(extraRows).map(([model, value]) => ({ key: pricingKey(model), value }))];
+  const entries = [
+    ...rowEntries(seed.models),
+    ...Object.entries(extraRows).map(([model, value]) => ({ key: pricingKey(model), value })),
+    ...Object.entries(extraKeys).map(([key, value]) => ({ key, value })),
+  ];
   const bulk = join(stateDir, "bulk.json");
   writeFileSync(bulk, JSON.stringify(entries));
   const put = spawnSync("npx", ["wrangler", "kv", "bulk", "put", bulk, "--binding", "PRICING", "--local", "--persist-to", stateDir], {

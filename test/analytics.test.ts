@@ -32,6 +32,8 @@ describe("the Analytics Engine data point", () => {
         "",
         // blob10–12: placement and TTL ("" in seed mode), "ranged" when ranges were given.
         ...["", "", ""],
+        // blob13: the requested model's lifecycle ("" for a row without dates).
+        "",
       ],
       doubles: [
         ...[1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
@@ -51,7 +53,7 @@ describe("the Analytics Engine data point", () => {
     const answer = await res.json<GateOutcome>();
     const point = write.mock.calls[0]?.[0] as AnalyticsEngineDataPoint;
     expect(point.blobs?.slice(2, 4)).toEqual(["net_not_positive", "cache_aware"]);
-    expect(point.blobs?.slice(9)).toEqual(["retroactive", "1h", "ranged"]);
+    expect(point.blobs?.slice(9, 12)).toEqual(["retroactive", "1h", "ranged"]);
     expect(point.blobs?.[5]).toContain("; worst=$");
     expect(point.doubles).toHaveLength(MAX_DOUBLES);
     expect(point.doubles?.[19]).toBe(answer.suffix_rewrite_cost_usd);
@@ -85,6 +87,7 @@ describe("toDataPoint", () => {
     priced_as: null,
     pricing_mode: "seed",
     stale_age_seconds: null,
+    lifecycle: "retired",
     decision: {
       fire: false,
       net_saving_usd: 0,
@@ -126,7 +129,7 @@ describe("toDataPoint", () => {
     expect(blobs.reduce((sum, blob) => sum + bytes(blob), 0)).toBeLessThanOrEqual(MAX_BLOB_BYTES_TOTAL);
     expect(blobs[0]).toBe("m");
     // The blobs after the reason keep their values: only the reason is shortened.
-    expect(blobs.slice(9)).toEqual(["retroactive", "1h", ""]);
+    expect(blobs.slice(9)).toEqual(["retroactive", "1h", "", "retired"]);
   });
 
   it("truncates UTF-8 on a character boundary", () => {

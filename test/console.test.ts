@@ -94,6 +94,13 @@ describe("GET /", () => {
     expect(html).toMatch(/<tr data-model="gpt-5" class="pending">[\s\S]*new prices[\s\S]*input 1.25 → 1.5[\s\S]*2026-11-30 06:17[\s\S]*pending/);
     expect(html).toContain("1 waiting for approval");
     expect(html).toContain("1 unreadable");
+    // Approve and Reject wait, hidden, for the admin token; a rejected change has neither.
+    expect(html).toMatch(/<button[^>]*data-decide="approve" data-model="gpt-5" hidden[^>]*>/);
+    await env.PRICING.put("pending:gpt-5", JSON.stringify({ ...change, status: "rejected", rejected_by: "ops-bob", rejected_at: "2026-11-30T07:00:00.000Z" }));
+    forgetPricing();
+    const after = (await page()).html;
+    expect(after).toContain("rejected by ops-bob");
+    expect(after).not.toContain('data-decide="approve"');
   });
 
   it("shows a corrupt row as invalid, with the reason, instead of failing", async () => {

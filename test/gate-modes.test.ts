@@ -165,6 +165,6 @@ describe("POST /v1/gate in cache_aware mode", () => {
     expect(doubles[13]).toBeCloseTo(0.4902, 12); // double14: context premium
     expect(doubles.slice(14, 18)).toEqual([0.9, 190_000, 1, expect.any(Number)]); // q, P, break-evens
     expect(doubles[19]).toBe(0); // double20: no suffix rewrite on entry
-    expect(point.blobs?.slice(9)).toEqual(["entry", "5m", ""]); // placement, TTL, no ranges
+    expect(point.blobs?.slice(9, 12)).toEqual(["entry", "5m", ""]); // placement, TTL, no ranges
   });
 });

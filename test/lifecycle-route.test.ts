@@ -53,8 +53,9 @@ describe("POST /v1/gate: a model's lifecycle", () => {
     expect(body.lifecycle).toMatchObject({ status: "retired", priced_as_replacement: true, chain: ["gemini-2.5-pro", "gemini-3.8-flash"] });
     expect(body.reprefill_saving_usd).toBeCloseTo(20_000 * 0.75e-6 * 4, 12);
     expect(body.reason).toMatch(/model=gemini-2.5-pro$/);
-    // Analytics records what priced it.
+    // Analytics records what priced it, and that the requested model is retired.
     expect(written.mock.calls[0]?.[0]?.blobs?.[1]).toBe("gemini-3.8-flash");
+    expect(written.mock.calls[0]?.[0]?.blobs?.[12]).toBe("retired");
   });
 
   it("applies the same rule to an alias of a retired model", async () => {

@@ -1,4 +1,4 @@
-import type { GateOutcome, PricingMode } from "../gate";
+import type { GateOutcome, LifecycleStatus, PricingMode } from "../gate";
 
 /** Analytics Engine's limits: one index of at most 96 bytes, at most 20 blobs of at most 16 KB in all, at most 20 doubles. */
 export const MAX_INDEX_BYTES = 96;
@@ -12,6 +12,8 @@ export interface DecisionRecord {
   priced_as: string | null;
   pricing_mode: PricingMode;
   stale_age_seconds: number | null;
+  /** The requested model's lifecycle, when its row has dates; null otherwise. */
+  lifecycle: LifecycleStatus | null;
   /** `would_fire` is set on holdout answers: the verdict outside the holdout. */
   decision: GateOutcome & { would_fire?: boolean };
   inputs: {
@@ -61,6 +63,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       inputs.offload_at ?? "", // blob10: "" in seed mode
       inputs.cache_ttl ?? "", // blob11: "" in seed mode
       decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
+      record.lifecycle === null || record.lifecycle === "active" ? "" : record.lifecycle, // blob13
     ],
     REASON_BLOB,
   );

@@ -17,10 +17,16 @@ const snapshotOf = (seed: PricingSeed): KvSnapshot => {
 };
 
 describe("validateSeed", () => {
-  it("passes pricing.seed.json with no errors", () => {
+  it("passes pricing.seed.json with no errors, and only the warnings its known gaps explain", () => {
     const verdict = validateSeed(JSON.parse(readFileSync("pricing.seed.json", "utf8")), TODAY);
     expect(verdict.errors).toEqual([]);
-    expect(Object.keys(verdict.seed?.models ?? {}).length).toBeGreaterThan(10);
+    expect(Object.keys(verdict.seed?.models ?? {}).length).toBeGreaterThan(30);
+    // gpt-5.6-sol's current price could not be sourced, nor gpt-5.6-terra's long-context cache read.
+    expect(verdict.warnings).toEqual([
+      "models.gpt-5.replaced_by: gpt-5.6-sol has no row here; after 2026-12-11 the gate answers unpriced unless KV has one",
+      "models.o3.replaced_by: gpt-5.6-sol has no row here; after 2026-12-11 the gate answers unpriced unless KV has one",
+      "models.gpt-5.6-terra.long_context.cache_read: is missing while the base row has one (0.2); above 272000 tokens the gate would price it at the base price",
+    ]);
   });
 
   it("names each broken field: negative, unknown, wrong type, non-finite, bad name, alias clash", () => {

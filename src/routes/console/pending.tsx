@@ -7,9 +7,10 @@ export type PendingView = { ok: true; changes: PendingChange[]; invalid: number 
 const KIND_WORDS: Record<PendingChange["kind"], string> = { changed: "new prices", added: "new model", removed: "gone from the source" };
 
 /**
- * The scheduled price sync's proposals, newest concerns first: each with
- * what would change, where it comes from and when it was seen. Approving
- * or rejecting is the admin API's (`/v1/admin/pending/{model}/approve`).
+ * The scheduled price sync's proposals: each with what would change, where
+ * it comes from and when it was seen. Once the admin token is accepted, a
+ * pending one gets Approve and Reject buttons, which call
+ * `/v1/admin/pending/{model}/approve` and `…/reject`.
  *
  * @example
  * <PendingPanel pending={{ ok: true, changes, invalid: 0 }} />
@@ -31,9 +32,10 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
       <p class="summary">
         <span class={open.length > 0 ? "warn-text" : ""}>{open.length} waiting for approval</span> · {rejected} rejected
         {pending.invalid > 0 ? <span class="bad-text"> · {pending.invalid} unreadable</span> : null} · proposed by the scheduled sync from{" "}
-        <code>price_source_url</code>; approve or reject each with <code>POST /v1/admin/pending/&#123;model&#125;/approve</code> or{" "}
-        <code>…/reject</code>.
+        <code>price_source_url</code>; none applies until an admin approves it (unlock editing above, or{" "}
+        <code>POST /v1/admin/pending/&#123;model&#125;/approve</code>).
       </p>
+      <p id="pending-status" class="status" role="status" />
       {pending.changes.length === 0 ? (
         <p>Nothing pending: KV agrees with the source, or no sync has run.</p>
       ) : (
@@ -60,7 +62,10 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
                   <td>
                     <time datetime={change.detected_at}>{change.detected_at.slice(0, 16).replace("T", " ")}</time>
                   </td>
-                  <td>{change.status === "pending" ? <span class="badge warn">pending</span> : <span class="badge">rejected by {change.rejected_by}</span>}</td>
+                  <td>
+                    {change.status === "pending" ? <span class="badge warn">pending</span> : <span class="badge">rejected by {change.rejected_by}</span>}
+                    {change.status === "pending" ? <Actions model={change.model} /> : null}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -70,6 +75,18 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
     </section>
   );
 }
+
+// Hidden until the admin token is accepted (the browser script shows them).
+const Actions = ({ model }: { model: string }) => (
+  <span class="pending-actions">
+    <button type="button" class="pending-action" data-decide="approve" data-model={model} hidden aria-label={`Approve ${model}`}>
+      Approve
+    </button>
+    <button type="button" class="pending-action secondary" data-decide="reject" data-model={model} hidden aria-label={`Reject ${model}`}>
+      Reject
+    </button>
+  </span>
+);
 
 function fieldsOf(change: PendingChange): Child {
   if (change.fields.length === 0) return "—";

@@ -105,6 +105,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     priced_as: pricedAs?.model ?? null,
     pricing_mode: mode,
     stale_age_seconds: stale?.age_seconds ?? null,
+    lifecycle: resolvedPricing.lifecycle?.status ?? null,
     decision,
     inputs,
     decision_id: decisionId,

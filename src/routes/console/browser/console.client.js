@@ -273,6 +273,12 @@
           : d.pricing_mode,
       ],
     ];
+    const life = d.lifecycle;
+    if (life) {
+      const when = life.status === "retired" ? `retired ${life.retires_at}` : life.retires_at ? `deprecated, retires ${life.retires_at}` : `deprecated since ${life.deprecated_at}`;
+      const how = life.priced_as_replacement ? `; priced as its replacement (${life.chain.join(" → ")})` : life.replaced_by ? `; replaced by ${life.replaced_by}` : "";
+      context.push(["Lifecycle", `${life.model} ${when}${how}`]);
+    }
     $("decision-context").replaceChildren(
       ...context.flatMap(([term, detail]) => {
         const dt = document.createElement("dt");
@@ -331,7 +337,7 @@
   let opener = null;
 
   function setEditable(on) {
-    for (const button of document.querySelectorAll("button.edit, #add-row")) button.hidden = !on;
+    for (const button of document.querySelectorAll("button.edit, #add-row, button.pending-action")) button.hidden = !on;
   }
 
   $("admin-form").addEventListener("submit", async (event) => {
@@ -390,7 +396,7 @@
     // rather than have CSP report it while parsing.
     const html = (await res.text()).replace(/<style[^>]*>[\s\S]*?<\/style>/, "");
     const doc = new DOMParser().parseFromString(html, "text/html");
-    for (const selector of ["#pricing .table-scroll", "#pricing .summary", "#model-list"]) {
+    for (const selector of ["#pricing .table-scroll", "#pricing .summary", "#model-list", "#pending"]) {
       const fresh = doc.querySelector(selector);
       const old = document.querySelector(selector);
       if (fresh && old) old.replaceWith(document.importNode(fresh, true));
@@ -398,6 +404,29 @@
     data = JSON.parse(doc.getElementById("console-data").textContent);
     setEditable(adminToken !== null);
   }
+
+  // Approve or reject one of the price sync's proposals; the section is
+  // replaced on refresh, so the listener sits on the document.
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest && event.target.closest("button.pending-action");
+    if (!button || !adminToken) return;
+    const { decide, model } = button.dataset;
+    const note = () => $("pending-status");
+    status(note(), `${decide === "approve" ? "Approving" : "Rejecting"} ${model}…`, "");
+    try {
+      const res = await fetch(`/v1/admin/pending/${encodeURIComponent(model)}/${decide}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
+        body: "{}",
+      });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) return status(note(), `Not ${decide === "approve" ? "approved" : "rejected"}: ${describeError(body, res)}`, "error");
+      await refreshTable();
+      status(note(), `${decide === "approve" ? "Approved" : "Rejected"} ${model}.`, "ok");
+    } catch (error) {
+      status(note(), `Could not reach the admin API: ${error.message}`, "error");
+    }
+  });
 
   $("edit-form").addEventListener("submit", async (event) => {
     event.preventDefault();
