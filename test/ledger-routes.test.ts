@@ -5,6 +5,7 @@ import { ledgerShard } from "../src/ledger/client";
 import { shardOfDecisionId } from "../src/ledger/ids";
 import { OPUS, putRow, resetState } from "./helpers";
 import { callWorker, type Tenant } from "./ledger-fixtures";
+import { WORKED_EXAMPLE_P1, WORKED_EXAMPLE_P1_ANSWER } from "../src/routes/plan/schema";
 import { ALICE_TOKEN } from "./secrets";
 
 const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
@@ -201,5 +202,38 @@ describe("the holdout", () => {
       expect(a.reason_code).toBe("net_positive");
       expect(a).not.toHaveProperty("would_fire");
     }
+  });
+});
+
+describe("clearing plans in the ledger", () => {
+  const PLAN = { ...WORKED_EXAMPLE_P1, session_id: "plan-session", tool_name: "history.clear" };
+
+  it("give every plan a decision id in its session's shard, which takes an outcome", async () => {
+    await putConfig({ ledger_shards: 8 });
+    const gate = await decide({ ...GATE, session_id: "plan-session" });
+    const res = await callWorker("/v1/plan", { json: PLAN, key: "agents-prod" });
+    const plan = await res.json<Record<string, any>>();
+    expect(plan.stub).toEqual(["c1", "c2", "c3"]);
+    expect(shardOfDecisionId(plan.decision_id)).toBe(shardOfDecisionId(gate.decision_id));
+    const { body } = await post("/v1/outcomes", [{ decision_id: plan.decision_id, turns_after: 4, recalled: true }]);
+    expect(body.results[0]).toEqual({ status: "accepted", repeated: false });
+    const report = await (await callWorker("/v1/savings?tool_name=history.clear", { key: "agents-prod" })).json<Record<string, any>>();
+    // Counted, with its outcome's recall and horizon; a plan's realized net is not priced.
+    expect(report).toMatchObject({ decisions: 1, fired: 1, outcomes: 1, recall: { n: 0 }, horizon: { n: 1, realized_mean: 4 } });
+  });
+
+  it("stub nothing for a held-out session, saying what they would have stubbed", async () => {
+    await putConfig({ holdout_fraction: 0.5 });
+    const plans = [];
+    for (let i = 0; i < 12; i++) {
+      plans.push(await (await callWorker("/v1/plan", { json: { ...PLAN, session_id: `plan-${i}` }, key: "agents-prod" })).json<Record<string, any>>());
+    }
+    const held = plans.filter((p) => p.reason_code === "holdout");
+    expect(held.length).toBeGreaterThan(0);
+    for (const p of held) {
+      expect(p).toMatchObject({ stub: [], would_stub: ["c1", "c2", "c3"], net_saving_usd: WORKED_EXAMPLE_P1_ANSWER.net_saving_usd });
+      expect(p.candidates.every((c: { stubbed: boolean }) => !c.stubbed)).toBe(true);
+    }
+    expect(plans.filter((p) => p.reason_code === "plan_positive").length).toBe(12 - held.length);
   });
 });

@@ -11,6 +11,10 @@ export interface PlanRecord {
   priced_as: string | null;
   stale_age_seconds: number | null;
   outcome: PlanOutcome;
+  /** The plan's id in the outcomes ledger, and the agent's tool and session, when sent. */
+  decision_id?: string;
+  tool_name?: string | null;
+  session_id?: string | null;
   inputs: {
     horizon: number;
     recall_probability: number;
@@ -46,9 +50,9 @@ export function toPlanDataPoint(record: PlanRecord): AnalyticsEngineDataPoint {
         PLAN_KIND, // blob4
         record.stale_age_seconds === null ? "" : "stale", // blob5
         outcome.reason, // blob6: the one shortened if the total runs over
-        "", // blob7: a decision's id; a plan has none
-        "", // blob8: a decision's tool
-        "", // blob9: a decision's session
+        record.decision_id ?? "", // blob7: the plan's id in the outcomes ledger
+        record.tool_name ?? "", // blob8
+        record.session_id ?? "", // blob9
         "retroactive", // blob10: offload_at; a plan stubs outputs already in the cached history
         inputs.cache_ttl, // blob11
       ],

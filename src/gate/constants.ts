@@ -43,4 +43,4 @@ export const OFFLOAD_AT = ["entry", "retroactive"] as const;
 export const CACHE_TTLS = ["5m", "1h"] as const;
 
 /** Why a clearing plan came out as it did. Every schema takes its codes from here. */
-export const PLAN_REASON_CODES = ["plan_positive", "plan_not_positive", "unpriced", "pricing_unavailable", "no_candidates"] as const;
+export const PLAN_REASON_CODES = ["plan_positive", "plan_not_positive", "unpriced", "pricing_unavailable", "no_candidates", "holdout"] as const;

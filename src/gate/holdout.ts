@@ -1,3 +1,4 @@
+import type { PlanOutcome } from "./plan-outcome";
 import type { GateOutcome } from "./types";
 
 /** A decision answered in the holdout: what the gate would have said, kept beside the no-fire it says. */
@@ -24,5 +25,31 @@ export function holdOut(outcome: GateOutcome): HeldOutcome {
     reason: `holdout: would ${outcome.fire ? "fire" : "not fire"}; ${outcome.reason}`,
     reason_code: "holdout",
     would_fire: outcome.fire,
+  };
+}
+
+/** A clearing plan answered in the holdout: what it would have stubbed, kept beside the nothing it stubs. */
+export interface HeldPlan extends PlanOutcome {
+  would_stub?: string[];
+}
+
+/**
+ * The plan for a session in the holdout: nothing stubbed
+ * (`reason_code: "holdout"`), `would_stub` with what the plan would have
+ * stubbed, its priced terms unchanged. A plan that was never priced keeps
+ * its own reason, as a gate decision does.
+ *
+ * @example
+ * holdOutPlan(decidePlan(P1, lookup)) // { stub: [], would_stub: ["c1", "c2", "c3"], reason_code: "holdout", net_saving_usd: 0.2773, ... }
+ */
+export function holdOutPlan(outcome: PlanOutcome): HeldPlan {
+  if (outcome.reason_code !== "plan_positive" && outcome.reason_code !== "plan_not_positive") return outcome;
+  return {
+    ...outcome,
+    stub: [],
+    candidates: outcome.candidates.map((candidate) => ({ ...candidate, stubbed: false })),
+    reason: `holdout: would stub ${outcome.stub.length}; ${outcome.reason}`,
+    reason_code: "holdout",
+    would_stub: outcome.stub,
   };
 }

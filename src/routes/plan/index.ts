@@ -9,6 +9,8 @@ import { createApp } from "../app";
 import { CALLER_ERRORS, decideContext } from "../gate/caller";
 import { pricedAsOf } from "../gate/decide";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/prepare";
+import { writeDecisions } from "../../ledger/client";
+import { assignPlan } from "./ledger";
 import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest, type ResolvedPlanInputs } from "./schema";
 
 /** POST /v1/plan, for the app and its OpenAPI document. */
@@ -60,18 +62,32 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   else pricing = await withLifecycle(body.model_name, (model) => readPricing(env.PRICING, model, config, waitUntil), context.today);
 
   const { read } = pricing;
-  const outcome = decidePlan(inputs, read.lookup);
+  const planned = decidePlan(inputs, read.lookup);
   const stale = read.stale ?? configRead.stale;
-  const pricedAs = outcome.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup);
+  const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup);
+  const { decisionId, outcome, record } = assignPlan({
+    tenant: context.tenant,
+    config,
+    body,
+    resolved,
+    outcome: planned,
+    pricedAs: pricedAs?.model ?? null,
+    at: Date.now(),
+  });
   recordPlan(env.DECISIONS, {
     tenant: context.tenant,
     model_name: body.model_name,
     priced_as: pricedAs?.model ?? null,
     stale_age_seconds: stale?.age_seconds ?? null,
     outcome,
+    decision_id: decisionId,
+    tool_name: record.tool_name,
+    session_id: record.session_id,
     inputs: { ...resolved, segments: body.segments.length },
   });
-  return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
+  // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
+  waitUntil(writeDecisions(env.LEDGER, context.tenant, [record], { retentionDays: config.ledger_retention_days, timeoutMs: config.ledger_timeout_ms }));
+  return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved, decision_id: decisionId };
 }
 
 /**

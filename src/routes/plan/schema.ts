@@ -3,7 +3,7 @@ import { CACHE_TTLS, PLAN_REASON_CODES } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { probability, requiredOr, wholeNumber } from "../gate/fields";
-import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/schema";
+import { AnswerLifecycleSchema, PricedAsSchema, SessionIdSchema, StalePricingSchema, ToolNameSchema } from "../gate/schema";
 
 /** Most segments one plan reads: a long agent history, one segment per message or tool result. */
 export const MAX_PLAN_SEGMENTS = 512;
@@ -82,6 +82,8 @@ export const PlanRequestSchema = z
     stub_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 200 }),
     recall_input_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 2_000 }),
     recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
+    session_id: SessionIdSchema.optional(),
+    tool_name: ToolNameSchema.optional(),
   })
   .superRefine((body, ctx) => {
     const seen = new Map<string, number>();
@@ -184,7 +186,14 @@ export const PlanSchema = z
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,
     inputs: PlanInputsSchema,
+    decision_id: z.string().openapi({
+      description: "This plan's id in the outcomes ledger, for POST /v1/outcomes: `dec_<shard>_<32 hex>`.",
+      example: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d",
+    }),
+    would_stub: z.array(z.string()).optional().openapi({
+      description: 'Only with reason_code "holdout": what the plan would have stubbed outside the holdout.',
+    }),
   })
-  .openapi("Plan", { example: WORKED_EXAMPLE_P1_ANSWER });
+  .openapi("Plan", { example: { ...WORKED_EXAMPLE_P1_ANSWER, decision_id: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d" } });
 
 export type PlanBody = z.infer<typeof PlanSchema>;
