@@ -135,6 +135,20 @@ describe("GET /", () => {
     expect(rowOf((await page()).html, "claude-opus-4-6")).toContain('href="https://platform.claude.com/docs/en/about-claude/pricing"');
   });
 
+  it("shows every alias key, flags the stray ones with the reason, stray first", async () => {
+    await env.PRICING.put("alias:claude-opus-4-6-20260101", "claude-opus-4-6");
+    await env.PRICING.put("alias:gpt-4-old", "gpt-4");
+    await env.PRICING.put("alias:opus-unlisted", "claude-opus-4-6");
+    const { html } = await page();
+    const panel = html.slice(html.indexOf('id="aliases"'), html.indexOf("</section>", html.indexOf('id="aliases"')));
+    expect(panel).toContain("3 alias keys");
+    expect(panel).toContain("2 stray");
+    expect(panel).toMatch(/<tr data-alias="gpt-4-old" class="stray">[\s\S]*stray: gpt-4 has no pricing row/);
+    expect(panel).toMatch(/<tr data-alias="opus-unlisted" class="stray">[\s\S]*does not list opus-unlisted/);
+    expect(panel).toMatch(/<tr data-alias="claude-opus-4-6-20260101">[\s\S]*?<td>ok<\/td>/);
+    expect(panel.indexOf("gpt-4-old")).toBeLessThan(panel.indexOf("claude-opus-4-6-20260101"));
+  });
+
   it("costs no KV operation per anonymous view while the isolate holds the listing", async () => {
     await page();
     const list = vi.spyOn(env.PRICING, "list");

@@ -3,7 +3,7 @@ import { PRICING_MODES } from "../../gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
-import { PENDING_PREFIX } from "../../store/keys";
+import { ALIAS_PREFIX, PENDING_PREFIX } from "../../store/keys";
 import { readListing } from "../../store/listing";
 import { cachePolicy, readGateConfig } from "../../store/read";
 import { pendingFrom } from "../../sync/pending";
@@ -14,6 +14,7 @@ import planCss from "./browser/plan.client.css";
 import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
+import { aliasViews } from "./aliases";
 import { loadPricingTable } from "./data";
 import { ConsolePage } from "./page";
 import type { PendingView } from "./pending";
@@ -47,9 +48,10 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
   const waitUntil = waitUntilOf(c);
   const config = await readGateConfig(c.env.PRICING, waitUntil);
   const policy = cachePolicy(config.ok ? config.config : DEFAULT_GATE_CONFIG);
-  const [rows, pendingRead] = await Promise.all([
+  const [rows, pendingRead, aliasRead] = await Promise.all([
     loadPricingTable(c.env.PRICING, Date.now(), policy, waitUntil),
     readListing(c.env.PRICING, PENDING_PREFIX, policy, waitUntil),
+    readListing(c.env.PRICING, ALIAS_PREFIX, policy, waitUntil),
   ]);
   if (rows === null) throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
   const pending: PendingView =
@@ -61,6 +63,7 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
     modes: PRICING_MODES,
     pending,
+    aliases: aliasRead.kind === "miss" ? null : aliasViews(aliasRead.value, rows),
     nonce: c.get("secureHeadersNonce") ?? "",
     // One style and one script, each under the nonce: the plan view's and the savings panel's are appended.
     css: `${css}\n${planCss}\n${savingsCss}`,

@@ -1,0 +1,57 @@
+import type { GateConfig } from "../../store/config";
+import type { ConsoleView } from "./page";
+
+const CONFIG_MEANING: Record<keyof GateConfig, string> = {
+  expected_conversation_depth: "the horizon prior: turns an output would be carried",
+  p_recall: "the recall-probability prior",
+  large_offload_threshold_tokens: "the pre-filter: smaller outputs never fire",
+  stub_tokens: "tokens the stub costs every turn",
+  recall_input_tokens: "tokens a recall hop re-reads",
+  recall_output_tokens: "tokens a recall hop answers with",
+  pricing_cache_ttl_seconds: "how long an isolate keeps a row",
+  pricing_max_stale_seconds: "how long past its TTL a row may serve while KV fails",
+  kv_budget_ms: "the longest a request waits on KV",
+  pricing_mode: "the pricing mode when a request names none",
+  cache_hit_rate: "the cache-hit prior of cache-aware pricing",
+  price_source_url: "the price file the scheduled sync compares with KV",
+  price_source_providers: "the providers the sync compares (all in KV when unset)",
+  holdout_fraction: "the share of sessions answered never-fire, to measure savings against",
+  ledger_shards: "outcomes-ledger shards per tenant",
+  ledger_retention_days: "how long the ledger keeps decisions, outcomes and bills",
+  ledger_timeout_ms: "past this a ledger write counts as failed (the answer never waits)",
+};
+
+/**
+ * The gate config in force, each field with what it means, or why
+ * config:gate cannot be trusted (then the gate does not fire).
+ *
+ * @example
+ * <ConfigPanel config={{ ok: true, config }} />
+ */
+export function ConfigPanel({ config }: { config: ConsoleView["config"] }) {
+  return (
+    <section class="card" id="config" aria-labelledby="config-h">
+      <h2 id="config-h">Gate config priors</h2>
+      {config.ok ? (
+        <table class="config">
+          <caption class="sr-only">The gate config in force: config:gate over the defaults</caption>
+          <tbody>
+            {(Object.keys(CONFIG_MEANING) as (keyof GateConfig)[]).map((key) => (
+              <tr>
+                <th scope="row">
+                  <code>{key}</code>
+                </th>
+                <td class="num">{String(typeof config.config[key] === "number" ? config.config[key].toLocaleString("en-US") : config.config[key])}</td>
+                <td class="meaning">{CONFIG_MEANING[key]}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : (
+        <p class="banner bad" role="alert">
+          {config.detail}. Until it is fixed the gate does not fire (<code>pricing_unavailable</code>).
+        </p>
+      )}
+    </section>
+  );
+}
