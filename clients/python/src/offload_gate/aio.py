@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional, Sequence, TypeVar
 
-from ._calls import DEFAULT_MAX_RETRIES, DEFAULT_POOL_SIZE, DEFAULT_TIMEOUT, Call, ClientBase, answer_of, merge_reports, unreachable
+from ._calls import Call, ClientBase, answer_of, merge_reports, unreachable
 from .client import _mapping
 from .errors import GateError, GateUnreachable
 from .models import GateDecision, Plan, Report
-from .transport import Transport
 
 T = TypeVar("T")
 
@@ -31,21 +31,10 @@ class AsyncGateClient(ClientBase):
             decisions = await gate.decide_batch([{"model_name": "gpt-5", "output_chars": len(t)} for t in outputs])
     """
 
-    def __init__(
-        self,
-        base_url: Optional[str] = None,
-        api_key: Optional[str] = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        *,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        raise_on_error: bool = False,
-        transport: Optional[Transport] = None,
-        pool_size: int = DEFAULT_POOL_SIZE,
-    ) -> None:
-        super().__init__(
-            base_url, api_key, timeout, max_retries=max_retries, raise_on_error=raise_on_error, transport=transport, pool_size=pool_size
-        )
-        self._executor = ThreadPoolExecutor(max_workers=self.pool_size, thread_name_prefix="offload-gate")
+    @functools.cached_property
+    def _executor(self) -> ThreadPoolExecutor:
+        # Made on first use, so the constructor is ClientBase's own, signature and checks alike.
+        return ThreadPoolExecutor(max_workers=self.pool_size, thread_name_prefix="offload-gate")
 
     async def decide(
         self, request: Any = None, /, *, timeout: Optional[float] = None, raise_on_error: Optional[bool] = None, **fields: Any
@@ -90,7 +79,8 @@ class AsyncGateClient(ClientBase):
 
     async def aclose(self) -> None:
         """Closes the idle connections and the client's threads."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        if "_executor" in self.__dict__:  # made only if a call ran
+            self._executor.shutdown(wait=False, cancel_futures=True)
         self._transport.close()
 
     async def __aenter__(self) -> "AsyncGateClient":
