@@ -2,8 +2,9 @@
 // clients, end to end. Builds the TypeScript client, runs its unit tests and
 // compiles plain consumer projects against the packed package; then starts a
 // throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
-// runs both clients against it: the TypeScript live tests, and the Python
-// package's install and pytest suite (clients/python/ci.sh).
+// runs both clients against it: the TypeScript live tests, the AI SDK and
+// LangChain.js adapters' agent loops (each framework's own mock models), and
+// the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { startLocalGate, type LocalGate } from "./local-gate";
@@ -25,20 +26,27 @@ try {
   step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
 
   const key = randomBytes(16).toString("hex");
+  // The adapters' holdout tests turn the holdout on for a while through the admin API.
+  const adminToken = randomBytes(16).toString("hex");
   console.log(`\ntest:clients: starting a local gate on 127.0.0.1:${PORT} (a gate key required)`);
   gate = await startLocalGate({
     port: PORT,
     inspectorPort: PORT + 1,
     stateDir: ".wrangler/clients-state",
-    vars: { GATE_API_KEYS: `clients:${key}` },
+    vars: { GATE_API_KEYS: `clients:${key}`, ADMIN_TOKEN: `clients-admin:${adminToken}` },
   });
   const env = {
     ...process.env,
     OFFLOAD_GATE_TEST_URL: gate.baseUrl,
     OFFLOAD_GATE_TEST_API_KEY: key,
+    OFFLOAD_GATE_TEST_ADMIN_TOKEN: adminToken,
     OFFLOAD_GATE_REQUIRE_INTEGRATION: "1",
   };
   step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
+  // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
+  for (const framework of ["ai-sdk", "langchain"]) {
+    step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
+  }
   step("Python client: install, unit and integration tests", "bash", ["clients/python/ci.sh"], env);
   console.log("\ntest:clients: all passed");
 } catch (error) {
