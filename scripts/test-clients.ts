@@ -7,8 +7,10 @@
 // the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { startLocalGate, type LocalGate } from "./local-gate";
 
+const tscBin = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const PORT = Number(process.env.OFFLOAD_GATE_TEST_PORT ?? 8880);
 
 function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
@@ -23,6 +25,7 @@ let gate: LocalGate | undefined;
 try {
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
   step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs"]);
+  step("the framework examples type-check", process.execPath, [tscBin, "-p", "clients/typescript/examples/tsconfig.json"]);
   step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
 
   const key = randomBytes(16).toString("hex");
@@ -47,6 +50,7 @@ try {
   for (const framework of ["ai-sdk", "langchain"]) {
     step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
   }
+  step("docs/integrating.md's framework examples against the local gate", process.execPath, ["--test", "clients/typescript/test/examples.test.mjs"], env);
   step("Python client: install, unit and integration tests", "bash", ["clients/python/ci.sh"], env);
   console.log("\ntest:clients: all passed");
 } catch (error) {
