@@ -24,7 +24,7 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
 let gate: LocalGate | undefined;
 try {
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
-  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs"]);
+  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs", "clients/typescript/test/session.test.mjs"]);
   step("the framework examples type-check", process.execPath, [tscBin, "-p", "clients/typescript/examples/tsconfig.json"]);
   step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
 

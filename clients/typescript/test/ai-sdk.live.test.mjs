@@ -18,19 +18,20 @@ const finish = (unified) => ({ unified, raw: unified });
 const results = (prompt) => prompt.filter((m) => m.role === "tool").flatMap((m) => m.content);
 
 /**
- * A scripted model: calls `toolName` `calls` times, then the recall tool when
- * the last result is a stub, then answers. Usage per call from `usages`.
+ * A scripted model: recalls each stub it has not recalled yet, else calls
+ * `toolName` until it has `calls` results, then answers. Usage per call from `usages`.
  */
 function scriptedModel({ toolName, calls = 1, usages }) {
   let n = 0;
   const respond = ({ prompt }) => {
     const done = results(prompt);
-    const last = done.at(-1);
-    const lastText = last?.output?.value;
+    const asked = prompt.filter((m) => m.role === "assistant").flatMap((m) => m.content).filter((p) => p.type === "tool-call" && p.toolName === "recall_tool_output");
+    const recalled = new Set(asked.map((p) => (typeof p.input === "string" ? JSON.parse(p.input) : p.input).id));
+    const stub = done.find((p) => p.toolName === toolName && typeof p.output.value === "string" && stubId(p.output.value) && !recalled.has(stubId(p.output.value)));
     const u = usages[Math.min(n, usages.length - 1)];
     n += 1;
     const call = (name, input) => ({ content: [{ type: "tool-call", toolCallId: `call_${n}`, toolName: name, input: JSON.stringify(input) }], finishReason: finish("tool-calls"), usage: u, warnings: [] });
-    if (last?.toolName === toolName && typeof lastText === "string" && stubId(lastText)) return call("recall_tool_output", { id: stubId(lastText) });
+    if (stub) return call("recall_tool_output", { id: stubId(stub.output.value) });
     if (done.filter((p) => p.toolName === toolName).length < calls) return call(toolName, { part: n });
     return { content: [{ type: "text", text: "done" }], finishReason: finish("stop"), usage: u, warnings: [] };
   };
@@ -62,7 +63,7 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     assert.match(seen.output.value, /^\[offloaded: the output of fetch_report_\w+ call call_1 \(160,000 chars\)/);
     assert.ok(!JSON.stringify(prompts[1]).includes("lorem ipsum"), "the second prompt holds the stub, not the output");
     const recalled = results(prompts[2]).find((p) => p.toolName === "recall_tool_output");
-    assert.equal(recalled.output.value, original);
+    assert.ok(recalled.output.value === original, "the recall answered the original");
     assert.equal(results(prompts[2]).find((p) => p.toolName === toolName).output.value, seen.output.value);
 
     assert.deepEqual([summary.decisions, summary.stubbed, summary.recalled, summary.turns], [1, 1, 1, 3]);
@@ -94,6 +95,26 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     assert.deepEqual([summary.turns, summary.usage], [1, { input_tokens: 100, output_tokens: 7, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 0 }]);
   });
 
+  it("with plan: true, a result kept on entry is stubbed by the plan from then on, and never put back", async () => {
+    const toolName = uniqueTool("plan_fetch");
+    const original = bigOutput(5);
+    // Horizon 0 on entry: the gate keeps the output; the plan, at the config's horizon, may stub it.
+    const session = new OffloadSession({ gate, model: MODEL, request: { horizon: 0 } });
+    const mock = scriptedModel({ toolName, calls: 3, usages: [usage(1_000, 0, 1_200), usage(200, 42_000, 300)] });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session, { plan: true }) });
+    await generateText({ model, tools: agentTools(session, toolName, (part) => (part === 1 ? original : "short")), stopWhen: isStepCount(10), prompt: "go" });
+    const summary = await session.end();
+    const first = (prompt) => results(prompt).find((p) => p.toolCallId === "call_1")?.output.value;
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt);
+    assert.ok(first(prompts[1]) === original, "sent in full on entry");
+    assert.match(first(prompts[2]), /^\[offloaded:/, "the plan stubbed it before the next call");
+    for (const prompt of prompts.slice(2)) assert.equal(first(prompt), first(prompts[2]));
+    assert.ok(results(prompts.at(-1)).some((p) => p.toolName === "recall_tool_output" && p.output.value === original), "the recall answered the original");
+    assert.deepEqual([summary.decisions, summary.stubbed, summary.recalled, summary.outcomes.accepted], [2, 1, 1, 2]);
+    const report = await savings(toolName);
+    assert.deepEqual([report.decisions, report.fired, report.outcomes], [1, 0, 1]);
+  });
+
   it("in a holdout session, no prompt ever holds a stub", async () => {
     const toolName = uniqueTool("held_fetch");
     await inHoldoutSession(gate, toolName, async (sessionId) => {
@@ -117,7 +138,7 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     const result = await generateText({ model, tools: agentTools(session, "fetch_report", () => original), stopWhen: isStepCount(4), prompt: "go" });
     const summary = await session.end();
     assert.equal(result.text, "done");
-    assert.equal(results(mock.doGenerateCalls[1].prompt)[0].output.value, original);
+    assert.ok(results(mock.doGenerateCalls[1].prompt)[0].output.value === original, "the original went to the model");
     assert.deepEqual([summary.decisions, summary.stubbed, summary.outcomes, summary.session.ok], [0, 0, null, false]);
   });
 

@@ -62,7 +62,7 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const seen = toolMessages(prompts[1]).find((m) => m.name === toolName);
     assert.match(seen.content, /^\[offloaded: the output of fetch_report_\w+ call call_1 \(160,000 chars\)/);
     assert.ok(!prompts[1].some((m) => String(m.content).includes("lorem ipsum")), "the second prompt holds the stub, not the output");
-    assert.equal(toolMessages(prompts[2]).find((m) => m.name === "recall_tool_output").content, original);
+    assert.ok(toolMessages(prompts[2]).find((m) => m.name === "recall_tool_output").content === original, "the recall answered the original");
 
     assert.ok(session.ended, "afterAgent ended the session");
     const summary = await session.end();
@@ -96,7 +96,7 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const original = bigOutput(4);
     const { state, prompts } = await run(session, { toolName: "fetch_report", usages: [usage(1_000, 0, 0)], outputFor: () => original });
     assert.equal(state.messages.at(-1).content, "done");
-    assert.equal(toolMessages(prompts[1])[0].content, original);
+    assert.ok(toolMessages(prompts[1])[0].content === original, "the original went to the model");
     const summary = await session.end();
     assert.deepEqual([summary.decisions, summary.stubbed, summary.outcomes, summary.session.ok], [0, 0, null, false]);
   });
