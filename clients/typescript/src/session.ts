@@ -8,9 +8,12 @@
 import type { GateClient, GateReport, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type SessionUsage } from "./session-ledger.js";
+import { reportWithRetry } from "./session-report.js";
+import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 export type { SessionUsage } from "./session-ledger.js";
+export { defaultStub, type StubInfo } from "./stub.js";
 
 /** The recall tool's name, unless `recallToolName` says otherwise. */
 export const RECALL_TOOL_NAME = "recall_tool_output";
@@ -38,13 +41,6 @@ export interface OffloadSessionOptions {
   onError?: (error: unknown) => void;
 }
 
-export interface StubInfo {
-  id: string;
-  toolName: string;
-  chars: number;
-  recallToolName: string;
-}
-
 /** What `end()` resolves to: what was reported, and the gate's answers (null: nothing to send). */
 export interface SessionSummary {
   sessionId: string;
@@ -59,17 +55,6 @@ export interface SessionSummary {
 
 /** One segment of the history for `plan`: fixed context, or a tool output by its call id. */
 export type HistorySegment = { tokens: number } | { id: string; tokens: number };
-
-/**
- * The default stub: short, and says how to get the output back.
- *
- * @example
- * defaultStub({ id: "call_1", toolName: "web_fetch", chars: 160_000, recallToolName: "recall_tool_output" })
- * // '[offloaded: the output of web_fetch call call_1 (160,000 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]'
- */
-export function defaultStub({ id, toolName, chars, recallToolName }: StubInfo): string {
-  return `[offloaded: the output of ${toolName} call ${id} (${chars.toLocaleString("en-US")} chars) is not shown; call ${recallToolName} with ${JSON.stringify({ id })} to read it]`;
-}
 
 /**
  * One conversation's offloading, framework-free.
@@ -287,28 +272,4 @@ export class OffloadSession {
     }
     return { ...summary, outcomes, session };
   }
-}
-
-// The gate writes a decision to the ledger after answering: an outcome sent
-// right after may find it missing. Send those again, a few times.
-async function reportWithRetry(gate: GateClient, items: ReturnType<Ledger["outcomes"]>): Promise<GateReport> {
-  let report = await gate.reportOutcomes(items);
-  for (let attempt = 0; attempt < 10 && report.ok; attempt += 1) {
-    const unknown = report.results.flatMap((result, i) => ((result as { status?: string }).status === "unknown_decision" ? [i] : []));
-    if (unknown.length === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
-    const again = await gate.reportOutcomes(unknown.map((i) => items[i]!));
-    if (!again.ok) return again;
-    unknown.forEach((i, j) => (report.ok ? (report.results[i] = again.results[j]) : undefined));
-    if (report.ok) {
-      report.accepted += again.accepted;
-      report.unknown_decision -= unknown.length - again.unknown_decision;
-    }
-  }
-  return report;
-}
-
-/** A framework's tool name as the gate takes it: `[A-Za-z0-9._:/-]{1,64}`. */
-function toolNameForGate(name: string): string {
-  return name.replace(/[^A-Za-z0-9._:/-]/g, "_").slice(0, 64) || "tool";
 }
