@@ -2,12 +2,15 @@
 // clients, end to end. Builds the TypeScript client, runs its unit tests and
 // compiles plain consumer projects against the packed package; then starts a
 // throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
-// runs both clients against it: the TypeScript live tests, and the Python
-// package's install and pytest suite (clients/python/ci.sh).
+// runs both clients against it: the TypeScript live tests, the AI SDK and
+// LangChain.js adapters' agent loops (each framework's own mock models), and
+// the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { startLocalGate, type LocalGate } from "./local-gate";
 
+const tscBin = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const PORT = Number(process.env.OFFLOAD_GATE_TEST_PORT ?? 8880);
 
 function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
@@ -21,24 +24,33 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
 let gate: LocalGate | undefined;
 try {
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
-  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs"]);
+  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs", "clients/typescript/test/session.test.mjs"]);
+  step("the framework examples type-check", process.execPath, [tscBin, "-p", "clients/typescript/examples/tsconfig.json"]);
   step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
 
   const key = randomBytes(16).toString("hex");
+  // The adapters' holdout tests turn the holdout on for a while through the admin API.
+  const adminToken = randomBytes(16).toString("hex");
   console.log(`\ntest:clients: starting a local gate on 127.0.0.1:${PORT} (a gate key required)`);
   gate = await startLocalGate({
     port: PORT,
     inspectorPort: PORT + 1,
     stateDir: ".wrangler/clients-state",
-    vars: { GATE_API_KEYS: `clients:${key}` },
+    vars: { GATE_API_KEYS: `clients:${key}`, ADMIN_TOKEN: `clients-admin:${adminToken}` },
   });
   const env = {
     ...process.env,
     OFFLOAD_GATE_TEST_URL: gate.baseUrl,
     OFFLOAD_GATE_TEST_API_KEY: key,
+    OFFLOAD_GATE_TEST_ADMIN_TOKEN: adminToken,
     OFFLOAD_GATE_REQUIRE_INTEGRATION: "1",
   };
   step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
+  // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
+  for (const framework of ["ai-sdk", "langchain"]) {
+    step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
+  }
+  step("docs/integrating.md's framework examples against the local gate", process.execPath, ["--test", "clients/typescript/test/examples.test.mjs"], env);
   step("Python client: install, unit and integration tests", "bash", ["clients/python/ci.sh"], env);
   console.log("\ntest:clients: all passed");
 } catch (error) {

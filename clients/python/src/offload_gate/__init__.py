@@ -52,11 +52,13 @@ from .models import (
     StalePricing,
     WorstCase,
 )
+from .session import DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, OffloadSession, RecallStore, SessionSummary, default_stub
 from .transport import HTTPTransport, Response, Transport
 
 __all__ = [
     "AsyncGateClient",
     "DEFAULT_BASE_URL",
+    "DEFAULT_MIN_CHARS",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_POOL_SIZE",
     "DEFAULT_TIMEOUT",
@@ -78,10 +80,13 @@ __all__ = [
     "GateUnreachable",
     "HTTPTransport",
     "MAX_ITEMS_PER_CALL",
+    "OffloadSession",
     "Outcome",
     "Plan",
     "PlanCandidate",
     "PlanRequest",
+    "RECALL_TOOL_NAME",
+    "RecallStore",
     "Report",
     "ReportResult",
     "ResolvedInputs",
@@ -89,8 +94,10 @@ __all__ = [
     "RetryPolicy",
     "Segment",
     "SessionReport",
+    "SessionSummary",
     "StalePricing",
     "Transport",
     "WorstCase",
     "__version__",
+    "default_stub",
 ]

@@ -1,0 +1,149 @@
+/**
+ * offload-gate for the Vercel AI SDK (`ai` 7): a language-model middleware
+ * for `wrapLanguageModel` and a recall tool. The middleware rewrites every
+ * prompt on its way to the model (the SDK keeps the originals in its own
+ * messages), so each decision is applied on every call, byte for byte.
+ *
+ * @example
+ * import { generateText, isStepCount, wrapLanguageModel } from "ai";
+ * import { createGateClient, OffloadSession } from "offload-gate-client";
+ * import { offloadGateMiddleware, recallTool } from "offload-gate-client/ai-sdk";
+ *
+ * const session = new OffloadSession({ gate: createGateClient(), model: "claude-opus-4-6" });
+ * const model = wrapLanguageModel({ model: anthropic("claude-opus-4-6"), middleware: offloadGateMiddleware(session) });
+ * await generateText({ model, tools: { ...tools, [session.recallToolName]: recallTool(session) }, stopWhen: isStepCount(20), prompt });
+ * await session.end();
+ */
+import { jsonSchema, tool, type LanguageModelMiddleware } from "ai";
+import type { OffloadSession } from "./session.js";
+
+type Middle = Required<Pick<LanguageModelMiddleware, "transformParams" | "wrapGenerate" | "wrapStream">>;
+type Params = Parameters<Middle["transformParams"]>[0]["params"];
+type Message = Params["prompt"][number];
+type Usage = Awaited<ReturnType<Parameters<Middle["wrapGenerate"]>[0]["doGenerate"]>>["usage"];
+type ResultPart = Extract<Extract<Message, { role: "tool" }>["content"][number], { type: "tool-result" }>;
+
+export interface AiSdkOffloadOptions {
+  /** Ask `POST /v1/plan` whether to stub large results already sent in full. Default false. */
+  plan?: boolean;
+}
+
+/**
+ * The middleware: decides each new large tool result the first time it is in
+ * a prompt, applies every decision (and plan) on every call, and observes the
+ * usage of every generate and stream call.
+ *
+ * @example
+ * const model = wrapLanguageModel({ model: base, middleware: offloadGateMiddleware(session, { plan: true }) });
+ */
+export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOffloadOptions = {}): LanguageModelMiddleware {
+  const planned = new Set<string>();
+  return {
+    specificationVersion: "v4",
+    async transformParams({ params }) {
+      try {
+        return { ...params, prompt: await rewrite(session, params.prompt, options.plan ? planned : null) };
+      } catch {
+        // Never into the agent's loop: the prompt as it was.
+        return params;
+      }
+    },
+    async wrapGenerate({ doGenerate }) {
+      const result = await doGenerate();
+      session.observe(usageOf(result.usage));
+      return result;
+    },
+    async wrapStream({ doStream }) {
+      const { stream, ...rest } = await doStream();
+      const observed = new TransformStream<(typeof stream extends ReadableStream<infer P> ? P : never), (typeof stream extends ReadableStream<infer P> ? P : never)>({
+        transform(part, controller) {
+          if (part.type === "finish") session.observe(usageOf(part.usage));
+          controller.enqueue(part);
+        },
+      });
+      return { ...rest, stream: stream.pipeThrough(observed) };
+    },
+  };
+}
+
+/**
+ * The recall tool: `{ id }` in, the original output out. Add it under
+ * `session.recallToolName`, the name the stubs tell the model to call.
+ *
+ * @example
+ * const tools = { web_fetch, [session.recallToolName]: recallTool(session) };
+ */
+export function recallTool(session: OffloadSession) {
+  return tool({
+    description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
+    inputSchema: jsonSchema<{ id: string }>({
+      type: "object",
+      properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },
+      required: ["id"],
+      additionalProperties: false,
+    }),
+    execute: async ({ id }: { id: string }) => session.recall(id),
+  });
+}
+
+/** The session's usage shape from the SDK's: `input_tokens` without cache reads and writes. */
+export function usageOf(usage: Usage | undefined) {
+  const input = usage?.inputTokens;
+  const read = input?.cacheRead ?? 0;
+  const write = input?.cacheWrite ?? 0;
+  return {
+    input_tokens: input?.noCache ?? Math.max(0, (input?.total ?? 0) - read - write),
+    output_tokens: usage?.outputTokens?.total ?? 0,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: write,
+  };
+}
+
+async function rewrite(session: OffloadSession, prompt: Params["prompt"], planned: Set<string> | null): Promise<Params["prompt"]> {
+  const parts = prompt.flatMap((message) => (message.role === "tool" ? message.content.filter(isResult) : []));
+  // Already sent in full before this call (a plan's candidates), then this call's new ones decided.
+  const keptBefore = new Set(parts.filter((part) => session.status(part.toolCallId) === "kept").map((part) => part.toolCallId));
+  await Promise.all(parts.map((part) => {
+    const text = textOf(part);
+    return text === null ? undefined : session.offload(part.toolCallId, part.toolName, text);
+  }));
+  if (planned && [...keptBefore].some((id) => !planned.has(id))) {
+    keptBefore.forEach((id) => planned.add(id));
+    await session.plan(prompt.map((message) => segmentsOf(session, message, keptBefore)).flat());
+  }
+  return prompt.map((message) => {
+    if (message.role !== "tool" || !message.content.some((part) => isResult(part) && session.stubFor(part.toolCallId) !== undefined)) return message;
+    const content = message.content.map((part) => {
+      const stub = isResult(part) ? session.stubFor(part.toolCallId) : undefined;
+      return stub === undefined ? part : { ...part, output: { type: "text" as const, value: stub } };
+    });
+    return { ...message, content } as Message;
+  });
+}
+
+// The history for a plan: every result that may be stubbed as its own segment, everything else fixed.
+function segmentsOf(session: OffloadSession, message: Message, candidates: Set<string>) {
+  if (message.role !== "tool") return [{ tokens: tokensOf(JSON.stringify(message.content)) }];
+  return message.content.map((part) => {
+    const text = isResult(part) ? (session.stubFor(part.toolCallId) ?? textOf(part)) : null;
+    if (isResult(part) && candidates.has(part.toolCallId) && text !== null) return { id: part.toolCallId, tokens: tokensOf(text) };
+    return { tokens: tokensOf(text ?? JSON.stringify(part)) };
+  });
+}
+
+function isResult<P extends { type: string }>(part: P): part is Extract<P, { type: "tool-result" }> {
+  return part.type === "tool-result";
+}
+
+// A result the middleware can stand a text stub in for: text, JSON, or text-only content.
+function textOf(part: ResultPart): string | null {
+  const { type, value } = part.output as { type: string; value?: unknown };
+  if (type === "text" && typeof value === "string") return value;
+  if (type === "json") return JSON.stringify(value);
+  if (type === "content" && Array.isArray(value) && value.every((item) => item?.type === "text")) return value.map((item) => item.text).join("\n");
+  return null;
+}
+
+function tokensOf(text: string): number {
+  return Math.ceil(text.length / 4);
+}

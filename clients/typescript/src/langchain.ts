@@ -1,0 +1,99 @@
+/**
+ * offload-gate for LangChain.js v1 (`createAgent`): a middleware made with
+ * `createMiddleware`. It decides in `wrapToolCall` (the stub, not the output,
+ * goes into the agent's state, so every later prompt replays it), registers
+ * the recall tool itself, observes each model call's usage in
+ * `wrapModelCall`, and ends the session in `afterAgent`.
+ *
+ * @example
+ * import { createAgent } from "langchain";
+ * import { createGateClient, OffloadSession } from "offload-gate-client";
+ * import { offloadGateMiddleware } from "offload-gate-client/langchain";
+ *
+ * const session = new OffloadSession({ gate: createGateClient(), model: "claude-opus-4-6" });
+ * const agent = createAgent({ model, tools, middleware: [offloadGateMiddleware(session)] });
+ * await agent.invoke({ messages: [{ role: "user", content: "Summarize the report" }] }); // the session is ended
+ */
+import { ToolMessage, type AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { createMiddleware } from "langchain";
+import type { OffloadSession } from "./session.js";
+
+export interface LangChainOffloadOptions {
+  /** End the session (report outcomes and the bill) when the agent finishes. Default true; false for an agent invoked again on the same thread. */
+  endOnAgentEnd?: boolean;
+}
+
+/**
+ * The middleware for `createAgent({ middleware: [...] })`.
+ *
+ * @example
+ * const agent = createAgent({ model, tools: [fetchReport], middleware: [offloadGateMiddleware(session)] });
+ */
+export function offloadGateMiddleware(session: OffloadSession, options: LangChainOffloadOptions = {}) {
+  const endOnAgentEnd = options.endOnAgentEnd ?? true;
+  return createMiddleware({
+    name: "OffloadGate",
+    tools: [recallTool(session)],
+    wrapToolCall: async (request, handler) => {
+      const result = await handler(request);
+      const id = request.toolCall.id;
+      if (!ToolMessage.isInstance(result) || id === undefined || typeof result.content !== "string") return result;
+      try {
+        const text = await session.offload(id, request.toolCall.name, result.content);
+        if (text === result.content) return result;
+        return new ToolMessage({ content: text, tool_call_id: result.tool_call_id, name: result.name, id: result.id, status: result.status });
+      } catch {
+        return result;
+      }
+    },
+    wrapModelCall: async (request, handler) => {
+      const response = await handler(request);
+      session.observe(usageOf(response));
+      return response;
+    },
+    afterAgent: async () => {
+      if (endOnAgentEnd) await session.end();
+      return undefined;
+    },
+  });
+}
+
+/**
+ * The recall tool (`{ id }` in, the original out), named `session.recallToolName`.
+ * The middleware registers it; use this only to offer it elsewhere.
+ *
+ * @example
+ * const recall = recallTool(session); // await recall.invoke({ id: "call_1" })
+ */
+export function recallTool(session: OffloadSession) {
+  return tool(async ({ id }: { id: string }) => session.recall(id), {
+    name: session.recallToolName,
+    description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
+    schema: {
+      type: "object",
+      properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },
+      required: ["id"],
+    },
+  });
+}
+
+/**
+ * The session's usage shape from a LangChain message's `usage_metadata`
+ * (whose `input_tokens` include cache reads and writes).
+ *
+ * @example
+ * usageOf(new AIMessage({ content: "", usage_metadata: { input_tokens: 100, output_tokens: 5, total_tokens: 105, input_token_details: { cache_read: 80 } } }))
+ * // { input_tokens: 20, output_tokens: 5, cache_read_input_tokens: 80, cache_creation_input_tokens: 0 }
+ */
+export function usageOf(message: AIMessage | BaseMessage | undefined) {
+  const usage = (message as AIMessage | undefined)?.usage_metadata;
+  const read = usage?.input_token_details?.cache_read ?? 0;
+  const write = usage?.input_token_details?.cache_creation ?? 0;
+  return {
+    input_tokens: Math.max(0, (usage?.input_tokens ?? 0) - read - write),
+    output_tokens: usage?.output_tokens ?? 0,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: write,
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * An offload session's own books: the decisions it holds, the turns and
+ * cached turns counted since each, the summed usage, and the outcome and
+ * bill reports they make. Pure: no I/O.
+ */
+import type { OutcomeReport, SessionReport } from "./app-type.js";
+
+/** A model call's usage in the provider's (Anthropic's) shape: `input_tokens` excludes cache reads and writes. */
+export interface SessionUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+/** Where the session stood when something was decided. */
+export interface Mark {
+  turnsAt: number;
+  cachedAt: number;
+}
+
+/** One tool output the session asked about. */
+export interface Held extends Mark {
+  id: string;
+  toolName: string;
+  decisionId: string | undefined;
+  fire: boolean;
+  /** The text the history holds instead of the output; undefined: the original. */
+  stub: string | undefined;
+  /** The original while it is kept in full (a plan may still stub it). */
+  original: string | undefined;
+  recalled: boolean;
+  /** Sent with the outcome for a seed-mode decision (cache-aware ones carried it). */
+  contextTokens: number | undefined;
+}
+
+/** A plan the gate answered, and which ids it stubbed. */
+export interface HeldPlan extends Mark {
+  decisionId: string;
+  ids: string[];
+  recalled?: boolean;
+}
+
+const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
+
+/**
+ * The books of one session.
+ *
+ * @example
+ * const ledger = new Ledger();
+ * ledger.observe({ input_tokens: 10, output_tokens: 5 });
+ * ledger.at(); // { turnsAt: 1, cachedAt: 0 }
+ */
+export class Ledger {
+  readonly #held = new Map<string, Held>();
+  readonly #plans: HeldPlan[] = [];
+  #turns = 0;
+  #cached = 0;
+  #context = 0;
+  readonly #usage: SessionUsage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+
+  get(id: string): Held | undefined {
+    return this.#held.get(id);
+  }
+
+  add(held: Held): void {
+    this.#held.set(held.id, held);
+  }
+
+  addPlan(plan: HeldPlan): void {
+    this.#plans.push(plan);
+  }
+
+  at(): Mark {
+    return { turnsAt: this.#turns, cachedAt: this.#cached };
+  }
+
+  /** The history's size as the last call reported it: its whole input and its output. */
+  contextTokens(): number {
+    return this.#context;
+  }
+
+  recall(id: string): void {
+    const held = this.#held.get(id);
+    // A decision that did not fire reports recalled: false; its plan takes the recall.
+    if (held?.fire) held.recalled = true;
+    for (const plan of this.#plans) if (plan.ids.includes(id)) plan.recalled = true;
+  }
+
+  observe(usage: Partial<SessionUsage>): void {
+    const counted = Object.fromEntries(USAGE_KEYS.map((key) => [key, tokens(usage[key])])) as unknown as SessionUsage;
+    for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
+    this.#turns += 1;
+    if (counted.cache_read_input_tokens > 0) this.#cached += 1;
+    this.#context = counted.input_tokens + counted.cache_read_input_tokens + counted.cache_creation_input_tokens + counted.output_tokens;
+  }
+
+  /** One outcome per decision and plan the gate answered with an id. */
+  outcomes(): OutcomeReport[] {
+    const after = (mark: Mark) => ({ turns_after: this.#turns - mark.turnsAt, cached_turns: this.#cached - mark.cachedAt });
+    const decisions = [...this.#held.values()].flatMap((held): OutcomeReport[] =>
+      held.decisionId === undefined
+        ? []
+        : [{ decision_id: held.decisionId, ...after(held), recalled: held.recalled, ...(held.contextTokens === undefined ? {} : { context_tokens: held.contextTokens }) }],
+    );
+    const plans = this.#plans.map((plan): OutcomeReport => ({ decision_id: plan.decisionId, ...after(plan), recalled: plan.recalled ?? false }));
+    return [...decisions, ...plans];
+  }
+
+  /** The session's bill, or null before any model call was observed. */
+  bill(sessionId: string, model: string): SessionReport | null {
+    return this.#turns === 0 ? null : { session_id: sessionId, model_name: model, turns: this.#turns, usage: { ...this.#usage } };
+  }
+
+  summary(sessionId: string) {
+    const held = [...this.#held.values()];
+    return {
+      sessionId,
+      turns: this.#turns,
+      usage: { ...this.#usage },
+      decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length,
+      stubbed: held.filter((h) => h.stub !== undefined).length,
+      recalled: held.filter((h) => h.recalled).length + this.#plans.filter((p) => p.recalled).length,
+    };
+  }
+}
+
+function tokens(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

@@ -1,0 +1,31 @@
+/**
+ * An offload session's outcome report, sent again for the decisions the
+ * ledger had not seen yet.
+ */
+import type { GateClient, GateReport, OutcomeReport } from "./index.js";
+
+/**
+ * Reports outcomes, then sends again (a few times, backing off) those the
+ * ledger answered `unknown_decision` for: the gate writes a decision after
+ * answering, so an outcome sent right after may find it missing.
+ *
+ * @example
+ * const report = await reportWithRetry(gate, [{ decision_id, turns_after: 3, recalled: false, cached_turns: 2 }]);
+ */
+export async function reportWithRetry(gate: GateClient, items: readonly OutcomeReport[]): Promise<GateReport> {
+  let report = await gate.reportOutcomes(items);
+  for (let attempt = 0; attempt < 10 && report.ok; attempt += 1) {
+    const unknown = report.results.flatMap((result, i) => ((result as { status?: string }).status === "unknown_decision" ? [i] : []));
+    if (unknown.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+    const again = await gate.reportOutcomes(unknown.map((i) => items[i]!));
+    if (!again.ok) return again;
+    unknown.forEach((i, j) => (report.ok ? (report.results[i] = again.results[j]) : undefined));
+    if (report.ok) {
+      report.accepted += again.accepted;
+      report.unknown_decision -= unknown.length - again.unknown_decision;
+    }
+  }
+  return report;
+}
+

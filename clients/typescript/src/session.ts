@@ -1,0 +1,275 @@
+/**
+ * An offload session: one per conversation, the bookkeeping an agent would
+ * otherwise do by hand. It asks the gate once per large tool output, writes
+ * the stub and keeps the original, replays every decision byte for byte,
+ * counts turns and cache hits after each decision, and at the end reports
+ * every outcome and the session's bill. Nothing in it throws into the loop.
+ */
+import type { GateClient, GateReport, GateRequest, PlanRequest } from "./index.js";
+import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
+import { Ledger, type Held, type SessionUsage } from "./session-ledger.js";
+import { reportWithRetry } from "./session-report.js";
+import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
+
+export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
+export type { SessionUsage } from "./session-ledger.js";
+export { defaultStub, type StubInfo } from "./stub.js";
+
+/** The recall tool's name, unless `recallToolName` says otherwise. */
+export const RECALL_TOOL_NAME = "recall_tool_output";
+/** Outputs shorter than this many characters are kept without asking the gate (its pre-filter is far above). */
+export const DEFAULT_MIN_CHARS = 4_000;
+
+export interface OffloadSessionOptions {
+  /** A client from `createGateClient`. */
+  gate: GateClient;
+  /** The model the agent calls, as the gate's pricing rows name it. */
+  model: string;
+  /** The conversation's id (`[A-Za-z0-9._:-]{1,128}`); generated when not given. */
+  sessionId?: string;
+  /** Where originals are kept for recall. Default: in memory. */
+  store?: RecallStore;
+  /** Below this many characters an output is kept and the gate is not asked. Default 4,000. */
+  minChars?: number;
+  /** Extra fields for every gate request (`horizon`, `recall_probability`, `pricing_mode`, …). */
+  request?: Partial<GateRequest>;
+  /** The recall tool's name, as the stub names it. Default `recall_tool_output`. */
+  recallToolName?: string;
+  /** The stub text for an offloaded output; must be a pure function of its arguments. */
+  stub?: (info: StubInfo) => string;
+  /** Called with anything that went wrong inside the session (a store fault, a refused report). */
+  onError?: (error: unknown) => void;
+}
+
+/** What `end()` resolves to: what was reported, and the gate's answers (null: nothing to send). */
+export interface SessionSummary {
+  sessionId: string;
+  turns: number;
+  usage: SessionUsage;
+  decisions: number;
+  stubbed: number;
+  recalled: number;
+  outcomes: GateReport | null;
+  session: GateReport | null;
+}
+
+/** One segment of the history for `plan`: fixed context, or a tool output by its call id. */
+export type HistorySegment = { tokens: number } | { id: string; tokens: number };
+
+/**
+ * One conversation's offloading, framework-free.
+ *
+ * @example
+ * const session = new OffloadSession({ gate: createGateClient(), model: "claude-opus-4-6" });
+ * const text = await session.offload(call.id, call.name, output); // the original or its stub
+ * session.observe({ input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 40_000 });
+ * const original = await session.recall(call.id);                  // what the recall tool answers
+ * await session.end();                                              // outcomes and the bill, reported
+ */
+export class OffloadSession {
+  readonly sessionId: string;
+  readonly model: string;
+  readonly recallToolName: string;
+  readonly #gate: GateClient;
+  readonly #store: RecallStore;
+  readonly #minChars: number;
+  readonly #request: Partial<GateRequest>;
+  readonly #stub: (info: StubInfo) => string;
+  readonly #onError: (error: unknown) => void;
+  readonly #ledger = new Ledger();
+  readonly #pending = new Map<string, Promise<Held | null>>();
+  #ended: Promise<SessionSummary> | null = null;
+
+  constructor(options: OffloadSessionOptions) {
+    this.#gate = options.gate;
+    this.model = options.model;
+    this.sessionId = options.sessionId ?? `ofs-${globalThis.crypto.randomUUID()}`;
+    this.#store = options.store ?? new MemoryRecallStore();
+    this.#minChars = options.minChars ?? DEFAULT_MIN_CHARS;
+    this.#request = options.request ?? {};
+    this.recallToolName = options.recallToolName ?? RECALL_TOOL_NAME;
+    this.#stub = options.stub ?? defaultStub;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** Whether `end()` was called: later outputs are kept and nothing more is asked. */
+  get ended(): boolean {
+    return this.#ended !== null;
+  }
+
+  /**
+   * The text the history should hold for a tool output: the original, or its
+   * stub when the gate fired. Asked once per id; every later call replays it.
+   *
+   * @example
+   * const text = await session.offload("toolu_01", "web_fetch", page); // same text on every later call
+   */
+  async offload(toolCallId: string, toolName: string, output: string): Promise<string> {
+    const known = this.#ledger.get(toolCallId);
+    if (known) return known.stub ?? output;
+    if (this.ended || output.length < this.#minChars || toolName === this.recallToolName) return output;
+    let pending = this.#pending.get(toolCallId);
+    if (!pending) {
+      pending = this.#decide(toolCallId, toolName, output).catch((error) => (this.#onError(error), null));
+      this.#pending.set(toolCallId, pending);
+    }
+    const held = await pending;
+    return held?.stub ?? output;
+  }
+
+  /**
+   * The stub the history holds for a tool call, if it was offloaded (by the gate or a plan).
+   *
+   * @example
+   * session.stubFor("toolu_01") // "[offloaded: …]" or undefined
+   */
+  stubFor(toolCallId: string): string | undefined {
+    return this.#ledger.get(toolCallId)?.stub;
+  }
+
+  /**
+   * Whether the session decided a tool call: `stubbed` (the history holds its
+   * stub), `kept` (held in full), or undefined (never asked about).
+   *
+   * @example
+   * session.status("toolu_01") // "stubbed"
+   */
+  status(toolCallId: string): "stubbed" | "kept" | undefined {
+    const held = this.#ledger.get(toolCallId);
+    return held === undefined ? undefined : held.stub === undefined ? "kept" : "stubbed";
+  }
+
+  /**
+   * What the recall tool answers: the original, and the decision marked recalled.
+   *
+   * @example
+   * const original = await session.recall("toolu_01");
+   */
+  async recall(toolCallId: string): Promise<string> {
+    const held = this.#ledger.get(toolCallId);
+    try {
+      const text = held?.stub === undefined ? undefined : await this.#store.get(toolCallId);
+      if (text === undefined) return `no offloaded output has id ${JSON.stringify(toolCallId)}`;
+      this.#ledger.recall(toolCallId);
+      return text;
+    } catch (error) {
+      this.#onError(error);
+      return `the offloaded output ${JSON.stringify(toolCallId)} could not be read`;
+    }
+  }
+
+  /**
+   * Counts one model call: a turn for every open decision (a cached turn when
+   * it read the cache), and its tokens on the session's bill.
+   *
+   * @example
+   * session.observe({ input_tokens: 900, output_tokens: 120, cache_read_input_tokens: 41_000 });
+   */
+  observe(usage: Partial<SessionUsage> | null | undefined): void {
+    if (!this.ended) this.#ledger.observe(usage ?? {});
+  }
+
+  /**
+   * Asks `POST /v1/plan` which already-sent outputs to stub now (the
+   * candidates are the segments with an id this session kept in full), and
+   * stubs them from then on. Resolves to the ids stubbed; never undoes a stub.
+   *
+   * @example
+   * await session.plan([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000 }, { tokens: 1_500 }]);
+   */
+  async plan(segments: readonly HistorySegment[], request: Partial<PlanRequest> = {}): Promise<string[]> {
+    if (this.ended) return [];
+    const open = (s: HistorySegment): s is { id: string; tokens: number } => "id" in s && this.#ledger.get(s.id)?.stub === undefined;
+    const sent = segments.map((s) => (open(s) && this.#ledger.get(s.id) ? s : { tokens: s.tokens }));
+    if (!sent.some((s) => "id" in s)) return [];
+    const held = this.#ledger.at();
+    const plan = await this.#gate.plan({ ...request, model_name: this.model, session_id: this.sessionId, segments: sent } as PlanRequest);
+    const stubbed: string[] = [];
+    for (const id of plan.stub) {
+      const decision = this.#ledger.get(id);
+      const original = decision?.original;
+      if (!decision || original === undefined || !(await this.#keep(id, original))) continue;
+      decision.stub = this.#stub({ id, toolName: decision.toolName, chars: original.length, recallToolName: this.recallToolName });
+      decision.original = undefined;
+      stubbed.push(id);
+    }
+    if (!plan.fallback) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
+    return stubbed;
+  }
+
+  /**
+   * Reports every decision's outcome (100 a call) and the session's bill, once;
+   * later calls resolve to the same summary. Never rejects.
+   *
+   * @example
+   * const { outcomes, session: bill } = await session.end();
+   */
+  end(): Promise<SessionSummary> {
+    this.#ended ??= this.#report();
+    return this.#ended;
+  }
+
+  async #decide(id: string, toolName: string, output: string): Promise<Held> {
+    const info = { id, toolName, chars: output.length, recallToolName: this.recallToolName };
+    const stub = this.#stub(info);
+    const seed = (this.#request.pricing_mode ?? "cache_aware") === "seed";
+    const context = this.#ledger.contextTokens();
+    const request = {
+      output_chars: output.length,
+      // The recall tool hands back the whole output: that is what a recall reads.
+      recall_input_tokens: Math.ceil(output.length / 4),
+      ...this.#request,
+      pricing_mode: seed ? "seed" : "cache_aware",
+      ...(seed ? {} : { context_tokens: context }),
+      model_name: this.model,
+      stub_tokens: Math.ceil(stub.length / 4),
+      session_id: this.sessionId,
+      tool_name: toolNameForGate(toolName),
+    } as GateRequest;
+    const at = this.#ledger.at();
+    const decision = await this.#gate.decide(request);
+    const fire = decision.fire && (await this.#keep(id, output));
+    const held: Held = {
+      id,
+      toolName,
+      ...at,
+      decisionId: decision.fallback ? undefined : decision.decision_id,
+      fire,
+      stub: fire ? stub : undefined,
+      // Kept in full: a later plan may still stub it.
+      original: fire ? undefined : output,
+      recalled: false,
+      contextTokens: seed ? context : undefined,
+    };
+    this.#ledger.add(held);
+    return held;
+  }
+
+  // Stores an original before its stub goes out; a store that fails means no stub.
+  async #keep(id: string, text: string): Promise<boolean> {
+    try {
+      await this.#store.set(id, text);
+      return true;
+    } catch (error) {
+      this.#onError(error);
+      return false;
+    }
+  }
+
+  async #report(): Promise<SessionSummary> {
+    await Promise.allSettled(this.#pending.values());
+    const summary = this.#ledger.summary(this.sessionId);
+    let outcomes: GateReport | null = null;
+    let session: GateReport | null = null;
+    try {
+      const items = this.#ledger.outcomes();
+      if (items.length > 0) outcomes = await reportWithRetry(this.#gate, items);
+      const bill = this.#ledger.bill(this.sessionId, this.model);
+      if (bill) session = await this.#gate.reportSessions([bill]);
+      for (const report of [outcomes, session]) if (report && !report.ok) this.#onError(report.error);
+    } catch (error) {
+      this.#onError(error);
+    }
+    return { ...summary, outcomes, session };
+  }
+}

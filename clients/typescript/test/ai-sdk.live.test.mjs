@@ -1,0 +1,158 @@
+// The AI SDK adapter end to end: generateText's own multi-step tool loop,
+// driven by the SDK's MockLanguageModelV4, against the local gate that
+// npm run test:clients starts. The agent code does no bookkeeping: the
+// middleware, the recall tool and session.end() do it all.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { generateText, isStepCount, jsonSchema, streamText, tool, wrapLanguageModel } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
+import { createGateClient, OffloadSession } from "offload-gate-client";
+import { offloadGateMiddleware, recallTool } from "offload-gate-client/ai-sdk";
+import { apiKey, baseUrl, bigOutput, billOf, closedPort, inHoldoutSession, MODEL, savings, skip, stubId, uniqueTool } from "./live-helpers.mjs";
+
+const usage = (input, read, write, output = 40) => ({
+  inputTokens: { total: input + read + write, noCache: input, cacheRead: read, cacheWrite: write },
+  outputTokens: { total: output, text: output, reasoning: undefined },
+});
+const finish = (unified) => ({ unified, raw: unified });
+const results = (prompt) => prompt.filter((m) => m.role === "tool").flatMap((m) => m.content);
+
+/**
+ * A scripted model: recalls each stub it has not recalled yet, else calls
+ * `toolName` until it has `calls` results, then answers. Usage per call from `usages`.
+ */
+function scriptedModel({ toolName, calls = 1, usages }) {
+  let n = 0;
+  const respond = ({ prompt }) => {
+    const done = results(prompt);
+    const asked = prompt.filter((m) => m.role === "assistant").flatMap((m) => m.content).filter((p) => p.type === "tool-call" && p.toolName === "recall_tool_output");
+    const recalled = new Set(asked.map((p) => (typeof p.input === "string" ? JSON.parse(p.input) : p.input).id));
+    const stub = done.find((p) => p.toolName === toolName && typeof p.output.value === "string" && stubId(p.output.value) && !recalled.has(stubId(p.output.value)));
+    const u = usages[Math.min(n, usages.length - 1)];
+    n += 1;
+    const call = (name, input) => ({ content: [{ type: "tool-call", toolCallId: `call_${n}`, toolName: name, input: JSON.stringify(input) }], finishReason: finish("tool-calls"), usage: u, warnings: [] });
+    if (stub) return call("recall_tool_output", { id: stubId(stub.output.value) });
+    if (done.filter((p) => p.toolName === toolName).length < calls) return call(toolName, { part: n });
+    return { content: [{ type: "text", text: "done" }], finishReason: finish("stop"), usage: u, warnings: [] };
+  };
+  return new MockLanguageModelV4({ modelId: MODEL, doGenerate: async (options) => respond(options) });
+}
+
+function agentTools(session, toolName, outputFor) {
+  const input = jsonSchema({ type: "object", properties: { part: { type: "number" } }, required: ["part"] });
+  return { [toolName]: tool({ inputSchema: input, execute: async ({ part }) => outputFor(part) }), [session.recallToolName]: recallTool(session) };
+}
+
+describe("the AI SDK adapter against the local gate", { skip, concurrency: false }, () => {
+  const gate = createGateClient({ baseUrl, apiKey, timeoutMs: 10_000 });
+
+  it("stubs a 40k-token result, recalls it, and the savings report shows the outcome and the bill", async () => {
+    const toolName = uniqueTool("fetch_report");
+    const original = bigOutput(1);
+    const session = new OffloadSession({ gate, model: MODEL });
+    const mock = scriptedModel({ toolName, usages: [usage(1_200, 0, 1_000), usage(300, 2_200, 60), usage(41_000, 0, 0)] });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session) });
+
+    const result = await generateText({ model, tools: agentTools(session, toolName, () => original), stopWhen: isStepCount(6), prompt: "Summarize the report." });
+    const summary = await session.end();
+
+    assert.equal(result.text, "done");
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt);
+    assert.equal(prompts.length, 3);
+    const [seen] = results(prompts[1]).filter((p) => p.toolName === toolName);
+    assert.match(seen.output.value, /^\[offloaded: the output of fetch_report_\w+ call call_1 \(160,000 chars\)/);
+    assert.ok(!JSON.stringify(prompts[1]).includes("lorem ipsum"), "the second prompt holds the stub, not the output");
+    const recalled = results(prompts[2]).find((p) => p.toolName === "recall_tool_output");
+    assert.ok(recalled.output.value === original, "the recall answered the original");
+    assert.equal(results(prompts[2]).find((p) => p.toolName === toolName).output.value, seen.output.value);
+
+    assert.deepEqual([summary.decisions, summary.stubbed, summary.recalled, summary.turns], [1, 1, 1, 3]);
+    assert.deepEqual([summary.outcomes.ok, summary.outcomes.accepted, summary.session.ok, summary.session.accepted], [true, 1, true, 1]);
+    const report = await savings(toolName);
+    assert.deepEqual([report.decisions, report.fired, report.outcomes], [1, 1, 1]);
+    assert.equal(report.recall.realized, 1);
+    assert.equal(report.horizon.realized_mean, 2, "two model calls after the decision");
+    assert.equal(report.cache_hit_rate.realized_mean, 0.5, "one of them read the cache");
+    assert.equal(report.holdout.treatment.sessions, 1);
+    const bill = { input_tokens: 42_500, output_tokens: 120, cache_read_input_tokens: 2_200, cache_creation_input_tokens: 1_060 };
+    assert.deepEqual(summary.usage, bill);
+    assert.ok(Math.abs(report.holdout.treatment.mean_cost_usd - billOf(bill)) < 1e-9, `${report.holdout.treatment.mean_cost_usd} vs ${billOf(bill)}`);
+  });
+
+  it("observes a streamed call's usage, cache reads included", async () => {
+    const session = new OffloadSession({ gate, model: MODEL });
+    const mock = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: convertArrayToReadableStream([
+          { type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "hi" }, { type: "text-end", id: "t" },
+          { type: "finish", finishReason: finish("stop"), usage: usage(100, 9_000, 0, 7) },
+        ]),
+      }),
+    });
+    const result = streamText({ model: wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session) }), prompt: "hello" });
+    assert.equal(await result.text, "hi");
+    const summary = await session.end();
+    assert.deepEqual([summary.turns, summary.usage], [1, { input_tokens: 100, output_tokens: 7, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 0 }]);
+  });
+
+  it("with plan: true, a result kept on entry is stubbed by the plan from then on, and never put back", async () => {
+    const toolName = uniqueTool("plan_fetch");
+    const original = bigOutput(5);
+    // Horizon 0 on entry: the gate keeps the output; the plan, at the config's horizon, may stub it.
+    const session = new OffloadSession({ gate, model: MODEL, request: { horizon: 0 } });
+    const mock = scriptedModel({ toolName, calls: 3, usages: [usage(1_000, 0, 1_200), usage(200, 42_000, 300)] });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session, { plan: true }) });
+    await generateText({ model, tools: agentTools(session, toolName, (part) => (part === 1 ? original : "short")), stopWhen: isStepCount(10), prompt: "go" });
+    const summary = await session.end();
+    const first = (prompt) => results(prompt).find((p) => p.toolCallId === "call_1")?.output.value;
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt);
+    assert.ok(first(prompts[1]) === original, "sent in full on entry");
+    assert.match(first(prompts[2]), /^\[offloaded:/, "the plan stubbed it before the next call");
+    for (const prompt of prompts.slice(2)) assert.equal(first(prompt), first(prompts[2]));
+    assert.ok(results(prompts.at(-1)).some((p) => p.toolName === "recall_tool_output" && p.output.value === original), "the recall answered the original");
+    assert.deepEqual([summary.decisions, summary.stubbed, summary.recalled, summary.outcomes.accepted], [2, 1, 1, 2]);
+    const report = await savings(toolName);
+    assert.deepEqual([report.decisions, report.fired, report.outcomes], [1, 0, 1]);
+  });
+
+  it("in a holdout session, no prompt ever holds a stub", async () => {
+    const toolName = uniqueTool("held_fetch");
+    await inHoldoutSession(gate, toolName, async (sessionId) => {
+      const session = new OffloadSession({ gate, model: MODEL, sessionId });
+      const mock = scriptedModel({ toolName, calls: 3, usages: [usage(1_000, 500, 0)] });
+      const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session) });
+      await generateText({ model, tools: agentTools(session, toolName, (part) => bigOutput(part)), stopWhen: isStepCount(8), prompt: "go" });
+      const summary = await session.end();
+      assert.equal(mock.doGenerateCalls.length, 4);
+      for (const call of mock.doGenerateCalls) assert.ok(!JSON.stringify(call.prompt).includes("[offloaded:"));
+      assert.deepEqual([summary.decisions, summary.stubbed, summary.outcomes.accepted], [3, 0, 3]);
+    });
+  });
+
+  it("with the gate down, the loop runs on the originals and nothing throws", async () => {
+    const down = createGateClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 500 });
+    const session = new OffloadSession({ gate: down, model: MODEL });
+    const original = bigOutput(2);
+    const mock = scriptedModel({ toolName: "fetch_report", usages: [usage(1_000, 0, 0)] });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session, { plan: true }) });
+    const result = await generateText({ model, tools: agentTools(session, "fetch_report", () => original), stopWhen: isStepCount(4), prompt: "go" });
+    const summary = await session.end();
+    assert.equal(result.text, "done");
+    assert.ok(results(mock.doGenerateCalls[1].prompt)[0].output.value === original, "the original went to the model");
+    assert.deepEqual([summary.decisions, summary.stubbed, summary.outcomes, summary.session.ok], [0, 0, null, false]);
+  });
+
+  it("over a long loop, consecutive prompts share their prefix byte for byte", async () => {
+    const toolName = uniqueTool("crawl");
+    const session = new OffloadSession({ gate, model: MODEL });
+    const sizes = [160_000, 2_000, 120_000, 9_000, 200_000, 60_000, 1_000, 140_000];
+    const mock = scriptedModel({ toolName, calls: sizes.length, usages: [usage(900, 30_000, 2_000)] });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session) });
+    await generateText({ model, tools: agentTools(session, toolName, (part) => bigOutput(part, sizes[(part - 1) % sizes.length])), stopWhen: isStepCount(30), prompt: "crawl" });
+    await session.end();
+    const prompts = mock.doGenerateCalls.map((call) => call.prompt.map((message) => JSON.stringify(message)));
+    assert.ok(prompts.length >= sizes.length + 1);
+    for (let i = 1; i < prompts.length; i += 1) assert.deepEqual(prompts[i].slice(0, prompts[i - 1].length), prompts[i - 1], `prompt ${i} keeps prompt ${i - 1} as its prefix`);
+    assert.ok(prompts.at(-1).some((m) => m.includes("[offloaded:")), "some results were stubbed");
+  });
+});

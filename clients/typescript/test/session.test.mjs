@@ -1,0 +1,119 @@
+// OffloadSession's bookkeeping against a scripted gate (fetch), no network:
+// what it asks, what it replays, what it reports, and that nothing rejects
+// into the loop. Runs on the built dist/ with `node --test`.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createGateClient, defaultStub, OffloadSession } from "../dist/index.js";
+
+const json = (body) => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+const decisionId = (n) => `dec_0_${n.toString(16).padStart(32, "0")}`;
+
+/** A gate that fires (or not) on every output and accepts every report, after `unknownFirst` unknowns. */
+function scriptedGate({ fire = true, unknownFirst = 0, plan = [] } = {}) {
+  const sent = [];
+  let decided = 0;
+  const fetch = async (url, init) => {
+    const path = new URL(url).pathname;
+    const body = JSON.parse(init.body);
+    sent.push({ path, body });
+    if (path === "/v1/gate") return json({ fire, reason_code: fire ? "net_positive" : "net_not_positive", net_saving_usd: 0, decision_id: decisionId(++decided) });
+    if (path === "/v1/plan") return json({ stub: plan, reason_code: "plan_positive", net_saving_usd: 0.1, decision_id: decisionId(900) });
+    const status = unknownFirst-- > 0 ? "unknown_decision" : "accepted";
+    const n = body.items.length;
+    return json({ results: body.items.map(() => ({ status })), accepted: status === "accepted" ? n : 0, unknown_decision: status === "accepted" ? 0 : n, conflict: 0, invalid: 0 });
+  };
+  return { gate: createGateClient({ baseUrl: "http://gate.test", fetch }), sent: (path) => sent.filter((s) => s.path === path).map((s) => s.body) };
+}
+
+describe("OffloadSession", () => {
+  it("asks once per output, with the stub's size, the context, the session and the tool, and replays the answer", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "conv-1" });
+    session.observe({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 2_000, cache_creation_input_tokens: 300 });
+    const texts = await Promise.all([1, 2, 3].map(() => session.offload("c1", "web fetch", "x".repeat(50_000))));
+    const stub = defaultStub({ id: "c1", toolName: "web fetch", chars: 50_000, recallToolName: "recall_tool_output" });
+    assert.deepEqual(texts, [stub, stub, stub]);
+    assert.equal(await session.offload("c1", "web fetch", "x".repeat(50_000)), stub);
+    assert.deepEqual(sent("/v1/gate"), [{
+      output_chars: 50_000, recall_input_tokens: 12_500, pricing_mode: "cache_aware", context_tokens: 2_450, model_name: "claude-opus-4-6",
+      stub_tokens: Math.ceil(stub.length / 4), session_id: "conv-1", tool_name: "web_fetch",
+    }]);
+  });
+
+  it("writes the same stub as the Python client", () => {
+    assert.equal(defaultStub({ id: "call_1", toolName: "fetch_report", chars: 150_010, recallToolName: "recall_tool_output" }),
+      '[offloaded: the output of fetch_report call call_1 (150,010 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]');
+  });
+
+  it("never asks about small outputs or the recall tool's own results", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    assert.equal(await session.offload("c1", "grep", "y".repeat(3_999)), "y".repeat(3_999));
+    assert.equal(await session.offload("c2", "recall_tool_output", "z".repeat(90_000)), "z".repeat(90_000));
+    assert.deepEqual([sent("/v1/gate").length, session.status("c1")], [0, undefined]);
+  });
+
+  it("keeps the original when the store cannot, and answers a recall of an unknown id with text", async () => {
+    const errors = [];
+    const store = { get: () => undefined, set: () => Promise.reject(new Error("disk full")) };
+    const session = new OffloadSession({ gate: scriptedGate().gate, model: "claude-opus-4-6", store, onError: (e) => errors.push(e) });
+    assert.equal(await session.offload("c1", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
+    assert.deepEqual([session.status("c1"), errors.length], ["kept", 1]);
+    assert.equal(await session.recall("nope"), 'no offloaded output has id "nope"');
+  });
+
+  it("reports turns, cached turns and recalls per decision, 100 a call, then the bill, once", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "conv-2" });
+    session.observe({ input_tokens: 10, output_tokens: 1 });
+    for (let i = 0; i < 150; i += 1) await session.offload(`c${i}`, "web_fetch", "x".repeat(50_000));
+    assert.equal(await session.recall("c7"), "x".repeat(50_000));
+    session.observe({ input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 5 });
+    session.observe({ input_tokens: 10, output_tokens: 1 });
+    const summary = await session.end();
+    const batches = sent("/v1/outcomes");
+    assert.deepEqual(batches.map((b) => b.items.length), [100, 50]);
+    const items = batches.flatMap((b) => b.items);
+    assert.deepEqual([...new Set(items.map((i) => `${i.turns_after}/${i.cached_turns}`))], ["2/1"]);
+    assert.deepEqual(items.filter((i) => i.recalled).map((i) => i.decision_id), [decisionId(8)]);
+    assert.equal(summary.outcomes.accepted, 150);
+    assert.deepEqual(sent("/v1/sessions"), [{ items: [{ session_id: "conv-2", model_name: "claude-opus-4-6", turns: 3,
+      usage: { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 } }] }]);
+    assert.equal(await session.end(), summary);
+    assert.equal(await session.offload("late", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
+  });
+
+  it("sends an outcome the ledger has not seen yet again", async () => {
+    const { gate, sent } = scriptedGate({ unknownFirst: 1 });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000));
+    session.observe({ input_tokens: 10, output_tokens: 1 });
+    const { outcomes } = await session.end();
+    assert.deepEqual([sent("/v1/outcomes").length, outcomes.accepted, outcomes.unknown_decision, outcomes.results[0].status], [2, 1, 0, "accepted"]);
+  });
+
+  it("in seed mode sends the context with the outcome, not the decision", async () => {
+    const { gate, sent } = scriptedGate({ fire: false });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", request: { pricing_mode: "seed", horizon: 6 } });
+    session.observe({ input_tokens: 700, output_tokens: 20 });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000));
+    const [body] = sent("/v1/gate");
+    assert.deepEqual([body.pricing_mode, body.horizon, "context_tokens" in body], ["seed", 6, false]);
+    await session.end();
+    assert.deepEqual(sent("/v1/outcomes")[0].items, [{ decision_id: decisionId(1), turns_after: 0, cached_turns: 0, recalled: false, context_tokens: 720 }]);
+  });
+
+  it("stubs what a plan says from then on and reports the plan's recall on the plan", async () => {
+    const { gate, sent } = scriptedGate({ fire: false, plan: ["c1"] });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000));
+    session.observe({ input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 12_000 });
+    assert.deepEqual(await session.plan([{ tokens: 800 }, { id: "c1", tokens: 12_500 }, { id: "unknown", tokens: 20_000 }]), ["c1"]);
+    assert.deepEqual(sent("/v1/plan")[0].segments, [{ tokens: 800 }, { id: "c1", tokens: 12_500 }, { tokens: 20_000 }]);
+    assert.match(await session.offload("c1", "web_fetch", "x".repeat(50_000)), /^\[offloaded:/);
+    assert.equal(await session.recall("c1"), "x".repeat(50_000));
+    session.observe({ input_tokens: 10, output_tokens: 1 });
+    await session.end();
+    assert.deepEqual(sent("/v1/outcomes")[0].items.map((i) => [i.decision_id, i.turns_after, i.recalled]), [[decisionId(1), 2, false], [decisionId(900), 1, true]]);
+  });
+});
