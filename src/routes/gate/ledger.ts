@@ -1,6 +1,6 @@
 import { holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { inHoldout } from "../../ledger/ids";
+import { holdoutKey, inHoldout } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
@@ -33,7 +33,7 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
   const { body, inputs, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
   const answered = holdout ? holdOut(outcome) : outcome;
   const record: LedgerDecision = {
     decision_id: decisionId,
