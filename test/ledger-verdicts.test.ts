@@ -41,7 +41,6 @@ const bill = (session_id: string, cost: number): PricedSession => ({
   turns: 10,
   usage: { input_tokens: 1_000, output_tokens: 500 },
   cost_usd: cost,
-  holdout: false,
   report: JSON.stringify([session_id, cost]),
 });
 

@@ -8,7 +8,8 @@ import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 /**
  * The report and savings routes' side of the ledger: items sent to the
  * shards that own them, answers put back in item order, sums gathered from
- * every shard. A shard that fails makes the whole call throw (the route
+ * every shard, every call bounded by ledger_timeout_ms. A report shard that
+ * fails or does not answer in time makes the whole call throw (the route
  * answers 503): every report is idempotent, so a retry is safe.
  */
 
@@ -21,6 +22,7 @@ export interface Indexed<T> {
 async function byShard<T>(
   items: readonly Indexed<T>[],
   shardOf: (item: T) => number,
+  timeoutMs: number,
   ask: (shard: number, items: T[]) => Promise<ItemResult[]>,
 ): Promise<Map<number, ItemResult>> {
   const groups = new Map<number, Indexed<T>[]>();
@@ -33,41 +35,92 @@ async function byShard<T>(
   const answers = new Map<number, ItemResult>();
   await Promise.all(
     [...groups].map(async ([shard, group]) => {
-      const results = await ask(shard, group.map((entry) => entry.item));
+      const results = await bounded(shard, timeoutMs, () => ask(shard, group.map((entry) => entry.item)));
       group.forEach((entry, i) => answers.set(entry.index, results[i] ?? { status: "invalid", message: "no answer from the ledger" }));
     }),
   );
   return answers;
 }
 
+/** Where the reports go: the configured shard count and the budget of every call. */
+export interface ReportOptions {
+  shards: number;
+  timeoutMs: number;
+}
+
+const UNKNOWN: ItemResult = { status: "unknown_decision", message: "no decision of this tenant has this id" };
+
 /**
  * Outcomes to the shards their decision ids name, in the caller's own
- * ledger: an id of another tenant's decision finds nothing there.
+ * ledger: an id of another tenant's decision finds nothing there, and an id
+ * naming a shard at or beyond the configured count is unknown_decision
+ * without touching an object.
  *
  * @example
- * const results = await reportOutcomes(env.LEDGER, "acme", Date.now(), [{ index: 0, item: outcome }]);
+ * const results = await reportOutcomes(env.LEDGER, "acme", Date.now(), { shards: 4, timeoutMs: 5_000 }, [{ index: 0, item: outcome }]);
  */
-export function reportOutcomes(namespace: LedgerNamespace, tenant: string, at: number, items: readonly Indexed<OutcomeReport>[]) {
-  return byShard(items, (item) => shardOfDecisionId(item.decision_id) ?? 0, (shard, list) =>
+export async function reportOutcomes(
+  namespace: LedgerNamespace,
+  tenant: string,
+  at: number,
+  options: ReportOptions,
+  items: readonly Indexed<OutcomeReport>[],
+) {
+  const inRange = (item: OutcomeReport) => {
+    const shard = shardOfDecisionId(item.decision_id);
+    return shard !== null && shard < options.shards;
+  };
+  const answers = await byShard(items.filter((entry) => inRange(entry.item)), (item) => shardOfDecisionId(item.decision_id) ?? 0, options.timeoutMs, (shard, list) =>
     ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list),
   );
+  for (const entry of items) if (!inRange(entry.item)) answers.set(entry.index, UNKNOWN);
+  return answers;
+}
+
+/**
+ * Where each session of a report goes: the shard that already holds its
+ * bill, else one that holds its decisions, else its hash's under today's
+ * shard count. Raising ledger_shards moves the hash, not what is stored, so
+ * a retried bill meets its first copy and is a repeat, not a second bill.
+ */
+async function homesOf(namespace: LedgerNamespace, tenant: string, options: ReportOptions, ids: string[]): Promise<Map<string, number>> {
+  const homes = new Map<string, number>();
+  if (options.shards <= 1 || ids.length === 0) return homes;
+  const found = await Promise.all(
+    Array.from({ length: options.shards }, (_, shard) =>
+      bounded(shard, options.timeoutMs, () => ledgerShard(namespace, tenant, shard).locateSessions(tenant, ids)),
+    ),
+  );
+  ids.forEach((id, i) => {
+    let best = 0;
+    found.forEach((answer, shard) => {
+      const where = answer[i] ?? 0;
+      if (where > best) {
+        best = where;
+        homes.set(id, shard);
+      }
+    });
+  });
+  return homes;
 }
 
 /**
  * Session bills to the shard of their session, where its decisions are.
  *
  * @example
- * await reportSessions(env.LEDGER, "acme", Date.now(), { shards: 4, retentionDays: 30 }, [{ index: 0, item: priced }]);
+ * await reportSessions(env.LEDGER, "acme", Date.now(), { shards: 4, timeoutMs: 5_000, retentionDays: 30 }, [{ index: 0, item: priced }]);
  */
-export function reportSessions(
+export async function reportSessions(
   namespace: LedgerNamespace,
   tenant: string,
   at: number,
-  options: { shards: number; retentionDays: number },
+  options: ReportOptions & { retentionDays: number },
   items: readonly Indexed<PricedSession>[],
 ) {
   const none = new Uint8Array(16);
-  return byShard(items, (item) => shardFor(tenant, item.session_id, options.shards, none), (shard, list) =>
+  const homes = await homesOf(namespace, tenant, options, [...new Set(items.map((entry) => entry.item.session_id))]);
+  const shardOf = (item: PricedSession) => homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
+  return byShard(items, shardOf, options.timeoutMs, (shard, list) =>
     ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays),
   );
 }
@@ -103,21 +156,21 @@ export async function bounded<T>(shard: number, ms: number, call: () => Promise<
 async function everyShard<T>(tenant: string, shards: number, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
   const settled = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => bounded(shard, timeoutMs, () => call(shard))));
   const answers: T[] = [];
-  let unavailable = 0;
-  for (const result of settled) {
+  const failed: number[] = [];
+  for (const [shard, result] of settled.entries()) {
     if (result.status === "fulfilled") answers.push(result.value);
     else {
-      unavailable++;
+      failed.push(shard);
       console.error(`offload-gate: ledger shard unavailable for ${what} (tenant ${tenant}):`, result.reason instanceof Error ? result.reason.message : result.reason);
     }
   }
-  return { answers, unavailable };
+  return { answers, failed };
 }
 
 /**
  * Every shard's sums for one tenant, merged. A shard that cannot answer
  * within `timeoutMs` is counted, not fatal, so the report says how much of
- * the ledger it covers.
+ * the ledger it covers (`failed` names them).
  *
  * @example
  * const { sums, unavailable } = await gatherSums(env.LEDGER, "acme", 4, { from, to }, 3_600_000, 5_000);
@@ -129,11 +182,11 @@ export async function gatherSums(
   filter: SumsFilter,
   bucketMs: number,
   timeoutMs: number,
-): Promise<{ sums: LedgerSums; unavailable: number }> {
-  const { answers, unavailable } = await everyShard(tenant, shards, timeoutMs, "the savings report", (shard) =>
+): Promise<{ sums: LedgerSums; unavailable: number; failed: number[] }> {
+  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the savings report", (shard) =>
     ledgerShard(namespace, tenant, shard).sums(tenant, filter, bucketMs),
   );
-  return { sums: answers.reduce(mergeSums, emptySums()), unavailable };
+  return { sums: answers.reduce(mergeSums, emptySums()), unavailable: failed.length, failed };
 }
 
 /**
@@ -151,9 +204,9 @@ export async function gatherToolSessions(
   shards: number,
   filter: SumsFilter,
   timeoutMs: number,
-): Promise<{ rows: ToolSessionRow[]; unavailable: number }> {
-  const { answers, unavailable } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
+): Promise<{ rows: ToolSessionRow[]; unavailable: number; failed: number[] }> {
+  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
     ledgerShard(namespace, tenant, shard).toolSessions(tenant, filter),
   );
-  return { rows: answers.flat(), unavailable };
+  return { rows: answers.flat(), unavailable: failed.length, failed };
 }

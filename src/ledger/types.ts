@@ -20,8 +20,6 @@ export interface PricedSession {
   turns: number;
   usage: SessionUsage;
   cost_usd: number;
-  /** The arm the hash puts the session in; the shard prefers the arm its decisions were answered in. */
-  holdout: boolean;
   /** The report's content in one fixed key order, to tell a repeat from a conflict. */
   report: string;
 }

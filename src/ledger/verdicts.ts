@@ -5,6 +5,7 @@
  */
 import type { Verdict } from "./report";
 import { confidenceSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
+import { mean, welch, type Moments } from "./stats";
 import type { ToolSessionRow } from "./types";
 
 /** Report order: when the bill was reported, ties by session id (ledger-v2.md §2). */
@@ -83,4 +84,61 @@ export function tenantVerdict(rows: readonly ToolSessionRow[], holdoutFraction: 
   const interval: [number, number] = [lo, hi];
   const verdict: Verdict = withheld !== null ? "inconclusive" : lo > 0 ? "losing" : hi < 0 ? "saving" : "inconclusive";
   return { tools: k, alpha_per_tool: alpha / k, estimate, interval, verdict, withheld };
+}
+
+/** Count, sum and sum of squares of the costs of some rows. */
+function momentsOf(rows: readonly ToolSessionRow[]): Moments {
+  let sum = 0;
+  let sumsq = 0;
+  for (const r of rows) {
+    sum += r.cost;
+    sumsq += r.cost * r.cost;
+  }
+  return { n: rows.length, sum, sumsq };
+}
+
+/**
+ * The report's holdout section: every tool's verdict from the confidence
+ * sequence, the tenant-wide combination, and (information only, never a
+ * verdict) each tool's Welch interval of one look.
+ *
+ * @example
+ * holdoutFigures(rows, 0.2, { n: 1_000, sum: 2_400, sumsq: 6_000 }).tools[0]
+ * // { tool_name: "grep", sessions: 1000, treated: 801, held_out: 199, verdict: "saving", ... }
+ */
+export function holdoutFigures(rows: readonly ToolSessionRow[], holdoutFraction: number, billed: Moments) {
+  const verdicts = toolVerdicts(rows, holdoutFraction);
+  const tools = [...rowsByTool(rows)].map(([tool_name, list]) => {
+    const seq = verdicts.get(tool_name) as SequenceResult;
+    const treatedRows = list.filter((r) => r.treated);
+    const heldRows = list.filter((r) => !r.treated);
+    const w = welch(momentsOf(treatedRows), momentsOf(heldRows));
+    return {
+      tool_name,
+      sessions: seq.sessions,
+      treated: seq.treated,
+      held_out: seq.held_out,
+      share: billed.n > 0 ? Math.min(1, list.length / billed.n) : null,
+      estimate_usd: seq.estimate,
+      interval: seq.interval,
+      verdict: seq.verdict,
+      withheld: seq.withheld,
+      information: {
+        treated_mean_cost_usd: mean(momentsOf(treatedRows)),
+        held_out_mean_cost_usd: mean(momentsOf(heldRows)),
+        welch_difference_usd: w.difference,
+        welch_ci95: w.ci95,
+        welch_df: w.df,
+      },
+    };
+  });
+  const tenant = tenantVerdict(rows, holdoutFraction, billed.n);
+  return {
+    fraction: holdoutFraction,
+    sessions: billed.n,
+    mean_cost_usd: mean(billed),
+    verdict: tenant.verdict,
+    tenant: { tools: tenant.tools, alpha_per_tool: tenant.alpha_per_tool, estimate_usd: tenant.estimate, interval: tenant.interval, verdict: tenant.verdict, withheld: tenant.withheld },
+    tools,
+  };
 }
