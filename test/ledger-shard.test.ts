@@ -164,6 +164,7 @@ describe("a ledger shard", () => {
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN offload_at");
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN suffix_tokens");
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN cache_ttl");
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN plan");
       state.storage.sql.exec("DELETE FROM meta WHERE key = 'schema_version'");
     });
     await evictDurableObject(shard);
