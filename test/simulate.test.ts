@@ -11,7 +11,7 @@ import { OPUS, putRow, resetState } from "./helpers";
 // and its real local bindings (KV, the ledger's Durable Objects). The full
 // run is `npm run simulate`; both play the same worlds with the same code.
 
-const SIZES: Record<World["id"], number> = { 1: 120, 2: 700, 3: 200, 4: 200 };
+const SIZES: Record<World["id"], number> = { 1: 200, 2: 700, 3: 200, 4: 200 };
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token. */
 const transport: Transport = async (method, path, body) => {
