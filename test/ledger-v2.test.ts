@@ -2,6 +2,7 @@ import { reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { shardFor } from "../src/ledger/ids";
+import { pricesOf } from "../src/routes/gate/ledger";
 import { WORKED_EXAMPLE_P1 } from "../src/routes/plan/schema";
 import { OPUS, putRow, resetState } from "./helpers";
 import { callWorker, type Tenant } from "./ledger-fixtures";
@@ -59,6 +60,13 @@ afterEach(async () => {
 });
 
 describe("the realized net, complete (§4)", () => {
+  it("keeps every price of the row a decision was priced with, the 1-hour writes and the tier's included", () => {
+    const row = { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6, provider: "anthropic", source: "https://example.com/p",
+      long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 } };
+    expect(pricesOf(row)).toEqual({ input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, cache_write_1h: 6,
+      long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 } });
+  });
+
   it("prices a 1-hour decision at the 1-hour write: example T1 realizes 0.2277, not 0.15345", async () => {
     await putConfig({ pricing_mode: "cache_aware" });
     const T1 = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, context_tokens: 60_000, cache_hit_rate: 0.9, cache_ttl: "1h", session_id: "t1" };
