@@ -125,7 +125,12 @@ export async function reportSessions(
   );
 }
 
-/** A shard that did not answer within the budget. */
+/**
+ * A shard that did not answer within the budget.
+ *
+ * @example
+ * new ShardTimeout(3, 5_000).message // "ledger shard 3 did not answer within 5000 ms"
+ */
 export class ShardTimeout extends Error {
   constructor(shard: number, ms: number) {
     super(`ledger shard ${shard} did not answer within ${ms} ms`);

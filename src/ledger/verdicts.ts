@@ -13,7 +13,12 @@ function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {
   return [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
 }
 
-/** The rows of each tool, each list in report order. */
+/**
+ * The rows of each tool, each list in report order.
+ *
+ * @example
+ * rowsByTool(rows).get("grep") // grep's (session, tool) rows, by `at` then session id
+ */
 export function rowsByTool(rows: readonly ToolSessionRow[]): Map<string, ToolSessionRow[]> {
   const tools = new Map<string, ToolSessionRow[]>();
   for (const row of inReportOrder(rows)) {
