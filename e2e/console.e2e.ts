@@ -168,8 +168,8 @@ describe("the ops console at GET /", () => {
       .toBeGreaterThan(0);
     expect(await status.textContent()).toMatch(/^Tenant default, .* per (minute|hour)\.$/);
     expect(await page.locator("#savings-priors tbody tr").count()).toBe(3);
-    expect(await page.locator("#savings-arms tbody tr").count()).toBe(2);
-    // No session bills yet: no interval, so no verdict but inconclusive.
+    // No session bills yet: one row saying so, no interval, so no verdict but inconclusive.
+    expect(await page.locator("#savings-tools tbody tr").count()).toBe(1);
     expect(await page.getByTestId("savings-verdict").textContent()).toMatch(/^Verdict: inconclusive/);
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);

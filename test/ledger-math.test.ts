@@ -7,7 +7,8 @@ import {
   shardOfDecisionId,
   unitHash,
 } from "../src/ledger/ids";
-import { bucketFor, emptySums, mergeSums, savingsFigures, verdictOf, type LedgerSums } from "../src/ledger/report";
+import { holdoutFigures } from "../src/ledger/verdicts";
+import { bucketFor, emptySums, mergeSums, savingsFigures, type LedgerSums } from "../src/ledger/report";
 import {
   incompleteBeta,
   meanInterval,
@@ -98,13 +99,6 @@ describe("intervals", () => {
     expect(result.ci95?.[0]).toBeCloseTo(-3.984096, 5);
     expect(result.ci95?.[1]).toBeCloseTo(-0.349237, 5);
   });
-
-  it("says saving below 0, losing above 0, and inconclusive across it or without an interval", () => {
-    expect(verdictOf([-2, -1])).toBe("saving");
-    expect(verdictOf([0.1, 2])).toBe("losing");
-    expect(verdictOf([-1, 1])).toBe("inconclusive");
-    expect(verdictOf(null)).toBe("inconclusive");
-  });
 });
 
 describe("decision ids and shards", () => {
@@ -170,12 +164,12 @@ describe("merging shards' sums", () => {
     const a = shard({
       decisions: 3,
       fired: 2,
-      treatment: momentsOf([1, 2]),
+      sessions: momentsOf([1, 2]),
       series: [{ start: 0, decisions: 3, fired: 2, fired_with_outcome: 1, predicted_net_usd: 0.1, realized_net_usd: 0.2 }],
     });
     const b = shard({
       decisions: 1,
-      treatment: momentsOf([3]),
+      sessions: momentsOf([3]),
       series: [
         { start: 60_000, decisions: 1, fired: 0, fired_with_outcome: 0, predicted_net_usd: 0, realized_net_usd: 0 },
         { start: 0, decisions: 1, fired: 1, fired_with_outcome: 1, predicted_net_usd: 0.3, realized_net_usd: 0.1 },
@@ -183,19 +177,21 @@ describe("merging shards' sums", () => {
     });
     const merged = [a, b].reduce(mergeSums, emptySums());
     expect(merged.decisions).toBe(4);
-    expect(merged.treatment).toEqual(momentsOf([1, 2, 3]));
+    expect(merged.sessions).toEqual(momentsOf([1, 2, 3]));
     expect(merged.series.map((s) => s.start)).toEqual([0, 60_000]);
     expect(merged.series[0]?.decisions).toBe(4);
     expect(merged.series[0]?.predicted_net_usd).toBeCloseTo(0.4, 12);
   });
 
-  it("reports a holdout comparison whose interval and verdict come from the sessions' bills", () => {
-    const figures = savingsFigures(
-      shard({ treatment: momentsOf([5.1, 5.3, 5.2, 5.4, 5.0]), holdout: momentsOf([4.0, 4.2, 4.1, 3.9, 4.3]) }),
-    );
-    expect(figures.holdout.difference_usd).toBeCloseTo(1.1, 10);
-    expect(figures.holdout.verdict).toBe("losing");
-    expect(figures.holdout.treatment.sessions).toBe(5);
+  it("gives no holdout verdict on five sessions per arm, however clear the difference (Welch's is information only)", () => {
+    const rows = [5.1, 5.3, 5.2, 5.4, 5.0, 4.0, 4.2, 4.1, 3.9, 4.3].map((cost, i) => ({ tool_name: "grep", session_id: `s${i}`, at: i, treated: i < 5, cost }));
+    const figures = holdoutFigures(rows, 0.5, momentsOf(rows.map((r) => r.cost)));
+    const [grep] = figures.tools;
+    expect(grep?.information.welch_difference_usd).toBeCloseTo(1.1, 10);
+    expect(grep?.information.welch_ci95?.[0]).toBeGreaterThan(0);
+    expect(grep?.verdict).toBe("inconclusive");
+    expect(grep?.withheld).toBe("too_few_sessions");
+    expect(figures.verdict).toBe("inconclusive");
   });
 
   it("picks minute buckets for a few hours, hours for a week, days beyond", () => {

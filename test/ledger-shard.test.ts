@@ -19,7 +19,6 @@ function session(over: Partial<PricedSession> = {}): PricedSession {
     turns: 10,
     usage: { input_tokens: 1_000, output_tokens: 500 },
     cost_usd: 0.0175,
-    holdout: false,
   };
   const merged = { ...base, ...over };
   return { ...merged, report: JSON.stringify([merged.session_id, merged.model_name, merged.turns, merged.usage]) };
@@ -165,6 +164,7 @@ describe("a ledger shard", () => {
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN offload_at");
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN suffix_tokens");
       state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN cache_ttl");
+      state.storage.sql.exec("ALTER TABLE decisions DROP COLUMN plan");
       state.storage.sql.exec("DELETE FROM meta WHERE key = 'schema_version'");
     });
     await evictDurableObject(shard);
@@ -189,27 +189,27 @@ describe("a ledger shard", () => {
     ]);
   });
 
-  it("puts a session's bill in the arm its decisions were answered in, and is idempotent on it", async () => {
+  it("joins a session's bill to its tool's arm, as its decisions were answered, and is idempotent on it", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
     await shard.record(tenant, [seedDecision({ session_id: "held", holdout: true, fire: false, reason_code: "holdout" })], 30);
     const results = await shard.reportSessions(
       tenant,
       Date.now(),
-      [session({ session_id: "held", holdout: false }), session({ session_id: "plain", holdout: false })],
+      [session({ session_id: "held" }), session({ session_id: "plain" })],
       30,
     );
     expect(results.map((r) => r.status)).toEqual(["accepted", "accepted"]);
     const again = await shard.reportSessions(
       tenant,
       Date.now(),
-      [session({ session_id: "plain", holdout: false }), session({ session_id: "plain", turns: 11 })],
+      [session({ session_id: "plain" }), session({ session_id: "plain", turns: 11 })],
       30,
     );
     expect(again).toEqual([{ status: "accepted", repeated: true }, expect.objectContaining({ status: "conflict" })]);
     const sums = await shard.sums(tenant, WINDOW, DAY);
-    expect(sums.holdout.n).toBe(1);
-    expect(sums.treatment.n).toBe(1);
+    expect(sums.sessions.n).toBe(2);
+    expect(await shard.toolSessions(tenant, WINDOW)).toEqual([expect.objectContaining({ session_id: "held", tool_name: "web.fetch", treated: false })]);
   });
 
   it("purges decisions, their outcomes and sessions past the retention when its alarm runs", async () => {

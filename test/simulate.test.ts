@@ -1,17 +1,17 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeDemo, runDemo, type DemoResult } from "../scripts/simulate/demo";
+import { describeDemo, runDemo, toolRow, type DemoResult } from "../scripts/simulate/demo";
 import { WORLDS, type Transport, type World } from "../scripts/simulate/world";
 import worker from "../src/index";
 import { ALICE_TOKEN } from "./secrets";
 import { OPUS, putRow, resetState } from "./helpers";
 
-// The note's three demonstrations, at a small size, against the real worker
+// The note's three demonstrations and ledger-v2's mixed world, at a small size, against the real worker
 // and its real local bindings (KV, the ledger's Durable Objects). The full
 // run is `npm run simulate`; both play the same worlds with the same code.
 
-const SIZES: Record<World["id"], number> = { 1: 120, 2: 700, 3: 200 };
+const SIZES: Record<World["id"], number> = { 1: 200, 2: 700, 3: 200, 4: 200 };
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token. */
 const transport: Transport = async (method, path, body) => {
@@ -51,27 +51,36 @@ describe("the simulator's demonstrations, from the ledger's report alone", () =>
   it("1: with true parameters equal to the priors, realized net tracks predicted and the holdout says saving", () => {
     const result = results.get(1);
     for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
-    expect(result?.report.holdout.verdict).toBe("saving");
+    expect(toolRow(result!.report, "sim1.grep")?.verdict).toBe("saving");
   });
 
   it("2: the seed predicts a saving, the bill loses, and the holdout says losing for the tool", () => {
     const r = results.get(2)?.report;
     expect(r?.net.predicted_usd).toBeGreaterThan(0);
     expect(r?.net.realized_usd).toBeLessThan(0);
-    expect(r?.holdout.verdict).toBe("losing");
+    expect(toolRow(r!, "sim2.read_file")?.verdict).toBe("losing");
   });
 
   it("3: realized recall and horizon recover the true values within their intervals", () => {
     const result = results.get(3);
-    expect(result?.checks).toHaveLength(2);
+    expect(result?.checks).toHaveLength(3);
     for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("4: two tools in the same sessions, one losing and one saving: the report ends losing for the one and saving for the other", () => {
+    const r = results.get(4)!.report;
+    expect(r.holdout.tools.map((t: { tool_name: string }) => t.tool_name).sort()).toEqual(["sim4.grep", "sim4.read_file"]);
+    expect(toolRow(r, "sim4.read_file")?.verdict).toBe("losing");
+    expect(toolRow(r, "sim4.grep")?.verdict).toBe("saving");
+    expect(describeDemo(results.get(4)!).at(-1)).toMatch(/verdict (losing|saving)$/);
   });
 
   it("prices each session's bill in the ledger as the simulator prices it", () => {
     const result = results.get(2);
     const own = result?.ownBills.treatment ?? [];
     const mean = own.reduce((a, b) => a + b, 0) / own.length;
-    expect(result?.report.holdout.treatment.sessions).toBe(own.length);
-    expect(result?.report.holdout.treatment.mean_cost_usd).toBeCloseTo(mean, 9);
+    const row = toolRow(result!.report, "sim2.read_file");
+    expect(row?.treated).toBe(own.length);
+    expect(row?.information.treated_mean_cost_usd).toBeCloseTo(mean, 9);
   });
 });

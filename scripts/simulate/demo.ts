@@ -87,16 +87,17 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
         model_name: world.model,
         output_tokens: out.tokens,
         session_id: session.id,
-        tool_name: world.tool,
+        tool_name: out.tool,
         ...(world.mode === "cache_aware" ? { context_tokens: session.context } : {}),
       }));
       const verdicts: Verdict[] = [];
       let heldOut = false;
       if (items.length > 0) {
         const body = await expectOk(send, "POST", "/v1/gate/batch", { items });
-        for (const d of body.decisions) {
+        for (const [i, d] of body.decisions.entries()) {
           if ("error" in d) throw new Error(`the gate refused a simulated request: ${d.error.message}`);
-          heldOut ||= d.reason_code === "holdout";
+          // The arm of the world's own tool: each tool of a session has its own.
+          heldOut ||= d.reason_code === "holdout" && items[i]?.tool_name === world.tool;
           verdicts.push({ decision_id: d.decision_id, fire: d.fire, ...d.inputs });
         }
       }
@@ -105,7 +106,7 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
       outcomes.push(...reported);
       sessions.push({ session_id: session.id, model_name: world.model, turns: world.turns, usage });
       // The report counts a tool's sessions by their decisions: a session with none is not one of them.
-      if (verdicts.length > 0) ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
+      if (items.some((item) => item.tool_name === world.tool)) ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
@@ -114,36 +115,44 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
   if ((outcomeTally.accepted ?? 0) !== outcomes.length || (sessionTally.accepted ?? 0) !== sessions.length) {
     throw new Error(`reports not all accepted: outcomes ${JSON.stringify(outcomeTally)}, sessions ${JSON.stringify(sessionTally)}`);
   }
-  const query = new URLSearchParams({ tool_name: world.tool, from, to: new Date(options.now() + 60_000).toISOString() });
+  // The mixed world reads the whole tenant's report: one row per tool.
+  const query = new URLSearchParams({ ...(world.second === undefined ? { tool_name: world.tool } : {}), from, to: new Date(options.now() + 60_000).toISOString() });
   const figures = await expectOk(send, "GET", `/v1/savings?${query}`);
   return { world, sessions: options.sessions, decisions, report: figures, ownBills, checks: checksFor(world, figures), elapsedMs: options.now() - started };
 }
 
 const inside = (value: number, ci: [number, number] | null) => ci !== null && ci[0] <= value && value <= ci[1];
 
+/** The report's verdict row for one tool. */
+export const toolRow = (report: Report, tool: string) => (report.holdout.tools as Report[]).find((t) => t.tool_name === tool);
+
 /**
- * What each demonstration must show, from the report alone. The cache hit
- * rate is printed but not checked: every decision of a session reads the
- * same turns, so its interval, which counts decisions as independent, is
- * too narrow (docs/ledger.md).
+ * What each demonstration must show, from the report alone. Every verdict
+ * is the confidence sequence's (ledger-v2.md §2), for the tool's own arm.
  */
 export function checksFor(world: World, report: Report): Check[] {
   switch (world.id) {
     case 1:
       return [
         { name: "realized net tracks predicted: 0 inside the interval of (realized − predicted)", pass: inside(0, report.net.mean_gap_ci95) },
-        { name: "holdout verdict is saving", pass: report.holdout.verdict === "saving" },
+        { name: `holdout verdict for ${world.tool} is saving`, pass: toolRow(report, world.tool)?.verdict === "saving" },
       ];
     case 2:
       return [
         { name: "predicted net is positive", pass: report.net.predicted_usd > 0 },
         { name: "realized net is negative", pass: report.net.realized_usd < 0 },
-        { name: `holdout verdict for ${world.tool} is losing`, pass: report.holdout.verdict === "losing" },
+        { name: `holdout verdict for ${world.tool} is losing`, pass: toolRow(report, world.tool)?.verdict === "losing" },
       ];
     case 3:
       return [
         { name: `realized recall's interval holds the true ${world.recall}`, pass: inside(world.recall, report.recall.ci95) },
         { name: `realized horizon's interval holds the true ${trueHorizon(world)}`, pass: inside(trueHorizon(world), report.horizon.ci95) },
+        { name: `realized cache hit rate's interval holds the true ${world.cacheHitRate}`, pass: inside(world.cacheHitRate, report.cache_hit_rate.ci95) },
+      ];
+    case 4:
+      return [
+        { name: `holdout verdict for ${world.tool} is losing`, pass: toolRow(report, world.tool)?.verdict === "losing" },
+        { name: `holdout verdict for ${world.second?.tool} is saving`, pass: toolRow(report, world.second?.tool ?? "")?.verdict === "saving" },
       ];
   }
 }
@@ -167,8 +176,11 @@ export function describeDemo(result: DemoResult): string[] {
     `  horizon: realized ${num(r.horizon.realized_mean, 2)} ${ci(r.horizon.ci95, (x) => num(x, 2))}, prior ${num(r.horizon.prior_mean, 2)}, true ${trueHorizon(world)}`,
     `  cache hit rate: realized ${num(r.cache_hit_rate.realized_mean)} ${ci(r.cache_hit_rate.ci95, (x) => num(x))}, prior ${num(r.cache_hit_rate.prior_mean, 2)}, true ${world.cacheHitRate}`,
     `  missed savings: ${money(r.missed_savings.usd)} over ${r.missed_savings.decisions} decisions that did not fire`,
-    `  sessions: treatment ${h.treatment.sessions} at ${money(h.treatment.mean_cost_usd)} each (simulator's own bills ${money(meanOf(result.ownBills.treatment))}), holdout ${h.holdout.sessions} at ${money(h.holdout.mean_cost_usd)} (${money(meanOf(result.ownBills.holdout))})`,
+    `  sessions billed ${h.sessions} at ${money(h.mean_cost_usd)} each; the world's tool treated in ${result.ownBills.treatment.length} (simulator's own bills ${money(meanOf(result.ownBills.treatment))}), held out in ${result.ownBills.holdout.length} (${money(meanOf(result.ownBills.holdout))})`,
     ...result.checks.map((c) => `  ${c.pass ? "ok  " : "FAIL"} ${c.name}`),
-    `  treatment − holdout per session: ${money(h.difference_usd)} ${ci(h.ci95, money)} → verdict ${h.verdict} for ${world.tool}`,
+    ...(h.tools as Report[]).map(
+      (t) =>
+        `  ${t.tool_name}: treatment − holdout per session ${money(t.estimate_usd)} ${ci(t.interval, money)} (confidence sequence; ${t.treated} treated, ${t.held_out} held out; Welch, information only: ${ci(t.information.welch_ci95, money)}) → verdict ${t.verdict}`,
+    ),
   ];
 }

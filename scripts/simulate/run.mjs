@@ -1,4 +1,4 @@
-// `npm run simulate`: the outcomes ledger's three demonstrations, played
+// `npm run simulate`: the outcomes ledger's four demonstrations, played
 // against the local worker (workerd through miniflare, 127.0.0.1 only, fresh
 // in-memory storage, seeded pricing), and each one's figures printed from
 // the ledger's own report. Exits non-zero if a demonstration fails its check.
@@ -12,7 +12,7 @@ import { describeDemo, runDemo } from "./demo.ts";
 import { WORLDS } from "./world.ts";
 
 /** Sessions per demonstration at full size: enough for demonstration 2's verdict to be clear (docs/ledger.md). */
-const FULL = { 1: 400, 2: 2_000, 3: 600 };
+const FULL = { 1: 400, 2: 2_000, 3: 600, 4: 600 };
 const scale = Math.min(4, Math.max(0.05, Number(process.env.SIMULATE_SCALE ?? 1)));
 const port = Number(process.env.SIMULATE_PORT ?? 8870);
 const seed = Number(process.env.SIMULATE_SEED ?? 2026);

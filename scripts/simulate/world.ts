@@ -10,9 +10,14 @@ export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: un
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3;
+  id: 1 | 2 | 3 | 4;
   title: string;
   tool: string;
+  /**
+   * A second tool in the same sessions (demonstration 4): it returns the
+   * outputs of even turns, with its own true recall probability.
+   */
+  second?: { tool: string; recall: number; outputTokens: [number, number] };
   model: string;
   /** The mode the gate decides in (config:gate's pricing_mode). */
   mode: "seed" | "cache_aware";
@@ -33,7 +38,7 @@ export interface World {
 const TURN_INPUT = 300;
 const TURN_OUTPUT = 400;
 
-/** The note's three demonstrations. */
+/** The note's three demonstrations, and ledger-v2's mixed world. */
 export const WORLDS: readonly World[] = [
   {
     id: 1,
@@ -77,6 +82,21 @@ export const WORLDS: readonly World[] = [
     cacheHitRate: 0.75,
     holdoutFraction: 0.5,
   },
+  {
+    id: 4,
+    title: "seed gate, two tools in the same sessions (ledger-v2 §1): read_file (12k outputs, 480k of history, recalled 90% of the time) loses, grep (25k, never recalled) saves",
+    tool: "sim4.read_file",
+    second: { tool: "sim4.grep", recall: 0, outputTokens: [24_000, 26_000] },
+    model: "claude-opus-4-6",
+    mode: "seed",
+    turns: 8,
+    outputChance: 1,
+    outputTokens: [11_000, 13_000],
+    contextTokens: [480_000, 490_000],
+    recall: 0.9,
+    cacheHitRate: 1,
+    holdoutFraction: 0.5,
+  },
 ];
 
 /** The true mean horizon: outputs fall evenly on turns 1 … L − 1, and turns_after = L − t. */
@@ -99,6 +119,8 @@ const between = (rng: () => number, [lo, hi]: [number, number]) => lo + Math.flo
 /** One large tool output in a session, and the dice already rolled for it. */
 interface Output {
   turn: number;
+  /** The tool that returned it. */
+  tool: string;
   tokens: number;
   recalledIfStubbed: boolean;
   recallHopHit: boolean;
@@ -127,7 +149,9 @@ export function drawSession(world: World, index: number, seed: number): Session 
   const outputs: Output[] = [];
   for (let turn = 1; turn < world.turns; turn++) {
     if (rng() >= world.outputChance) continue;
-    outputs.push({ turn, tokens: between(rng, world.outputTokens), recalledIfStubbed: rng() < world.recall, recallHopHit: rng() < world.cacheHitRate });
+    const second = world.second !== undefined && turn % 2 === 0 ? world.second : null;
+    const recall = second?.recall ?? world.recall;
+    outputs.push({ turn, tool: second?.tool ?? world.tool, tokens: between(rng, second?.outputTokens ?? world.outputTokens), recalledIfStubbed: rng() < recall, recallHopHit: rng() < world.cacheHitRate });
   }
   return { id: `sim${world.id}-s${seed}-${index}`, context, hits, outputs };
 }

@@ -31,16 +31,18 @@ export function holdOut(outcome: GateOutcome): HeldOutcome {
 /** A clearing plan answered in the holdout: what it would have stubbed, kept beside the nothing it stubs. */
 export interface HeldPlan extends PlanOutcome {
   would_stub?: string[];
+  would_net_saving_usd?: number;
 }
 
 /**
  * The plan for a session in the holdout: nothing stubbed
- * (`reason_code: "holdout"`), `would_stub` with what the plan would have
- * stubbed, its priced terms unchanged. A plan that was never priced keeps
- * its own reason, as a gate decision does.
+ * (`reason_code: "holdout"`), so `net_saving_usd: 0`; `would_stub` and
+ * `would_net_saving_usd` with what the plan would have stubbed and saved,
+ * its other terms unchanged. A plan that was never priced keeps its own
+ * reason, as a gate decision does.
  *
  * @example
- * holdOutPlan(decidePlan(P1, lookup)) // { stub: [], would_stub: ["c1", "c2", "c3"], reason_code: "holdout", net_saving_usd: 0.2773, ... }
+ * holdOutPlan(decidePlan(P1, lookup)) // { stub: [], would_stub: ["c1", "c2", "c3"], reason_code: "holdout", net_saving_usd: 0, would_net_saving_usd: 0.2773, ... }
  */
 export function holdOutPlan(outcome: PlanOutcome): HeldPlan {
   if (outcome.reason_code !== "plan_positive" && outcome.reason_code !== "plan_not_positive") return outcome;
@@ -50,6 +52,8 @@ export function holdOutPlan(outcome: PlanOutcome): HeldPlan {
     candidates: outcome.candidates.map((candidate) => ({ ...candidate, stubbed: false })),
     reason: `holdout: would stub ${outcome.stub.length}; ${outcome.reason}`,
     reason_code: "holdout",
+    net_saving_usd: 0,
     would_stub: outcome.stub,
+    would_net_saving_usd: outcome.net_saving_usd,
   };
 }

@@ -3,12 +3,13 @@ import { shardFor, shardOfDecisionId } from "./ids";
 import { emptySums, mergeSums, type LedgerSums } from "./report";
 import type { OutcomeReport } from "./savings";
 import type { SumsFilter } from "./sql";
-import type { ItemResult, PricedSession } from "./types";
+import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /**
  * The report and savings routes' side of the ledger: items sent to the
  * shards that own them, answers put back in item order, sums gathered from
- * every shard. A shard that fails makes the whole call throw (the route
+ * every shard, every call bounded by ledger_timeout_ms. A report shard that
+ * fails or does not answer in time makes the whole call throw (the route
  * answers 503): every report is idempotent, so a retry is safe.
  */
 
@@ -21,6 +22,7 @@ export interface Indexed<T> {
 async function byShard<T>(
   items: readonly Indexed<T>[],
   shardOf: (item: T) => number,
+  timeoutMs: number,
   ask: (shard: number, items: T[]) => Promise<ItemResult[]>,
 ): Promise<Map<number, ItemResult>> {
   const groups = new Map<number, Indexed<T>[]>();
@@ -33,51 +35,150 @@ async function byShard<T>(
   const answers = new Map<number, ItemResult>();
   await Promise.all(
     [...groups].map(async ([shard, group]) => {
-      const results = await ask(shard, group.map((entry) => entry.item));
+      const results = await bounded(shard, timeoutMs, () => ask(shard, group.map((entry) => entry.item)));
       group.forEach((entry, i) => answers.set(entry.index, results[i] ?? { status: "invalid", message: "no answer from the ledger" }));
     }),
   );
   return answers;
 }
 
+/** Where the reports go: the configured shard count and the budget of every call. */
+export interface ReportOptions {
+  shards: number;
+  timeoutMs: number;
+}
+
+const UNKNOWN: ItemResult = { status: "unknown_decision", message: "no decision of this tenant has this id" };
+
 /**
  * Outcomes to the shards their decision ids name, in the caller's own
- * ledger: an id of another tenant's decision finds nothing there.
+ * ledger: an id of another tenant's decision finds nothing there, and an id
+ * naming a shard at or beyond the configured count is unknown_decision
+ * without touching an object.
  *
  * @example
- * const results = await reportOutcomes(env.LEDGER, "acme", Date.now(), [{ index: 0, item: outcome }]);
+ * const results = await reportOutcomes(env.LEDGER, "acme", Date.now(), { shards: 4, timeoutMs: 5_000 }, [{ index: 0, item: outcome }]);
  */
-export function reportOutcomes(namespace: LedgerNamespace, tenant: string, at: number, items: readonly Indexed<OutcomeReport>[]) {
-  return byShard(items, (item) => shardOfDecisionId(item.decision_id) ?? 0, (shard, list) =>
+export async function reportOutcomes(
+  namespace: LedgerNamespace,
+  tenant: string,
+  at: number,
+  options: ReportOptions,
+  items: readonly Indexed<OutcomeReport>[],
+) {
+  const inRange = (item: OutcomeReport) => {
+    const shard = shardOfDecisionId(item.decision_id);
+    return shard !== null && shard < options.shards;
+  };
+  const answers = await byShard(items.filter((entry) => inRange(entry.item)), (item) => shardOfDecisionId(item.decision_id) ?? 0, options.timeoutMs, (shard, list) =>
     ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list),
   );
+  for (const entry of items) if (!inRange(entry.item)) answers.set(entry.index, UNKNOWN);
+  return answers;
+}
+
+/**
+ * Where each session of a report goes: the shard that already holds its
+ * bill, else one that holds its decisions, else its hash's under today's
+ * shard count. Raising ledger_shards moves the hash, not what is stored, so
+ * a retried bill meets its first copy and is a repeat, not a second bill.
+ */
+async function homesOf(namespace: LedgerNamespace, tenant: string, options: ReportOptions, ids: string[]): Promise<Map<string, number>> {
+  const homes = new Map<string, number>();
+  if (options.shards <= 1 || ids.length === 0) return homes;
+  const found = await Promise.all(
+    Array.from({ length: options.shards }, (_, shard) =>
+      bounded(shard, options.timeoutMs, () => ledgerShard(namespace, tenant, shard).locateSessions(tenant, ids)),
+    ),
+  );
+  ids.forEach((id, i) => {
+    let best = 0;
+    found.forEach((answer, shard) => {
+      const where = answer[i] ?? 0;
+      if (where > best) {
+        best = where;
+        homes.set(id, shard);
+      }
+    });
+  });
+  return homes;
 }
 
 /**
  * Session bills to the shard of their session, where its decisions are.
  *
  * @example
- * await reportSessions(env.LEDGER, "acme", Date.now(), { shards: 4, retentionDays: 30 }, [{ index: 0, item: priced }]);
+ * await reportSessions(env.LEDGER, "acme", Date.now(), { shards: 4, timeoutMs: 5_000, retentionDays: 30 }, [{ index: 0, item: priced }]);
  */
-export function reportSessions(
+export async function reportSessions(
   namespace: LedgerNamespace,
   tenant: string,
   at: number,
-  options: { shards: number; retentionDays: number },
+  options: ReportOptions & { retentionDays: number },
   items: readonly Indexed<PricedSession>[],
 ) {
   const none = new Uint8Array(16);
-  return byShard(items, (item) => shardFor(tenant, item.session_id, options.shards, none), (shard, list) =>
+  const homes = await homesOf(namespace, tenant, options, [...new Set(items.map((entry) => entry.item.session_id))]);
+  const shardOf = (item: PricedSession) => homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
+  return byShard(items, shardOf, options.timeoutMs, (shard, list) =>
     ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays),
   );
 }
 
 /**
- * Every shard's sums for one tenant, merged. A shard that cannot answer is
- * counted, not fatal, so the report says how much of the ledger it covers.
+ * A shard that did not answer within the budget.
  *
  * @example
- * const { sums, unavailable } = await gatherSums(env.LEDGER, "acme", 4, { from, to }, 3_600_000);
+ * new ShardTimeout(3, 5_000).message // "ledger shard 3 did not answer within 5000 ms"
+ */
+export class ShardTimeout extends Error {
+  constructor(shard: number, ms: number) {
+    super(`ledger shard ${shard} did not answer within ${ms} ms`);
+  }
+}
+
+/**
+ * The shard call's answer, or a ShardTimeout once `ms` have passed: no
+ * ledger read waits longer than ledger_timeout_ms (ledger-v2.md §5).
+ *
+ * @example
+ * await bounded(0, 5_000, () => ledgerShard(ns, "acme", 0).sums("acme", filter, 60_000));
+ */
+export async function bounded<T>(shard: number, ms: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ShardTimeout(shard, ms)), ms)));
+  // A native promise: an RPC promise reads `.catch` as a remote property.
+  const answer = Promise.resolve().then(call);
+  answer.catch(() => undefined);
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Asks every shard of a tenant, each within the budget; the answers that came, and how many did not. */
+async function everyShard<T>(tenant: string, shards: number, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
+  const settled = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => bounded(shard, timeoutMs, () => call(shard))));
+  const answers: T[] = [];
+  const failed: number[] = [];
+  for (const [shard, result] of settled.entries()) {
+    if (result.status === "fulfilled") answers.push(result.value);
+    else {
+      failed.push(shard);
+      console.error(`offload-gate: ledger shard unavailable for ${what} (tenant ${tenant}):`, result.reason instanceof Error ? result.reason.message : result.reason);
+    }
+  }
+  return { answers, failed };
+}
+
+/**
+ * Every shard's sums for one tenant, merged. A shard that cannot answer
+ * within `timeoutMs` is counted, not fatal, so the report says how much of
+ * the ledger it covers (`failed` names them).
+ *
+ * @example
+ * const { sums, unavailable } = await gatherSums(env.LEDGER, "acme", 4, { from, to }, 3_600_000, 5_000);
  */
 export async function gatherSums(
   namespace: LedgerNamespace,
@@ -85,18 +186,32 @@ export async function gatherSums(
   shards: number,
   filter: SumsFilter,
   bucketMs: number,
-): Promise<{ sums: LedgerSums; unavailable: number }> {
-  const settled = await Promise.allSettled(
-    Array.from({ length: shards }, (_, shard) => ledgerShard(namespace, tenant, shard).sums(tenant, filter, bucketMs)),
+  timeoutMs: number,
+): Promise<{ sums: LedgerSums; unavailable: number; failed: number[] }> {
+  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the savings report", (shard) =>
+    ledgerShard(namespace, tenant, shard).sums(tenant, filter, bucketMs),
   );
-  let sums = emptySums();
-  let unavailable = 0;
-  for (const result of settled) {
-    if (result.status === "fulfilled") sums = mergeSums(sums, result.value);
-    else {
-      unavailable++;
-      console.error(`offload-gate: ledger shard unavailable for the savings report (tenant ${tenant}):`, result.reason);
-    }
-  }
-  return { sums, unavailable };
+  return { sums: answers.reduce(mergeSums, emptySums()), unavailable: failed.length, failed };
+}
+
+/**
+ * Every shard's (session, tool) pairs for one tenant, for the per-tool
+ * verdicts (./verdicts.ts). A shard that cannot answer within `timeoutMs`
+ * is counted in `unavailable`, never waited on.
+ *
+ * @example
+ * const { rows, unavailable } = await gatherToolSessions(env.LEDGER, "acme", 4, { from, to }, 5_000);
+ * toolVerdicts(rows, config.holdout_fraction);
+ */
+export async function gatherToolSessions(
+  namespace: LedgerNamespace,
+  tenant: string,
+  shards: number,
+  filter: SumsFilter,
+  timeoutMs: number,
+): Promise<{ rows: ToolSessionRow[]; unavailable: number; failed: number[] }> {
+  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
+    ledgerShard(namespace, tenant, shard).toolSessions(tenant, filter),
+  );
+  return { rows: answers.flat(), unavailable: failed.length, failed };
 }

@@ -1,4 +1,4 @@
-import { addMoments, meanInterval, NO_MOMENTS, welch, wilsonInterval, type Interval, type Moments } from "./stats";
+import { addClusters, addMoments, clusteredInterval, NO_CLUSTERS, NO_MOMENTS, type ClusterSums, type Interval, type Moments } from "./stats";
 
 /**
  * The savings report: per-shard sums (what each shard's SQL returns), merged
@@ -38,9 +38,10 @@ export interface LedgerSums {
   /** Decisions outside the holdout that did not fire, with a positive counterfactual net. */
   missed_decisions: number;
   missed_savings_usd: number;
-  /** Per arm, each session's bill. */
-  treatment: Moments;
-  holdout: Moments;
+  /** Every billed session's priced cost (the arms are per tool: ./verdicts.ts). */
+  sessions: Moments;
+  /** The clusters (sessions) of gap, horizon, q̂ and recall, for the clustered intervals of ledger-v2.md §3. */
+  clusters: { gap: ClusterSums; horizon: ClusterSums; cache_hit_rate: ClusterSums; recall: ClusterSums };
   series: SeriesBucket[];
 }
 
@@ -63,8 +64,8 @@ export function emptySums(): LedgerSums {
     prior_cache_hit_rate_sum: 0,
     missed_decisions: 0,
     missed_savings_usd: 0,
-    treatment: { ...NO_MOMENTS },
-    holdout: { ...NO_MOMENTS },
+    sessions: { ...NO_MOMENTS },
+    clusters: { gap: { ...NO_CLUSTERS }, horizon: { ...NO_CLUSTERS }, cache_hit_rate: { ...NO_CLUSTERS }, recall: { ...NO_CLUSTERS } },
     series: [],
   };
 }
@@ -111,46 +112,41 @@ export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
     prior_cache_hit_rate_sum: a.prior_cache_hit_rate_sum + b.prior_cache_hit_rate_sum,
     missed_decisions: a.missed_decisions + b.missed_decisions,
     missed_savings_usd: a.missed_savings_usd + b.missed_savings_usd,
-    treatment: addMoments(a.treatment, b.treatment),
-    holdout: addMoments(a.holdout, b.holdout),
+    sessions: addMoments(a.sessions, b.sessions),
+    clusters: {
+      gap: addClusters(a.clusters.gap, b.clusters.gap),
+      horizon: addClusters(a.clusters.horizon, b.clusters.horizon),
+      cache_hit_rate: addClusters(a.clusters.cache_hit_rate, b.clusters.cache_hit_rate),
+      recall: addClusters(a.clusters.recall, b.clusters.recall),
+    },
     series: [...buckets.values()].sort((x, y) => x.start - y.start),
   };
 }
 
-/** The holdout comparison's verdict. */
+/** A verdict on treatment − holdout: `losing` when it costs more, `saving` when less. */
 export type Verdict = "saving" | "losing" | "inconclusive";
-
-/**
- * `saving` when the 95% interval of (treatment − holdout) mean session cost
- * lies below 0, `losing` when it lies above 0, else `inconclusive`.
- *
- * @example
- * verdictOf([-0.4, -0.1]) // "saving"
- * verdictOf(null)         // "inconclusive": too few sessions in an arm
- */
-export function verdictOf(ci95: Interval): Verdict {
-  if (ci95 === null) return "inconclusive";
-  if (ci95[1] < 0) return "saving";
-  if (ci95[0] > 0) return "losing";
-  return "inconclusive";
-}
 
 const ratio = (num: number, den: number) => (den > 0 ? num / den : null);
 
+/** A proportion's clustered interval, kept inside [0, 1]. */
+function clamped(ci: Interval): Interval {
+  return ci === null ? null : [Math.max(0, ci[0]), Math.min(1, ci[1])];
+}
+
 /**
- * The report's figures from the merged sums: the note's list, with a 95%
- * interval on every estimate.
+ * The report's per-decision figures from the merged sums: the note's list,
+ * each mean with its 95% interval clustered by session (ledger-v2.md §3).
+ * The holdout's figures come from ./verdicts.ts.
  *
  * @example
- * savingsFigures(mergedSums).holdout.verdict // "saving" | "losing" | "inconclusive"
+ * savingsFigures(mergedSums).horizon.ci95 // [3.1, 4.4]: clustered by session
  */
 export function savingsFigures(sums: LedgerSums) {
-  const gap = meanInterval(sums.gap);
-  const horizon = meanInterval(sums.horizon);
-  const cache = meanInterval(sums.cache_hit_rate);
-  const comparison = welch(sums.treatment, sums.holdout);
-  const treatment = meanInterval(sums.treatment);
-  const holdout = meanInterval(sums.holdout);
+  const c = sums.clusters;
+  const gap = clusteredInterval(sums.gap.n, sums.gap.sum, c.gap);
+  const horizon = clusteredInterval(sums.horizon.n, sums.horizon.sum, c.horizon);
+  const cache = clusteredInterval(sums.cache_hit_rate.n, sums.cache_hit_rate.sum, c.cache_hit_rate);
+  const recall = clusteredInterval(sums.fired_with_outcome, sums.recalled, c.recall);
   return {
     decisions: sums.decisions,
     fired: sums.fired,
@@ -166,7 +162,7 @@ export function savingsFigures(sums: LedgerSums) {
     recall: {
       n: sums.fired_with_outcome,
       realized: ratio(sums.recalled, sums.fired_with_outcome),
-      ci95: wilsonInterval(sums.recalled, sums.fired_with_outcome),
+      ci95: clamped(recall.ci95),
       prior: ratio(sums.prior_recall_sum, sums.fired_with_outcome),
     },
     horizon: {
@@ -178,18 +174,10 @@ export function savingsFigures(sums: LedgerSums) {
     cache_hit_rate: {
       n: cache.n,
       realized_mean: cache.mean,
-      ci95: cache.ci95,
+      ci95: clamped(cache.ci95),
       prior_mean: ratio(sums.prior_cache_hit_rate_sum, sums.cache_hit_rate.n),
     },
     missed_savings: { decisions: sums.missed_decisions, usd: sums.missed_savings_usd },
-    holdout: {
-      treatment: { sessions: treatment.n, mean_cost_usd: treatment.mean },
-      holdout: { sessions: holdout.n, mean_cost_usd: holdout.mean },
-      difference_usd: comparison.difference,
-      ci95: comparison.ci95,
-      df: comparison.df,
-      verdict: verdictOf(comparison.ci95),
-    },
     series: sums.series,
   };
 }

@@ -18,6 +18,8 @@ export function canonicalOutcome(item: OutcomeReport): string {
     recalled: item.recalled,
     cached_turns: item.cached_turns ?? null,
     context_tokens: item.context_tokens ?? null,
+    // Absent for a gate decision's outcome, so reports stored before plans were priced still match.
+    ...(item.recalled_ids === undefined ? {} : { recalled_ids: [...new Set(item.recalled_ids)].sort() }),
   });
 }
 
@@ -50,5 +52,6 @@ export function decisionOf(row: Row): LedgerDecision {
       ...(row.cache_ttl === "1h" ? { cache_ttl: "1h" as const } : {}),
     },
     row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(String(row.row_json)),
+    ...(typeof row.plan === "string" ? { plan: JSON.parse(row.plan) } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
 import { cacheAwareTerms, ratesAt, type CachePriceRates, type CacheTtl, type OffloadAt, type PricingMode } from "../gate";
 
 /**
@@ -44,6 +45,8 @@ export interface LedgerDecision {
   inputs: DecisionInputs;
   /** The pricing row that priced it; null when none did (below the threshold, unpriced). */
   row: CachePriceRates | null;
+  /** Set on a clearing plan's decision: what it stubbed and the history it stubbed it in. */
+  plan?: LedgerPlan;
 }
 
 /** What an agent reports after a decision. */
@@ -57,6 +60,8 @@ export interface OutcomeReport {
   cached_turns?: number;
   /** The history before the output, for decisions that did not carry it. */
   context_tokens?: number;
+  /** For a clearing plan: which of its stubbed ids were recalled. */
+  recalled_ids?: string[];
 }
 
 /** A session's token usage, summed over its turns, as the provider reports it. */
@@ -97,6 +102,7 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
   if (decision.row === null) return null;
   const { inputs } = decision;
   const q = realizedCacheHitRate(outcome) ?? inputs.cache_hit_rate;
+  if (decision.plan !== undefined) return planRealizedNet(decision.plan, inputs, decision.row, decision.fire, outcome, q);
   const p = decision.fire ? (outcome.recalled ? 1 : 0) : inputs.recall_probability;
   return cacheAwareTerms(decision.row, {
     outputTokens: inputs.output_tokens,
@@ -123,6 +129,8 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
  * outcomeMismatch(notFired, { ..., recalled: true }) // { path: "recalled", message: "must be false: ..." }
  */
 export function outcomeMismatch(decision: LedgerDecision, outcome: OutcomeReport): { path: string; message: string } | null {
+  if (decision.plan !== undefined) return planMismatch(decision.plan, decision.fire, outcome);
+  if (outcome.recalled_ids !== undefined) return { path: "recalled_ids", message: "must be left out: only a clearing plan's outcome names recalled ids" };
   if (outcome.recalled && !decision.fire) {
     return { path: "recalled", message: "must be false: the decision did not fire, so there was no stub to recall" };
   }

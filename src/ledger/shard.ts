@@ -1,19 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { emptySums, type LedgerSums } from "./report";
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
-import {
-  DECISION_SUMS,
-  decisionWhere,
-  INSERT_DECISION,
-  MIGRATIONS,
-  SELECT_DECISION,
-  SERIES_SUMS,
-  SESSION_SUMS,
-  sessionWhere,
-  type SumsFilter,
-} from "./sql";
+import { INSERT_DECISION, MIGRATIONS, SELECT_DECISION, type SumsFilter } from "./sql";
+import { readLocations, readSums, readToolSessions } from "./reads";
 import { canonicalOutcome, decisionOf } from "./rows";
-import type { ItemResult, PricedSession } from "./types";
+import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
@@ -21,7 +12,6 @@ const DAY_MS = 86_400_000;
 const UNKNOWN = "no decision of this tenant has this id";
 const OTHER_TENANT = "this ledger shard belongs to another tenant";
 
-type Row = Record<string, SqlStorageValue>;
 
 /**
  * One shard of one tenant's outcomes ledger: a Durable Object with SQLite
@@ -43,16 +33,30 @@ export class LedgerShard extends DurableObject<Env> {
   private owner: string | null | undefined;
   private retentionDays: number | undefined;
 
+  // Whether the tables exist. A shard nothing was written to has none, and a
+  // read leaves it so: no read creates an object (ledger-v2.md §5).
+  private schemaReady: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     const version = this.schemaVersion();
-    if (version < MIGRATIONS.length) {
-      ctx.storage.transactionSync(() => {
-        for (const step of MIGRATIONS.slice(version)) this.sql.exec(step);
-        this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
-      });
-    }
+    this.schemaReady = version > 0;
+    if (this.schemaReady && version < MIGRATIONS.length) this.migrate(version);
+  }
+
+  private migrate(from: number): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const step of MIGRATIONS.slice(from)) this.sql.exec(step);
+      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
+    });
+  }
+
+  /** Creates the tables on the first write. */
+  private ensureSchema(): void {
+    if (this.schemaReady) return;
+    this.migrate(0);
+    this.schemaReady = true;
   }
 
   /** The schema version this shard's tables are at: 0 for a new shard; 1 for one from before versions were kept. */
@@ -82,6 +86,7 @@ export class LedgerShard extends DurableObject<Env> {
           i.stub_tokens, i.recall_input_tokens, i.recall_output_tokens,
           d.row === null ? null : this.rowId(JSON.stringify(d.row)),
           i.offload_at ?? null, i.suffix_tokens ?? null, i.cache_ttl ?? null,
+          d.plan === undefined ? null : JSON.stringify(d.plan),
         ).rowsWritten;
         if (written > 0) recorded++;
       }
@@ -95,8 +100,8 @@ export class LedgerShard extends DurableObject<Env> {
    * same report repeated), unknown_decision, conflict or invalid.
    */
   async reportOutcomes(tenant: string, at: number, items: OutcomeReport[]): Promise<ItemResult[]> {
-    // Another tenant's shard holds none of the caller's decisions.
-    if (this.claim(tenant, false) === "other") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
+    // Another tenant's shard, or one nothing was written to, holds none of the caller's decisions.
+    if (this.claim(tenant, false) !== "own") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
     return this.ctx.storage.transactionSync(() => items.map((item) => this.reportOutcome(at, item)));
   }
 
@@ -111,57 +116,39 @@ export class LedgerShard extends DurableObject<Env> {
     return results;
   }
 
+  /**
+   * Where each session is here: 2 when its bill is, 1 when only decisions
+   * of it are, 0 when nothing of it is. The sessions route sends a bill to
+   * the shard that already holds it, whatever ledger_shards did since.
+   */
+  async locateSessions(tenant: string, sessionIds: string[]): Promise<number[]> {
+    return this.claim(tenant, false) === "own" ? readLocations(this.sql, sessionIds) : sessionIds.map(() => 0);
+  }
+
   /** This shard's sums for the savings report. */
   async sums(tenant: string, filter: SumsFilter, bucketMs: number): Promise<LedgerSums> {
-    if (this.claim(tenant, false) !== "own") return emptySums();
-    const d = decisionWhere(filter);
-    const s = sessionWhere(filter);
-    const row = this.sql.exec(DECISION_SUMS + d.where, ...d.bindings).one();
-    const num = (key: string, from: Row = row) => Number(from[key] ?? 0);
-    const sums = emptySums();
-    Object.assign(sums, {
-      decisions: num("decisions"),
-      fired: num("fired"),
-      holdout_decisions: num("holdout_decisions"),
-      outcomes: num("outcomes"),
-      fired_with_outcome: num("fired_with_outcome"),
-      predicted_net_usd: num("predicted"),
-      realized_net_usd: num("realized"),
-      gap: { n: num("fired_with_outcome"), sum: num("realized") - num("predicted"), sumsq: num("gap_sumsq") },
-      recalled: num("recalled"),
-      prior_recall_sum: num("prior_recall_sum"),
-      horizon: { n: num("outcomes"), sum: num("horizon_sum"), sumsq: num("horizon_sumsq") },
-      prior_horizon_sum: num("prior_horizon_sum"),
-      cache_hit_rate: { n: num("cache_n"), sum: num("cache_sum"), sumsq: num("cache_sumsq") },
-      prior_cache_hit_rate_sum: num("prior_cache_sum"),
-      missed_decisions: num("missed_decisions"),
-      missed_savings_usd: num("missed_usd"),
-    });
-    sums.series = this.sql
-      .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
-      .toArray()
-      .map((b) => ({
-        start: num("start", b),
-        decisions: num("decisions", b),
-        fired: num("fired", b),
-        fired_with_outcome: num("fired_with_outcome", b),
-        predicted_net_usd: num("predicted", b),
-        realized_net_usd: num("realized", b),
-      }));
-    for (const arm of this.sql.exec(`${SESSION_SUMS}${s.where} GROUP BY s.holdout`, ...s.bindings)) {
-      sums[num("holdout", arm) === 1 ? "holdout" : "treatment"] = { n: num("n", arm), sum: num("sum", arm), sumsq: num("sumsq", arm) };
-    }
-    return sums;
+    return this.claim(tenant, false) === "own" ? readSums(this.sql, filter, bucketMs) : emptySums();
+  }
+
+  /**
+   * The (session, tool) pairs of the per-tool verdicts: one row per session
+   * with a bill in the window and tool with a decision in that session,
+   * with the tool's arm and the session's priced cost.
+   */
+  async toolSessions(tenant: string, filter: SumsFilter): Promise<ToolSessionRow[]> {
+    return this.claim(tenant, false) === "own" ? readToolSessions(this.sql, filter) : [];
   }
 
   /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */
   async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; bytes: number }> {
+    if (!this.schemaReady) return { decisions: 0, outcomes: 0, sessions: 0, bytes: 0 };
     const count = (table: string) => Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
     return { decisions: count("decisions"), outcomes: count("outcomes"), sessions: count("sessions"), bytes: this.sql.databaseSize };
   }
 
   /** Purges what is older than the retention, then comes back in an hour while anything is left. */
   override async alarm(): Promise<void> {
+    if (!this.schemaReady) return;
     const days = Number(this.meta("retention_days") ?? 30);
     const cutoff = Date.now() - days * DAY_MS;
     this.ctx.storage.transactionSync(() => {
@@ -203,12 +190,10 @@ export class LedgerShard extends DurableObject<Env> {
         ? { status: "accepted", repeated: true }
         : { status: "conflict", message: "a session with this id was already reported with different content" };
     }
-    // The arm its decisions were answered in, when they are here; else the hash's.
-    const arm = this.sql.exec("SELECT holdout FROM decisions WHERE session_id = ? LIMIT 1", item.session_id).toArray()[0];
-    const holdout = arm === undefined ? item.holdout : arm.holdout === 1;
+    // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
     this.sql.exec(
-      "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd, holdout ? 1 : 0,
+      "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, 0)",
+      item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd,
     );
     return { status: "accepted", repeated: false };
   }
@@ -219,6 +204,10 @@ export class LedgerShard extends DurableObject<Env> {
    * "new" when nothing was written here yet.
    */
   private claim(tenant: string, write = true): "own" | "new" | "other" {
+    if (!this.schemaReady) {
+      if (!write) return "new";
+      this.ensureSchema();
+    }
     if (this.owner === undefined) this.owner = this.meta("tenant");
     if (this.owner === null) {
       if (write) {

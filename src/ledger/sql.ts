@@ -63,13 +63,15 @@ CREATE INDEX IF NOT EXISTS sessions_at ON sessions (at);
   `ALTER TABLE decisions ADD COLUMN offload_at TEXT;
 ALTER TABLE decisions ADD COLUMN suffix_tokens REAL;
 ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
+  // 3: a clearing plan's segments and stubbed ids (JSON), so its outcome is priced by the plan's own formula.
+  `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
   cache_hit_rate, context_tokens, stub_tokens, recall_input_tokens, recall_output_tokens, row_id,
-  offload_at, suffix_tokens, cache_ttl)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  offload_at, suffix_tokens, cache_ttl, plan)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A decision with its row, for pricing an outcome. */
 export const SELECT_DECISION = `SELECT d.*, r.json AS row_json FROM decisions d
@@ -153,6 +155,50 @@ export const SERIES_SUMS = `SELECT
   TOTAL(CASE WHEN ${FWO} THEN o.realized_net END) AS realized
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
-/** Per arm: the sessions' bills. */
-export const SESSION_SUMS = `SELECT s.holdout AS holdout, COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq
+/**
+ * The WHERE clause for the (session, tool) pairs of toolSessions: sessions
+ * (alias `s`) reported in the window, of the model, joined with their
+ * decisions (alias `d`), and, for a tool, only that tool's.
+ */
+export function toolSessionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
+  return whereOf(filter, "s.at", "d.tool_name = ?", "(s.model_name = ? OR s.priced_as = ?)");
+}
+
+/**
+ * One row per (session with a bill, tool with a decision in it). A tool is
+ * treated in the session unless a decision about it was held out: the draw
+ * puts every one of them in the same arm, so MAX only matters when
+ * holdout_fraction changed during the session, and then the pair was not
+ * wholly treated.
+ */
+export const TOOL_SESSIONS = `SELECT COALESCE(d.tool_name, '') AS tool_name, s.session_id AS session_id, s.at AS at,
+  MAX(d.holdout) AS held, s.cost AS cost
+  FROM sessions s JOIN decisions d ON d.session_id = s.session_id WHERE `;
+export const TOOL_SESSIONS_GROUP = " GROUP BY s.session_id, COALESCE(d.tool_name, '')";
+
+/** The sessions' bills (their arms are per tool now: see TOOL_SESSIONS). */
+export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq
   FROM sessions s WHERE `;
+
+/**
+ * The cluster sums (stats.ts, ClusterSums) of the clustered intervals of
+ * ledger-v2.md §3, for realized − predicted (gap), the horizon, q̂ and the
+ * recall rate: one inner row per session (a decision without one is its own
+ * cluster), then Σ S², Σ n·S and Σ n² over them. Ends in the inner WHERE;
+ * append CLUSTER_SUMS_END.
+ */
+export const CLUSTER_SUMS = `SELECT
+  TOTAL(g_n > 0) AS gap_g, TOTAL(g_s * g_s) AS gap_cs2, TOTAL(g_n * g_s) AS gap_ncs, TOTAL(g_n * g_n) AS gap_n2,
+  TOTAL(h_n > 0) AS hor_g, TOTAL(h_s * h_s) AS hor_cs2, TOTAL(h_n * h_s) AS hor_ncs, TOTAL(h_n * h_n) AS hor_n2,
+  TOTAL(q_n > 0) AS q_g, TOTAL(q_s * q_s) AS q_cs2, TOTAL(q_n * q_s) AS q_ncs, TOTAL(q_n * q_n) AS q_n2,
+  TOTAL(g_n > 0) AS rec_g, TOTAL(r_s * r_s) AS rec_cs2, TOTAL(g_n * r_s) AS rec_ncs, TOTAL(g_n * g_n) AS rec_n2
+  FROM (SELECT COALESCE(d.session_id, d.id) AS cluster,
+    TOTAL(${FWO}) AS g_n,
+    TOTAL(CASE WHEN ${FWO} THEN o.realized_net - d.predicted_net END) AS g_s,
+    TOTAL(CASE WHEN ${FWO} THEN o.recalled END) AS r_s,
+    COUNT(o.decision_id) AS h_n,
+    TOTAL(o.turns_after) AS h_s,
+    COUNT(o.q_hat) AS q_n,
+    TOTAL(o.q_hat) AS q_s
+    FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
+export const CLUSTER_SUMS_END = " GROUP BY cluster)";

@@ -219,3 +219,49 @@ export function welch(a: Moments, b: Moments): WelchResult {
   const half = studentTQuantile(0.975, df) * Math.sqrt(se2);
   return { difference, ci95: [difference - half, difference + half], df };
 }
+
+/**
+ * What a clustered mean needs beyond its count and sum, mergeable by adding:
+ * G clusters (sessions), and over them Σ S_g², Σ n_g·S_g and Σ n_g², where
+ * S_g is the cluster's sum and n_g its count.
+ */
+export interface ClusterSums {
+  clusters: number;
+  cs2: number;
+  ncs: number;
+  n2: number;
+}
+
+/** No clusters. */
+export const NO_CLUSTERS: Readonly<ClusterSums> = Object.freeze({ clusters: 0, cs2: 0, ncs: 0, n2: 0 });
+
+/**
+ * The two cluster sums as one.
+ *
+ * @example
+ * addClusters({ clusters: 1, cs2: 4, ncs: 4, n2: 4 }, { clusters: 1, cs2: 1, ncs: 1, n2: 1 }) // { clusters: 2, cs2: 5, ncs: 5, n2: 5 }
+ */
+export function addClusters(a: ClusterSums, b: ClusterSums): ClusterSums {
+  return { clusters: a.clusters + b.clusters, cs2: a.cs2 + b.cs2, ncs: a.ncs + b.ncs, n2: a.n2 + b.n2 };
+}
+
+/**
+ * The mean μ̂ = Σx ÷ N of N values in G clusters (sessions) and its 95%
+ * interval with the clusters as the unit (ledger-v2.md §3): variance
+ * G ÷ (G − 1) · Σ_g (S_g − n_g·μ̂)² ÷ N², a t quantile at G − 1 degrees of
+ * freedom. Decisions of one session share its length and its cache, so
+ * they are not independent; with one value per cluster this is the
+ * ordinary t interval. Null below two clusters.
+ *
+ * @example
+ * clusteredInterval(2, 6, { clusters: 2, cs2: 20, ncs: 6, n2: 2 }) // one value per cluster: as meanInterval of [2, 4]
+ */
+export function clusteredInterval(n: number, sum: number, c: ClusterSums): { n: number; mean: number | null; ci95: Interval } {
+  if (n <= 0) return { n, mean: null, ci95: null };
+  const mu = sum / n;
+  if (c.clusters < 2) return { n, mean: mu, ci95: null };
+  const spread = Math.max(0, c.cs2 - 2 * mu * c.ncs + mu * mu * c.n2);
+  const v = ((c.clusters / (c.clusters - 1)) * spread) / (n * n);
+  const half = studentTQuantile(0.975, c.clusters - 1) * Math.sqrt(v);
+  return { n, mean: mu, ci95: [mu - half, mu + half] };
+}

@@ -3,7 +3,8 @@
  * (browser/savings.client.js) fills it from GET /v1/savings with the gate
  * key typed in the calculator, if any: predicted against realized net over
  * time, realized recall, horizon and cache hit rate against the priors, and
- * the holdout comparison with its verdict.
+ * and, per tool, the holdout comparison with its verdict from the confidence
+ * sequence, then the tenant-wide verdict that combines them.
  *
  * @example
  * <SavingsPanel />
@@ -64,20 +65,25 @@ export function SavingsPanel() {
             </table>
           </div>
         </div>
-        <h3 id="holdout-h">Holdout against treatment</h3>
+        <h3 id="holdout-h">Holdout against treatment, per tool</h3>
         <div id="savings-holdout" aria-labelledby="holdout-h">
           <div class="savings-scroll">
-          <table class="terms" id="savings-arms">
-            <caption class="sr-only">Sessions and mean priced cost per session in each arm</caption>
-            <thead>
-              <tr>
-                <th scope="col">arm</th>
-                <th scope="col">sessions</th>
-                <th scope="col">mean cost per session</th>
-              </tr>
-            </thead>
-            <tbody />
-          </table>
+            <table class="terms" id="savings-tools">
+              <caption class="sr-only">
+                Per tool: its sessions in each arm, treatment − holdout per session with its confidence sequence, the verdict
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">tool</th>
+                  <th scope="col">sessions treated / held out</th>
+                  <th scope="col">treatment − holdout per session</th>
+                  <th scope="col">95% interval, valid at any look</th>
+                  <th scope="col">verdict</th>
+                  <th scope="col">Welch, one look (information only)</th>
+                </tr>
+              </thead>
+              <tbody />
+            </table>
           </div>
           <p id="savings-verdict" class="verdict" data-testid="savings-verdict" />
           <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 66" />

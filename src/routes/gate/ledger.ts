@@ -1,9 +1,9 @@
 import { holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { inHoldout } from "../../ledger/ids";
+import { holdoutKey, inHoldout } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
-import type { PricingRow } from "../../store/schema";
+import { PRICE_FIELDS, type PricingRow } from "../../store/schema";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
 /** What one decided item needs to get its id, its arm and its ledger record. */
@@ -33,7 +33,7 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
   const { body, inputs, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
   const answered = holdout ? holdOut(outcome) : outcome;
   const record: LedgerDecision = {
     decision_id: decisionId,
@@ -67,15 +67,24 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
   return { decisionId, outcome: answered, record };
 }
 
-// Only the prices: the ledger keeps one copy per distinct row, so the
-// provenance fields would only make each copy longer.
+// Only the prices, every one of them (the 1-hour write and every tier's
+// included: a realized net is priced with the row that decided it); the
+// ledger keeps one copy per distinct row, so provenance would only lengthen each.
 const pricesCache = new WeakMap<PricingRow, LedgerDecision["row"]>();
 
-function pricesOf(row: PricingRow): LedgerDecision["row"] {
+/**
+ * The priced part of a pricing row, as the ledger keeps it with a decision.
+ *
+ * @example
+ * pricesOf({ input: 5, output: 25, cache_write_1h: 10, provider: "anthropic" }) // { input: 5, output: 25, cache_write_1h: 10 }
+ */
+export function pricesOf(row: PricingRow): LedgerDecision["row"] {
   let prices = pricesCache.get(row);
   if (prices === undefined) {
-    const { input, output, cache_read, cache_write, long_context } = row;
-    prices = { input, output, cache_read, cache_write, long_context };
+    const kept: NonNullable<LedgerDecision["row"]> = {};
+    for (const field of PRICE_FIELDS) if (row[field] !== undefined) kept[field] = row[field];
+    if (row.long_context !== undefined) kept.long_context = { ...row.long_context };
+    prices = kept;
     pricesCache.set(row, prices);
   }
   return prices;

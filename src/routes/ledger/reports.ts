@@ -1,4 +1,5 @@
 import { createRoute, type z } from "@hono/zod-openapi";
+import { enforceRateLimit } from "../../auth/rate-limit";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { fieldIssues } from "../../gate/issues";
 import { waitUntilOf } from "../../http/app";
@@ -6,7 +7,6 @@ import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { reportOutcomes, reportSessions, type Indexed } from "../../ledger/ask";
 import { sessionCost, type OutcomeReport } from "../../ledger/savings";
-import { inHoldout } from "../../ledger/ids";
 import type { ItemResult, PricedSession } from "../../ledger/types";
 import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
@@ -67,7 +67,14 @@ function tally(results: (ItemResultBody | undefined)[]) {
   return { results: filled, ...counts };
 }
 
-/** Runs a ledger call; a fault becomes a 503 the caller can retry whole. */
+/** The gate config the reports need (where the shards are, the budget); one that cannot be read is a 503 to retry. */
+async function configOf(kv: KVNamespace, waitUntil: (p: Promise<unknown>) => void) {
+  const read = await readGateConfig(kv, waitUntil);
+  if (!read.ok) throw new ApiError("unavailable", `the gate config could not be read: ${read.detail}`);
+  return read.config;
+}
+
+/** Runs a ledger call; a fault or a shard past ledger_timeout_ms becomes a 503 the caller can retry whole. */
 async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -94,7 +101,9 @@ export const reports = createApp()
   .openapi(outcomesRoute, async (c) => {
     const tenant = c.get("tenant") ?? OPEN_TENANT;
     const { results, valid } = validate(c.req.valid("json").items, OutcomeItemSchema);
-    const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, Date.now(), valid as Indexed<OutcomeReport>[]));
+    const config = await configOf(c.env.PRICING, waitUntilOf(c));
+    const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+    const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, Date.now(), options, valid as Indexed<OutcomeReport>[]));
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);
   })
@@ -102,15 +111,17 @@ export const reports = createApp()
     const tenant = c.get("tenant") ?? OPEN_TENANT;
     const waitUntil = waitUntilOf(c);
     const { results, valid } = validate(c.req.valid("json").items, SessionItemSchema);
-    const configRead = await readGateConfig(c.env.PRICING, waitUntil);
-    if (!configRead.ok) throw new ApiError("unavailable", `the gate config could not be read: ${configRead.detail}`);
-    const { config } = configRead;
+    const config = await configOf(c.env.PRICING, waitUntil);
+    // The request counted once already; each further distinct model is a lookup, as in a gate batch.
+    const models = new Set(valid.map(({ item }) => item.model_name));
+    await enforceRateLimit(c.env.GATE_RATE_LIMITER, tenant, models.size - 1);
     const priced: Indexed<PricedSession>[] = [];
     for (const { index, item } of valid) {
       const { lookup } = await readPricing(c.env.PRICING, item.model_name, config, waitUntil);
-      if (lookup.status === "unavailable") throw new ApiError("unavailable", `pricing for ${item.model_name} could not be read; retry`);
-      if (lookup.status === "unpriced") {
-        results[index] = invalid([{ path: `items.${index}.model_name`, message: "has no pricing row, so its bill cannot be priced" }]);
+      // A bill that cannot be priced is that item's problem, never the whole report's.
+      if (lookup.status !== "priced") {
+        const why = lookup.status === "unpriced" ? "has no pricing row, so its bill cannot be priced" : "could not be priced: its pricing could not be read; report this item again";
+        results[index] = invalid([{ path: `items.${index}.model_name`, message: why }]);
         continue;
       }
       priced.push({
@@ -119,13 +130,12 @@ export const reports = createApp()
           ...item,
           priced_as: lookup.canonical,
           cost_usd: sessionCost(lookup.row, item.turns, item.usage),
-          holdout: inHoldout(tenant, item.session_id, config.holdout_fraction),
           report: sessionReport(item),
         },
       });
     }
     const answers = await orUnavailable(() =>
-      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, retentionDays: config.ledger_retention_days }, priced),
+      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days }, priced),
     );
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);

@@ -3,7 +3,8 @@ import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, json } from "../../http/schema";
-import { gatherSums } from "../../ledger/ask";
+import { gatherSums, gatherToolSessions } from "../../ledger/ask";
+import { holdoutFigures } from "../../ledger/verdicts";
 import { BUCKET_MS, bucketFor, savingsFigures } from "../../ledger/report";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig } from "../../store/read";
@@ -60,17 +61,25 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   if (!(from < to)) throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
   const bucket = bucketFor(from, to);
   const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
-  const { sums, unavailable } = await gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket]);
+  const [gathered, pairs] = await Promise.all([
+    gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket], config.ledger_timeout_ms),
+    gatherToolSessions(env.LEDGER, tenant, config.ledger_shards, filter, config.ledger_timeout_ms),
+  ]);
+  const { sums } = gathered;
+  // A shard that missed either read is missing from the report.
+  const unavailable = new Set([...gathered.failed, ...pairs.failed]).size;
   if (unavailable === config.ledger_shards) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
+  const holdout = holdoutFigures(pairs.rows, config.holdout_fraction, sums.sessions);
   return {
     tenant,
     window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
     filters: { tool_name: query.tool_name ?? null, model: query.model ?? null },
     ...figures,
+    holdout,
     bucket,
     series: figures.series.map((point) => ({ ...point, start: new Date(point.start).toISOString() })),
-    shards: { queried: config.ledger_shards, unavailable },
+    shards: { queried: config.ledger_shards, unavailable, partial: unavailable > 0 },
   };
 }
 

@@ -3,6 +3,7 @@ import { DECISION_ID_PATTERN } from "../../ledger/ids";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/schema";
+import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH } from "../plan/schema";
 
 /** Most items one POST /v1/outcomes or POST /v1/sessions takes. */
 export const MAX_REPORT_ITEMS = 100;
@@ -28,6 +29,11 @@ export const OutcomeItemSchema = z
       .openapi({ description: "Whether the stub was recalled (false for a decision that did not fire)." }),
     cached_turns: count(MAX_HORIZON, "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).").optional(),
     context_tokens: count(MAX_TOKENS, "The history before the output at decision time, for decisions that did not carry it.").optional(),
+    recalled_ids: z
+      .array(z.string({ error: "must be a string" }).min(1, "must not be empty").max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`), { error: "must be an array of ids" })
+      .max(MAX_RECALLED_IDS, `must name at most ${MAX_RECALLED_IDS} ids`)
+      .optional()
+      .openapi({ description: "For a clearing plan: which of its stubbed ids were recalled (recalled is true exactly when there are any)." }),
   })
   .superRefine((item, ctx) => {
     if (item.cached_turns !== undefined && item.cached_turns > item.turns_after) {
@@ -127,6 +133,11 @@ export const AdminSavingsQuerySchema = SavingsQuerySchema.extend({
 
 const Interval = z.tuple([z.number(), z.number()]).nullable().openapi({ description: "95% interval; null when too few values." });
 const Maybe = z.number().nullable();
+const VerdictSchema = z.enum(["saving", "losing", "inconclusive"]);
+const Withheld = z
+  .enum(["too_few_sessions", "zero_spread"])
+  .nullable()
+  .openapi({ description: "Why the verdict is inconclusive whatever the interval says: fewer than 30 sessions in an arm, or no spread." });
 
 /** The 200 answer of the savings routes (docs/ledger.md explains each figure). */
 export const SavingsReportSchema = z
@@ -150,12 +161,40 @@ export const SavingsReportSchema = z
     cache_hit_rate: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     missed_savings: z.object({ decisions: z.number().int(), usd: z.number() }),
     holdout: z.object({
-      treatment: z.object({ sessions: z.number().int(), mean_cost_usd: Maybe }),
-      holdout: z.object({ sessions: z.number().int(), mean_cost_usd: Maybe }),
-      difference_usd: Maybe.openapi({ description: "Treatment − holdout mean cost per session." }),
-      ci95: Interval.openapi({ description: "Welch's 95% interval of the difference." }),
-      df: Maybe,
-      verdict: z.enum(["saving", "losing", "inconclusive"]),
+      fraction: z.number().openapi({ description: "holdout_fraction now: π = 1 − it is each (session, tool) pair's chance of being treated." }),
+      sessions: z.number().int().openapi({ description: "Sessions with a bill in the window." }),
+      mean_cost_usd: Maybe,
+      verdict: VerdictSchema.openapi({ description: "The tenant-wide verdict: `tenant`'s." }),
+      tenant: z.object({
+        tools: z.number().int(),
+        alpha_per_tool: Maybe.openapi({ description: "α ÷ K: the level each tool's bounds are taken at, so the sum holds for all K at once." }),
+        estimate_usd: Maybe.openapi({ description: "Σ over tools of share × the tool's treatment − holdout per session: what the gate changes a session's bill by." }),
+        interval: Interval.openapi({ description: "The same sum of each tool's confidence-sequence bounds at α ÷ K; valid at any time." }),
+        verdict: VerdictSchema,
+        withheld: Withheld,
+      }),
+      tools: z.array(
+        z.object({
+          tool_name: z.string().openapi({ description: "The tool; \"\" for decisions sent without one." }),
+          sessions: z.number().int(),
+          treated: z.number().int(),
+          held_out: z.number().int(),
+          share: Maybe.openapi({ description: "The tool's sessions ÷ every billed session." }),
+          estimate_usd: Maybe.openapi({ description: "Treatment − holdout mean cost per session, by this tool's arm (ψ̄)." }),
+          interval: Interval.openapi({ description: "The confidence sequence's 95% interval: it holds however often the report is read." }),
+          verdict: VerdictSchema.openapi({ description: "From the confidence sequence only; inconclusive below 30 sessions per arm or with zero spread." }),
+          withheld: Withheld,
+          information: z
+            .object({
+              treated_mean_cost_usd: Maybe,
+              held_out_mean_cost_usd: Maybe,
+              welch_difference_usd: Maybe,
+              welch_ci95: Interval,
+              welch_df: Maybe,
+            })
+            .openapi({ description: "Information only, never a verdict: Welch's interval holds for one look at a fixed number of sessions." }),
+        }),
+      ),
     }),
     bucket: z.enum(["minute", "hour", "day"]),
     series: z.array(
@@ -168,6 +207,10 @@ export const SavingsReportSchema = z
         realized_net_usd: z.number(),
       }),
     ),
-    shards: z.object({ queried: z.number().int(), unavailable: z.number().int() }),
+    shards: z.object({
+      queried: z.number().int(),
+      unavailable: z.number().int().openapi({ description: "Shards that did not answer within ledger_timeout_ms: their data is missing from every figure." }),
+      partial: z.boolean().openapi({ description: "True when a shard was unavailable: the report covers only part of the ledger." }),
+    }),
   })
   .openapi("SavingsReport");

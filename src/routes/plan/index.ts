@@ -72,6 +72,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     resolved,
     outcome: planned,
     pricedAs: pricedAs?.model ?? null,
+    row: read.lookup.status === "priced" ? read.lookup.row : null,
     at: Date.now(),
   });
   recordPlan(env.DECISIONS, {

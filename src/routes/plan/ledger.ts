@@ -1,16 +1,17 @@
 import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { inHoldout } from "../../ledger/ids";
+import { holdoutKey, inHoldout } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
+import type { PricingRow } from "../../store/schema";
+import { pricesOf } from "../gate/ledger";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**
  * Gives a clearing plan its id (in the session's shard), its holdout arm and
  * its ledger record, as a gate decision gets them (../gate/ledger.ts). The
- * record carries no pricing row: a plan's realized net is the plan's own
- * formula, which the ledger does not price yet, so a plan's outcome counts
- * toward the realized recall and horizon but not the realized net.
+ * record keeps the pricing row, the segments and the ids it stubbed: its
+ * outcome is priced by the plan's own formula (ledger/plan-net.ts).
  *
  * @example
  * const { decisionId, outcome, record } = assignPlan({ tenant, config, body, resolved, outcome, pricedAs, at: Date.now() });
@@ -22,12 +23,14 @@ export function assignPlan(input: {
   resolved: ResolvedPlanInputs;
   outcome: PlanOutcome;
   pricedAs: string | null;
+  /** The row that priced the plan; null when none did. */
+  row: PricingRow | null;
   at: number;
 }): { decisionId: string; outcome: HeldPlan; record: LedgerDecision } {
   const { body, resolved, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
   const answered = holdout ? holdOutPlan(outcome) : outcome;
   const stubbed = new Set(outcome.stub);
   const record: LedgerDecision = {
@@ -57,7 +60,8 @@ export function assignPlan(input: {
       suffix_tokens: 0,
       cache_ttl: resolved.cache_ttl,
     },
-    row: null,
+    row: input.row === null ? null : pricesOf(input.row),
+    plan: { segments: body.segments, stub: outcome.stub, large_offload_threshold_tokens: resolved.large_offload_threshold_tokens },
   };
   return { decisionId, outcome: answered, record };
 }

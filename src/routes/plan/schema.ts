@@ -193,6 +193,9 @@ export const PlanSchema = z
     would_stub: z.array(z.string()).optional().openapi({
       description: 'Only with reason_code "holdout": what the plan would have stubbed outside the holdout.',
     }),
+    would_net_saving_usd: z.number().optional().openapi({
+      description: 'Only with reason_code "holdout": the net the plan would have saved (net_saving_usd is 0: nothing was stubbed).',
+    }),
   })
   .openapi("Plan", { example: { ...WORKED_EXAMPLE_P1_ANSWER, decision_id: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d" } });
 

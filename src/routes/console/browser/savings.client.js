@@ -107,35 +107,49 @@
     }
   }
 
+  const WITHHELD = { too_few_sessions: "fewer than 30 sessions in an arm", zero_spread: "no spread in the bills" };
+
   function holdout(r) {
     const h = r.holdout;
-    const body = $("savings-arms").tBodies[0];
+    const body = $("savings-tools").tBodies[0];
     body.replaceChildren();
-    for (const [arm, data] of [["treatment (the gate decides)", h.treatment], ["holdout (never stubbed)", h.holdout]]) {
+    for (const t of h.tools) {
       const tr = document.createElement("tr");
-      for (const [i, text] of [arm, num(data.sessions, 0), usd(data.mean_cost_usd)].entries()) {
+      const verdict = t.withheld ? `${t.verdict} (${WITHHELD[t.withheld]})` : t.verdict;
+      const cells = [t.tool_name === "" ? "(no tool_name)" : t.tool_name, `${num(t.treated, 0)} / ${num(t.held_out, 0)}`, usd(t.estimate_usd), interval(t.interval, usd), verdict, interval(t.information.welch_ci95, usd)];
+      for (const [i, text] of cells.entries()) {
         const cell = document.createElement(i === 0 ? "th" : "td");
         cell.textContent = text;
+        if (i === 4) cell.className = `verdict ${t.verdict}`;
         tr.append(cell);
       }
       body.append(tr);
     }
+    if (h.tools.length === 0) {
+      const tr = document.createElement("tr");
+      const cell = document.createElement("td");
+      cell.colSpan = 6;
+      cell.textContent = "No billed session with a decision yet: set holdout_fraction, then report sessions.";
+      tr.append(cell);
+      body.append(tr);
+    }
+    const t = h.tenant;
     const verdict = $("savings-verdict");
     verdict.className = `verdict ${h.verdict}`;
     verdict.textContent =
-      h.difference_usd === null
-        ? "Verdict: inconclusive: no session bills in one of the arms yet (set holdout_fraction, then report sessions)."
-        : `Verdict: ${h.verdict}. Treatment − holdout per session: ${usd(h.difference_usd)}, 95% interval ${interval(h.ci95, usd)} (Welch).`;
+      t.interval === null
+        ? `Verdict: inconclusive: too few billed sessions in an arm of some tool to combine ${num(t.tools, 0)} tools.`
+        : `Verdict: ${h.verdict}${t.withheld ? ` (${WITHHELD[t.withheld]} for some tool)` : ""}. Tenant-wide, the gate changes a session's bill by ${usd(t.estimate_usd)}, 95% interval ${interval(t.interval, usd)} over ${num(t.tools, 0)} tools (each at α ÷ ${num(t.tools, 0)}; valid however often this is read).`;
     const svg = $("savings-interval");
     svg.replaceChildren();
-    if (!h.ci95) return;
-    const lo = Math.min(h.ci95[0], 0), hi = Math.max(h.ci95[1], 0);
+    if (!t.interval) return;
+    const lo = Math.min(t.interval[0], 0), hi = Math.max(t.interval[1], 0);
     const pad = (hi - lo) * 0.1 || 1;
     const x = (v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
     svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 44 }));
     svg.append(el("text", { x: x(0), y: 60, "text-anchor": "middle" }, "$0"));
-    svg.append(el("line", { class: `ci ${h.verdict}`, x1: x(h.ci95[0]), y1: 26, x2: x(h.ci95[1]), y2: 26 }));
-    svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(h.difference_usd), cy: 26, r: 5 }));
+    svg.append(el("line", { class: `ci ${h.verdict}`, x1: x(t.interval[0]), y1: 26, x2: x(t.interval[1]), y2: 26 }));
+    svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(t.estimate_usd), cy: 26, r: 5 }));
   }
 
   async function load(event) {

@@ -1,0 +1,149 @@
+/**
+ * The per-tool verdicts of ledger-v2.md §1–§2 and the tenant-wide figure
+ * that combines them. Each tool's sessions, split by that tool's own arm,
+ * run through the confidence sequence of ./sequence.ts. Pure.
+ */
+import type { Verdict } from "./report";
+import { confidenceSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
+import { mean, welch, type Moments } from "./stats";
+import type { ToolSessionRow } from "./types";
+
+/** Report order: when the bill was reported, ties by session id (ledger-v2.md §2). */
+function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {
+  return [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
+}
+
+/**
+ * The rows of each tool, each list in report order.
+ *
+ * @example
+ * rowsByTool(rows).get("grep") // grep's (session, tool) rows, by `at` then session id
+ */
+export function rowsByTool(rows: readonly ToolSessionRow[]): Map<string, ToolSessionRow[]> {
+  const tools = new Map<string, ToolSessionRow[]>();
+  for (const row of inReportOrder(rows)) {
+    const list = tools.get(row.tool_name);
+    if (list === undefined) tools.set(row.tool_name, [row]);
+    else list.push(row);
+  }
+  return tools;
+}
+
+/**
+ * Every tool's verdict on treatment − holdout per session, from the
+ * confidence sequence at π = 1 − holdoutFraction. A session counts for a
+ * tool when it had a decision about it; its arm is that tool's.
+ *
+ * @example
+ * const verdicts = toolVerdicts(await gatherToolSessions(...).rows, 0.2);
+ * verdicts.get("read_file")?.verdict // "losing" | "saving" | "inconclusive"
+ */
+export function toolVerdicts(rows: readonly ToolSessionRow[], holdoutFraction: number, alpha = SEQUENCE_ALPHA): Map<string, SequenceResult> {
+  const verdicts = new Map<string, SequenceResult>();
+  for (const [tool, list] of rowsByTool(rows)) verdicts.set(tool, confidenceSequence(list, 1 - holdoutFraction, alpha));
+  return verdicts;
+}
+
+/** The tenant-wide figure (ledger-v2.md §1): each tool's effect weighted by the share of sessions it appears in. */
+export interface TenantVerdict {
+  /** Tools combined (K), and the level each tool's bounds were taken at (α ÷ K). */
+  tools: number;
+  alpha_per_tool: number | null;
+  /** Σ share × estimate: treatment − holdout per session, over every session with a bill. */
+  estimate: number | null;
+  /** Σ share × bound, each tool's at α ÷ K: holds for every tool at once. */
+  interval: [number, number] | null;
+  verdict: Verdict;
+  /** Why the verdict is withheld although an interval exists: some tool's own verdict is withheld. */
+  withheld: "too_few_sessions" | "zero_spread" | null;
+}
+
+/**
+ * The tenant-wide combination: Σ_k share_k · ψ̄_k, its interval the same sum
+ * of each tool's confidence-sequence bounds at α ÷ K (Bonferroni over the K
+ * tools). `sessions` is every session with a bill in the window (a session
+ * without a decision adds nothing but its weight). Withheld while any tool's
+ * own verdict is: its effect is in the sum, so its uncertainty must be too.
+ *
+ * @example
+ * tenantVerdict(rows, 0.2, 1_000) // { tools: 2, alpha_per_tool: 0.025, estimate: -0.08, interval: [...], verdict: "saving", withheld: null }
+ */
+export function tenantVerdict(rows: readonly ToolSessionRow[], holdoutFraction: number, sessions: number, alpha = SEQUENCE_ALPHA): TenantVerdict {
+  const tools = rowsByTool(rows);
+  const k = tools.size;
+  const none: TenantVerdict = { tools: k, alpha_per_tool: k > 0 ? alpha / k : null, estimate: null, interval: null, verdict: "inconclusive", withheld: null };
+  if (k === 0 || sessions <= 0) return none;
+  let estimate = 0;
+  let lo = 0;
+  let hi = 0;
+  let withheld: TenantVerdict["withheld"] = null;
+  for (const list of tools.values()) {
+    const share = Math.min(1, list.length / sessions);
+    const seq = confidenceSequence(list, 1 - holdoutFraction, alpha / k);
+    if (seq.interval === null || seq.estimate === null) return { ...none, withheld: "too_few_sessions" };
+    estimate += share * seq.estimate;
+    lo += share * seq.interval[0];
+    hi += share * seq.interval[1];
+    if (seq.withheld !== null && withheld === null) withheld = seq.withheld;
+  }
+  const interval: [number, number] = [lo, hi];
+  const verdict: Verdict = withheld !== null ? "inconclusive" : lo > 0 ? "losing" : hi < 0 ? "saving" : "inconclusive";
+  return { tools: k, alpha_per_tool: alpha / k, estimate, interval, verdict, withheld };
+}
+
+/** Count, sum and sum of squares of the costs of some rows. */
+function momentsOf(rows: readonly ToolSessionRow[]): Moments {
+  let sum = 0;
+  let sumsq = 0;
+  for (const r of rows) {
+    sum += r.cost;
+    sumsq += r.cost * r.cost;
+  }
+  return { n: rows.length, sum, sumsq };
+}
+
+/**
+ * The report's holdout section: every tool's verdict from the confidence
+ * sequence, the tenant-wide combination, and (information only, never a
+ * verdict) each tool's Welch interval of one look.
+ *
+ * @example
+ * holdoutFigures(rows, 0.2, { n: 1_000, sum: 2_400, sumsq: 6_000 }).tools[0]
+ * // { tool_name: "grep", sessions: 1000, treated: 801, held_out: 199, verdict: "saving", ... }
+ */
+export function holdoutFigures(rows: readonly ToolSessionRow[], holdoutFraction: number, billed: Moments) {
+  const verdicts = toolVerdicts(rows, holdoutFraction);
+  const tools = [...rowsByTool(rows)].map(([tool_name, list]) => {
+    const seq = verdicts.get(tool_name) as SequenceResult;
+    const treatedRows = list.filter((r) => r.treated);
+    const heldRows = list.filter((r) => !r.treated);
+    const w = welch(momentsOf(treatedRows), momentsOf(heldRows));
+    return {
+      tool_name,
+      sessions: seq.sessions,
+      treated: seq.treated,
+      held_out: seq.held_out,
+      share: billed.n > 0 ? Math.min(1, list.length / billed.n) : null,
+      estimate_usd: seq.estimate,
+      interval: seq.interval,
+      verdict: seq.verdict,
+      withheld: seq.withheld,
+      information: {
+        treated_mean_cost_usd: mean(momentsOf(treatedRows)),
+        held_out_mean_cost_usd: mean(momentsOf(heldRows)),
+        welch_difference_usd: w.difference,
+        welch_ci95: w.ci95,
+        welch_df: w.df,
+      },
+    };
+  });
+  const tenant = tenantVerdict(rows, holdoutFraction, billed.n);
+  return {
+    fraction: holdoutFraction,
+    sessions: billed.n,
+    mean_cost_usd: mean(billed),
+    verdict: tenant.verdict,
+    tenant: { tools: tenant.tools, alpha_per_tool: tenant.alpha_per_tool, estimate_usd: tenant.estimate, interval: tenant.interval, verdict: tenant.verdict, withheld: tenant.withheld },
+    tools,
+  };
+}
