@@ -87,7 +87,8 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
 }
 
 function prices(row: PricingRow): Record<string, unknown> {
-  const { aliases: _a, provider: _p, source: _s, verified_at: _v, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, ...rest } = row;
+  // Scheduled changes are the seed's own: a merge keeps them with the row and never compares them.
+  const { aliases: _a, provider: _p, source: _s, verified_at: _v, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, scheduled: _c, ...rest } = row;
   return rest;
 }
 

@@ -212,6 +212,13 @@ export const PricingSeedSchema = z
         owner.set(alias, model);
       }
     }
+    for (const [model, row] of Object.entries(seed.models)) {
+      // A replacement without a row would answer "unpriced" from the day the model retires.
+      const next = row.replaced_by;
+      if (next !== undefined && !Object.hasOwn(seed.models, next) && !owner.has(next)) {
+        ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `names ${next}, which has no row (nor alias) in this seed` });
+      }
+    }
     for (const model of Object.keys(seed.models)) {
       const loop = replacementLoop(seed.models, model);
       if (loop !== null) ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `replacements loop: ${loop.join(" → ")}` });
