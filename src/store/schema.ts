@@ -119,6 +119,9 @@ export const PricingRowSchema = z
       .optional(),
     provider: z.string().min(1).max(64).optional(),
     source: SourceUrlSchema.optional(),
+    source_note: z.string().min(1).max(500, "must be at most 500 characters").optional().openapi({
+      description: "How the figures were checked: which came from the provider, which only from a tracker, which could not be confirmed.",
+    }),
     verified_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     deprecated_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     retires_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),

@@ -122,7 +122,8 @@ export function priceChanges(before: PricingRow | null, after: PricingRow | null
 // KV's row with the source's prices: names, provider and lifecycle stay; source and prices change;
 // scheduled changes still to come stay, those in force are replaced by the source's prices.
 function withPrices(before: PricingRow, proposed: PricingRow, source: string, now: number): PricingRow {
-  const { long_context: _tier, verified_at: _verified, scheduled, ...kept } = before;
+  // The note said how the old figures were checked: it does not vouch for the source's.
+  const { long_context: _tier, verified_at: _verified, source_note: _note, scheduled, ...kept } = before;
   for (const field of PRICE_FIELDS) delete kept[field];
   const prices: Partial<PricingRow> = {};
   for (const field of PRICE_FIELDS) if (proposed[field] !== undefined) prices[field] = proposed[field];
