@@ -78,7 +78,7 @@ describe("PUT /v1/admin/pricing/:model", () => {
   });
 
   it("warns about a long-context tier's ratios against that tier's input price", async () => {
-    const row = { input: 3, output: 15, provider: "anthropic", long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.9 } };
+    const row = { input: 3, output: 15, cache_read: 0.3, provider: "anthropic", long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.9 } };
     const { warnings } = await (await put("claude-lc", row)).json<any>();
     expect(warnings.map((warning: { path: string }) => warning.path)).toEqual(["long_context.cache_read"]);
   });
@@ -262,7 +262,7 @@ describe("validation that protects the numbers", () => {
   it("warns about an output of 0 next to a non-zero input, and not about a real 0 input", async () => {
     const zeroOutput = await (await put("gpt-5", { input: 1.25, output: 0 })).json<any>();
     expect(zeroOutput.warnings).toContainEqual({ path: "output", message: expect.stringContaining("is 0 while input is 1.25") });
-    const free = await (await put("free-model", { input: 0, output: 0 })).json<any>();
+    const free = await (await put("free-model", { input: 0, output: 0, cache_read: 0 })).json<any>();
     expect(free.warnings).toEqual([]);
   });
 

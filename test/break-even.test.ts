@@ -6,6 +6,8 @@ import {
   cacheAwareParams,
   cacheAwareTerms,
   evaluateCacheAwareGate,
+  missingCachePrice,
+  requestRates,
   evaluateOffloadGate,
   type CacheAwareInputs,
   type CachePriceRates,
@@ -19,8 +21,14 @@ import { OPUS, SONNET_45 } from "./fixtures/rows";
 const SEED = 6_2027;
 
 
+/** Whether a cache-aware decision prices every term: the gap rule never fires on a guessed cache read. */
+const gapFree = (inputs: CacheAwareInputs, row: CachePriceRates) => {
+  const params = cacheAwareParams(inputs);
+  return missingCachePrice(Object.values(requestRates(row, params)), params.cacheHitRate) === null;
+};
+
 const fires = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates) =>
-  mode === "seed" ? evaluateOffloadGate(inputs, row).fire : evaluateCacheAwareGate(inputs, row).fire;
+  mode === "seed" ? evaluateOffloadGate(inputs, row).fire : gapFree(inputs, row) && evaluateCacheAwareGate(inputs, row).fire;
 
 /**
  * The same predicate, faster: past the pre-filter the cache-aware decision
@@ -30,7 +38,9 @@ const fires = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates
 const firesFast = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates) =>
   mode === "seed"
     ? evaluateOffloadGate(inputs, row).fire
-    : inputs.output_tokens >= (inputs.large_offload_threshold_tokens ?? 0) && cacheAwareTerms(row, cacheAwareParams(inputs)).net > 0;
+    : inputs.output_tokens >= (inputs.large_offload_threshold_tokens ?? 0) &&
+      gapFree(inputs, row) &&
+      cacheAwareTerms(row, cacheAwareParams(inputs)).net > 0;
 
 /** The first horizon in 0..10,000 at which the decision itself fires. */
 function bruteHorizon(mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates): number | null {

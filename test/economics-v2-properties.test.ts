@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   cacheAwareParams,
   decideOutcome,
+  gapReason,
+  missingCachePrice,
   requestRates,
   evaluateCacheAwareGate,
   type CacheAwareInputs,
@@ -83,12 +85,18 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
         const before = evaluateCacheAwareGateV1(today, r);
         // "entry" ignores A, so an explicit entry may carry any suffix_tokens.
         const now = explicit ? { ...today, offload_at: "entry" as const, suffix_tokens, cache_ttl: "5m" as const } : today;
-        for (const after of [evaluateCacheAwareGate(now, r), decide("cache_aware", now, r)]) {
-          expect(after.fire).toBe(before.fire);
+        const decided = decide("cache_aware", now, r);
+        // The gap rule (issue 22) changes only the verdict on a row without a read price at q > 0.
+        const gap = decided.reason_code === "pricing_incomplete";
+        const params = cacheAwareParams(now);
+        expect(gap).toBe(missingCachePrice(Object.values(requestRates(r, params)), params.cacheHitRate) !== null);
+        for (const after of [evaluateCacheAwareGate(now, r), decided]) {
+          const guessed = gap && after === decided;
+          expect(after.fire).toBe(guessed ? false : before.fire);
           for (const key of ["net_saving_usd", "reprefill_saving_usd", "stub_carry_cost_usd", "expected_recall_hop_cost_usd", "context_premium_saving_usd"] as const) {
             expect(Object.is(after[key], before[key]), key).toBe(true);
           }
-          expect(after.reason).toBe(before.reason);
+          expect(after.reason).toBe(guessed ? gapReason(missingCachePrice(Object.values(requestRates(r, params)), params.cacheHitRate)!, params.cacheHitRate, "m") + before.reason : before.reason);
           expect(after.suffix_rewrite_cost_usd).toBe(0);
         }
       }),
@@ -155,7 +163,7 @@ describe("robust priors", () => {
             const q = m === "seed" ? inputs.cache_hit_rate : between(box.cache_hit_rate_range, inputs.cache_hit_rate, tq, false);
             expect(netAt(h, p, q)).toBeGreaterThan(0);
           }
-        } else if (pointNet > 0 && cornerNets.every((net) => net > 0)) {
+        } else if (pointNet > 0 && cornerNets.every((net) => net > 0) && answer.reason_code !== "pricing_incomplete") {
           expect.fail("a box whose point and corners all pay must fire");
         }
         if (seedWithQOnly) {
@@ -165,7 +173,10 @@ describe("robust priors", () => {
         expect(answer.worst_case?.net_saving_usd).toBe(Math.min(pointNet, ...cornerNets));
         if (m === "seed") expect(answer.worst_case?.cache_hit_rate).toBeNull();
         else expect(typeof answer.worst_case?.cache_hit_rate).toBe("number");
-        if (pointNet > 0 && !answer.fire) {
+        const qMax = Math.max(inputs.cache_hit_rate, ...(box.cache_hit_rate_range ?? []));
+        const gapped = m === "cache_aware" && missingCachePrice(Object.values(requestRates(r, cacheAwareParams(inputs))), qMax) !== null;
+        if (gapped) expect(answer.reason_code).toBe("pricing_incomplete");
+        else if (pointNet > 0 && !answer.fire) {
           seen.cornerFailed++;
           expect(answer.reason_code).toBe("worst_case_not_positive");
         } else expect(answer.reason_code).toBe(answer.fire ? "net_positive" : "net_not_positive");

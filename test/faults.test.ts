@@ -310,7 +310,7 @@ function canonical(row: object): string {
   return JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))));
 }
 
-function omitModel({ model: _model, ...prices }: { model: string }): object {
+function omitModel({ model: _model, price_effective_at: _at, ...prices }: { model: string; price_effective_at?: string | null }): object {
   return prices;
 }
 
@@ -319,8 +319,10 @@ function omitModel({ model: _model, ...prices }: { model: string }): object {
  * term and the reason to the last bit, and says which.
  */
 function pricedByOneRow(body: any, request: typeof EXAMPLE_A): "new" | "old" {
-  const { model, ...prices } = body.priced_as;
+  const { model, price_effective_at: effectiveAt, ...prices } = body.priced_as;
   expect(model).toBe(MODEL);
+  // Neither row has scheduled changes: their own prices priced it.
+  expect(effectiveAt).toBeNull();
   const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));
   expect(match).toHaveLength(1);
   const priced = match[0] as PricingRow;

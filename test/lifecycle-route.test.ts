@@ -33,7 +33,7 @@ afterEach(() => {
 describe("POST /v1/gate: a model's lifecycle", () => {
   it("prices a model at its own row the day before retires_at, and says it is deprecated", async () => {
     const body = await gateAt("2026-11-30T23:59:59Z", "gemini-2.5-pro");
-    expect(body.priced_as).toEqual({ model: "gemini-2.5-pro", input: 1.25, output: 10, provider: "google" });
+    expect(body.priced_as).toEqual({ model: "gemini-2.5-pro", input: 1.25, output: 10, provider: "google", price_effective_at: null });
     expect(body.lifecycle).toEqual({
       model: "gemini-2.5-pro",
       status: "deprecated",
@@ -49,7 +49,7 @@ describe("POST /v1/gate: a model's lifecycle", () => {
   it("prices it as its replacement from retires_at on, as the provider bills it, and says so", async () => {
     const written = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const body = await gateAt("2026-12-01T00:00:00Z", "gemini-2.5-pro");
-    expect(body.priced_as).toEqual({ model: "gemini-3.8-flash", ...GEMINI_38_FLASH });
+    expect(body.priced_as).toEqual({ model: "gemini-3.8-flash", ...GEMINI_38_FLASH, price_effective_at: null });
     expect(body.lifecycle).toMatchObject({ status: "retired", priced_as_replacement: true, chain: ["gemini-2.5-pro", "gemini-3.8-flash"] });
     expect(body.reprefill_saving_usd).toBeCloseTo(20_000 * 0.75e-6 * 4, 12);
     expect(body.reason).toMatch(/model=gemini-2.5-pro$/);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   aloneRequest,
   bestPlan,
+  decideOutcome,
   decidePlan,
   evaluateCacheAwareGate,
   planModel,
@@ -161,8 +162,12 @@ describe("the answer", () => {
         const plan = decidePlan(inputs, priced(row));
         const order = plan.candidates.filter((c) => c.stubbed).map((c) => c.id);
         expect(plan.stub).toEqual(order);
-        for (const c of plan.candidates) {
-          if (c.alone_net_saving_usd !== null) expect(plan.net_saving_usd).toBeGreaterThanOrEqual(c.alone_net_saving_usd);
+        // A row without a read price at q > 0 stubs nothing (the gap rule), whatever the candidates would save.
+        if (plan.reason_code === "pricing_incomplete") expect(plan.stub).toEqual([]);
+        else {
+          for (const c of plan.candidates) {
+            if (c.alone_net_saving_usd !== null) expect(plan.net_saving_usd).toBeGreaterThanOrEqual(c.alone_net_saving_usd);
+          }
         }
         const scale = Math.max(1e-12, Math.abs(plan.keep_cost_usd));
         expect(Math.abs(plan.keep_cost_usd - plan.plan_cost_usd - plan.net_saving_usd) / scale).toBeLessThan(1e-9);
@@ -230,8 +235,9 @@ describe("a one-candidate plan and the retroactive gate", () => {
         const model = planModel(inputs, row);
         const candidate = model.candidates[0];
         if (candidate === undefined) return;
-        const gate = evaluateCacheAwareGate(aloneRequest(inputs, model, candidate), row);
+        const gate = decideOutcome("cache_aware", aloneRequest(inputs, model, candidate), priced(row));
         const plan = decidePlan(inputs, priced(row));
+        expect(plan.reason_code === "pricing_incomplete").toBe(gate.reason_code === "pricing_incomplete");
         expect(plan.stub).toEqual(gate.fire ? [candidate.id] : []);
         expect(plan.net_saving_usd).toBe(gate.fire ? gate.net_saving_usd : 0);
       }),

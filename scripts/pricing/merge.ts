@@ -26,8 +26,9 @@ export type Prune = false | { providers: readonly string[] };
  * Adds the imported rows the seed lacks and the aliases no one claims. A row
  * the seed has at other prices, a model that is an alias of another row, and
  * an alias another row claims are conflicts: reported, and the seed's side is
- * kept. Pruning removes only rows of the named providers, and never a row
- * with `retires_at` (it still maps requests to their replacement).
+ * kept. Pruning removes only rows of the named providers, never a row with
+ * `retires_at` (it still maps requests to their replacement), and never a
+ * row another row names as its replacement.
  *
  * @example
  * mergeSeeds({ models: { "gpt-5": { input: 1.25, output: 10 } } }, { models: { "gpt-5": { input: 1.5, output: 10 } } }, false).conflicts
@@ -79,6 +80,12 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
         result.kept.push(`${model}: not in the file, kept because it retires on ${row.retires_at} (it maps requests to its replacement)`);
         continue;
       }
+      // A replacement without a row would leave its retired models unpriced (and the seed invalid).
+      const replaces = Object.keys(models).filter((other) => models[other]?.replaced_by === model);
+      if (replaces.length > 0) {
+        result.kept.push(`${model}: not in the file, kept because ${replaces.join(", ")} names it as a replacement`);
+        continue;
+      }
       delete models[model];
       result.pruned.push(model);
     }
@@ -87,7 +94,8 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
 }
 
 function prices(row: PricingRow): Record<string, unknown> {
-  const { aliases: _a, provider: _p, source: _s, verified_at: _v, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, ...rest } = row;
+  // Scheduled changes are the seed's own: a merge keeps them with the row and never compares them.
+  const { aliases: _a, provider: _p, source: _s, source_note: _n, verified_at: _v, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, scheduled: _c, ...rest } = row;
   return rest;
 }
 

@@ -7,7 +7,7 @@ import { describeIssues, fieldIssues } from "../../src/gate/issues";
 import { aliasKey, pricingKey } from "../../src/store/keys";
 import { PricingRowSchema, PricingSeedSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/store/schema";
 import { canonicalJson } from "../../src/writes/canonical";
-import { cacheRatioWarnings } from "../../src/writes/ratios";
+import { cacheGapWarnings, cacheRatioWarnings } from "../../src/writes/ratios";
 import { priceWarnings } from "./checks";
 
 /** What validation found: errors fail it, warnings do not (unless --strict). */
@@ -21,9 +21,12 @@ export interface Verdict {
 const STALE_AFTER_DAYS = 180;
 
 /**
- * Checks a parsed seed file against the worker's schema, then for what the
- * schema cannot know: Anthropic cache ratios, output cheaper than input,
- * cache reads dearer than input, a missing or old or future `verified_at`.
+ * Checks a parsed seed file against the worker's schema (which refuses,
+ * among others, a replacement without a row and unsorted scheduled changes),
+ * then for what the schema cannot know: Anthropic cache ratios, output
+ * cheaper than input, cache reads dearer than input, a row without
+ * `cache_read` (the gap rule), a missing or old or future `verified_at`, and
+ * a scheduled change already past (fold it into the row).
  *
  * @example
  * validateSeed(JSON.parse(text), new Date()).errors // ["models.gpt-5.input: input price must not be negative"]
@@ -35,7 +38,6 @@ export function validateSeed(json: unknown, today: Date): Verdict {
     return { seed: null, errors, warnings: [] };
   }
   const warnings: string[] = [];
-  const aliases = new Set(Object.values(parsed.data.models).flatMap((row) => row.aliases ?? []));
   for (const [model, row] of Object.entries(parsed.data.models)) {
     const at = (field: string) => `models.${model}.${field}`;
     for (const warning of cacheRatioWarnings(model, row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
@@ -48,13 +50,31 @@ export function validateSeed(json: unknown, today: Date): Verdict {
       else if (ageDays > STALE_AFTER_DAYS) warnings.push(`${at("verified_at")}: ${row.verified_at} is over ${STALE_AFTER_DAYS} days old; check the price again`);
     }
     if (row.source === undefined) warnings.push(`${at("source")}: is missing; say where the price comes from`);
-    if (row.replaced_by !== undefined && parsed.data.models[row.replaced_by] === undefined && !aliases.has(row.replaced_by)) {
-      warnings.push(`${at("replaced_by")}: ${row.replaced_by} has no row here; after ${row.retires_at ?? "retirement"} the gate answers unpriced unless KV has one`);
-    }
+    for (const warning of cacheGapWarnings(row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
+    warnings.push(...scheduleWarnings(row, today).map((warning) => `${at(warning.path)}: ${warning.message}`));
     if (row.replaced_by !== undefined && row.retires_at === undefined) warnings.push(`${at("replaced_by")}: takes effect only with retires_at`);
   }
   warnings.push(...priceWarnings(parsed.data.models));
   return { seed: parsed.data, errors: [], warnings };
+}
+
+/**
+ * Warnings about a row's scheduled changes: one already in force belongs in
+ * the row's own prices (the gate applies it, but the row reads wrong), and a
+ * change that sets a price to what it already is changes nothing.
+ *
+ * @example
+ * scheduleWarnings({ input: 1, output: 2, scheduled: [{ effective_at: "2026-01-01T00:00:00Z", input: 2 }] }, new Date("2026-12-01"))
+ * // [{ path: "scheduled.0", message: "took effect on 2026-01-01T00:00:00Z; fold it into the row's prices and drop it" }]
+ */
+export function scheduleWarnings(row: PricingRow, today: Date): { path: string; message: string }[] {
+  const warnings: { path: string; message: string }[] = [];
+  (row.scheduled ?? []).forEach((change, index) => {
+    if (Date.parse(change.effective_at) <= today.getTime()) {
+      warnings.push({ path: `scheduled.${index}`, message: `took effect on ${change.effective_at}; fold it into the row's prices and drop it` });
+    }
+  });
+  return warnings;
 }
 
 /** KV's pricing keys as read: row texts by model, alias targets by alias. */

@@ -10,6 +10,8 @@ export interface DecisionRecord {
   tenant: string;
   model_name: string;
   priced_as: string | null;
+  /** The instant of the scheduled price change in force; null for the row's own prices (or no row). */
+  price_effective_at?: string | null;
   pricing_mode: PricingMode;
   stale_age_seconds: number | null;
   /** The requested model's lifecycle, when its row has dates; null otherwise. */
@@ -64,6 +66,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       inputs.cache_ttl ?? "", // blob11: "" in seed mode
       decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
       record.lifecycle === null || record.lifecycle === "active" ? "" : record.lifecycle, // blob13
+      record.price_effective_at ?? "", // blob14: "" for the row's own prices
     ],
     REASON_BLOB,
   );

@@ -9,6 +9,8 @@ export interface PlanRecord {
   tenant: string;
   model_name: string;
   priced_as: string | null;
+  /** The instant of the scheduled price change in force; null for the row's own prices (or no row). */
+  price_effective_at?: string | null;
   stale_age_seconds: number | null;
   outcome: PlanOutcome;
   /** The plan's id in the outcomes ledger, and the agent's tool and session, when sent. */
@@ -55,6 +57,9 @@ export function toPlanDataPoint(record: PlanRecord): AnalyticsEngineDataPoint {
         record.session_id ?? "", // blob9
         "retroactive", // blob10: offload_at; a plan stubs outputs already in the cached history
         inputs.cache_ttl, // blob11
+        "", // blob12: a plan takes no prior ranges
+        "", // blob13: the lifecycle is the gate's field; a plan leaves it empty
+        record.price_effective_at ?? "", // blob14: as a decision's, "" for the row's own prices
       ],
       REASON_BLOB,
     ),

@@ -1,6 +1,7 @@
 import { cacheAwareParams, cacheAwareTerms, type CacheAwareParams } from "./cache-aware";
 import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, TOKENS_PER_MILLION } from "./constants";
 import { seedTerms } from "./decision";
+import { cacheInputsFor, missingCachePrice } from "./gaps";
 import { carryRate, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingMode } from "./types";
 
@@ -14,7 +15,9 @@ import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingMode } from "
  * other side of zero than exact arithmetic does. Where a line is flat (a zero
  * slope, e.g. cache_read 0 and q = 1), the closed form cannot say where net
  * crosses zero, so the decision's own predicate at the start of the piece
- * decides.
+ * decides. A cache-aware output size or horizon whose requests would have to
+ * guess a cache-read price (q > 0, no read price at the tier in force) never
+ * fires (the gap rule), so no break-even lies there.
  */
 
 /** The largest horizon a break-even is looked for up to. */
@@ -35,7 +38,8 @@ export const NO_BREAK_EVEN: BreakEven = Object.freeze({ break_even_horizon: null
  *   cache_hit_rate: 0.9, context_tokens: 0 }, { input: 5, output: 25 })
  * // { break_even_horizon: 1, break_even_output_tokens: 10000 }
  */
-export function breakEven(mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates): BreakEven {
+export function breakEven(mode: PricingMode, requested: CacheAwareInputs, row: CachePriceRates): BreakEven {
+  const inputs = mode === "seed" ? requested : cacheInputsFor(requested, row);
   const params = cacheAwareParams(inputs);
   const model = mode === "seed" ? seedModel(row, params) : cacheModel(row, params);
   const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
@@ -50,6 +54,8 @@ export function breakEven(mode: PricingMode, inputs: CacheAwareInputs, row: Cach
 interface NetModel {
   /** The decision's net at (o, h), with its floating-point operations. */
   net(o: number, h: number): number;
+  /** Whether the decision at output size o prices every term (the gap rule); always true in seed mode. */
+  priced(o: number): boolean;
   /** Rates of the request that keeps an output of `o` tokens. */
   keep(o: number): TokenRates;
   stubbed: TokenRates;
@@ -71,6 +77,7 @@ function seedModel(row: CachePriceRates, params: CacheAwareParams): NetModel {
   return {
     // evaluateOffloadGate's operations, in its order.
     net: (o, h) => seedTerms(row, { ...params, outputTokens: o, horizon: h }).net,
+    priced: () => true,
     keep: () => flat,
     stubbed: flat,
     q: 0,
@@ -84,10 +91,13 @@ function seedModel(row: CachePriceRates, params: CacheAwareParams): NetModel {
 function cacheModel(row: CachePriceRates, params: CacheAwareParams): NetModel {
   const tier = row.long_context;
   const { contextTokens: ctx, suffixTokens: a, cacheTtl: ttl } = params;
+  const keep = (o: number) => ratesAt(row, ctx + o + a, ttl);
+  const stubbed = ratesAt(row, ctx + params.stubTokens + a, ttl);
   return {
     net: (o, h) => cacheAwareTerms(row, { ...params, outputTokens: o, horizon: h }).net,
-    keep: (o) => ratesAt(row, ctx + o + a, ttl),
-    stubbed: ratesAt(row, ctx + params.stubTokens + a, ttl),
+    priced: (o) => missingCachePrice([keep(o), stubbed], params.cacheHitRate) === null,
+    keep,
+    stubbed,
     q: params.cacheHitRate,
     context: ctx,
     suffix: a,
@@ -128,6 +138,7 @@ function horizonBreakEven(model: NetModel, params: CacheAwareParams): number | n
   const s = params.stubTokens;
   const net1 = o * outputRate(1) + p * (mKeep - mStub) - a * (stubbed.write - mKeep) - s * stubbed.write - recall;
   const slope = (o + p + a) * mKeep - (p + a + s) * mStub;
+  if (!model.priced(o)) return null;
   const fires = (h: number) => model.net(o, h) > 0;
   let root: number;
   if (net1 > 0) root = 1;
@@ -145,13 +156,14 @@ function horizonBreakEven(model: NetModel, params: CacheAwareParams): number | n
 function outputBreakEven(model: NetModel, params: CacheAwareParams, from: number): number | null {
   const h = params.horizon;
   if (h === 0) return null;
-  const fires = (o: number) => model.net(o, h) > 0;
+  const fires = (o: number) => model.priced(o) && model.net(o, h) > 0;
   const pieces: Array<[number, number]> = [
     [from, Math.min(BREAK_EVEN_MAX_OUTPUT_TOKENS, model.tierFrom - 1)],
     [Math.max(from, model.tierFrom), BREAK_EVEN_MAX_OUTPUT_TOKENS],
   ];
   for (const [low, high] of pieces) {
-    if (low > high) continue;
+    // A piece whose requests lack a read price never fires.
+    if (low > high || !model.priced(low)) continue;
     const root = pieceRoot(model, params, low, h, fires);
     if (root <= high) return settle(root, from, BREAK_EVEN_MAX_OUTPUT_TOKENS, fires);
   }

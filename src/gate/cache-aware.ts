@@ -1,5 +1,6 @@
 import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS } from "./constants";
 import { clampProbability, evaluateOffloadGate, seedParams, type SeedParams } from "./decision";
+import { cacheInputsFor } from "./gaps";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { CacheAwareDecision, CacheAwareInputs, CachePriceRates, CacheTtl, OffloadAt } from "./types";
@@ -135,9 +136,10 @@ export function cacheAwareParams(inputs: CacheAwareInputs): CacheAwareParams {
  * ).fire // false: the seed gate fires here, but the cache makes the saving smaller than the recall hop
  */
 export function evaluateCacheAwareGate(
-  inputs: CacheAwareInputs,
+  requested: CacheAwareInputs,
   pricing: CachePriceRates | undefined,
 ): CacheAwareDecision {
+  const inputs = pricing === undefined ? requested : cacheInputsFor(requested, pricing);
   const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
   if (inputs.output_tokens < threshold || pricing === undefined) {
     return { ...evaluateOffloadGate(inputs, undefined), context_premium_saving_usd: 0, suffix_rewrite_cost_usd: 0 };
@@ -152,7 +154,7 @@ export function evaluateCacheAwareGate(
     expected_recall_hop_cost_usd: terms.recall,
     context_premium_saving_usd: terms.premium,
     suffix_rewrite_cost_usd: terms.suffix,
-    reason: cacheAwareReason(terms, params, inputs.model_name),
+    reason: cacheAwareReason(terms, params, inputs.model_name, pricing.prompt_cache === false),
   };
 }
 
@@ -160,17 +162,19 @@ export function evaluateCacheAwareGate(
  * The reason in the reference's style. On entry with the 5-minute TTL it is
  * word for word what it was before placement and TTL existed.
  */
-function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, model: string): string {
+function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, model: string, noCache: boolean): string {
   const retro = params.offloadAt === "retroactive";
   const suffixTerm = retro ? ` − suffix=$${pyFixed(terms.suffix, 4)}` : "";
   const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ` : "";
   const ttl = params.cacheTtl === "1h" ? "ttl=1h " : "";
+  // Said only where it applies, so every other reason reads as it did.
+  const cache = noCache ? "prompt_cache=false " : "";
   return (
     `net=$${pyFixed(terms.net, 4)} (saving=$${pyFixed(terms.reprefill, 4)} ` +
     `+ premium=$${pyFixed(terms.premium, 4)} − stub=$${pyFixed(terms.stub, 4)} ` +
     `− recall=$${pyFixed(terms.recall, 4)}${suffixTerm}); H=${pyInt(params.horizon)} ` +
     `p_recall=${pyFixed(params.recallProbability, 2)} q=${pyFixed(params.cacheHitRate, 2)} ` +
-    `context=${pyNumber(params.contextTokens)} ${placement}tier=${tierLabel(terms)} ${ttl}mode=cache_aware model=${model}`
+    `context=${pyNumber(params.contextTokens)} ${placement}tier=${tierLabel(terms)} ${ttl}${cache}mode=cache_aware model=${model}`
   );
 }
 

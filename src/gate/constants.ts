@@ -34,6 +34,7 @@ export const REASON_CODES = [
   "net_not_positive",
   "worst_case_not_positive",
   "holdout",
+  "pricing_incomplete",
 ] as const;
 
 /** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */
@@ -43,4 +44,12 @@ export const OFFLOAD_AT = ["entry", "retroactive"] as const;
 export const CACHE_TTLS = ["5m", "1h"] as const;
 
 /** Why a clearing plan came out as it did. Every schema takes its codes from here. */
-export const PLAN_REASON_CODES = ["plan_positive", "plan_not_positive", "unpriced", "pricing_unavailable", "no_candidates", "holdout"] as const;
+export const PLAN_REASON_CODES = [
+  "plan_positive",
+  "plan_not_positive",
+  "unpriced",
+  "pricing_unavailable",
+  "no_candidates",
+  "holdout",
+  "pricing_incomplete",
+] as const;

@@ -1,6 +1,7 @@
 import { breakEven, NO_BREAK_EVEN } from "./break-even";
-import { cacheAwareParams, evaluateCacheAwareGate } from "./cache-aware";
+import { cacheAwareParams, evaluateCacheAwareGate, requestRates } from "./cache-aware";
 import { decideGate, isBelowThreshold } from "./decision";
+import { cacheInputsFor, gapReason, missingCachePrice } from "./gaps";
 import { priorBox, worstCase, worstCaseClause } from "./robust";
 import type {
   BreakEven,
@@ -28,8 +29,11 @@ const NO_EXTRAS: Extras = { premium: 0, suffix: 0, worst: null };
  * the seed (`decideGate`), whatever the mode; a priced decision adds its
  * break-evens (at the point) and, when ranges were given, the worst corner
  * of the box of priors, which must be positive too for the gate to fire.
- * Without ranges the seed mode's six reference fields are
- * evaluateOffloadGate's, untouched.
+ * A cache-aware decision that would have to guess a cache-read price (q > 0
+ * on a row without one at the tier in force) does not fire and says which
+ * field is missing (`pricing_incomplete`), its terms still reported; a row
+ * with `prompt_cache: false` is priced at q = 0. Without ranges the seed
+ * mode's six reference fields are evaluateOffloadGate's, untouched.
  *
  * @example
  * decideOutcome("cache_aware", { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4,
@@ -38,13 +42,14 @@ const NO_EXTRAS: Extras = { premium: 0, suffix: 0, worst: null };
  */
 export function decideOutcome(
   mode: PricingMode,
-  inputs: CacheAwareInputs,
+  requested: CacheAwareInputs,
   lookup: PricingLookup<CachePriceRates>,
 ): GateOutcome {
-  if (isBelowThreshold(inputs) || lookup.status !== "priced") {
-    return outcome(decideGate(inputs, lookup), mode, NO_EXTRAS, NO_BREAK_EVEN);
+  if (isBelowThreshold(requested) || lookup.status !== "priced") {
+    return outcome(decideGate(requested, lookup), mode, NO_EXTRAS, NO_BREAK_EVEN);
   }
   const row = lookup.row;
+  const inputs = mode === "seed" ? requested : cacheInputsFor(requested, row);
   const breakEvens = breakEven(mode, inputs, row);
   const point: TaggedDecision & { context_premium_saving_usd?: number; suffix_rewrite_cost_usd?: number } =
     mode === "seed" ? decideGate(inputs, lookup) : tagged(evaluateCacheAwareGate(inputs, row));
@@ -55,6 +60,12 @@ export function decideOutcome(
     suffix: point.suffix_rewrite_cost_usd ?? 0,
     worst: box === null ? null : worstCase(mode, row, params, box),
   };
+  const qMax = mode === "seed" ? 0 : Math.max(params.cacheHitRate, ...(box?.cacheHitRates ?? []));
+  const missing = missingCachePrice(mode === "seed" ? [] : Object.values(requestRates(row, params)), qMax);
+  if (missing !== null) {
+    const reason = gapReason(missing, qMax, inputs.model_name) + point.reason + (extras.worst === null ? "" : worstCaseClause(extras.worst));
+    return outcome({ ...point, fire: false, reason, reason_code: "pricing_incomplete" }, mode, extras, breakEvens);
+  }
   if (extras.worst === null) return outcome(point, mode, extras, breakEvens);
   const robust: TaggedDecision = { ...point, reason: point.reason + worstCaseClause(extras.worst) };
   if (point.fire && !(extras.worst.net_saving_usd > 0)) {

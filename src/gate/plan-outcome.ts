@@ -1,6 +1,7 @@
 import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, type PLAN_REASON_CODES } from "./constants";
 import { clampHorizon, clampProbability } from "./decision";
 import { cacheAwareParams, cacheAwareTerms } from "./cache-aware";
+import { gapReason, missingCachePrice } from "./gaps";
 import { aloneRequest, planModel, type PlanInputs, type PlanModel, type PlanTerms } from "./plan";
 import { bestPlan } from "./plan-search";
 import { pyFixed, pyInt, pyNumber, pyRepr } from "./pyformat";
@@ -40,7 +41,8 @@ export interface PlanOutcome {
  * Decides a clearing plan from a pricing lookup's tagged result. Like the
  * gate, the pre-filter comes first (no candidate at or above the threshold:
  * `no_candidates`, and no pricing is needed), then the unpriced-model rule;
- * an unavailable lookup never stubs.
+ * an unavailable lookup never stubs, and neither does a plan that would have
+ * to guess a cache-read price (`pricing_incomplete`, the gate's gap rule).
  *
  * @example
  * decidePlan(P1, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" })
@@ -99,11 +101,14 @@ function noCandidatesReason(inputs: PlanInputs): string {
   return `no candidates at or above large_offload_threshold (${pyNumber(thresholdOf(inputs))} tokens): ${count} below it`;
 }
 
-function pricedPlan(inputs: PlanInputs, row: CachePriceRates): PlanOutcome {
+function pricedPlan(requested: PlanInputs, row: CachePriceRates): PlanOutcome {
+  // The gate's gap rule: no prompt cache prices at q = 0; a read price the row lacks is never guessed.
+  const inputs = row.prompt_cache === false ? { ...requested, cache_hit_rate: 0 } : requested;
   const model = planModel(inputs, row);
   const choice = bestPlan(model);
   if (choice === null) throw new Error("a plan with an eligible candidate found no plan");
-  const stubbed = new Set(choice.terms.net > 0 ? choice.members.map((k) => model.candidates[k]!.segment) : []);
+  const missing = missingCachePrice([model.keep, choice.terms.stubbed], model.q);
+  const stubbed = new Set(choice.terms.net > 0 && missing === null ? choice.members.map((k) => model.candidates[k]!.segment) : []);
   // Each candidate alone is the retroactive gate's own decision for it.
   const alone = new Map(model.candidates.map((c) => [c.segment, cacheAwareTerms(row, cacheAwareParams(aloneRequest(inputs, model, c))).net]));
   const candidates = inputs.segments.flatMap((segment, index) =>
@@ -111,7 +116,7 @@ function pricedPlan(inputs: PlanInputs, row: CachePriceRates): PlanOutcome {
       ? []
       : [{ id: segment.id, stubbed: stubbed.has(index), alone_net_saving_usd: alone.get(index) ?? null }],
   );
-  const positive = choice.terms.net > 0;
+  const positive = choice.terms.net > 0 && missing === null;
   const terms = choice.terms;
   return {
     stub: candidates.filter((c) => c.stubbed).map((c) => c.id),
@@ -121,8 +126,8 @@ function pricedPlan(inputs: PlanInputs, row: CachePriceRates): PlanOutcome {
     rewrite_from_tokens: positive ? terms.rewriteFrom : model.total,
     rewritten_tokens: positive ? terms.rewritten : 0,
     candidates,
-    reason: planReason(inputs, model, choice.members.length, terms, positive),
-    reason_code: positive ? "plan_positive" : "plan_not_positive",
+    reason: (missing === null ? "" : gapReason(missing, model.q, inputs.model_name, "nothing stubbed")) + planReason(inputs, model, choice.members.length, terms, positive),
+    reason_code: missing !== null ? "pricing_incomplete" : positive ? "plan_positive" : "plan_not_positive",
   };
 }
 

@@ -16,6 +16,12 @@ export interface TokenRates {
   write: number;
   /** Whether the long-context tier priced this request. */
   tiered: boolean;
+  /**
+   * Set when no cache-read price applies (neither the tier in force nor the
+   * row has one): `read` is then the input price, a guess the gate does not
+   * fire on (the gap rule, docs/economics.md). Names the missing field.
+   */
+  missing?: "cache_read" | "long_context.cache_read";
 }
 
 /**
@@ -23,7 +29,8 @@ export interface TokenRates {
  * long-context tier when the input exceeds its threshold (every token of the
  * request, as Anthropic bills), the base prices otherwise. A price the tier
  * leaves out falls back to the base price; a missing cache price falls back
- * to the input price of the tier in force, never 0. With `ttl` "1h" the
+ * to the input price of the tier in force, never 0 (a missing read is
+ * flagged in `missing`: the gate does not fire on it when q > 0). With `ttl` "1h" the
  * write is `cache_write_1h` (the tier's, then the row's), else the resolved
  * 5-minute write (a provider without a write premium has no 1-hour price).
  *
@@ -43,13 +50,16 @@ function resolve(row: CachePriceRates, tier: TierPrices | undefined, ttl: CacheT
   const input = tier?.input ?? row.input ?? 0;
   const write5m = tier?.cache_write ?? row.cache_write ?? input;
   const write = ttl === "1h" ? (tier?.cache_write_1h ?? row.cache_write_1h ?? write5m) : write5m;
-  return {
+  const read = tier?.cache_read ?? row.cache_read;
+  const rates: TokenRates = {
     in: input / TOKENS_PER_MILLION,
     out: (tier?.output ?? row.output ?? 0) / TOKENS_PER_MILLION,
-    read: (tier?.cache_read ?? row.cache_read ?? input) / TOKENS_PER_MILLION,
+    read: (read ?? input) / TOKENS_PER_MILLION,
     write: write / TOKENS_PER_MILLION,
     tiered: tier !== undefined,
   };
+  if (read === undefined) rates.missing = tier === undefined ? "cache_read" : "long_context.cache_read";
+  return rates;
 }
 
 /**

@@ -50,6 +50,20 @@ export interface TierPrices {
  */
 export interface CachePriceRates extends PriceRates, TierPrices {
   long_context?: TierPrices & { threshold_tokens: number };
+  /** false: the model has no prompt cache, so cache-aware decisions price it at q = 0. */
+  prompt_cache?: boolean;
+}
+
+/** One dated change of a row's prices: the prices that change at `effective_at` (an ISO instant). */
+export interface ScheduledChange extends TierPrices {
+  effective_at: string;
+  /** The tier's prices that change; `threshold_tokens` only where it changes (or the row has no tier yet). */
+  long_context?: TierPrices & { threshold_tokens?: number };
+}
+
+/** A row that may carry dated price changes, sorted by instant. */
+export interface ScheduledPriceRates extends CachePriceRates {
+  scheduled?: readonly ScheduledChange[];
 }
 
 /** How the gate prices a carried token: "seed" is the reference. */

@@ -3,7 +3,7 @@
  * config, served from the isolate's RefreshingCache. Every outcome comes
  * back tagged; nothing here throws for a missing, corrupt or unreachable key.
  */
-import type { PricingLookup } from "../gate";
+import { priceInForce, priceSchedule, type PriceEpoch, type PriceSchedule, type PricingLookup } from "../gate";
 import { describeIssues } from "../gate/issues";
 import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
 import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "./config";
@@ -97,9 +97,37 @@ export async function readPricing(
   }
 }
 
+// Each cached row's epochs, built when the row enters the cache (parse or
+// write), so that a request only picks the one in force. Keyed by the frozen
+// row object: it goes when the row does.
+const schedules = new WeakMap<PricingRow, PriceSchedule<PricingRow>>();
+
+/**
+ * The prices of `row` in force at `now` (ms): the row itself when it has no
+ * scheduled changes (no work), else the epoch its schedule, built at cache
+ * fill time, puts at `now`.
+ *
+ * @example
+ * pricesInForce(row, Date.now()) // { from: 1798761600000, effective_at: "2027-01-01T00:00:00Z", row: { input: 1.5, ... } }
+ */
+export function pricesInForce(row: PricingRow, now: number): PriceEpoch<PricingRow> {
+  if (row.scheduled === undefined) return { from: -Infinity, effective_at: null, row };
+  return priceInForce(scheduleOf(row), now);
+}
+
+function scheduleOf(row: PricingRow): PriceSchedule<PricingRow> {
+  let schedule = schedules.get(row);
+  if (schedule === undefined) {
+    schedule = priceSchedule(row);
+    schedules.set(row, schedule);
+  }
+  return schedule;
+}
+
 /** Serves a row this isolate just wrote, without waiting for KV to propagate it. */
 export function rememberRow(model: string, row: PricingRow | null): void {
   forgetListings();
+  if (row?.scheduled !== undefined) scheduleOf(row);
   rows.set(pricingKey(model), row === null ? { kind: "absent" } : { kind: "row", row, canonical: model });
 }
 
@@ -192,7 +220,10 @@ export function parseRow(canonical: string, text: string): RowOutcome {
   if (!parsed.success) {
     return { kind: "invalid", detail: `${pricingKey(canonical)} is invalid: ${describeIssues(parsed.error)}` };
   }
-  return { kind: "row", row: Object.freeze(parsed.data), canonical };
+  const row = Object.freeze(parsed.data);
+  // Built here, once per load, not once per request.
+  if (row.scheduled !== undefined) scheduleOf(row);
+  return { kind: "row", row, canonical };
 }
 
 function logIfInvalid(outcome: RowOutcome): RowOutcome {

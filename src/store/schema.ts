@@ -63,6 +63,39 @@ export const LongContextTierSchema = z
   })
   .openapi("LongContextTier");
 
+/** The most dated changes one row may carry. */
+export const MAX_SCHEDULED_CHANGES = 32;
+
+// The prices a scheduled change may carry; at least one must be there.
+const CHANGE_PRICES = ["input", "output", "cache_read", "cache_write", "cache_write_1h", "long_context"] as const;
+
+/**
+ * One dated change of a row's prices: from `effective_at` (an ISO instant,
+ * with Z or an offset) on, the prices it names replace the row's; those it
+ * leaves out stay as they were. `long_context` overlays the tier field by
+ * field.
+ */
+export const ScheduledChangeSchema = z
+  .strictObject({
+    effective_at: z.iso.datetime({ offset: true, error: "must be an ISO instant, e.g. 2027-01-01T00:00:00Z" }),
+    input: tierPrices.input.optional(),
+    output: tierPrices.output.optional(),
+    cache_read: tierPrices.cache_read,
+    cache_write: tierPrices.cache_write,
+    cache_write_1h: tierPrices.cache_write_1h,
+    long_context: LongContextTierSchema.partial().optional(),
+    source: SourceUrlSchema.optional(),
+  })
+  .superRefine((change, ctx) => {
+    const tierPriced = Object.values(change.long_context ?? {}).some((value) => value !== undefined);
+    if (!CHANGE_PRICES.some((field) => field !== "long_context" && change[field] !== undefined) && !tierPriced) {
+      ctx.addIssue({ code: "custom", path: [], message: `must change at least one price (${CHANGE_PRICES.join(", ")})` });
+    }
+  })
+  .openapi("ScheduledChange", { example: { effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 } });
+
+export type ScheduledChange = z.infer<typeof ScheduledChangeSchema>;
+
 /**
  * One model's prices in USD per million tokens, under the reference's field
  * names (`input`, `output`). Both are required here: a row that silently
@@ -86,13 +119,23 @@ export const PricingRowSchema = z
       .optional(),
     provider: z.string().min(1).max(64).optional(),
     source: SourceUrlSchema.optional(),
+    source_note: z.string().min(1).max(500, "must be at most 500 characters").optional().openapi({
+      description: "How the figures were checked: which came from the provider, which only from a tracker, which could not be confirmed.",
+    }),
     verified_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     deprecated_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     retires_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     replaced_by: ModelNameSchema.optional(),
     lifecycle_source: SourceUrlSchema.optional(),
+    prompt_cache: z.boolean({ error: "must be true or false" }).optional().openapi({
+      description: "false: the model has no prompt cache; cache-aware decisions price it at q = 0. Omitted: it has one.",
+    }),
+    scheduled: z.array(ScheduledChangeSchema).max(MAX_SCHEDULED_CHANGES).optional().openapi({
+      description: "Dated price changes, oldest first: the gate prices each request at the change in force when it arrives.",
+    }),
   })
   .superRefine((row, ctx) => {
+    scheduleIssues(row, ctx);
     // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.
     if (row.deprecated_at !== undefined && row.retires_at !== undefined && row.deprecated_at > row.retires_at) {
       ctx.addIssue({ code: "custom", path: ["retires_at"], message: `must not be before deprecated_at (${row.deprecated_at})` });
@@ -103,6 +146,40 @@ export const PricingRowSchema = z
   });
 
 export type PricingRow = z.infer<typeof PricingRowSchema>;
+
+type RowContext = { addIssue(issue: { code: "custom"; path: (string | number)[]; message: string }): void };
+
+// Sorted, no instant twice (an offset names the same instant as its Z form),
+// and a tier a change prices needs a threshold; a row without a prompt cache
+// has no cache prices to state.
+function scheduleIssues(row: Omit<PricingRow, never>, ctx: RowContext): void {
+  let previous: { at: number; index: number } | null = null;
+  let tier = row.long_context?.threshold_tokens;
+  (row.scheduled ?? []).forEach((change, index) => {
+    const at = Date.parse(change.effective_at);
+    if (previous !== null && at === previous.at) {
+      ctx.addIssue({ code: "custom", path: ["scheduled", index, "effective_at"], message: `repeats the instant of scheduled.${previous.index}.effective_at` });
+    } else if (previous !== null && at < previous.at) {
+      ctx.addIssue({ code: "custom", path: ["scheduled", index, "effective_at"], message: `must be after scheduled.${previous.index}.effective_at: changes are sorted, oldest first` });
+    }
+    previous = { at, index };
+    tier = change.long_context?.threshold_tokens ?? tier;
+    if (change.long_context !== undefined && tier === undefined) {
+      ctx.addIssue({ code: "custom", path: ["scheduled", index, "long_context", "threshold_tokens"], message: "is required: the row has no long_context tier before this change" });
+    }
+  });
+  if (row.prompt_cache === false) {
+    const places: [string, Record<string, unknown> | undefined][] = [["", row], ["long_context.", row.long_context]];
+    (row.scheduled ?? []).forEach((change, index) => places.push([`scheduled.${index}.`, change], [`scheduled.${index}.long_context.`, change.long_context]));
+    for (const [prefix, prices] of places) {
+      for (const field of ["cache_read", "cache_write", "cache_write_1h"]) {
+        if (prices?.[field] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [...prefix.split(".").filter((p) => p !== "").map((p) => (/^\d+$/.test(p) ? Number(p) : p)), field], message: "must be left out: prompt_cache is false" });
+        }
+      }
+    }
+  }
+}
 
 /**
  * pricing.seed.json: the rows `npm run dev` seeds into local KV, keyed by
@@ -136,6 +213,13 @@ export const PricingSeedSchema = z
           });
         }
         owner.set(alias, model);
+      }
+    }
+    for (const [model, row] of Object.entries(seed.models)) {
+      // A replacement without a row would answer "unpriced" from the day the model retires.
+      const next = row.replaced_by;
+      if (next !== undefined && !Object.hasOwn(seed.models, next) && !owner.has(next)) {
+        ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `names ${next}, which has no row (nor alias) in this seed` });
       }
     }
     for (const model of Object.keys(seed.models)) {

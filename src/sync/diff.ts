@@ -3,6 +3,7 @@
  * in, proposed changes (or why the source is refused) out.
  */
 import { badPrice, convertEntry, foldDatedNames, isTextModel, modelNameOf, PRICE_FIELDS, priceKey, seedProvider } from "../litellm/convert";
+import { priceInForce, priceSchedule } from "../gate";
 import type { PricingRow } from "../store/schema";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */
@@ -45,7 +46,10 @@ export function trackedProviders(kv: KvPricing, configured: readonly string[] | 
  * KV row of a tracked provider that the source lacks is `removed` (unless it
  * has `retires_at`: it still maps requests to its replacement). A price that
  * is not a finite non-negative number anywhere in those entries refuses the
- * whole source, as does a flood of changes.
+ * whole source, as does a flood of changes. A row with scheduled changes is
+ * compared at the prices in force at `now`; a change it proposes is today's
+ * (the source has no dates): the changes already in force are folded into
+ * the new prices, those still to come are kept.
  *
  * @example
  * diffSource(entries, { rows: new Map([["gpt-5", { input: 1, output: 10, provider: "openai" }]]), aliases: new Map() }, new Set(["openai"]), url)
@@ -56,6 +60,7 @@ export function diffSource(
   kv: KvPricing,
   providers: ReadonlySet<string>,
   source: string,
+  now: number = Date.now(),
 ): { ok: true; changes: ProposedChange[] } | { ok: false; detail: string } {
   const converted = new Map<string, PricingRow>();
   for (const [key, entry] of entries) {
@@ -75,9 +80,9 @@ export function diffSource(
     const proposed = Object.hasOwn(file, model) ? file[model] : undefined;
     if (proposed === undefined) {
       if (before.retires_at === undefined) changes.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
-    } else if (priceKey(proposed) !== priceKey(before)) {
-      const after = withPrices(before, proposed, source);
-      changes.push({ model, kind: "changed", before, after, fields: priceChanges(before, after) });
+    } else if (priceKey(proposed) !== priceKey(inForce(before, now))) {
+      const after = withPrices(before, proposed, source, now);
+      changes.push({ model, kind: "changed", before, after, fields: priceChanges(inForce(before, now), after) });
     }
   }
   for (const [model, proposed] of Object.entries(file)) {
@@ -114,14 +119,21 @@ export function priceChanges(before: PricingRow | null, after: PricingRow | null
   return changes;
 }
 
-// KV's row with the source's prices: names, provider and lifecycle stay; source and prices change.
-function withPrices(before: PricingRow, proposed: PricingRow, source: string): PricingRow {
-  const { long_context: _tier, verified_at: _verified, ...kept } = before;
+// KV's row with the source's prices: names, provider and lifecycle stay; source and prices change;
+// scheduled changes still to come stay, those in force are replaced by the source's prices.
+function withPrices(before: PricingRow, proposed: PricingRow, source: string, now: number): PricingRow {
+  // The note said how the old figures were checked: it does not vouch for the source's.
+  const { long_context: _tier, verified_at: _verified, source_note: _note, scheduled, ...kept } = before;
   for (const field of PRICE_FIELDS) delete kept[field];
   const prices: Partial<PricingRow> = {};
   for (const field of PRICE_FIELDS) if (proposed[field] !== undefined) prices[field] = proposed[field];
   if (proposed.long_context !== undefined) prices.long_context = proposed.long_context;
-  return { ...prices, ...kept, source } as PricingRow;
+  const upcoming = (scheduled ?? []).filter((change) => Date.parse(change.effective_at) > now);
+  return { ...prices, ...kept, ...(upcoming.length === 0 ? {} : { scheduled: upcoming }), source } as PricingRow;
+}
+
+function inForce(row: PricingRow, now: number): PricingRow {
+  return row.scheduled === undefined ? row : priceInForce(priceSchedule(row), now).row;
 }
 
 function priceAt(tier: object | undefined, field: string): number | null {

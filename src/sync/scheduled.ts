@@ -38,7 +38,7 @@ export async function runPriceSync(kv: KVNamespace, now: Date, fetcher: typeof f
 
   const [pricing, stored] = await Promise.all([readKvPricing(kv), listPending(kv)]);
   const providers = trackedProviders(pricing, config.config.price_source_providers ?? undefined);
-  const diff = diffSource(parsed.entries, pricing, providers, url);
+  const diff = diffSource(parsed.entries, pricing, providers, url, now.getTime());
   if (!diff.ok) return logged({ status: "failed", detail: `${url}: ${diff.detail}` });
 
   const outcome = await storeProposals(kv, diff.changes, stored.changes, url, now.toISOString());

@@ -61,3 +61,27 @@ export function zeroPriceWarnings(row: PricingRow, bodyText: string): ErrorIssue
   }
   return warnings;
 }
+
+/**
+ * A warning for a row without `cache_read` (unless it says its model has no
+ * prompt cache): cache-aware decisions at q > 0 on it do not fire
+ * (`pricing_incomplete`), since a cache hit would otherwise be priced at the
+ * input price. The CLI's `validate` gives the same warning.
+ *
+ * @example
+ * cacheGapWarnings({ input: 1.5, output: 9 })
+ * // [{ path: "cache_read", message: "is missing: cache-aware decisions at q > 0 on this row do not fire (pricing_incomplete); ..." }]
+ */
+export function cacheGapWarnings(row: PricingRow): ErrorIssue[] {
+  if (row.prompt_cache === false || row.cache_read !== undefined) return [];
+  const later = row.scheduled?.find((change) => change.cache_read !== undefined);
+  const until = later === undefined ? "" : ` until ${later.effective_at}, when a scheduled change sets one`;
+  return [
+    {
+      path: "cache_read",
+      message:
+        `is missing${until}: cache-aware decisions at q > 0 on this row do not fire (pricing_incomplete); ` +
+        "give the provider's cache-read price, or prompt_cache: false if the model has no prompt cache",
+    },
+  ];
+}

@@ -12,7 +12,7 @@ import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
-import { cacheRatioWarnings, zeroPriceWarnings } from "./ratios";
+import { cacheGapWarnings, cacheRatioWarnings, zeroPriceWarnings } from "./ratios";
 
 /** A row as stored: the parsed row, or what is wrong with the stored text. */
 export interface StoredRow {
@@ -92,7 +92,7 @@ export async function putPricing(
     readHistory(kv, pricingKey(model)),
     aliasesPointingAt(kv, model),
   ]);
-  const warnings = [...cacheRatioWarnings(model, row), ...(bodyText === undefined ? [] : zeroPriceWarnings(row, bodyText))];
+  const warnings = [...cacheRatioWarnings(model, row), ...cacheGapWarnings(row), ...(bodyText === undefined ? [] : zeroPriceWarnings(row, bodyText))];
   const aliases = row.aliases ?? [];
   const aliasesToWrite = await checkAliases(kv, model, aliases);
   const dropped = pointing.filter((alias) => !aliases.includes(alias));

@@ -125,10 +125,12 @@ describe("npm run pricing -- import-litellm --into: a merge that keeps the seed"
     const seedFile = copy("merge-prune-covered.json");
     const result = await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--provider", "anthropic", "--into", seedFile, "--prune", "--only-covered"]);
     expect(result.code).toBe(0);
-    expect(result.out).toContain("1 pruned (claude-opus-4-8)");
+    // claude-opus-4-8 is claude-opus-4-1's replacement: kept, so the retired model stays priced.
+    expect(result.out).toContain("0 pruned");
+    expect(result.err).toContain("claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement");
     const merged = JSON.parse(readFileSync(seedFile, "utf8"));
     expect(Object.keys(merged.models).sort()).toEqual(
-      ["claude-3-5-haiku", "claude-haiku-4-5", "claude-opus-4-1", "claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4.1", "gpt-4o"].sort(),
+      ["claude-3-5-haiku", "claude-haiku-4-5", "claude-opus-4-1", "claude-opus-4-8", "claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4.1", "gpt-4o"].sort(),
     );
   });
 

@@ -37,16 +37,21 @@ describe("mergeSeeds: the seed's rows and aliases are kept, disagreements report
     expect(clash.conflicts).toEqual(["claude-haiku-4-5-20251001: is an alias of claude-haiku-4-5 in the seed; the file's row is not added"]);
   });
 
-  it("prunes only the named providers' rows the file lacks, never a row that retires (it maps to its replacement)", () => {
+  it("prunes only the named providers' rows the file lacks, never a row that retires (it maps to its replacement) nor a replacement", () => {
     const anthropicOnly = importLitellm(DATED, { providers: ["anthropic"] }, LITELLM_SOURCE);
     const pruned = mergeSeeds(SEED, anthropicOnly.seed, { providers: anthropicOnly.providers });
-    expect(pruned.pruned).toEqual(["claude-opus-4-8"]);
+    // claude-opus-4-1 names claude-opus-4-8 as its replacement: it stays.
+    expect(pruned.pruned).toEqual([]);
+    expect(pruned.kept).toEqual(["claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement"]);
     expect(pruned.seed.models["gpt-4.1"]).toBeDefined();
     expect(pruned.seed.models["gemini-2.5-flash"]).toBeDefined();
 
     const withoutOpus = { models: Object.fromEntries(Object.entries(anthropicOnly.seed.models).filter(([model]) => model !== "claude-opus-4-1")) };
     const kept = mergeSeeds(SEED, withoutOpus, { providers: ["anthropic"] });
-    expect(kept.pruned).toEqual(["claude-opus-4-8"]);
-    expect(kept.kept).toEqual(["claude-opus-4-1: not in the file, kept because it retires on 2026-08-05 (it maps requests to its replacement)"]);
+    expect(kept.pruned).toEqual([]);
+    expect(kept.kept).toEqual([
+      "claude-opus-4-1: not in the file, kept because it retires on 2026-08-05 (it maps requests to its replacement)",
+      "claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement",
+    ]);
   });
 });

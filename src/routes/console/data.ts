@@ -1,18 +1,32 @@
-import { lifecycleStatus, type LifecycleStatus } from "../../gate";
+import { lifecycleStatus, upcomingChanges, type LifecycleStatus, type ScheduledChange } from "../../gate";
 import { PRICING_PREFIX } from "../../store/keys";
 import type { CachePolicy } from "../../store/cache";
 import { readListing } from "../../store/listing";
-import { parseRow } from "../../store/read";
+import { parseRow, pricesInForce } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 
 /** Rows verified longer ago than this get a visible warning. */
 export const STALE_AFTER_DAYS = 90;
 
+/** A scheduled price change this close is flagged: check the row before it takes effect. */
+export const CHANGE_SOON_DAYS = 7;
+
 const DAY_MS = 86_400_000;
 
 /** One line of the console's pricing table. */
 export type TableRow =
-  | { model: string; status: "valid"; row: PricingRow; ageDays: number | null; stale: boolean; lifecycle: LifecycleStatus }
+  | {
+      model: string;
+      status: "valid";
+      /** The prices in force now (the row's scheduled changes up to now applied): what the gate charges. */
+      row: PricingRow;
+      ageDays: number | null;
+      stale: boolean;
+      lifecycle: LifecycleStatus;
+      /** Scheduled changes still to come, oldest first; `soon` when the next is within CHANGE_SOON_DAYS. */
+      upcoming: ScheduledChange[];
+      soon: boolean;
+    }
   | { model: string; status: "invalid"; detail: string; raw: string };
 
 /**
@@ -49,7 +63,11 @@ export function toTableRow(model: string, text: string, now: number): TableRow {
   }
   const ageDays = ageInDays(parsed.row.verified_at, now);
   const lifecycle = lifecycleStatus(parsed.row, new Date(now).toISOString().slice(0, 10));
-  return { model, status: "valid", row: parsed.row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS, lifecycle };
+  const upcoming = upcomingChanges(parsed.row, now);
+  const next = upcoming[0];
+  const soon = next !== undefined && Date.parse(next.effective_at) - now <= CHANGE_SOON_DAYS * DAY_MS;
+  const row = pricesInForce(parsed.row, now).row;
+  return { model, status: "valid", row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS, lifecycle, upcoming, soon };
 }
 
 /**

@@ -53,6 +53,7 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
         <ModelName model={row.model} />
         {r.provider !== undefined ? <span class="provider">{r.provider}</span> : null}
         <LifecycleBadge row={row} />
+        <Scheduled row={row} />
         {(r.aliases ?? []).length > 0 ? <span class="aliases">aka {(r.aliases ?? []).join(", ")}</span> : null}
       </th>
       <td class="num">{usd(r.input)}</td>
@@ -78,6 +79,25 @@ function LifecycleBadge({ row }: { row: Extract<TableRow, { status: "valid" }> }
   const then = row.lifecycle === "retired" ? `retired ${retiresAt}` : retiresAt === undefined ? `deprecated ${deprecatedAt}` : `retires ${retiresAt}`;
   const priced = replacement === undefined ? (row.lifecycle === "retired" ? "; unpriced" : "") : `; priced as ${replacement}${row.lifecycle === "retired" ? "" : " from then"}`;
   return <span class={`badge ${row.lifecycle === "retired" ? "bad" : "warn"} lifecycle`}>{`${then}${priced}`}</span>;
+}
+
+// Upcoming price changes, each with its instant and what it sets; the next one flagged when it is near.
+function Scheduled({ row }: { row: Extract<TableRow, { status: "valid" }> }): Child {
+  if (row.upcoming.length === 0) return null;
+  const prices = (change: (typeof row.upcoming)[number]) =>
+    (["input", "output", "cache_read", "cache_write", "cache_write_1h"] as const)
+      .flatMap((field) => (change[field] === undefined ? [] : [`${field} ${usd(change[field])}`]))
+      .concat(change.long_context === undefined ? [] : ["long_context"])
+      .join(", ");
+  return (
+    <span class="scheduled">
+      {row.upcoming.map((change, index) => (
+        <span class={index === 0 && row.soon ? "badge warn soon" : "badge"}>
+          {index === 0 && row.soon ? "⚠ " : ""}from <time datetime={change.effective_at}>{change.effective_at}</time>: {prices(change)}
+        </span>
+      ))}
+    </span>
+  );
 }
 
 function InvalidRow({ row }: { row: Extract<TableRow, { status: "invalid" }> }) {

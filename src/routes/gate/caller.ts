@@ -11,17 +11,20 @@ export const CALLER_ERRORS = {
 
 /**
  * What a gate route's decisions need from its request: the bindings, the
- * caller's tenant, waitUntil, and today's date. The clock is read here, at
- * the edge, once per request; lifecycle dates compare as YYYY-MM-DD strings.
+ * caller's tenant, waitUntil, and the time. The clock is read here, at the
+ * edge, once per request: lifecycle dates compare as YYYY-MM-DD strings,
+ * scheduled prices by the instant.
  *
  * @example
  * await decideRequest(c.req.valid("json"), decideContext(c));
  */
 export function decideContext(c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined }): DecideContext {
+  const now = Date.now();
   return {
     env: c.env,
     tenant: c.get("tenant") ?? OPEN_TENANT,
     waitUntil: waitUntilOf(c),
-    today: new Date().toISOString().slice(0, 10),
+    today: new Date(now).toISOString().slice(0, 10),
+    now,
   };
 }

@@ -110,5 +110,5 @@ export const curve = createApp().openapi(gateCurveRoute, async (c) => {
   const { mode, inputs, pricing } = orThrow(items);
   const span = { points: points ?? DEFAULT_CURVE_POINTS, horizonMax: horizon_max, outputTokensMax: output_tokens_max };
   const curves = gateCurves(mode, coreInputs(inputs), pricing.read.lookup, span);
-  return c.json({ pricing_mode: mode, inputs, priced_as: pricedAsOf(pricing.read.lookup), ...curves }, 200);
+  return c.json({ pricing_mode: mode, inputs, priced_as: pricedAsOf(pricing.read.lookup, pricing.effectiveAt ?? null), ...curves }, 200);
 });

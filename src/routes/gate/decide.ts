@@ -85,7 +85,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   const pricing = resolvedPricing.read;
   const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
-  const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup);
+  const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
   const { decisionId, outcome: decision, record } = assignDecision({
     tenant: context.tenant,
@@ -96,13 +96,14 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     outcome,
     pricedAs: pricedAs?.model ?? null,
     row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
-    at: Date.now(),
+    at: context.now,
   });
   shared.records.push(record);
   recordDecision(context.env.DECISIONS, {
     tenant: context.tenant,
     model_name: inputs.model_name,
     priced_as: pricedAs?.model ?? null,
+    price_effective_at: pricedAs?.price_effective_at ?? null,
     pricing_mode: mode,
     stale_age_seconds: stale?.age_seconds ?? null,
     lifecycle: resolvedPricing.lifecycle?.status ?? null,
@@ -115,25 +116,31 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, decision_id: decisionId };
 }
 
-// Rows are frozen and replaced whole on each load: the answer's copy of a
-// row is built once per row, not once per request.
-const pricedAsCache = new WeakMap<PricingRow, NonNullable<GateDecisionBody["priced_as"]>>();
+/** The answer's copy of the row that priced it: the prices in force, and since when. */
+export type PricedAs = NonNullable<GateDecisionBody["priced_as"]> & { price_effective_at: string | null };
+
+// Rows (and each epoch of a scheduled row) are frozen and replaced whole on
+// each load: the answer's copy of a row is built once per row, not once per
+// request.
+const pricedAsCache = new WeakMap<PricingRow, PricedAs>();
 
 /**
- * The answer's copy of the row that priced a lookup, with its canonical
- * name; null when no row did.
+ * The answer's copy of the row that priced a lookup (the prices in force),
+ * with its canonical name and the instant of the scheduled change in force
+ * (null: the row's own prices); null when no row did.
  *
  * @example
- * pricedAsOf({ status: "priced", row: { input: 5, output: 25 }, canonical: "claude-opus-4-6" })
- * // { model: "claude-opus-4-6", input: 5, output: 25 }
+ * pricedAsOf({ status: "priced", row: { input: 5, output: 25 }, canonical: "claude-opus-4-6" }, null)
+ * // { model: "claude-opus-4-6", input: 5, output: 25, price_effective_at: null }
  */
-export function pricedAsOf(lookup: PricingLookup<PricingRow>): GateDecisionBody["priced_as"] {
+export function pricedAsOf(lookup: PricingLookup<PricingRow>, effectiveAt: string | null): PricedAs | null {
   if (lookup.status !== "priced") return null;
   const held = pricedAsCache.get(lookup.row);
-  if (held !== undefined && held.model === lookup.canonical) return held;
-  // The row's prices and provenance; its names and lifecycle are the answer's `lifecycle`.
-  const { aliases: _aliases, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, ...prices } = lookup.row;
-  const pricedAs = Object.freeze({ model: lookup.canonical, ...prices });
+  if (held !== undefined && held.model === lookup.canonical && held.price_effective_at === effectiveAt) return held;
+  // The row's prices and provenance; its names and lifecycle are the answer's
+  // `lifecycle`; changes still to come are the row's (GET /v1/admin/pricing/{model}).
+  const { aliases: _aliases, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, scheduled: _s, ...prices } = lookup.row;
+  const pricedAs: PricedAs = Object.freeze({ model: lookup.canonical, ...prices, price_effective_at: effectiveAt });
   pricedAsCache.set(lookup.row, pricedAs);
   return pricedAs;
 }

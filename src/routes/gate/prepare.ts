@@ -12,7 +12,7 @@ import {
 } from "../../gate";
 import { summarize, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
-import { readGateConfig, readPricing, type PricingRead } from "../../store/read";
+import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "./schema";
@@ -31,12 +31,17 @@ export interface DecideContext {
   waitUntil: (promise: Promise<unknown>) => void;
   /** Today as YYYY-MM-DD (UTC), read once at the edge: the core reads no clock. */
   today: string;
+  /** The same instant in ms: which scheduled prices are in force. */
+  now: number;
 }
 
 /** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */
 export interface ResolvedPricing {
+  /** A priced lookup's row is the prices in force when the request arrived. */
   read: PricingRead;
   lifecycle: LifecycleNote | null;
+  /** The instant of the scheduled change in force; null for the row's own prices (or no row). */
+  effectiveAt?: string | null;
 }
 
 /** An item ready to decide: its body, mode, inputs with every default filled in, and its pricing. */
@@ -139,7 +144,7 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
     if (!priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
     let pricing = resolved.get(inputs.model_name);
     if (pricing === undefined) {
-      pricing = withLifecycle(inputs.model_name, readOnce, context.today);
+      pricing = withLifecycle(inputs.model_name, readOnce, context.today, context.now);
       resolved.set(inputs.model_name, pricing);
     }
     return pricing;
@@ -162,22 +167,30 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
  * Reads a model's pricing and applies the lifecycle rules: a retired model
  * is priced as its replacement, read the same way (and bounded by
  * MAX_REPLACEMENT_HOPS in the core). A stale read anywhere on the way makes
- * the answer stale.
+ * the answer stale. The row that prices is then taken at the prices in force
+ * at `now` (its scheduled changes up to then applied).
  *
  * @example
- * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02") // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...} }
+ * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02", Date.now()) // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...}, effectiveAt: null }
  */
-export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string): Promise<ResolvedPricing> {
+export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string, now: number): Promise<ResolvedPricing> {
   const first = await read(model);
   const chain: PricingLookup<PricingRow>[] = [first.lookup];
   let stale = first.stale;
   for (;;) {
     const step = resolveLifecycle(chain, today);
-    if (step.kind === "done") return { read: step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, lifecycle: step.lifecycle };
+    if (step.kind === "done") return inForce(step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, step.lifecycle, now);
     const next = await read(step.model);
     stale ??= next.stale;
     chain.push(next.lookup);
   }
+}
+
+function inForce(read: PricingRead, lifecycle: LifecycleNote | null, now: number): ResolvedPricing {
+  const { lookup } = read;
+  if (lookup.status !== "priced" || lookup.row.scheduled === undefined) return { read, lifecycle, effectiveAt: null };
+  const epoch = pricesInForce(lookup.row, now);
+  return { read: { ...read, lookup: { ...lookup, row: epoch.row } }, lifecycle, effectiveAt: epoch.effective_at };
 }
 
 /**

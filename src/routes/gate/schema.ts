@@ -169,10 +169,18 @@ export const AnswerLifecycleSchema = LifecycleSchema.nullable().openapi({
 
 /** The canonical row that priced an answer (a decision or a plan), with its model name. */
 export const PricedAsSchema = z
-  .object({ model: z.string() })
+  .object({
+    model: z.string(),
+    price_effective_at: z.string().nullable().openapi({
+      description: "The instant of the row's scheduled price change in force when the request arrived; null: the row's own prices.",
+    }),
+  })
   .catchall(z.unknown())
   .nullable()
-  .openapi({ description: "The canonical pricing row that priced the answer, with its model name; null when none did." });
+  .openapi({
+    description:
+      "The canonical pricing row that priced the answer, with its model name, at the prices in force when the request arrived (its scheduled changes up to then applied; the list itself left out); null when none did.",
+  });
 
 /** Set when KV could not be read and a row (or the config) past its TTL priced the answer. */
 export const StalePricingSchema = z
@@ -235,7 +243,7 @@ export const GateDecisionSchema = z
       break_even_horizon: 1,
       break_even_output_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
       worst_case: null,
-      priced_as: { model: "claude-opus-4-6", input: 5, output: 25 },
+      priced_as: { model: "claude-opus-4-6", input: 5, output: 25, price_effective_at: null },
       stale_pricing: null,
       lifecycle: null,
       inputs: WORKED_EXAMPLE_A,

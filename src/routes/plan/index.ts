@@ -59,12 +59,12 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   // With no candidate at or above the pre-filter the plan needs no pricing, so none is read.
   else if (!hasEligible(inputs)) pricing = NOT_LOOKED_UP;
   // The gate's own lookup: aliases, and a retired model priced as its replacement.
-  else pricing = await withLifecycle(body.model_name, (model) => readPricing(env.PRICING, model, config, waitUntil), context.today);
+  else pricing = await withLifecycle(body.model_name, (model) => readPricing(env.PRICING, model, config, waitUntil), context.today, context.now);
 
   const { read } = pricing;
   const planned = decidePlan(inputs, read.lookup);
   const stale = read.stale ?? configRead.stale;
-  const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup);
+  const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
   const { decisionId, outcome, record } = assignPlan({
     tenant: context.tenant,
     config,
@@ -73,12 +73,13 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     outcome: planned,
     pricedAs: pricedAs?.model ?? null,
     row: read.lookup.status === "priced" ? read.lookup.row : null,
-    at: Date.now(),
+    at: context.now,
   });
   recordPlan(env.DECISIONS, {
     tenant: context.tenant,
     model_name: body.model_name,
     priced_as: pricedAs?.model ?? null,
+    price_effective_at: pricedAs?.price_effective_at ?? null,
     stale_age_seconds: stale?.age_seconds ?? null,
     outcome,
     decision_id: decisionId,
