@@ -34,6 +34,12 @@ export interface PlanOutcome {
   candidates: PlanCandidateOutcome[];
   reason: string;
   reason_code: PlanReasonCode;
+  /**
+   * false when the search's node budget ended it before it was done: the
+   * plan is the best found (still never worse than stubbing nothing), not
+   * provably the best. true when nothing needed searching.
+   */
+  exact: boolean;
 }
 
 /**
@@ -90,6 +96,7 @@ function unpriced(inputs: PlanInputs, code: PlanReasonCode, reason: string): Pla
     candidates: inputs.segments.flatMap((s) => (s.id === undefined ? [] : [{ id: s.id, stubbed: false, alone_net_saving_usd: null }])),
     reason,
     reason_code: code,
+    exact: true,
   };
 }
 
@@ -121,8 +128,9 @@ function pricedPlan(inputs: PlanInputs, row: CachePriceRates): PlanOutcome {
     rewrite_from_tokens: positive ? terms.rewriteFrom : model.total,
     rewritten_tokens: positive ? terms.rewritten : 0,
     candidates,
-    reason: planReason(inputs, model, choice.members.length, terms, positive),
+    reason: `${planReason(inputs, model, choice.members.length, terms, positive)}${choice.exact ? "" : "; search cut at its node budget"}`,
     reason_code: positive ? "plan_positive" : "plan_not_positive",
+    exact: choice.exact,
   };
 }
 
