@@ -86,11 +86,13 @@ export function diffSource(
   const file = foldDatedNames(converted, []);
 
   const found: ProposedChange[] = [];
+  const unreadable = new Set(skipped.map((entry) => entry.model));
   for (const [model, before] of kv.rows) {
     if (before.provider === undefined || !providers.has(before.provider.toLowerCase())) continue;
     const proposed = Object.hasOwn(file, model) ? file[model] : undefined;
     if (proposed === undefined) {
-      if (before.retires_at === undefined) found.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
+      // A model the source lists but that was skipped is not gone from it: no removal is proposed.
+      if (before.retires_at === undefined && !unreadable.has(model)) found.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
     } else if (priceKey(proposed) !== priceKey(before)) {
       const after = withPrices(before, proposed, source);
       found.push({ model, kind: "changed", before, after, fields: priceChanges(before, after) });
