@@ -46,6 +46,31 @@ export function makePlans(scale, model, seed = 14) {
   return plans;
 }
 
+/**
+ * VARIANTS adversarial plan requests (test/plan-budget.test.ts holds the
+ * first): 64 candidates of 3,000–4,000 tokens with nearly equal value per
+ * token, about 223k tokens on sonnet-4-5's 200k tier, so that every
+ * earliest stub's plan crosses the threshold and each knapsack repair meets
+ * near-ties it cannot prune: the case the plan's node budget exists for.
+ */
+export function makeAdversarialPlans() {
+  return Array.from({ length: VARIANTS }, (_, v) => ({
+    model_name: "claude-sonnet-4-5",
+    horizon: 4,
+    recall_probability: 0.25,
+    cache_hit_rate: 0.9,
+    large_offload_threshold_tokens: 1_000,
+    stub_tokens: 200,
+    recall_input_tokens: 2_000,
+    recall_output_tokens: 500,
+    segments: Array.from({ length: CANDIDATES }, (_, i) => ({
+      id: `c${i}`,
+      tokens: 3_000 + ((i * 397 + v * 31) % 1_000),
+      recall_probability: 0.3 + (i % 10) / 1_000,
+    })),
+  }));
+}
+
 /** CPU microseconds per call of `fn` over `rounds` passes of `items`. */
 function cpuMicros(fn, items, rounds) {
   const start = process.cpuUsage();
@@ -68,6 +93,7 @@ export async function benchPlan({ timeMs = 2_000 } = {}) {
     large_untiered: { plans: makePlans("large", "claude-opus-4-6"), lookup: lookup("claude-opus-4-6") },
     large_tiered: { plans: makePlans("large", "claude-sonnet-4-5"), lookup: lookup("claude-sonnet-4-5") },
     crossing_tiered: { plans: makePlans("crossing", "claude-sonnet-4-5"), lookup: lookup("claude-sonnet-4-5") },
+    adversarial_tiered: { plans: makeAdversarialPlans(), lookup: lookup("claude-sonnet-4-5") },
   };
   const decision = {
     model_name: "claude-sonnet-4-5",
@@ -100,12 +126,29 @@ export async function benchPlan({ timeMs = 2_000 } = {}) {
       mean_us: round(mean),
       cpu_us: round(cpuMicros((plan) => gate.decidePlan(plan, priced), plans, 20)),
       gate_decisions_per_plan: Math.round(mean / gateMicros),
+      ...searchNodes(gate, plans, priced.row),
     };
   }
+  // The adversarial case as it was before one budget per plan: 4,096 nodes for each of up to 128 knapsacks.
+  const before = (plan) => gate.bestPlan(gate.planModel(plan, rows["claude-sonnet-4-5"]), gate.nodeBudget(128 * gate.KNAPSACK_NODE_LIMIT));
+  out.adversarial_tiered.cpu_us_budget_per_knapsack = round(cpuMicros(before, workloads.adversarial_tiered.plans, 2));
   return out;
 }
 
 const round = (x) => Number(x.toFixed(1));
+
+/** Branch-and-bound nodes per plan under the plan's budget (a deterministic measure), and how many plans it cut. */
+function searchNodes(gate, plans, row) {
+  let most = 0;
+  let cut = 0;
+  for (const plan of plans) {
+    const budget = gate.nodeBudget(gate.PLAN_NODE_BUDGET);
+    const choice = gate.bestPlan(gate.planModel(plan, row), budget);
+    most = Math.max(most, gate.PLAN_NODE_BUDGET - budget.left);
+    if (choice !== null && !choice.exact) cut++;
+  }
+  return { most_nodes: most, not_exact: cut };
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(await benchPlan());

@@ -8,6 +8,7 @@ import { ROOT } from "./build.mjs";
 import { benchCore } from "./core.mjs";
 import { benchHttp, medianTurnRatio } from "./http.mjs";
 import { benchPlan } from "./plan.mjs";
+import { benchSync } from "./sync.mjs";
 import { benchFirstRequest, benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
 
@@ -41,6 +42,8 @@ console.log("core: 100,000 varied inputs with reason strings (tinybench)");
 const core = await benchCore();
 console.log("plan: decidePlan at the limits (512 segments, 64 candidates) beside one gate decision (tinybench)");
 const plan = await benchPlan();
+console.log("sync: parseSource + diffSource on same-price snapshots of one model, N and 2N up to the 8 MiB limit (CPU)");
+const sync = await benchSync();
 console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
 const http = await benchHttp({ seconds, pairs });
 console.log("cold start: wrangler deploy --dry-run and wrangler check startup (median of 5, with a hello-world worker)");
@@ -53,6 +56,7 @@ const results = {
   machine: { ...about, load_average_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") },
   core,
   plan,
+  sync,
   http,
   cold_start: coldStart,
   // The targets' ratios are medians over the turns, each turn against the
@@ -88,12 +92,19 @@ const rows = [
     `≥ ${fmt(TARGETS.core_per_second)}/s`,
     verdict(core.evaluate_per_second_all_cores >= TARGETS.core_per_second),
   ],
-  ...["large_untiered", "large_tiered", "crossing_tiered"].map((name) => [
+  ...["large_untiered", "large_tiered", "crossing_tiered", "adversarial_tiered"].map((name) => [
     `core decidePlan, 64 of 512 segments, ${name.replace("_", ", ")}`,
-    `${plan[name].cpu_us} µs CPU (${plan[name].gate_decisions_per_plan} gate decisions)`,
+    `${plan[name].cpu_us} µs CPU (${plan[name].gate_decisions_per_plan} gate decisions; ≤ ${fmt(plan[name].most_nodes)} nodes, ${plan[name].not_exact} not exact)`,
     "≤ 1,000 µs",
     verdict(plan[name].cpu_us <= 1_000),
   ]),
+  ["  adversarial, a budget per knapsack (before)", `${fmt(plan.adversarial_tiered.cpu_us_budget_per_knapsack)} µs CPU`, "", ""],
+  [
+    `sync CPU, ${fmt(sync.snapshots[1])} same-price snapshots (${(sync.bytes[1] / 1048576).toFixed(1)} MiB)`,
+    `${fmt(sync.cpu_ms[1])} ms; ${fmt(sync.snapshots[0])}: ${fmt(sync.cpu_ms[0])} ms; ratio 2N ÷ N ${sync.ratio_2n_over_n}`,
+    "≈ 2 (linear)",
+    verdict(sync.ratio_2n_over_n < 3),
+  ],
   ["GET /healthz saturated", `${fmt(saturated.healthz.req_per_second)} req/s  p50 ${saturated.healthz.p50_ms} ms  p99 ${saturated.healthz.p99_ms} ms`, "", ""],
   ["POST /v1/gate saturated", `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`, "", ""],
   ["POST /__bench/echo saturated (no gate)", `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`, "", ""],

@@ -346,11 +346,15 @@ describe("the price sync's pending changes in the console", () => {
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
     await page.getByRole("button", { name: "Unlock editing" }).click();
     await expect.poll(() => approve.isVisible()).toBe(true);
+    const listed = await (await fetch(`${BASE_URL}/v1/admin/pending`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+    const listedDigest = listed.changes.find((change: { model: string }) => change.model === PENDING_MODEL).digest;
     const post = page.waitForRequest((request) => request.method() === "POST" && request.url().includes("/v1/admin/pending/"));
     await approve.click();
     const request = await post;
     expect(request.url()).toBe(`${BASE_URL}/v1/admin/pending/${PENDING_MODEL}/approve`);
     expect(request.headers()["authorization"]).toBe(`Bearer ${ADMIN_TOKEN}`);
+    // It sends the digest of the change the page shows, as the admin API lists it.
+    expect(JSON.parse(request.postData() ?? "{}")).toEqual({ digest: listedDigest });
     await expect.poll(() => page.locator("#pending-status").textContent()).toBe(`Approved ${PENDING_MODEL}.`);
     expect(await page.locator(`#pending tr[data-model="${PENDING_MODEL}"]`).count()).toBe(0);
     const row = page.locator(`#pricing-table tr[data-model="${PENDING_MODEL}"]`);

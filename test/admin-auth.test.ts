@@ -120,4 +120,12 @@ describe("failed admin authentications", () => {
       expect((await callWithEnv(tight, "/v1/admin/pricing", from(operator, ALICE_TOKEN))).status).toBe(200);
     }
   });
+
+  it("never lock out a request without cf-connecting-ip because of other such requests (a service binding, local development)", async () => {
+    const bare = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await callWithEnv(tight, "/v1/admin/pricing", bare(`wrong-bare-${attempt}-abcdefghijklmnop`))).status).toBe(401);
+    }
+    expect((await callWithEnv(tight, "/v1/admin/pricing", bare(ALICE_TOKEN))).status).toBe(200);
+  });
 });

@@ -15,6 +15,7 @@ describe("the admin routes in the OpenAPI document", () => {
     );
     expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual([
       "DELETE /v1/admin/aliases/{alias}",
+      "DELETE /v1/admin/pending/{model}",
       "DELETE /v1/admin/pricing/{model}",
       "GET /v1/admin/aliases",
       "GET /v1/admin/config",

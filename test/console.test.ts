@@ -95,7 +95,10 @@ describe("GET /", () => {
     expect(html).toContain("1 waiting for approval");
     expect(html).toContain("1 unreadable");
     // Approve and Reject wait, hidden, for the admin token; a rejected change has neither.
-    expect(html).toMatch(/<button[^>]*data-decide="approve" data-model="gpt-5" hidden[^>]*>/);
+    expect(html).toMatch(/<button[^>]*data-decide="approve" data-model="gpt-5" data-digest="[0-9a-f]{64}" hidden[^>]*>/);
+    // The buttons carry the digest the admin API lists for this very change, so an approval applies only it.
+    const listed = await (await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })).json<any>();
+    expect(html).toContain(`data-digest="${listed.changes[0].digest}"`);
     await env.PRICING.put("pending:gpt-5", JSON.stringify({ ...change, status: "rejected", rejected_by: "ops-bob", rejected_at: "2026-11-30T07:00:00.000Z" }));
     forgetPricing();
     const after = (await page()).html;

@@ -7,6 +7,7 @@ import { CURVE_EXTRA_POINTS, MAX_CURVE_POINTS } from "../src/gate";
 import { ApiError } from "../src/http/errors";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { ErrorSchema } from "../src/http/schema";
+import { pendingDigest, type PendingChange } from "../src/sync/pending";
 import { OPUS, putRow, resetState } from "./helpers";
 
 // Property-based fuzzing of the whole HTTP surface, in workerd, against the
@@ -27,6 +28,27 @@ const SECRETS = [ADMIN_TOKEN, GATE_KEY, "gk-s3cret-staging-99d0", "s3cret"];
 const HTML_PATHS = new Set(["/", "/docs"]);
 
 const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus-4-5-20251101"];
+
+// Pending changes the fuzz approves, rejects and deletes: one to approve (its `before` is gpt-5's
+// row as beforeEach writes it), one rejected, one that does not parse.
+const GPT5_ROW = { input: 1.25, output: 10 };
+const PENDING_GPT5: PendingChange = {
+  model: "gpt-5",
+  kind: "changed",
+  status: "pending",
+  before: GPT5_ROW,
+  after: { input: 1.5, output: 10, source: "https://prices.example.test/prices.json" },
+  fields: [{ field: "input", from: 1.25, to: 1.5 }],
+  source: "https://prices.example.test/prices.json",
+  detected_at: "2026-11-30T06:17:00.000Z",
+};
+const PENDING_DIGEST = await pendingDigest(PENDING_GPT5);
+
+async function putPending(): Promise<void> {
+  await env.PRICING.put("pending:gpt-5", JSON.stringify(PENDING_GPT5));
+  await env.PRICING.put("pending:claude-opus-4-6", JSON.stringify({ ...PENDING_GPT5, model: "claude-opus-4-6", status: "rejected", rejected_by: "ops-bob", rejected_at: "2026-11-30T07:00:00.000Z" }));
+  await env.PRICING.put("pending:unknown-model", "{ not json");
+}
 
 const modelSegment = fc.oneof(
   fc.constantFrom(...MODELS),
@@ -339,6 +361,19 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
+  // An approval's or rejection's body: the listed digest, another one, or anything at all.
+  {
+    weight: 2,
+    arbitrary: fc
+      .record(
+        {
+          digest: fc.oneof(fc.constant(PENDING_DIGEST), fc.stringMatching(/^[0-9a-f]{64}$/), fc.stringMatching(/^[0-9A-Fa-f]{0,70}$/), fc.jsonValue()),
+          note: fc.oneof(fc.string({ maxLength: 600 }), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      )
+      .map((body) => JSON.stringify(body)),
+  },
   {
     weight: 1,
     arbitrary: fc
@@ -443,7 +478,8 @@ afterAll(() => {
 beforeEach(async () => {
   await resetState();
   await putRow("claude-opus-4-6", OPUS);
-  await putRow("gpt-5", { input: 1.25, output: 10 });
+  await putRow("gpt-5", GPT5_ROW);
+  await putPending();
 });
 afterEach(() => {
   vi.restoreAllMocks();
@@ -613,6 +649,49 @@ describe("the clearing plan under fuzzing", () => {
         }
       }),
       { seed: SEED, numRuns: 200 },
+    );
+  }, 60_000);
+});
+
+describe("pending changes under fuzzing: approve with a digest, reject, delete", () => {
+  it("answers every sequence in the error shape, and changes the row only for an approval with the listed digest", async () => {
+    const step = fc.record({
+      method: fc.constantFrom("POST", "DELETE"),
+      action: fc.constantFrom("/approve", "/reject", ""),
+      model: fc.constantFrom("gpt-5", "claude-opus-4-6", "unknown-model", "gpt-9"),
+      body: fc.oneof(
+        fc.constant(JSON.stringify({ digest: PENDING_DIGEST })),
+        fc.stringMatching(/^[0-9a-f]{64}$/).map((digest) => JSON.stringify({ digest })),
+        fc.constantFrom("{}", '{"note":"ok"}', '{"digest":null}', "[]", "{"),
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), async (steps) => {
+        await putRow("gpt-5", GPT5_ROW);
+        await putPending();
+        let approved = false;
+        for (const { method, action, model, body } of steps) {
+          const spec: RequestSpec = {
+            method,
+            path: `/v1/admin/pending/${model}${action}`,
+            contentType: "application/json",
+            authorization: `Bearer ${ADMIN_TOKEN}`,
+            body,
+            gateKeysConfigured: false,
+          };
+          const { res, text } = await send(spec);
+          checkAnswer(spec, res, text);
+          expect([200, 400, 404, 405, 409]).toContain(res.status);
+          if (res.status === 200 && action === "/approve") {
+            expect(model).toBe("gpt-5");
+            expect(JSON.parse(body)).toEqual({ digest: PENDING_DIGEST });
+            approved = true;
+          }
+        }
+        const row = JSON.parse((await env.PRICING.get("pricing:gpt-5")) as string);
+        expect(row.input).toBe(approved ? 1.5 : 1.25);
+      }),
+      { seed: SEED, numRuns: 150 },
     );
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { knapsack } from "../src/gate";
+import { knapsack, KNAPSACK_NODE_LIMIT, nodeBudget } from "../src/gate";
 
 /** The greatest value over every subset that fits, by enumeration. */
 function bruteForce(values: number[], weights: number[], capacity: number, strict: boolean): number {
@@ -39,10 +39,31 @@ describe("the knapsack the tier search uses", () => {
     );
   });
 
-  it("returns the greedy fill when its node budget runs out at once", () => {
+  it("returns the greedy fill when its node budget runs out at once, and says the search was cut", () => {
     // Best value per weight first: 6/1, 10/2, 12/3; the greedy fill takes the first two, then 12 no longer fits.
-    expect(knapsack([6, 10, 12], [1, 2, 3], 5, { nodeLimit: 1 })).toEqual([0, 1]);
-    expect(knapsack([6, 10, 12], [1, 2, 3], 5)).toEqual([1, 2]);
+    const budget = nodeBudget(1);
+    expect(knapsack([6, 10, 12], [1, 2, 3], 5, { budget })).toEqual([0, 1]);
+    expect(budget.cut).toBe(true);
+    const ample = nodeBudget(KNAPSACK_NODE_LIMIT);
+    expect(knapsack([6, 10, 12], [1, 2, 3], 5, { budget: ample })).toEqual([1, 2]);
+    expect(ample.cut).toBe(false);
+  });
+
+  it("shares one budget between searches: what the first spends, the second cannot", () => {
+    const values = Array.from({ length: 12 }, (_, i) => 100 + (i % 5));
+    const weights = Array.from({ length: 12 }, (_, i) => 100 + ((i * 7) % 5));
+    const alone = nodeBudget(KNAPSACK_NODE_LIMIT);
+    knapsack(values, weights, 650, { budget: alone });
+    expect(alone.cut).toBe(false);
+    const spent = KNAPSACK_NODE_LIMIT - alone.left;
+    expect(spent).toBeGreaterThan(20);
+    const shared = nodeBudget(spent + 10);
+    knapsack(values, weights, 650, { budget: shared });
+    expect(shared.cut).toBe(false);
+    // The second search starts with 10 nodes and stops short of an exact answer.
+    knapsack(values, weights, 650, { budget: shared });
+    expect(shared.cut).toBe(true);
+    expect(shared.left).toBeLessThanOrEqual(0);
   });
 
   it("answers null when no subset that fits beats the floor", () => {

@@ -22,18 +22,24 @@ const refuse = (message: string, issue: string, error?: string) =>
  * put the same token in both secrets. Failed authentications count per
  * client address (`ADMIN_AUTH_LIMITER`); past the limit the address gets
  * 429 on every admin route for ADMIN_LOCKOUT_SECONDS, right token or not.
+ * The address is `cf-connecting-ip`, which Cloudflare's edge sets on
+ * internet traffic. A request without it (a service binding, local
+ * development) has no address to count against: it is never counted nor
+ * locked out, so such callers cannot lock each other out through one shared
+ * bucket (docs/operations.md § The trust boundary).
  *
  * @example
  * admin.use("/v1/admin/*", adminAuth());
  */
 export function adminAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const address = c.req.header("cf-connecting-ip") ?? "unknown";
-    refuseIfLockedOut(address);
+    // An empty header is no address either: it would be one bucket for every such caller.
+    const address = c.req.header("cf-connecting-ip") || undefined;
+    if (address !== undefined) refuseIfLockedOut(address);
     try {
       await authenticate(c);
     } catch (error) {
-      await countFailure(c.env.ADMIN_AUTH_LIMITER, address);
+      if (address !== undefined) await countFailure(c.env.ADMIN_AUTH_LIMITER, address);
       throw error;
     }
     await next();

@@ -2,12 +2,35 @@
  * A 0/1 knapsack by branch and bound: items taken best value per weight
  * first, each branch cut where even its fractional (LP) fill cannot beat the
  * best found so far (or the floor the caller must beat). The first leaf it
- * reaches is the greedy fill, so a capped search is never worse than greedy;
- * within the cap it is exact. Pure.
+ * reaches is the greedy fill, so a search whose node budget has run out is
+ * never worse than greedy; within the budget it is exact. Pure.
  */
 
-/** Nodes one knapsack may branch at: exact for every case up to ~12 items, bounded work beyond. */
+/** Nodes one knapsack may branch at when no budget is shared: exact for every case up to ~12 items. */
 export const KNAPSACK_NODE_LIMIT = 4_096;
+
+/**
+ * Nodes several searches share (a clearing plan's, say): each search spends
+ * from it, and once it is spent every search left follows only its greedy
+ * fill. `cut` records that some branch worth exploring was not: the answer
+ * is then the best found, not provably the best.
+ */
+export interface NodeBudget {
+  left: number;
+  cut: boolean;
+}
+
+/**
+ * A fresh budget of `nodes` nodes.
+ *
+ * @example
+ * const budget = nodeBudget(4_096);
+ * knapsack(values, weights, capacity, { budget }); knapsack(other, weights, capacity, { budget });
+ * budget.cut // true when either search stopped short
+ */
+export function nodeBudget(nodes: number): NodeBudget {
+  return { left: nodes, cut: false };
+}
 
 /** How a knapsack is bounded. */
 export interface KnapsackOptions {
@@ -15,7 +38,8 @@ export interface KnapsackOptions {
   strict?: boolean;
   /** Only a subset worth more than this counts (default 0). */
   above?: number;
-  nodeLimit?: number;
+  /** The nodes it may branch at, shared with other searches; default: a budget of its own of KNAPSACK_NODE_LIMIT. */
+  budget?: NodeBudget;
 }
 
 /**
@@ -33,7 +57,7 @@ export function knapsack(
   values: readonly number[],
   weights: readonly number[],
   capacity: number,
-  { strict = false, above = 0, nodeLimit = KNAPSACK_NODE_LIMIT }: KnapsackOptions = {},
+  { strict = false, above = 0, budget = nodeBudget(KNAPSACK_NODE_LIMIT) }: KnapsackOptions = {},
 ): number[] | null {
   const items: number[] = [];
   for (let i = 0; i < values.length; i++) if (values[i]! > 0) items.push(i);
@@ -42,7 +66,6 @@ export function knapsack(
   const taken = new Uint8Array(n);
   let best: number[] | null = null;
   let bestValue = above;
-  let nodes = 0;
 
   // The LP bound: fill from item k on in ratio order, the first that does not fit taken in part.
   const bound = (k: number, value: number, weight: number): number => {
@@ -57,7 +80,7 @@ export function knapsack(
   };
 
   const visit = (k: number, value: number, weight: number): void => {
-    nodes++;
+    budget.left--;
     if (value > bestValue) {
       bestValue = value;
       best = [];
@@ -73,7 +96,8 @@ export function knapsack(
       taken[k] = 0;
     }
     // Past the budget, only the greedy fill's own path goes on: skipping an item that does not fit.
-    if (!take || nodes <= nodeLimit) visit(k + 1, value, weight);
+    if (!take || budget.left > 0) visit(k + 1, value, weight);
+    else if (bound(k + 1, value, weight) > bestValue) budget.cut = true;
   };
   visit(0, 0, 0);
   return best;

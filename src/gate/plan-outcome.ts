@@ -35,6 +35,12 @@ export interface PlanOutcome {
   candidates: PlanCandidateOutcome[];
   reason: string;
   reason_code: PlanReasonCode;
+  /**
+   * false when the search's node budget ended it before it was done: the
+   * plan is the best found (still never worse than stubbing nothing), not
+   * provably the best. true when nothing needed searching.
+   */
+  exact: boolean;
 }
 
 /**
@@ -92,6 +98,7 @@ function unpriced(inputs: PlanInputs, code: PlanReasonCode, reason: string): Pla
     candidates: inputs.segments.flatMap((s) => (s.id === undefined ? [] : [{ id: s.id, stubbed: false, alone_net_saving_usd: null }])),
     reason,
     reason_code: code,
+    exact: true,
   };
 }
 
@@ -126,8 +133,9 @@ function pricedPlan(requested: PlanInputs, row: CachePriceRates): PlanOutcome {
     rewrite_from_tokens: positive ? terms.rewriteFrom : model.total,
     rewritten_tokens: positive ? terms.rewritten : 0,
     candidates,
-    reason: (missing === null ? "" : gapReason(missing, model.q, inputs.model_name, "nothing stubbed")) + planReason(inputs, model, choice.members.length, terms, positive),
+    reason: (missing === null ? "" : gapReason(missing, model.q, inputs.model_name, "nothing stubbed")) + planReason(inputs, model, choice.members.length, terms, positive) + (choice.exact ? "" : "; search cut at its node budget"),
     reason_code: missing !== null ? "pricing_incomplete" : positive ? "plan_positive" : "plan_not_positive",
+    exact: choice.exact,
   };
 }
 

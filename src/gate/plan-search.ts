@@ -1,5 +1,5 @@
 import { carryCost, laterTurnRate, type TokenRates } from "./rates";
-import { knapsack } from "./knapsack";
+import { knapsack, nodeBudget, type NodeBudget } from "./knapsack";
 import { planTerms, type PlanModel, type PlanTerms } from "./plan";
 
 /**
@@ -13,13 +13,27 @@ import { planTerms, type PlanModel, type PlanTerms } from "./plan";
  * side of the threshold and, where that plan lands on the other side, the
  * best plan that stays on the assumed side (the smallest extension that
  * drops N′ below the threshold, or the best packing that keeps it above),
- * and evaluate each exactly.
+ * and evaluate each exactly. Every repair of one plan spends from one node
+ * budget, so a plan's whole search is bounded, not each of its up to 128
+ * knapsacks.
  */
+
+/**
+ * The branch-and-bound nodes one plan's repairs share. At 64 candidates a
+ * repair's node costs O(64) for its bound, so the budget caps that part of
+ * a plan at a few hundred µs of CPU (docs/performance.md § The clearing plan).
+ */
+export const PLAN_NODE_BUDGET = 4_096;
 
 /** The best plan found: its members (ascending indexes into `model.candidates`) and terms. */
 export interface PlanChoice {
   members: number[];
   terms: PlanTerms;
+  /**
+   * false when the node budget ran out with a branch still worth exploring:
+   * the plan is the best found, not the best the search would have found.
+   */
+  exact: boolean;
 }
 
 /** g_i of every candidate at one side's rates. */
@@ -53,12 +67,14 @@ function sideAt(model: PlanModel, rates: TokenRates, tiered: boolean): Side {
 /**
  * The plan with the greatest net, evaluated exactly by `planTerms`, or null
  * when there is no candidate. Its net may be ≤ 0: the caller then keeps
- * everything (the empty plan, net 0).
+ * everything (the empty plan, net 0), so a plan cut short by its budget is
+ * still never worse than stubbing nothing.
  *
  * @example
  * bestPlan(planModel(P1, OPUS))?.members // [0, 1, 2]: stub all three
+ * bestPlan(model, nodeBudget(0))?.exact // false where a repair had to stop at once
  */
-export function bestPlan(model: PlanModel): PlanChoice | null {
+export function bestPlan(model: PlanModel, budget: NodeBudget = nodeBudget(PLAN_NODE_BUDGET)): PlanChoice | null {
   const n = model.candidates.length;
   if (n === 0) return null;
   const base = model.ratesOf(0);
@@ -78,7 +94,7 @@ export function bestPlan(model: PlanModel): PlanChoice | null {
       : lowest > model.tierThreshold
         ? [sideAt(model, tiered, true)]
         : [sideAt(model, base, false), sideAt(model, tiered, true)];
-  let best: PlanChoice | null = null;
+  let best: Omit<PlanChoice, "exact"> | null = null;
   const membersOf = (chosen: Uint8Array): number[] => {
     const members: number[] = [];
     for (let i = 0; i < n; i++) if (chosen[i] === 1) members.push(i);
@@ -109,11 +125,11 @@ export function bestPlan(model: PlanModel): PlanChoice | null {
       const bound = planTerms(model, membersOf(chosen), side.rates).net;
       const floor = best === null ? -Infinity : (best as PlanChoice).terms.net;
       if (bound <= floor) continue;
-      const repaired = repair(model, side, j, chosen, after, wantTier, floor - bound);
+      const repaired = repair(model, side, j, chosen, after, wantTier, floor - bound, budget);
       if (repaired !== null) consider(repaired);
     }
   }
-  return best;
+  return best === null ? null : { ...(best as Omit<PlanChoice, "exact">), exact: !budget.cut };
 }
 
 /** Tokens a candidate's stub frees: t_i − S_i. */
@@ -143,6 +159,7 @@ function repair(
   after: number,
   wantTier: boolean,
   short: number,
+  budget: NodeBudget,
 ): Uint8Array | null {
   const pool: number[] = [];
   const repaired = chosen.slice();
@@ -163,7 +180,7 @@ function repair(
   if (!wantTier) capacity = weights.reduce((sum, w) => sum + w, 0) - (after - model.tierThreshold);
   if (wantTier ? !(capacity > 0) : capacity < 0) return null;
   const total = values.reduce((sum, v) => sum + (v > 0 ? v : 0), 0);
-  const packed = knapsack(values, weights, capacity, { strict: wantTier, above: short + total });
+  const packed = knapsack(values, weights, capacity, { strict: wantTier, above: short + total, budget });
   if (packed === null) return null;
   for (const i of pool) repaired[i] = wantTier ? (freed(model, i) > 0 ? 0 : 1) : 1;
   for (const k of packed) repaired[pool[k]!] = repaired[pool[k]!] === 1 ? 0 : 1;

@@ -160,18 +160,33 @@ export function foldDatedNames(converted: ReadonlyMap<string, PricingRow>, notes
   }
   // Newest first: with no base entry, the newest snapshot's prices name the base row.
   dated.sort(([a], [b]) => b.localeCompare(a));
+  // Each owner's aliases and price key, gathered as the snapshots fold in and
+  // written into its row once at the end: linear in the snapshots, where
+  // copying and sorting the alias list per snapshot was quadratic.
+  const folded = new Map<string, { key: string; aliases: Set<string> }>();
+  const ownerOf = (base: string, owner: PricingRow) => {
+    let entry = folded.get(base);
+    if (entry === undefined) folded.set(base, (entry = { key: priceKey(owner), aliases: new Set(owner.aliases ?? []) }));
+    return entry;
+  };
   for (const [name, base] of dated) {
     const row = converted.get(name) as PricingRow;
     const owner = models.get(base);
     if (owner === undefined) {
-      models.set(base, { ...row, aliases: [name] });
+      models.set(base, row);
+      ownerOf(base, row).aliases.add(name);
       notes.push(`${name}: imported as ${base}, with ${name} as its alias`);
-    } else if (priceKey(owner) === priceKey(row)) {
-      models.set(base, { ...owner, aliases: [...new Set([...(owner.aliases ?? []), name])].sort() });
+    } else if (ownerOf(base, owner).key === priceKey(row)) {
+      ownerOf(base, owner).aliases.add(name);
     } else {
+      // Its own row replaces anything folded under its name so far, as a fresh row would.
       models.set(name, row);
+      folded.delete(name);
       notes.push(`${name}: bills differently from ${base}, so it keeps its own row`);
     }
+  }
+  for (const [base, { aliases }] of folded) {
+    if (aliases.size > 0) models.set(base, { ...(models.get(base) as PricingRow), aliases: [...aliases].sort() });
   }
   return Object.fromEntries([...models].sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -22,6 +22,7 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/admin/config/history": ["GET"],
   "/v1/admin/config/rollback": ["POST"],
   "/v1/admin/pending": ["GET"],
+  "/v1/admin/pending/:model": ["DELETE"],
   "/v1/admin/pending/:model/approve": ["POST"],
   "/v1/admin/pending/:model/reject": ["POST"],
   "/v1/outcomes": ["POST"],

@@ -4,7 +4,8 @@
  */
 import { badPrice, convertEntry, foldDatedNames, isTextModel, modelNameOf, PRICE_FIELDS, priceKey, seedProvider } from "../litellm/convert";
 import { priceInForce, priceSchedule } from "../gate";
-import type { PricingRow } from "../store/schema";
+import { describeIssues } from "../gate/issues";
+import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../store/schema";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */
 export const MAX_PROPOSED_CHANGES = 500;
@@ -25,6 +26,12 @@ export interface ProposedChange {
   /** The row an approval would write (null: an approval deletes the row). */
   after: PricingRow | null;
   fields: PriceChange[];
+}
+
+/** A source entry (or a model folded from several) that cannot become a valid row, and why. */
+export interface SkippedEntry {
+  model: string;
+  reason: string;
 }
 
 /** KV's pricing rows and alias keys, as the sync read them. */
@@ -49,7 +56,10 @@ export function trackedProviders(kv: KvPricing, configured: readonly string[] | 
  * whole source, as does a flood of changes. A row with scheduled changes is
  * compared at the prices in force at `now`; a change it proposes is today's
  * (the source has no dates): the changes already in force are folded into
- * the new prices, those still to come are kept.
+ * the new prices, those still to come are kept. Every proposal is checked
+ * against the row schema before it is returned: an entry that cannot become
+ * a valid row (no input or output price, too many dated snapshots to list as
+ * aliases, …) is `skipped` with the reason, never proposed.
  *
  * @example
  * diffSource(entries, { rows: new Map([["gpt-5", { input: 1, output: 10, provider: "openai" }]]), aliases: new Map() }, new Set(["openai"]), url)
@@ -61,28 +71,36 @@ export function diffSource(
   providers: ReadonlySet<string>,
   source: string,
   now: number = Date.now(),
-): { ok: true; changes: ProposedChange[] } | { ok: false; detail: string } {
+): { ok: true; changes: ProposedChange[]; skipped: SkippedEntry[] } | { ok: false; detail: string } {
   const converted = new Map<string, PricingRow>();
+  const skipped: SkippedEntry[] = [];
   for (const [key, entry] of entries) {
     if (typeof entry.litellm_provider !== "string" || !providers.has(seedProvider(entry.litellm_provider))) continue;
+    if (!isTextModel(entry)) continue;
     const name = modelNameOf(key, entry.litellm_provider);
-    if (name === null || !isTextModel(entry)) continue;
+    if (name === null) {
+      skipped.push({ model: key.slice(0, 128), reason: "it is not a model name the gate accepts ([A-Za-z0-9._:/@+-]{1,128}, not a reserved name)" });
+      continue;
+    }
     const bad = badPrice(entry);
     if (bad !== null) return { ok: false, detail: `the source's entry ${JSON.stringify(key.slice(0, 128))} is malformed: ${bad}` };
-    const { row } = convertEntry(name, entry, source);
+    const { row, notes } = convertEntry(name, entry, source);
     if (row !== null) converted.set(name, row);
+    else skipped.push({ model: name, reason: (notes[0] ?? "it converts to no row").replace(`${name}: skipped, `, "") });
   }
   const file = foldDatedNames(converted, []);
 
-  const changes: ProposedChange[] = [];
+  const found: ProposedChange[] = [];
+  const unreadable = new Set(skipped.map((entry) => entry.model));
   for (const [model, before] of kv.rows) {
     if (before.provider === undefined || !providers.has(before.provider.toLowerCase())) continue;
     const proposed = Object.hasOwn(file, model) ? file[model] : undefined;
     if (proposed === undefined) {
-      if (before.retires_at === undefined) changes.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
+      // A model the source lists but that was skipped is not gone from it: no removal is proposed.
+      if (before.retires_at === undefined && !unreadable.has(model)) found.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
     } else if (priceKey(proposed) !== priceKey(inForce(before, now))) {
       const after = withPrices(before, proposed, source, now);
-      changes.push({ model, kind: "changed", before, after, fields: priceChanges(inForce(before, now), after) });
+      found.push({ model, kind: "changed", before, after, fields: priceChanges(inForce(before, now), after) });
     }
   }
   for (const [model, proposed] of Object.entries(file)) {
@@ -90,12 +108,35 @@ export function diffSource(
     const aliases = (proposed.aliases ?? []).filter((alias) => !kv.aliases.has(alias) && !kv.rows.has(alias));
     const { aliases: _aliases, ...rest } = proposed;
     const after: PricingRow = aliases.length === 0 ? rest : { ...rest, aliases };
-    changes.push({ model, kind: "added", before: null, after, fields: priceChanges(null, after) });
+    found.push({ model, kind: "added", before: null, after, fields: priceChanges(null, after) });
+  }
+  const changes: ProposedChange[] = [];
+  for (const change of found) {
+    const problem = invalidProposal(change);
+    if (problem === null) changes.push(change);
+    else skipped.push({ model: change.model, reason: problem });
   }
   if (changes.length > MAX_PROPOSED_CHANGES) {
     return { ok: false, detail: `the source would propose ${changes.length} changes, over the limit of ${MAX_PROPOSED_CHANGES}` };
   }
-  return { ok: true, changes: changes.sort((a, b) => a.model.localeCompare(b.model)) };
+  return { ok: true, changes: changes.sort((a, b) => a.model.localeCompare(b.model)), skipped };
+}
+
+/**
+ * Why a proposal could not be stored and approved, or null: its model must
+ * be a name KV keys accept and its row one the row schema accepts, or the
+ * admin API could neither apply nor reject it.
+ *
+ * @example
+ * invalidProposal({ model: "gpt-5", kind: "added", before: null, after: { input: 1, output: 2, aliases: [...40 names] }, fields: [] })
+ * // "the row it would write is invalid: aliases must hold at most 32 names"
+ */
+export function invalidProposal(change: ProposedChange): string | null {
+  const name = ModelNameSchema.safeParse(change.model);
+  if (!name.success) return `its name is invalid: ${describeIssues(name.error)}`;
+  if (change.after === null) return null;
+  const row = PricingRowSchema.safeParse(change.after);
+  return row.success ? null : `the row it would write is invalid: ${describeIssues(row.error)}`;
 }
 
 /**

@@ -31,6 +31,37 @@ export const PendingChangeSchema = z
 
 export type PendingChange = z.infer<typeof PendingChangeSchema>;
 
+/** A proposal's digest: lowercase hex SHA-256, as the listing gives it and an approval sends it back. */
+export const DigestSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required: send the digest the listing gives for this change" : "must be a string") })
+  .regex(/^[0-9a-f]{64}$/, "must be the 64 hex digits the listing gives for this change")
+  .openapi({ example: "4f1c0a3e9d2b7c6a5f8e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a" });
+
+/**
+ * The digest of what approving a change would do: its model, kind, and the
+ * row before and after (canonical JSON, SHA-256). A new proposal for the
+ * model has a new digest; a rejection, a note or a re-detection of the same
+ * change keeps it.
+ *
+ * @example
+ * await pendingDigest(change) // "4f1c0a3e…" (64 hex digits)
+ */
+export async function pendingDigest(change: Pick<PendingChange, "model" | "kind" | "before" | "after">): Promise<string> {
+  const text = canonicalJson({ model: change.model, kind: change.kind, before: change.before, after: change.after });
+  const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(hash, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Each change with its digest, for the listing and the console.
+ *
+ * @example
+ * (await withDigests(changes))[0].digest // "4f1c0a3e…"
+ */
+export async function withDigests(changes: readonly PendingChange[]): Promise<(PendingChange & { digest: string })[]> {
+  return Promise.all(changes.map(async (change) => ({ ...change, digest: await pendingDigest(change) })));
+}
+
 /** What a sync did to the pending keys. */
 export interface StoreOutcome {
   written: string[];
@@ -52,7 +83,14 @@ export async function listPending(kv: KVNamespace): Promise<PendingList> {
 /** Pending changes, sorted by model, and the stored ones that do not parse. */
 export interface PendingList {
   changes: PendingChange[];
-  invalid: { model: string; detail: string }[];
+  invalid: InvalidPending[];
+}
+
+/** A stored pending value that does not parse; `synced`: it has the shape only the sync writes. */
+export interface InvalidPending {
+  model: string;
+  detail: string;
+  synced: boolean;
 }
 
 /**
@@ -64,12 +102,12 @@ export interface PendingList {
  */
 export function pendingFrom(values: ReadonlyMap<string, string>): PendingList {
   const changes: PendingChange[] = [];
-  const invalid: { model: string; detail: string }[] = [];
+  const invalid: InvalidPending[] = [];
   for (const [model, text] of values) {
     const parsed = parsePending(text);
     if (parsed === null) continue;
     if (parsed.ok) changes.push(parsed.change);
-    else invalid.push({ model, detail: parsed.detail });
+    else invalid.push({ model, detail: parsed.detail, synced: writtenBySync(text) });
   }
   return { changes: changes.sort((a, b) => a.model.localeCompare(b.model)), invalid };
 }
@@ -92,27 +130,43 @@ export function parsePending(text: string | null): { ok: true; change: PendingCh
   return parsed.success ? { ok: true, change: parsed.data } : { ok: false, detail: describeIssues(parsed.error) };
 }
 
+// An unreadable value the sync itself wrote (an older version's, or one stored before proposals
+// were validated): a JSON object with the fields only the sync sets. Anything else is not the
+// sync's to withdraw; an admin deletes it (DELETE /v1/admin/pending/{model}).
+function writtenBySync(text: string): boolean {
+  try {
+    const json: unknown = JSON.parse(text);
+    if (json === null || typeof json !== "object" || Array.isArray(json)) return false;
+    const { detected_at: detected, source, kind } = json as Record<string, unknown>;
+    return typeof detected === "string" && typeof source === "string" && typeof kind === "string";
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Stores a sync's proposals: a proposal already stored (pending or
  * rejected) is left alone, a new or different one replaces it, and a stored
- * one the sync no longer proposes (KV already agrees with the source) goes.
+ * one the sync no longer proposes (KV already agrees with the source, or the
+ * source no longer supports it) goes, unreadable ones the sync wrote too.
  *
  * @example
- * await storeProposals(env.PRICING, changes, current, "https://example.com/prices.json", "2026-11-30T06:17:00.000Z");
+ * await storeProposals(env.PRICING, changes, await listPending(env.PRICING), "https://example.com/prices.json", "2026-11-30T06:17:00.000Z");
  */
 export async function storeProposals(
   kv: KVNamespace,
   proposals: readonly ProposedChange[],
-  stored: readonly PendingChange[],
+  stored: PendingList,
   source: string,
   detectedAt: string,
 ): Promise<StoreOutcome> {
-  const held = new Map(stored.map((change) => [change.model, change]));
+  const held = new Map<string, PendingChange | null>(stored.changes.map((change) => [change.model, change]));
+  for (const entry of stored.invalid) if (entry.synced) held.set(entry.model, null);
   const outcome: StoreOutcome = { written: [], unchanged: [], deleted: [] };
   for (const proposal of proposals) {
     const previous = held.get(proposal.model);
     held.delete(proposal.model);
-    if (previous !== undefined && previous.kind === proposal.kind && canonicalJson(previous.after) === canonicalJson(proposal.after)) {
+    if (previous != null && previous.kind === proposal.kind && canonicalJson(previous.after) === canonicalJson(proposal.after)) {
       outcome.unchanged.push(proposal.model);
       continue;
     }

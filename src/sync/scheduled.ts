@@ -8,7 +8,7 @@ import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../store/keys";
 import { listValues } from "../store/list";
 import { parseRow } from "../store/read";
 import type { PricingRow } from "../store/schema";
-import { diffSource, trackedProviders, type KvPricing } from "./diff";
+import { diffSource, trackedProviders, type KvPricing, type SkippedEntry } from "./diff";
 import { listPending, storeProposals } from "./pending";
 import { fetchSource, parseSource } from "./source";
 
@@ -16,7 +16,10 @@ import { fetchSource, parseSource } from "./source";
 export type SyncReport =
   | { status: "disabled"; detail: string }
   | { status: "failed"; detail: string }
-  | { status: "done"; source: string; proposed: number; written: string[]; unchanged: string[]; deleted: string[] };
+  | { status: "done"; source: string; proposed: number; written: string[]; unchanged: string[]; deleted: string[]; skipped: SkippedEntry[] };
+
+/** How many skipped entries the log line names; the report holds them all. */
+const LOGGED_SKIPS = 20;
 
 /**
  * One sync run. Every failure (no config, a failed fetch, an oversized,
@@ -41,8 +44,8 @@ export async function runPriceSync(kv: KVNamespace, now: Date, fetcher: typeof f
   const diff = diffSource(parsed.entries, pricing, providers, url, now.getTime());
   if (!diff.ok) return logged({ status: "failed", detail: `${url}: ${diff.detail}` });
 
-  const outcome = await storeProposals(kv, diff.changes, stored.changes, url, now.toISOString());
-  return logged({ status: "done", source: url, proposed: diff.changes.length, ...outcome });
+  const outcome = await storeProposals(kv, diff.changes, stored, url, now.toISOString());
+  return logged({ status: "done", source: url, proposed: diff.changes.length, ...outcome, skipped: diff.skipped });
 }
 
 async function readKvPricing(kv: KVNamespace): Promise<KvPricing> {
@@ -59,7 +62,14 @@ async function readKvPricing(kv: KVNamespace): Promise<KvPricing> {
 function logged(report: SyncReport): SyncReport {
   if (report.status === "failed") console.error(`offload-gate price sync failed: ${report.detail}`);
   else if (report.status === "disabled") console.log(`offload-gate price sync: ${report.detail}`);
-  else console.log(`offload-gate price sync: ${report.proposed} change(s) from ${report.source}; ${report.written.length} stored, ${report.deleted.length} withdrawn`);
+  else {
+    console.log(`offload-gate price sync: ${report.proposed} change(s) from ${report.source}; ${report.written.length} stored, ${report.deleted.length} withdrawn`);
+    if (report.skipped.length > 0) {
+      const named = report.skipped.slice(0, LOGGED_SKIPS).map(({ model, reason }) => `${model}: ${reason}`);
+      const more = report.skipped.length > LOGGED_SKIPS ? `; and ${report.skipped.length - LOGGED_SKIPS} more` : "";
+      console.warn(`offload-gate price sync skipped ${report.skipped.length} source entr${report.skipped.length === 1 ? "y" : "ies"} that cannot become a valid row: ${named.join("; ")}${more}`);
+    }
+  }
   return report;
 }
 

@@ -129,3 +129,12 @@ export const AliasDeletedSchema = AliasViewSchema.extend({ version: z.number().i
 export const AliasParamSchema = z.object({
   alias: ModelNameSchema.openapi({ param: { name: "alias", in: "path" }, description: "An alias name; a '/' in it is sent as %2F." }),
 });
+
+/** DELETE /v1/admin/pending/{model}: the entry removed, as it was stored, and its history version. */
+export const PendingDeletedSchema = z
+  .object({
+    model: z.string(),
+    deleted: z.unknown().openapi({ description: "The entry as it was stored: JSON, or its text when it does not parse" }),
+    version: z.number().int().nonnegative().openapi({ description: "The version of history:pending:<model> that records the deletion" }),
+  })
+  .openapi("PendingDeleted");

@@ -6,7 +6,7 @@ import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { ALIAS_PREFIX, PENDING_PREFIX } from "../../store/keys";
 import { readListing } from "../../store/listing";
 import { cachePolicy, readGateConfig } from "../../store/read";
-import { pendingFrom } from "../../sync/pending";
+import { pendingFrom, withDigests } from "../../sync/pending";
 import { createApp } from "../app";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
@@ -54,10 +54,11 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     readListing(c.env.PRICING, ALIAS_PREFIX, policy, waitUntil),
   ]);
   if (rows === null) throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
+  // Each change with its digest: the Approve button sends it, so it applies only what the page shows.
   const pending: PendingView =
     pendingRead.kind === "miss"
       ? { ok: false, detail: `pending changes could not be read: ${pendingRead.detail}` }
-      : (({ changes, invalid }) => ({ ok: true, changes, invalid: invalid.length }))(pendingFrom(pendingRead.value));
+      : await (async ({ changes, invalid }) => ({ ok: true as const, changes: await withDigests(changes), invalid: invalid.length }))(pendingFrom(pendingRead.value));
   const view = {
     rows,
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },

@@ -2,7 +2,7 @@ import type { Child } from "hono/jsx";
 import type { PendingChange } from "../../sync/pending";
 
 /** What the console shows of the price sync: its stored changes, or why they could not be read. */
-export type PendingView = { ok: true; changes: PendingChange[]; invalid: number } | { ok: false; detail: string };
+export type PendingView = { ok: true; changes: (PendingChange & { digest: string })[]; invalid: number } | { ok: false; detail: string };
 
 const KIND_WORDS: Record<PendingChange["kind"], string> = { changed: "new prices", added: "new model", removed: "gone from the source" };
 
@@ -10,7 +10,8 @@ const KIND_WORDS: Record<PendingChange["kind"], string> = { changed: "new prices
  * The scheduled price sync's proposals: each with what would change, where
  * it comes from and when it was seen. Once the admin token is accepted, a
  * pending one gets Approve and Reject buttons, which call
- * `/v1/admin/pending/{model}/approve` and `…/reject`.
+ * `/v1/admin/pending/{model}/approve` and `…/reject` with the digest of the
+ * change shown, so a change the sync replaced since is refused, not applied.
  *
  * @example
  * <PendingPanel pending={{ ok: true, changes, invalid: 0 }} />
@@ -64,7 +65,7 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
                   </td>
                   <td>
                     {change.status === "pending" ? <span class="badge warn">pending</span> : <span class="badge">rejected by {change.rejected_by}</span>}
-                    {change.status === "pending" ? <Actions model={change.model} /> : null}
+                    {change.status === "pending" ? <Actions model={change.model} digest={change.digest} /> : null}
                   </td>
                 </tr>
               ))}
@@ -77,12 +78,12 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
 }
 
 // Hidden until the admin token is accepted (the browser script shows them).
-const Actions = ({ model }: { model: string }) => (
+const Actions = ({ model, digest }: { model: string; digest: string }) => (
   <span class="pending-actions">
-    <button type="button" class="pending-action" data-decide="approve" data-model={model} hidden aria-label={`Approve ${model}`}>
+    <button type="button" class="pending-action" data-decide="approve" data-model={model} data-digest={digest} hidden aria-label={`Approve ${model}`}>
       Approve
     </button>
-    <button type="button" class="pending-action secondary" data-decide="reject" data-model={model} hidden aria-label={`Reject ${model}`}>
+    <button type="button" class="pending-action secondary" data-decide="reject" data-model={model} data-digest={digest} hidden aria-label={`Reject ${model}`}>
       Reject
     </button>
   </span>

@@ -125,6 +125,7 @@ export const WORKED_EXAMPLE_P1_ANSWER = {
     "stub 3 of 3 candidates: net=$0.2773 (keep=$0.4364 − plan=$0.1591); cached prefix 8000 of 101500 tokens, " +
     "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
   reason_code: "plan_positive",
+  exact: true,
   priced_as: { model: "claude-opus-4-6", input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, price_effective_at: null },
   stale_pricing: null,
   lifecycle: null,
@@ -182,6 +183,10 @@ export const PlanSchema = z
       .openapi({ description: "Every candidate, in history order." }),
     reason: z.string(),
     reason_code: z.enum(PLAN_REASON_CODES).openapi("PlanReasonCode"),
+    exact: z.boolean().openapi({
+      description:
+        "false when the search's node budget (one per plan, shared by all its searches) ended it before it was done: the plan is the best found, still never worse than stubbing nothing; true otherwise.",
+    }),
     priced_as: PricedAsSchema,
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,

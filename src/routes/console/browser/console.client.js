@@ -410,14 +410,15 @@
   document.addEventListener("click", async (event) => {
     const button = event.target.closest && event.target.closest("button.pending-action");
     if (!button || !adminToken) return;
-    const { decide, model } = button.dataset;
+    // The digest of the change this page shows: the API refuses (409) if the sync has replaced it since.
+    const { decide, model, digest } = button.dataset;
     const note = () => $("pending-status");
     status(note(), `${decide === "approve" ? "Approving" : "Rejecting"} ${model}…`, "");
     try {
       const res = await fetch(`/v1/admin/pending/${encodeURIComponent(model)}/${decide}`, {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },
-        body: "{}",
+        body: JSON.stringify({ digest }),
       });
       const body = await res.json().catch(() => null);
       if (!res.ok) return status(note(), `Not ${decide === "approve" ? "approved" : "rejected"}: ${describeError(body, res)}`, "error");
