@@ -27,7 +27,7 @@ const diff = (input: number, output: number, read: number) =>
 
 describe("the price sync on a row with scheduled changes", () => {
   it("proposes nothing when the source has the prices in force now", () => {
-    expect(diff(4, 20, 0.4)).toEqual({ ok: true, changes: [] });
+    expect(diff(4, 20, 0.4)).toEqual({ ok: true, changes: [], skipped: [] });
   });
 
   it("proposes a change as today's: new prices, the changes in force folded in, those to come kept", () => {
