@@ -66,7 +66,33 @@ async function askGate(body: Record<string, unknown>): Promise<Record<string, an
   return (await res.json()) as Record<string, any>;
 }
 
+/** How many decisions the ledger holds for the default tenant, as GET /v1/savings counts them. */
+async function ledgerDecisions(): Promise<number> {
+  const res = await fetch(`${BASE_URL}/v1/savings`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { decisions: number }).decisions;
+}
+
 describe("the ops console at GET /", () => {
+  it("records nothing in the ledger, however often it is viewed and used", async () => {
+    const before = await ledgerDecisions();
+    for (let view = 0; view < 3; view++) {
+      await page.goto(`${BASE_URL}/`);
+      // Each view asks the gate and plans worked example P1 on load.
+      await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+      await expect.poll(() => page.getByTestId("plan-decision").textContent()).toMatch(/^Stub c1, c2, c3/);
+    }
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await expect.poll(() => page.locator("#calc-status").textContent()).toBe("");
+    await expect.poll(() => page.locator("#plan-status").textContent()).not.toBe("Planning…");
+    // One recorded decision after the views: once its write lands, any write of theirs would have too.
+    await askGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 });
+    await expect.poll(ledgerDecisions, { timeout: 15_000 }).toBeGreaterThan(before);
+    expect(await ledgerDecisions()).toBe(before + 1);
+    expect(problems).toEqual([]);
+  });
+
   it("renders the pricing table with aliases, sources, ages and warnings", async () => {
     await page.goto(`${BASE_URL}/`);
     const opus = page.locator('#pricing-table tr[data-model="claude-opus-4-5"]');
@@ -151,10 +177,12 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-narrow.png`, fullPage: true });
   });
 
-  it("reads the savings panel from the outcomes ledger: the decisions the calculator made, predicted net, the holdout's verdict", async () => {
+  it("reads the savings panel from the outcomes ledger: an agent's decisions, predicted net, the holdout's verdict", async () => {
+    // An agent's decision (the console's own are dry runs); it is in the ledger once its write lands.
+    await askGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: "web.fetch" });
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
-    // The calculator's own decision is in the ledger once its write lands; Load asks again until it is.
+    // Load asks again until the write has landed.
     const status = page.locator("#savings-status");
     await expect
       .poll(

@@ -153,6 +153,7 @@ const plausibleGate = fc.record(
     horizon_range: orderedPair(fc.nat({ max: 60 })),
     recall_probability_range: orderedPair(unitDouble),
     cache_hit_rate_range: orderedPair(unitDouble),
+    dry_run: fc.boolean(),
   },
   { requiredKeys: ["model_name", "output_tokens"] },
 );
@@ -177,6 +178,7 @@ const wildGate = fc.record(
     horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
     recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
     cache_hit_rate_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
+    dry_run: fc.oneof(fc.boolean(), fc.jsonValue()),
     unknown_field: fc.jsonValue(),
   },
   { requiredKeys: [] },
@@ -228,6 +230,7 @@ const plausiblePlan = fc.record(
     cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_ttl: fc.constantFrom("5m", "1h"),
     large_offload_threshold_tokens: fc.nat({ max: 20_000 }),
+    dry_run: fc.boolean(),
   },
   { requiredKeys: ["model_name", "segments"] },
 );
@@ -334,6 +337,12 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.array(sessionItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(gateRequest, { maxLength: 20 }), fc.oneof(fc.boolean(), fc.jsonValue()))
+      .map(([items, dryRun]) => JSON.stringify({ items, dry_run: dryRun })),
+  },
   { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
   { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
@@ -470,6 +479,7 @@ describe("the whole API under fuzzing", () => {
       output_tokens: fc.double({ min: 0, max: 1e9, noNaN: true }),
       horizon: fc.nat({ max: 1_000_000 }),
       recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+      dry_run: fc.option(fc.boolean(), { nil: undefined }),
     });
     await fc.assert(
       fc.asyncProperty(valid, async (body) => {
@@ -486,6 +496,8 @@ describe("the whole API under fuzzing", () => {
         const decision = JSON.parse(text);
         if (decision.fire) expect(["claude-opus-4-6", "gpt-5"]).toContain(decision.priced_as?.model);
         expect(Number.isFinite(decision.net_saving_usd)).toBe(true);
+        // A dry run has no id, and says so; a recorded decision has its id.
+        expect([decision.dry_run, typeof decision.decision_id]).toEqual(body.dry_run === true ? [true, "undefined"] : [undefined, "string"]);
       }),
       { seed: SEED, numRuns: 300 },
     );
@@ -606,6 +618,7 @@ describe("the clearing plan under fuzzing", () => {
         const plan = JSON.parse(text);
         expect(Number.isFinite(plan.net_saving_usd)).toBe(true);
         expect(plan.net_saving_usd).toBeGreaterThanOrEqual(0);
+        expect(typeof plan.decision_id).toBe(body.dry_run === true ? "undefined" : "string");
         if (plan.stub.length > 0) expect(["claude-opus-4-6", "gpt-5"]).toContain(plan.priced_as?.model);
         const threshold = plan.inputs.large_offload_threshold_tokens;
         for (const id of plan.stub) {

@@ -1,7 +1,7 @@
 // The ops console's only script, inlined with a CSP nonce. Plain browser
 // JavaScript with no build step. It computes no economics: the decision comes
-// from POST /v1/gate, the curves from POST /v1/gate/curve (the worker's core,
-// nothing recorded), and editing goes through PUT /v1/admin/pricing/:model.
+// from POST /v1/gate as a dry run, the curves from POST /v1/gate/curve (the worker's core,
+// nothing recorded by either), and editing goes through PUT /v1/admin/pricing/:model.
 // Sections: formatting · API calls · charts · calculator · editing.
 (() => {
   "use strict";
@@ -301,7 +301,8 @@
     status(calc, "Asking the gate…", "");
     try {
       const body = requestBody();
-      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", body), postGateRoute("/v1/gate/curve", { request: body })]);
+      // A dry run: looking at the console never writes into the ledger (docs/console.md).
+      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", { ...body, dry_run: true }), postGateRoute("/v1/gate/curve", { request: body })]);
       if (gate.res.status === 401) {
         status(calc, `The gate wants a key: enter one under More inputs — ${describeError(gate.body, gate.res)}`, "error");
         return;

@@ -143,7 +143,8 @@
     const key = $("f-gate-key")?.value.trim();
     if (key) headers.authorization = `Bearer ${key}`;
     try {
-      const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify(body) });
+      // A dry run, whatever the pasted body says: planning here never writes into the ledger.
+      const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify({ ...body, dry_run: true }) });
       const answer = await res.json();
       if (!res.ok) {
         status(`${res.status}: ${answer.error?.message ?? "the plan failed"}`, true);
