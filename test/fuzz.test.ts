@@ -102,6 +102,7 @@ const contentType = fc.option(
       "APPLICATION/JSON",
       "application/vnd.api+json",
       "application/problem+json",
+      "application/merge-patch+json",
       "text/plain",
       "text/json",
       "application/x-www-form-urlencoded",
@@ -332,6 +333,13 @@ const sessionItem = fc.record(
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );
 
+// Merge patches of a row: fields changed, removed (null) or wild, and a key that must stay a key.
+const mergePatchBody = fc.dictionary(
+  fc.constantFrom("input", "output", "cache_read", "cache_write", "long_context", "aliases", "deprecated_at", "retires_at", "replaced_by", "__proto__", "x"),
+  fc.oneof(fc.constant(null), fc.double({ min: 0, max: 100, noNaN: true }), fc.jsonValue()),
+  { maxKeys: 4 },
+);
+
 const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.array(outcomeItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 2, arbitrary: fc.array(sessionItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
@@ -347,6 +355,7 @@ const bodyText = fc.oneof(
   { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
+  { weight: 2, arbitrary: mergePatchBody.map((patch) => JSON.stringify(patch)) },
   { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
   {
     weight: 1,
@@ -538,6 +547,40 @@ describe("the whole API under fuzzing", () => {
     );
   }, 60_000);
 });
+
+describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
+  it("answers every merge patch with the merged row or a 400 naming a field, never a 5xx, and stores only valid rows", async () => {
+    const { mergePatch } = await import("../src/writes/merge-patch");
+    const { PricingRowSchema } = await import("../src/store/schema");
+    await fc.assert(
+      fc.asyncProperty(mergePatchBody, fc.constantFrom("application/merge-patch+json", "application/json"), async (patch, type) => {
+        const before = (await env.PRICING.get("pricing:gpt-5", "json")) as object;
+        const spec: RequestSpec = { ...ADMIN_PATCH, contentType: type, body: JSON.stringify(patch) };
+        const { res, text } = await send(spec);
+        const after = await env.PRICING.get("pricing:gpt-5", "json");
+        if (res.status === 200) {
+          expect(JSON.parse(text).row).toEqual(mergePatch(before, JSON.parse(JSON.stringify(patch))));
+          expect(PricingRowSchema.safeParse(after).success).toBe(true);
+        } else {
+          expect(res.status, text).toBe(400);
+          expect(JSON.parse(text).error.issues.length).toBeGreaterThan(0);
+          expect(after).toEqual(before);
+        }
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
+  }, 60_000);
+});
+
+/** A PATCH of gpt-5's row with the admin token; the body is the case's. */
+const ADMIN_PATCH: RequestSpec = {
+  method: "PATCH",
+  path: "/v1/admin/pricing/gpt-5",
+  contentType: "application/merge-patch+json",
+  authorization: `Bearer ${ADMIN_TOKEN}`,
+  body: "",
+  gateKeysConfigured: false,
+};
 
 describe("POST /v1/gate/curve under fuzzing", () => {
   it("answers every well-formed curve request with bounded, ascending, finite curves that never fire unpriced", async () => {
