@@ -9,6 +9,7 @@ import type { LedgerDecision } from "../../ledger/savings";
 import { isRecorded } from "./dry-run";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
+import { withSuggestions } from "./suggestions";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What one item gets back: its decision, or its error. */
@@ -35,7 +36,7 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
       timeoutMs: config.ledger_timeout_ms,
     }),
   );
-  return answers;
+  return withSuggestions(ready, answers, config, context);
 }
 
 /**

@@ -222,6 +222,10 @@ export const GateDecisionSchema = z
     would_fire: z.boolean().optional().openapi({
       description: 'Only with reason_code "holdout": the verdict the gate would have given outside the holdout.',
     }),
+    suggestions: z.array(z.string()).optional().openapi({
+      description: "Only when no row prices the model at all: up to 3 known model names closest to it, closest first (empty when none is close, or the names could not be read in time). The reason is unchanged.",
+      example: ["claude-opus-4-6"],
+    }),
   })
   .openapi("GateDecision", {
     example: {
