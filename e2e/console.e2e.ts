@@ -282,7 +282,7 @@ describe("the ops console at GET /", () => {
     await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (worst_case_not_positive)");
     const b1 = await askGate(body);
     expect(b1.worst_case.cache_hit_rate).toBe(0.8);
-    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.01828 at H 2 · p_recall 0.5 · q 0.8");
+    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.0183 at H 2 · p_recall 0.5 · q 0.8");
 
     // R1: the same output stubbed after it is cached, with 30,000 cached tokens after it, on the 1-hour cache.
     await calc().getByLabel("Stub placement").selectOption("retroactive");
@@ -473,7 +473,7 @@ describe("the console's clearing-plan view", () => {
   it("plans worked example P1 on load: stubs all three outputs and marks where the cached prefix breaks", async () => {
     await page.goto(`${BASE_URL}/`);
     const decision = page.getByTestId("plan-decision");
-    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.277302 (plan_positive)");
+    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.2773 (plan_positive)");
     // The history to scale: seven segments now, the three outputs stubbed.
     expect(await bar("bar-now").locator("rect").count()).toBe(7);
     expect(await bar("bar-now").locator('rect[data-kind="stubbed"]').evaluateAll((rects) => rects.map((r) => r.getAttribute("data-id")))).toEqual([
@@ -490,7 +490,7 @@ describe("the console's clearing-plan view", () => {
     expect(Number(await line.getAttribute("x1"))).toBeCloseTo(8 + (8_000 / 101_500) * 784, 6);
     // Alone, two of the three lose money.
     const alone = await page.locator("#plan-candidates tbody tr td:nth-child(4)").allTextContents();
-    expect(alone).toEqual(["−$0.1056", "−$0.148017", "$0.106569"]);
+    expect(alone).toEqual(["−$0.1056", "−$0.1480", "$0.1066"]);
     expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.2773/);
     expect(problems).toEqual([]);
     await page.locator("#plan").screenshot({ path: `${ARTIFACTS}/console-plan.png` });

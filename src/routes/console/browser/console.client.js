@@ -11,8 +11,8 @@
   let adminToken = null;
 
   // ------------------------------------------------------------- formatting
-  const usd = (n, digits = 6) =>
-    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: digits });
+  // One precision for money on the whole page: four decimals, as the reasons write it.
+  const usd = (n) => (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
   const plain = (n) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
   const shortUsd = (v) => {
     const a = Math.abs(v);
@@ -231,7 +231,7 @@
     const decision = $("decision");
     decision.className = `decision ${d.fire ? "fire" : "hold"}`;
     decision.textContent = d.fire
-      ? `Fire — stub it: saves ${usd(d.net_saving_usd, 4)} (${d.reason_code})`
+      ? `Fire — stub it: saves ${usd(d.net_saving_usd)} (${d.reason_code})`
       : `Don't fire — keep the output (${d.reason_code})`;
     $("reason").textContent = d.reason;
     const row = (key, label, value, cls) => {

@@ -9,8 +9,9 @@
   const form = $("plan-form");
   if (form === null) return;
 
+  // Four decimals, as everywhere on the page (console.client.js).
   const usd = (n) =>
-    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 6 });
+    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
   const tokens = (n) => n.toLocaleString("en-US");
 
   function el(name, attrs, text) {
