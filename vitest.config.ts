@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { INJECTED_FAULT } from "./test/fixtures/injected";
 
 // Test-only admin tokens (never a real secret); test/secrets.ts holds the same.
 const TEST_ADMIN_TOKEN = "ops-alice:alice-test-token-0123456789,ops-bob:bob-test-token-0123456789";
@@ -12,8 +13,9 @@ export default defineConfig({
   test: {
     // The worker's tests leave GATE_API_KEYS unset on purpose (the gate open,
     // as in `npm run dev`), so its once-per-isolate notice about an open gate
-    // is noise here; test/gate-keys.test.ts checks the notice itself.
-    onConsoleLog: (log) => !log.includes("GATE_API_KEYS is unset"),
+    // is noise here; test/gate-keys.test.ts checks the notice itself. So are
+    // the stack traces of faults a test injects on purpose (test/fixtures/injected.ts).
+    onConsoleLog: (log) => !log.includes("GATE_API_KEYS is unset") && !log.includes(INJECTED_FAULT),
     projects: [
       {
         plugins: [

@@ -30,3 +30,13 @@ describe("a clone after following the docs", () => {
     expect(["clients/python/pyproject.toml", "clients/python/build_backend/offload_gate_build.py", "clients/typescript/package.json"].filter(ignored)).toEqual([]);
   });
 });
+
+describe("the README's quick start on the machine's Node 20", () => {
+  it("explains the EBADENGINE warnings npm install prints there", async () => {
+    const { readFileSync } = await import("node:fs");
+    const readme = readFileSync("README.md", "utf8");
+    const quickStart = readme.slice(readme.indexOf("## Quick start"), readme.indexOf("## One gate call"));
+    expect(quickStart).toMatch(/EBADENGINE[^.]*expected/);
+    expect(readme.split("\n").length).toBeLessThanOrEqual(250);
+  });
+});
