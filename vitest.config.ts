@@ -1,5 +1,9 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+// The message of a fault a test injects on purpose (a KV call that throws):
+// the worker logs it with its stack, as it must in production; these lines
+// alone are dropped below, so a stack trace in the output is one nobody expected.
+import injectedFault from "./test/fixtures/injected-fault.json" with { type: "json" };
 
 // Test-only admin tokens (never a real secret); test/secrets.ts holds the same.
 const TEST_ADMIN_TOKEN = "ops-alice:alice-test-token-0123456789,ops-bob:bob-test-token-0123456789";
@@ -12,8 +16,9 @@ export default defineConfig({
   test: {
     // The worker's tests leave GATE_API_KEYS unset on purpose (the gate open,
     // as in `npm run dev`), so its once-per-isolate notice about an open gate
-    // is noise here; test/gate-keys.test.ts checks the notice itself.
-    onConsoleLog: (log) => !log.includes("GATE_API_KEYS is unset"),
+    // is noise here; test/gate-keys.test.ts checks the notice itself. So are
+    // the stack traces of faults a test injects on purpose (test/fixtures/injected-fault.json).
+    onConsoleLog: (log) => !log.includes("GATE_API_KEYS is unset") && !log.includes(injectedFault.message),
     projects: [
       {
         plugins: [

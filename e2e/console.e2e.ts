@@ -66,7 +66,33 @@ async function askGate(body: Record<string, unknown>): Promise<Record<string, an
   return (await res.json()) as Record<string, any>;
 }
 
+/** How many decisions the ledger holds for the default tenant, as GET /v1/savings counts them. */
+async function ledgerDecisions(): Promise<number> {
+  const res = await fetch(`${BASE_URL}/v1/savings`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { decisions: number }).decisions;
+}
+
 describe("the ops console at GET /", () => {
+  it("records nothing in the ledger, however often it is viewed and used", async () => {
+    const before = await ledgerDecisions();
+    for (let view = 0; view < 3; view++) {
+      await page.goto(`${BASE_URL}/`);
+      // Each view asks the gate and plans worked example P1 on load.
+      await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
+      await expect.poll(() => page.getByTestId("plan-decision").textContent()).toMatch(/^Stub c1, c2, c3/);
+    }
+    await page.getByRole("button", { name: "Ask the gate" }).click();
+    await page.getByRole("button", { name: "Plan", exact: true }).click();
+    await expect.poll(() => page.locator("#calc-status").textContent()).toBe("");
+    await expect.poll(() => page.locator("#plan-status").textContent()).not.toBe("Planning…");
+    // One recorded decision after the views: once its write lands, any write of theirs would have too.
+    await askGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 });
+    await expect.poll(ledgerDecisions, { timeout: 15_000 }).toBeGreaterThan(before);
+    expect(await ledgerDecisions()).toBe(before + 1);
+    expect(problems).toEqual([]);
+  });
+
   it("renders the pricing table with aliases, sources, ages and warnings", async () => {
     await page.goto(`${BASE_URL}/`);
     const opus = page.locator('#pricing-table tr[data-model="claude-opus-4-5"]');
@@ -151,10 +177,12 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-narrow.png`, fullPage: true });
   });
 
-  it("reads the savings panel from the outcomes ledger: the decisions the calculator made, predicted net, the holdout's verdict", async () => {
+  it("reads the savings panel from the outcomes ledger: an agent's decisions, predicted net, the holdout's verdict", async () => {
+    // An agent's decision (the console's own are dry runs); it is in the ledger once its write lands.
+    await askGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: "web.fetch" });
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
-    // The calculator's own decision is in the ledger once its write lands; Load asks again until it is.
+    // Load asks again until the write has landed.
     const status = page.locator("#savings-status");
     await expect
       .poll(
@@ -254,7 +282,7 @@ describe("the ops console at GET /", () => {
     await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (worst_case_not_positive)");
     const b1 = await askGate(body);
     expect(b1.worst_case.cache_hit_rate).toBe(0.8);
-    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.01828 at H 2 · p_recall 0.5 · q 0.8");
+    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.0183 at H 2 · p_recall 0.5 · q 0.8");
 
     // R1: the same output stubbed after it is cached, with 30,000 cached tokens after it, on the 1-hour cache.
     await calc().getByLabel("Stub placement").selectOption("retroactive");
@@ -449,7 +477,7 @@ describe("the console's clearing-plan view", () => {
   it("plans worked example P1 on load: stubs all three outputs and marks where the cached prefix breaks", async () => {
     await page.goto(`${BASE_URL}/`);
     const decision = page.getByTestId("plan-decision");
-    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.277302 (plan_positive)");
+    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.2773 (plan_positive)");
     // The history to scale: seven segments now, the three outputs stubbed.
     expect(await bar("bar-now").locator("rect").count()).toBe(7);
     expect(await bar("bar-now").locator('rect[data-kind="stubbed"]').evaluateAll((rects) => rects.map((r) => r.getAttribute("data-id")))).toEqual([
@@ -466,7 +494,7 @@ describe("the console's clearing-plan view", () => {
     expect(Number(await line.getAttribute("x1"))).toBeCloseTo(8 + (8_000 / 101_500) * 784, 6);
     // Alone, two of the three lose money.
     const alone = await page.locator("#plan-candidates tbody tr td:nth-child(4)").allTextContents();
-    expect(alone).toEqual(["−$0.1056", "−$0.148017", "$0.106569"]);
+    expect(alone).toEqual(["−$0.1056", "−$0.1480", "$0.1066"]);
     expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.2773/);
     expect(problems).toEqual([]);
     await page.locator("#plan").screenshot({ path: `${ARTIFACTS}/console-plan.png` });

@@ -53,6 +53,24 @@ describe("admin authentication", () => {
     await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, `${ALICE_TOKEN}x`));
   });
 
+  it("says in the 401 that the bearer is the part after name:", async () => {
+    const missing = await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, null));
+    expect(missing.error.message).toBe(
+      "admin routes require Authorization: Bearer <token>, the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)",
+    );
+    const wrong = await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, "wrong-token-0123456789"));
+    expect(wrong.error.message).toBe("the admin token is not valid; send the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)");
+  });
+
+  it("takes the whole name:token entry too, under its own name only", async () => {
+    await adminCall("PUT", "/v1/admin/pricing/gpt-5", { input: 1.25, output: 10 }, `ops-bob:${BOB_TOKEN}`);
+    const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history", undefined, `ops-alice:${ALICE_TOKEN}`)).json<any>();
+    expect(history.versions[0].by).toBe("ops-bob");
+    for (const token of [`ops-bob:${ALICE_TOKEN}`, `ops-alice:${ALICE_TOKEN}x`, `ops-alice: ${ALICE_TOKEN}`, `:${ALICE_TOKEN}`, "ops-alice:"]) {
+      expect((await adminCall("GET", "/v1/admin/pricing", undefined, token)).status, token).toBe(401);
+    }
+  });
+
   it("serves the right token, and records its name as who made a change", async () => {
     expect((await adminCall("GET", "/v1/admin/pricing")).status).toBe(200);
     await adminCall("PUT", "/v1/admin/pricing/gpt-5", { input: 1.25, output: 10 }, BOB_TOKEN);
@@ -85,9 +103,9 @@ describe("admin authentication", () => {
   });
 
   it("answers 405 with Allow for an authenticated caller using the wrong method", async () => {
-    const res = await adminCall("PATCH", "/v1/admin/pricing/gpt-5", { input: 1, output: 2 });
+    const res = await adminCall("POST", "/v1/admin/pricing/gpt-5", { input: 1, output: 2 });
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET, PUT, DELETE");
+    expect(res.headers.get("allow")).toBe("GET, PUT, PATCH, DELETE");
   });
 });
 

@@ -25,6 +25,7 @@ describe("the admin routes in the OpenAPI document", () => {
       "GET /v1/admin/pricing/{model}",
       "GET /v1/admin/pricing/{model}/history",
       "GET /v1/admin/savings",
+      "PATCH /v1/admin/pricing/{model}",
       "POST /v1/admin/config/rollback",
       "POST /v1/admin/pending/{model}/approve",
       "POST /v1/admin/pending/{model}/reject",

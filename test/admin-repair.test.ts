@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall } from "./admin-helpers";
 import { OPUS, postGate, putAlias, putRow, resetState } from "./helpers";
+import injectedFault from "./fixtures/injected-fault.json";
 
 const GPT5 = { input: 1.25, output: 10, provider: "openai" };
 const BIG = { model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
@@ -23,7 +24,7 @@ function failOnce(op: KvOp, key: string): void {
   vi.spyOn(env.PRICING, op).mockImplementation(((name: string, ...rest: unknown[]) => {
     if (!failed && name === key) {
       failed = true;
-      return Promise.reject(new Error("KV is down"));
+      return Promise.reject(new Error(injectedFault.message));
     }
     return original(name, ...rest);
   }) as never);

@@ -3,6 +3,11 @@ declare module "*?raw" {
   export default text;
 }
 
+// Vite's import.meta.glob, as test/docs-admin.test.ts uses it (eager, one export).
+interface ImportMeta {
+  glob<T>(patterns: string | string[], options: { query?: string; import?: string; eager: true }): Record<string, T>;
+}
+
 // Bindings vitest.config.ts adds for tests only.
 declare namespace Cloudflare {
   interface Env {

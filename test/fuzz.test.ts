@@ -124,6 +124,7 @@ const contentType = fc.option(
       "APPLICATION/JSON",
       "application/vnd.api+json",
       "application/problem+json",
+      "application/merge-patch+json",
       "text/plain",
       "text/json",
       "application/x-www-form-urlencoded",
@@ -175,6 +176,7 @@ const plausibleGate = fc.record(
     horizon_range: orderedPair(fc.nat({ max: 60 })),
     recall_probability_range: orderedPair(unitDouble),
     cache_hit_rate_range: orderedPair(unitDouble),
+    dry_run: fc.boolean(),
   },
   { requiredKeys: ["model_name", "output_tokens"] },
 );
@@ -199,6 +201,7 @@ const wildGate = fc.record(
     horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
     recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
     cache_hit_rate_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
+    dry_run: fc.oneof(fc.boolean(), fc.jsonValue()),
     unknown_field: fc.jsonValue(),
   },
   { requiredKeys: [] },
@@ -250,6 +253,7 @@ const plausiblePlan = fc.record(
     cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_ttl: fc.constantFrom("5m", "1h"),
     large_offload_threshold_tokens: fc.nat({ max: 20_000 }),
+    dry_run: fc.boolean(),
   },
   { requiredKeys: ["model_name", "segments"] },
 );
@@ -351,15 +355,29 @@ const sessionItem = fc.record(
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );
 
+// Merge patches of a row: fields changed, removed (null) or wild, and a key that must stay a key.
+const mergePatchBody = fc.dictionary(
+  fc.constantFrom("input", "output", "cache_read", "cache_write", "long_context", "aliases", "deprecated_at", "retires_at", "replaced_by", "__proto__", "x"),
+  fc.oneof(fc.constant(null), fc.double({ min: 0, max: 100, noNaN: true }), fc.jsonValue()),
+  { maxKeys: 4 },
+);
+
 const bodyText = fc.oneof(
   { weight: 2, arbitrary: fc.array(outcomeItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 2, arbitrary: fc.array(sessionItem, { maxLength: 110 }).map((items) => JSON.stringify({ items })) },
   { weight: 4, arbitrary: gateRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: fc.array(gateRequest, { maxLength: 120 }).map((items) => JSON.stringify({ items })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(gateRequest, { maxLength: 20 }), fc.oneof(fc.boolean(), fc.jsonValue()))
+      .map(([items, dryRun]) => JSON.stringify({ items, dry_run: dryRun })),
+  },
   { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
   { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
+  { weight: 2, arbitrary: mergePatchBody.map((patch) => JSON.stringify(patch)) },
   { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
   // An approval's or rejection's body: the listed digest, another one, or anything at all.
   {
@@ -506,6 +524,7 @@ describe("the whole API under fuzzing", () => {
       output_tokens: fc.double({ min: 0, max: 1e9, noNaN: true }),
       horizon: fc.nat({ max: 1_000_000 }),
       recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
+      dry_run: fc.option(fc.boolean(), { nil: undefined }),
     });
     await fc.assert(
       fc.asyncProperty(valid, async (body) => {
@@ -522,6 +541,8 @@ describe("the whole API under fuzzing", () => {
         const decision = JSON.parse(text);
         if (decision.fire) expect(["claude-opus-4-6", "gpt-5"]).toContain(decision.priced_as?.model);
         expect(Number.isFinite(decision.net_saving_usd)).toBe(true);
+        // A dry run has no id, and says so; a recorded decision has its id.
+        expect([decision.dry_run, typeof decision.decision_id]).toEqual(body.dry_run === true ? [true, "undefined"] : [undefined, "string"]);
       }),
       { seed: SEED, numRuns: 300 },
     );
@@ -562,6 +583,40 @@ describe("the whole API under fuzzing", () => {
     );
   }, 60_000);
 });
+
+describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
+  it("answers every merge patch with the merged row or a 400 naming a field, never a 5xx, and stores only valid rows", async () => {
+    const { mergePatch } = await import("../src/writes/merge-patch");
+    const { PricingRowSchema } = await import("../src/store/schema");
+    await fc.assert(
+      fc.asyncProperty(mergePatchBody, fc.constantFrom("application/merge-patch+json", "application/json"), async (patch, type) => {
+        const before = (await env.PRICING.get("pricing:gpt-5", "json")) as object;
+        const spec: RequestSpec = { ...ADMIN_PATCH, contentType: type, body: JSON.stringify(patch) };
+        const { res, text } = await send(spec);
+        const after = await env.PRICING.get("pricing:gpt-5", "json");
+        if (res.status === 200) {
+          expect(JSON.parse(text).row).toEqual(mergePatch(before, JSON.parse(JSON.stringify(patch))));
+          expect(PricingRowSchema.safeParse(after).success).toBe(true);
+        } else {
+          expect(res.status, text).toBe(400);
+          expect(JSON.parse(text).error.issues.length).toBeGreaterThan(0);
+          expect(after).toEqual(before);
+        }
+      }),
+      { seed: SEED, numRuns: 150 },
+    );
+  }, 60_000);
+});
+
+/** A PATCH of gpt-5's row with the admin token; the body is the case's. */
+const ADMIN_PATCH: RequestSpec = {
+  method: "PATCH",
+  path: "/v1/admin/pricing/gpt-5",
+  contentType: "application/merge-patch+json",
+  authorization: `Bearer ${ADMIN_TOKEN}`,
+  body: "",
+  gateKeysConfigured: false,
+};
 
 describe("POST /v1/gate/curve under fuzzing", () => {
   it("answers every well-formed curve request with bounded, ascending, finite curves that never fire unpriced", async () => {
@@ -642,6 +697,7 @@ describe("the clearing plan under fuzzing", () => {
         const plan = JSON.parse(text);
         expect(Number.isFinite(plan.net_saving_usd)).toBe(true);
         expect(plan.net_saving_usd).toBeGreaterThanOrEqual(0);
+        expect(typeof plan.decision_id).toBe(body.dry_run === true ? "undefined" : "string");
         if (plan.stub.length > 0) expect(["claude-opus-4-6", "gpt-5"]).toContain(plan.priced_as?.model);
         const threshold = plan.inputs.large_offload_threshold_tokens;
         for (const id of plan.stub) {

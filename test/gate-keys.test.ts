@@ -110,6 +110,16 @@ describe("gate keys (GATE_API_KEYS)", () => {
     expect(await matchToken(ring, x.slice(0, 19))).toBeNull();
   });
 
+  it("matches a whole name:key entry as its key, and no other name's", async () => {
+    const [x, y] = ["x7Kp2mQv9Lr4Tn8WsB3d", "y5Hc1NfJ6gZa0Ue2Rk9M"];
+    const ring = await keyRing(`a:${x}, b : ${y}`, "default", "GATE_API_KEYS");
+    expect(await matchToken(ring, `a:${x}`)).toBe("a");
+    expect(await matchToken(ring, `b:${y}`)).toBe("b");
+    for (const wrong of [`b:${x}`, `a:${y}`, `a:${x}:`, `default:${x}`]) expect(await matchToken(ring, wrong), wrong).toBeNull();
+    const res = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`agents-prod:${PROD_KEY}`)));
+    expect(res.status).toBe(200);
+  });
+
   it("refuses a token without real entropy, however long, and says why without the token", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const weak = ["q".repeat(16), "ab".repeat(12), "passwordpassword"];

@@ -119,6 +119,16 @@ describe("GET /openapi.json", () => {
     expect(documentedOperations()).toEqual(served);
   });
 
+  it("documents the dry run on the gate, the batch and the plan, and the answers without an id", () => {
+    const schemas = doc.components.schemas as Json;
+    for (const name of ["GateRequest", "GateBatchRequest", "PlanRequest"]) expect(schemas[name].properties.dry_run.type).toBe("boolean");
+    for (const name of ["GateDecision", "Plan"]) {
+      const dryRun = schemas[name].properties.dry_run;
+      expect([dryRun.type, dryRun.const ?? dryRun.enum]).toEqual(["boolean", [true]]);
+      expect(schemas[name].required).not.toContain("decision_id");
+    }
+  });
+
   it("names only security schemes it defines", () => {
     const schemes = Object.keys(doc.components.securitySchemes);
     const used = Object.values(doc.paths as Json).flatMap((item: Json) =>

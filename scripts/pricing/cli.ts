@@ -120,6 +120,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function validate(file: string, flags: Flags, io: Io): number {
   const verdict = validateSeed(readJson(file), io.now());
   for (const error of verdict.errors) io.err(`error   ${error}`);
@@ -128,8 +130,8 @@ function validate(file: string, flags: Flags, io: Io): number {
   const models = verdict.seed === null ? 0 : Object.keys(verdict.seed.models).length;
   io.out(
     failed
-      ? `${file}: invalid (${verdict.errors.length} errors, ${verdict.warnings.length} warnings)`
-      : `${file}: valid, ${models} models (${verdict.warnings.length} warnings)`,
+      ? `${file}: invalid (${counted(verdict.errors.length, "error")}, ${counted(verdict.warnings.length, "warning")})`
+      : `${file}: valid, ${counted(models, "model")} (${counted(verdict.warnings.length, "warning")})`,
   );
   return failed ? 1 : 0;
 }

@@ -35,10 +35,27 @@ export function validateSeed(json: unknown, today: Date): Verdict {
   const parsed = PricingSeedSchema.safeParse(json);
   if (!parsed.success) {
     const errors = fieldIssues(parsed.error).map((issue) => `${issue.path === "" ? "(file)" : issue.path}: ${issue.message}`);
-    return { seed: null, errors, warnings: [] };
+    // An error elsewhere must not hide what is worth a look in the rows that are valid.
+    return { seed: null, errors, warnings: rowWarnings(validRows(json), today) };
   }
+  return { seed: parsed.data, errors: [], warnings: rowWarnings(parsed.data.models, today) };
+}
+
+// The rows of a file that fails as a whole but whose rows parse one by one.
+function validRows(json: unknown): Record<string, PricingRow> {
+  const models = typeof json === "object" && json !== null ? (json as { models?: unknown }).models : undefined;
+  if (typeof models !== "object" || models === null) return {};
+  const rows: Record<string, PricingRow> = {};
+  for (const [model, value] of Object.entries(models)) {
+    const row = PricingRowSchema.safeParse(value);
+    if (row.success) Object.defineProperty(rows, model, { value: row.data, enumerable: true });
+  }
+  return rows;
+}
+
+function rowWarnings(models: Readonly<Record<string, PricingRow>>, today: Date): string[] {
   const warnings: string[] = [];
-  for (const [model, row] of Object.entries(parsed.data.models)) {
+  for (const [model, row] of Object.entries(models)) {
     const at = (field: string) => `models.${model}.${field}`;
     for (const warning of cacheRatioWarnings(model, row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
     if (row.output < row.input) warnings.push(`${at("output")}: is below input (${row.output} < ${row.input}); output usually costs more`);
@@ -54,8 +71,8 @@ export function validateSeed(json: unknown, today: Date): Verdict {
     warnings.push(...scheduleWarnings(row, today).map((warning) => `${at(warning.path)}: ${warning.message}`));
     if (row.replaced_by !== undefined && row.retires_at === undefined) warnings.push(`${at("replaced_by")}: takes effect only with retires_at`);
   }
-  warnings.push(...priceWarnings(parsed.data.models));
-  return { seed: parsed.data, errors: [], warnings };
+  warnings.push(...priceWarnings(models));
+  return warnings;
 }
 
 /**

@@ -9,6 +9,9 @@ export const ADMIN_REALM = "offload-gate-admin";
 /** The name of the OpenAPI security scheme admin routes declare. */
 export const ADMIN_SECURITY = [{ adminBearer: [] }];
 
+// What to send, in words: ADMIN_TOKEN holds `name:token` entries.
+const TOKEN_PART = "the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)";
+
 const refuse = (message: string, issue: string, error?: string) =>
   new ApiError("unauthorized", message, [{ path: "authorization", message: issue }], {
     "WWW-Authenticate": `Bearer realm="${ADMIN_REALM}"${error === undefined ? "" : `, error="${error}"`}`,
@@ -96,9 +99,9 @@ async function authenticate(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promis
   const ring = await keyRing(secret, "admin", "ADMIN_TOKEN");
   if (ring.names.length === 0) throw refuse("the admin API is disabled: ADMIN_TOKEN holds no valid token", "cannot be checked");
   const token = bearerToken(c.req.header("authorization"));
-  if (token === null) throw refuse("admin routes require Authorization: Bearer <admin token>", "is required");
+  if (token === null) throw refuse(`admin routes require Authorization: Bearer <token>, ${TOKEN_PART}`, "is required");
   const name = await matchToken(ring, token);
-  if (name === null) throw refuse("the admin token is not valid", "is not a valid admin token", "invalid_token");
+  if (name === null) throw refuse(`the admin token is not valid; send ${TOKEN_PART}`, "is not a valid admin token", "invalid_token");
   const gateSecret = c.env.GATE_API_KEYS;
   if (isSet(gateSecret) && (await matchToken(await keyRing(gateSecret, "default", "GATE_API_KEYS"), token)) !== null) {
     console.warn(`offload-gate: admin token "${name}" is also a gate key; refused on admin routes until one is rotated`);

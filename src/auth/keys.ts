@@ -11,6 +11,9 @@
  *
  * A secret's text is parsed and hashed once per isolate (cached by its
  * value), not per request. Presented tokens are compared in constant time.
+ * The bearer is the token, the part after `name:`; the whole entry
+ * (`name:token`, as the secret holds it) is accepted too, since that is
+ * what an operator who copies the secret sends.
  */
 
 /** Shortest token accepted: shorter ones are refused, so a guessable secret cannot open a route. */
@@ -46,6 +49,8 @@ export interface KeyRing {
   /** Parallel to `digests`: the name each token carries. */
   readonly names: readonly string[];
   readonly digests: readonly ArrayBuffer[];
+  /** Parallel to `digests`: each whole entry, `name:token`. */
+  readonly entryDigests: readonly ArrayBuffer[];
   /** One line per refused entry; never contains a token. */
   readonly problems: readonly string[];
 }
@@ -98,14 +103,18 @@ async function buildRing(text: string, unnamed: string, secretName: string): Pro
     }
   });
   for (const problem of problems) console.warn(`offload-gate: ${problem}; entry refused`);
-  const digests = await Promise.all(tokens.map(digest));
-  return { names, digests, problems };
+  const [digests, entryDigests] = await Promise.all([
+    Promise.all(tokens.map(digest)),
+    Promise.all(tokens.map((token, index) => digest(`${names[index]}:${token}`))),
+  ]);
+  return { names, digests, entryDigests, problems };
 }
 
 /**
- * The name of the token that matches `presented`, or null. Every token is
- * compared, in constant time, whatever matches first: the answer's timing
- * says nothing about which token came close.
+ * The name of the token that matches `presented` (the token, or its whole
+ * `name:token` entry), or null. Every token and entry is compared, in
+ * constant time, whatever matches first: the answer's timing says nothing
+ * about which token came close.
  *
  * @example
  * await matchToken(ring, bearer) ?? unauthorized()
@@ -116,7 +125,9 @@ export async function matchToken(ring: KeyRing, presented: string): Promise<stri
   const presentedDigest = await digest(presented);
   let match: string | null = null;
   ring.digests.forEach((stored, index) => {
-    if (crypto.subtle.timingSafeEqual(stored, presentedDigest) && match === null) match = ring.names[index] ?? null;
+    const token = crypto.subtle.timingSafeEqual(stored, presentedDigest);
+    const entry = crypto.subtle.timingSafeEqual(ring.entryDigests[index]!, presentedDigest);
+    if ((token || entry) && match === null) match = ring.names[index] ?? null;
   });
   return match;
 }

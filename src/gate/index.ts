@@ -20,3 +20,4 @@ export type * from "./types";
 export * from "./plan";
 export * from "./plan-outcome";
 export * from "./plan-search";
+export * from "./suggest";

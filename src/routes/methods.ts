@@ -13,7 +13,7 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/gate/curve": ["POST"],
   "/v1/plan": ["POST"],
   "/v1/admin/pricing": ["GET"],
-  "/v1/admin/pricing/:model": ["GET", "PUT", "DELETE"],
+  "/v1/admin/pricing/:model": ["GET", "PUT", "PATCH", "DELETE"],
   "/v1/admin/pricing/:model/history": ["GET"],
   "/v1/admin/pricing/:model/rollback": ["POST"],
   "/v1/admin/aliases": ["GET"],

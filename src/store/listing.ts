@@ -16,14 +16,21 @@ const listings = new RefreshingCache<ReadonlyMap<string, string>>({ maxEntries: 
 
 /**
  * Every key under `prefix` with its value, from the isolate when it holds a
- * fresh copy (TTL and staleness as `policy` sets them for rows).
+ * fresh copy (TTL and staleness as `policy` sets them for rows), waiting
+ * at most `budgetMs` (the gate passes its own KV budget).
  *
  * @example
  * const read = await readListing(env.PRICING, PRICING_PREFIX, cachePolicy(config), waitUntil);
  * if (read.kind !== "miss") read.value.get("gpt-5");
  */
-export function readListing(kv: KVNamespace, prefix: string, policy: CachePolicy, waitUntil: WaitUntil): Promise<CacheRead<ReadonlyMap<string, string>>> {
-  const listingPolicy = { ...policy, budgetMs: Math.max(policy.budgetMs, LISTING_BUDGET_MS) };
+export function readListing(
+  kv: KVNamespace,
+  prefix: string,
+  policy: CachePolicy,
+  waitUntil: WaitUntil,
+  budgetMs = Math.max(policy.budgetMs, LISTING_BUDGET_MS),
+): Promise<CacheRead<ReadonlyMap<string, string>>> {
+  const listingPolicy = { ...policy, budgetMs };
   return listings.read(prefix, () => listValues(kv, prefix), listingPolicy, waitUntil);
 }
 

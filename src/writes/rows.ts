@@ -3,6 +3,7 @@
  * audited in `history:pricing:<model>`, and served at once by the isolate
  * that made it. Every KV write retries KV's 429 (see kv-retry.ts).
  */
+import { fieldIssues } from "../gate/issues";
 import { ApiError, invalidRequest, type ErrorIssue } from "../http/errors";
 import { ALIAS_PREFIX, aliasKey, PRICING_PREFIX, pricingKey } from "../store/keys";
 import { listValues } from "../store/list";
@@ -10,6 +11,8 @@ import { parseRow, rememberAlias, rememberRow } from "../store/read";
 import { PricingRowSchema, storedValue, type PricingRow } from "../store/schema";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
+import { droppedFieldWarnings } from "./dropped";
+import { mergePatch } from "./merge-patch";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
 import { cacheGapWarnings, cacheRatioWarnings, zeroPriceWarnings } from "./ratios";
@@ -92,7 +95,12 @@ export async function putPricing(
     readHistory(kv, pricingKey(model)),
     aliasesPointingAt(kv, model),
   ]);
-  const warnings = [...cacheRatioWarnings(model, row), ...cacheGapWarnings(row), ...(bodyText === undefined ? [] : zeroPriceWarnings(row, bodyText))];
+  const warnings = [
+    ...droppedFieldWarnings(current?.row ?? null, row),
+    ...cacheRatioWarnings(model, row),
+    ...cacheGapWarnings(row),
+    ...(bodyText === undefined ? [] : zeroPriceWarnings(row, bodyText)),
+  ];
   const aliases = row.aliases ?? [];
   const aliasesToWrite = await checkAliases(kv, model, aliases);
   const dropped = pointing.filter((alias) => !aliases.includes(alias));
@@ -113,6 +121,23 @@ export async function putPricing(
     for (const alias of dropped) rememberAlias(alias, null, null);
   }
   return { model, row, ...outcome, warnings };
+}
+
+/**
+ * Applies a JSON merge patch to the stored row (a corrupt one too, if it is
+ * a JSON object: patching its bad field repairs it) and writes the result
+ * as PUT does, audited the same way. The merged row must pass the row's
+ * schema: its 400 names the field as the patch does.
+ *
+ * @example
+ * await patchPricing(env.PRICING, "gpt-5", { input: 1.5 }, "ops-alice", '{"input":1.5}');
+ */
+export async function patchPricing(kv: KVNamespace, model: string, patch: Record<string, unknown>, by: string, bodyText: string): Promise<WriteOutcome> {
+  const stored = await readStoredRow(kv, model);
+  if (stored === null) throw new ApiError("not_found", `no pricing row for ${model}; create it with PUT /v1/admin/pricing/${model}`);
+  const parsed = PricingRowSchema.safeParse(mergePatch(stored.row ?? stored.value, patch));
+  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+  return putPricing(kv, model, parsed.data, by, undefined, bodyText);
 }
 
 /**

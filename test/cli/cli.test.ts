@@ -43,6 +43,19 @@ describe("npm run pricing -- validate", () => {
     expect(result.err).toContain("error   models.gpt-5-mini.cache_raed: is not a known field");
   });
 
+  it("counts in words, and shows the valid rows' warnings next to another row's error", async () => {
+    const file = join(dir, "one-error.json");
+    const odd = { input: 3, output: 15, cache_read: 0.9, provider: "anthropic", source: "https://example.test/p", verified_at: "2026-11-30" };
+    writeFileSync(file, JSON.stringify({ models: { "gpt-5": { input: -1, output: 10 }, "claude-odd": odd } }));
+    const result = await run(["validate", file]);
+    expect(result.code).toBe(1);
+    expect(result.out).toBe(`${file}: invalid (1 error, 1 warning)`);
+    expect(result.err).toContain("error   models.gpt-5.input: must not be negative");
+    expect(result.err).toContain("warning models.claude-odd.cache_read");
+    writeFileSync(file, JSON.stringify({ models: { "claude-odd": { ...odd, cache_read: 0.3 } } }));
+    expect((await run(["validate", file])).out).toBe(`${file}: valid, 1 model (0 warnings)`);
+  });
+
   it("exits 0 with warnings, and 1 with --strict", async () => {
     expect((await run(["validate", `${FIXTURES}seed-warnings.json`])).code).toBe(0);
     const strict = await run(["validate", `${FIXTURES}seed-warnings.json`, "--strict"]);

@@ -1,12 +1,13 @@
+import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { pricingKey } from "../../store/keys";
 import { PricingRowSchema } from "../../store/schema";
 import { historyVersion } from "../../writes/history";
-import { deletePricing, listPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
+import { deletePricing, listPricing, patchPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
 import { createApp } from "../app";
 import { auditRoutes } from "./audit";
-import { adminRoute, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
+import { adminRoute, MergePatchSchema, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
 
 const BAD_BODY = bodyErrors("The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it");
 const BAD_MODEL = { 400: json(ErrorSchema, "Bad model name") };
@@ -27,20 +28,41 @@ const getRoute = adminRoute({
   responses: { 200: json(StoredRowSchema, "The row, valid or not"), 404: json(ErrorSchema, NOT_FOUND), ...BAD_MODEL },
 });
 
+// Caches the body as text before the validator parses that text, so the
+// handler can still see a price literal that underflowed to 0 (PUT and PATCH).
+const cacheText: MiddlewareHandler[] = [
+  async (c, next) => {
+    await c.req.text();
+    await next();
+  },
+];
+
 const putRoute = adminRoute({
   method: "put",
   path: "/v1/admin/pricing/{model}",
   summary: "Write one pricing row and its alias keys",
-  // Caches the body as text before the validator parses that text, so the
-  // handler can still see a price literal that underflowed to 0.
-  middleware: [
-    async (c, next) => {
-      await c.req.text();
-      await next();
-    },
-  ] as const,
+  middleware: cacheText,
   request: { params: ModelParamSchema, ...jsonRequest(PricingRowSchema) },
   responses: { 200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"), ...BAD_BODY },
+});
+
+const patchRoute = adminRoute({
+  method: "patch",
+  path: "/v1/admin/pricing/{model}",
+  summary: "Change some fields of one pricing row (a JSON merge patch: null removes a field)",
+  middleware: cacheText,
+  request: {
+    params: ModelParamSchema,
+    body: {
+      content: { "application/merge-patch+json": { schema: MergePatchSchema }, "application/json": { schema: MergePatchSchema } },
+      required: true,
+    },
+  },
+  responses: {
+    200: json(WriteOutcomeSchema, "Written (or already so), with any warnings"),
+    404: json(ErrorSchema, "No such row: create it with PUT"),
+    ...BAD_BODY,
+  },
 });
 
 const deleteRoute = adminRoute({
@@ -52,11 +74,13 @@ const deleteRoute = adminRoute({
 });
 
 /**
- * /v1/admin/pricing: list, read, write, delete, audit and roll back rows.
+ * /v1/admin/pricing: list, read, write, patch, delete, audit and roll back rows.
  *
  * @example
  * curl -X PUT 127.0.0.1:8787/v1/admin/pricing/gpt-5 -H "authorization: Bearer $TOKEN" \
  *   -H 'content-type: application/json' -d '{"input":1.25,"output":10}'
+ * curl -X PATCH 127.0.0.1:8787/v1/admin/pricing/gpt-5 -H "authorization: Bearer $TOKEN" \
+ *   -H 'content-type: application/merge-patch+json' -d '{"input":1.5}'
  */
 export const adminPricing = createApp()
   .openapi(listRoute, async (c) => {
@@ -77,6 +101,14 @@ export const adminPricing = createApp()
     const { model } = c.req.valid("param");
     const text = await c.req.text();
     return c.json(await putPricing(c.env.PRICING, model, c.req.valid("json"), c.get("admin"), undefined, text), 200);
+  })
+  .openapi(patchRoute, async (c) => {
+    const { model } = c.req.valid("param");
+    const text = await c.req.text();
+    c.req.valid("json");
+    // The text, parsed again: a record's parse assigns keys, which would turn
+    // an own "__proto__" into a prototype instead of a field to refuse.
+    return c.json(await patchPricing(c.env.PRICING, model, JSON.parse(text) as Record<string, unknown>, c.get("admin"), text), 200);
   })
   .openapi(deleteRoute, async (c) => {
     const { model } = c.req.valid("param");

@@ -62,7 +62,15 @@ export const PricingListSchema = z
   })
   .openapi("PricingList");
 
-/** What a PUT, DELETE or rollback of a row did. */
+/** PATCH /v1/admin/pricing/{model}'s body: a JSON merge patch (RFC 7386) of the row. */
+export const MergePatchSchema = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON object: the fields to change, null to remove one" })
+  .openapi("PricingMergePatch", {
+    description: "The fields to change; a field set to null is removed, a long_context object merges into the stored tier. The merged row must be a valid row.",
+    example: { input: 1.5, verified_at: "2026-11-30" },
+  });
+
+/** What a PUT, PATCH, DELETE or rollback of a row did. */
 export const WriteOutcomeSchema = z
   .object({
     model: z.string(),

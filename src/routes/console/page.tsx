@@ -134,6 +134,9 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
                 </p>
               </form>
             </div>
+            <p id="pricing-cue" class="scroll-cue" aria-hidden="true" hidden>
+              More columns to the right: scroll the table sideways →
+            </p>
             <PricingTable rows={view.rows} />
             <button type="button" id="add-row" class="secondary" hidden>
               Add a model

@@ -85,7 +85,9 @@ export function SavingsPanel() {
               <tbody />
             </table>
           </div>
-          <p id="savings-verdict" class="verdict" data-testid="savings-verdict" />
+          <p id="savings-verdict" class="verdict" data-testid="savings-verdict">
+            Verdict: not read yet. Load the report to compare the arms.
+          </p>
           <svg id="savings-interval" role="img" aria-labelledby="savings-verdict" viewBox="0 0 560 66" />
         </div>
       </div>

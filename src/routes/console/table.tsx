@@ -19,7 +19,7 @@ export function PricingTable({ rows }: { rows: TableRow[] }) {
     return <p class="empty">No pricing rows in KV. Seed them with <code>npm run seed:local</code>.</p>;
   }
   return (
-    <div class="table-scroll" tabindex={0} role="region" aria-labelledby="pricing-h">
+    <div class="table-scroll" id="pricing-scroll" tabindex={0} role="region" aria-labelledby="pricing-h">
       <table class="pricing" id="pricing-table">
         <thead>
           <tr>

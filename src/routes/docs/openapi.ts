@@ -22,12 +22,12 @@ const SECURITY_SCHEMES = {
   adminBearer: {
     type: "http",
     scheme: "bearer",
-    description: "An ADMIN_TOKEN token (`name:token` in the secret; send the token part).",
+    description: "An ADMIN_TOKEN token (`name:token` in the secret): send the part after `name:`; the whole `name:token` is accepted too.",
   },
   gateBearer: {
     type: "http",
     scheme: "bearer",
-    description: "A GATE_API_KEYS key (`name:key` in the secret; send the key part). While GATE_API_KEYS is unset the gate is open.",
+    description: "A GATE_API_KEYS key (`name:key` in the secret): send the part after `name:`; the whole `name:key` is accepted too. While GATE_API_KEYS is unset the gate is open.",
   },
 } as const;
 

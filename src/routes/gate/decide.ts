@@ -6,8 +6,10 @@ import type { PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 import { writeDecisions } from "../../ledger/client";
 import type { LedgerDecision } from "../../ledger/savings";
+import { isRecorded } from "./dry-run";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
+import { withSuggestions } from "./suggestions";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What one item gets back: its decision, or its error. */
@@ -28,13 +30,13 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
   const records: LedgerDecision[] = [];
   const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records }, context)));
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
-  context.waitUntil(
+  if (records.length > 0) context.waitUntil(
     writeDecisions(context.env.LEDGER, context.tenant, records, {
       retentionDays: config.ledger_retention_days,
       timeoutMs: config.ledger_timeout_ms,
     }),
   );
-  return answers;
+  return withSuggestions(ready, answers, config, context);
 }
 
 /**
@@ -86,6 +88,9 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
   const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
+  const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs };
+  // A dry run answers the gate's own verdict: no id, no holdout arm, nothing recorded.
+  if (!isRecorded(body)) return { ...outcome, ...answered, dry_run: true };
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
   const { decisionId, outcome: decision, record } = assignDecision({
     tenant: context.tenant,
@@ -113,7 +118,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     tool_name: record.tool_name,
     session_id: record.session_id,
   });
-  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, decision_id: decisionId };
+  return { ...decision, ...answered, decision_id: decisionId };
 }
 
 /** The answer's copy of the row that priced it: the prices in force, and since when. */

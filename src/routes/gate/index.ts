@@ -66,11 +66,12 @@ export const gate = createApp()
     return c.json(decision, 200);
   })
   .openapi(gateBatchRoute, async (c) => {
-    const { items } = c.req.valid("json");
+    const { items, dry_run: dryRun } = c.req.valid("json");
     const work = items.map((item, index): GateItem => {
       const parsed = GateRequestSchema.safeParse(item);
       return parsed.success
-        ? { body: parsed.data, path: ["items", index] }
+        // The envelope's dry run is each item's: the recording path checks the item alone.
+        ? { body: dryRun === true ? { ...parsed.data, dry_run: true } : parsed.data, path: ["items", index] }
         : { issues: fieldIssues(parsed.error, ["items", index]) };
     });
     // The request counted once already; each further distinct model is a

@@ -16,6 +16,7 @@ import { ErrorSchema } from "../../http/schema";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
+import { DryRunSchema } from "./dry-run";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
 
@@ -93,6 +94,7 @@ export const GateRequestSchema = z
       }),
     session_id: SessionIdSchema.optional(),
     tool_name: ToolNameSchema.optional(),
+    dry_run: DryRunSchema,
     ...ECONOMICS_FIELDS,
   }, { error: notAnObject })
   .superRefine((body, ctx) => {
@@ -220,12 +222,17 @@ export const GateDecisionSchema = z
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,
     inputs: ResolvedInputsSchema,
-    decision_id: z.string().openapi({
-      description: "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it.",
+    decision_id: z.string().optional().openapi({
+      description: "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it. Absent in a dry run.",
       example: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
     }),
+    dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
     would_fire: z.boolean().optional().openapi({
       description: 'Only with reason_code "holdout": the verdict the gate would have given outside the holdout.',
+    }),
+    suggestions: z.array(z.string()).optional().openapi({
+      description: "Only when no row prices the model at all: up to 3 known model names closest to it, closest first (empty when none is close, or the names could not be read in time). The reason is unchanged.",
+      example: ["claude-opus-4-6"],
     }),
   })
   .openapi("GateDecision", {
@@ -274,6 +281,7 @@ export const GateBatchRequestSchema = z
       )
       .max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} items`)
       .openapi({ description: `Up to ${MAX_BATCH_ITEMS} gate requests, each as POST /v1/gate takes it.` }),
+    dry_run: DryRunSchema.openapi({ description: "true: every item is a dry run (an item's own dry_run counts too)." }),
   })
   .openapi("GateBatchRequest", {
     example: {

@@ -33,7 +33,8 @@ export const adminSavingsRoute = createRoute({
   method: "get",
   path: "/v1/admin/savings",
   summary: "Any tenant's savings report",
-  tags: ["admin", "ledger"],
+  // One tag: Swagger UI lists a route once per tag.
+  tags: ["ledger"],
   security: [{ adminBearer: [] }],
   request: { query: AdminSavingsQuerySchema },
   responses: {

@@ -8,6 +8,7 @@ import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
 import { CALLER_ERRORS, decideContext } from "../gate/caller";
 import { pricedAsOf } from "../gate/decide";
+import { isRecorded } from "../gate/dry-run";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/prepare";
 import { writeDecisions } from "../../ledger/client";
 import { assignPlan } from "./ledger";
@@ -30,7 +31,7 @@ export const planRoute = createRoute({
 
 /**
  * POST /v1/plan's body, end to end: the gate's config and pricing lookup,
- * the pure plan, one data point, the answer.
+ * the pure plan, one data point and one ledger record (none in a dry run), the answer.
  *
  * @example
  * const plan = await answerPlan({ model_name: "claude-opus-4-6", segments: [...] }, context);
@@ -65,6 +66,9 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   const planned = decidePlan(inputs, read.lookup);
   const stale = read.stale ?? configRead.stale;
   const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
+  const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
+  // A dry run (../gate/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
+  if (!isRecorded(body)) return { ...planned, ...answered, dry_run: true };
   const { decisionId, outcome, record } = assignPlan({
     tenant: context.tenant,
     config,
@@ -89,7 +93,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   });
   // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
   waitUntil(writeDecisions(env.LEDGER, context.tenant, [record], { retentionDays: config.ledger_retention_days, timeoutMs: config.ledger_timeout_ms }));
-  return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved, decision_id: decisionId };
+  return { ...outcome, ...answered, decision_id: decisionId };
 }
 
 /**

@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, PLAN_REASON_CODES } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
+import { DryRunSchema } from "../gate/dry-run";
 import { probability, requiredOr, wholeNumber } from "../gate/fields";
 import { AnswerLifecycleSchema, PricedAsSchema, SessionIdSchema, StalePricingSchema, ToolNameSchema } from "../gate/schema";
 
@@ -84,6 +85,7 @@ export const PlanRequestSchema = z
     recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
     session_id: SessionIdSchema.optional(),
     tool_name: ToolNameSchema.optional(),
+    dry_run: DryRunSchema,
   })
   .superRefine((body, ctx) => {
     const seen = new Map<string, number>();
@@ -191,10 +193,11 @@ export const PlanSchema = z
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,
     inputs: PlanInputsSchema,
-    decision_id: z.string().openapi({
-      description: "This plan's id in the outcomes ledger, for POST /v1/outcomes: `dec_<shard>_<32 hex>`.",
+    decision_id: z.string().optional().openapi({
+      description: "This plan's id in the outcomes ledger, for POST /v1/outcomes: `dec_<shard>_<32 hex>`. Absent in a dry run.",
       example: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d",
     }),
+    dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
     would_stub: z.array(z.string()).optional().openapi({
       description: 'Only with reason_code "holdout": what the plan would have stubbed outside the holdout.',
     }),

@@ -1,7 +1,7 @@
 // The ops console's only script, inlined with a CSP nonce. Plain browser
 // JavaScript with no build step. It computes no economics: the decision comes
-// from POST /v1/gate, the curves from POST /v1/gate/curve (the worker's core,
-// nothing recorded), and editing goes through PUT /v1/admin/pricing/:model.
+// from POST /v1/gate as a dry run, the curves from POST /v1/gate/curve (the worker's core,
+// nothing recorded by either), and editing goes through PUT /v1/admin/pricing/:model.
 // Sections: formatting · API calls · charts · calculator · editing.
 (() => {
   "use strict";
@@ -11,8 +11,8 @@
   let adminToken = null;
 
   // ------------------------------------------------------------- formatting
-  const usd = (n, digits = 6) =>
-    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: digits });
+  // One precision for money on the whole page: four decimals, as the reasons write it.
+  const usd = (n) => (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
   const plain = (n) => n.toLocaleString("en-US", { maximumFractionDigits: 2 });
   const shortUsd = (v) => {
     const a = Math.abs(v);
@@ -231,7 +231,7 @@
     const decision = $("decision");
     decision.className = `decision ${d.fire ? "fire" : "hold"}`;
     decision.textContent = d.fire
-      ? `Fire — stub it: saves ${usd(d.net_saving_usd, 4)} (${d.reason_code})`
+      ? `Fire — stub it: saves ${usd(d.net_saving_usd)} (${d.reason_code})`
       : `Don't fire — keep the output (${d.reason_code})`;
     $("reason").textContent = d.reason;
     const row = (key, label, value, cls) => {
@@ -301,7 +301,8 @@
     status(calc, "Asking the gate…", "");
     try {
       const body = requestBody();
-      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", body), postGateRoute("/v1/gate/curve", { request: body })]);
+      // A dry run: looking at the console never writes into the ledger (docs/console.md).
+      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", { ...body, dry_run: true }), postGateRoute("/v1/gate/curve", { request: body })]);
       if (gate.res.status === 401) {
         status(calc, `The gate wants a key: enter one under More inputs — ${describeError(gate.body, gate.res)}`, "error");
         return;

@@ -9,8 +9,9 @@
   const form = $("plan-form");
   if (form === null) return;
 
+  // Four decimals, as everywhere on the page (console.client.js).
   const usd = (n) =>
-    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 6 });
+    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
   const tokens = (n) => n.toLocaleString("en-US");
 
   function el(name, attrs, text) {
@@ -143,7 +144,8 @@
     const key = $("f-gate-key")?.value.trim();
     if (key) headers.authorization = `Bearer ${key}`;
     try {
-      const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify(body) });
+      // A dry run, whatever the pasted body says: planning here never writes into the ledger.
+      const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify({ ...body, dry_run: true }) });
       const answer = await res.json();
       if (!res.ok) {
         status(`${res.status}: ${answer.error?.message ?? "the plan failed"}`, true);

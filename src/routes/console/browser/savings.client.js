@@ -8,7 +8,7 @@
   const form = $("savings-form");
   if (!form) return;
 
-  const usd = (n) => (n === null || n === undefined ? "—" : (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 }));
+  const usd = (n) => (n === null || n === undefined ? "—" : (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 }));
   const num = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
   const interval = (ci, f) => (ci === null || ci === undefined ? "—" : `${f(ci[0])} … ${f(ci[1])}`);
 
@@ -35,7 +35,14 @@
       ["outcomes", num(r.outcomes, 0)],
       ["predicted net", usd(r.net.predicted_usd)],
       ["realized net", usd(r.net.realized_usd)],
-      ["realized − predicted, per decision", `${usd(r.net.mean_gap_usd)} (${interval(r.net.mean_gap_ci95, usd)})`],
+      [
+        "realized − predicted, per decision",
+        r.net.mean_gap_usd === null
+          ? "none yet: no outcome reported"
+          : r.net.mean_gap_ci95 === null
+            ? `${usd(r.net.mean_gap_usd)} (too few for an interval)`
+            : `${usd(r.net.mean_gap_usd)} (95%: ${interval(r.net.mean_gap_ci95, usd)})`,
+      ],
       ["missed savings", `${usd(r.missed_savings.usd)} over ${num(r.missed_savings.decisions, 0)}`],
     ];
     for (const [label, value] of items) {
@@ -142,7 +149,10 @@
         : `Verdict: ${h.verdict}${t.withheld ? ` (${WITHHELD[t.withheld]} for some tool)` : ""}. Tenant-wide, the gate changes a session's bill by ${usd(t.estimate_usd)}, 95% interval ${interval(t.interval, usd)} over ${num(t.tools, 0)} tools (each at α ÷ ${num(t.tools, 0)}; valid however often this is read).`;
     const svg = $("savings-interval");
     svg.replaceChildren();
-    if (!t.interval) return;
+    if (!t.interval) {
+      svg.append(el("text", { x: 280, y: 38, "text-anchor": "middle", class: "empty" }, "No interval yet: it needs session bills in both arms of every tool."));
+      return;
+    }
     const lo = Math.min(t.interval[0], 0), hi = Math.max(t.interval[1], 0);
     const pad = (hi - lo) * 0.1 || 1;
     const x = (v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
