@@ -70,7 +70,8 @@ describe("the docs' admin examples", () => {
         for (const curl of commands) {
           const where = `${doc}: ${curl.method} ${curl.url}`;
           const headers = Object.fromEntries(Object.entries(curl.headers).map(([name, value]) => [name, value.replaceAll("$ADMIN", ALICE_TOKEN)]));
-          const res = await call(curl.url.replace("$GATE", "").replace(/^https?:\/\/[^/]+/, ""), { method: curl.method, headers, body: curl.body });
+          const path = curl.url.replace("$GATE", "").replace(/^https?:\/\/[^/]+/, "");
+          const res = await call(path, { method: curl.method, headers, body: await withListedDigest(path, curl.body) });
           const text = await res.text();
           expect(res.status, `${where} → ${text}`).toBeLessThan(300);
           last = JSON.parse(text);
@@ -98,3 +99,14 @@ describe("the docs' admin examples", () => {
     }
   });
 });
+
+// The approval example sends back "the digest from step 1", as an admin does: read it from the listing.
+const DIGEST_PLACEHOLDER = "<the digest from step 1>";
+async function withListedDigest(path: string, body: string | undefined): Promise<string | undefined> {
+  if (body === undefined || !body.includes(DIGEST_PLACEHOLDER)) return body;
+  const model = decodeURIComponent(path.split("/")[4] ?? "");
+  const listing = await (await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })).json<{ changes: { model: string; digest: string }[] }>();
+  const digest = listing.changes.find((change) => change.model === model)?.digest;
+  expect(digest, `a pending change for ${model} in the listing`).toBeDefined();
+  return body.replace(DIGEST_PLACEHOLDER, digest!);
+}
