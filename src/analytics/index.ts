@@ -37,6 +37,8 @@ export interface DecisionRecord {
   decision_id?: string;
   tool_name?: string | null;
   session_id?: string | null;
+  /** Where each prior came from: request, learned or config (adaptive-gate.md §1). */
+  prior_sources?: Record<"horizon" | "recall_probability" | "cache_hit_rate", { source: string }>;
 }
 
 /**
@@ -64,6 +66,9 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       inputs.cache_ttl ?? "", // blob11: "" in seed mode
       decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
       record.lifecycle === null || record.lifecycle === "active" ? "" : record.lifecycle, // blob13
+      record.prior_sources?.horizon.source ?? "", // blob14: request, learned or config
+      record.prior_sources?.recall_probability.source ?? "", // blob15
+      record.prior_sources?.cache_hit_rate.source ?? "", // blob16
     ],
     REASON_BLOB,
   );

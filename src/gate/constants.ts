@@ -34,6 +34,7 @@ export const REASON_CODES = [
   "net_not_positive",
   "worst_case_not_positive",
   "holdout",
+  "breaker_open",
 ] as const;
 
 /** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */

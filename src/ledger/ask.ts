@@ -100,3 +100,45 @@ export async function gatherSums(
   }
   return { sums, unavailable };
 }
+
+/**
+ * Rows from every shard of one tenant, each shard's read bounded by
+ * `timeoutMs`, with how many shards could not answer (the learning refresh
+ * publishes nothing partial).
+ *
+ * @example
+ * const { rows, unavailable } = await gatherRows(env.LEDGER, "acme", { shards: 4, timeoutMs: 5_000 }, (s) => s.learningSums("acme", from, to));
+ */
+export async function gatherRows<T>(
+  namespace: LedgerNamespace,
+  tenant: string,
+  options: { shards: number; timeoutMs: number },
+  ask: (shard: ReturnType<typeof ledgerShard>) => Promise<T[]>,
+): Promise<{ rows: T[]; unavailable: number }> {
+  const settled = await Promise.allSettled(
+    Array.from({ length: options.shards }, (_, shard) => withinMs(ask(ledgerShard(namespace, tenant, shard)), options.timeoutMs)),
+  );
+  const rows: T[] = [];
+  let unavailable = 0;
+  for (const result of settled) {
+    if (result.status === "fulfilled") rows.push(...result.value);
+    else {
+      unavailable++;
+      console.error(`offload-gate: ledger shard unavailable for the learning refresh (tenant ${tenant}):`, result.reason);
+    }
+  }
+  return { rows, unavailable };
+}
+
+/** A ledger read bounded by `ms`: past it the shard counts as unavailable, never a hang. */
+async function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

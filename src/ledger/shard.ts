@@ -12,6 +12,7 @@ import {
   sessionWhere,
   type SumsFilter,
 } from "./sql";
+import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "./learning-sums";
 import { canonicalOutcome, decisionOf } from "./rows";
 import type { ItemResult, PricedSession } from "./types";
 
@@ -152,6 +153,18 @@ export class LedgerShard extends DurableObject<Env> {
       sums[num("holdout", arm) === 1 ? "holdout" : "treatment"] = { n: num("n", arm), sum: num("sum", arm), sumsq: num("sumsq", arm) };
     }
     return sums;
+  }
+
+  /** This shard's learning sums per (tool, model) over a window of decision times (adaptive-gate.md §1). */
+  async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
+    if (this.claim(tenant, false) !== "own") return [];
+    return this.sql.exec(LEARNING_SUMS, from, to).toArray().map(toolModelSumsOf);
+  }
+
+  /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */
+  async toolNets(tenant: string, from: number, to: number): Promise<ToolNetRow[]> {
+    if (this.claim(tenant, false) !== "own") return [];
+    return this.sql.exec(TOOL_NETS, from, to).toArray().map(toolNetOf);
   }
 
   /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */

@@ -6,6 +6,7 @@ import type { PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 import { writeDecisions } from "../../ledger/client";
 import type { LedgerDecision } from "../../ledger/savings";
+import type { LearnedValue } from "../../store/learning";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
@@ -24,9 +25,9 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
  * // [{ fire: true, ... }, { error: { code: "invalid_request", ... } }]
  */
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
-  const { config, configStale, items: ready } = await prepareItems(items, context);
+  const { config, configStale, learned, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
-  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records }, context)));
+  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context)));
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
   context.waitUntil(
     writeDecisions(context.env.LEDGER, context.tenant, records, {
@@ -78,6 +79,7 @@ interface Shared {
   config: Readonly<GateConfig>;
   stale: PricingRead["stale"];
   records: LedgerDecision[];
+  learned: Readonly<LearnedValue> | null;
 }
 
 function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): GateDecisionBody {
@@ -97,6 +99,8 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     pricedAs: pricedAs?.model ?? null,
     row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
     at: Date.now(),
+    breakerOpen: body.tool_name !== undefined && shared.learned?.breakers[body.tool_name]?.state === "open",
+    cacheHitRatePrior: item.priors.cache_hit_rate.value,
   });
   shared.records.push(record);
   recordDecision(context.env.DECISIONS, {
@@ -111,8 +115,17 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     decision_id: decisionId,
     tool_name: record.tool_name,
     session_id: record.session_id,
+    prior_sources: item.priors,
   });
-  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, decision_id: decisionId };
+  return {
+    ...decision,
+    priced_as: pricedAs,
+    stale_pricing: stale,
+    lifecycle: resolvedPricing.lifecycle,
+    inputs,
+    decision_id: decisionId,
+    priors: item.priors,
+  };
 }
 
 // Rows are frozen and replaced whole on each load: the answer's copy of a

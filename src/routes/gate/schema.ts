@@ -181,6 +181,19 @@ export const StalePricingSchema = z
   .openapi({ description: "Set when KV could not be read and a row past its TTL priced the answer." });
 
 /** The 200 answer of POST /v1/gate. */
+const AnswerPriorSchema = z.object({
+  value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
+  source: z.enum(["request", "learned", "config"]),
+  n: z.number().int().openapi({ description: "Observations at the most specific level learned from; 0 unless learned" }),
+});
+
+/** Where each prior of a decision came from (docs/learning.md). */
+export const AnswerPriorsSchema = z
+  .object({ horizon: AnswerPriorSchema, recall_probability: AnswerPriorSchema, cache_hit_rate: AnswerPriorSchema })
+  .openapi("AnswerPriors", {
+    description: "Each prior's value, source and observations. In seed mode cache_hit_rate is the q the ledger prices the realized net at.",
+  });
+
 export const GateDecisionSchema = z
   .object({
     fire: z.boolean(),
@@ -217,8 +230,9 @@ export const GateDecisionSchema = z
       example: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
     }),
     would_fire: z.boolean().optional().openapi({
-      description: 'Only with reason_code "holdout": the verdict the gate would have given outside the holdout.',
+      description: 'Only with reason_code "holdout" or "breaker_open": the verdict the gate would have given otherwise.',
     }),
+    priors: AnswerPriorsSchema,
   })
   .openapi("GateDecision", {
     example: {
