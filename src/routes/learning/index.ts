@@ -9,7 +9,7 @@ import { auditRoutes } from "../admin/audit";
 import { adminRoute } from "../admin/schema";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate/caller";
-import { BreakerOverridesSchema, BreakerWriteSchema, BreakerWrittenSchema, LearningViewSchema, RefreshReportSchema, TenantParamSchema, TenantQuerySchema } from "./schema";
+import { BreakerOverridesSchema, BreakerWriteSchema, BreakerWrittenSchema, LearningViewSchema, RefreshBodySchema, RefreshReportSchema, TenantParamSchema, TenantQuerySchema } from "./schema";
 import { readLearningView } from "./view";
 
 const BAD_QUERY = { 400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it") };
@@ -35,9 +35,9 @@ const adminLearningRoute = adminRoute({
 const refreshRoute = adminRoute({
   method: "post",
   path: "/v1/admin/learning/refresh",
-  summary: "Recompute a tenant's learned priors and breakers now, and publish them",
-  request: { query: TenantQuerySchema },
-  responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY },
+  summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {})",
+  request: { query: TenantQuerySchema, ...jsonRequest(RefreshBodySchema) },
+  responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY, ...bodyErrors("The body is not JSON or not {}; the error says which") },
 });
 
 const breakerRoute = adminRoute({
@@ -59,6 +59,8 @@ const breakerRoute = adminRoute({
  *
  * @example
  * curl -s 127.0.0.1:8787/v1/learning
+ * curl -X POST '127.0.0.1:8787/v1/admin/learning/refresh?tenant=acme' -H "authorization: Bearer $TOKEN" \
+ *   -H 'content-type: application/json' -d '{}'
  * curl -X PUT 127.0.0.1:8787/v1/admin/learning/breakers/acme -H "authorization: Bearer $TOKEN" \
  *   -H 'content-type: application/json' -d '{"tool_name":"read_file","state":"closed"}'
  */

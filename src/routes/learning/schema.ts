@@ -49,6 +49,9 @@ export const LearningViewSchema = z
   })
   .openapi("LearningView");
 
+/** POST /v1/admin/learning/refresh's body: nothing to say, as the admin API's other actions. */
+export const RefreshBodySchema = z.strictObject({}).openapi("RefreshRequest");
+
 /** What POST /v1/admin/learning/refresh answers. */
 export const RefreshReportSchema = z
   .object({
