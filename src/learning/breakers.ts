@@ -7,9 +7,10 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows } from "../ledger/ask";
+import { gatherRows, gatherToolSessions } from "../ledger/ask";
 import type { ToolNetRow } from "../ledger/learning-sums";
 import { meanSequence, type SequenceResult } from "../ledger/sequence";
+import { rowsByTool, toolVerdicts } from "../ledger/verdicts";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
@@ -42,13 +43,19 @@ export interface JudgeInput {
 
 /**
  * A tool's rule state from its evidence: `open` when the verdict is
- * `losing` (the sequence's lower end above 0, for costs), else `closed`.
+ * `losing` (the sequence's lower end above 0, for costs), else `closed`. An
+ * open breaker is judged on what arrived since it opened, and stays open
+ * until that is enough to judge (the verdict not withheld for too few
+ * sessions): otherwise every refresh right after an opening would close it.
  *
  * @example
- * ruleState({ verdict: "losing", ... }) // "open"
+ * ruleState({ verdict: "losing", ... }, "closed") // "open"
+ * ruleState({ verdict: "inconclusive", withheld: "too_few_sessions", ... }, "open") // "open"
  */
-export function ruleState(result: SequenceResult): "open" | "closed" {
-  return result.verdict === "losing" ? "open" : "closed";
+export function ruleState(result: SequenceResult, current: "open" | "closed"): "open" | "closed" {
+  if (result.verdict === "losing") return "open";
+  if (current === "open" && (result.withheld === "too_few_sessions" || result.interval === null)) return "open";
+  return "closed";
 }
 
 /**
@@ -88,8 +95,8 @@ export async function judgeBreakers(
     const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
     const result = evidence.judge(tool, since);
     const mode = overrides[tool] ?? "auto";
-    const state = mode === "auto" ? ruleState(result) : mode;
     const from = prior?.state ?? "closed";
+    const state = mode === "auto" ? ruleState(result, from) : mode;
     const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };
     breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary };
     if (from !== state) changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
@@ -103,9 +110,24 @@ interface Evidence {
   judge: (tool: string, since: number) => SequenceResult;
 }
 
+/**
+ * With a holdout, each tool's verdict of ledger-v2.md on treatment − holdout
+ * per session (the only evidence that sees costs the gate's model does not);
+ * without one, the realized-net sequence. Null when a shard did not answer.
+ */
 async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | null> {
   const { tenant, config, window } = input;
   const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+  const holdout = config.holdout_fraction;
+  if (holdout > 0) {
+    const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
+    if (sessions.unavailable > 0) return null;
+    const byTool = rowsByTool(sessions.rows);
+    return {
+      rule: "holdout",
+      judge: (tool, since) => toolVerdicts((byTool.get(tool) ?? []).filter((row) => row.at >= since), holdout).get(tool) ?? meanSequence([]),
+    };
+  }
   const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));
   if (nets.unavailable > 0) return null;
   const byTool = groupBy(nets.rows, (row) => row.tool_name);

@@ -3,7 +3,7 @@ import { shardFor, shardOfDecisionId } from "./ids";
 import { emptySums, mergeSums, type LedgerSums } from "./report";
 import type { OutcomeReport } from "./savings";
 import type { SumsFilter } from "./sql";
-import type { ItemResult, PricedSession } from "./types";
+import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /**
  * The report and savings routes' side of the ledger: items sent to the
@@ -72,12 +72,55 @@ export function reportSessions(
   );
 }
 
+/** A shard that did not answer within the budget. */
+export class ShardTimeout extends Error {
+  constructor(shard: number, ms: number) {
+    super(`ledger shard ${shard} did not answer within ${ms} ms`);
+  }
+}
+
 /**
- * Every shard's sums for one tenant, merged. A shard that cannot answer is
- * counted, not fatal, so the report says how much of the ledger it covers.
+ * The shard call's answer, or a ShardTimeout once `ms` have passed: no
+ * ledger read waits longer than ledger_timeout_ms (ledger-v2.md §5).
  *
  * @example
- * const { sums, unavailable } = await gatherSums(env.LEDGER, "acme", 4, { from, to }, 3_600_000);
+ * await bounded(0, 5_000, () => ledgerShard(ns, "acme", 0).sums("acme", filter, 60_000));
+ */
+export async function bounded<T>(shard: number, ms: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ShardTimeout(shard, ms)), ms)));
+  // A native promise: an RPC promise reads `.catch` as a remote property.
+  const answer = Promise.resolve().then(call);
+  answer.catch(() => undefined);
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Asks every shard of a tenant, each within the budget; the answers that came, and how many did not. */
+async function everyShard<T>(tenant: string, shards: number, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
+  const settled = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => bounded(shard, timeoutMs, () => call(shard))));
+  const answers: T[] = [];
+  let unavailable = 0;
+  for (const result of settled) {
+    if (result.status === "fulfilled") answers.push(result.value);
+    else {
+      unavailable++;
+      console.error(`offload-gate: ledger shard unavailable for ${what} (tenant ${tenant}):`, result.reason instanceof Error ? result.reason.message : result.reason);
+    }
+  }
+  return { answers, unavailable };
+}
+
+/**
+ * Every shard's sums for one tenant, merged. A shard that cannot answer
+ * within `timeoutMs` is counted, not fatal, so the report says how much of
+ * the ledger it covers.
+ *
+ * @example
+ * const { sums, unavailable } = await gatherSums(env.LEDGER, "acme", 4, { from, to }, 3_600_000, 5_000);
  */
 export async function gatherSums(
   namespace: LedgerNamespace,
@@ -85,20 +128,34 @@ export async function gatherSums(
   shards: number,
   filter: SumsFilter,
   bucketMs: number,
+  timeoutMs: number,
 ): Promise<{ sums: LedgerSums; unavailable: number }> {
-  const settled = await Promise.allSettled(
-    Array.from({ length: shards }, (_, shard) => ledgerShard(namespace, tenant, shard).sums(tenant, filter, bucketMs)),
+  const { answers, unavailable } = await everyShard(tenant, shards, timeoutMs, "the savings report", (shard) =>
+    ledgerShard(namespace, tenant, shard).sums(tenant, filter, bucketMs),
   );
-  let sums = emptySums();
-  let unavailable = 0;
-  for (const result of settled) {
-    if (result.status === "fulfilled") sums = mergeSums(sums, result.value);
-    else {
-      unavailable++;
-      console.error(`offload-gate: ledger shard unavailable for the savings report (tenant ${tenant}):`, result.reason);
-    }
-  }
-  return { sums, unavailable };
+  return { sums: answers.reduce(mergeSums, emptySums()), unavailable };
+}
+
+/**
+ * Every shard's (session, tool) pairs for one tenant, for the per-tool
+ * verdicts (./verdicts.ts). A shard that cannot answer within `timeoutMs`
+ * is counted in `unavailable`, never waited on.
+ *
+ * @example
+ * const { rows, unavailable } = await gatherToolSessions(env.LEDGER, "acme", 4, { from, to }, 5_000);
+ * toolVerdicts(rows, config.holdout_fraction);
+ */
+export async function gatherToolSessions(
+  namespace: LedgerNamespace,
+  tenant: string,
+  shards: number,
+  filter: SumsFilter,
+  timeoutMs: number,
+): Promise<{ rows: ToolSessionRow[]; unavailable: number }> {
+  const { answers, unavailable } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
+    ledgerShard(namespace, tenant, shard).toolSessions(tenant, filter),
+  );
+  return { rows: answers.flat(), unavailable };
 }
 
 /**
@@ -115,30 +172,8 @@ export async function gatherRows<T>(
   options: { shards: number; timeoutMs: number },
   ask: (shard: ReturnType<typeof ledgerShard>) => Promise<T[]>,
 ): Promise<{ rows: T[]; unavailable: number }> {
-  const settled = await Promise.allSettled(
-    Array.from({ length: options.shards }, (_, shard) => withinMs(ask(ledgerShard(namespace, tenant, shard)), options.timeoutMs)),
+  const { answers, unavailable } = await everyShard(tenant, options.shards, options.timeoutMs, "the learning refresh", (shard) =>
+    ask(ledgerShard(namespace, tenant, shard)),
   );
-  const rows: T[] = [];
-  let unavailable = 0;
-  for (const result of settled) {
-    if (result.status === "fulfilled") rows.push(...result.value);
-    else {
-      unavailable++;
-      console.error(`offload-gate: ledger shard unavailable for the learning refresh (tenant ${tenant}):`, result.reason);
-    }
-  }
-  return { rows, unavailable };
-}
-
-/** A ledger read bounded by `ms`: past it the shard counts as unavailable, never a hang. */
-async function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return { rows: answers.flat(), unavailable };
 }

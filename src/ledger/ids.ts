@@ -82,13 +82,29 @@ export function shardFor(tenant: string, sessionId: string | null, shards: numbe
 }
 
 /**
- * Whether a session (or, without one, the decision itself) is in the
- * holdout: a hash of (tenant, key) below the fraction. Deterministic, so
- * every decision of a session lands in the same arm.
+ * What the holdout is drawn on (ledger-v2.md §1): the (session, tool) pair,
+ * with `""` for a decision without a tool, or the decision id itself when
+ * there is no session. So within one session each tool has its own arm,
+ * independent of every other tool's.
  *
  * @example
- * inHoldout("acme", "session-1", 0)   // false: the default holds nobody out
- * inHoldout("acme", "session-1", 0.1) // true for about one session in ten, always the same ones
+ * holdoutKey("session-1", "grep", "dec_0_…") // "session-1\u0000grep"
+ * holdoutKey("session-1", null, "dec_0_…")   // "session-1\u0000"
+ * holdoutKey(null, "grep", "dec_0_ab…")      // "dec_0_ab…"
+ */
+export function holdoutKey(sessionId: string | null, toolName: string | null, decisionId: string): string {
+  return sessionId === null ? decisionId : `${sessionId}\u0000${toolName ?? ""}`;
+}
+
+/**
+ * Whether a (session, tool) pair (or, without a session, the decision
+ * itself) is in the holdout: a hash of (tenant, key) below the fraction.
+ * Deterministic, so every decision about a tool in a session lands in the
+ * same arm; nested, so raising the fraction only adds pairs to the holdout.
+ *
+ * @example
+ * inHoldout("acme", holdoutKey("session-1", "grep", id), 0)   // false: the default holds nobody out
+ * inHoldout("acme", holdoutKey("session-1", "grep", id), 0.1) // true for about one pair in ten, always the same ones
  */
 export function inHoldout(tenant: string, key: string, fraction: number): boolean {
   if (!(fraction > 0)) return false;

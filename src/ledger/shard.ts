@@ -10,11 +10,14 @@ import {
   SERIES_SUMS,
   SESSION_SUMS,
   sessionWhere,
+  TOOL_SESSIONS,
+  TOOL_SESSIONS_GROUP,
+  toolSessionWhere,
   type SumsFilter,
 } from "./sql";
 import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "./learning-sums";
 import { canonicalOutcome, decisionOf } from "./rows";
-import type { ItemResult, PricedSession } from "./types";
+import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
@@ -165,6 +168,26 @@ export class LedgerShard extends DurableObject<Env> {
   async toolNets(tenant: string, from: number, to: number): Promise<ToolNetRow[]> {
     if (this.claim(tenant, false) !== "own") return [];
     return this.sql.exec(TOOL_NETS, from, to).toArray().map(toolNetOf);
+  }
+
+  /**
+   * The (session, tool) pairs of the per-tool verdicts: one row per session
+   * with a bill in the window and tool with a decision in that session,
+   * with the tool's arm and the session's priced cost.
+   */
+  async toolSessions(tenant: string, filter: SumsFilter): Promise<ToolSessionRow[]> {
+    if (this.claim(tenant, false) !== "own") return [];
+    const w = toolSessionWhere(filter);
+    return this.sql
+      .exec(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
+      .toArray()
+      .map((row) => ({
+        tool_name: String(row.tool_name),
+        session_id: String(row.session_id),
+        at: Number(row.at),
+        treated: Number(row.held) !== 1,
+        cost: Number(row.cost),
+      }));
   }
 
   /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */

@@ -153,6 +153,27 @@ export const SERIES_SUMS = `SELECT
   TOTAL(CASE WHEN ${FWO} THEN o.realized_net END) AS realized
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
+/**
+ * The WHERE clause for the (session, tool) pairs of toolSessions: sessions
+ * (alias `s`) reported in the window, of the model, joined with their
+ * decisions (alias `d`), and, for a tool, only that tool's.
+ */
+export function toolSessionWhere(filter: SumsFilter): { where: string; bindings: (string | number)[] } {
+  return whereOf(filter, "s.at", "d.tool_name = ?", "(s.model_name = ? OR s.priced_as = ?)");
+}
+
+/**
+ * One row per (session with a bill, tool with a decision in it). A tool is
+ * treated in the session unless a decision about it was held out: the draw
+ * puts every one of them in the same arm, so MAX only matters when
+ * holdout_fraction changed during the session, and then the pair was not
+ * wholly treated.
+ */
+export const TOOL_SESSIONS = `SELECT COALESCE(d.tool_name, '') AS tool_name, s.session_id AS session_id, s.at AS at,
+  MAX(d.holdout) AS held, s.cost AS cost
+  FROM sessions s JOIN decisions d ON d.session_id = s.session_id WHERE `;
+export const TOOL_SESSIONS_GROUP = " GROUP BY s.session_id, COALESCE(d.tool_name, '')";
+
 /** Per arm: the sessions' bills. */
 export const SESSION_SUMS = `SELECT s.holdout AS holdout, COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq
   FROM sessions s WHERE `;

@@ -25,3 +25,19 @@ export interface PricedSession {
   /** The report's content in one fixed key order, to tell a repeat from a conflict. */
   report: string;
 }
+
+/**
+ * One (session, tool) pair for the per-tool verdicts (ledger-v2.md §1): a
+ * session with a bill in the window and a tool it had a decision about.
+ * `tool_name` is `""` for decisions without one.
+ */
+export interface ToolSessionRow {
+  tool_name: string;
+  session_id: string;
+  /** When the session's bill was reported (ms since the epoch): the sequence's order. */
+  at: number;
+  /** The tool's arm in this session: true when treated, false when held out. */
+  treated: boolean;
+  /** The session's priced cost (USD). */
+  cost: number;
+}

@@ -1,6 +1,6 @@
 import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { inHoldout, unitHash } from "../../ledger/ids";
+import { holdoutKey, inHoldout, unitHash } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
@@ -49,7 +49,7 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
   const { body, inputs, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
   const stopped = !holdout && input.breakerOpen && !isProbe(input.tenant, sessionId ?? decisionId, body.tool_name ?? "", config.breaker_probe_fraction);
   const answered = holdout ? holdOut(outcome) : stopped ? breakerOpen(outcome) : outcome;
   const record: LedgerDecision = {

@@ -60,7 +60,7 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   if (!(from < to)) throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
   const bucket = bucketFor(from, to);
   const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
-  const { sums, unavailable } = await gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket]);
+  const { sums, unavailable } = await gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket], config.ledger_timeout_ms);
   if (unavailable === config.ledger_shards) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
   return {

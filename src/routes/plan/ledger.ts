@@ -1,6 +1,6 @@
 import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { inHoldout } from "../../ledger/ids";
+import { holdoutKey, inHoldout } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
@@ -27,7 +27,7 @@ export function assignPlan(input: {
   const { body, resolved, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, sessionId ?? decisionId, config.holdout_fraction);
+  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
   const answered = holdout ? holdOutPlan(outcome) : outcome;
   const stubbed = new Set(outcome.stub);
   const record: LedgerDecision = {
