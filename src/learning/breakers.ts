@@ -86,7 +86,7 @@ export async function judgeBreakers(
   const { tenant, config, now, window, previous } = input;
   const [overrides, evidence] = await Promise.all([readOverrides(env.PRICING, tenant), gatherEvidence(env, input)]);
   if (evidence === null) return { ok: false, detail: "a ledger shard did not answer the breaker's evidence; the last value stays" };
-  const tools = new Set([...input.tools, ...Object.keys(previous?.breakers ?? {}), ...Object.keys(overrides)]);
+  const tools = new Set([...input.tools, ...evidence.tools, ...Object.keys(previous?.breakers ?? {}), ...Object.keys(overrides)]);
   const breakers: Record<string, BreakerState> = {};
   const changes: BreakerChange[] = [];
   for (const tool of [...tools].sort()) {
@@ -107,6 +107,8 @@ export async function judgeBreakers(
 
 interface Evidence {
   rule: BreakerState["rule"];
+  /** The tools with any evidence in the window. */
+  tools: string[];
   judge: (tool: string, since: number) => SequenceResult;
 }
 
@@ -125,6 +127,7 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
     const byTool = rowsByTool(sessions.rows);
     return {
       rule: "holdout",
+      tools: [...byTool.keys()],
       judge: (tool, since) => toolVerdicts((byTool.get(tool) ?? []).filter((row) => row.at >= since), holdout).get(tool) ?? meanSequence([]),
     };
   }
@@ -133,6 +136,7 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
   const byTool = groupBy(nets.rows, (row) => row.tool_name);
   return {
     rule: "realized_net",
+    tools: [...byTool.keys()],
     judge: (tool, since) => realizedNetSequence((byTool.get(tool) ?? []).filter((row) => row.at >= since), config.breaker_min_sessions),
   };
 }

@@ -72,8 +72,10 @@ export function learningView(tenant: string, value: Readonly<LearnedValue> | nul
     range_level: level,
     config: root,
     tenant_level: levelOf([tenantSums], tenantSums),
-    tools: Object.entries(value?.tools ?? {})
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    // Every tool with sums or a breaker (a tool judged on bills alone may have no outcomes).
+    tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.breakers ?? {})])]
+      .sort()
+      .map((tool) => [tool, value?.tools[tool] ?? { sums: undefined, models: {} }] as const)
       .map(([tool, entry]) => ({
         tool_name: tool,
         ...levelOf([tenantSums, entry.sums], entry.sums),
