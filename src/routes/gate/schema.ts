@@ -254,6 +254,11 @@ export const GateDecisionSchema = z
       lifecycle: null,
       inputs: WORKED_EXAMPLE_A,
       decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
+      priors: {
+        horizon: { value: 4, source: "request", n: 0 },
+        recall_probability: { value: 0.3, source: "request", n: 0 },
+        cache_hit_rate: { value: 0.9, source: "config", n: 0 },
+      },
     },
   });
 
