@@ -14,6 +14,7 @@ import planCss from "./browser/plan.client.css";
 import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
+import learningScript from "./browser/learning.client.js";
 import { aliasViews } from "./aliases";
 import { loadPricingTable } from "./data";
 import { ConsolePage } from "./page";
@@ -65,9 +66,9 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     pending,
     aliases: aliasRead.kind === "miss" ? null : aliasViews(aliasRead.value, rows),
     nonce: c.get("secureHeadersNonce") ?? "",
-    // One style and one script, each under the nonce: the plan view's and the savings panel's are appended.
+    // One style and one script, each under the nonce: the plan view's, the savings and learning panels' are appended.
     css: `${css}\n${planCss}\n${savingsCss}`,
-    script: `${script}\n${planScript}\n${savingsScript}`,
+    script: `${script}\n${planScript}\n${savingsScript}\n${learningScript}`,
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });
