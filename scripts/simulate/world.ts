@@ -5,12 +5,12 @@
  * every random draw comes from a seeded generator, so a run is reproducible.
  */
 
-/** One HTTP exchange with the worker. */
-export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+/** One HTTP exchange with the worker, as `tenant` (a gate key's name; `default` when left out). */
+export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: unknown, tenant?: string) => Promise<{ status: number; body: any }>;
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3;
+  id: 1 | 2 | 3 | 6;
   title: string;
   tool: string;
   model: string;
@@ -27,6 +27,8 @@ export interface World {
   recall: number;
   cacheHitRate: number;
   holdoutFraction: number;
+  /** The chance that a stubbed output needed again is re-fetched by re-running the tool (D6), not recalled. */
+  refetch?: number;
 }
 
 /** Tokens a turn adds besides tool outputs, and the model's reply per turn. */
@@ -102,6 +104,7 @@ interface Output {
   tokens: number;
   recalledIfStubbed: boolean;
   recallHopHit: boolean;
+  refetchedIfStubbed: boolean;
 }
 
 /** A session before the gate has spoken: everything random is drawn up front, so both arms see the same dice. */
@@ -127,7 +130,9 @@ export function drawSession(world: World, index: number, seed: number): Session 
   const outputs: Output[] = [];
   for (let turn = 1; turn < world.turns; turn++) {
     if (rng() >= world.outputChance) continue;
-    outputs.push({ turn, tokens: between(rng, world.outputTokens), recalledIfStubbed: rng() < world.recall, recallHopHit: rng() < world.cacheHitRate });
+    const out = { turn, tokens: between(rng, world.outputTokens), recalledIfStubbed: rng() < world.recall, recallHopHit: rng() < world.cacheHitRate };
+    // Drawn only in a world that re-fetches, so the other worlds' dice are as they were.
+    outputs.push({ ...out, refetchedIfStubbed: world.refetch !== undefined && rng() < world.refetch });
   }
   return { id: `sim${world.id}-s${seed}-${index}`, context, hits, outputs };
 }
@@ -177,8 +182,11 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
   const outcomes = session.outputs.map((out, i) => {
     const verdict = verdicts[i];
     if (verdict === undefined) throw new Error("a verdict per output");
-    const recalled = verdict.fire && out.recalledIfStubbed;
+    // A re-fetch re-runs the tool: the full output enters the history again as new tokens, and nothing is "recalled".
+    const refetched = verdict.fire && out.refetchedIfStubbed;
+    const recalled = verdict.fire && !refetched && out.recalledIfStubbed;
     carry(verdict.fire ? verdict.stub_tokens : out.tokens, out.turn + 1);
+    if (refetched) carry(out.tokens, Math.min(world.turns, out.turn + 2));
     if (recalled) {
       written += verdict.recall_input_tokens;
       output += verdict.recall_output_tokens;
