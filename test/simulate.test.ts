@@ -45,7 +45,7 @@ beforeAll(async () => {
   await putRow("claude-opus-4-6", OPUS);
   for (const world of WORLDS) {
     const result = await runDemo(world, transport, {
-      sessions: SIZES[world.id],
+      sessions: SIZES[world.id] ?? 100,
       seed: 7,
       concurrency: 4,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

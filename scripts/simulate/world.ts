@@ -27,7 +27,7 @@ export interface World {
   recall: number;
   cacheHitRate: number;
   holdoutFraction: number;
-  /** The chance that a stubbed output needed again is re-fetched by re-running the tool (D6), not recalled. */
+  /** The chance that a stubbed output needed again (`recall`) is re-fetched by re-running the tool (D6), not recalled. */
   refetch?: number;
 }
 
@@ -182,12 +182,14 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
   const outcomes = session.outputs.map((out, i) => {
     const verdict = verdicts[i];
     if (verdict === undefined) throw new Error("a verdict per output");
-    // A re-fetch re-runs the tool: the full output enters the history again as new tokens, and nothing is "recalled".
-    const refetched = verdict.fire && out.refetchedIfStubbed;
-    const recalled = verdict.fire && !refetched && out.recalledIfStubbed;
+    // A stub needed again is recalled, or (D6) re-fetched by re-running the tool: the same hop, but the
+    // full output enters the history again as new tokens, and the outcome says nothing was recalled.
+    const needed = verdict.fire && out.recalledIfStubbed;
+    const refetched = needed && out.refetchedIfStubbed;
+    const recalled = needed && !refetched;
     carry(verdict.fire ? verdict.stub_tokens : out.tokens, out.turn + 1);
-    if (refetched) carry(out.tokens, Math.min(world.turns, out.turn + 2));
-    if (recalled) {
+    if (refetched) carry(out.tokens, out.turn + 1);
+    if (needed) {
       written += verdict.recall_input_tokens;
       output += verdict.recall_output_tokens;
       if (out.recallHopHit) read += session.context;
