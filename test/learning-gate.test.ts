@@ -107,7 +107,9 @@ describe("learned priors, end to end", () => {
       { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
       { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
     ], 10);
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const learned = await (await postJson("/v1/gate", GATE)).json<any>();
+    expect(write.mock.calls[0]?.[0]?.blobs?.slice(13, 16)).toEqual(["learned", "learned", "config"]);
     expect(learned.priors.recall_probability).toEqual({ value: expected.recall_probability.value, source: "learned", n: 20 });
     expect(learned.priors.horizon).toEqual({ value: expected.horizon.value, source: "learned", n: 20 });
     expect(learned.priors.cache_hit_rate).toEqual({ value: 0.9, source: "config", n: 0 });

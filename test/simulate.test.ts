@@ -19,7 +19,7 @@ const TENANTS = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.fi
 const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
 const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
 /** Sessions per policy of the adaptive demonstrations, at the test's size. */
-const ADAPTIVE_SIZES = { D4: 160, D5: 240, D6: 320 } as const;
+const ADAPTIVE_SIZES = { D4: 160, D5: 900, D6: 400 } as const;
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token, the rest the tenant's gate key. */
 const transport: Transport = async (method, path, body, tenant = "default") => {

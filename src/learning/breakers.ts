@@ -2,7 +2,8 @@
  * The breaker (adaptive-gate.md §2), judged at each refresh: per tenant and
  * tool, on the anytime-valid confidence sequence, so checking at every
  * refresh does not inflate false alarms. An open breaker is judged again on
- * what arrived since it opened, by the same rule. Ops may force a state
+ * what arrived since it opened, by the same rule, on the sessions that still
+ * stubbed (its probes) against the holdout. Ops may force a state
  * (`breakers:<tenant>`, audited); every change of state is a data point and
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
@@ -10,6 +11,7 @@ import { recordBreaker } from "../analytics/breaker";
 import { gatherRows, gatherToolSessions } from "../ledger/ask";
 import type { ToolNetRow } from "../ledger/learning-sums";
 import { meanSequence, type SequenceResult } from "../ledger/sequence";
+import { isProbe } from "../ledger/ids";
 import { rowsByTool, toolVerdicts } from "../ledger/verdicts";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
@@ -93,7 +95,7 @@ export async function judgeBreakers(
     const prior = previous?.breakers[tool];
     // An open breaker is judged on what arrived since it opened.
     const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
-    const result = evidence.judge(tool, since);
+    const result = evidence.judge(tool, since, prior?.state === "open");
     const mode = overrides[tool] ?? "auto";
     const from = prior?.state ?? "closed";
     const state = mode === "auto" ? ruleState(result, from) : mode;
@@ -109,7 +111,7 @@ interface Evidence {
   rule: BreakerState["rule"];
   /** The tools with any evidence in the window. */
   tools: string[];
-  judge: (tool: string, since: number) => SequenceResult;
+  judge: (tool: string, since: number, open: boolean) => SequenceResult;
 }
 
 /**
@@ -125,10 +127,19 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
     const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
     if (sessions.unavailable > 0) return null;
     const byTool = rowsByTool(sessions.rows);
+    const probe = config.breaker_probe_fraction;
+    // While open, the treated sessions that were stopped stubbed nothing: only the probes show what
+    // stubbing costs, against the holdout. Among those, a pair is treated with π = (1 − h)·f ÷ ((1 − h)·f + h).
+    const probeHoldout = probe > 0 ? holdout / ((1 - holdout) * probe + holdout) : 1;
     return {
       rule: "holdout",
       tools: [...byTool.keys()],
-      judge: (tool, since) => toolVerdicts((byTool.get(tool) ?? []).filter((row) => row.at >= since), holdout).get(tool) ?? meanSequence([]),
+      judge: (tool, since, open) => {
+        const rows = (byTool.get(tool) ?? []).filter((row) => row.at >= since);
+        if (!open) return toolVerdicts(rows, holdout).get(tool) ?? meanSequence([]);
+        const judged = rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe));
+        return probeHoldout < 1 ? (toolVerdicts(judged, probeHoldout).get(tool) ?? meanSequence([])) : meanSequence([]);
+      },
     };
   }
   const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));

@@ -1,6 +1,6 @@
 import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { holdoutKey, inHoldout, unitHash } from "../../ledger/ids";
+import { holdoutKey, inHoldout, isProbe } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
@@ -21,18 +21,6 @@ export interface LedgerInput {
   breakerOpen: boolean;
   /** The q the ledger prices a seed decision's realized net at: the learned prior, else the config's. */
   cacheHitRatePrior: number;
-}
-
-/**
- * Whether an open breaker still lets this (session, tool) decide as usual:
- * a hash of (tenant, session, tool, "probe") below `breaker_probe_fraction`,
- * so evidence keeps arriving while the breaker is open.
- *
- * @example
- * isProbe("acme", "s-1", "read_file", 0.1) // the same answer on every call
- */
-export function isProbe(tenant: string, key: string, tool: string, fraction: number): boolean {
-  return unitHash(`${tenant}\u0000${key}\u0000${tool}\u0000probe`) < fraction;
 }
 
 /**

@@ -18,6 +18,7 @@ import { ModelNameSchema } from "../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
+import { AnswerPriorsSchema } from "./priors-schema";
 
 export { requiredOr } from "./fields";
 
@@ -181,19 +182,6 @@ export const StalePricingSchema = z
   .openapi({ description: "Set when KV could not be read and a row past its TTL priced the answer." });
 
 /** The 200 answer of POST /v1/gate. */
-const AnswerPriorSchema = z.object({
-  value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
-  source: z.enum(["request", "learned", "config"]),
-  n: z.number().int().openapi({ description: "Observations at the most specific level learned from; 0 unless learned" }),
-});
-
-/** Where each prior of a decision came from (docs/learning.md). */
-export const AnswerPriorsSchema = z
-  .object({ horizon: AnswerPriorSchema, recall_probability: AnswerPriorSchema, cache_hit_rate: AnswerPriorSchema })
-  .openapi("AnswerPriors", {
-    description: "Each prior's value, source and observations. In seed mode cache_hit_rate is the q the ledger prices the realized net at.",
-  });
-
 export const GateDecisionSchema = z
   .object({
     fire: z.boolean(),
