@@ -8,6 +8,7 @@ import { consoleApp } from "./routes/console";
 import { docs, serveOpenApi } from "./routes/docs";
 import { gate } from "./routes/gate";
 import { health } from "./routes/health";
+import { learning } from "./routes/learning";
 import { ledger } from "./routes/ledger";
 import { refuseOtherMethods } from "./routes/methods";
 import { plan } from "./routes/plan";
@@ -25,11 +26,11 @@ const app = createApp();
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
 // A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
-for (const path of ["/v1/plan", "/v1/outcomes", "/v1/sessions", "/v1/savings"]) app.use(path, gateKeys());
+for (const path of ["/v1/plan", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 
-const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger);
+const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger).route("/", learning);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", docs);

@@ -25,7 +25,7 @@ function loadApp(): Promise<App> {
 
 /**
  * The handlers workerd calls: `fetch` for HTTP, `scheduled` for the Cron
- * Trigger.
+ * Triggers (the price sync; the learning refresh).
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
@@ -35,6 +35,12 @@ const worker = {
     return (await loadApp()).fetch(request, env, ctx);
   },
   async scheduled(controller, env, ctx) {
+    // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.
+    const learning = await import("./learning/scheduled");
+    if (controller.cron === learning.LEARNING_CRON) {
+      ctx.waitUntil(learning.runLearningRefresh(env, controller.scheduledTime));
+      return;
+    }
     const { scheduled } = await import("./sync/scheduled");
     await scheduled(controller, env, ctx);
   },

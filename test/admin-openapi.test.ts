@@ -20,6 +20,8 @@ describe("the admin routes in the OpenAPI document", () => {
       "GET /v1/admin/aliases",
       "GET /v1/admin/config",
       "GET /v1/admin/config/history",
+      "GET /v1/admin/learning",
+      "GET /v1/admin/learning/breakers/{tenant}/history",
       "GET /v1/admin/pending",
       "GET /v1/admin/pricing",
       "GET /v1/admin/pricing/{model}",
@@ -27,10 +29,13 @@ describe("the admin routes in the OpenAPI document", () => {
       "GET /v1/admin/savings",
       "PATCH /v1/admin/pricing/{model}",
       "POST /v1/admin/config/rollback",
+      "POST /v1/admin/learning/breakers/{tenant}/rollback",
+      "POST /v1/admin/learning/refresh",
       "POST /v1/admin/pending/{model}/approve",
       "POST /v1/admin/pending/{model}/reject",
       "POST /v1/admin/pricing/{model}/rollback",
       "PUT /v1/admin/config",
+      "PUT /v1/admin/learning/breakers/{tenant}",
       "PUT /v1/admin/pricing/{model}",
     ]);
     for (const { op } of operations) {

@@ -36,6 +36,8 @@ describe("the Analytics Engine data point", () => {
         "",
         // blob14: the scheduled price change in force ("" for the row's own prices).
         "",
+        // blob15–17: where h, p and q came from (request, learned or config).
+        ...["request", "request", "config"],
       ],
       doubles: [
         ...[1, 0.38925000000000004, 0.4, 0.004, 0.00675, 20_000, 4, 0.3, 10_000, 200, 2_000, 500, 0],
@@ -131,7 +133,7 @@ describe("toDataPoint", () => {
     expect(blobs.reduce((sum, blob) => sum + bytes(blob), 0)).toBeLessThanOrEqual(MAX_BLOB_BYTES_TOTAL);
     expect(blobs[0]).toBe("m");
     // The blobs after the reason keep their values: only the reason is shortened.
-    expect(blobs.slice(9)).toEqual(["retroactive", "1h", "", "retired", ""]);
+    expect(blobs.slice(9)).toEqual(["retroactive", "1h", "", "retired", "", "", "", ""]);
   });
 
   it("truncates UTF-8 on a character boundary", () => {

@@ -106,6 +106,14 @@ describe("GET /", () => {
     expect(after).not.toContain('data-decide="approve"');
   });
 
+  it("carries the learning panel, its script reading GET /v1/learning and switching breakers through the admin API", async () => {
+    const { html } = await page();
+    expect(html).toContain('id="learning"');
+    expect(html).toContain("What the gate learned");
+    expect(html).toContain('fetch("/v1/learning"');
+    expect(html).toContain("/v1/admin/learning/breakers/");
+  });
+
   it("shows a corrupt row as invalid, with the reason, instead of failing", async () => {
     await putRow("broken-json", "{not json");
     await putRow("negative-price", JSON.stringify({ input: -1, output: 2 }));

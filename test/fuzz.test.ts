@@ -82,6 +82,21 @@ const path = fc.oneof(
   { weight: 1, arbitrary: modelSegment.map((alias) => `/v1/admin/aliases/${alias}`) },
   { weight: 3, arbitrary: fc.constantFrom("/v1/outcomes", "/v1/sessions") },
   { weight: 1, arbitrary: fc.constantFrom("/v1/savings", "/v1/admin/savings") },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom("/v1/learning", "/v1/admin/learning", "/v1/admin/learning/refresh"),
+        fc.oneof(fc.constantFrom("", "tenant=default", "tenant=agents-prod", "tenant="), fc.webQueryParameters()),
+      )
+      .map(([route, query]) => (query === "" ? route : `${route}?${query}`)),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment), fc.constantFrom("", "/history", "/rollback"))
+      .map(([tenant, rest]) => `/v1/admin/learning/breakers/${tenant}${rest}`),
+  },
   { weight: 1, arbitrary: fc.webPath() },
   {
     weight: 1,
@@ -402,7 +417,22 @@ const bodyText = fc.oneof(
           pricing_cache_ttl_seconds: fc.integer({ min: -5, max: 4_000 }),
           kv_budget_ms: fc.integer({ min: -5, max: 20_000 }),
           pricing_mode: fc.constantFrom("seed", "cache_aware", "x"),
+          learning_enabled: fc.oneof(fc.boolean(), fc.jsonValue()),
+          learning_prior_weight: fc.oneof(fc.double(), fc.jsonValue()),
+          learning_window_days: fc.integer({ min: -2, max: 4_000 }),
+          learning_credible: fc.oneof(fc.constant(null), fc.double()),
+          learning_refresh_seconds: fc.integer({ min: -5, max: 100_000 }),
+          breaker_probe_fraction: fc.double(),
         },
+        { requiredKeys: [] },
+      )
+      .map((body) => JSON.stringify(body)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record(
+        { tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()), state: fc.oneof(fc.constantFrom("open", "closed", "auto"), fc.jsonValue()) },
         { requiredKeys: [] },
       )
       .map((body) => JSON.stringify(body)),

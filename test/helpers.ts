@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../src/store/keys";
+import { forgetLearned } from "../src/store/learning";
 import { forgetPricing } from "../src/store/read";
 import type { PricingRow } from "../src/store/schema";
 
@@ -46,6 +47,7 @@ export async function putGateConfig(config: object | string): Promise<void> {
 /** Empties KV and the isolate's caches, so each test starts cold. */
 export async function resetState(): Promise<void> {
   forgetPricing();
+  forgetLearned();
   let cursor: string | undefined;
   do {
     const page = await env.PRICING.list(cursor === undefined ? {} : { cursor });

@@ -1,6 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { ADAPTIVE_DEMOS, describeAdaptive, runAdaptive, type AdaptiveResult } from "../scripts/simulate/adaptive";
 import { describeDemo, runDemo, toolRow, type DemoResult } from "../scripts/simulate/demo";
 import { WORLDS, type Transport, type World } from "../scripts/simulate/world";
 import worker from "../src/index";
@@ -11,17 +12,24 @@ import { OPUS, putRow, resetState } from "./helpers";
 // and its real local bindings (KV, the ledger's Durable Objects). The full
 // run is `npm run simulate`; both play the same worlds with the same code.
 
-const SIZES: Record<World["id"], number> = { 1: 200, 2: 700, 3: 200, 4: 200 };
+const SIZES: Record<number, number> = { 1: 200, 2: 700, 3: 200, 4: 200 };
 
-/** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token. */
-const transport: Transport = async (method, path, body) => {
+// One gate key per tenant: each policy of D4–D6 learns from its own ledger only.
+const TENANTS = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`))];
+const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
+const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
+/** Sessions per policy of the adaptive demonstrations, at the test's size. */
+const ADAPTIVE_SIZES = { D4: 160, D5: 900, D6: 400 } as const;
+
+/** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token, the rest the tenant's gate key. */
+const transport: Transport = async (method, path, body, tenant = "default") => {
   const headers = new Headers();
   if (body !== undefined) headers.set("content-type", "application/json");
-  if (path.startsWith("/v1/admin/")) headers.set("authorization", `Bearer ${ALICE_TOKEN}`);
+  headers.set("authorization", `Bearer ${path.startsWith("/v1/admin/") ? ALICE_TOKEN : KEYS.get(tenant)}`);
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`http://gate.test${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
-    env,
+    { ...env, GATE_API_KEYS },
     ctx,
   );
   const text = await res.text();
@@ -30,13 +38,14 @@ const transport: Transport = async (method, path, body) => {
 };
 
 const results = new Map<number, DemoResult>();
+const adaptive = new Map<string, AdaptiveResult>();
 
 beforeAll(async () => {
   await resetState();
   await putRow("claude-opus-4-6", OPUS);
   for (const world of WORLDS) {
     const result = await runDemo(world, transport, {
-      sessions: SIZES[world.id],
+      sessions: SIZES[world.id] ?? 100,
       seed: 7,
       concurrency: 4,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -45,7 +54,12 @@ beforeAll(async () => {
     console.log(describeDemo(result).join("\n"));
     results.set(world.id, result);
   }
-}, 240_000);
+  for (const demo of ADAPTIVE_DEMOS) {
+    const result = await runAdaptive(demo, transport, { sessions: ADAPTIVE_SIZES[demo.id], seed: 7, concurrency: 4, refreshes: 16 });
+    console.log(describeAdaptive(result).join("\n"));
+    adaptive.set(demo.id, result);
+  }
+}, 600_000);
 
 describe("the simulator's demonstrations, from the ledger's report alone", () => {
   it("1: with true parameters equal to the priors, realized net tracks predicted and the holdout says saving", () => {
@@ -82,5 +96,31 @@ describe("the simulator's demonstrations, from the ledger's report alone", () =>
     const row = toolRow(result!.report, "sim2.read_file");
     expect(row?.treated).toBe(own.length);
     expect(row?.information.treated_mean_cost_usd).toBeCloseTo(mean, 9);
+  });
+});
+
+describe("the adaptive gate's demonstrations, on common random numbers", () => {
+  it("D4: learning reaches 90% of the oracle's savings over the second half, and its 90% ranges hold the truth", () => {
+    const result = adaptive.get("D4");
+    expect(result?.checks).toHaveLength(4);
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("D5: the breaker opens for the losing tool in the +94.8% world, and afterwards the tool is no longer losing", () => {
+    const result = adaptive.get("D5");
+    expect(result?.runs.get("learning")?.openedAfter).not.toBeNull();
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("D6: the holdout sees a loss the outcomes cannot show, the breaker opens, and afterwards it is no longer losing", () => {
+    const result = adaptive.get("D6");
+    expect(result?.runs.get("learning")?.openedAfter).not.toBeNull();
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("plays every policy on the very same sessions: never stubbing bills the same whatever follows", () => {
+    const never = adaptive.get("D4")?.runs.get("never")?.bills ?? [];
+    expect(never).toHaveLength(ADAPTIVE_SIZES.D4);
+    expect(never.every((b) => b > 0)).toBe(true);
   });
 });

@@ -154,6 +154,9 @@ export function checksFor(world: World, report: Report): Check[] {
         { name: `holdout verdict for ${world.tool} is losing`, pass: toolRow(report, world.tool)?.verdict === "losing" },
         { name: `holdout verdict for ${world.second?.tool} is saving`, pass: toolRow(report, world.second?.tool ?? "")?.verdict === "saving" },
       ];
+    default:
+      // D6's world is played only by the adaptive demonstrations (./adaptive.ts), which judge it themselves.
+      return [];
   }
 }
 

@@ -8,11 +8,14 @@
 import { randomBytes } from "node:crypto";
 import { bundle } from "../../bench/build.mjs";
 import { startWorker } from "../../bench/worker.mjs";
+import { ADAPTIVE_DEMOS, describeAdaptive, runAdaptive } from "./adaptive.ts";
 import { describeDemo, runDemo } from "./demo.ts";
 import { WORLDS } from "./world.ts";
 
 /** Sessions per demonstration at full size: enough for demonstration 2's verdict to be clear (docs/ledger.md). */
 const FULL = { 1: 400, 2: 2_000, 3: 600, 4: 600 };
+/** Sessions per policy of the adaptive gate's demonstrations at full size. */
+const ADAPTIVE_FULL = { D4: 600, D5: 1_200, D6: 1_200 };
 const scale = Math.min(4, Math.max(0.05, Number(process.env.SIMULATE_SCALE ?? 1)));
 const port = Number(process.env.SIMULATE_PORT ?? 8870);
 const seed = Number(process.env.SIMULATE_SEED ?? 2026);
@@ -26,14 +29,21 @@ watchdog.unref();
 
 // A per-run admin token, never written anywhere: the simulator sets config:gate per world.
 const token = randomBytes(24).toString("hex");
+// One gate key per tenant: each policy of D4–D6 learns from its own ledger only.
+const tenants = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`))];
+const keys = new Map(tenants.map((tenant) => [tenant, randomBytes(24).toString("hex")]));
 const scriptPath = await bundle("src/index.ts", "simulate-worker");
-const worker = await startWorker({ scriptPath, port, bindings: { ADMIN_TOKEN: `simulator:${token}` } });
+const worker = await startWorker({
+  scriptPath,
+  port,
+  bindings: { ADMIN_TOKEN: `simulator:${token}`, GATE_API_KEYS: [...keys].map(([tenant, key]) => `${tenant}:${key}`).join(",") },
+});
 
 /** HTTP to the local worker: admin routes carry the run's token. */
-async function send(method, path, body) {
+async function send(method, path, body, tenant = "default") {
   const headers = {};
   if (body !== undefined) headers["content-type"] = "application/json";
-  if (path.startsWith("/v1/admin/")) headers.authorization = `Bearer ${token}`;
+  headers.authorization = `Bearer ${path.startsWith("/v1/admin/") ? token : keys.get(tenant)}`;
   const res = await fetch(`${worker.base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await res.text();
   return { status: res.status, body: text === "" ? null : JSON.parse(text) };
@@ -44,7 +54,9 @@ let failed = 0;
 let sessions = 0;
 try {
   console.log(`simulate: ${worker.base}, seed ${seed}, scale ${scale}`);
-  for (const world of WORLDS) {
+  // SIMULATE_ONLY=D5,D6 plays only those demonstrations.
+  const only = process.env.SIMULATE_ONLY?.split(",");
+  for (const world of only === undefined ? WORLDS : WORLDS.filter((w) => only.includes(String(w.id)))) {
     const count = Math.max(20, Math.round(FULL[world.id] * scale));
     sessions += count;
     const result = await runDemo(world, send, {
@@ -55,6 +67,13 @@ try {
       now: () => Date.now(),
     });
     console.log(`\n${describeDemo(result).join("\n")}`);
+    failed += result.checks.filter((check) => !check.pass).length;
+  }
+  for (const demo of only === undefined ? ADAPTIVE_DEMOS : ADAPTIVE_DEMOS.filter((d) => only.includes(d.id))) {
+    const count = Math.max(40, Math.round(ADAPTIVE_FULL[demo.id] * scale));
+    sessions += count * (demo.policies.length - 1);
+    const result = await runAdaptive(demo, send, { sessions: count, seed, concurrency: 8, refreshes: 20 });
+    console.log(`\n${describeAdaptive(result).join("\n")}`);
     failed += result.checks.filter((check) => !check.pass).length;
   }
   console.log(`\nsimulate: ${sessions} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failed === 0 ? "every check passed" : `${failed} checks FAILED`}`);

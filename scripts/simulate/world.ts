@@ -5,12 +5,12 @@
  * every random draw comes from a seeded generator, so a run is reproducible.
  */
 
-/** One HTTP exchange with the worker. */
-export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+/** One HTTP exchange with the worker, as `tenant` (a gate key's name; `default` when left out). */
+export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: unknown, tenant?: string) => Promise<{ status: number; body: any }>;
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3 | 4;
+  id: 1 | 2 | 3 | 4 | 6;
   title: string;
   tool: string;
   /**
@@ -32,6 +32,8 @@ export interface World {
   recall: number;
   cacheHitRate: number;
   holdoutFraction: number;
+  /** The chance that a stubbed output needed again (`recall`) is re-fetched by re-running the tool (D6), not recalled. */
+  refetch?: number;
 }
 
 /** Tokens a turn adds besides tool outputs, and the model's reply per turn. */
@@ -124,6 +126,7 @@ interface Output {
   tokens: number;
   recalledIfStubbed: boolean;
   recallHopHit: boolean;
+  refetchedIfStubbed: boolean;
 }
 
 /** A session before the gate has spoken: everything random is drawn up front, so both arms see the same dice. */
@@ -151,7 +154,9 @@ export function drawSession(world: World, index: number, seed: number): Session 
     if (rng() >= world.outputChance) continue;
     const second = world.second !== undefined && turn % 2 === 0 ? world.second : null;
     const recall = second?.recall ?? world.recall;
-    outputs.push({ turn, tool: second?.tool ?? world.tool, tokens: between(rng, second?.outputTokens ?? world.outputTokens), recalledIfStubbed: rng() < recall, recallHopHit: rng() < world.cacheHitRate });
+    const out = { turn, tool: second?.tool ?? world.tool, tokens: between(rng, second?.outputTokens ?? world.outputTokens), recalledIfStubbed: rng() < recall, recallHopHit: rng() < world.cacheHitRate };
+    // Drawn only in a world that re-fetches, so the other worlds' dice are as they were.
+    outputs.push({ ...out, refetchedIfStubbed: world.refetch !== undefined && rng() < world.refetch });
   }
   return { id: `sim${world.id}-s${seed}-${index}`, context, hits, outputs };
 }
@@ -201,9 +206,14 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
   const outcomes = session.outputs.map((out, i) => {
     const verdict = verdicts[i];
     if (verdict === undefined) throw new Error("a verdict per output");
-    const recalled = verdict.fire && out.recalledIfStubbed;
+    // A stub needed again is recalled, or (D6) re-fetched by re-running the tool: the same hop, but the
+    // full output enters the history again as new tokens, and the outcome says nothing was recalled.
+    const needed = verdict.fire && out.recalledIfStubbed;
+    const refetched = needed && out.refetchedIfStubbed;
+    const recalled = needed && !refetched;
     carry(verdict.fire ? verdict.stub_tokens : out.tokens, out.turn + 1);
-    if (recalled) {
+    if (refetched) carry(out.tokens, out.turn + 1);
+    if (needed) {
       written += verdict.recall_input_tokens;
       output += verdict.recall_output_tokens;
       if (out.recallHopHit) read += session.context;

@@ -39,6 +39,8 @@ export interface DecisionRecord {
   decision_id?: string;
   tool_name?: string | null;
   session_id?: string | null;
+  /** Where each prior came from: request, learned or config (adaptive-gate.md §1). */
+  prior_sources?: Record<"horizon" | "recall_probability" | "cache_hit_rate", { source: string }>;
 }
 
 /**
@@ -67,6 +69,9 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
       record.lifecycle === null || record.lifecycle === "active" ? "" : record.lifecycle, // blob13
       record.price_effective_at ?? "", // blob14: "" for the row's own prices
+      record.prior_sources?.horizon.source ?? "", // blob15: request, learned or config
+      record.prior_sources?.recall_probability.source ?? "", // blob16
+      record.prior_sources?.cache_hit_rate.source ?? "", // blob17
     ],
     REASON_BLOB,
   );

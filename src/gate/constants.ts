@@ -35,6 +35,7 @@ export const REASON_CODES = [
   "worst_case_not_positive",
   "holdout",
   "pricing_incomplete",
+  "breaker_open",
 ] as const;
 
 /** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */

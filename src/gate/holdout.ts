@@ -28,6 +28,27 @@ export function holdOut(outcome: GateOutcome): HeldOutcome {
   };
 }
 
+/**
+ * The answer for a decision about a tool whose breaker is open
+ * (adaptive-gate.md §2): `fire: false`, `reason_code: "breaker_open"` and
+ * `would_fire`, the priced terms unchanged, as the holdout answers. A
+ * decision that was never priced keeps its own reason.
+ *
+ * @example
+ * breakerOpen(decideOutcome("seed", inputs, lookup))
+ * // { fire: false, reason_code: "breaker_open", would_fire: true, reason: "breaker open: would fire; net=$0.3893 (…)" }
+ */
+export function breakerOpen(outcome: GateOutcome): HeldOutcome {
+  if (outcome.reason_code !== "net_positive" && outcome.reason_code !== "net_not_positive") return outcome;
+  return {
+    ...outcome,
+    fire: false,
+    reason: `breaker open: would ${outcome.fire ? "fire" : "not fire"}; ${outcome.reason}`,
+    reason_code: "breaker_open",
+    would_fire: outcome.fire,
+  };
+}
+
 /** A clearing plan answered in the holdout: what it would have stubbed, kept beside the nothing it stubs. */
 export interface HeldPlan extends PlanOutcome {
   would_stub?: string[];

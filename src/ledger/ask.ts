@@ -215,3 +215,23 @@ export async function gatherToolSessions(
   );
   return { rows: answers.flat(), unavailable: failed.length, failed };
 }
+
+/**
+ * Rows from every shard of one tenant, each shard's read bounded by
+ * `timeoutMs`, with how many shards could not answer (the learning refresh
+ * publishes nothing partial).
+ *
+ * @example
+ * const { rows, unavailable } = await gatherRows(env.LEDGER, "acme", { shards: 4, timeoutMs: 5_000 }, (s) => s.learningSums("acme", from, to));
+ */
+export async function gatherRows<T>(
+  namespace: LedgerNamespace,
+  tenant: string,
+  options: { shards: number; timeoutMs: number },
+  ask: (shard: ReturnType<typeof ledgerShard>) => Promise<T[]>,
+): Promise<{ rows: T[]; unavailable: number }> {
+  const { answers, failed } = await everyShard(tenant, options.shards, options.timeoutMs, "the learning refresh", (shard) =>
+    ask(ledgerShard(namespace, tenant, shard)),
+  );
+  return { rows: answers.flat(), unavailable: failed.length };
+}

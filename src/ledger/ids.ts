@@ -110,3 +110,15 @@ export function inHoldout(tenant: string, key: string, fraction: number): boolea
   if (!(fraction > 0)) return false;
   return unitHash(`holdout\u0000${tenant}\u0000${key}`) < fraction;
 }
+
+/**
+ * Whether an open breaker still lets this (session, tool) decide as usual:
+ * a hash of (tenant, session, tool, "probe") below `breaker_probe_fraction`,
+ * so evidence keeps arriving while the breaker is open.
+ *
+ * @example
+ * isProbe("acme", "s-1", "read_file", 0.1) // the same answer on every call
+ */
+export function isProbe(tenant: string, key: string, tool: string, fraction: number): boolean {
+  return unitHash(`${tenant}\u0000${key}\u0000${tool}\u0000probe`) < fraction;
+}

@@ -3,6 +3,7 @@ import { emptySums, type LedgerSums } from "./report";
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
 import { INSERT_DECISION, MIGRATIONS, SELECT_DECISION, type SumsFilter } from "./sql";
 import { readLocations, readSums, readToolSessions } from "./reads";
+import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "./learning-sums";
 import { canonicalOutcome, decisionOf } from "./rows";
 import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
@@ -128,6 +129,18 @@ export class LedgerShard extends DurableObject<Env> {
   /** This shard's sums for the savings report. */
   async sums(tenant: string, filter: SumsFilter, bucketMs: number): Promise<LedgerSums> {
     return this.claim(tenant, false) === "own" ? readSums(this.sql, filter, bucketMs) : emptySums();
+  }
+
+  /** This shard's learning sums per (tool, model) over a window of decision times (adaptive-gate.md §1). */
+  async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
+    if (this.claim(tenant, false) !== "own") return [];
+    return this.sql.exec(LEARNING_SUMS, from, to).toArray().map(toolModelSumsOf);
+  }
+
+  /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */
+  async toolNets(tenant: string, from: number, to: number): Promise<ToolNetRow[]> {
+    if (this.claim(tenant, false) !== "own") return [];
+    return this.sql.exec(TOOL_NETS, from, to).toArray().map(toolNetOf);
   }
 
   /**

@@ -60,6 +60,19 @@ export const GateConfigSchema = z
     ledger_shards: z.number().int().min(1).max(MAX_LEDGER_SHARDS).optional(),
     ledger_retention_days: z.number().int().min(1).max(3_650).optional(),
     ledger_timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    learning_enabled: z.boolean().optional().openapi({ description: "Learn priors and run the breaker from the ledger (docs/learning.md); false: config priors only" }),
+    learning_prior_weight: z.number().positive().max(1_000_000).optional().openapi({ description: "w: how many observations the parent level's value counts as" }),
+    learning_window_days: z.number().int().min(1).max(3_650).optional().openapi({ description: "The learning window; at most the retention is used" }),
+    learning_credible: z
+      .number()
+      .gt(0)
+      .lt(1)
+      .nullable()
+      .optional()
+      .openapi({ description: "A learned value's central credible interval becomes its range (the robust rule); null: off" }),
+    learning_refresh_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: "How often a tenant's learned value is recomputed" }),
+    breaker_probe_fraction: z.number().min(0).max(1).optional().openapi({ description: "The share of sessions an open breaker still decides as usual" }),
+    breaker_min_sessions: z.number().int().min(2).max(1_000_000).optional().openapi({ description: "Sessions the realized-net rule needs before it judges" }),
   })
   .openapi("GateConfig");
 
@@ -90,6 +103,14 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   ledger_retention_days: 30,
   // Past this the gate's ledger write is counted as failed; the answer never waits for it.
   ledger_timeout_ms: 5_000,
+  // With no outcomes, learning passes the config's priors through unchanged: on by default costs nothing.
+  learning_enabled: true,
+  learning_prior_weight: 10,
+  learning_window_days: 7,
+  learning_credible: null,
+  learning_refresh_seconds: 300,
+  breaker_probe_fraction: 0.1,
+  breaker_min_sessions: 30,
 });
 
 /**

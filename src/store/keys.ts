@@ -43,3 +43,12 @@ export function rowEntries(models: Readonly<Record<string, { aliases?: readonly 
   }
   return entries;
 }
+
+/** `learning:<tenant>`: what a tenant's ledger taught the gate (its sums per tool and model, its breakers), as one JSON value. */
+export const LEARNING_PREFIX = "learning:";
+/** KV key of a tenant's learned value, published by the learning refresh (src/learning/refresh.ts). */
+export const learningKey = (tenant: string) => `${LEARNING_PREFIX}${tenant}`;
+/** `breakers:<tenant>`: the ops overrides of a tenant's breakers ({tool: "open" | "closed"}), audited in its history. */
+export const BREAKERS_PREFIX = "breakers:";
+/** KV key of a tenant's breaker overrides. */
+export const breakersKey = (tenant: string) => `${BREAKERS_PREFIX}${tenant}`;

@@ -44,7 +44,7 @@ const importsOf = (folder: string) => [...(graph.get(folder) ?? [])].sort();
 
 describe("the folder import graph of src/", () => {
   it("has the folders this test knows", () => {
-    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "ledger", "litellm", "routes", "store", "sync", "writes"]);
+    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "learning", "ledger", "litellm", "routes", "store", "sync", "writes"]);
   });
 
   it("keeps the core and http/ free of any other folder of the project", () => {
@@ -63,6 +63,11 @@ describe("the folder import graph of src/", () => {
 
   it("lets the outcomes ledger import only the core and the read side's config", () => {
     expect(importsOf("ledger")).toEqual(["gate", "store"]);
+  });
+
+  it("keeps the learner off the routes: the refresh and the view are the routes' to call", () => {
+    expect(importsOf("learning")).not.toContain("routes");
+    expect(importsOf("ledger")).not.toContain("learning");
   });
 
   it("has no cycle", () => {

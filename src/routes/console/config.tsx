@@ -19,6 +19,13 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   ledger_shards: "outcomes-ledger shards per tenant",
   ledger_retention_days: "how long the ledger keeps decisions, outcomes and bills",
   ledger_timeout_ms: "past this a ledger write counts as failed (the answer never waits)",
+  learning_enabled: "learn priors and run the breaker from the ledger",
+  learning_prior_weight: "how many observations a parent level's value counts as",
+  learning_window_days: "the days of outcomes the learner reads",
+  learning_credible: "a learned value's credible range becomes its range (off when unset)",
+  learning_refresh_seconds: "how often a tenant's learned value is recomputed",
+  breaker_probe_fraction: "the share of sessions an open breaker still decides as usual",
+  breaker_min_sessions: "sessions the realized-net breaker rule needs before it judges",
 };
 
 /**

@@ -15,6 +15,7 @@ import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
 import tableScript from "./browser/table.client.js";
+import learningScript from "./browser/learning.client.js";
 import { aliasViews } from "./aliases";
 import { loadPricingTable } from "./data";
 import { ConsolePage } from "./page";
@@ -67,9 +68,9 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     pending,
     aliases: aliasRead.kind === "miss" ? null : aliasViews(aliasRead.value, rows),
     nonce: c.get("secureHeadersNonce") ?? "",
-    // One style and one script, each under the nonce: the plan view's, the savings panel's and the table cue's are appended.
+    // One style and one script, each under the nonce: the plan view's, the savings and learning panels' and the table cue's are appended.
     css: `${css}\n${planCss}\n${savingsCss}`,
-    script: `${script}\n${planScript}\n${savingsScript}\n${tableScript}`,
+    script: `${script}\n${planScript}\n${savingsScript}\n${learningScript}\n${tableScript}`,
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });

@@ -7,6 +7,7 @@ import { AliasPanel, type AliasView } from "./aliases";
 import { ConfigPanel } from "./config";
 import { PendingPanel, type PendingView } from "./pending";
 import { PlanView } from "./plan-view";
+import { LearningPanel } from "./learning";
 import { SavingsPanel } from "./savings";
 import { PricingTable } from "./table";
 
@@ -145,6 +146,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
           <AliasPanel aliases={view.aliases} />
           <PendingPanel pending={view.pending} />
           <SavingsPanel />
+          <LearningPanel />
           <ConfigPanel config={view.config} />
         </main>
         <EditDialog />

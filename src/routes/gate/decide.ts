@@ -7,6 +7,7 @@ import type { PricingRow } from "../../store/schema";
 import { writeDecisions } from "../../ledger/client";
 import type { LedgerDecision } from "../../ledger/savings";
 import { isRecorded } from "./dry-run";
+import type { LearnedValue } from "../../store/learning";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
 import { withSuggestions } from "./suggestions";
@@ -26,9 +27,9 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
  * // [{ fire: true, ... }, { error: { code: "invalid_request", ... } }]
  */
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
-  const { config, configStale, items: ready } = await prepareItems(items, context);
+  const { config, configStale, learned, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
-  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records }, context)));
+  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context)));
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
   if (records.length > 0) context.waitUntil(
     writeDecisions(context.env.LEDGER, context.tenant, records, {
@@ -80,6 +81,7 @@ interface Shared {
   config: Readonly<GateConfig>;
   stale: PricingRead["stale"];
   records: LedgerDecision[];
+  learned: Readonly<LearnedValue> | null;
 }
 
 function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): GateDecisionBody {
@@ -88,7 +90,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
   const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
-  const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs };
+  const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, priors: item.priors };
   // A dry run answers the gate's own verdict: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...outcome, ...answered, dry_run: true };
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
@@ -102,6 +104,8 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     pricedAs: pricedAs?.model ?? null,
     row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
     at: context.now,
+    breakerOpen: body.tool_name !== undefined && shared.learned?.breakers[body.tool_name]?.state === "open",
+    cacheHitRatePrior: item.priors.cache_hit_rate.value,
   });
   shared.records.push(record);
   recordDecision(context.env.DECISIONS, {
@@ -117,6 +121,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     decision_id: decisionId,
     tool_name: record.tool_name,
     session_id: record.session_id,
+    prior_sources: item.priors,
   });
   return { ...decision, ...answered, decision_id: decisionId };
 }

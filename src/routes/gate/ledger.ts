@@ -1,6 +1,6 @@
-import { holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
+import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
 import { newDecisionId } from "../../ledger/client";
-import { holdoutKey, inHoldout } from "../../ledger/ids";
+import { holdoutKey, inHoldout, isProbe } from "../../ledger/ids";
 import type { LedgerDecision } from "../../ledger/savings";
 import type { GateConfig } from "../../store/config";
 import { PRICE_FIELDS, type PricingRow } from "../../store/schema";
@@ -17,6 +17,10 @@ export interface LedgerInput {
   pricedAs: string | null;
   row: PricingRow | null;
   at: number;
+  /** Whether the tool's breaker is open (adaptive-gate.md §2). */
+  breakerOpen: boolean;
+  /** The q the ledger prices a seed decision's realized net at: the learned prior, else the config's. */
+  cacheHitRatePrior: number;
 }
 
 /**
@@ -34,7 +38,8 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
   const sessionId = body.session_id ?? null;
   const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
   const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
-  const answered = holdout ? holdOut(outcome) : outcome;
+  const stopped = !holdout && input.breakerOpen && !isProbe(input.tenant, sessionId ?? decisionId, body.tool_name ?? "", config.breaker_probe_fraction);
+  const answered = holdout ? holdOut(outcome) : stopped ? breakerOpen(outcome) : outcome;
   const record: LedgerDecision = {
     decision_id: decisionId,
     at: input.at,
@@ -53,7 +58,7 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
       horizon: inputs.horizon,
       recall_probability: inputs.recall_probability,
       // The seed does not use q; the realized net is priced at the prior it would have had.
-      cache_hit_rate: inputs.cache_hit_rate ?? config.cache_hit_rate,
+      cache_hit_rate: inputs.cache_hit_rate ?? input.cacheHitRatePrior,
       // What the request carried, not the 0 it defaulted to: an outcome may supply it.
       context_tokens: body.context_tokens ?? null,
       stub_tokens: inputs.stub_tokens,

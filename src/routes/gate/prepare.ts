@@ -12,9 +12,11 @@ import {
 } from "../../gate";
 import { summarize, type ErrorIssue } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
+import { readLearned, type LearnedValue } from "../../store/learning";
 import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
+import { applyLearned, type AnswerPriors } from "./priors";
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "./schema";
 
 /**
@@ -50,12 +52,16 @@ export interface ReadyItem {
   inputs: ResolvedInputs;
   mode: PricingMode;
   pricing: ResolvedPricing;
+  /** Where each prior came from (adaptive-gate.md §1). */
+  priors: AnswerPriors;
 }
 
 /** What preparing a request found: the config it read once, and each item ready or refused. */
 export interface Prepared {
   config: Readonly<GateConfig>;
   configStale: PricingRead["stale"];
+  /** The tenant's learned value (its breakers too); null: nothing learned, or it could not be read. */
+  learned: Readonly<LearnedValue> | null;
   items: Array<ReadyItem | GateBatchItemError>;
 }
 
@@ -127,6 +133,8 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
   const { env, waitUntil } = context;
   const configRead = await readGateConfig(env.PRICING, waitUntil);
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
+  // Read beside the pricing, never after it: a cold or slow read costs no more than the row's.
+  const learnedRead = configRead.ok && config.learning_enabled ? readLearned(env.PRICING, context.tenant, config, waitUntil) : Promise.resolve(null);
 
   const reads = new Map<string, Promise<PricingRead>>();
   const readOnce = (model: string): Promise<PricingRead> => {
@@ -156,11 +164,15 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
       const mode = modeOf(item.body, config, configRead.ok);
       const issues = modeIssues(item.body, mode, configRead.ok, item.path);
       if (issues.length > 0) return itemError(issues);
-      const inputs = resolveInputs(item.body, config, mode);
-      return { body: item.body, inputs, mode, pricing: await pricingOf(inputs) };
+      const resolved = resolveInputs(item.body, config, mode);
+      const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
+      // Learned per the canonical model that prices the decision (the requested name when none does).
+      const model = pricing.read.lookup.status === "priced" ? pricing.read.lookup.canonical : resolved.model_name;
+      const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model);
+      return { body: item.body, inputs, mode, pricing, priors };
     }),
   );
-  return { config, configStale: configRead.stale, items: ready };
+  return { config, configStale: configRead.stale, learned: await learnedRead, items: ready };
 }
 
 /**

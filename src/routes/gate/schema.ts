@@ -19,6 +19,7 @@ import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
 import { DryRunSchema } from "./dry-run";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
+import { AnswerPriorsSchema } from "./priors-schema";
 
 export { requiredOr } from "./fields";
 
@@ -228,12 +229,13 @@ export const GateDecisionSchema = z
     }),
     dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
     would_fire: z.boolean().optional().openapi({
-      description: 'Only with reason_code "holdout": the verdict the gate would have given outside the holdout.',
+      description: 'Only with reason_code "holdout" or "breaker_open": the verdict the gate would have given otherwise.',
     }),
     suggestions: z.array(z.string()).optional().openapi({
       description: "Only when no row prices the model at all: up to 3 known model names closest to it, closest first (empty when none is close, or the names could not be read in time). The reason is unchanged.",
       example: ["claude-opus-4-6"],
     }),
+    priors: AnswerPriorsSchema,
   })
   .openapi("GateDecision", {
     example: {
@@ -255,6 +257,11 @@ export const GateDecisionSchema = z
       lifecycle: null,
       inputs: WORKED_EXAMPLE_A,
       decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
+      priors: {
+        horizon: { value: 4, source: "request", n: 0 },
+        recall_probability: { value: 0.3, source: "request", n: 0 },
+        cache_hit_rate: { value: 0.9, source: "config", n: 0 },
+      },
     },
   });
 

@@ -1,0 +1,181 @@
+/**
+ * The breaker (adaptive-gate.md §2), judged at each refresh: per tenant and
+ * tool, on the anytime-valid confidence sequence, so checking at every
+ * refresh does not inflate false alarms. An open breaker is judged again on
+ * what arrived since it opened, by the same rule, on the sessions that still
+ * stubbed (its probes) against the holdout. Ops may force a state
+ * (`breakers:<tenant>`, audited); every change of state is a data point and
+ * a line in `history:breaker-log:<tenant>` with its evidence.
+ */
+import { recordBreaker } from "../analytics/breaker";
+import { gatherRows, gatherToolSessions } from "../ledger/ask";
+import type { ToolNetRow } from "../ledger/learning-sums";
+import { meanSequence, type SequenceResult } from "../ledger/sequence";
+import { isProbe } from "../ledger/ids";
+import { rowsByTool, toolVerdicts } from "../ledger/verdicts";
+import type { GateConfig } from "../store/config";
+import { parseHistory, withEntry } from "../store/history";
+import { historyKey } from "../store/keys";
+import type { BreakerState, LearnedValue } from "../store/learning";
+import { readOverrides } from "../writes/breakers";
+
+/** The log of breaker state changes of one tenant: a history with no value of its own. */
+export const breakerLogSubject = (tenant: string) => `breaker-log:${tenant}`;
+
+/** One change of state a refresh made. */
+export interface BreakerChange {
+  tool_name: string;
+  from: "open" | "closed";
+  to: "open" | "closed";
+  mode: BreakerState["mode"];
+  rule: BreakerState["rule"];
+  evidence: BreakerState["evidence"];
+}
+
+/** What judging needs from the refresh. */
+export interface JudgeInput {
+  tenant: string;
+  config: Readonly<GateConfig>;
+  now: number;
+  window: { from: number; to: number };
+  previous: Readonly<LearnedValue> | null;
+  tools: string[];
+  by: string;
+}
+
+/**
+ * A tool's rule state from its evidence: `open` when the verdict is
+ * `losing` (the sequence's lower end above 0, for costs), else `closed`. An
+ * open breaker is judged on what arrived since it opened, and stays open
+ * until that is enough to judge (the verdict not withheld for too few
+ * sessions): otherwise every refresh right after an opening would close it.
+ *
+ * @example
+ * ruleState({ verdict: "losing", ... }, "closed") // "open"
+ * ruleState({ verdict: "inconclusive", withheld: "too_few_sessions", ... }, "open") // "open"
+ */
+export function ruleState(result: SequenceResult, current: "open" | "closed"): "open" | "closed" {
+  if (result.verdict === "losing") return "open";
+  if (current === "open" && (result.withheld === "too_few_sessions" || result.interval === null)) return "open";
+  return "closed";
+}
+
+/**
+ * The realized-net rule without a holdout: one ψ per session (its summed
+ * realized net, negated so that a loss is a positive cost), in the order the
+ * sessions' outcomes arrived, ties by session id.
+ *
+ * @example
+ * realizedNetSequence(rows, 30).verdict // "losing" when the upper end of the net is below 0
+ */
+export function realizedNetSequence(rows: readonly ToolNetRow[], minSessions: number): SequenceResult {
+  const ordered = [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
+  return meanSequence(ordered.map((row) => -row.net), undefined, minSessions);
+}
+
+/**
+ * Judges every breaker of a tenant: each tool seen, each one already
+ * judged, each one ops forced. Fails (publishing nothing) when a shard does
+ * not answer.
+ *
+ * @example
+ * const judged = await judgeBreakers(env, { tenant, config, now, window, previous, tools, by: "learning-refresh" });
+ */
+export async function judgeBreakers(
+  env: Env,
+  input: JudgeInput,
+): Promise<{ ok: true; breakers: Record<string, BreakerState>; changes: BreakerChange[] } | { ok: false; detail: string }> {
+  const { tenant, config, now, window, previous } = input;
+  const [overrides, evidence] = await Promise.all([readOverrides(env.PRICING, tenant), gatherEvidence(env, input)]);
+  if (evidence === null) return { ok: false, detail: "a ledger shard did not answer the breaker's evidence; the last value stays" };
+  const tools = new Set([...input.tools, ...evidence.tools, ...Object.keys(previous?.breakers ?? {}), ...Object.keys(overrides)]);
+  const breakers: Record<string, BreakerState> = {};
+  const changes: BreakerChange[] = [];
+  for (const tool of [...tools].sort()) {
+    const prior = previous?.breakers[tool];
+    // An open breaker is judged on what arrived since it opened.
+    const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
+    const result = evidence.judge(tool, since, prior?.state === "open");
+    const mode = overrides[tool] ?? "auto";
+    const from = prior?.state ?? "closed";
+    const state = mode === "auto" ? ruleState(result, from) : mode;
+    const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };
+    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary };
+    if (from !== state) changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
+  }
+  if (changes.length > 0) await logChanges(env, tenant, changes, input.by);
+  return { ok: true, breakers, changes };
+}
+
+interface Evidence {
+  rule: BreakerState["rule"];
+  /** The tools with any evidence in the window. */
+  tools: string[];
+  judge: (tool: string, since: number, open: boolean) => SequenceResult;
+}
+
+/**
+ * With a holdout, each tool's verdict of ledger-v2.md on treatment − holdout
+ * per session (the only evidence that sees costs the gate's model does not);
+ * without one, the realized-net sequence. Null when a shard did not answer.
+ */
+async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | null> {
+  const { tenant, config, window } = input;
+  const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+  const holdout = config.holdout_fraction;
+  if (holdout > 0) {
+    const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
+    if (sessions.unavailable > 0) return null;
+    const byTool = rowsByTool(sessions.rows);
+    const probe = config.breaker_probe_fraction;
+    // While open, the treated sessions that were stopped stubbed nothing: only the probes show what
+    // stubbing costs, against the holdout. Among those, a pair is treated with π = (1 − h)·f ÷ ((1 − h)·f + h).
+    const probeHoldout = probe > 0 ? holdout / ((1 - holdout) * probe + holdout) : 1;
+    return {
+      rule: "holdout",
+      tools: [...byTool.keys()],
+      judge: (tool, since, open) => {
+        const rows = (byTool.get(tool) ?? []).filter((row) => row.at >= since);
+        if (!open) return toolVerdicts(rows, holdout).get(tool) ?? meanSequence([]);
+        const judged = rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe));
+        return probeHoldout < 1 ? (toolVerdicts(judged, probeHoldout).get(tool) ?? meanSequence([])) : meanSequence([]);
+      },
+    };
+  }
+  const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));
+  if (nets.unavailable > 0) return null;
+  const byTool = groupBy(nets.rows, (row) => row.tool_name);
+  return {
+    rule: "realized_net",
+    tools: [...byTool.keys()],
+    judge: (tool, since) => realizedNetSequence((byTool.get(tool) ?? []).filter((row) => row.at >= since), config.breaker_min_sessions),
+  };
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group === undefined) groups.set(key(row), [row]);
+    else group.push(row);
+  }
+  return groups;
+}
+
+// One KV write for all of a refresh's changes; a log that cannot be read is
+// started afresh rather than blocking the breaker (the data points still say it).
+async function logChanges(env: Env, tenant: string, changes: BreakerChange[], by: string): Promise<void> {
+  const subject = breakerLogSubject(tenant);
+  let doc = parseHistory(await env.PRICING.get(historyKey(subject))) ?? parseHistory(null)!;
+  const at = new Date();
+  for (const change of changes) {
+    doc = withEntry(doc, { action: "put", by, before: { tool_name: change.tool_name, state: change.from }, after: { ...change, state: change.to } }, at).doc;
+    recordBreaker(env.DECISIONS, { tenant, tool_name: change.tool_name, state: change.to, mode: change.mode, rule: change.rule, ...evidenceOf(change) });
+  }
+  await env.PRICING.put(historyKey(subject), JSON.stringify(doc));
+}
+
+function evidenceOf(change: BreakerChange) {
+  const e = change.evidence;
+  return { sessions: e?.sessions ?? 0, estimate: e?.estimate ?? null, interval: e?.interval ?? null, verdict: e?.verdict ?? "inconclusive" };
+}

@@ -1,0 +1,27 @@
+/**
+ * The refresh's pure half: every shard's (tool, model) sums merged into the
+ * levels one learned value keeps (tenant, tool, tool × model).
+ */
+import type { ToolModelSums } from "../ledger/learning-sums";
+import type { LearnedValue } from "../store/learning";
+import { addSums, emptySums } from "./pool";
+
+/**
+ * The tenant's levels from its shards' rows. A decision without a tool
+ * counts at the tenant level only.
+ *
+ * @example
+ * mergeLevels([{ tool: "read_file", model: "claude-opus-4-6", sums }]).tools.read_file.models["claude-opus-4-6"] // sums
+ */
+export function mergeLevels(rows: readonly ToolModelSums[]): Pick<LearnedValue, "tenant_sums" | "tools"> {
+  let tenantSums = emptySums();
+  const tools: LearnedValue["tools"] = {};
+  for (const { tool, model, sums } of rows) {
+    tenantSums = addSums(tenantSums, sums);
+    if (tool === null) continue;
+    const entry = (tools[tool] ??= { sums: emptySums(), models: {} });
+    entry.sums = addSums(entry.sums, sums);
+    entry.models[model] = addSums(entry.models[model] ?? emptySums(), sums);
+  }
+  return { tenant_sums: tenantSums, tools };
+}

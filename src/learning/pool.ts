@@ -1,0 +1,117 @@
+/**
+ * The learner of adaptive-gate.md §1: priors pooled level by level, config →
+ * tenant → tool → tool × model, with one rule at every level. Pure: sums in,
+ * priors out; no I/O, no clock.
+ */
+import type { LevelSums } from "../ledger/learning-sums";
+
+export type { LevelSums };
+
+/** The three learned fields, as the gate request names them. */
+export const LEARNED_FIELDS = ["horizon", "recall_probability", "cache_hit_rate"] as const;
+export type LearnedField = (typeof LEARNED_FIELDS)[number];
+
+/** A field's value after pooling, and what the most specific level with observations saw. */
+export interface PooledField {
+  value: number;
+  /** Observations at the most specific level with any (0: nothing learned, the config's value). */
+  n: number;
+  /** w + n at that level: the Beta's concentration for p and q, √ of it the h range's divisor. */
+  concentration: number;
+  /** The sample standard deviation of turns_after at that level (h only; null below 2). */
+  sd: number | null;
+}
+
+export type PooledPriors = Record<LearnedField, PooledField>;
+
+/** The config's own values: the root every level pools toward. */
+export type RootPriors = Record<LearnedField, number>;
+
+/**
+ * No observations: the zero of merging.
+ *
+ * @example
+ * addSums(emptySums(), s) // equals s
+ */
+export function emptySums(): LevelSums {
+  return { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
+}
+
+/**
+ * Two sets of sums as one (shards, or a tool's models into the tool).
+ *
+ * @example
+ * addSums({ ...emptySums(), p_n: 2, p_r: 1 }, { ...emptySums(), p_n: 3 }).p_n // 5
+ */
+export function addSums(a: LevelSums, b: LevelSums): LevelSums {
+  return {
+    p_n: a.p_n + b.p_n,
+    p_r: a.p_r + b.p_r,
+    h_n: a.h_n + b.h_n,
+    h_sum: a.h_sum + b.h_sum,
+    h_sumsq: a.h_sumsq + b.h_sumsq,
+    q_n: a.q_n + b.q_n,
+    q_cached: a.q_cached + b.q_cached,
+    q_turns: a.q_turns + b.q_turns,
+  };
+}
+
+/**
+ * The one pooling rule: m = (w · m_parent + n · x̄) ÷ (w + n). A level with
+ * no observations passes its parent through unchanged, computing nothing, so
+ * with no outcomes every value is the config's, bit for bit.
+ *
+ * @example
+ * poolField({ value: 0.25, n: 0, concentration: 10, sd: null }, 200, 60 / 200, 10, null).value // 0.2976190476190476
+ */
+export function poolField(parent: PooledField, n: number, mean: number, weight: number, sd: number | null): PooledField {
+  if (n === 0) return parent;
+  const value = (weight * parent.value + n * mean) / (weight + n);
+  return { value, n, concentration: weight + n, sd };
+}
+
+/**
+ * One level pooled on its parent: each field by the one rule, with its own
+ * observations (q has none when its outcomes ran no turns).
+ *
+ * @example
+ * poolLevel(rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10), tenantSums, 10)
+ */
+export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number): PooledPriors {
+  const qObserved = sums.q_turns > 0 ? sums.q_n : 0;
+  return {
+    recall_probability: poolField(parent.recall_probability, sums.p_n, sums.p_n > 0 ? sums.p_r / sums.p_n : 0, weight, null),
+    horizon: poolField(parent.horizon, sums.h_n, sums.h_n > 0 ? sums.h_sum / sums.h_n : 0, weight, sampleSd(sums)),
+    cache_hit_rate: poolField(parent.cache_hit_rate, qObserved, qObserved > 0 ? sums.q_cached / sums.q_turns : 0, weight, null),
+  };
+}
+
+/**
+ * The config's values as the root level: nothing observed.
+ *
+ * @example
+ * rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10).horizon // { value: 4, n: 0, concentration: 10, sd: null }
+ */
+export function rootPooled(root: RootPriors, weight: number): PooledPriors {
+  const field = (value: number): PooledField => ({ value, n: 0, concentration: weight, sd: null });
+  return { horizon: field(root.horizon), recall_probability: field(root.recall_probability), cache_hit_rate: field(root.cache_hit_rate) };
+}
+
+/**
+ * Every level from the root down: tenant, then the tool's, then the tool ×
+ * model's, each present or not (a decision without a tool stops at the tenant).
+ *
+ * @example
+ * learnPriors(root, [tenantSums, toolSums, toolModelSums], 10).recall_probability.value // 0.7543290043290043 (example L3)
+ */
+export function learnPriors(root: RootPriors, levels: ReadonlyArray<LevelSums | undefined>, weight: number): PooledPriors {
+  let pooled = rootPooled(root, weight);
+  for (const sums of levels) if (sums !== undefined) pooled = poolLevel(pooled, sums, weight);
+  return pooled;
+}
+
+function sampleSd(sums: LevelSums): number | null {
+  if (sums.h_n < 2) return null;
+  const mean = sums.h_sum / sums.h_n;
+  return Math.sqrt(Math.max(0, (sums.h_sumsq - sums.h_n * mean * mean) / (sums.h_n - 1)));
+}

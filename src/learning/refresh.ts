@@ -1,0 +1,88 @@
+/**
+ * The learning refresh (adaptive-gate.md §1–2): merge a tenant's shards,
+ * judge its breakers, publish one KV value (`learning:<tenant>`) that the
+ * gate reads through its isolate cache. Never on the hot path: the Cron
+ * Trigger runs it for every tenant whose value is older than
+ * `learning_refresh_seconds`, and POST /v1/admin/learning/refresh runs it at
+ * once.
+ */
+import { gatherRows } from "../ledger/ask";
+import { parseGateConfig, type GateConfig } from "../store/config";
+import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
+import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";
+import { judgeBreakers, type BreakerChange } from "./breakers";
+import { mergeLevels } from "./merge";
+
+const DAY_MS = 86_400_000;
+
+/** What one refresh did. */
+export interface RefreshReport {
+  tenant: string;
+  status: "published" | "disabled" | "partial" | "config_unavailable";
+  detail: string | null;
+  computed_at: number | null;
+  tools: number;
+  breaker_changes: BreakerChange[];
+  shards: { queried: number; unavailable: number };
+}
+
+/**
+ * One refresh of one tenant. A shard that does not answer leaves the last
+ * value in place (a partial merge would bias every level); a config that
+ * cannot be read publishes nothing (the gate does not fire on it anyway).
+ *
+ * @example
+ * const report = await refreshLearning(env, "acme", Date.now(), "ops-alice");
+ */
+export async function refreshLearning(env: Env, tenant: string, now: number, by = "learning-refresh"): Promise<RefreshReport> {
+  const parsed = parseGateConfig(await env.PRICING.get(GATE_CONFIG_KEY));
+  const base = { tenant, computed_at: null, tools: 0, breaker_changes: [], shards: { queried: 0, unavailable: 0 } };
+  if (!parsed.ok) return { ...base, status: "config_unavailable", detail: parsed.detail };
+  const config = parsed.config;
+  if (!config.learning_enabled) return { ...base, status: "disabled", detail: "learning_enabled is false in config:gate" };
+
+  const days = Math.min(config.learning_window_days, config.ledger_retention_days);
+  const window = { from: now - days * DAY_MS, to: now + 1 };
+  const shards = { queried: config.ledger_shards, unavailable: 0 };
+  const [gathered, previous] = await Promise.all([
+    gatherRows(env.LEDGER, tenant, shardOptions(config), (shard) => shard.learningSums(tenant, window.from, window.to)),
+    readPublished(env.PRICING, tenant),
+  ]);
+  shards.unavailable = gathered.unavailable;
+  if (gathered.unavailable > 0) {
+    return { ...base, shards, status: "partial", detail: `${gathered.unavailable} of ${config.ledger_shards} shard(s) did not answer; the last value stays` };
+  }
+  const levels = mergeLevels(gathered.rows);
+  const judged = await judgeBreakers(env, { tenant, config, now, window, previous, tools: Object.keys(levels.tools), by });
+  if (!judged.ok) return { ...base, shards, status: "partial", detail: judged.detail };
+  const value: LearnedValue = { version: 1, tenant, computed_at: now, window, ...levels, breakers: judged.breakers };
+  await env.PRICING.put(learningKey(tenant), JSON.stringify(value));
+  rememberLearned(tenant, Object.freeze(value));
+  return { ...base, shards, status: "published", detail: null, computed_at: now, tools: Object.keys(levels.tools).length, breaker_changes: judged.changes };
+}
+
+/**
+ * A tenant's published value as KV holds it now (not the isolate's copy), or
+ * null when there is none or it is corrupt (then it is replaced).
+ *
+ * @example
+ * await readPublished(env.PRICING, "acme") // { version: 1, computed_at: …, … } | null
+ */
+export async function readPublished(kv: KVNamespace, tenant: string): Promise<Readonly<LearnedValue> | null> {
+  return parseLearned(tenant, await kv.get(learningKey(tenant))).value;
+}
+
+/**
+ * Whether a tenant's value is due: absent, or older than the refresh period.
+ *
+ * @example
+ * isDue(null, config, Date.now()) // true
+ */
+export function isDue(value: Readonly<LearnedValue> | null, config: Readonly<GateConfig>, now: number): boolean {
+  return value === null || now - value.computed_at >= config.learning_refresh_seconds * 1000;
+}
+
+/** Where a tenant's ledger is, and how long each shard may take. */
+export function shardOptions(config: Readonly<GateConfig>): { shards: number; timeoutMs: number } {
+  return { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+}

@@ -1,0 +1,101 @@
+/**
+ * What GET /v1/learning and GET /v1/admin/learning show (and the console's
+ * learning panel): per tool and tool × model, the observations, the learned
+ * values with their credible ranges, the config's values, and the breaker.
+ * Pure: a published value and the config in, the view out.
+ */
+import type { GateConfig } from "../store/config";
+import type { BreakerState, LearnedValue } from "../store/learning";
+import { rootOf } from "./lookup";
+import { learnPriors, LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors } from "./pool";
+import { horizonRange, unitRange } from "./ranges";
+
+/** Ranges are shown at this level when learning_credible is off. */
+export const VIEW_CREDIBLE = 0.9;
+
+/** One learned field as the view shows it. */
+export interface FieldView {
+  value: number;
+  /** Observations at the most specific level learned from (0: the config's value, passed through). */
+  n: number;
+  range: [number, number] | null;
+}
+
+/** One level: its own observations per field, and the values pooled down to it. */
+export interface LevelView {
+  n: Record<LearnedField, number>;
+  priors: Record<LearnedField, FieldView>;
+}
+
+export interface ToolView extends LevelView {
+  tool_name: string;
+  breaker: BreakerState | null;
+  models: Array<LevelView & { model: string }>;
+}
+
+export interface LearningView {
+  tenant: string;
+  enabled: boolean;
+  computed_at: string | null;
+  window: { from: string; to: string } | null;
+  prior_weight: number;
+  credible: number | null;
+  range_level: number;
+  config: Record<LearnedField, number>;
+  tenant_level: LevelView;
+  tools: ToolView[];
+}
+
+/**
+ * The view of a tenant's learned value (null: nothing published yet, so the
+ * config's values everywhere).
+ *
+ * @example
+ * learningView("acme", value, config).tools[0].priors.recall_probability // { value: 0.659…, n: 40, range: [0.52…, 0.78…] }
+ */
+export function learningView(tenant: string, value: Readonly<LearnedValue> | null, config: Readonly<GateConfig>): LearningView {
+  const w = config.learning_prior_weight;
+  const level = config.learning_credible ?? VIEW_CREDIBLE;
+  const root = rootOf(config);
+  const levelOf = (chain: Array<LevelSums | undefined>, own: LevelSums | undefined): LevelView => ({
+    n: ownN(own),
+    priors: fieldsOf(learnPriors(root, chain, w), level),
+  });
+  const tenantSums = value?.tenant_sums;
+  return {
+    tenant,
+    enabled: config.learning_enabled,
+    computed_at: value === null ? null : new Date(value.computed_at).toISOString(),
+    window: value === null ? null : { from: new Date(value.window.from).toISOString(), to: new Date(value.window.to).toISOString() },
+    prior_weight: w,
+    credible: config.learning_credible,
+    range_level: level,
+    config: root,
+    tenant_level: levelOf([tenantSums], tenantSums),
+    // Every tool with sums or a breaker (a tool judged on bills alone may have no outcomes).
+    tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.breakers ?? {})])]
+      .sort()
+      .map((tool) => [tool, value?.tools[tool] ?? { sums: undefined, models: {} }] as const)
+      .map(([tool, entry]) => ({
+        tool_name: tool,
+        ...levelOf([tenantSums, entry.sums], entry.sums),
+        breaker: value?.breakers[tool] ?? null,
+        models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf([tenantSums, entry.sums, sums], sums) })),
+      })),
+  };
+}
+
+function ownN(sums: LevelSums | undefined): Record<LearnedField, number> {
+  if (sums === undefined) return { horizon: 0, recall_probability: 0, cache_hit_rate: 0 };
+  return { horizon: sums.h_n, recall_probability: sums.p_n, cache_hit_rate: sums.q_turns > 0 ? sums.q_n : 0 };
+}
+
+function fieldsOf(pooled: PooledPriors, level: number): Record<LearnedField, FieldView> {
+  const out = {} as Record<LearnedField, FieldView>;
+  for (const field of LEARNED_FIELDS) {
+    const f = pooled[field];
+    const range = f.n === 0 ? null : field === "horizon" ? horizonRange(f, level) : unitRange(f, level);
+    out[field] = { value: f.value, n: f.n, range };
+  }
+  return out;
+}

@@ -1,0 +1,98 @@
+/**
+ * The learner's sums (adaptive-gate.md §1), per (tool, model), as one shard
+ * answers them over the learning window: the query and the shape of its
+ * rows. src/learning/refresh.ts merges them across a tenant's shards.
+ */
+/** What one level observed over the learning window, as sums that merge by adding. */
+export interface LevelSums {
+  /** p: fired decisions with an outcome, and how many of them were recalled. */
+  p_n: number;
+  p_r: number;
+  /** h: decisions with an outcome (either arm), and Σ turns_after, Σ turns_after². */
+  h_n: number;
+  h_sum: number;
+  h_sumsq: number;
+  /** q: outcomes that sent cached_turns, Σ cached_turns and Σ turns_after over them. */
+  q_n: number;
+  q_cached: number;
+  q_turns: number;
+}
+
+
+/** One (tool, model)'s sums in one shard; `tool` is null for decisions without a tool_name. */
+export interface ToolModelSums {
+  tool: string | null;
+  model: string;
+  sums: LevelSums;
+}
+
+// Whether the outcome sent cached_turns (it is kept in the report, null when not sent).
+const CACHED = "json_extract(o.report, '$.cached_turns')";
+
+/**
+ * Decisions with an outcome in the window (by decision time), grouped by tool
+ * and the canonical model that priced them (the requested name when none did).
+ * p counts fired decisions only: recall is only observed when an output was
+ * stubbed (held-out and breaker-stopped decisions did not fire).
+ */
+export const LEARNING_SUMS = `SELECT d.tool_name AS tool, COALESCE(d.priced_as, d.model_name) AS model,
+  TOTAL(d.fire) AS p_n,
+  TOTAL(CASE WHEN d.fire = 1 THEN o.recalled END) AS p_r,
+  COUNT(*) AS h_n,
+  TOTAL(o.turns_after) AS h_sum,
+  TOTAL(o.turns_after * o.turns_after) AS h_sumsq,
+  TOTAL(${CACHED} IS NOT NULL) AS q_n,
+  TOTAL(${CACHED}) AS q_cached,
+  TOTAL(CASE WHEN ${CACHED} IS NOT NULL THEN o.turns_after END) AS q_turns
+  FROM decisions d JOIN outcomes o ON o.decision_id = d.id
+  WHERE d.at >= ? AND d.at < ? GROUP BY tool, model`;
+
+/**
+ * A row of LEARNING_SUMS as sums.
+ *
+ * @example
+ * toolModelSumsOf({ tool: "read_file", model: "claude-opus-4-6", p_n: 12, p_r: 10, ... }).sums.p_r // 10
+ */
+export function toolModelSumsOf(row: Record<string, SqlStorageValue>): ToolModelSums {
+  const num = (key: string) => Number(row[key] ?? 0);
+  return {
+    tool: row.tool === null || row.tool === undefined ? null : String(row.tool),
+    model: String(row.model),
+    sums: {
+      p_n: num("p_n"),
+      p_r: num("p_r"),
+      h_n: num("h_n"),
+      h_sum: num("h_sum"),
+      h_sumsq: num("h_sumsq"),
+      q_n: num("q_n"),
+      q_cached: num("q_cached"),
+      q_turns: num("q_turns"),
+    },
+  };
+}
+
+/** One (tool, session)'s summed realized net over its fired decisions with an outcome: the breaker's ψ without a holdout. */
+export interface ToolNetRow {
+  tool_name: string;
+  /** The session, or the decision's own id when it had none (its own cluster). */
+  session_id: string;
+  /** When the session's last outcome arrived (ms): the order of the sequence. */
+  at: number;
+  net: number;
+}
+
+/** Per (tool, session): the realized net of its fired decisions with an outcome, in the window. */
+export const TOOL_NETS = `SELECT d.tool_name AS tool_name, COALESCE(d.session_id, d.id) AS session_id, MAX(o.at) AS at, TOTAL(o.realized_net) AS net
+  FROM decisions d JOIN outcomes o ON o.decision_id = d.id
+  WHERE d.fire = 1 AND o.realized_net IS NOT NULL AND d.tool_name IS NOT NULL AND d.at >= ? AND d.at < ?
+  GROUP BY d.tool_name, COALESCE(d.session_id, d.id)`;
+
+/**
+ * A row of TOOL_NETS.
+ *
+ * @example
+ * toolNetOf({ tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }) // { tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }
+ */
+export function toolNetOf(row: Record<string, SqlStorageValue>): ToolNetRow {
+  return { tool_name: String(row.tool_name), session_id: String(row.session_id), at: Number(row.at), net: Number(row.net) };
+}

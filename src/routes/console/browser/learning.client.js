@@ -1,0 +1,116 @@
+// The console's learning panel. Plain browser JavaScript with no build step,
+// inlined with the page's CSP nonce: it reads GET /v1/learning (same origin)
+// and shows what the learner published; the breaker switch calls
+// PUT /v1/admin/learning/breakers/:tenant with the admin token typed above.
+(() => {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const form = $("learning-form");
+  if (!form) return;
+  let tenant = null;
+
+  const fmt = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
+  function status(text, kind) {
+    const p = $("learning-status");
+    p.textContent = text;
+    p.className = `status ${kind || ""}`;
+  }
+  function cell(text, cls) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (cls) td.className = cls;
+    return td;
+  }
+  // "0.754 [0.594 … 0.888] n=12 · config 0.25"
+  function prior(field, config) {
+    if (field.n === 0) return cell(`config ${fmt(config)}`);
+    const range = field.range ? ` [${fmt(field.range[0])} … ${fmt(field.range[1])}]` : "";
+    return cell(`${fmt(field.value)}${range} n=${field.n} · config ${fmt(config)}`);
+  }
+  function breakerText(b) {
+    if (!b) return "closed (no evidence yet)";
+    const e = b.evidence;
+    const ev = e ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}` : "";
+    return `${b.state}${b.mode === "auto" ? "" : ` (forced ${b.mode})`} · ${b.rule} rule${ev}`;
+  }
+  function switchFor(tool, breaker) {
+    const td = document.createElement("td");
+    const select = document.createElement("select");
+    select.setAttribute("aria-label", `breaker of ${tool}`);
+    for (const mode of ["auto", "open", "closed"]) {
+      const option = document.createElement("option");
+      option.value = mode;
+      option.textContent = mode;
+      if ((breaker ? breaker.mode : "auto") === mode) option.selected = true;
+      select.append(option);
+    }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary breaker-set";
+    button.textContent = "Set";
+    button.dataset.tool = tool;
+    button.addEventListener("click", () => setBreaker(tool, select.value));
+    td.append(select, button);
+    return td;
+  }
+  async function setBreaker(tool, state) {
+    const token = $("admin-token") ? $("admin-token").value.trim() : "";
+    if (token === "" || tenant === null) return status("Enter the admin token above to switch a breaker.", "error");
+    status(`Setting ${tool}'s breaker to ${state}…`, "");
+    const res = await fetch(`/v1/admin/learning/breakers/${encodeURIComponent(tenant)}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ tool_name: tool, state }),
+    });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) return status(`The admin API answered: ${body && body.error ? body.error.message : `HTTP ${res.status}`}`, "error");
+    await load();
+    status(`${tool}'s breaker is ${state} (version ${body.version}, audited).`, "ok");
+  }
+  function render(view) {
+    const tbody = $("learning-table").querySelector("tbody");
+    tbody.replaceChildren();
+    const row = (label, level, breaker, tool) => {
+      const tr = document.createElement("tr");
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = label;
+      tr.append(th, prior(level.priors.recall_probability, view.config.recall_probability), prior(level.priors.horizon, view.config.horizon), prior(level.priors.cache_hit_rate, view.config.cache_hit_rate));
+      tr.append(tool === null ? cell("") : cell(breakerText(breaker), breaker && breaker.state === "open" ? "bad-text" : ""));
+      tr.append(tool === null ? cell("") : switchFor(tool, breaker));
+      tbody.append(tr);
+    };
+    row("tenant (every tool)", view.tenant_level, null, null);
+    for (const tool of view.tools) {
+      row(tool.tool_name, tool, tool.breaker, tool.tool_name);
+      for (const model of tool.models) row(`  × ${model.model}`, model, null, null);
+    }
+    $("learning-body").hidden = false;
+    $("learning-sees").hidden = false;
+    $("learning-sees").textContent = `The breaker's rule: ${view.breaker_rule_sees}`;
+  }
+  async function load(event) {
+    if (event) event.preventDefault();
+    const headers = {};
+    const key = $("f-gate-key") ? $("f-gate-key").value.trim() : "";
+    if (key !== "") headers.authorization = `Bearer ${key}`;
+    status("Reading what the gate learned…", "");
+    try {
+      const res = await fetch("/v1/learning", { headers });
+      const body = await res.json().catch(() => null);
+      if (!res.ok) {
+        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The API answered: ${body && body.error ? body.error.message : `HTTP ${res.status}`}`, "error");
+        return;
+      }
+      tenant = body.tenant;
+      render(body);
+      const when = body.computed_at === null ? "never refreshed: the config's priors everywhere" : `refreshed ${body.computed_at.slice(0, 16)} UTC`;
+      const off = body.enabled ? "" : " Learning is off (learning_enabled: false).";
+      status(`Tenant ${body.tenant}, ${when}; ranges at ${body.range_level}.${off}${body.problem ? ` ${body.problem}` : ""}`, body.problem ? "warn" : "");
+    } catch (error) {
+      status(`Could not reach the API: ${error.message}`, "error");
+    }
+  }
+  form.addEventListener("submit", load);
+  load();
+})();

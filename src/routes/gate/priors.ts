@@ -1,0 +1,85 @@
+import type { PricingMode } from "../../gate";
+import { learnedFor } from "../../learning/lookup";
+import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../learning/pool";
+import { horizonRange, unitRange } from "../../learning/ranges";
+import type { GateConfig } from "../../store/config";
+import type { LearnedValue } from "../../store/learning";
+import type { GateRequest, ResolvedInputs } from "./schema";
+
+/** Where a prior the gate used came from. */
+export type PriorSource = "request" | "learned" | "config";
+
+/** One prior as the answer reports it: its value, its source, and the observations behind it (0 unless learned). */
+export interface AnswerPrior {
+  value: number;
+  source: PriorSource;
+  n: number;
+}
+
+export type AnswerPriors = Record<LearnedField, AnswerPrior>;
+
+const RANGE_OF = {
+  horizon: "horizon_range",
+  recall_probability: "recall_probability_range",
+  cache_hit_rate: "cache_hit_rate_range",
+} as const satisfies Record<LearnedField, keyof GateRequest>;
+
+/**
+ * Puts the learned priors into a decision's inputs, for the fields the
+ * request leaves out (a point or a range the caller sent always wins), and
+ * says where each prior came from. With `learning_credible` set, a learned
+ * field also gets its credible range, so the robust rule decides. With no
+ * value, or no observations at any level, the inputs come back as they were:
+ * the config's priors, bit for bit.
+ *
+ * @example
+ * applyLearned(body, inputs, "cache_aware", value, config, "claude-opus-4-6").priors.recall_probability
+ * // { value: 0.7543290043290043, source: "learned", n: 12 }
+ */
+export function applyLearned(
+  body: GateRequest,
+  inputs: ResolvedInputs,
+  mode: PricingMode,
+  value: Readonly<LearnedValue> | null,
+  config: Readonly<GateConfig>,
+  model: string,
+): { inputs: ResolvedInputs; priors: AnswerPriors } {
+  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model);
+  let used = inputs;
+  const priors = {} as AnswerPriors;
+  for (const field of LEARNED_FIELDS) {
+    const given = body[field] !== undefined || body[RANGE_OF[field]] !== undefined;
+    const learned = pooled?.[field];
+    if (given) {
+      priors[field] = { value: inputs[field] ?? configValue(field, config), source: "request", n: 0 };
+    } else if (learned === undefined || learned.n === 0) {
+      priors[field] = { value: inputs[field] ?? configValue(field, config), source: "config", n: 0 };
+    } else {
+      priors[field] = { value: learned.value, source: "learned", n: learned.n };
+      used = withLearned(used, field, pooled!, mode, config.learning_credible);
+    }
+  }
+  return { inputs: used, priors };
+}
+
+function configValue(field: LearnedField, config: Readonly<GateConfig>): number {
+  if (field === "horizon") return config.expected_conversation_depth;
+  return field === "recall_probability" ? config.p_recall : config.cache_hit_rate;
+}
+
+// The seed prices no cache, so q is neither filled in nor ranged there.
+function withLearned(inputs: ResolvedInputs, field: LearnedField, pooled: PooledPriors, mode: PricingMode, credible: number | null): ResolvedInputs {
+  if (field === "cache_hit_rate" && mode === "seed") return inputs;
+  const learned = pooled[field];
+  const next: ResolvedInputs = { ...inputs };
+  if (field === "horizon") {
+    // Both modes truncate the horizon (the seed's int()); the echo says what was priced.
+    next.horizon = Math.trunc(learned.value);
+    const range = credible === null ? null : horizonRange(learned, credible);
+    if (range !== null) next.horizon_range = [Math.trunc(range[0]), Math.trunc(range[1])];
+  } else {
+    next[field] = learned.value;
+    if (credible !== null) next[RANGE_OF[field]] = unitRange(learned, credible);
+  }
+  return next;
+}

@@ -1,0 +1,102 @@
+import { createRoute } from "@hono/zod-openapi";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
+import { ApiError } from "../../http/errors";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { readPublished, refreshLearning } from "../../learning/refresh";
+import { breakersKey } from "../../store/keys";
+import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/breakers";
+import { auditRoutes } from "../admin/audit";
+import { adminRoute } from "../admin/schema";
+import { createApp } from "../app";
+import { CALLER_ERRORS } from "../gate/caller";
+import { BreakerOverridesSchema, BreakerWriteSchema, BreakerWrittenSchema, LearningViewSchema, RefreshBodySchema, RefreshReportSchema, TenantParamSchema, TenantQuerySchema } from "./schema";
+import { readLearningView } from "./view";
+
+const BAD_QUERY = { 400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it") };
+const BAD_BODY = bodyErrors("The body is not JSON, or tool_name or state is wrong; the error names it");
+
+export const learningRoute = createRoute({
+  method: "get",
+  path: "/v1/learning",
+  summary: "What the gate learned for the caller's tenant: priors per tool and model with their ranges, the config's values, the breakers",
+  tags: ["learning"],
+  security: GATE_SECURITY,
+  responses: { 200: json(LearningViewSchema, "The learning view"), ...CALLER_ERRORS },
+});
+
+const adminLearningRoute = adminRoute({
+  method: "get",
+  path: "/v1/admin/learning",
+  summary: "Any tenant's learning view",
+  request: { query: TenantQuerySchema },
+  responses: { 200: json(LearningViewSchema, "The learning view"), ...BAD_QUERY },
+});
+
+const refreshRoute = adminRoute({
+  method: "post",
+  path: "/v1/admin/learning/refresh",
+  summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {})",
+  request: { query: TenantQuerySchema, ...jsonRequest(RefreshBodySchema) },
+  responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY, ...bodyErrors("The body is not JSON or not {}; the error says which") },
+});
+
+const breakerRoute = adminRoute({
+  method: "put",
+  path: "/v1/admin/learning/breakers/{tenant}",
+  summary: "Force a tool's breaker open or closed, or hand it back to the rule (auto); audited, then refreshed",
+  request: { params: TenantParamSchema, ...jsonRequest(BreakerWriteSchema) },
+  responses: {
+    200: json(BreakerWrittenSchema, "Written (or already so), and the tenant refreshed"),
+    404: json(ErrorSchema, "The tenant's ledger has never seen this tool"),
+    ...BAD_BODY,
+  },
+});
+
+/**
+ * GET /v1/learning, GET /v1/admin/learning?tenant=, POST
+ * /v1/admin/learning/refresh?tenant= and the audited breaker overrides
+ * (PUT /v1/admin/learning/breakers/{tenant}, with history and rollback).
+ *
+ * @example
+ * curl -s 127.0.0.1:8787/v1/learning
+ * curl -X POST '127.0.0.1:8787/v1/admin/learning/refresh?tenant=acme' -H "authorization: Bearer $TOKEN" \
+ *   -H 'content-type: application/json' -d '{}'
+ * curl -X PUT 127.0.0.1:8787/v1/admin/learning/breakers/acme -H "authorization: Bearer $TOKEN" \
+ *   -H 'content-type: application/json' -d '{"tool_name":"read_file","state":"closed"}'
+ */
+export const learning = createApp()
+  .openapi(learningRoute, async (c) => c.json(await readLearningView(c.env.PRICING, c.get("tenant") ?? OPEN_TENANT), 200))
+  .openapi(adminLearningRoute, async (c) => c.json(await readLearningView(c.env.PRICING, c.req.valid("query").tenant), 200))
+  .openapi(refreshRoute, async (c) => c.json(await refreshLearning(c.env, c.req.valid("query").tenant, Date.now(), c.get("admin")), 200))
+  .openapi(breakerRoute, async (c) => {
+    const { tenant } = c.req.valid("param");
+    const { tool_name: tool, state } = c.req.valid("json");
+    const [value, overrides] = await Promise.all([readPublished(c.env.PRICING, tenant), readOverrides(c.env.PRICING, tenant)]);
+    if (value?.tools[tool] === undefined && value?.breakers[tool] === undefined && overrides[tool] === undefined) {
+      throw new ApiError("not_found", `tenant ${tenant}'s ledger has never seen tool ${tool} (as of its last refresh)`, [
+        { path: "tool_name", message: "is not a tool of this tenant" },
+      ]);
+    }
+    const written = await putBreakerMode(c.env.PRICING, tenant, tool, state, c.get("admin"));
+    return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
+  })
+  .route(
+    "/",
+    auditRoutes({
+      path: "/v1/admin/learning/breakers/{tenant}",
+      params: TenantParamSchema,
+      subject: (params: { tenant: string }) => breakersKey(params.tenant),
+      // Applied by the next refresh (within learning_refresh_seconds, or POST /v1/admin/learning/refresh).
+      rollback: (kv, params, version, by) => rollbackOverrides(kv, params.tenant, version, by),
+      restored: BreakerOverridesSchema,
+      docs: {
+        history: "List a tenant's earlier breaker overrides",
+        historyOk: "Newest first",
+        rollback: "Restore a tenant's breaker overrides as they stood at a version (applied at the next refresh)",
+        rollbackOk: "Restored",
+        notFound: "No such version",
+        bodyErrors: BAD_BODY,
+        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
+      },
+    }),
+  );

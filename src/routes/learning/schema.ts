@@ -1,0 +1,87 @@
+import { z } from "@hono/zod-openapi";
+import { TOOL_NAME_PATTERN } from "../../ledger/ids";
+import { BreakerStateSchema } from "../../store/learning";
+import { BREAKER_MODES } from "../../writes/breakers";
+import { requiredOr } from "../gate/schema";
+import { HistoryEntrySchema } from "../../store/history";
+
+/** A tenant name, as gate keys name tenants. */
+export const TenantSchema = z
+  .string({ error: requiredOr("must be a string") })
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, "must be a tenant name: 1 to 64 of A-Z a-z 0-9 . _ -")
+  .openapi({ description: "The tenant: a gate key's name, or default.", example: "agents-prod" });
+
+/** `?tenant=` of the admin learning routes. */
+export const TenantQuerySchema = z.strictObject({ tenant: TenantSchema }).openapi("TenantQuery");
+
+/** `{tenant}` of the breaker override routes. */
+export const TenantParamSchema = z.object({ tenant: TenantSchema.openapi({ param: { name: "tenant", in: "path" } }) });
+
+const Range = z.tuple([z.number(), z.number()]).nullable();
+const FieldView = z.object({ value: z.number(), n: z.number(), range: Range });
+const Fields = z.object({ horizon: FieldView, recall_probability: FieldView, cache_hit_rate: FieldView });
+const Counts = z.object({ horizon: z.number(), recall_probability: z.number(), cache_hit_rate: z.number() });
+const Level = { n: Counts.openapi({ description: "This level's own observations per field" }), priors: Fields };
+
+/** GET /v1/learning and GET /v1/admin/learning (docs/learning.md). */
+export const LearningViewSchema = z
+  .object({
+    tenant: z.string(),
+    enabled: z.boolean(),
+    computed_at: z.string().nullable().openapi({ description: "When the value the gate uses was computed; null: never (config priors)" }),
+    window: z.object({ from: z.string(), to: z.string() }).nullable(),
+    prior_weight: z.number(),
+    credible: z.number().nullable(),
+    range_level: z.number().openapi({ description: "The level of the ranges shown: learning_credible, else 0.9" }),
+    config: Counts.openapi({ description: "The config's values: the root every level pools toward" }),
+    tenant_level: z.object(Level),
+    tools: z.array(
+      z.object({
+        tool_name: z.string(),
+        ...Level,
+        breaker: BreakerStateSchema.nullable(),
+        models: z.array(z.object({ model: z.string(), ...Level })),
+      }),
+    ),
+    breaker_rule_sees: z.string().openapi({ description: "What the breaker's rule can and cannot see with the holdout in force" }),
+    problem: z.string().nullable().openapi({ description: "Why the published value is not used (corrupt), or null" }),
+    breaker_log: z.array(HistoryEntrySchema).openapi({ description: "The latest changes of breaker state, newest first, with their evidence" }),
+  })
+  .openapi("LearningView");
+
+/** POST /v1/admin/learning/refresh's body: nothing to say, as the admin API's other actions. */
+export const RefreshBodySchema = z.strictObject({}).openapi("RefreshRequest");
+
+/** What POST /v1/admin/learning/refresh answers. */
+export const RefreshReportSchema = z
+  .object({
+    tenant: z.string(),
+    status: z.enum(["published", "disabled", "partial", "config_unavailable"]),
+    detail: z.string().nullable(),
+    computed_at: z.number().nullable(),
+    tools: z.number().int(),
+    breaker_changes: z.array(z.object({ tool_name: z.string(), from: z.string(), to: z.string(), mode: z.string(), rule: z.string(), evidence: z.unknown() })),
+    shards: z.object({ queried: z.number().int(), unavailable: z.number().int() }),
+  })
+  .openapi("LearningRefresh");
+
+/** The body of PUT /v1/admin/learning/breakers/{tenant}. */
+export const BreakerWriteSchema = z
+  .strictObject({
+    tool_name: z.string({ error: requiredOr("must be a string") }).regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -"),
+    state: z.enum(BREAKER_MODES, { error: requiredOr('must be "open", "closed" or "auto"') }),
+  })
+  .openapi("BreakerWrite", { example: { tool_name: "read_file", state: "closed" } });
+
+/** A tenant's breaker overrides after a write or a rollback. */
+export const BreakerOverridesSchema = z
+  .object({
+    tenant: z.string(),
+    overrides: z.record(z.string(), z.enum(["open", "closed"])).openapi({ description: "The forced tools; a tool left out follows the rule" }),
+    version: z.number().int(),
+    changed: z.boolean(),
+  })
+  .openapi("BreakerOverrides");
+
+/** PUT's answer: the overrides, and the refresh that applied them at once. */
+export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: RefreshReportSchema }).openapi("BreakerWritten");

@@ -1,0 +1,125 @@
+/**
+ * The gate's read of a tenant's learned value (`learning:<tenant>`), served
+ * from the isolate's RefreshingCache like pricing rows: no KV read per
+ * request while it is held. A missing, corrupt or unreachable value is
+ * `null`: the config's priors, never a failed or slower decision.
+ */
+import { z } from "@hono/zod-openapi";
+import { describeIssues } from "../gate/issues";
+import { RefreshingCache } from "./cache";
+import type { GateConfig } from "./config";
+import { learningKey } from "./keys";
+import { cachePolicy } from "./read";
+
+const count = z.number().nonnegative();
+
+/** One level's sums over the learning window (src/learning/pool.ts reads them). */
+export const LevelSumsSchema = z
+  .strictObject({
+    p_n: count,
+    p_r: count,
+    h_n: count,
+    h_sum: count,
+    h_sumsq: count,
+    q_n: count,
+    q_cached: count,
+    q_turns: count,
+  })
+  .refine((s) => s.p_r <= s.p_n && s.q_cached <= s.q_turns, "recalled or cached counts exceed their totals");
+
+/** A breaker's state as the refresh judged it, with the evidence that moved it. */
+export const BreakerStateSchema = z.strictObject({
+  state: z.enum(["open", "closed"]),
+  /** "auto" is the rule's; "open"/"closed" are forced by ops. */
+  mode: z.enum(["auto", "open", "closed"]),
+  rule: z.enum(["holdout", "realized_net"]),
+  /** When the state last changed (ms), null when it never has. */
+  since: z.number().nullable(),
+  evidence: z
+    .strictObject({
+      sessions: z.number(),
+      treated: z.number(),
+      held_out: z.number(),
+      estimate: z.number().nullable(),
+      interval: z.tuple([z.number(), z.number()]).nullable(),
+      verdict: z.enum(["saving", "losing", "inconclusive"]),
+    })
+    .nullable(),
+});
+
+/** What one refresh published for one tenant. */
+export const LearnedValueSchema = z.strictObject({
+  version: z.literal(1),
+  tenant: z.string(),
+  computed_at: z.number(),
+  window: z.strictObject({ from: z.number(), to: z.number() }),
+  tenant_sums: LevelSumsSchema,
+  tools: z.record(z.string(), z.strictObject({ sums: LevelSumsSchema, models: z.record(z.string(), LevelSumsSchema) })),
+  breakers: z.record(z.string(), BreakerStateSchema),
+});
+
+export type LearnedValue = z.infer<typeof LearnedValueSchema>;
+export type BreakerState = z.infer<typeof BreakerStateSchema>;
+
+/**
+ * Parses a stored learned value: text in, the value or null (with why) out.
+ *
+ * @example
+ * parseLearned("acme", null) // { value: null, problem: null }
+ */
+export function parseLearned(tenant: string, text: string | null): { value: Readonly<LearnedValue> | null; problem: string | null } {
+  if (text === null) return { value: null, problem: null };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { value: null, problem: `${learningKey(tenant)} is not valid JSON` };
+  }
+  const parsed = LearnedValueSchema.safeParse(json);
+  if (!parsed.success) return { value: null, problem: `${learningKey(tenant)} is invalid: ${describeIssues(parsed.error)}` };
+  if (parsed.data.tenant !== tenant) return { value: null, problem: `${learningKey(tenant)} holds another tenant's value` };
+  return { value: Object.freeze(parsed.data), problem: null };
+}
+
+// One value per tenant; "nothing learned" is as worth holding as a value.
+const learned = new RefreshingCache<Readonly<LearnedValue> | null>({ maxEntries: 1_024, isNegative: (value) => value === null });
+
+/**
+ * A tenant's learned value, from the isolate when it holds one: null when
+ * there is none, it cannot be parsed, or KV does not answer within the
+ * budget (then the gate decides on the config's priors).
+ *
+ * @example
+ * const value = await readLearned(env.PRICING, "acme", config, ctx.waitUntil.bind(ctx));
+ */
+export async function readLearned(
+  kv: KVNamespace,
+  tenant: string,
+  config: Readonly<GateConfig>,
+  waitUntil: (promise: Promise<unknown>) => void,
+): Promise<Readonly<LearnedValue> | null> {
+  const read = await learned.read(learningKey(tenant), () => loadLearned(kv, tenant), cachePolicy(config), waitUntil);
+  return read.kind === "miss" ? null : read.value;
+}
+
+/** Serves a value this isolate just published, without waiting for KV to propagate it. */
+export function rememberLearned(tenant: string, value: Readonly<LearnedValue> | null): void {
+  learned.set(learningKey(tenant), value);
+}
+
+/** Forgets every held learned value (tests). */
+export function forgetLearned(): void {
+  learned.clear();
+}
+
+/** Cache counters of this isolate's learned values (the no-extra-read test reads them). */
+export function learnedCacheStats() {
+  return { ...learned.stats };
+}
+
+async function loadLearned(kv: KVNamespace, tenant: string): Promise<Readonly<LearnedValue> | null> {
+  const { value, problem } = parseLearned(tenant, await kv.get(learningKey(tenant)));
+  // Logged once per load (once per TTL per isolate), not once per request.
+  if (problem !== null) console.warn(`offload-gate: ${problem}; deciding on the config's priors`);
+  return value;
+}
