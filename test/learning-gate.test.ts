@@ -109,7 +109,7 @@ describe("learned priors, end to end", () => {
     ], 10);
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const learned = await (await postJson("/v1/gate", GATE)).json<any>();
-    expect(write.mock.calls[0]?.[0]?.blobs?.slice(13, 16)).toEqual(["learned", "learned", "config"]);
+    expect(write.mock.calls[0]?.[0]?.blobs?.slice(14, 17)).toEqual(["learned", "learned", "config"]);
     expect(learned.priors.recall_probability).toEqual({ value: expected.recall_probability.value, source: "learned", n: 20 });
     expect(learned.priors.horizon).toEqual({ value: expected.horizon.value, source: "learned", n: 20 });
     expect(learned.priors.cache_hit_rate).toEqual({ value: 0.9, source: "config", n: 0 });

@@ -6,6 +6,7 @@
  * never-stub bill minus its bill, session by session. Each policy plays as
  * its own tenant, so each learns from its own ledger only.
  */
+import { toolRow } from "./demo";
 import { bill, drawSession, trueHorizon, usd, WORLDS, type Prices, type Transport, type Verdict, type World } from "./world";
 
 export type Policy = "never" | "config" | "learning" | "oracle";
@@ -191,11 +192,12 @@ export async function runAdaptive(demo: AdaptiveDemo, send: Transport, options: 
       figures.push(`  loss avoided against learning off, over the ${options.sessions - learn.openedAfter} sessions after it opened: ${money(avoided)}`);
       const query = new URLSearchParams({ tool_name: demo.world.tool, from: new Date(learn.openedAt).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
       const after = await ok(send, "GET", `/v1/savings?${query}`, undefined, learn.tenant);
-      figures.push(`  treatment − holdout after it opened: ${after.holdout.verdict} over ${after.holdout.treatment.sessions} + ${after.holdout.holdout.sessions} sessions`);
-      checks.push({ name: "after it opened, the tool's treatment − holdout is no longer losing", pass: after.holdout.verdict !== "losing" });
+      const since = toolRow(after, demo.world.tool);
+      figures.push(`  treatment − holdout after it opened: ${since?.verdict ?? "no sessions"} over ${since?.treated ?? 0} + ${since?.held_out ?? 0} sessions`);
+      checks.push({ name: "after it opened, the tool's treatment − holdout is no longer losing", pass: since?.verdict !== "losing" });
     }
     const before = await ok(send, "GET", `/v1/savings?tool_name=${demo.world.tool}`, undefined, runs.get("config")!.tenant);
-    figures.push(`  learning off, whole run: treatment − holdout ${before.holdout.verdict}, realized net ${money(before.net.realized_usd)} (predicted ${money(before.net.predicted_usd)})`);
+    figures.push(`  learning off, whole run: treatment − holdout ${toolRow(before, demo.world.tool)?.verdict ?? "no sessions"}, realized net ${money(before.net.realized_usd)} (predicted ${money(before.net.predicted_usd)})`);
   }
   return { demo, sessions: options.sessions, runs, figures, checks };
 }

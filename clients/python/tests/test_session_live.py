@@ -77,8 +77,9 @@ def test_a_stubbed_and_recalled_output_shows_in_the_savings_report_with_the_bill
     assert report["horizon"]["realized_mean"] == 2 and report["cache_hit_rate"]["realized_mean"] == 0.5
     bill = sum(summary.usage[key] * rate for key, rate in RATES.items()) / 1e6
     assert summary.usage == usage(42_500, 2_200, 1_060, 120)
-    assert report["holdout"]["treatment"]["sessions"] == 1
-    assert report["holdout"]["treatment"]["mean_cost_usd"] == pytest.approx(bill, abs=1e-9)
+    row = next(t for t in report["holdout"]["tools"] if t["tool_name"] == tool)
+    assert (row["sessions"], row["treated"]) == (1, 1)
+    assert row["information"]["treated_mean_cost_usd"] == pytest.approx(bill, abs=1e-9)
     assert session.end() is summary, "end() reports once"
 
 

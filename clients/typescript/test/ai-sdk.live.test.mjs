@@ -73,10 +73,11 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     assert.equal(report.recall.realized, 1);
     assert.equal(report.horizon.realized_mean, 2, "two model calls after the decision");
     assert.equal(report.cache_hit_rate.realized_mean, 0.5, "one of them read the cache");
-    assert.equal(report.holdout.treatment.sessions, 1);
+    const row = report.holdout.tools.find((t) => t.tool_name === toolName);
+    assert.deepEqual([row.sessions, row.treated], [1, 1], "one billed session, treated for this tool");
     const bill = { input_tokens: 42_500, output_tokens: 120, cache_read_input_tokens: 2_200, cache_creation_input_tokens: 1_060 };
     assert.deepEqual(summary.usage, bill);
-    assert.ok(Math.abs(report.holdout.treatment.mean_cost_usd - billOf(bill)) < 1e-9, `${report.holdout.treatment.mean_cost_usd} vs ${billOf(bill)}`);
+    assert.ok(Math.abs(row.information.treated_mean_cost_usd - billOf(bill)) < 1e-9, `${row.information.treated_mean_cost_usd} vs ${billOf(bill)}`);
   });
 
   it("observes a streamed call's usage, cache reads included", async () => {

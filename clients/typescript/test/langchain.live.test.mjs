@@ -74,8 +74,9 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     assert.equal(report.cache_hit_rate.realized_mean, 0.5);
     const bill = { input_tokens: 42_500, output_tokens: 120, cache_read_input_tokens: 2_200, cache_creation_input_tokens: 1_060 };
     assert.deepEqual(summary.usage, bill);
-    assert.equal(report.holdout.treatment.sessions, 1);
-    assert.ok(Math.abs(report.holdout.treatment.mean_cost_usd - billOf(bill)) < 1e-9);
+    const row = report.holdout.tools.find((t) => t.tool_name === toolName);
+    assert.deepEqual([row.sessions, row.treated], [1, 1], "one billed session, treated for this tool");
+    assert.ok(Math.abs(row.information.treated_mean_cost_usd - billOf(bill)) < 1e-9);
   });
 
   it("in a holdout session, no prompt ever holds a stub", async () => {
