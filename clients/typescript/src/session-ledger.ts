@@ -38,7 +38,8 @@ export interface Held extends Mark {
 export interface HeldPlan extends Mark {
   decisionId: string;
   ids: string[];
-  recalled?: boolean;
+  /** The plan's stubbed ids that were recalled, in the order they first were: the ledger prices the plan by them. */
+  recalledIds?: string[];
 }
 
 const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
@@ -84,7 +85,11 @@ export class Ledger {
     const held = this.#held.get(id);
     // A decision that did not fire reports recalled: false; its plan takes the recall.
     if (held?.fire) held.recalled = true;
-    for (const plan of this.#plans) if (plan.ids.includes(id)) plan.recalled = true;
+    for (const plan of this.#plans) {
+      if (!plan.ids.includes(id)) continue;
+      plan.recalledIds ??= [];
+      if (!plan.recalledIds.includes(id)) plan.recalledIds.push(id);
+    }
   }
 
   observe(usage: Partial<SessionUsage>): void {
@@ -103,7 +108,10 @@ export class Ledger {
         ? []
         : [{ decision_id: held.decisionId, ...after(held), recalled: held.recalled, ...(held.contextTokens === undefined ? {} : { context_tokens: held.contextTokens }) }],
     );
-    const plans = this.#plans.map((plan): OutcomeReport => ({ decision_id: plan.decisionId, ...after(plan), recalled: plan.recalled ?? false }));
+    const plans = this.#plans.map((plan): OutcomeReport => {
+      const recalledIds = plan.recalledIds ?? [];
+      return { decision_id: plan.decisionId, ...after(plan), recalled: recalledIds.length > 0, recalled_ids: recalledIds };
+    });
     return [...decisions, ...plans];
   }
 
@@ -120,7 +128,7 @@ export class Ledger {
       usage: { ...this.#usage },
       decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length,
       stubbed: held.filter((h) => h.stub !== undefined).length,
-      recalled: held.filter((h) => h.recalled).length + this.#plans.filter((p) => p.recalled).length,
+      recalled: held.filter((h) => h.recalled).length + this.#plans.filter((p) => (p.recalledIds?.length ?? 0) > 0).length,
     };
   }
 }

@@ -193,7 +193,8 @@ export class OffloadSession {
       decision.original = undefined;
       stubbed.push(id);
     }
-    if (!plan.fallback) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
+    // Only a dry run answers without an id, and a session never asks one.
+    if (!plan.fallback && plan.decision_id !== undefined) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
     return stubbed;
   }
 

@@ -11,7 +11,8 @@ import type { LearnedValue } from "../../store/learning";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
 import { withSuggestions } from "./suggestions";
-import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
+import type { GateBatchItemError } from "./batch-schema";
+import type { GateDecisionBody, GateRequest, ResolvedInputs } from "./schema";
 
 /** What one item gets back: its decision, or its error. */
 export type GateAnswer = GateDecisionBody | GateBatchItemError;

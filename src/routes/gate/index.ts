@@ -8,13 +8,8 @@ import { curve } from "./curve";
 import { CALLER_ERRORS, decideContext } from "./caller";
 import { decideItems, decideRequest } from "./decide";
 import type { GateItem } from "./prepare";
-import {
-  GateBatchRequestSchema,
-  GateBatchResponseSchema,
-  GateDecisionSchema,
-  GateRequestSchema,
-  MAX_BATCH_ITEMS,
-} from "./schema";
+import { GateBatchRequestSchema, GateBatchResponseSchema, MAX_BATCH_ITEMS } from "./batch-schema";
+import { GateDecisionSchema, GateRequestSchema } from "./schema";
 
 // Routes that a gate key guards elsewhere (the ledger) answer the same way.
 export { CALLER_ERRORS } from "./caller";

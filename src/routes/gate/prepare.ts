@@ -17,7 +17,8 @@ import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "..
 import type { PricingRow } from "../../store/schema";
 import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
 import { applyLearned, type AnswerPriors } from "./priors";
-import type { GateBatchItemError, GateRequest, ResolvedInputs } from "./schema";
+import type { GateBatchItemError } from "./batch-schema";
+import type { GateRequest, ResolvedInputs } from "./schema";
 
 /**
  * The first half of every gate route: validate → load pricing. Each item's

@@ -4,7 +4,8 @@ import { readListing } from "../../store/listing";
 import { cachePolicy } from "../../store/read";
 import type { GateConfig } from "../../store/config";
 import type { DecideContext, ReadyItem } from "./prepare";
-import type { GateBatchItemError, GateDecisionBody } from "./schema";
+import type { GateBatchItemError } from "./batch-schema";
+import type { GateDecisionBody } from "./schema";
 
 /**
  * Adds `suggestions` (the closest known model names) to each answer whose
