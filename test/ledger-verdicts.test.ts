@@ -6,6 +6,7 @@ import { holdoutKey, inHoldout } from "../src/ledger/ids";
 import { confidenceSequence } from "../src/ledger/sequence";
 import type { PricedSession, ToolSessionRow } from "../src/ledger/types";
 import { tenantVerdict, toolVerdicts } from "../src/ledger/verdicts";
+import { seeded } from "../scripts/simulate/world";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 
 const WINDOW = { from: 0, to: 4_000_000_000_000 };
@@ -21,18 +22,6 @@ afterEach(async () => {
   await holder().release();
   vi.restoreAllMocks();
 });
-
-/** A small seeded generator (mulberry32), so every run draws the same world. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const bill = (session_id: string, cost: number): PricedSession => ({
   session_id,
@@ -103,7 +92,7 @@ describe("a shard's (session, tool) pairs", () => {
 describe("the per-tool verdicts", () => {
   /** Two tools in the same sessions, each with its own arm: read_file adds $0.30 when treated, grep saves $0.30. */
   function mixedWorld(n: number, seed: number, fraction = 0.2): ToolSessionRow[] {
-    const next = random(seed);
+    const next = seeded(seed);
     const rows: ToolSessionRow[] = [];
     for (let i = 0; i < n; i++) {
       const readTreated = next() >= fraction;
