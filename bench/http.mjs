@@ -116,10 +116,10 @@ async function benchBatch(base, seconds) {
 }
 
 /**
- * The whole HTTP benchmark. Bounded: warm-up, then `pairs` × 2 turns of
- * `seconds` at saturation (and an echo turn each, for reference), the same at
- * half of /healthz's rate, one batch turn, and one more pair with the
- * simulated rate limiter: about (5·pairs + 4)·seconds in all.
+ * The whole HTTP benchmark. Bounded: warm-up, then `pairs` × 3 turns of
+ * `seconds` at saturation (healthz, gate, echo), the same at half of echo's
+ * rate, one batch turn, and one more pair each with the simulated rate
+ * limiter and with the local ledger: about (6·pairs + 5)·seconds in all.
  */
 export async function benchHttp({ seconds = 5, pairs = 2, log = console.log } = {}) {
   const scriptPath = await bundle("bench/worker-entry.ts", "worker");
@@ -179,9 +179,10 @@ async function benchWithoutLimiter(scriptPath, { seconds, pairs, log }) {
 
     log(`  saturation: ${pairs} × (healthz, gate, echo) turns of ${seconds} s, ${CONNECTIONS} connections`);
     const saturated = await alternate(base, pairs, { seconds }, ["healthz", "gate", "echo"]);
-    const rate = Math.max(1, Math.round(saturated.healthz.req_per_second / 2));
-    log(`  fixed load: ${rate} req/s (half of healthz's maximum), ${pairs} × 2 turns`);
-    const fixed = await alternate(base, pairs, { seconds, rate });
+    // Half of echo's maximum: the load a bare POST takes at half its capacity.
+    const rate = Math.max(1, Math.round(saturated.echo.req_per_second / 2));
+    log(`  fixed load: ${rate} req/s (half of echo's maximum), ${pairs} × (healthz, gate, echo) turns`);
+    const fixed = await alternate(base, pairs, { seconds, rate }, ["healthz", "gate", "echo"]);
     fixed.offered_req_per_second = rate;
     log("  batch");
     const batch = await benchBatch(base, seconds);

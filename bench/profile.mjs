@@ -1,8 +1,11 @@
-// `node bench/profile.mjs [gate|healthz] [--with-limiter] [--with-ledger]`: CPU-profiles the worker's isolate
-// in workerd (V8 inspector on 127.0.0.1) under 5 s of saturating load, and
-// prints busy time per request by source: the project's files one by one,
-// each dependency, and the runtime's native code. It explains the HTTP
-// benchmark's ratios; it is not part of `npm run bench`.
+// `node bench/profile.mjs [gate|healthz|echo] [--in-process] [--with-limiter] [--with-ledger]`: CPU-profiles
+// the worker's isolate in workerd (V8 inspector on 127.0.0.1) under 5 s of
+// saturating load, and prints busy time per request by source (the
+// project's files one by one, each dependency, the runtime's native code),
+// then the functions by their own time and by their time with what they
+// call. `--in-process` serves 20,000 requests inside the isolate instead
+// (GET /__bench/loop, no sockets): the same attribution without the HTTP
+// server's share. It explains the benchmark's ratios; it is not part of `npm run bench`.
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
 import { bundle } from "./build.mjs";
@@ -20,9 +23,17 @@ const REQUESTS = {
     body: JSON.stringify({ model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 }),
   },
   healthz: { method: "GET", path: "/healthz" },
+  // The floor: a POST that reads the same body and answers 680 bytes of JSON (bench/worker-entry.ts).
+  echo: {
+    method: "POST",
+    path: "/__bench/echo",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 }),
+  },
 };
 
-const scriptPath = await bundle("src/index.ts", "profile");
+// The bench entry: the app as deployed, plus the echo route.
+const scriptPath = await bundle("bench/worker-entry.ts", "profile");
 // As `npm run bench` measures the gate: without the rate-limit binding and the ledger unless asked.
 const worker = await startWorker({
   scriptPath,
@@ -58,11 +69,16 @@ try {
       socket.send(JSON.stringify({ id, method, params }));
     });
 
-  await load(2);
+  const inProcess = process.argv.includes("--in-process");
+  const loop = async (n) => {
+    await (await fetch(`${worker.base}/__bench/loop?route=${route}&n=${n}`)).arrayBuffer();
+    return { requests: { total: n }, duration: 1 };
+  };
+  await (inProcess ? loop(3_000) : load(2));
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
   await send("Profiler.start");
-  const result = await load(5);
+  const result = await (inProcess ? loop(20_000) : load(5));
   const { profile } = (await send("Profiler.stop")).result;
   socket.close();
 
@@ -78,32 +94,39 @@ try {
     });
   const sourceOf = (line) => marks.findLast(([start]) => start <= line)?.[1] ?? "?";
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
+  const sourceOfFrame = ({ functionName, url, lineNumber }) =>
+    url.endsWith("profile.mjs") ? sourceOf(lineNumber) : url ? `another script (${url})` : functionName.startsWith("(") ? functionName : "native (runtime)";
+  const labelOf = (frame) => `${sourceOfFrame(frame)} ${frame.functionName || "(anonymous)"}:${frame.lineNumber + 1}`;
   const bySource = new Map();
   const byFunction = new Map();
+  const withCallees = new Map();
   let busy = 0;
   profile.samples.forEach((id, i) => {
-    const { functionName, url, lineNumber } = nodes.get(id).callFrame;
-    if (functionName === "(idle)") return;
+    const { callFrame } = nodes.get(id);
+    if (callFrame.functionName === "(idle)") return;
     const delta = profile.timeDeltas[i] ?? 0;
     busy += delta;
-    const source = url.endsWith("profile.mjs")
-      ? sourceOf(lineNumber)
-      : url
-        ? `another script (${url})`
-        : functionName.startsWith("(")
-          ? functionName
-          : "native (runtime)";
+    const source = sourceOfFrame(callFrame);
     bySource.set(source, (bySource.get(source) ?? 0) + delta);
-    const fn = `${source} ${functionName || "(anonymous)"}:${lineNumber + 1}`;
-    byFunction.set(fn, (byFunction.get(fn) ?? 0) + delta);
+    byFunction.set(labelOf(callFrame), (byFunction.get(labelOf(callFrame)) ?? 0) + delta);
+    // Each function on the stack once, however often it recurs.
+    const seen = new Set();
+    for (let node = id; node !== undefined; node = parentOf.get(node)) seen.add(labelOf(nodes.get(node).callFrame));
+    for (const label of seen) withCallees.set(label, (withCallees.get(label) ?? 0) + delta);
   });
   const requests = result.requests.total;
-  console.log(`${route}: ${Math.round(requests / result.duration)} req/s; isolate busy ${(busy / requests).toFixed(1)} µs per request`);
+  const pace = inProcess ? `${requests} requests in process` : `${Math.round(requests / result.duration)} req/s`;
+  console.log(`${route}: ${pace}; isolate busy ${(busy / requests).toFixed(1)} µs per request (the profiler's own overhead included)`);
   for (const [source, micros] of [...bySource].sort((a, b) => b[1] - a[1])) {
     console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${source}`);
   }
-  console.log("top functions:");
+  console.log("top functions, own time:");
   for (const [fn, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 12)) {
+    console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${fn}`);
+  }
+  console.log("top functions, with what they call:");
+  for (const [fn, micros] of [...withCallees].sort((a, b) => b[1] - a[1]).slice(1, 31)) {
     console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${fn}`);
   }
 } finally {

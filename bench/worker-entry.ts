@@ -3,6 +3,7 @@ import app from "../src/index";
 // The outcomes ledger's class, which wrangler.toml binds: the gate writes to it as in production.
 export { LedgerShard } from "../src/index";
 import { pricingCacheStats } from "../src/store/read";
+import { GateRequestSchema } from "../src/routes/gate/schema";
 
 /**
  * The benchmark's entry: the real app, with its KV binding wrapped so that
@@ -50,10 +51,63 @@ async function echo(request: Request): Promise<Response> {
   return new Response(ECHO_BODY, { headers: { "content-type": "application/json" } });
 }
 
-export default {
+// The bodies bench/pipeline.mjs posts in process: the HTTP benchmark's gate bodies.
+const LOOP_BODY = JSON.stringify({ model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 });
+// As a client over HTTP sends it: with its length, so the body limit reads no stream.
+const LOOP_HEADERS = { "content-type": "application/json", "content-length": String(LOOP_BODY.length) };
+const LOOP_PATHS: Record<string, { method: string; path: string }> = {
+  gate: { method: "POST", path: "/v1/gate" },
+  echo: { method: "POST", path: "/__bench/echo" },
+  healthz: { method: "GET", path: "/healthz" },
+};
+
+// The parts of any JSON POST, each on its own, in the same loop: what a gate
+// answer costs to serialise, a Response to build, the body to parse and the
+// gate's schema to check (docs/performance.md). The answer is a real one, taken once.
+const PARSED = JSON.parse(LOOP_BODY) as unknown;
+let answer: unknown;
+const PARTS: Record<string, () => number> = {
+  stringify: () => JSON.stringify(answer).length,
+  response: () => (new Response("{}", { status: 200, headers: { "content-type": "application/json" } }).ok ? 1 : 0),
+  parse: () => ((JSON.parse(LOOP_BODY) as object) === null ? 0 : 1),
+  zod: () => (GateRequestSchema.safeParse(PARSED).success ? 1 : 0),
+};
+
+/**
+ * GET /__bench/loop?route=gate&n=2000: serves `n` requests of one route one
+ * after another inside this isolate, without HTTP, and answers when all are
+ * done. Timed from outside (time inside an isolate only moves on I/O), it
+ * gives the route's in-process cost per request with far less noise than
+ * load over sockets: what bench/pipeline.mjs compares between builds.
+ */
+async function loop(url: URL, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const target = LOOP_PATHS[url.searchParams.get("route") ?? ""];
+  const n = Math.min(100_000, Number(url.searchParams.get("n") ?? 1000));
+  const parts = PARTS[url.searchParams.get("route") ?? ""];
+  if (parts !== undefined && n > 0) {
+    const init = { method: "POST", headers: LOOP_HEADERS, body: LOOP_BODY };
+    answer ??= await (await worker.fetch(new Request("http://127.0.0.1/v1/gate", init), env, ctx)).json();
+    let sink = 0;
+    for (let i = 0; i < n; i++) sink += parts();
+    return Response.json({ n, sink });
+  }
+  if (target === undefined || !(n > 0)) return Response.json({ error: `route must be one of ${[...Object.keys(LOOP_PATHS), ...Object.keys(PARTS)].join(", ")}` }, { status: 400 });
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const init: RequestInit = target.method === "POST" ? { method: "POST", headers: LOOP_HEADERS, body: LOOP_BODY } : {};
+    const request = new Request(`http://127.0.0.1${target.path}`, init);
+    const response = await worker.fetch(request, env, ctx);
+    bytes += (await response.arrayBuffer()).byteLength;
+  }
+  return Response.json({ n, bytes });
+}
+
+const worker = {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
-    const { pathname } = new URL(request.url);
+    const url = new URL(request.url);
+    const { pathname } = url;
     if (pathname === "/__bench/echo") return echo(request);
+    if (pathname === "/__bench/loop") return loop(url, env, ctx);
     if (pathname === "/__bench/stats") {
       const total = [...readsByKey.values()].reduce((sum, count) => sum + count, 0);
       return Response.json({ kv_reads: total, kv_reads_by_key: Object.fromEntries(readsByKey), cache: pricingCacheStats() });
@@ -61,3 +115,5 @@ export default {
     return app.fetch(request, wrapped(env), ctx);
   },
 };
+
+export default worker;

@@ -6,7 +6,7 @@ import { admin } from "./routes/admin";
 import { createApp } from "./routes/app";
 import { consoleApp } from "./routes/console";
 import { docs, serveOpenApi } from "./routes/docs";
-import { gate } from "./routes/gate";
+import { directGate, gate } from "./routes/gate";
 import { health } from "./routes/health";
 import { learning } from "./routes/learning";
 import { ledger } from "./routes/ledger";
@@ -42,7 +42,11 @@ app.onError(onError);
 
 /** The app's route types, for `hc<AppType>()` clients. */
 export type AppType = typeof routes;
+// POST /v1/gate and /v1/gate/batch are served past Hono's pipeline, with
+// the same rules and answers (src/routes/gate/direct.ts); the rest is Hono's.
+const honoFetch = app.fetch;
+const fetch: typeof app.fetch = (request, env, ctx) => directGate(request, env as Env | undefined, ctx as ExecutionContext | undefined) ?? honoFetch(request, env, ctx);
 // The Cron Trigger (wrangler.toml [triggers]) runs the staged price sync.
-export default Object.assign(app, { scheduled });
+export default Object.assign(app, { scheduled, fetch });
 /** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
 export { LedgerShard } from "./ledger/shard";

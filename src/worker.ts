@@ -1,38 +1,19 @@
-/**
- * The Worker's entry (wrangler.toml `main`). Startup evaluates only this
- * file and the ledger's Durable Object class: the app, its zod schemas and
- * route tables (src/index.ts) are built on the first request, and the price
- * sync on the first Cron Trigger. The bundler keeps a dynamically imported
- * module unevaluated until the import runs, so a cold isolate's startup CPU
- * stays near a hello-world worker's; the first request pays the build once
- * per isolate (docs/performance.md has both figures).
- */
-type App = (typeof import("./index"))["default"];
-
-let app: Promise<App> | undefined;
-
-/** The app, built once per isolate; a failed build is retried by the next request. */
-function loadApp(): Promise<App> {
-  app ??= import("./index").then(
-    (module) => module.default,
-    (error: unknown) => {
-      app = undefined;
-      throw error;
-    },
-  );
-  return app;
-}
+import app from "./index";
 
 /**
- * The handlers workerd calls: `fetch` for HTTP, `scheduled` for the Cron
- * Triggers (the price sync; the learning refresh).
+ * The Worker's entry (wrangler.toml `main`). The app (src/index.ts: every
+ * route, its zod schemas, the OpenAPI wiring) is built at startup, which
+ * Workers runs while the caller's TLS handshake is still under way; work
+ * done on the first request is not hidden that way (docs/performance.md §
+ * Cold start has both figures). The Cron Triggers' modules are still loaded
+ * on their first run: no request waits on them.
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
 const worker = {
-  async fetch(request, env, ctx) {
-    return (await loadApp()).fetch(request, env, ctx);
+  fetch(request, env, ctx) {
+    return app.fetch(request, env, ctx);
   },
   async scheduled(controller, env, ctx) {
     // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.
@@ -41,8 +22,7 @@ const worker = {
       ctx.waitUntil(learning.runLearningRefresh(env, controller.scheduledTime));
       return;
     }
-    const { scheduled } = await import("./sync/scheduled");
-    await scheduled(controller, env, ctx);
+    await app.scheduled(controller, env, ctx);
   },
 } satisfies ExportedHandler<Env>;
 

@@ -24,29 +24,42 @@ let announcedOpen = false;
  */
 export function gateKeys(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const secret = c.env.GATE_API_KEYS;
-    let tenant = OPEN_TENANT;
-    if (isSet(secret)) {
-      const ring = await keyRing(secret, OPEN_TENANT, "GATE_API_KEYS");
-      const token = bearerToken(c.req.header("authorization"));
-      if (token === null) {
-        throw new ApiError("unauthorized", "this gate requires a key: send Authorization: Bearer <key>", [
-          { path: "authorization", message: "is required" },
-        ], CHALLENGE);
-      }
-      const name = await matchToken(ring, token);
-      if (name === null) {
-        throw new ApiError("unauthorized", "the gate key is not valid", [{ path: "authorization", message: "is not a valid key" }], {
-          "WWW-Authenticate": 'Bearer realm="offload-gate", error="invalid_token"',
-        });
-      }
-      tenant = name;
-    } else if (!announcedOpen) {
-      announcedOpen = true;
-      console.log("offload-gate: GATE_API_KEYS is unset, so the gate is open: /v1/gate answers any caller as tenant \"default\"");
-    }
+    const tenant = await gateTenant(c.env.GATE_API_KEYS, c.req.header("authorization"));
     c.set("tenant", tenant);
     await enforceRateLimit(c.env.GATE_RATE_LIMITER, tenant);
     await next();
   };
+}
+
+/**
+ * Who a gate request comes from: the name of the gate key its
+ * `Authorization` header presents, or "default" while GATE_API_KEYS is
+ * unset; throws the 401 otherwise. {@link gateKeys} and the gate's direct
+ * path (src/routes/gate/direct.ts) both ask it.
+ *
+ * @example
+ * await gateTenant(env.GATE_API_KEYS, request.headers.get("authorization") ?? undefined) // "agents-prod"
+ */
+export async function gateTenant(secret: string | undefined, authorization: string | undefined): Promise<string> {
+  if (!isSet(secret)) {
+    if (!announcedOpen) {
+      announcedOpen = true;
+      console.log("offload-gate: GATE_API_KEYS is unset, so the gate is open: /v1/gate answers any caller as tenant \"default\"");
+    }
+    return OPEN_TENANT;
+  }
+  const ring = await keyRing(secret, OPEN_TENANT, "GATE_API_KEYS");
+  const token = bearerToken(authorization);
+  if (token === null) {
+    throw new ApiError("unauthorized", "this gate requires a key: send Authorization: Bearer <key>", [
+      { path: "authorization", message: "is required" },
+    ], CHALLENGE);
+  }
+  const name = await matchToken(ring, token);
+  if (name === null) {
+    throw new ApiError("unauthorized", "the gate key is not valid", [{ path: "authorization", message: "is not a valid key" }], {
+      "WWW-Authenticate": 'Bearer realm="offload-gate", error="invalid_token"',
+    });
+  }
+  return name;
 }

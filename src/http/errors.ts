@@ -91,26 +91,60 @@ export function invalidRequest(issues: ErrorIssue[]): ApiError {
 }
 
 /**
+ * The 400 for a body that does not parse as JSON.
+ *
+ * @example
+ * throw invalidJson();
+ */
+export function invalidJson(): ApiError {
+  return new ApiError("invalid_json", "request body is not valid JSON", [{ path: "", message: "is not valid JSON" }]);
+}
+
+/**
  * The app's one error handler: ApiErrors and Hono's own HTTP errors keep
  * their status; anything else is a fault, logged and answered with 500
  * without echoing its message.
  */
-export function onError(error: Error, c: Context): Response {
-  if (error instanceof ApiError) return c.json(error.toBody(), error.status, error.headers);
+export function onError(error: Error, _c: Context): Response {
+  return errorResponse(error);
+}
+
+/**
+ * The answer for anything a request threw, in the one error shape, without
+ * a Hono context: what {@link onError} answers, and the gate's direct path too.
+ *
+ * @example
+ * errorResponse(new ApiError("not_found", "no pricing row for gpt-9")).status // 404
+ */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return jsonResponse(error.toBody(), error.status, error.headers);
   if (error instanceof HTTPException) {
     const mapped = fromHttpException(error);
-    return c.json(mapped.toBody(), mapped.status);
+    return jsonResponse(mapped.toBody(), mapped.status);
   }
   console.error("offload-gate: unhandled error", error);
-  return c.json(new ApiError("internal", "internal error").toBody(), 500);
+  return jsonResponse(new ApiError("internal", "internal error").toBody(), 500);
 }
+
+/**
+ * A JSON answer as Hono's `c.json` writes it: the body serialised once, its
+ * content type and any headers given.
+ *
+ * @example
+ * jsonResponse({ status: "ok" }, 200)
+ */
+export function jsonResponse(body: unknown, status: number, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: headers === undefined ? JSON_HEADERS : { ...headers, "content-type": "application/json" } });
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });
 
 function fromHttpException(error: HTTPException): ApiError {
   switch (error.status) {
     case 400:
       // Hono's JSON validator throws this for a body that does not parse.
       if (error.message.includes("JSON")) {
-        return new ApiError("invalid_json", "request body is not valid JSON", [{ path: "", message: "is not valid JSON" }]);
+        return invalidJson();
       }
       return new ApiError("invalid_request", error.message || "bad request");
     case 401:

@@ -1,15 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY } from "../../auth/gate";
-import { enforceRateLimit } from "../../auth/rate-limit";
-import { fieldIssues } from "../../gate/issues";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { createApp } from "../app";
 import { curve } from "./curve";
 import { CALLER_ERRORS, decideContext } from "./caller";
-import { decideItems, decideRequest } from "./decide";
-import type { GateItem } from "./prepare";
+import { answerBatch } from "./batch";
+import { decideRequest } from "./decide";
 import { GateBatchRequestSchema, GateBatchResponseSchema, MAX_BATCH_ITEMS } from "./batch-schema";
 import { GateDecisionSchema, GateRequestSchema } from "./schema";
+
+export { directGate } from "./direct";
 
 // Routes that a gate key guards elsewhere (the ledger) answer the same way.
 export { CALLER_ERRORS } from "./caller";
@@ -60,20 +60,5 @@ export const gate = createApp()
     const decision = await decideRequest(c.req.valid("json"), decideContext(c));
     return c.json(decision, 200);
   })
-  .openapi(gateBatchRoute, async (c) => {
-    const { items, dry_run: dryRun } = c.req.valid("json");
-    const work = items.map((item, index): GateItem => {
-      const parsed = GateRequestSchema.safeParse(item);
-      return parsed.success
-        // The envelope's dry run is each item's: the recording path checks the item alone.
-        ? { body: dryRun === true ? { ...parsed.data, dry_run: true } : parsed.data, path: ["items", index] }
-        : { issues: fieldIssues(parsed.error, ["items", index]) };
-    });
-    // The request counted once already; each further distinct model is a
-    // lookup that may reach KV, and counts too (docs/operations.md § Rate limits).
-    const models = new Set(work.flatMap((item) => ("body" in item ? [item.body.model_name] : [])));
-    const context = decideContext(c);
-    await enforceRateLimit(c.env.GATE_RATE_LIMITER, context.tenant, models.size - 1);
-    return c.json({ decisions: await decideItems(work, context) }, 200);
-  })
+  .openapi(gateBatchRoute, async (c) => c.json(await answerBatch(c.req.valid("json"), decideContext(c)), 200))
   .route("/", curve);
