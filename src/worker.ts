@@ -25,7 +25,8 @@ function loadApp(): Promise<App> {
 
 /**
  * The handlers workerd calls: `fetch` for HTTP, `scheduled` for the Cron
- * Triggers (the price sync; the learning refresh).
+ * Triggers (the price sync; the learning refresh), `queue` for the queued
+ * ledger writes (src/ledger/consumer.ts).
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
@@ -43,6 +44,11 @@ const worker = {
     }
     const { scheduled } = await import("./sync/scheduled");
     await scheduled(controller, env, ctx);
+  },
+  async queue(batch, env) {
+    // LEDGER_QUEUE's decision records, and its dead letters when an operator attaches the worker to them.
+    const { consumeLedgerBatch } = await import("./ledger/consumer");
+    await consumeLedgerBatch(batch, env);
   },
 } satisfies ExportedHandler<Env>;
 
