@@ -42,7 +42,7 @@ export default {
       return new Response("ok");
     }
     if (url.pathname === "/bench/storage") return Response.json(await ledgerShard(env.LEDGER, tenant, 0).storage());
-    return worker.fetch(request, env, ctx);
+    return worker.fetch(request as Parameters<typeof worker.fetch>[0], env, ctx);
   },
   queue: worker.queue,
 };

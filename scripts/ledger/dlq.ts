@@ -1,6 +1,6 @@
 /**
  * `npm run ledger:dlq -- <drain | stop | status> --env NAME [--dry-run]`:
- * the ledger queue's dead letters (docs/operations.md § Dead letters).
+ * the ledger queue's dead letters (docs/operations.md § Dead letters of the ledger queue).
  *
  *   drain    attach the worker as its dead-letter queue's consumer: its
  *            `queue` handler writes the dead letters to their shards as it

@@ -27,7 +27,7 @@ interface Group {
 /**
  * Writes one batch (of LEDGER_QUEUE, or of its dead-letter queue when an
  * operator attaches the worker to it: the same writes, docs/operations.md
- * § Dead letters). A group whose shard call fails or times out is retried
+ * § Dead letters of the ledger queue). A group whose shard call fails or times out is retried
  * by the queue, its messages alone; every other message is acked. A
  * message that cannot be read is acked and logged: retrying cannot fix it.
  *

@@ -26,7 +26,8 @@ export const QUEUE_LIMITS = { messageBytes: 128_000, batchMessages: 100, batchBy
 
 const encoder = new TextEncoder();
 const TENANT_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-const finite = z.number().finite();
+// zod's numbers are finite: NaN and ±Infinity are refused, as SQLite's REAL columns need.
+const finite = z.number();
 const nullableText = z.string().nullable();
 
 // Every field the shard's insert binds, with the type its column takes: a
