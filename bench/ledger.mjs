@@ -6,6 +6,7 @@
 import autocannon from "autocannon";
 import { availableParallelism, loadavg } from "node:os";
 import { bundle } from "./build.mjs";
+import { queuedRuns } from "./ledger-queue.mjs";
 import { startWorker, workerdVersion } from "./worker.mjs";
 
 const PORT = Number(process.env.BENCH_LEDGER_PORT ?? 8872);
@@ -84,4 +85,6 @@ try {
 } finally {
   await worker.stop();
 }
+// Queued writes, on a worker of their own with LEDGER_QUEUE bound (bench/ledger-queue.mjs).
+report.queued = await queuedRuns({ port: PORT + 1, seconds: SECONDS, backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000) });
 console.log(JSON.stringify(report, null, 2));

@@ -15,7 +15,7 @@ import { bundle, ROOT } from "./build.mjs";
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
  */
-export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true, ledger = true }) {
+export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true, ledger = true, queues = false }) {
   // Every binding wrangler.toml declares (KV, Analytics Engine, rate
   // limits...), as `wrangler dev` would set them up, with in-memory storage.
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
@@ -29,6 +29,9 @@ export async function startWorker({ scriptPath, port, config = null, bindings = 
       // ledger), as the benchmark's main measurement does.
       durableObjects: ledger ? workerOptions.durableObjects : {},
       analyticsEngineDatasets: workerOptions.analyticsEngineDatasets,
+      // `queues: true` adds LEDGER_QUEUE and its consumer (bench/ledger-queue.mjs);
+      // without it the gate writes to the shards directly.
+      ...(queues ? { queueProducers: workerOptions.queueProducers, queueConsumers: workerOptions.queueConsumers } : {}),
       // A rate limit a deployment configures would cap the load itself: the
       // limiter still runs on every request, with a limit the load never
       // reaches. `rateLimits: false` leaves the binding out altogether (see

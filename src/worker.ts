@@ -6,7 +6,8 @@ import app from "./index";
  * Workers runs while the caller's TLS handshake is still under way; work
  * done on the first request is not hidden that way (docs/performance.md §
  * Cold start has both figures). The Cron Triggers' modules are still loaded
- * on their first run: no request waits on them.
+ * and the queue consumer's (src/ledger/consumer.ts) on their first run:
+ * no request waits on them.
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
@@ -23,6 +24,11 @@ const worker = {
       return;
     }
     await app.scheduled(controller, env, ctx);
+  },
+  async queue(batch, env) {
+    // LEDGER_QUEUE's decision records, and its dead letters when an operator attaches the worker to them.
+    const { consumeLedgerBatch } = await import("./ledger/consumer");
+    await consumeLedgerBatch(batch, env);
   },
 } satisfies ExportedHandler<Env>;
 

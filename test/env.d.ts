@@ -15,5 +15,8 @@ declare namespace Cloudflare {
     /** Ledger shards whose writes throw, or hang until released (test/fixtures/faulty-ledger.js). */
     LEDGER_THROWING: Env["LEDGER"];
     LEDGER_HANGING: DurableObjectNamespace<import("./fixtures/faulty-ledger").HangingLedgerShape>;
+    /** Queue producers whose sends throw, or hang until LEDGER_HANGING's release() (test/fixtures/faulty-ledger.js). */
+    LEDGER_QUEUE_THROWING: Pick<Queue, "send" | "sendBatch">;
+    LEDGER_QUEUE_HANGING: Pick<Queue, "send" | "sendBatch">;
   }
 }

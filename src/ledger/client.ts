@@ -66,28 +66,53 @@ export async function writeDecisions(
   }
   await Promise.all(
     [...byShard].map(async ([shard, list]) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
-      try {
-        // A native promise: an RPC promise reads `.catch` as a remote property.
-        const write = ledgerShard(namespace, tenant, shard)
-          .record(tenant, list, options.retentionDays)
-          .then((result) => result);
-        // A write that fails after its timeout was already counted as one.
-        write.catch(() => undefined);
-        const result = await Promise.race([write, timeout]);
-        if (result === "timeout") {
-          ledgerFailures.timeouts++;
-          console.error(`offload-gate: ledger write timed out after ${options.timeoutMs} ms (tenant ${tenant}, shard ${shard}, ${list.length} decisions)`);
-        } else if ("refused" in result) {
-          throw new Error(result.refused);
-        }
-      } catch (error) {
+      const result = await recordInShard(namespace, tenant, shard, list, options);
+      if (result.ok) return;
+      if (result.timedOut) {
+        ledgerFailures.timeouts++;
+        console.error(result.message);
+      } else {
         ledgerFailures.errors++;
-        console.error(`offload-gate: ledger write failed (tenant ${tenant}, shard ${shard}, ${list.length} decisions):`, error instanceof Error ? error.message : error);
-      } finally {
-        clearTimeout(timer);
+        console.error(`${result.message}:`, result.detail);
       }
     }),
   );
+}
+
+/** One shard call's result: how many decisions it stored, or why it did not answer in time or failed. */
+export type ShardWrite = { ok: true; recorded: number } | { ok: false; timedOut: boolean; message: string; detail: string };
+
+/**
+ * Stores decisions of one shard with one call, waiting at most `timeoutMs`.
+ * Never rejects: a refusal, a throw and a timeout are each a result.
+ *
+ * @example
+ * await recordInShard(env.LEDGER, "acme", 3, decisions, { retentionDays: 30, timeoutMs: 5_000 }) // { ok: true, recorded: 2 }
+ */
+export async function recordInShard(
+  namespace: LedgerNamespace,
+  tenant: string,
+  shard: number,
+  decisions: LedgerDecision[],
+  options: { retentionDays: number; timeoutMs: number },
+): Promise<ShardWrite> {
+  const where = `tenant ${tenant}, shard ${shard}, ${decisions.length} decisions`;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
+  try {
+    // A native promise: an RPC promise reads `.catch` as a remote property.
+    const write = ledgerShard(namespace, tenant, shard)
+      .record(tenant, decisions, options.retentionDays)
+      .then((result) => result);
+    // A write that fails after its timeout was already counted as one.
+    write.catch(() => undefined);
+    const result = await Promise.race([write, timeout]);
+    if (result === "timeout") return { ok: false, timedOut: true, message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`, detail: "" };
+    if ("refused" in result) throw new Error(result.refused);
+    return { ok: true, recorded: result.recorded };
+  } catch (error) {
+    return { ok: false, timedOut: false, message: `offload-gate: ledger write failed (${where})`, detail: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
 }

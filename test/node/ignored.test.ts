@@ -10,6 +10,8 @@ const LEFT_BY_THE_DOCS = [
   "clients/typescript/offload-gate-client-0.1.0.tgz",
   ".wrangler/state/v3/kv/blobs/x",
   ".dev.vars",
+  // npm test's direct-write configuration (vitest.config.ts).
+  "wrangler.direct.toml",
 ];
 
 const ignored = (path: string): boolean => {

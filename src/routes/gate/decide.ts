@@ -4,7 +4,7 @@ import { ApiError } from "../../http/errors";
 import type { GateConfig } from "../../store/config";
 import type { PricingRead } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
-import { writeDecisions } from "../../ledger/client";
+import { handDecisions } from "../../ledger/queue";
 import type { LedgerDecision } from "../../ledger/savings";
 import { isRecorded } from "./dry-run";
 import type { LearnedValue } from "../../store/learning";
@@ -33,7 +33,7 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
   const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context)));
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
   if (records.length > 0) context.waitUntil(
-    writeDecisions(context.env.LEDGER, context.tenant, records, {
+    handDecisions(context.env, context.tenant, records, {
       retentionDays: config.ledger_retention_days,
       timeoutMs: config.ledger_timeout_ms,
     }),

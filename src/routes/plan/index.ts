@@ -10,7 +10,7 @@ import { CALLER_ERRORS, decideContext } from "../gate/caller";
 import { pricedAsOf } from "../gate/decide";
 import { isRecorded } from "../gate/dry-run";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/prepare";
-import { writeDecisions } from "../../ledger/client";
+import { handDecisions } from "../../ledger/queue";
 import { assignPlan } from "./ledger";
 import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest, type ResolvedPlanInputs } from "./schema";
 
@@ -92,7 +92,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     inputs: { ...resolved, segments: body.segments.length },
   });
   // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
-  waitUntil(writeDecisions(env.LEDGER, context.tenant, [record], { retentionDays: config.ledger_retention_days, timeoutMs: config.ledger_timeout_ms }));
+  waitUntil(handDecisions(env, context.tenant, [record], { retentionDays: config.ledger_retention_days, timeoutMs: config.ledger_timeout_ms }));
   return { ...outcome, ...answered, decision_id: decisionId };
 }
 

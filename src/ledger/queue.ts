@@ -1,0 +1,63 @@
+import { writeDecisions, type LedgerNamespace } from "./client";
+import { chunkMessages, ledgerMessage, type LedgerMessage } from "./message";
+import type { LedgerDecision } from "./savings";
+
+/**
+ * The gate's hand-over of its decision records: to the LEDGER_QUEUE when
+ * it is bound (the consumer, ./consumer.ts, writes them to their shards in
+ * batches), else straight to the shards (./client.ts), as without a queue.
+ */
+
+/** The bindings the hand-over reads: the queue is optional, as a deployment may not bind it. */
+export interface LedgerBindings {
+  LEDGER?: LedgerNamespace;
+  LEDGER_QUEUE?: Pick<Queue, "send" | "sendBatch">;
+}
+
+/** Queue sends that failed or timed out in this isolate; each one's records were written directly instead. */
+export const queueFailures = { errors: 0, timeouts: 0 };
+
+/**
+ * Sends decisions to the queue, one message each (one sendBatch per 100
+ * messages or 256 KB), or writes them directly without a queue. A send that
+ * throws or runs past `timeoutMs` is counted, logged, and its records are
+ * written directly: a decision id is stored once however often it arrives,
+ * so a send that did get through stores nothing twice. Never rejects; call
+ * it in waitUntil.
+ *
+ * @example
+ * c.executionCtx.waitUntil(handDecisions(env, "acme", records, { retentionDays: 30, timeoutMs: 5_000 }));
+ */
+export async function handDecisions(
+  env: LedgerBindings,
+  tenant: string,
+  decisions: readonly LedgerDecision[],
+  options: { retentionDays: number; timeoutMs: number },
+): Promise<void> {
+  const queue = env.LEDGER_QUEUE;
+  if (queue === undefined || decisions.length === 0) return writeDecisions(env.LEDGER, tenant, decisions, options);
+  const { batches, oversized } = chunkMessages(decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays)));
+  const unsent = await Promise.all(batches.map((batch) => send(queue, batch, options.timeoutMs)));
+  const direct = [...oversized, ...unsent.flat()].map((message) => message.decision);
+  if (direct.length > 0) await writeDecisions(env.LEDGER, tenant, direct, options);
+}
+
+/** Sends one batch; answers the messages it could not send. */
+async function send(queue: NonNullable<LedgerBindings["LEDGER_QUEUE"]>, batch: LedgerMessage[], timeoutMs: number): Promise<LedgerMessage[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+  try {
+    // A native promise (an RPC promise reads `.catch` as a remote property); one message needs no batch.
+    const sent = (batch.length === 1 ? queue.send(batch[0], { contentType: "json" }) : queue.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })))).then(() => "sent" as const);
+    sent.catch(() => undefined);
+    if ((await Promise.race([sent, timeout])) === "sent") return [];
+    queueFailures.timeouts++;
+    console.error(`offload-gate: ledger queue send timed out after ${timeoutMs} ms (${batch.length} decisions); writing them directly`);
+  } catch (error) {
+    queueFailures.errors++;
+    console.error(`offload-gate: ledger queue send failed (${batch.length} decisions); writing them directly:`, error instanceof Error ? error.message : error);
+  } finally {
+    clearTimeout(timer);
+  }
+  return batch;
+}

@@ -1,0 +1,137 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ledgerFailures, ledgerShard } from "../../src/ledger/client";
+import { queueFailures } from "../../src/ledger/queue";
+import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
+import worker from "../../src/worker";
+import { forgetPricing } from "../../src/store/read";
+import { OPUS, putGateConfig, putRow, resetState } from "../helpers";
+
+const TENANT = "default";
+const SHARDS = 4;
+const window = { from: 0, to: 4_000_000_000_000 };
+const hanging = env.LEDGER_HANGING;
+const holder = () => hanging.get(hanging.idFromName("probe"));
+let runs = 0;
+
+/** Calls the worker with `over` in its env; answers the response and the context whose waitUntil work is the hand-over. */
+async function callWith(path: string, body: unknown, over: Partial<Record<keyof Env, unknown>> = {}) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`http://gate.test${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    { ...env, ...over } as Env,
+    ctx,
+  );
+  return { res, ctx, text: await res.text() };
+}
+
+/** How many decisions about `tool` every shard of the tenant holds. */
+async function stored(tool: string): Promise<number> {
+  let total = 0;
+  for (let shard = 0; shard < SHARDS; shard++) total += (await ledgerShard(env.LEDGER, TENANT, shard).sums(TENANT, { ...window, tool_name: tool }, 86_400_000)).decisions;
+  return total;
+}
+
+/** Waits, bounded, until the shards hold `count` decisions about `tool` (the consumer's batch timeout is 2 s). */
+async function arrived(tool: string, count: number): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  let held = await stored(tool);
+  while (held < count && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    held = await stored(tool);
+  }
+  return held;
+}
+
+const uniqueTool = (name: string) => `${name}.${Date.now()}.${runs++}`;
+const withoutIds = (text: string) => text.replace(/"decision_id":"dec_\d+_[0-9a-f]{32}"/g, '"decision_id":"-"');
+const { LEDGER_QUEUE: _queue, ...directEnv } = env;
+const noQueue = { LEDGER_QUEUE: undefined };
+
+beforeAll(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+  await holder().waiting();
+}, 30_000);
+
+afterEach(async () => {
+  await holder().release();
+  vi.restoreAllMocks();
+});
+
+describe("queued ledger writes: gate → LEDGER_QUEUE → consumer → shard", () => {
+  it("sends single, batch and plan decisions to the queue, writing nothing directly, and the consumer stores each once", async () => {
+    const tool = uniqueTool("queued");
+    const errors = ledgerFailures.errors;
+    const item = { model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: `s-${tool}`, tool_name: tool };
+    // A direct write would reach the throwing shards and be counted: none may.
+    const broken = { LEDGER: env.LEDGER_THROWING };
+    const calls = [
+      await callWith("/v1/gate", item, broken),
+      await callWith("/v1/gate/batch", { items: [item, { ...item, output_tokens: 500 }, { ...item, session_id: `t-${tool}` }] }, broken),
+      await callWith("/v1/plan", { ...WORKED_EXAMPLE_P1, tool_name: tool, session_id: `s-${tool}` }, broken),
+    ];
+    for (const call of calls) {
+      expect(call.res.status).toBe(200);
+      await waitOnExecutionContext(call.ctx);
+    }
+    expect(ledgerFailures.errors).toBe(errors);
+    expect(await arrived(tool, 5)).toBe(5);
+  });
+
+  it("writes straight to the shards without the binding, as before the queue", async () => {
+    const tool = uniqueTool("direct");
+    const { res, ctx } = await callWith("/v1/gate", { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool }, noQueue);
+    expect(res.status).toBe(200);
+    await waitOnExecutionContext(ctx);
+    // Stored by the time the request's waitUntil work is done: no consumer involved.
+    expect(await stored(tool)).toBe(1);
+    expect(Object.keys(directEnv)).not.toContain("LEDGER_QUEUE");
+  });
+});
+
+describe("a failing or slow queue never changes the gate's answer, nor makes it wait", () => {
+  const body = (tool: string) => ({ items: [{ model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool }, { model_name: "claude-opus-4-6", output_tokens: 500, tool_name: tool }] });
+
+  it("answers byte for byte as without a queue (but for the ids), with a working, a throwing and a hanging queue", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const direct = await callWith("/v1/gate/batch", body("same"), noQueue);
+    const queued = await callWith("/v1/gate/batch", body("same"));
+    const throwing = await callWith("/v1/gate/batch", body("same"), { LEDGER_QUEUE: env.LEDGER_QUEUE_THROWING });
+    const slow = await callWith("/v1/gate/batch", body("same"), { LEDGER_QUEUE: env.LEDGER_QUEUE_HANGING });
+    // The answer is in hand while the queue still holds the send.
+    expect(await holder().waiting()).toBe(1);
+    for (const call of [queued, throwing, slow]) {
+      expect(call.res.status).toBe(200);
+      expect(withoutIds(call.text)).toBe(withoutIds(direct.text));
+    }
+    await holder().release();
+    await Promise.all([direct, queued, throwing, slow].map((call) => waitOnExecutionContext(call.ctx)));
+  });
+
+  it("writes the records of a send that fails straight to their shards, and counts it", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const tool = uniqueTool("fallback");
+    const before = queueFailures.errors;
+    const call = await callWith("/v1/gate/batch", body(tool), { LEDGER_QUEUE: env.LEDGER_QUEUE_THROWING });
+    await waitOnExecutionContext(call.ctx);
+    expect(queueFailures.errors).toBe(before + 1);
+    expect(await stored(tool)).toBe(2);
+    expect(log).toHaveBeenCalledWith(expect.stringContaining("ledger queue send failed (2 decisions)"), "ledger queue is down (test)");
+  });
+
+  it("falls back to the direct write when a send hangs past ledger_timeout_ms", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const tool = uniqueTool("timeout");
+    await putGateConfig({ ledger_timeout_ms: 50 });
+    forgetPricing();
+    const before = queueFailures.timeouts;
+    const call = await callWith("/v1/gate/batch", body(tool), { LEDGER_QUEUE: env.LEDGER_QUEUE_HANGING });
+    await waitOnExecutionContext(call.ctx);
+    await env.PRICING.delete("config:gate");
+    forgetPricing();
+    expect(queueFailures.timeouts).toBe(before + 1);
+    expect(await stored(tool)).toBe(2);
+  });
+});

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { chunkMessages, ledgerMessage, parseLedgerMessage, QUEUE_LIMITS } from "../../src/ledger/message";
+import { decisionIdOf, seedDecision } from "../ledger-fixtures";
+
+const message = (n: number, over = {}) => ledgerMessage("acme", seedDecision({ decision_id: decisionIdOf(n % 4, n), ...over }), 30);
+const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+describe("a ledger queue message", () => {
+  it("reads back as the decision it was built from, in the shard its id names", () => {
+    const built = message(7);
+    expect(parseLedgerMessage(JSON.parse(JSON.stringify(built)))).toEqual({ ok: true, message: built, shard: 3 });
+  });
+
+  it("keeps sendBatch calls within 100 messages and 256 KB, in order", () => {
+    const many = Array.from({ length: 250 }, (_, n) => message(n));
+    const { batches, oversized } = chunkMessages(many);
+    expect(batches.map((batch) => batch.length)).toEqual([100, 100, 50]);
+    expect(batches.flat()).toEqual(many);
+    expect(oversized).toEqual([]);
+    // Large plans: the byte limit cuts first.
+    const plan = { segments: Array.from({ length: 500 }, (_, i) => ({ id: `segment-${i}-${"x".repeat(100)}`, tokens: 1_000 })), stub: [], large_offload_threshold_tokens: 0 };
+    const large = Array.from({ length: 6 }, (_, n) => message(n, { plan }));
+    const cut = chunkMessages(large).batches;
+    expect(cut.length).toBeGreaterThan(1);
+    for (const batch of cut) expect(batch.reduce((sum, m) => sum + bytes(m), 0)).toBeLessThanOrEqual(QUEUE_LIMITS.batchBytes);
+  });
+
+  it("sets aside a message over 128 KB, which the gate writes directly instead", () => {
+    const huge = message(1, { plan: { segments: [{ id: "x".repeat(QUEUE_LIMITS.messageBytes), tokens: 1 }], stub: [], large_offload_threshold_tokens: 0 } });
+    expect(chunkMessages([message(0), huge])).toEqual({ batches: [[message(0)]], oversized: [huge] });
+  });
+});
