@@ -5,9 +5,9 @@ import app from "./index";
  * route, its zod schemas, the OpenAPI wiring) is built at startup, which
  * Workers runs while the caller's TLS handshake is still under way; work
  * done on the first request is not hidden that way (docs/performance.md §
- * Cold start has both figures). The Cron Triggers' modules are still loaded
- * and the queue consumer's (src/ledger/consumer.ts) on their first run:
- * no request waits on them.
+ * Cold start has both figures). The Cron Triggers' modules and the queue
+ * consumer (src/ledger/consumer.ts) are loaded on their first run: no
+ * request waits on them.
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
