@@ -64,7 +64,7 @@ export async function readGateConfig(kv: KVNamespace, waitUntil: WaitUntil): Pro
   const read = await configs.read(GATE_CONFIG_KEY, () => loadConfig(kv), policy, waitUntil);
   switch (read.kind) {
     case "fresh":
-      return { ...read.value, stale: null };
+      return freshOnce(freshConfigs, read.value, (value) => ({ ...value, stale: null }));
     case "stale":
       return { ...read.value, stale: { age_seconds: read.ageMs / 1000, detail: read.detail } };
     case "miss":
@@ -89,7 +89,7 @@ export async function readPricing(
   const read = await rows.read(pricingKey(model), () => loadRow(kv, model), cachePolicy(config), waitUntil);
   switch (read.kind) {
     case "fresh":
-      return { lookup: toLookup(read.value), stale: null };
+      return freshOnce(freshRows, read.value, (value) => ({ lookup: toLookup(value), stale: null }));
     case "stale":
       return { lookup: toLookup(read.value), stale: { age_seconds: read.ageMs / 1000, detail: read.detail } };
     case "miss":
@@ -164,6 +164,20 @@ export function forgetPricing(): void {
 /** Cache counters of this isolate. */
 export function pricingCacheStats(): { rows: CacheStats; config: CacheStats; cached_rows: number } {
   return { rows: { ...rows.stats }, config: { ...configs.stats }, cached_rows: rows.size };
+}
+
+// A fresh read answers the same frozen object for as long as the cache holds
+// the value it came from: no copy per request of what did not change.
+const freshConfigs = new WeakMap<ConfigOutcome, ConfigOutcome & { stale: null }>();
+const freshRows = new WeakMap<RowOutcome, PricingRead>();
+
+function freshOnce<K extends object, V>(held: WeakMap<K, V>, value: K, make: (value: K) => V): V {
+  let answer = held.get(value);
+  if (answer === undefined) {
+    answer = Object.freeze(make(value));
+    held.set(value, answer);
+  }
+  return answer;
 }
 
 function toLookup(outcome: RowOutcome): PricingLookup<PricingRow> {

@@ -91,9 +91,10 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
   const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
-  const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: resolvedPricing.lifecycle, inputs, priors: item.priors };
+  const { lifecycle } = resolvedPricing;
+  const { priors } = item;
   // A dry run answers the gate's own verdict: no id, no holdout arm, nothing recorded.
-  if (!isRecorded(body)) return { ...outcome, ...answered, dry_run: true };
+  if (!isRecorded(body)) return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle, inputs, priors, dry_run: true };
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
   const { decisionId, outcome: decision, record } = assignDecision({
     tenant: context.tenant,
@@ -106,7 +107,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
     at: context.now,
     breakerOpen: body.tool_name !== undefined && shared.learned?.breakers[body.tool_name]?.state === "open",
-    cacheHitRatePrior: item.priors.cache_hit_rate.value,
+    cacheHitRatePrior: priors.cache_hit_rate.value,
   });
   shared.records.push(record);
   recordDecision(context.env.DECISIONS, {
@@ -122,9 +123,9 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     decision_id: decisionId,
     tool_name: record.tool_name,
     session_id: record.session_id,
-    prior_sources: item.priors,
+    prior_sources: priors,
   });
-  return { ...decision, ...answered, decision_id: decisionId };
+  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle, inputs, priors, decision_id: decisionId };
 }
 
 /** The answer's copy of the row that priced it: the prices in force, and since when. */
