@@ -1,20 +1,39 @@
-import app from "./index";
+import { directGate } from "./routes/gate/direct";
+import { directHealth } from "./routes/health-ok";
 
 /**
- * The Worker's entry (wrangler.toml `main`). The app (src/index.ts: every
- * route, its zod schemas, the OpenAPI wiring) is built at startup, which
- * Workers runs while the caller's TLS handshake is still under way; work
- * done on the first request is not hidden that way (docs/performance.md §
- * Cold start has both figures). The Cron Triggers' modules and the queue
- * consumer (src/ledger/consumer.ts) are loaded on their first run: no
- * request waits on them.
+ * The Worker's entry (wrangler.toml `main`). Startup, which Workers runs
+ * while the caller's TLS handshake is still under way, builds what the first
+ * answers need: the gate's direct path (POST /v1/gate and /v1/gate/batch:
+ * their request schemas, the pricing and config readers, the core) and GET
+ * /healthz. The rest of the app (src/index.ts: every other route, the
+ * answers' schemas, the OpenAPI wiring) is built on the first request that
+ * needs it, once per isolate; the Cron Triggers' modules and the queue
+ * consumer on their first run. docs/performance.md § Cold start has the
+ * figures and the reasons.
  *
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
+type App = (typeof import("./index"))["default"];
+
+let app: Promise<App> | undefined;
+
+/** The app, built once per isolate; a failed build is retried by the next request. */
+function loadApp(): Promise<App> {
+  app ??= import("./index").then(
+    (module) => module.default,
+    (error: unknown) => {
+      app = undefined;
+      throw error;
+    },
+  );
+  return app;
+}
+
 const worker = {
   fetch(request, env, ctx) {
-    return app.fetch(request, env, ctx);
+    return directGate(request, env, ctx) ?? directHealth(request) ?? loadApp().then((built) => built.fetch(request, env, ctx));
   },
   async scheduled(controller, env, ctx) {
     // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.
@@ -23,7 +42,8 @@ const worker = {
       ctx.waitUntil(learning.runLearningRefresh(env, controller.scheduledTime));
       return;
     }
-    await app.scheduled(controller, env, ctx);
+    const { scheduled } = await import("./sync/scheduled");
+    await scheduled(controller, env, ctx);
   },
   async queue(batch, env) {
     // LEDGER_QUEUE's decision records, and its dead letters when an operator attaches the worker to them.

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { json } from "../http/schema";
 import { createApp } from "./app";
+import { HEALTH_OK } from "./health-ok";
 
 const HealthSchema = z.object({ status: z.literal("ok"), service: z.literal("offload-gate") }).openapi("Health");
 
@@ -12,12 +13,10 @@ const healthRoute = createRoute({
   responses: { 200: json(HealthSchema, "The worker is up") },
 });
 
-const OK = { status: "ok", service: "offload-gate" } as const;
-
 /**
  * GET /healthz: the cheapest route the worker serves, and the benchmark's baseline.
  *
  * @example
  * curl -s 127.0.0.1:8787/healthz // {"status":"ok","service":"offload-gate"}
  */
-export const health = createApp().openapi(healthRoute, (c) => c.json(OK, 200));
+export const health = createApp().openapi(healthRoute, (c) => c.json(HEALTH_OK, 200));

@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { ErrorSchema } from "../../http/schema";
 import { DryRunSchema } from "./dry-run";
 import { requiredOr } from "./fields";
-import { GateDecisionSchema } from "./schema";
 
-// POST /v1/gate/batch's bodies: a list of the gate's own requests and answers.
+// POST /v1/gate/batch's request; its answer is ./batch-answer-schema.ts, for the document only.
+export type { GateBatchItemError } from "./batch-answer-schema";
 
 /** Most items one POST /v1/gate/batch decides. */
 export const MAX_BATCH_ITEMS = 100;
@@ -37,15 +36,3 @@ export const GateBatchRequestSchema = z
       ],
     },
   });
-
-/** A batch entry for an item that could not be decided: the one error shape, for that item. */
-export const GateBatchItemErrorSchema = z
-  .object({ error: ErrorSchema.shape.error.extend({ code: z.literal("invalid_request") }) })
-  .openapi("GateBatchItemError");
-
-export type GateBatchItemError = z.infer<typeof GateBatchItemErrorSchema>;
-
-/** The 200 answer of POST /v1/gate/batch: one entry per item, in request order. */
-export const GateBatchResponseSchema = z
-  .object({ decisions: z.array(z.union([GateDecisionSchema, GateBatchItemErrorSchema])) })
-  .openapi("GateBatchResponse");

@@ -4,10 +4,12 @@ import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, gateCurves, MAX_CURVE_POINTS 
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { createApp } from "../app";
-import { CALLER_ERRORS, decideContext } from "./caller";
+import { CALLER_ERRORS } from "./caller";
+import { decideContext } from "./context";
 import { coreInputs, orThrow, pricedAsOf } from "./decide";
 import { prepareItems } from "./prepare";
-import { GateDecisionSchema, GateRequestSchema, PricingModeSchema, ReasonCodeSchema, requiredOr, ResolvedInputsSchema } from "./schema";
+import { GateDecisionSchema, PricingModeSchema, ReasonCodeSchema, ResolvedInputsSchema } from "./decision-schema";
+import { GateRequestSchema, requiredOr } from "./schema";
 
 const count = (min: number, max: number) =>
   z

@@ -5,7 +5,7 @@ import { errorResponse, invalidJson, invalidRequest, jsonResponse } from "../../
 import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../http/guards";
 import { answerBatch } from "./batch";
 import { GateBatchRequestSchema } from "./batch-schema";
-import { gateContext } from "./caller";
+import { gateContext } from "./context";
 import { decideRequest } from "./decide";
 import { GateRequestSchema } from "./schema";
 

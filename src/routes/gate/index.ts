@@ -3,11 +3,14 @@ import { GATE_SECURITY } from "../../auth/gate";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { createApp } from "../app";
 import { curve } from "./curve";
-import { CALLER_ERRORS, decideContext } from "./caller";
+import { CALLER_ERRORS } from "./caller";
+import { decideContext } from "./context";
 import { answerBatch } from "./batch";
 import { decideRequest } from "./decide";
-import { GateBatchRequestSchema, GateBatchResponseSchema, MAX_BATCH_ITEMS } from "./batch-schema";
-import { GateDecisionSchema, GateRequestSchema } from "./schema";
+import { GateBatchResponseSchema } from "./batch-answer-schema";
+import { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "./batch-schema";
+import { GateDecisionSchema } from "./decision-schema";
+import { GateRequestSchema } from "./schema";
 
 export { directGate } from "./direct";
 

@@ -4,7 +4,8 @@ import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { DryRunSchema } from "../gate/dry-run";
 import { probability, requiredOr, wholeNumber } from "../gate/fields";
-import { AnswerLifecycleSchema, PricedAsSchema, SessionIdSchema, StalePricingSchema, ToolNameSchema } from "../gate/schema";
+import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/decision-schema";
+import { SessionIdSchema, ToolNameSchema } from "../gate/schema";
 
 /** Most segments one plan reads: a long agent history, one segment per message or tool result. */
 export const MAX_PLAN_SEGMENTS = 512;
