@@ -2,10 +2,12 @@
 // locally (workerd through miniflare, 127.0.0.1 only, in-memory SQLite):
 // decisions per second handed over one per call (a single gate request) and
 // a hundred per call (a full batch), with outcomes, the bytes a decision
-// takes, and how long the savings sums take over what was written.
+// takes, and how long the savings sums take over what was written; then the
+// rollups' run (bench/ledger-rollup.mjs): the report over a million decisions.
 import autocannon from "autocannon";
 import { availableParallelism, loadavg } from "node:os";
 import { bundle } from "./build.mjs";
+import { rollupRun } from "./ledger-rollup.mjs";
 import { startWorker, workerdVersion } from "./worker.mjs";
 
 const PORT = Number(process.env.BENCH_LEDGER_PORT ?? 8872);
@@ -84,4 +86,5 @@ try {
 } finally {
   await worker.stop();
 }
+report.rollups = await rollupRun();
 console.log(JSON.stringify(report, null, 2));

@@ -100,7 +100,7 @@ export function rollupWorld(seed: number, start: number, hours: number, sessions
       const item: PricedSession = {
         session_id: id,
         model_name: model.model_name,
-        priced_as: model.priced_as ?? model.model_name,
+        priced_as: model.priced_as,
         turns: count + 4,
         usage: { input_tokens: 1_000, output_tokens: 500 },
         cost_usd: cost,

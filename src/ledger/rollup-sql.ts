@@ -158,15 +158,19 @@ export const ADD_SESSION_TOOL = `INSERT INTO session_tools (${[...names(SUMMARY_
   VALUES (?, ?, ?, ?, ?, 0, ?)
   ON CONFLICT DO UPDATE SET held = MAX(held, excluded.held)`;
 
-/** Adds one stored outcome (bound: its decision id) to its decision's hour's rollup. */
-export const ADD_OUTCOME_ROLLUP = `INSERT OR IGNORE INTO rollups (${[...names(ROLLUP_KEY), ...names(OUTCOME_COLUMNS)].join(", ")})
-  SELECT ${[...Object.values(ROLLUP_KEY), ...Object.values(OUTCOME_COLUMNS)].join(", ")}
-  FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id = ?
+// The decisions whose outcomes were just stored, bound as one JSON array (a statement takes at most 100 bindings).
+const NEW_OUTCOMES = "FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id IN (SELECT value FROM json_each(?))";
+
+/** Adds outcomes just stored (bound: a JSON array of their decision ids) to their decisions' hours' rollups. */
+export const ADD_OUTCOME_ROLLUPS = `INSERT INTO rollups (${[...names(ROLLUP_KEY), ...names(OUTCOME_COLUMNS)].join(", ")})
+  SELECT ${[...exprs(ROLLUP_KEY), ...exprs(OUTCOME_COLUMNS, (e) => `TOTAL(${e})`)].join(", ")}
+  ${NEW_OUTCOMES} GROUP BY ${Object.values(ROLLUP_KEY).join(", ")}
   ON CONFLICT DO UPDATE SET ${added(OUTCOME_COLUMNS).join(", ")}`;
 
-/** Adds one stored outcome (bound: its decision id) to its (session, tool, hour) summary. */
-export const ADD_OUTCOME_SUMMARY = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), "net_at"].join(", ")})
-  SELECT ${[...Object.values(SUMMARY_KEY), "d.session_id IS NULL", "d.holdout", ...Object.values(SUMMARY_SUMS), NET_AT].join(", ")}
-  FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id = ?
+/** Adds outcomes just stored (bound: a JSON array of their decision ids) to their (session, tool, hour) summaries. */
+export const ADD_OUTCOME_SUMMARIES = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), "net_at"].join(", ")})
+  SELECT ${exprs(SUMMARY_KEY).join(", ")}, MAX(d.session_id IS NULL), MAX(d.holdout),
+  ${exprs(SUMMARY_SUMS, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT})
+  ${NEW_OUTCOMES} GROUP BY ${Object.values(SUMMARY_KEY).join(", ")}
   ON CONFLICT DO UPDATE SET ${added(SUMMARY_SUMS).join(", ")}, held = MAX(held, excluded.held),
   net_at = MAX(COALESCE(net_at, excluded.net_at), COALESCE(excluded.net_at, net_at))`;

@@ -5,7 +5,7 @@
  * both horizons. ./shard.ts checks the tenant and holds the transaction.
  */
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
-import { ADD_DECISIONS, ADD_OUTCOME_ROLLUP, ADD_OUTCOME_SUMMARY, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
+import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { canonicalOutcome, decisionOf } from "./rows";
 import { INSERT_DECISION, SELECT_DECISION } from "./sql";
 import type { ItemResult, PricedSession } from "./types";
@@ -61,14 +61,30 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
 }
 
 /**
- * Stores one outcome: accepted (again, for the same report repeated),
- * unknown_decision, conflict or invalid. A new one is added to its
- * decision's hour's rollup and (session, tool) summary.
+ * Stores outcomes, one result per item in order: accepted (again, for the
+ * same report repeated), unknown_decision, conflict or invalid. The new ones
+ * are added to their decisions' hours' rollups and (session, tool)
+ * summaries, in one statement each for the whole call.
  *
  * @example
- * storeOutcome(sql, Date.now(), { decision_id, turns_after: 4, recalled: false }) // { status: "accepted", repeated: false }
+ * storeOutcomes(sql, Date.now(), [{ decision_id, turns_after: 4, recalled: false }]) // [{ status: "accepted", repeated: false }]
  */
-export function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemResult {
+export function storeOutcomes(sql: SqlStorage, at: number, items: readonly OutcomeReport[]): ItemResult[] {
+  const stored: string[] = [];
+  const results = items.map((item) => {
+    const result = storeOutcome(sql, at, item);
+    if (result.status === "accepted" && result.repeated === false) stored.push(item.decision_id);
+    return result;
+  });
+  if (stored.length > 0) {
+    const ids = JSON.stringify(stored);
+    sql.exec(ADD_OUTCOME_ROLLUPS, ids);
+    sql.exec(ADD_OUTCOME_SUMMARIES, ids);
+  }
+  return results;
+}
+
+function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemResult {
   const report = canonicalOutcome(item);
   const held = sql.exec("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
   if (held !== undefined) {
@@ -85,8 +101,6 @@ export function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): 
     "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
     item.decision_id, at, report, item.turns_after, item.recalled ? 1 : 0, realizedCacheHitRate(item), realizedNet(decision, item),
   );
-  sql.exec(ADD_OUTCOME_ROLLUP, item.decision_id);
-  sql.exec(ADD_OUTCOME_SUMMARY, item.decision_id);
   return { status: "accepted", repeated: false };
 }
 

@@ -4,7 +4,7 @@ import type { LedgerDecision, OutcomeReport } from "./savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
-import { purge, storeDecisions, storeOutcome, storeSession } from "./shard-writes";
+import { purge, storeDecisions, storeOutcomes, storeSession } from "./shard-writes";
 import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /** How often the retention alarm runs while the shard holds anything. */
@@ -97,7 +97,7 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant, false) !== "own") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
     return this.ctx.storage.transactionSync(() => {
       if (rawDays !== undefined) this.keepRetention(undefined, rawDays);
-      return items.map((item) => storeOutcome(this.sql, at, item));
+      return storeOutcomes(this.sql, at, items);
     });
   }
 
