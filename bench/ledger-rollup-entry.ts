@@ -74,7 +74,7 @@ export class LedgerShard extends Shard {
   }
 
   /** The rollups' sums and the verdicts' pairs, each timed inside the object (no RPC; the median of 5), beside rawSums. */
-  async rollupSums(tenant: string, from: number, to: number): Promise<{ decisions: number; sums_ms: number; pairs: number; pairs_ms: number }> {
+  async rollupSums(tenant: string, from: number, to: number): Promise<{ decisions: number; sums_ms: number; pairs: number; pairs_ms: number; learning_ms: number }> {
     const median = async (call: () => Promise<unknown>) => {
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
@@ -91,6 +91,8 @@ export class LedgerShard extends Shard {
       sums_ms: await median(() => this.sums(tenant, { from, to }, 86_400_000)),
       pairs: pairs.length,
       pairs_ms: await median(() => this.toolSessions(tenant, { from, to })),
+      // The learner's sums: rollups only, no per-session part.
+      learning_ms: await median(() => this.learningSums(tenant, from, to)),
     };
   }
 }

@@ -59,9 +59,11 @@ export async function rollupRun() {
       written += (await get(`/bench/fill?tenant=${TENANT}&hour=${first + h * HOUR}&sessions=${sessionsPerHour}&per_session=${PER_SESSION}&raw_days=2`)).decisions;
     }
     const fillSeconds = (performance.now() - started) / 1000;
-    const from = now - 30 * DAY;
+    // The retention's window, from the top of its first hour (so the purge cannot move its start) up to now.
+    const from = first;
     const to = now + HOUR;
-    const report = () => get(`/v1/admin/savings?tenant=${TENANT}`, { authorization: `Bearer ${ADMIN.split(":")[1]}` });
+    const window = `from=${new Date(from).toISOString()}`;
+    const report = () => get(`/v1/admin/savings?tenant=${TENANT}&${window}`, { authorization: `Bearer ${ADMIN.split(":")[1]}` });
     const checked = await report();
     const before = {
       storage: await get(`/bench/storage?tenant=${TENANT}`),

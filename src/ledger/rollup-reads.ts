@@ -10,7 +10,7 @@ import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { sumsOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "./report";
 import { DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
-import { CLUSTER_TOTALS, SERIES_SUMS, decisionWhere, type SumsFilter } from "./sql";
+import { CLUSTER_TOTALS, SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
 import type { ToolSessionRow } from "./types";
 import { planWindow, type WindowPlan } from "./window";
 
@@ -99,20 +99,16 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
   return sums;
 }
 
+const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
+
 /** The bills of sessions in the window, of the model, and, for a tool, with a decision about it (in any hour). */
-function billWhere(filter: SumsFilter): { where: string; bindings: Bindings } {
-  const parts = ["s.at >= ?", "s.at < ?"];
-  const bindings: Bindings = [filter.from, filter.to];
-  if (filter.tool_name !== undefined) {
-    parts.push("EXISTS (SELECT 1 FROM session_tools t WHERE t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ? AND t.tool_name <> '')");
-    bindings.push(filter.tool_name);
-  }
-  if (filter.model !== undefined) {
-    parts.push("(s.model_name = ? OR s.priced_as = ?)");
-    bindings.push(filter.model, filter.model);
-  }
-  return { where: parts.join(" AND "), bindings };
-}
+const billWhere = (filter: SumsFilter) =>
+  whereOf(
+    filter,
+    "s.at",
+    "EXISTS (SELECT 1 FROM session_tools t WHERE t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ? AND t.tool_name <> '')",
+    SESSION_MODEL,
+  );
 
 const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
 
@@ -198,20 +194,11 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
  * readToolSessions(ctx.storage.sql, { from, to }) // [{ tool_name: "grep", session_id: "s1", at, treated: true, cost: 2.5 }]
  */
 export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
-  const parts = ["s.at >= ?", "s.at < ?"];
-  const bindings: Bindings = [filter.from, filter.to];
-  if (filter.tool_name !== undefined) {
-    parts.push("t.tool_name = ? AND t.tool_name <> ''");
-    bindings.push(filter.tool_name);
-  }
-  if (filter.model !== undefined) {
-    parts.push("(s.model_name = ? OR s.priced_as = ?)");
-    bindings.push(filter.model, filter.model);
-  }
+  const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
   return sql
     .exec(`SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
       FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
-      WHERE ${parts.join(" AND ")} GROUP BY s.session_id, t.tool_name`, ...bindings)
+      WHERE ${w.where} GROUP BY s.session_id, t.tool_name`, ...w.bindings)
     .toArray()
     .map((row) => ({ tool_name: String(row.tool_name), session_id: String(row.session_id), at: Number(row.at), treated: Number(row.held) !== 1, cost: Number(row.cost) }));
 }

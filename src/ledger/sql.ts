@@ -108,7 +108,14 @@ export function sessionWhere(filter: SumsFilter): { where: string; bindings: (st
   );
 }
 
-function whereOf(filter: SumsFilter, at: string, tool: string, model: string) {
+/**
+ * A WHERE clause for a filter: the window on `at`, then the tool and model
+ * conditions (one binding for the tool's, two for the model's) when set.
+ *
+ * @example
+ * whereOf({ from, to, model: "gpt-5" }, "s.at", "s.tool = ?", "(s.model_name = ? OR s.priced_as = ?)")
+ */
+export function whereOf(filter: SumsFilter, at: string, tool: string, model: string): { where: string; bindings: (string | number)[] } {
   const parts = [`${at} >= ?`, `${at} < ?`];
   const bindings: (string | number)[] = [filter.from, filter.to];
   if (filter.tool_name !== undefined) {
