@@ -134,13 +134,8 @@ export function rollupSelect(where: string): string {
   ${JOINED} WHERE ${where} GROUP BY ${key.join(", ")}`;
 }
 
-/**
- * Summary rows computed from the raw rows a WHERE clause selects.
- *
- * @example
- * sql.exec(summarySelect("d.at >= ? AND d.at < ?"), from, to)
- */
-export function summarySelect(where: string): string {
+/** Summary rows computed from the raw rows a WHERE clause selects: the backfill's. */
+function summarySelect(where: string): string {
   return `SELECT ${exprs(SUMMARY_KEY).join(", ")}, MAX(d.session_id IS NULL) AS solo, MAX(d.holdout) AS held,
   ${exprs(SUMMARY_SUMS, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT}) AS net_at
   ${JOINED} WHERE ${where} GROUP BY ${Object.values(SUMMARY_KEY).join(", ")}`;

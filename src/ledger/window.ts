@@ -18,9 +18,8 @@ const floorHour = (t: number) => t - (((t % HOUR_MS) + HOUR_MS) % HOUR_MS);
  * hour's start; everything older was purged). A partial hour at either end
  * is read from raw rows when they are kept; when they are not, the window
  * takes that hour whole: its start moves back to the hour's start, its end
- * forward to the hour's end. So a window's figures never depend on when the
- * purge ran, except for the partial hours of windows ending in purged hours,
- * which count whole.
+ * forward to the hour's end. Only through such partial hours can the purge
+ * change a window's figures; a window on whole hours never changes.
  *
  * @example
  * planWindow(5_400_000, 9_000_000, 0) // { hours: { from: 7_200_000, to: 7_200_000 }, raw: [{ from: 5_400_000, to: 7_200_000 }, { from: 7_200_000, to: 9_000_000 }] }
