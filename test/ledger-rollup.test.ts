@@ -8,6 +8,7 @@ import { savingsFigures } from "../src/ledger/report";
 import type { SumsFilter } from "../src/ledger/sql";
 import type { ToolSessionRow } from "../src/ledger/types";
 import { holdoutFigures } from "../src/ledger/verdicts";
+import { planWindow } from "../src/ledger/window";
 import { rollupWorld, type RollupWorld } from "./ledger-rollup-fixtures";
 
 const HOUR = 3_600_000;
@@ -189,4 +190,23 @@ describe("migration 4", () => {
     expect(close(after, before)).toEqual([]);
     expect(close(after, await fromRawRows(tenant, filter, HOUR))).toEqual([]);
   }, 120_000);
+});
+
+describe("how a window is read", () => {
+  const H = HOUR;
+  it("reads whole hours from rollups and the partial ends from raw rows while they are kept", () => {
+    expect(planWindow(1.5 * H, 4.25 * H, 0)).toEqual({ hours: { from: 2 * H, to: 4 * H }, raw: [{ from: 1.5 * H, to: 2 * H }, { from: 4 * H, to: 4.25 * H }] });
+    expect(planWindow(2 * H, 4 * H, 0)).toEqual({ hours: { from: 2 * H, to: 4 * H }, raw: [] });
+    expect(planWindow(2.25 * H, 2.5 * H, 0)).toEqual({ hours: { from: 2 * H, to: 2 * H }, raw: [{ from: 2.25 * H, to: 2.5 * H }] });
+  });
+
+  it("takes a partial hour whole once its raw rows are gone, and keeps reading the kept end raw", () => {
+    expect(planWindow(1.5 * H, 4.25 * H, 3 * H)).toEqual({ hours: { from: 1 * H, to: 4 * H }, raw: [{ from: 4 * H, to: 4.25 * H }] });
+    expect(planWindow(1.5 * H, 4.25 * H, 10 * H)).toEqual({ hours: { from: 1 * H, to: 5 * H }, raw: [] });
+    expect(planWindow(2.25 * H, 2.5 * H, 3 * H)).toEqual({ hours: { from: 2 * H, to: 3 * H }, raw: [] });
+  });
+
+  it("reads nothing for an empty window", () => {
+    expect(planWindow(5 * H, 5 * H, 0)).toEqual({ hours: { from: 5 * H, to: 5 * H }, raw: [] });
+  });
 });
