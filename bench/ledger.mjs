@@ -2,11 +2,13 @@
 // locally (workerd through miniflare, 127.0.0.1 only, in-memory SQLite):
 // decisions per second handed over one per call (a single gate request) and
 // a hundred per call (a full batch), with outcomes, the bytes a decision
-// takes, and how long the savings sums take over what was written.
+// takes, and how long the savings sums take over what was written; then the
+// rollups' run (bench/ledger-rollup.mjs): the report over a million decisions.
 import autocannon from "autocannon";
 import { availableParallelism, loadavg } from "node:os";
 import { bundle } from "./build.mjs";
 import { queuedRuns } from "./ledger-queue.mjs";
+import { rollupRun } from "./ledger-rollup.mjs";
 import { startWorker, workerdVersion } from "./worker.mjs";
 
 const PORT = Number(process.env.BENCH_LEDGER_PORT ?? 8872);
@@ -87,4 +89,6 @@ try {
 }
 // Queued writes, on a worker of their own with LEDGER_QUEUE bound (bench/ledger-queue.mjs).
 report.queued = await queuedRuns({ port: PORT + 1, seconds: SECONDS, backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000) });
+// Hourly rollups over a million decisions in one shard (bench/ledger-rollup.mjs).
+report.rollups = await rollupRun();
 console.log(JSON.stringify(report, null, 2));

@@ -50,12 +50,25 @@ describe("PUT /v1/admin/config", () => {
     [{ pricing_cache_ttl_seconds: 86_400 }, "pricing_cache_ttl_seconds"],
     [{ kv_budget_ms: 0 }, "kv_budget_ms"],
     [{ p_recal: 0.2 }, "p_recal"],
+    [{ ledger_raw_days: 0 }, "ledger_raw_days"],
+    [{ ledger_raw_days: 31 }, "ledger_raw_days"],
+    [{ ledger_raw_days: 10, ledger_retention_days: 7 }, "ledger_raw_days"],
   ])("answers 400 naming the field for %j", async (config, path) => {
     const text = JSON.stringify(config).replace("1e+999", "1e999").replace("null", "1e999");
     const res = await putConfig(text);
     expect(res.status).toBe(400);
     expect((await res.json<any>()).error.issues.map((issue: any) => issue.path)).toContain(path);
     expect(await env.PRICING.get("config:gate")).toBeNull();
+  });
+
+  it("keeps raw rows for ledger_raw_days, 2 by default and up to the retention", async () => {
+    expect((await getConfig()).effective.ledger_raw_days).toBe(2);
+    const res = await putConfig({ ledger_raw_days: 40, ledger_retention_days: 60 });
+    expect(res.status).toBe(200);
+    expect((await res.json<any>()).effective).toMatchObject({ ledger_raw_days: 40, ledger_retention_days: 60 });
+    const refused = await (await putConfig({ ledger_raw_days: 31 })).json<any>();
+    expect(refused.error).toMatchObject({ code: "invalid_request", message: "ledger_raw_days must be at most ledger_retention_days (30)" });
+    expect(refused.error.issues).toEqual([{ path: "ledger_raw_days", message: "must be at most ledger_retention_days (30)" }]);
   });
 
   it("keeps history and rolls back, back to no config at all", async () => {

@@ -42,10 +42,11 @@ async function byShard<T>(
   return answers;
 }
 
-/** Where the reports go: the configured shard count and the budget of every call. */
+/** Where the reports go: the configured shard count and the budget of every call; the raw window the shards keep (ledger_raw_days). */
 export interface ReportOptions {
   shards: number;
   timeoutMs: number;
+  rawDays?: number;
 }
 
 const UNKNOWN: ItemResult = { status: "unknown_decision", message: "no decision of this tenant has this id" };
@@ -71,7 +72,7 @@ export async function reportOutcomes(
     return shard !== null && shard < options.shards;
   };
   const answers = await byShard(items.filter((entry) => inRange(entry.item)), (item) => shardOfDecisionId(item.decision_id) ?? 0, options.timeoutMs, (shard, list) =>
-    ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list),
+    ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list, options.rawDays),
   );
   for (const entry of items) if (!inRange(entry.item)) answers.set(entry.index, UNKNOWN);
   return answers;
@@ -121,7 +122,7 @@ export async function reportSessions(
   const homes = await homesOf(namespace, tenant, options, [...new Set(items.map((entry) => entry.item.session_id))]);
   const shardOf = (item: PricedSession) => homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
   return byShard(items, shardOf, options.timeoutMs, (shard, list) =>
-    ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays),
+    ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays, options.rawDays),
   );
 }
 

@@ -1,15 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { emptySums, type LedgerSums } from "./report";
-import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
-import { INSERT_DECISION, MIGRATIONS, SELECT_DECISION, type SumsFilter } from "./sql";
-import { readLocations, readSums, readToolSessions } from "./reads";
-import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "./learning-sums";
-import { canonicalOutcome, decisionOf } from "./rows";
+import type { LedgerDecision, OutcomeReport } from "./savings";
+import { MIGRATIONS, type SumsFilter } from "./sql";
+import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
+import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import { purge, storeDecisions, storeOutcomes, storeSession } from "./shard-writes";
 import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 const UNKNOWN = "no decision of this tenant has this id";
 const OTHER_TENANT = "this ledger shard belongs to another tenant";
 
@@ -17,9 +16,11 @@ const OTHER_TENANT = "this ledger shard belongs to another tenant";
 /**
  * One shard of one tenant's outcomes ledger: a Durable Object with SQLite
  * storage, named `<tenant>/<shard>` (see ./client.ts). It keeps decisions
- * with the row that priced them, the outcomes agents report on them and the
- * bills of finished sessions, answers the sums of the savings report, and
- * purges everything older than the retention with an alarm.
+ * with the row that priced them and the outcomes agents report on them for
+ * the raw window, hourly rollups and per-(session, tool) summaries of them
+ * and the bills of finished sessions for the retention; answers the sums of
+ * the savings report and the learner from the rollups, and purges both
+ * horizons with an alarm.
  *
  * @example
  * const shard = env.LEDGER.get(env.LEDGER.idFromName("acme/3"));
@@ -33,6 +34,9 @@ export class LedgerShard extends DurableObject<Env> {
   // meta's values, read once: a write per call would double every record's cost.
   private owner: string | null | undefined;
   private retentionDays: number | undefined;
+  private rawDays: number | undefined;
+  // The hour raw rows are whole from (meta `raw_from`): older partial hours are read whole from rollups.
+  private rawFrom: number | undefined;
 
   // Whether the tables exist. A shard nothing was written to has none, and a
   // read leaves it so: no read creates an object (ledger-v2.md §5).
@@ -69,28 +73,16 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   /**
-   * Stores decisions (a repeated id is ignored) and keeps the retention
-   * alarm set. Answers how many it stored, or why it refused them all.
+   * Stores decisions (a repeated id is ignored) with their rollups and keeps
+   * the retention alarm set. `rawDays` (ledger_raw_days) is kept when given;
+   * a caller that leaves it out leaves the one held. Answers how many it
+   * stored, or why it refused them all.
    */
-  async record(tenant: string, decisions: LedgerDecision[], retentionDays: number): Promise<{ recorded: number } | { refused: string }> {
+  async record(tenant: string, decisions: LedgerDecision[], retentionDays: number, rawDays?: number): Promise<{ recorded: number } | { refused: string }> {
     if (this.claim(tenant) === "other") return { refused: OTHER_TENANT };
-    let recorded = 0;
-    this.ctx.storage.transactionSync(() => {
-      this.keepRetention(retentionDays);
-      for (const d of decisions) {
-        const i = d.inputs;
-        const written = this.sql.exec(
-          INSERT_DECISION,
-          d.decision_id, d.at, d.session_id, d.tool_name, d.model_name, d.priced_as, d.pricing_mode, d.reason_code,
-          d.fire ? 1 : 0, d.would_fire ? 1 : 0, d.holdout ? 1 : 0, d.predicted_net_usd,
-          i.output_tokens, i.horizon, i.recall_probability, i.cache_hit_rate, i.context_tokens,
-          i.stub_tokens, i.recall_input_tokens, i.recall_output_tokens,
-          d.row === null ? null : this.rowId(JSON.stringify(d.row)),
-          i.offload_at ?? null, i.suffix_tokens ?? null, i.cache_ttl ?? null,
-          d.plan === undefined ? null : JSON.stringify(d.plan),
-        ).rowsWritten;
-        if (written > 0) recorded++;
-      }
+    const recorded = this.ctx.storage.transactionSync(() => {
+      this.keepRetention(retentionDays, rawDays);
+      return storeDecisions(this.sql, decisions, (json) => this.rowId(json));
     });
     await this.ensureAlarm();
     return { recorded };
@@ -100,18 +92,21 @@ export class LedgerShard extends DurableObject<Env> {
    * Stores outcomes, one result per item in order: accepted (again, for the
    * same report repeated), unknown_decision, conflict or invalid.
    */
-  async reportOutcomes(tenant: string, at: number, items: OutcomeReport[]): Promise<ItemResult[]> {
+  async reportOutcomes(tenant: string, at: number, items: OutcomeReport[], rawDays?: number): Promise<ItemResult[]> {
     // Another tenant's shard, or one nothing was written to, holds none of the caller's decisions.
     if (this.claim(tenant, false) !== "own") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
-    return this.ctx.storage.transactionSync(() => items.map((item) => this.reportOutcome(at, item)));
+    return this.ctx.storage.transactionSync(() => {
+      if (rawDays !== undefined) this.keepRetention(undefined, rawDays);
+      return storeOutcomes(this.sql, at, items);
+    });
   }
 
   /** Stores session bills, one result per item: accepted (again, when repeated), conflict. */
-  async reportSessions(tenant: string, at: number, items: PricedSession[], retentionDays: number): Promise<ItemResult[]> {
+  async reportSessions(tenant: string, at: number, items: PricedSession[], retentionDays: number, rawDays?: number): Promise<ItemResult[]> {
     if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
     const results = this.ctx.storage.transactionSync(() => {
-      this.keepRetention(retentionDays);
-      return items.map((item) => this.reportSession(at, item));
+      this.keepRetention(retentionDays, rawDays);
+      return items.map((item) => storeSession(this.sql, at, item));
     });
     await this.ensureAlarm();
     return results;
@@ -126,21 +121,19 @@ export class LedgerShard extends DurableObject<Env> {
     return this.claim(tenant, false) === "own" ? readLocations(this.sql, sessionIds) : sessionIds.map(() => 0);
   }
 
-  /** This shard's sums for the savings report. */
+  /** This shard's sums for the savings report: rollups for whole hours, raw rows for partial ones (./window.ts). */
   async sums(tenant: string, filter: SumsFilter, bucketMs: number): Promise<LedgerSums> {
-    return this.claim(tenant, false) === "own" ? readSums(this.sql, filter, bucketMs) : emptySums();
+    return this.claim(tenant, false) === "own" ? readSums(this.sql, filter, bucketMs, this.keptFrom()) : emptySums();
   }
 
   /** This shard's learning sums per (tool, model) over a window of decision times (adaptive-gate.md §1). */
   async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
-    if (this.claim(tenant, false) !== "own") return [];
-    return this.sql.exec(LEARNING_SUMS, from, to).toArray().map(toolModelSumsOf);
+    return this.claim(tenant, false) === "own" ? readLearningSums(this.sql, from, to, this.keptFrom()) : [];
   }
 
   /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */
   async toolNets(tenant: string, from: number, to: number): Promise<ToolNetRow[]> {
-    if (this.claim(tenant, false) !== "own") return [];
-    return this.sql.exec(TOOL_NETS, from, to).toArray().map(toolNetOf);
+    return this.claim(tenant, false) === "own" ? readToolNets(this.sql, from, to, this.keptFrom()) : [];
   }
 
   /**
@@ -153,62 +146,29 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */
-  async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; bytes: number }> {
-    if (!this.schemaReady) return { decisions: 0, outcomes: 0, sessions: 0, bytes: 0 };
+  async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; rollups: number; session_tools: number; bytes: number }> {
+    if (!this.schemaReady) return { decisions: 0, outcomes: 0, sessions: 0, rollups: 0, session_tools: 0, bytes: 0 };
     const count = (table: string) => Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
-    return { decisions: count("decisions"), outcomes: count("outcomes"), sessions: count("sessions"), bytes: this.sql.databaseSize };
+    const [decisions, outcomes, sessions, rollups, session_tools] = ["decisions", "outcomes", "sessions", "rollups", "session_tools"].map(count);
+    return { decisions: decisions ?? 0, outcomes: outcomes ?? 0, sessions: sessions ?? 0, rollups: rollups ?? 0, session_tools: session_tools ?? 0, bytes: this.sql.databaseSize };
   }
 
-  /** Purges what is older than the retention, then comes back in an hour while anything is left. */
+  /** Purges both horizons (./shard-writes.ts, purge), then comes back in an hour while anything is left. */
   override async alarm(): Promise<void> {
     if (!this.schemaReady) return;
     const days = Number(this.meta("retention_days") ?? 30);
-    const cutoff = Date.now() - days * DAY_MS;
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", cutoff);
-      this.sql.exec("DELETE FROM decisions WHERE at < ?", cutoff);
-      this.sql.exec("DELETE FROM sessions WHERE at < ?", cutoff);
-      this.sql.exec("DELETE FROM price_rows WHERE id NOT IN (SELECT row_id FROM decisions WHERE row_id IS NOT NULL)");
-    });
+    const rawDays = Number(this.meta("raw_days") ?? days);
+    this.rawFrom = this.ctx.storage.transactionSync(() => purge(this.sql, Date.now(), days, rawDays));
     this.rowIds.clear();
     this.alarmSet = false;
-    const left = this.sql.exec("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) AS n").one();
+    const left = this.sql.exec("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n").one();
     if (Number(left.n) > 0) await this.ensureAlarm();
   }
 
-  private reportOutcome(at: number, item: OutcomeReport): ItemResult {
-    const report = canonicalOutcome(item);
-    const held = this.sql.exec("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
-    if (held !== undefined) {
-      return held.report === report
-        ? { status: "accepted", repeated: true }
-        : { status: "conflict", message: "an outcome with different content was already reported for this decision" };
-    }
-    const found = this.sql.exec(SELECT_DECISION, item.decision_id).toArray()[0];
-    if (found === undefined) return { status: "unknown_decision", message: UNKNOWN };
-    const decision = decisionOf(found);
-    const mismatch = outcomeMismatch(decision, item);
-    if (mismatch !== null) return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
-    this.sql.exec(
-      "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      item.decision_id, at, report, item.turns_after, item.recalled ? 1 : 0, realizedCacheHitRate(item), realizedNet(decision, item),
-    );
-    return { status: "accepted", repeated: false };
-  }
-
-  private reportSession(at: number, item: PricedSession): ItemResult {
-    const held = this.sql.exec("SELECT report FROM sessions WHERE session_id = ?", item.session_id).toArray()[0];
-    if (held !== undefined) {
-      return held.report === item.report
-        ? { status: "accepted", repeated: true }
-        : { status: "conflict", message: "a session with this id was already reported with different content" };
-    }
-    // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
-    this.sql.exec(
-      "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, 0)",
-      item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd,
-    );
-    return { status: "accepted", repeated: false };
+  /** The hour raw rows are whole from: 0 until the first purge. */
+  private keptFrom(): number {
+    if (this.rawFrom === undefined) this.rawFrom = Number(this.meta("raw_from") ?? 0);
+    return this.rawFrom;
   }
 
   /**
@@ -232,12 +192,20 @@ export class LedgerShard extends DurableObject<Env> {
     return this.owner === tenant ? "own" : "other";
   }
 
-  /** Stores the retention the latest write brought, when it differs from the one held. */
-  private keepRetention(days: number): void {
-    if (this.retentionDays === undefined) this.retentionDays = Number(this.meta("retention_days") ?? NaN);
-    if (this.retentionDays === days) return;
-    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(days));
-    this.retentionDays = days;
+  /** Stores the retention and raw window the latest write brought, when they differ from the ones held. */
+  private keepRetention(days: number | undefined, rawDays?: number): void {
+    if (days !== undefined) {
+      if (this.retentionDays === undefined) this.retentionDays = Number(this.meta("retention_days") ?? NaN);
+      if (this.retentionDays !== days) {
+        this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('retention_days', ?)", String(days));
+        this.retentionDays = days;
+      }
+    }
+    if (rawDays === undefined) return;
+    if (this.rawDays === undefined) this.rawDays = Number(this.meta("raw_days") ?? NaN);
+    if (this.rawDays === rawDays) return;
+    this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_days', ?)", String(rawDays));
+    this.rawDays = rawDays;
   }
 
   private meta(key: string): string | null {

@@ -1,8 +1,10 @@
 /**
  * The ledger shard's SQLite schema and its one aggregate query. Every
  * statement the shard runs is here, so the storage layout reads in one place
- * (docs/storage.md describes it).
+ * (docs/storage.md describes it). The rollups' statements are in
+ * ./rollup-sql.ts.
  */
+import { ROLLUP_MIGRATION } from "./rollup-sql";
 
 /**
  * The schema's versions, in order: a shard runs those past the version in
@@ -65,6 +67,8 @@ ALTER TABLE decisions ADD COLUMN suffix_tokens REAL;
 ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // 3: a clearing plan's segments and stubbed ids (JSON), so its outcome is priced by the plan's own formula.
   `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
+  // 4: hourly rollups and per-(session, tool) summaries, backfilled from the rows held (./rollup-sql.ts).
+  ROLLUP_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
@@ -104,7 +108,14 @@ export function sessionWhere(filter: SumsFilter): { where: string; bindings: (st
   );
 }
 
-function whereOf(filter: SumsFilter, at: string, tool: string, model: string) {
+/**
+ * A WHERE clause for a filter: the window on `at`, then the tool and model
+ * conditions (one binding for the tool's, two for the model's) when set.
+ *
+ * @example
+ * whereOf({ from, to, model: "gpt-5" }, "s.at", "s.tool = ?", "(s.model_name = ? OR s.priced_as = ?)")
+ */
+export function whereOf(filter: SumsFilter, at: string, tool: string, model: string): { where: string; bindings: (string | number)[] } {
   const parts = [`${at} >= ?`, `${at} < ?`];
   const bindings: (string | number)[] = [filter.from, filter.to];
   if (filter.tool_name !== undefined) {
@@ -184,15 +195,17 @@ export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s
  * The cluster sums (stats.ts, ClusterSums) of the clustered intervals of
  * ledger-v2.md §3, for realized − predicted (gap), the horizon, q̂ and the
  * recall rate: one inner row per session (a decision without one is its own
- * cluster), then Σ S², Σ n·S and Σ n² over them. Ends in the inner WHERE;
- * append CLUSTER_SUMS_END.
+ * cluster), then Σ S², Σ n·S and Σ n² over them (CLUSTER_TOTALS, over
+ * per-cluster rows of g_n, g_s, r_s, h_n, h_s, q_n, q_s). Ends in the inner
+ * WHERE; append CLUSTER_SUMS_END.
  */
-export const CLUSTER_SUMS = `SELECT
+export const CLUSTER_TOTALS = `SELECT
   TOTAL(g_n > 0) AS gap_g, TOTAL(g_s * g_s) AS gap_cs2, TOTAL(g_n * g_s) AS gap_ncs, TOTAL(g_n * g_n) AS gap_n2,
   TOTAL(h_n > 0) AS hor_g, TOTAL(h_s * h_s) AS hor_cs2, TOTAL(h_n * h_s) AS hor_ncs, TOTAL(h_n * h_n) AS hor_n2,
   TOTAL(q_n > 0) AS q_g, TOTAL(q_s * q_s) AS q_cs2, TOTAL(q_n * q_s) AS q_ncs, TOTAL(q_n * q_n) AS q_n2,
   TOTAL(g_n > 0) AS rec_g, TOTAL(r_s * r_s) AS rec_cs2, TOTAL(g_n * r_s) AS rec_ncs, TOTAL(g_n * g_n) AS rec_n2
-  FROM (SELECT COALESCE(d.session_id, d.id) AS cluster,
+  FROM `;
+export const CLUSTER_SUMS = `${CLUSTER_TOTALS}(SELECT COALESCE(d.session_id, d.id) AS cluster,
     TOTAL(${FWO}) AS g_n,
     TOTAL(CASE WHEN ${FWO} THEN o.realized_net - d.predicted_net END) AS g_s,
     TOTAL(CASE WHEN ${FWO} THEN o.recalled END) AS r_s,

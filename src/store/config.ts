@@ -23,6 +23,8 @@ export const MAX_HOLDOUT_FRACTION = 0.5;
 export const MAX_LEDGER_SHARDS = 256;
 /** Shards per tenant unless config:gate says otherwise (docs/ledger.md sizes them). */
 export const DEFAULT_LEDGER_SHARDS = 4;
+/** How long the ledger keeps its rollups and bills unless config:gate says otherwise. */
+export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
 
@@ -59,6 +61,13 @@ export const GateConfigSchema = z
     holdout_fraction: z.number().min(0).max(MAX_HOLDOUT_FRACTION).optional(),
     ledger_shards: z.number().int().min(1).max(MAX_LEDGER_SHARDS).optional(),
     ledger_retention_days: z.number().int().min(1).max(3_650).optional(),
+    ledger_raw_days: z
+      .number()
+      .int()
+      .min(1)
+      .max(3_650)
+      .optional()
+      .openapi({ description: "How long raw decisions and outcomes are kept (an outcome must arrive within it); rollups keep the rest for the retention. At most ledger_retention_days" }),
     ledger_timeout_ms: z.number().int().min(1).max(30_000).optional(),
     learning_enabled: z.boolean().optional().openapi({ description: "Learn priors and run the breaker from the ledger (docs/learning.md); false: config priors only" }),
     learning_prior_weight: z.number().positive().max(1_000_000).optional().openapi({ description: "w: how many observations the parent level's value counts as" }),
@@ -73,6 +82,12 @@ export const GateConfigSchema = z
     learning_refresh_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: "How often a tenant's learned value is recomputed" }),
     breaker_probe_fraction: z.number().min(0).max(1).optional().openapi({ description: "The share of sessions an open breaker still decides as usual" }),
     breaker_min_sessions: z.number().int().min(2).max(1_000_000).optional().openapi({ description: "Sessions the realized-net rule needs before it judges" }),
+  })
+  .superRefine((config, ctx) => {
+    const retention = config.ledger_retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS;
+    if (config.ledger_raw_days !== undefined && config.ledger_raw_days > retention) {
+      ctx.addIssue({ code: "custom", path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` });
+    }
   })
   .openapi("GateConfig");
 
@@ -100,7 +115,9 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   // Nobody held out unless ops choose a holdout: today's answers, unchanged.
   holdout_fraction: 0,
   ledger_shards: DEFAULT_LEDGER_SHARDS,
-  ledger_retention_days: 30,
+  ledger_retention_days: DEFAULT_LEDGER_RETENTION_DAYS,
+  // Long enough for outcomes and bills to arrive; rollups keep the figures for the retention (docs/ledger.md).
+  ledger_raw_days: 2,
   // Past this the gate's ledger write is counted as failed; the answer never waits for it.
   ledger_timeout_ms: 5_000,
   // With no outcomes, learning passes the config's priors through unchanged: on by default costs nothing.

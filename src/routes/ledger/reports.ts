@@ -102,7 +102,7 @@ export const reports = createApp()
     const tenant = c.get("tenant") ?? OPEN_TENANT;
     const { results, valid } = validate(c.req.valid("json").items, OutcomeItemSchema);
     const config = await configOf(c.env.PRICING, waitUntilOf(c));
-    const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+    const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, rawDays: config.ledger_raw_days };
     const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, Date.now(), options, valid as Indexed<OutcomeReport>[]));
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);
@@ -135,7 +135,7 @@ export const reports = createApp()
       });
     }
     const answers = await orUnavailable(() =>
-      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days }, priced),
+      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days }, priced),
     );
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);

@@ -60,7 +60,8 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   const to = query.to === undefined ? Date.now() : Date.parse(query.to);
   const from = query.from === undefined ? to - config.ledger_retention_days * DAY_MS : Date.parse(query.from);
   if (!(from < to)) throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
-  const bucket = bucketFor(from, to);
+  // Minutes come from raw rows: a short window older than the raw window is charted by the hour.
+  const bucket = bucketFor(from, to) === "minute" && from < Date.now() - Math.min(config.ledger_raw_days, config.ledger_retention_days) * DAY_MS ? "hour" : bucketFor(from, to);
   const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
   const [gathered, pairs] = await Promise.all([
     gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket], config.ledger_timeout_ms),

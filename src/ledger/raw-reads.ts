@@ -1,0 +1,107 @@
+import { emptySums, type LedgerSums } from "./report";
+import {
+  CLUSTER_SUMS,
+  CLUSTER_SUMS_END,
+  DECISION_SUMS,
+  decisionWhere,
+  SERIES_SUMS,
+  SESSION_SUMS,
+  sessionWhere,
+  TOOL_SESSIONS,
+  TOOL_SESSIONS_GROUP,
+  toolSessionWhere,
+  type SumsFilter,
+} from "./sql";
+import type { ToolSessionRow } from "./types";
+
+/**
+ * The ledger's figures over raw rows alone: the computation the shard ran
+ * before rollups, kept as the reference the rollups must equal
+ * (test/ledger-rollup.test.ts) and that the ledger benchmark times beside
+ * them. The shard itself reads ./rollup-reads.ts.
+ */
+
+type Row = Record<string, SqlStorageValue>;
+
+/**
+ * LedgerSums from the three one-row aggregates (decisions, clusters, bills),
+ * whichever tables they were summed from; the series is left empty.
+ *
+ * @example
+ * sumsOf(sql.exec(DECISION_SUMS + where).one(), clusterRow, billedRow).decisions
+ */
+export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
+  const num = (key: string, from: Row = row) => Number(from[key] ?? 0);
+  const sums = emptySums();
+  Object.assign(sums, {
+    decisions: num("decisions"),
+    fired: num("fired"),
+    holdout_decisions: num("holdout_decisions"),
+    outcomes: num("outcomes"),
+    fired_with_outcome: num("fired_with_outcome"),
+    predicted_net_usd: num("predicted"),
+    realized_net_usd: num("realized"),
+    gap: { n: num("fired_with_outcome"), sum: num("realized") - num("predicted"), sumsq: num("gap_sumsq") },
+    recalled: num("recalled"),
+    prior_recall_sum: num("prior_recall_sum"),
+    horizon: { n: num("outcomes"), sum: num("horizon_sum"), sumsq: num("horizon_sumsq") },
+    prior_horizon_sum: num("prior_horizon_sum"),
+    cache_hit_rate: { n: num("cache_n"), sum: num("cache_sum"), sumsq: num("cache_sumsq") },
+    prior_cache_hit_rate_sum: num("prior_cache_sum"),
+    missed_decisions: num("missed_decisions"),
+    missed_savings_usd: num("missed_usd"),
+  });
+  sums.sessions = { n: num("n", billed), sum: num("sum", billed), sumsq: num("sumsq", billed) };
+  const cluster = (k: string) => ({ clusters: num(`${k}_g`, c), cs2: num(`${k}_cs2`, c), ncs: num(`${k}_ncs`, c), n2: num(`${k}_n2`, c) });
+  sums.clusters = { gap: cluster("gap"), horizon: cluster("hor"), cache_hit_rate: cluster("q"), recall: cluster("rec") };
+  return sums;
+}
+
+/**
+ * One shard's sums for the savings report over raw rows, scanning the window.
+ *
+ * @example
+ * readRawSums(ctx.storage.sql, { from, to, tool_name: "grep" }, 60_000).decisions
+ */
+export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number): LedgerSums {
+  const d = decisionWhere(filter);
+  const s = sessionWhere(filter);
+  const row = sql.exec(DECISION_SUMS + d.where, ...d.bindings).one();
+  const billed = sql.exec(SESSION_SUMS + s.where, ...s.bindings).one();
+  const c = sql.exec(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
+  const sums = sumsOf(row, c, billed);
+  const num = (key: string, from: Row) => Number(from[key] ?? 0);
+  sums.series = sql
+    .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
+    .toArray()
+    .map((b) => ({
+      start: num("start", b),
+      decisions: num("decisions", b),
+      fired: num("fired", b),
+      fired_with_outcome: num("fired_with_outcome", b),
+      predicted_net_usd: num("predicted", b),
+      realized_net_usd: num("realized", b),
+    }));
+  return sums;
+}
+
+/**
+ * One row per (session with a bill in the window, tool with a decision in
+ * that session): the tool's arm there and the session's priced cost.
+ *
+ * @example
+ * readRawToolSessions(ctx.storage.sql, { from, to }) // [{ tool_name: "grep", session_id: "s1", at, treated: true, cost: 2.5 }, ...]
+ */
+export function readRawToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
+  const w = toolSessionWhere(filter);
+  return sql
+    .exec(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
+    .toArray()
+    .map((row) => ({
+      tool_name: String(row.tool_name),
+      session_id: String(row.session_id),
+      at: Number(row.at),
+      treated: Number(row.held) !== 1,
+      cost: Number(row.cost),
+    }));
+}

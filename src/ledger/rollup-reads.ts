@@ -1,0 +1,218 @@
+/**
+ * The shard's reads over its rollups (docs/ledger.md, "Rollups"): whole
+ * hours from the hourly rollups and the per-(session, tool) summaries, the
+ * hours a window only partly covers from raw rows (./window.ts). They give
+ * what ./raw-reads.ts gives over raw rows alone; test/ledger-rollup.test.ts
+ * shows it.
+ */
+import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import { toolModelSumsOf, toolNetOf } from "./learning-sums";
+import { sumsOf } from "./raw-reads";
+import { emptySums, type LedgerSums, type SeriesBucket } from "./report";
+import { DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
+import { CLUSTER_TOTALS, SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
+import type { ToolSessionRow } from "./types";
+import { planWindow, type WindowPlan } from "./window";
+
+type Bindings = (string | number)[];
+type Row = Record<string, SqlStorageValue>;
+const num = (row: Row, key: string) => Number(row[key] ?? 0);
+
+const ROLLUP_COLUMNS = [...Object.keys(ROLLUP_KEY), ...Object.keys(DECISION_COLUMNS), ...Object.keys(OUTCOME_COLUMNS)].join(", ");
+
+/** The filter's conditions on rollup or summary rows (bare columns; '' keys never match a name). */
+function keyFilter(filter: SumsFilter): { where: string; bindings: Bindings } {
+  let where = "";
+  const bindings: Bindings = [];
+  if (filter.tool_name !== undefined) {
+    where += " AND tool_name = ? AND tool_name <> ''";
+    bindings.push(filter.tool_name);
+  }
+  if (filter.model !== undefined) {
+    where += " AND (model_name = ? OR (priced_as = ? AND priced_as <> ''))";
+    bindings.push(filter.model, filter.model);
+  }
+  return { where, bindings };
+}
+
+/** The filter's conditions on raw decisions `d` in one range. */
+function rawFilter(filter: SumsFilter, range: { from: number; to: number }) {
+  const { from: _from, to: _to, ...rest } = filter;
+  return decisionWhere({ ...rest, from: range.from, to: range.to });
+}
+
+/** Rollup rows for a plan: the table's whole hours, then raw rows of the partial hours in the same shape. */
+function rollupRows(plan: WindowPlan, filter: SumsFilter): { sql: string; bindings: Bindings } {
+  const k = keyFilter(filter);
+  const parts = [`SELECT ${ROLLUP_COLUMNS} FROM rollups WHERE hour >= ? AND hour < ?${k.where}`];
+  const bindings: Bindings = [plan.hours.from, plan.hours.to, ...k.bindings];
+  for (const range of plan.raw) {
+    const r = rawFilter(filter, range);
+    parts.push(rollupSelect(r.where));
+    bindings.push(...r.bindings);
+  }
+  return { sql: parts.join(" UNION ALL "), bindings };
+}
+
+/** Summary rows (cluster sums) for a plan: the table's whole hours, then raw decisions of the partial hours. */
+function summaryRows(plan: WindowPlan, filter: SumsFilter, columns: string, rawColumns: string): { sql: string; bindings: Bindings } {
+  const k = keyFilter(filter);
+  const parts = [`SELECT ${columns} FROM session_tools WHERE hour >= ? AND hour < ?${k.where}`];
+  const bindings: Bindings = [plan.hours.from, plan.hours.to, ...k.bindings];
+  for (const range of plan.raw) {
+    const r = rawFilter(filter, range);
+    parts.push(`SELECT ${rawColumns} FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE ${r.where}`);
+    bindings.push(...r.bindings);
+  }
+  return { sql: parts.join(" UNION ALL "), bindings };
+}
+
+const CLUSTER_COLUMNS = "session_key AS cluster, g_n, g_s, r_s, h_n, h_s, q_n, q_s";
+const RAW_CLUSTER_COLUMNS = `COALESCE(d.session_id, d.id) AS cluster, ${["g_n", "g_s", "r_s", "h_n", "h_s", "q_n", "q_s"]
+  .map((n) => `${SUMMARY_SUMS[n as keyof typeof SUMMARY_SUMS]} AS ${n}`)
+  .join(", ")}`;
+
+/**
+ * One shard's sums for the savings report, as ./raw-reads.ts's rawSums
+ * gives them over raw rows: whole hours from rollups, partial hours from
+ * raw rows, the bills (kept for the retention) over their own times.
+ *
+ * @example
+ * readSums(ctx.storage.sql, { from, to }, 3_600_000, rawFrom).realized_net_usd
+ */
+export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, rawFrom: number): LedgerSums {
+  const plan = planWindow(filter.from, filter.to, rawFrom);
+  const rows = rollupRows(plan, filter);
+  const d = sql.exec(`SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
+    TOTAL(outcomes) AS outcomes, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized,
+    TOTAL(fwo_gap_sumsq) AS gap_sumsq, TOTAL(fwo_recalled) AS recalled, TOTAL(fwo_prior_recall) AS prior_recall_sum,
+    TOTAL(horizon_sum) AS horizon_sum, TOTAL(horizon_sumsq) AS horizon_sumsq, TOTAL(prior_horizon_sum) AS prior_horizon_sum,
+    TOTAL(cache_n) AS cache_n, TOTAL(cache_sum) AS cache_sum, TOTAL(cache_sumsq) AS cache_sumsq, TOTAL(prior_cache_sum) AS prior_cache_sum,
+    TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`, ...rows.bindings).one();
+  const c = summaryRows(plan, filter, CLUSTER_COLUMNS, RAW_CLUSTER_COLUMNS);
+  const clusters = sql.exec(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
+    TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`, ...c.bindings).one();
+  const b = billWhere(filter);
+  const billed = sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+  const sums = sumsOf(d, clusters, billed);
+  sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
+  return sums;
+}
+
+const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
+
+/** The bills of sessions in the window, of the model, and, for a tool, with a decision about it (in any hour). */
+const billWhere = (filter: SumsFilter) =>
+  whereOf(
+    filter,
+    "s.at",
+    "EXISTS (SELECT 1 FROM session_tools t WHERE t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ? AND t.tool_name <> '')",
+    SESSION_MODEL,
+  );
+
+const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
+
+const bucketOf = (b: Row): SeriesBucket => ({
+  start: num(b, "start"),
+  decisions: num(b, "decisions"),
+  fired: num(b, "fired"),
+  fired_with_outcome: num(b, "fired_with_outcome"),
+  predicted_net_usd: num(b, "predicted"),
+  realized_net_usd: num(b, "realized"),
+});
+
+/**
+ * The series: buckets of an hour or more from the rollup rows; narrower
+ * ones from raw rows where they are kept, and one point per hour (at its
+ * start) for hours whose raw rows are gone.
+ */
+function readSeries(sql: SqlStorage, filter: SumsFilter, plan: WindowPlan, bucketMs: number, rawFrom: number): SeriesBucket[] {
+  const totals = "TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized";
+  if (bucketMs >= HOUR_MS && bucketMs % HOUR_MS === 0) {
+    const rows = rollupRows(plan, filter);
+    return sql.exec(`SELECT hour - hour % ? AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, bucketMs, ...rows.bindings).toArray().map(bucketOf);
+  }
+  const series: SeriesBucket[] = [];
+  const coarse = { hours: { from: plan.hours.from, to: Math.min(plan.hours.to, Math.max(plan.hours.from, rawFrom)) }, raw: [] };
+  if (coarse.hours.from < coarse.hours.to) {
+    const rows = rollupRows(coarse, filter);
+    series.push(...sql.exec(`SELECT hour AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, ...rows.bindings).toArray().map(bucketOf));
+  }
+  const from = Math.max(filter.from, rawFrom);
+  if (from < filter.to) {
+    const d = decisionWhere({ ...filter, from });
+    series.push(...sql.exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings).toArray().map(bucketOf));
+  }
+  return series;
+}
+
+/**
+ * The learner's sums per (tool, model) over a window of decision times, as
+ * LEARNING_SUMS gives them over raw rows.
+ *
+ * @example
+ * readLearningSums(ctx.storage.sql, from, to, rawFrom) // [{ tool: "read_file", model: "claude-opus-4-6", sums }]
+ */
+export function readLearningSums(sql: SqlStorage, from: number, to: number, rawFrom: number): ToolModelSums[] {
+  const rows = rollupRows(planWindow(from, to, rawFrom), { from, to });
+  return sql
+    .exec(`SELECT NULLIF(tool_name, '') AS tool, COALESCE(NULLIF(priced_as, ''), model_name) AS model,
+      TOTAL(fired_outcomes) AS p_n, TOTAL(fired_recalled) AS p_r, TOTAL(outcomes) AS h_n, TOTAL(horizon_sum) AS h_sum,
+      TOTAL(horizon_sumsq) AS h_sumsq, TOTAL(cached_n) AS q_n, TOTAL(cached_turns) AS q_cached, TOTAL(cached_turns_after) AS q_turns
+      FROM (${rows.sql}) GROUP BY tool, model HAVING TOTAL(outcomes) > 0`, ...rows.bindings)
+    .toArray()
+    .map(toolModelSumsOf);
+}
+
+/**
+ * Per (tool, session), the summed realized net of fired decisions with an
+ * outcome in the window, as TOOL_NETS gives it over raw rows.
+ *
+ * @example
+ * readToolNets(ctx.storage.sql, from, to, rawFrom) // [{ tool_name: "grep", session_id: "s1", at, net: -0.02 }]
+ */
+export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom: number): ToolNetRow[] {
+  const rows = summaryRows(
+    planWindow(from, to, rawFrom),
+    { from, to },
+    "tool_name, session_key AS cluster, g_n, net_s, net_at",
+    `COALESCE(d.tool_name, '') AS tool_name, COALESCE(d.session_id, d.id) AS cluster, ${SUMMARY_SUMS.g_n} AS g_n, ${SUMMARY_SUMS.net_s} AS net_s, o.at AS net_at`,
+  );
+  return sql
+    .exec(`SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
+      WHERE tool_name <> '' AND g_n > 0 GROUP BY tool_name, cluster`, ...rows.bindings)
+    .toArray()
+    .map(toolNetOf);
+}
+
+/**
+ * The per-tool verdicts' (session, tool) pairs from the summaries: every
+ * session with a bill in the window and each tool it had a decision about,
+ * as readRawToolSessions gives them over raw rows.
+ *
+ * @example
+ * readToolSessions(ctx.storage.sql, { from, to }) // [{ tool_name: "grep", session_id: "s1", at, treated: true, cost: 2.5 }]
+ */
+export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
+  const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
+  return sql
+    .exec(`SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
+      FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
+      WHERE ${w.where} GROUP BY s.session_id, t.tool_name`, ...w.bindings)
+    .toArray()
+    .map((row) => ({ tool_name: String(row.tool_name), session_id: String(row.session_id), at: Number(row.at), treated: Number(row.held) !== 1, cost: Number(row.cost) }));
+}
+
+/**
+ * Per session id: 2 when its bill is here, 1 when only decisions of it are, 0 when neither.
+ *
+ * @example
+ * readLocations(ctx.storage.sql, ["s1", "s2"]) // [2, 0]
+ */
+export function readLocations(sql: SqlStorage, sessionIds: readonly string[]): number[] {
+  return sessionIds.map((id) => {
+    if (sql.exec("SELECT 1 FROM sessions WHERE session_id = ?", id).toArray().length > 0) return 2;
+    // Its raw decisions may be purged already; its summaries are kept for the retention.
+    return sql.exec("SELECT 1 FROM session_tools WHERE session_key = ? AND solo = 0 LIMIT 1", id).toArray().length > 0 ? 1 : 0;
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * The ledger shard's hourly rollups and per-(session, tool) summaries
+ * (docs/ledger.md, "Rollups"): their tables, the one list of what each
+ * column sums over the raw rows, and the statements that keep them current.
+ * Every column is defined once, as an expression over one decision `d` and
+ * its outcome `o` (LEFT JOIN: `o` may be absent), so the migration's
+ * backfill, the incremental upserts and the raw reads of partial hours sum
+ * exactly the same thing.
+ */
+
+/** An hour in milliseconds: the rollups' grain. */
+export const HOUR_MS = 3_600_000;
+
+// A fired decision whose outcome priced it; one that did not fire outside the holdout, with a positive counterfactual.
+const FWO = "d.fire = 1 AND o.realized_net IS NOT NULL";
+const MISSED = "d.fire = 0 AND d.holdout = 0 AND o.realized_net > 0";
+// Whether the outcome sent cached_turns (kept in the report, null when not sent).
+const CACHED = "json_extract(o.report, '$.cached_turns')";
+const HAS_OUTCOME = "o.decision_id IS NOT NULL";
+
+/**
+ * A rollup row's key: its hour, tool ('' for none: a tool name is never
+ * empty), model as requested and as priced ('' when unpriced), and arm.
+ */
+export const ROLLUP_KEY = {
+  hour: "d.at - d.at % 3600000",
+  tool_name: "COALESCE(d.tool_name, '')",
+  model_name: "d.model_name",
+  priced_as: "COALESCE(d.priced_as, '')",
+  holdout: "d.holdout",
+} as const;
+
+/** Counted when the decision arrives. */
+export const DECISION_COLUMNS = { decisions: "1", fired: "d.fire" } as const;
+
+/**
+ * Counted when its outcome arrives, into the rollup of its decision's hour:
+ * what the savings report (report.ts, LedgerSums) and the learner
+ * (learning-sums.ts, LevelSums) read. Each is 0 without an outcome.
+ */
+export const OUTCOME_COLUMNS = {
+  outcomes: `${HAS_OUTCOME}`,
+  fwo: `${FWO}`,
+  fwo_predicted: `CASE WHEN ${FWO} THEN d.predicted_net ELSE 0 END`,
+  fwo_realized: `CASE WHEN ${FWO} THEN o.realized_net ELSE 0 END`,
+  fwo_gap_sumsq: `CASE WHEN ${FWO} THEN (o.realized_net - d.predicted_net) * (o.realized_net - d.predicted_net) ELSE 0 END`,
+  fwo_recalled: `CASE WHEN ${FWO} THEN o.recalled ELSE 0 END`,
+  fwo_prior_recall: `CASE WHEN ${FWO} THEN d.recall_probability ELSE 0 END`,
+  horizon_sum: `COALESCE(o.turns_after, 0)`,
+  horizon_sumsq: `COALESCE(o.turns_after * o.turns_after, 0)`,
+  prior_horizon_sum: `CASE WHEN ${HAS_OUTCOME} THEN d.horizon ELSE 0 END`,
+  cache_n: `o.q_hat IS NOT NULL`,
+  cache_sum: `COALESCE(o.q_hat, 0)`,
+  cache_sumsq: `COALESCE(o.q_hat * o.q_hat, 0)`,
+  prior_cache_sum: `CASE WHEN o.q_hat IS NOT NULL THEN d.cache_hit_rate ELSE 0 END`,
+  missed_n: `COALESCE(${MISSED}, 0)`,
+  missed_usd: `CASE WHEN ${MISSED} THEN o.realized_net ELSE 0 END`,
+  // The learner's: p over fired decisions with an outcome (priced or not), q over outcomes that sent cached_turns.
+  fired_outcomes: `CASE WHEN ${HAS_OUTCOME} THEN d.fire ELSE 0 END`,
+  fired_recalled: `CASE WHEN ${HAS_OUTCOME} AND d.fire = 1 THEN o.recalled ELSE 0 END`,
+  cached_n: `${CACHED} IS NOT NULL`,
+  cached_turns: `COALESCE(${CACHED}, 0)`,
+  cached_turns_after: `CASE WHEN ${CACHED} IS NOT NULL THEN o.turns_after ELSE 0 END`,
+} as const;
+
+/**
+ * A summary row's key: the session (a decision without one is its own
+ * cluster, under its own id), tool, models and hour. Kept for the retention,
+ * so the per-tool verdicts (which need each session) and the clustered
+ * intervals (which need each session's sums) outlive the raw rows.
+ */
+export const SUMMARY_KEY = {
+  session_key: "COALESCE(d.session_id, d.id)",
+  tool_name: "COALESCE(d.tool_name, '')",
+  model_name: "d.model_name",
+  priced_as: "COALESCE(d.priced_as, '')",
+  hour: "d.at - d.at % 3600000",
+} as const;
+
+/** The summary's sums, each 0 without an outcome (the cluster sums of sql.ts, and the breaker's net). */
+export const SUMMARY_SUMS = {
+  g_n: `${FWO}`,
+  g_s: `CASE WHEN ${FWO} THEN o.realized_net - d.predicted_net ELSE 0 END`,
+  r_s: `CASE WHEN ${FWO} THEN o.recalled ELSE 0 END`,
+  h_n: `${HAS_OUTCOME}`,
+  h_s: `COALESCE(o.turns_after, 0)`,
+  q_n: `o.q_hat IS NOT NULL`,
+  q_s: `COALESCE(o.q_hat, 0)`,
+  net_s: `CASE WHEN ${FWO} THEN o.realized_net ELSE 0 END`,
+} as const;
+/** When the last priced outcome of a fired decision arrived: the breaker's order without a holdout. */
+const NET_AT = `CASE WHEN ${FWO} THEN o.at END`;
+
+const names = (o: object) => Object.keys(o);
+const exprs = (o: Record<string, string>, wrap: (e: string) => string = (e) => e) =>
+  Object.entries(o).map(([name, e]) => `${wrap(e)} AS ${name}`);
+const realCols = (o: object) => names(o).map((n) => `${n} REAL NOT NULL DEFAULT 0`);
+const JOINED = "FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id";
+
+/**
+ * Migration 4: the tables, and a backfill from the raw rows the shard holds
+ * (OR IGNORE: a row already rolled up is kept, should the step run twice).
+ */
+export const ROLLUP_MIGRATION = `
+CREATE TABLE IF NOT EXISTS rollups (
+  hour INTEGER NOT NULL, tool_name TEXT NOT NULL, model_name TEXT NOT NULL, priced_as TEXT NOT NULL, holdout INTEGER NOT NULL,
+  ${[...realCols(DECISION_COLUMNS), ...realCols(OUTCOME_COLUMNS)].join(",\n  ")},
+  PRIMARY KEY (hour, tool_name, model_name, priced_as, holdout)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_tools (
+  session_key TEXT NOT NULL, tool_name TEXT NOT NULL, model_name TEXT NOT NULL, priced_as TEXT NOT NULL, hour INTEGER NOT NULL,
+  solo INTEGER NOT NULL, held INTEGER NOT NULL,
+  ${realCols(SUMMARY_SUMS).join(",\n  ")},
+  net_at INTEGER,
+  PRIMARY KEY (session_key, tool_name, model_name, priced_as, hour)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS session_tools_hour ON session_tools (hour);
+INSERT OR IGNORE INTO rollups (${[...names(ROLLUP_KEY), ...names(DECISION_COLUMNS), ...names(OUTCOME_COLUMNS)].join(", ")})
+  ${rollupSelect("true")};
+INSERT OR IGNORE INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), "net_at"].join(", ")})
+  ${summarySelect("d.session_id IS NOT NULL OR o.decision_id IS NOT NULL")};
+`;
+
+/**
+ * Rollup rows computed from the raw rows a WHERE clause selects (over `d`):
+ * the backfill's, and the reads' for hours only partly in a window.
+ *
+ * @example
+ * sql.exec(rollupSelect("d.at >= ? AND d.at < ?"), from, to)
+ */
+export function rollupSelect(where: string): string {
+  const key = Object.values(ROLLUP_KEY);
+  return `SELECT ${exprs(ROLLUP_KEY).join(", ")}, ${exprs({ ...DECISION_COLUMNS, ...OUTCOME_COLUMNS }, (e) => `TOTAL(${e})`).join(", ")}
+  ${JOINED} WHERE ${where} GROUP BY ${key.join(", ")}`;
+}
+
+/** Summary rows computed from the raw rows a WHERE clause selects: the backfill's. */
+function summarySelect(where: string): string {
+  return `SELECT ${exprs(SUMMARY_KEY).join(", ")}, MAX(d.session_id IS NULL) AS solo, MAX(d.holdout) AS held,
+  ${exprs(SUMMARY_SUMS, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT}) AS net_at
+  ${JOINED} WHERE ${where} GROUP BY ${Object.values(SUMMARY_KEY).join(", ")}`;
+}
+
+const added = (o: object) => names(o).map((n) => `${n} = ${n} + excluded.${n}`);
+
+/** A decision-time increment of one rollup row: key, then decisions and fired. */
+export const ADD_DECISIONS = `INSERT OR IGNORE INTO rollups (${[...names(ROLLUP_KEY), ...names(DECISION_COLUMNS)].join(", ")})
+  VALUES (?, ?, ?, ?, ?, ?, ?)
+  ON CONFLICT DO UPDATE SET ${added(DECISION_COLUMNS).join(", ")}`;
+
+/** A session's decision-time summary row: its key, and its arm (held out when any decision was). */
+export const ADD_SESSION_TOOL = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held"].join(", ")})
+  VALUES (?, ?, ?, ?, ?, 0, ?)
+  ON CONFLICT DO UPDATE SET held = MAX(held, excluded.held)`;
+
+// The decisions whose outcomes were just stored, bound as one JSON array (a statement takes at most 100 bindings).
+const NEW_OUTCOMES = "FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id IN (SELECT value FROM json_each(?))";
+
+/** Adds outcomes just stored (bound: a JSON array of their decision ids) to their decisions' hours' rollups. */
+export const ADD_OUTCOME_ROLLUPS = `INSERT INTO rollups (${[...names(ROLLUP_KEY), ...names(OUTCOME_COLUMNS)].join(", ")})
+  SELECT ${[...exprs(ROLLUP_KEY), ...exprs(OUTCOME_COLUMNS, (e) => `TOTAL(${e})`)].join(", ")}
+  ${NEW_OUTCOMES} GROUP BY ${Object.values(ROLLUP_KEY).join(", ")}
+  ON CONFLICT DO UPDATE SET ${added(OUTCOME_COLUMNS).join(", ")}`;
+
+/** Adds outcomes just stored (bound: a JSON array of their decision ids) to their (session, tool, hour) summaries. */
+export const ADD_OUTCOME_SUMMARIES = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), "net_at"].join(", ")})
+  SELECT ${exprs(SUMMARY_KEY).join(", ")}, MAX(d.session_id IS NULL), MAX(d.holdout),
+  ${exprs(SUMMARY_SUMS, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT})
+  ${NEW_OUTCOMES} GROUP BY ${Object.values(SUMMARY_KEY).join(", ")}
+  ON CONFLICT DO UPDATE SET ${added(SUMMARY_SUMS).join(", ")}, held = MAX(held, excluded.held),
+  net_at = MAX(COALESCE(net_at, excluded.net_at), COALESCE(excluded.net_at, net_at))`;
