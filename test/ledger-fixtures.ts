@@ -61,10 +61,13 @@ export async function callWorker(
   const headers = new Headers(init.headers);
   if (init.json !== undefined) headers.set("content-type", "application/json");
   if (init.key !== undefined) headers.set("authorization", `Bearer ${KEYS[init.key]}`);
+  const body = init.json === undefined ? undefined : JSON.stringify(init.json);
+  // Declared as an HTTP client declares it: gate requests take the direct path (src/routes/gate/direct.ts).
+  if (body !== undefined) headers.set("content-length", String(new TextEncoder().encode(body).byteLength));
   const request = new Request(`http://gate.test${path}`, {
     ...init,
     headers,
-    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json), method: init.method ?? "POST" }),
+    ...(body === undefined ? {} : { body, method: init.method ?? "POST" }),
   });
   const ctx = createExecutionContext();
   const keys = init.key === undefined ? {} : { GATE_API_KEYS: TEST_GATE_API_KEYS };

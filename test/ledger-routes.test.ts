@@ -1,4 +1,4 @@
-import { reset } from "cloudflare:test";
+import { reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ledgerShard } from "../src/ledger/client";
@@ -58,6 +58,17 @@ describe("decision ids", () => {
     expect(res.status).toBe(400);
     const paths = (await res.json<{ error: { issues: { path: string }[] } }>()).error.issues.map((i) => i.path);
     expect(paths.sort()).toEqual(["session_id", "tool_name"]);
+  });
+});
+
+describe("the raw window", () => {
+  it("reaches the shard with the gate's own write: ledger_raw_days from config:gate", async () => {
+    await putConfig({ ledger_shards: 1, ledger_raw_days: 5 });
+    await decide({ ...GATE, session_id: "raw-window" });
+    const kept = await runInDurableObject(ledgerShard(env.LEDGER, "agents-prod", 0), (_instance, state) =>
+      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'raw_days'").toArray().map((row) => Number(row.value)),
+    );
+    expect(kept).toEqual([5]);
   });
 });
 

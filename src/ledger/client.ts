@@ -49,7 +49,7 @@ export async function writeDecisions(
   namespace: LedgerNamespace | undefined,
   tenant: string,
   decisions: readonly LedgerDecision[],
-  options: { retentionDays: number; timeoutMs: number },
+  options: LedgerWriteOptions,
 ): Promise<void> {
   if (decisions.length === 0) return;
   if (namespace === undefined) {
@@ -79,6 +79,13 @@ export async function writeDecisions(
   );
 }
 
+/** How a write keeps what it stores: `ledger_retention_days`, `ledger_raw_days` (the shard keeps its last when absent), and how long to wait. */
+export interface LedgerWriteOptions {
+  retentionDays: number;
+  rawDays?: number;
+  timeoutMs: number;
+}
+
 /** One shard call's result: how many decisions it stored, or why it did not answer in time or failed. */
 export type ShardWrite = { ok: true; recorded: number } | { ok: false; timedOut: boolean; message: string; detail: string };
 
@@ -94,7 +101,7 @@ export async function recordInShard(
   tenant: string,
   shard: number,
   decisions: LedgerDecision[],
-  options: { retentionDays: number; timeoutMs: number },
+  options: LedgerWriteOptions,
 ): Promise<ShardWrite> {
   const where = `tenant ${tenant}, shard ${shard}, ${decisions.length} decisions`;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -102,7 +109,7 @@ export async function recordInShard(
   try {
     // A native promise: an RPC promise reads `.catch` as a remote property.
     const write = ledgerShard(namespace, tenant, shard)
-      .record(tenant, decisions, options.retentionDays)
+      .record(tenant, decisions, options.retentionDays, options.rawDays)
       .then((result) => result);
     // A write that fails after its timeout was already counted as one.
     write.catch(() => undefined);

@@ -20,6 +20,7 @@ interface Group {
   tenant: string;
   shard: number;
   retentionDays: number;
+  rawDays: number | undefined;
   messages: Message<unknown>[];
   decisions: LedgerDecision[];
 }
@@ -42,7 +43,7 @@ export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LE
       const result =
         namespace === undefined
           ? { ok: false as const, message: "offload-gate: no LEDGER binding for the ledger queue's consumer", detail: "" }
-          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, { retentionDays: group.retentionDays, timeoutMs: CONSUMER_WRITE_TIMEOUT_MS });
+          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, { retentionDays: group.retentionDays, rawDays: group.rawDays, timeoutMs: CONSUMER_WRITE_TIMEOUT_MS });
       if (result.ok) {
         consumerCounts.stored += result.recorded;
         consumerCounts.repeated += group.decisions.length - result.recorded;
@@ -71,11 +72,12 @@ function groupMessages(batch: MessageBatch<unknown>): Map<string, Group> {
     const key = `${body.tenant}/${parsed.shard}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { tenant: body.tenant, shard: parsed.shard, retentionDays: body.retention_days, messages: [], decisions: [] };
+      group = { tenant: body.tenant, shard: parsed.shard, retentionDays: body.retention_days, rawDays: body.raw_days, messages: [], decisions: [] };
       groups.set(key, group);
     }
-    // The latest message's retention, as a direct write brings the config in force.
+    // The latest message's retention and raw window, as a direct write brings the config in force.
     group.retentionDays = body.retention_days;
+    group.rawDays = body.raw_days ?? group.rawDays;
     group.messages.push(message);
     group.decisions.push(body.decision);
   }

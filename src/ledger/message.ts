@@ -14,6 +14,8 @@ export interface LedgerMessage {
   v: 1;
   tenant: string;
   retention_days: number;
+  /** `ledger_raw_days` when the decision was made; absent in messages from before it existed. */
+  raw_days?: number;
   decision: LedgerDecision;
 }
 
@@ -68,6 +70,8 @@ const MessageSchema = z.object({
   v: z.literal(1),
   tenant: z.string().regex(TENANT_PATTERN),
   retention_days: z.number().int().min(1).max(3_650),
+  // Absent in messages from before ledger_raw_days: the shard keeps the raw window it has.
+  raw_days: z.number().int().min(1).max(3_650).optional(),
   decision: DecisionSchema,
 });
 
@@ -96,10 +100,10 @@ export function parseLedgerMessage(body: unknown): ParsedMessage {
  * The message for one decision.
  *
  * @example
- * ledgerMessage("acme", record, 30) // { v: 1, tenant: "acme", retention_days: 30, decision: record }
+ * ledgerMessage("acme", record, 30, 2) // { v: 1, tenant: "acme", retention_days: 30, raw_days: 2, decision: record }
  */
-export function ledgerMessage(tenant: string, decision: LedgerDecision, retentionDays: number): LedgerMessage {
-  return { v: 1, tenant, retention_days: retentionDays, decision };
+export function ledgerMessage(tenant: string, decision: LedgerDecision, retentionDays: number, rawDays?: number): LedgerMessage {
+  return rawDays === undefined ? { v: 1, tenant, retention_days: retentionDays, decision } : { v: 1, tenant, retention_days: retentionDays, raw_days: rawDays, decision };
 }
 
 /**

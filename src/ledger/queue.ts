@@ -1,4 +1,4 @@
-import { writeDecisions, type LedgerNamespace } from "./client";
+import { writeDecisions, type LedgerNamespace, type LedgerWriteOptions } from "./client";
 import { chunkMessages, ledgerMessage, type LedgerMessage } from "./message";
 import type { LedgerDecision } from "./savings";
 
@@ -32,11 +32,11 @@ export async function handDecisions(
   env: LedgerBindings,
   tenant: string,
   decisions: readonly LedgerDecision[],
-  options: { retentionDays: number; timeoutMs: number },
+  options: LedgerWriteOptions,
 ): Promise<void> {
   const queue = env.LEDGER_QUEUE;
   if (queue === undefined || decisions.length === 0) return writeDecisions(env.LEDGER, tenant, decisions, options);
-  const { batches, oversized } = chunkMessages(decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays)));
+  const { batches, oversized } = chunkMessages(decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays, options.rawDays)));
   const unsent = await Promise.all(batches.map((batch) => send(queue, batch, options.timeoutMs)));
   const direct = [...oversized, ...unsent.flat()].map((message) => message.decision);
   if (direct.length > 0) await writeDecisions(env.LEDGER, tenant, direct, options);

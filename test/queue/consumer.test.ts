@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ledgerShard } from "../../src/ledger/client";
@@ -91,5 +91,15 @@ describe("the ledger queue's consumer", () => {
     // The original delivery succeeding late (or a second drain) adds nothing.
     await consume(batchOf(bodies));
     expect(await held(tenant, 3)).toBe(2);
+  });
+
+  it("brings each message's ledger_raw_days to its shard, as a direct write does", async () => {
+    const tenant = newTenant("raw-window");
+    const bodies = [1, 2].map((n) => ledgerMessage(tenant, seedDecision({ decision_id: decisionIdOf(0, n) }), 30, 3));
+    expect((await consume(batchOf(bodies))).retryMessages).toEqual([]);
+    const kept = await runInDurableObject(ledgerShard(env.LEDGER, tenant, 0), (_instance, state) =>
+      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'raw_days'").toArray().map((row) => Number(row.value)),
+    );
+    expect(kept).toEqual([3]);
   });
 });

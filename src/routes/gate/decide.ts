@@ -35,6 +35,7 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
   if (records.length > 0) context.waitUntil(
     handDecisions(context.env, context.tenant, records, {
       retentionDays: config.ledger_retention_days,
+      rawDays: config.ledger_raw_days,
       timeoutMs: config.ledger_timeout_ms,
     }),
   );

@@ -93,7 +93,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     inputs: { ...resolved, segments: body.segments.length },
   });
   // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
-  waitUntil(handDecisions(env, context.tenant, [record], { retentionDays: config.ledger_retention_days, timeoutMs: config.ledger_timeout_ms }));
+  waitUntil(handDecisions(env, context.tenant, [record], { retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days, timeoutMs: config.ledger_timeout_ms }));
   return { ...outcome, ...answered, decision_id: decisionId };
 }
 
