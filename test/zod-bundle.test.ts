@@ -18,6 +18,11 @@ describe("bundle/zod.js, the zod the deployed worker is built with", () => {
     expect(lean.z.core.locales).toEqual({});
   });
 
+  it("leaves out the JSON Schema converter, which no route uses", () => {
+    expect(typeof zod.z.fromJSONSchema).toBe("function");
+    expect(() => lean.z.fromJSONSchema({ type: "string" })).toThrow(/left out of the worker's zod/);
+  });
+
   it("is zod itself otherwise, with its English messages", () => {
     expect(lean.z.ZodType).toBe(zod.z.ZodType);
     const result = lean.z.strictObject({ horizon: lean.z.number().int() }).safeParse({ horizon: 1.5, extra: 1 });

@@ -1,5 +1,6 @@
 import { recordInShard } from "./client";
-import { parseLedgerMessage, type LedgerMessage } from "./message";
+import type { LedgerMessage } from "./message";
+import { parseLedgerMessage } from "./message-schema";
 import type { LedgerDecision } from "./savings";
 
 /**

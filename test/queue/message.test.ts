@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chunkMessages, ledgerMessage, parseLedgerMessage, QUEUE_LIMITS } from "../../src/ledger/message";
+import { chunkMessages, ledgerMessage, QUEUE_LIMITS } from "../../src/ledger/message";
+import { parseLedgerMessage } from "../../src/ledger/message-schema";
 import { decisionIdOf, seedDecision } from "../ledger-fixtures";
 
 const message = (n: number, over = {}) => ledgerMessage("acme", seedDecision({ decision_id: decisionIdOf(n % 4, n), ...over }), 30);
@@ -28,5 +29,18 @@ describe("a ledger queue message", () => {
   it("sets aside a message over 128 KB, which the gate writes directly instead", () => {
     const huge = message(1, { plan: { segments: [{ id: "x".repeat(QUEUE_LIMITS.messageBytes), tokens: 1 }], stub: [], large_offload_threshold_tokens: 0 } });
     expect(chunkMessages([message(0), huge])).toEqual({ batches: [[message(0)]], oversized: [huge] });
+  });
+
+  it("sends one plan-less decision as it is: at its longest it is far below a message's limit", () => {
+    const longest = message(1, {
+      session_id: "s".repeat(128),
+      tool_name: "t".repeat(64),
+      model_name: "m".repeat(256),
+      priced_as: "p".repeat(256),
+      row: { input: 1, output: 2, cache_read: 3, cache_write: 4, cache_write_1h: 5, long_context: { threshold_tokens: 200_000, input: 6, output: 7, cache_read: 8, cache_write: 9, cache_write_1h: 10 } },
+    });
+    expect(bytes(longest)).toBeLessThan(QUEUE_LIMITS.messageBytes / 20);
+    // Not even measured: a limit it could never reach is not checked.
+    expect(chunkMessages([longest], { ...QUEUE_LIMITS, messageBytes: 1 })).toEqual({ batches: [[longest]], oversized: [] });
   });
 });
