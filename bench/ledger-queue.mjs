@@ -4,8 +4,8 @@
 // consumer's drain rate for a backlog of single-decision messages. Locally
 // (workerd through miniflare, 127.0.0.1, in-memory SQLite) the gate, the
 // queue broker, the consumer and the shard share one workerd process.
-import autocannon from "autocannon";
 import { bundle } from "./build.mjs";
+import { loadGate } from "./gate-load.mjs";
 import { startWorker } from "./worker.mjs";
 
 const POLL_MS = 100;
@@ -35,14 +35,7 @@ export async function queuedRuns({ port, seconds, backlog }) {
   try {
     // (a) Through the gate: every 200 is one message. Decisions/s is what the shard held once all had
     // landed over the load's duration, as the direct run counts it; `landed_ms_after_load` is the delay of the last.
-    const result = await autocannon({
-      url: `${worker.base}/v1/gate`,
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model_name: "claude-opus-4-6", output_tokens: 20_000 }),
-      connections: 16,
-      duration: seconds,
-    });
+    const result = await loadGate(worker.base, seconds);
     const ended = performance.now();
     const during = (await (await fetch(`${worker.base}/bench/storage?tenant=default`)).json()).decisions;
     const ok = result.requests.total - result.non2xx;

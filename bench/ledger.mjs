@@ -7,6 +7,7 @@
 import autocannon from "autocannon";
 import { availableParallelism, loadavg } from "node:os";
 import { bundle } from "./build.mjs";
+import { loadGate } from "./gate-load.mjs";
 import { queuedRuns } from "./ledger-queue.mjs";
 import { rollupRun } from "./ledger-rollup.mjs";
 import { startWorker, workerdVersion } from "./worker.mjs";
@@ -20,14 +21,7 @@ const worker = await startWorker({ scriptPath, port: PORT, config: { ledger_shar
 
 /** Single-decision gate requests for SECONDS: what one shard takes behind the gate, with the isolate's batching. */
 async function throughGate() {
-  const result = await autocannon({
-    url: `${worker.base}/v1/gate`,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model_name: "claude-opus-4-6", output_tokens: 20_000 }),
-    connections: 16,
-    duration: SECONDS,
-  });
+  const result = await loadGate(worker.base, SECONDS);
   // Let the last batches land, then count what the shard holds.
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const stored = (await json("/bench/storage?tenant=default")).body;
