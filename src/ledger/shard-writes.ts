@@ -6,6 +6,7 @@
  */
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
+import { KEYS_BEFORE, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
 import { canonicalOutcome, decisionOf } from "./rows";
 import { INSERT_DECISION, SELECT_DECISION } from "./sql";
 import type { ItemResult, PricedSession } from "./types";
@@ -57,6 +58,7 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
     recorded += r.decisions;
   }
   for (const s of summaries.values()) sql.exec(ADD_SESSION_TOOL, ...s.key, s.held);
+  if (summaries.size > 0) refreshClusters(sql, JSON.stringify([...new Set([...summaries.values()].map((s) => s.key[0]))]));
   return recorded;
 }
 
@@ -80,6 +82,7 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
     const ids = JSON.stringify(stored);
     sql.exec(ADD_OUTCOME_ROLLUPS, ids);
     sql.exec(ADD_OUTCOME_SUMMARIES, ids);
+    refreshClusters(sql, String(sql.exec(KEYS_OF_DECISIONS, ids).one().keys));
   }
   return results;
 }
@@ -144,7 +147,9 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);
   sql.exec("DELETE FROM rollups WHERE hour < ?", hours);
+  const purged = String(sql.exec(KEYS_BEFORE, hours).one().keys);
   sql.exec("DELETE FROM session_tools WHERE hour < ?", hours);
+  refreshClusters(sql, purged);
   sql.exec("DELETE FROM sessions WHERE at < ?", cutoff);
   sql.exec("DELETE FROM price_rows WHERE id NOT IN (SELECT row_id FROM decisions WHERE row_id IS NOT NULL)");
   sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_from', ?)", String(rawFrom));
