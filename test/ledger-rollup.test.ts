@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ledgerShard } from "../src/ledger/client";
+import { rowsOfPairs } from "../src/ledger/pairs";
 import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "../src/ledger/learning-sums";
 import { readRawSums, readRawToolSessions } from "../src/ledger/raw-reads";
 import { savingsFigures } from "../src/ledger/report";
@@ -61,7 +62,7 @@ const pairKey = (r: ToolSessionRow) => `${r.tool_name}/${r.session_id}`;
 async function fromRollups(tenant: string, filter: SumsFilter, bucket: number) {
   const shard = ledgerShard(env.LEDGER, tenant, 0);
   const sums = await shard.sums(tenant, filter, bucket);
-  const pairs = byKey(await shard.toolSessions(tenant, filter), pairKey);
+  const pairs = byKey(rowsOfPairs(await shard.toolPairs(tenant, filter)), pairKey);
   const learning = byKey(await shard.learningSums(tenant, filter.from, filter.to), (r) => `${r.tool}/${r.model}`);
   const nets = byKey(await shard.toolNets(tenant, filter.from, filter.to), (r) => `${r.tool_name}/${r.session_id}`);
   return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };

@@ -7,6 +7,7 @@
  */
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
+import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "./report";
@@ -91,8 +92,7 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
     TOTAL(cache_n) AS cache_n, TOTAL(cache_sum) AS cache_sum, TOTAL(cache_sumsq) AS cache_sumsq, TOTAL(prior_cache_sum) AS prior_cache_sum,
     TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`, ...rows.bindings).one();
   const clusters = readClusters(sql, plan, filter);
-  const b = billWhere(filter);
-  const billed = sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+  const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
   sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
   return sums;
@@ -126,6 +126,13 @@ const billWhere = (filter: SumsFilter) =>
     "EXISTS (SELECT 1 FROM session_tools t WHERE t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ? AND t.tool_name <> '')",
     SESSION_MODEL,
   );
+
+/** The bills' moments: from the hourly bill sums, or for a tool, bill by bill (a session counts when it had a decision about it). */
+function readBilled(sql: SqlStorage, filter: SumsFilter): Row {
+  if (filter.tool_name === undefined) return readBillMoments(sql, filter.from, filter.to, filter.model);
+  const b = billWhere(filter);
+  return sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+}
 
 const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
 

@@ -4,8 +4,10 @@ import type { LedgerDecision, OutcomeReport } from "./savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
-import { purge, storeDecisions, storeOutcomes, storeSession } from "./shard-writes";
-import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
+import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
+import { backfillChunks, readToolPairs } from "./tool-chunks";
+import type { ToolPairList } from "./pairs";
+import type { ItemResult, PricedSession } from "./types";
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
@@ -53,6 +55,8 @@ export class LedgerShard extends DurableObject<Env> {
   private migrate(from: number): void {
     this.ctx.storage.transactionSync(() => {
       for (const step of MIGRATIONS.slice(from)) this.sql.exec(step);
+      // Schema 5's packed pairs are filled by code from the bills and summaries its SQL left.
+      if (from < 5) backfillChunks(this.sql);
       this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
     });
   }
@@ -106,7 +110,7 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
     const results = this.ctx.storage.transactionSync(() => {
       this.keepRetention(retentionDays, rawDays);
-      return items.map((item) => storeSession(this.sql, at, item));
+      return storeSessions(this.sql, at, items);
     });
     await this.ensureAlarm();
     return results;
@@ -137,12 +141,12 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   /**
-   * The (session, tool) pairs of the per-tool verdicts: one row per session
-   * with a bill in the window and tool with a decision in that session,
-   * with the tool's arm and the session's priced cost.
+   * The (session, tool) pairs of the per-tool verdicts, packed per tool in
+   * report order: every session with a bill in the window and tool with a
+   * decision in that session, with the tool's arm and the session's cost.
    */
-  async toolSessions(tenant: string, filter: SumsFilter): Promise<ToolSessionRow[]> {
-    return this.claim(tenant, false) === "own" ? readToolSessions(this.sql, filter) : [];
+  async toolPairs(tenant: string, filter: SumsFilter): Promise<ToolPairList[]> {
+    return this.claim(tenant, false) === "own" ? readToolPairs(this.sql, filter, () => readToolSessions(this.sql, filter)) : [];
   }
 
   /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */

@@ -4,7 +4,9 @@
  * (docs/storage.md describes it). The rollups' statements are in
  * ./rollup-sql.ts.
  */
+import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
+import { CHUNK_MIGRATION } from "./tool-chunks";
 import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
 
 /**
@@ -70,8 +72,10 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
   // 4: hourly rollups and per-(session, tool) summaries, backfilled from the rows held (./rollup-sql.ts).
   ROLLUP_MIGRATION,
-  // 5: per-session cluster sums and their per-span totals, backfilled from the summaries (./cluster-spans.ts).
-  CLUSTER_MIGRATION,
+  // 5: per-session cluster sums and their per-span totals (./cluster-spans.ts), the bills' hourly sums
+  // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
+  // the summaries and bills held (the chunks by the shard after the step: packing takes code).
+  CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
