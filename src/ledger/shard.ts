@@ -9,6 +9,9 @@ import { backfillChunks, readToolPairs } from "./tool-chunks";
 import type { ToolPairList } from "./pairs";
 import type { ItemResult, PricedSession } from "./types";
 
+/** The tables `storage()` counts. */
+const SIZED = ["decisions", "outcomes", "sessions", "rollups", "session_tools", "session_clusters", "cluster_spans", "bill_hours", "tool_chunks"] as const;
+
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
 const UNKNOWN = "no decision of this tenant has this id";
@@ -149,12 +152,10 @@ export class LedgerShard extends DurableObject<Env> {
     return this.claim(tenant, false) === "own" ? readToolPairs(this.sql, filter, () => readToolSessions(this.sql, filter)) : [];
   }
 
-  /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */
-  async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; rollups: number; session_tools: number; bytes: number }> {
-    if (!this.schemaReady) return { decisions: 0, outcomes: 0, sessions: 0, rollups: 0, session_tools: 0, bytes: 0 };
-    const count = (table: string) => Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
-    const [decisions, outcomes, sessions, rollups, session_tools] = ["decisions", "outcomes", "sessions", "rollups", "session_tools"].map(count);
-    return { decisions: decisions ?? 0, outcomes: outcomes ?? 0, sessions: sessions ?? 0, rollups: rollups ?? 0, session_tools: session_tools ?? 0, bytes: this.sql.databaseSize };
+  /** What the shard holds (rows per table) and the bytes its database takes: for sizing (docs/ledger.md). */
+  async storage(): Promise<Record<(typeof SIZED)[number], number> & { bytes: number }> {
+    const counts = SIZED.map((table) => [table, this.schemaReady ? Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n) : 0]);
+    return { ...(Object.fromEntries(counts) as Record<(typeof SIZED)[number], number>), bytes: this.schemaReady ? this.sql.databaseSize : 0 };
   }
 
   /** Purges both horizons (./shard-writes.ts, purge), then comes back in an hour while anything is left. */
