@@ -119,7 +119,7 @@ describe("the retention's purge", () => {
 });
 
 describe("the packed pairs", () => {
-  it("gain a pair and its arm when a billed session's decision arrives after its bill", async () => {
+  it("gain a pair and its arm when a billed session's decision arrives after its bill, and its cluster the decision's hour", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
     const bill = (session_id: string, cost: number) => ({ session_id, model_name: "claude-opus-4-6", priced_as: "claude-opus-4-6", turns: 3, usage: { input_tokens: 1, output_tokens: 1 }, cost_usd: cost, report: `${session_id}/${cost}` });
@@ -136,6 +136,9 @@ describe("the packed pairs", () => {
       { tool_name: "grep", session_id: "late", at: 2_000, treated: false, cost: 2.5 },
       { tool_name: "read_file", session_id: "late", at: 2_000, treated: true, cost: 2.5 },
     ]);
+    // Its cluster now spans both hours of its decisions.
+    const span = await runInDurableObject(shard, (_i, state) => state.storage.sql.exec("SELECT first_hour, last_hour FROM session_clusters WHERE session_key = 'late'").one());
+    expect(span).toEqual({ first_hour: 0, last_hour: HOUR });
   });
 
   function shardRows(seed: number, n: number): ToolSessionRow[] {

@@ -68,6 +68,16 @@ export function refreshClusters(sql: SqlStorage, keysJson: string): void {
   sql.exec("DELETE FROM cluster_spans WHERE sessions = 0");
 }
 
+/**
+ * Of (session key, hour) pairs of decisions just stored (bound: a JSON array
+ * of pairs), the keys whose span they change: a session without a row yet,
+ * or an hour outside its first and last. A decision brings no cluster sums
+ * (they come with outcomes), so only those need refreshing. A JSON array.
+ */
+export const KEYS_MOVED = `SELECT json_group_array(DISTINCT k.value ->> 0) AS keys FROM json_each(?) k
+  LEFT JOIN session_clusters c ON c.session_key = k.value ->> 0
+  WHERE c.session_key IS NULL OR k.value ->> 1 < c.first_hour OR k.value ->> 1 > c.last_hour`;
+
 /** The session keys of decisions just stored or given outcomes (bound: a JSON array of their ids), as a JSON array. */
 export const KEYS_OF_DECISIONS = "SELECT json_group_array(DISTINCT COALESCE(session_id, id)) AS keys FROM decisions WHERE id IN (SELECT value FROM json_each(?))";
 

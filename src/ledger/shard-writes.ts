@@ -7,7 +7,7 @@
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
-import { KEYS_BEFORE, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
+import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
 import { canonicalOutcome, decisionOf } from "./rows";
 import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks } from "./tool-chunks";
 import { INSERT_DECISION, SELECT_DECISION } from "./sql";
@@ -62,7 +62,7 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
   for (const s of summaries.values()) sql.exec(ADD_SESSION_TOOL, ...s.key, s.held);
   if (summaries.size > 0) {
     const keys = JSON.stringify([...new Set([...summaries.values()].map((s) => s.key[0]))]);
-    refreshClusters(sql, keys);
+    refreshClusters(sql, String(sql.exec(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one().keys));
     // A session billed already gains a pair, or its arm, in its bill's chunk.
     repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, keys));
   }
