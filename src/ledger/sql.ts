@@ -174,7 +174,7 @@ export const SERIES_SUMS = `SELECT
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
 /**
- * The WHERE clause for the (session, tool) pairs of toolSessions: sessions
+ * The WHERE clause for the raw (session, tool) pairs (raw-reads.ts): sessions
  * (alias `s`) reported in the window, of the model, joined with their
  * decisions (alias `d`), and, for a tool, only that tool's.
  */
