@@ -30,7 +30,7 @@ export const CHUNKS_OF_SESSIONS = `${CHUNKS} AND t.session_key IN (SELECT value 
 /** The chunks holding pairs whose summaries before an hour (bound) the purge deletes. */
 export const CHUNKS_BEFORE = `${CHUNKS} AND t.hour < ?`;
 
-/** [from, to) as an at, cost, held layout in one buffer: 8 + 8 + 1 bytes a pair. */
+/** n pairs as bill-time, cost and arm arrays over one buffer (a chunk's blob): 8 + 8 + 1 bytes a pair. */
 function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 17)) {
   return { buffer, at: new Float64Array(buffer, 0, n), cost: new Float64Array(buffer, n * 8, n), held: new Uint8Array(buffer, n * 16, n) };
 }
@@ -63,12 +63,22 @@ export function repackChunks(sql: SqlStorage, chunks: Iterable<Record<string, Sq
   }
 }
 
-/** Migration 5's backfill: every chunk of the bills and summaries a shard holds. */
+/**
+ * Migration 5's backfill: every chunk of the bills and summaries a shard holds.
+ *
+ * @example
+ * backfillChunks(ctx.storage.sql) // after the schema-5 step, in its transaction
+ */
 export function backfillChunks(sql: SqlStorage): void {
   repackChunks(sql, sql.exec(CHUNKS));
 }
 
-/** After the purge deleted bills before `cutoff`: drops the chunks of hours before it and packs its hour's again. */
+/**
+ * After the purge deleted bills before `cutoff`: drops the chunks of hours before it and packs its hour's again.
+ *
+ * @example
+ * trimChunks(sql, Date.now() - 30 * 86_400_000)
+ */
 export function trimChunks(sql: SqlStorage, cutoff: number): void {
   const hour = cutoff - (cutoff % HOUR_MS);
   sql.exec("DELETE FROM tool_chunks WHERE hour < ?", hour);
