@@ -85,12 +85,12 @@ export class LedgerShard extends Shard {
       return times.sort((a, b) => a - b)[2] ?? 0;
     };
     const sums = await this.sums(tenant, { from, to }, 86_400_000);
-    const pairs = await this.toolSessions(tenant, { from, to });
+    const pairs = (await this.toolPairs(tenant, { from, to })).reduce((n, list) => n + list.at.length, 0);
     return {
       decisions: sums.decisions,
       sums_ms: await median(() => this.sums(tenant, { from, to }, 86_400_000)),
-      pairs: pairs.length,
-      pairs_ms: await median(() => this.toolSessions(tenant, { from, to })),
+      pairs,
+      pairs_ms: await median(() => this.toolPairs(tenant, { from, to })),
       // The learner's sums: rollups only, no per-session part.
       learning_ms: await median(() => this.learningSums(tenant, from, to)),
     };

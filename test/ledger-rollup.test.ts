@@ -2,82 +2,14 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ledgerShard } from "../src/ledger/client";
-import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type ToolModelSums, type ToolNetRow } from "../src/ledger/learning-sums";
-import { readRawSums, readRawToolSessions } from "../src/ledger/raw-reads";
-import { savingsFigures } from "../src/ledger/report";
 import type { SumsFilter } from "../src/ledger/sql";
-import type { ToolSessionRow } from "../src/ledger/types";
-import { holdoutFigures } from "../src/ledger/verdicts";
 import { planWindow } from "../src/ledger/window";
-import { rollupWorld, type RollupWorld } from "./ledger-rollup-fixtures";
+import { close, fromRawRows, fromRollups, rollupWorld, write } from "./ledger-rollup-fixtures";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 let tenants = 0;
 const freshTenant = () => `rollup-test-${++tenants}-${Date.now()}`;
-
-/**
- * Whether two report values are equal: the same shape, the same strings,
- * nulls and counts, and numbers equal to 1e-12 relative. The rollups add a
- * decision's terms into its hour as it arrives and the report adds the
- * hours; the raw computation adds the decisions in one pass (SQLite's TOTAL,
- * which compensates its rounding). The order of the additions differs, so
- * the last bits of a real sum may; every integer count is exact.
- */
-function close(a: unknown, b: unknown, path = "$"): string[] {
-  if (typeof a === "number" && typeof b === "number") {
-    if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(a) < 2 ** 53) return a === b ? [] : [`${path}: ${a} ≠ ${b}`];
-    return Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b)) ? [] : [`${path}: ${a} ≠ ${b}`];
-  }
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return [`${path}: length ${a.length} ≠ ${b.length}`];
-    return a.flatMap((x, i) => close(x, b[i], `${path}[${i}]`));
-  }
-  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) => close((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`));
-  }
-  return Object.is(a, b) ? [] : [`${path}: ${String(a)} ≠ ${String(b)}`];
-}
-
-async function write(tenant: string, world: RollupWorld, rawDays?: number): Promise<void> {
-  const shard = ledgerShard(env.LEDGER, tenant, 0);
-  for (let i = 0; i < world.decisions.length; i += 100) await shard.record(tenant, world.decisions.slice(i, i + 100), 30, rawDays);
-  for (let i = 0; i < world.outcomes.length; i += 50) {
-    const chunk = world.outcomes.slice(i, i + 50);
-    const results = await shard.reportOutcomes(tenant, chunk[0]?.at ?? 0, chunk.map((o) => o.item));
-    expect(results.every((r) => r.status === "accepted")).toBe(true);
-  }
-  for (let i = 0; i < world.bills.length; i += 50) {
-    const chunk = world.bills.slice(i, i + 50);
-    await shard.reportSessions(tenant, chunk[0]?.at ?? 0, chunk.map((b) => b.item), 30, rawDays);
-  }
-}
-
-const byKey = <T>(rows: T[], key: (r: T) => string) => [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-const pairKey = (r: ToolSessionRow) => `${r.tool_name}/${r.session_id}`;
-
-/** Everything the savings report and the learner read, from the shard's rollups (its own reads). */
-async function fromRollups(tenant: string, filter: SumsFilter, bucket: number) {
-  const shard = ledgerShard(env.LEDGER, tenant, 0);
-  const sums = await shard.sums(tenant, filter, bucket);
-  const pairs = byKey(await shard.toolSessions(tenant, filter), pairKey);
-  const learning = byKey(await shard.learningSums(tenant, filter.from, filter.to), (r) => `${r.tool}/${r.model}`);
-  const nets = byKey(await shard.toolNets(tenant, filter.from, filter.to), (r) => `${r.tool_name}/${r.session_id}`);
-  return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };
-}
-
-/** The same, computed as before rollups: today's queries over the raw rows. */
-async function fromRawRows(tenant: string, filter: SumsFilter, bucket: number) {
-  return runInDurableObject(ledgerShard(env.LEDGER, tenant, 0), (_instance, state) => {
-    const sql = state.storage.sql;
-    const sums = readRawSums(sql, filter, bucket);
-    const pairs = byKey(readRawToolSessions(sql, filter), pairKey);
-    const learning: ToolModelSums[] = byKey(sql.exec(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf), (r) => `${r.tool}/${r.model}`);
-    const nets: ToolNetRow[] = byKey(sql.exec(TOOL_NETS, filter.from, filter.to).toArray().map(toolNetOf), (r) => `${r.tool_name}/${r.session_id}`);
-    return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };
-  });
-}
 
 describe("the ledger's hourly rollups", () => {
   const tenant = freshTenant();

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ledgerShard } from "../src/ledger/client";
+import { rowsOfPairs } from "../src/ledger/pairs";
 import type { PricedSession } from "../src/ledger/types";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 
@@ -209,7 +210,7 @@ describe("a ledger shard", () => {
     expect(again).toEqual([{ status: "accepted", repeated: true }, expect.objectContaining({ status: "conflict" })]);
     const sums = await shard.sums(tenant, WINDOW, DAY);
     expect(sums.sessions.n).toBe(2);
-    expect(await shard.toolSessions(tenant, WINDOW)).toEqual([expect.objectContaining({ session_id: "held", tool_name: "web.fetch", treated: false })]);
+    expect(rowsOfPairs(await shard.toolPairs(tenant, WINDOW))).toEqual([expect.objectContaining({ session_id: "held", tool_name: "web.fetch", treated: false })]);
   });
 
   it("purges decisions, their outcomes and sessions past the retention when its alarm runs", async () => {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatherToolSessions } from "../src/ledger/ask";
 import { ledgerShard } from "../src/ledger/client";
+import { rowsOfPairs } from "../src/ledger/pairs";
 import { holdoutKey, inHoldout } from "../src/ledger/ids";
 import { confidenceSequence } from "../src/ledger/sequence";
 import type { PricedSession, ToolSessionRow } from "../src/ledger/types";
@@ -14,7 +15,7 @@ const hanging = env.LEDGER_HANGING;
 const holder = () => hanging.get(hanging.idFromName("probe"));
 
 beforeAll(async () => {
-  await ledgerShard(env.LEDGER, "warm-up", 0).toolSessions("warm-up", WINDOW);
+  await ledgerShard(env.LEDGER, "warm-up", 0).toolPairs("warm-up", WINDOW);
   await holder().waiting();
 }, 30_000);
 
@@ -75,7 +76,7 @@ describe("a shard's (session, tool) pairs", () => {
     ], 30);
     await shard.reportSessions(tenant, 1_000, [bill("s1", 2.5)], 30);
     await shard.reportSessions(tenant, 2_000, [bill("s2", 1.5)], 30);
-    const rows = await shard.toolSessions(tenant, WINDOW);
+    const rows = rowsOfPairs(await shard.toolPairs(tenant, WINDOW));
     const byKey = (r: ToolSessionRow) => `${r.session_id}/${r.tool_name}`;
     expect(rows.sort((a, b) => byKey(a).localeCompare(byKey(b)))).toEqual([
       { tool_name: "", session_id: "s1", at: 1_000, treated: true, cost: 2.5 },
@@ -83,9 +84,9 @@ describe("a shard's (session, tool) pairs", () => {
       { tool_name: "read_file", session_id: "s1", at: 1_000, treated: false, cost: 2.5 },
       { tool_name: "grep", session_id: "s2", at: 2_000, treated: true, cost: 1.5 },
     ]);
-    expect(await shard.toolSessions(tenant, { ...WINDOW, tool_name: "grep" })).toHaveLength(2);
-    expect(await shard.toolSessions(tenant, { from: 1_500, to: 3_000 })).toHaveLength(1);
-    expect(await shard.toolSessions("someone-else", WINDOW)).toEqual([]);
+    expect(rowsOfPairs(await shard.toolPairs(tenant, { ...WINDOW, tool_name: "grep" }))).toHaveLength(2);
+    expect(rowsOfPairs(await shard.toolPairs(tenant, { from: 1_500, to: 3_000 }))).toHaveLength(1);
+    expect(rowsOfPairs(await shard.toolPairs("someone-else", WINDOW))).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { ledgerShard, type LedgerNamespace } from "./client";
 import { shardFor, shardOfDecisionId } from "./ids";
+import { mergePairs, rowsOfPairs, type ToolPairList } from "./pairs";
 import { emptySums, mergeSums, type LedgerSums } from "./report";
 import type { OutcomeReport } from "./savings";
 import type { SumsFilter } from "./sql";
@@ -196,13 +197,33 @@ export async function gatherSums(
 }
 
 /**
- * Every shard's (session, tool) pairs for one tenant, for the per-tool
- * verdicts (./verdicts.ts). A shard that cannot answer within `timeoutMs`
- * is counted in `unavailable`, never waited on.
+ * Every shard's (session, tool) pairs for one tenant, packed per tool in
+ * report order (./pairs.ts), for the per-tool verdicts (./verdicts.ts). A
+ * shard that cannot answer within `timeoutMs` is counted in `unavailable`,
+ * never waited on.
  *
  * @example
- * const { rows, unavailable } = await gatherToolSessions(env.LEDGER, "acme", 4, { from, to }, 5_000);
- * toolVerdicts(rows, config.holdout_fraction);
+ * const { pairs, unavailable } = await gatherToolPairs(env.LEDGER, "acme", 4, { from, to }, 5_000);
+ * toolVerdicts(pairs, config.holdout_fraction);
+ */
+export async function gatherToolPairs(
+  namespace: LedgerNamespace,
+  tenant: string,
+  shards: number,
+  filter: SumsFilter,
+  timeoutMs: number,
+): Promise<{ pairs: ToolPairList[]; unavailable: number; failed: number[] }> {
+  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
+    ledgerShard(namespace, tenant, shard).toolPairs(tenant, filter),
+  );
+  return { pairs: mergePairs(answers), unavailable: failed.length, failed };
+}
+
+/**
+ * The same pairs as rows (the breaker filters them by session).
+ *
+ * @example
+ * const { rows } = await gatherToolSessions(env.LEDGER, "acme", 4, { from, to }, 5_000);
  */
 export async function gatherToolSessions(
   namespace: LedgerNamespace,
@@ -211,10 +232,8 @@ export async function gatherToolSessions(
   filter: SumsFilter,
   timeoutMs: number,
 ): Promise<{ rows: ToolSessionRow[]; unavailable: number; failed: number[] }> {
-  const { answers, failed } = await everyShard(tenant, shards, timeoutMs, "the per-tool verdicts", (shard) =>
-    ledgerShard(namespace, tenant, shard).toolSessions(tenant, filter),
-  );
-  return { rows: answers.flat(), unavailable: failed.length, failed };
+  const { pairs, unavailable, failed } = await gatherToolPairs(namespace, tenant, shards, filter, timeoutMs);
+  return { rows: rowsOfPairs(pairs), unavailable, failed };
 }
 
 /**

@@ -7,10 +7,12 @@
  */
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
+import { readBillMoments } from "./bill-hours";
+import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "./report";
-import { DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
-import { CLUSTER_TOTALS, SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
+import { CLUSTER_TOTALS, DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
+import { SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
 import type { ToolSessionRow } from "./types";
 import { planWindow, type WindowPlan } from "./window";
 
@@ -89,14 +91,29 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
     TOTAL(horizon_sum) AS horizon_sum, TOTAL(horizon_sumsq) AS horizon_sumsq, TOTAL(prior_horizon_sum) AS prior_horizon_sum,
     TOTAL(cache_n) AS cache_n, TOTAL(cache_sum) AS cache_sum, TOTAL(cache_sumsq) AS cache_sumsq, TOTAL(prior_cache_sum) AS prior_cache_sum,
     TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`, ...rows.bindings).one();
-  const c = summaryRows(plan, filter, CLUSTER_COLUMNS, RAW_CLUSTER_COLUMNS);
-  const clusters = sql.exec(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
-    TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`, ...c.bindings).one();
-  const b = billWhere(filter);
-  const billed = sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+  const clusters = readClusters(sql, plan, filter);
+  const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
   sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
   return sums;
+}
+
+/**
+ * The clustered intervals' sums: unfiltered, from the per-span totals and
+ * the sessions across the window's edges (./cluster-spans.ts); for a tool
+ * or a model, grouped by session from every summary row in the window.
+ */
+function readClusters(sql: SqlStorage, plan: WindowPlan, filter: SumsFilter): Row {
+  if (filter.tool_name === undefined && filter.model === undefined) {
+    const raw = plan.raw.map((range) => {
+      const r = rawFilter(filter, range);
+      return { sql: `SELECT ${RAW_CLUSTER_COLUMNS} FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE ${r.where}`, bindings: r.bindings };
+    });
+    return unfilteredClusters(sql, plan.hours.from, plan.hours.to, raw);
+  }
+  const c = summaryRows(plan, filter, CLUSTER_COLUMNS, RAW_CLUSTER_COLUMNS);
+  return sql.exec(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
+    TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`, ...c.bindings).one();
 }
 
 const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
@@ -109,6 +126,13 @@ const billWhere = (filter: SumsFilter) =>
     "EXISTS (SELECT 1 FROM session_tools t WHERE t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ? AND t.tool_name <> '')",
     SESSION_MODEL,
   );
+
+/** The bills' moments: from the hourly bill sums, or for a tool, bill by bill (a session counts when it had a decision about it). */
+function readBilled(sql: SqlStorage, filter: SumsFilter): Row {
+  if (filter.tool_name === undefined) return readBillMoments(sql, filter.from, filter.to, filter.model);
+  const b = billWhere(filter);
+  return sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+}
 
 const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
 

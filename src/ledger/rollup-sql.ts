@@ -91,6 +91,21 @@ export const SUMMARY_SUMS = {
 /** When the last priced outcome of a fired decision arrived: the breaker's order without a holdout. */
 const NET_AT = `CASE WHEN ${FWO} THEN o.at END`;
 
+/**
+ * Each cluster's terms in CLUSTER_TOTALS, as expressions over one cluster's
+ * g_n, g_s, r_s, h_n, h_s, q_n, q_s: the one definition the raw reads, the
+ * summaries' reads and the per-span aggregates (./cluster-spans.ts) share.
+ */
+export const CLUSTER_TERMS = {
+  gap_g: "g_n > 0", gap_cs2: "g_s * g_s", gap_ncs: "g_n * g_s", gap_n2: "g_n * g_n",
+  hor_g: "h_n > 0", hor_cs2: "h_s * h_s", hor_ncs: "h_n * h_s", hor_n2: "h_n * h_n",
+  q_g: "q_n > 0", q_cs2: "q_s * q_s", q_ncs: "q_n * q_s", q_n2: "q_n * q_n",
+  rec_g: "g_n > 0", rec_cs2: "r_s * r_s", rec_ncs: "g_n * r_s", rec_n2: "g_n * g_n",
+} as const;
+export const CLUSTER_TOTALS = `SELECT
+  ${Object.entries(CLUSTER_TERMS).map(([name, e]) => `TOTAL(${e}) AS ${name}`).join(", ")}
+  FROM `;
+
 const names = (o: object) => Object.keys(o);
 const exprs = (o: Record<string, string>, wrap: (e: string) => string = (e) => e) =>
   Object.entries(o).map(([name, e]) => `${wrap(e)} AS ${name}`);

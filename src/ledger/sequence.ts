@@ -65,14 +65,27 @@ export function sequenceRadius(t: number, alpha = SEQUENCE_ALPHA, tOpt = SEQUENC
  * s.verdict  // "inconclusive" (fewer than 30 sessions per arm)
  */
 export function confidenceSequence(sessions: readonly SequenceSession[], treatedProbability: number, alpha = SEQUENCE_ALPHA): SequenceResult {
+  return packedSequence(Uint8Array.from(sessions, (s) => (s.treated ? 0 : 1)), Float64Array.from(sessions, (s) => s.cost), treatedProbability, alpha);
+}
+
+/**
+ * confidenceSequence over sessions packed as two arrays in report order:
+ * each one's arm (1 held out, 0 treated) and cost. The same arithmetic in
+ * the same order, so the same result to the bit.
+ *
+ * @example
+ * packedSequence(Uint8Array.of(0, 1, 0), Float64Array.of(5, 6, 4.5), 0.8).estimate
+ */
+export function packedSequence(held: ArrayLike<number>, cost: ArrayLike<number>, treatedProbability: number, alpha = SEQUENCE_ALPHA): SequenceResult {
   const pi = treatedProbability;
   const scale = pi * (1 - pi);
   let costSum = 0;
   let psiSum = 0;
   let psiSumSq = 0;
   let treated = 0;
-  for (let i = 0; i < sessions.length; i++) {
-    const { treated: a, cost: y } = sessions[i]!;
+  for (let i = 0; i < held.length; i++) {
+    const a = held[i] === 0;
+    const y = cost[i] as number;
     const earlierMean = i === 0 ? 0 : costSum / i;
     const psi = scale > 0 ? (((a ? 1 : 0) - pi) * (y - earlierMean)) / scale : 0;
     psiSum += psi;
@@ -80,7 +93,7 @@ export function confidenceSequence(sessions: readonly SequenceSession[], treated
     costSum += y;
     if (a) treated++;
   }
-  return closeSequence(sessions.length, treated, psiSum, psiSumSq, alpha);
+  return closeSequence(held.length, treated, psiSum, psiSumSq, alpha);
 }
 
 /**

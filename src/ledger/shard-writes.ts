@@ -6,7 +6,10 @@
  */
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
+import { ADD_BILL, trimBillHours } from "./bill-hours";
+import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
 import { canonicalOutcome, decisionOf } from "./rows";
+import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks } from "./tool-chunks";
 import { INSERT_DECISION, SELECT_DECISION } from "./sql";
 import type { ItemResult, PricedSession } from "./types";
 
@@ -57,6 +60,12 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
     recorded += r.decisions;
   }
   for (const s of summaries.values()) sql.exec(ADD_SESSION_TOOL, ...s.key, s.held);
+  if (summaries.size > 0) {
+    const keys = JSON.stringify([...new Set([...summaries.values()].map((s) => s.key[0]))]);
+    refreshClusters(sql, String(sql.exec(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one().keys));
+    // A session billed already gains a pair, or its arm, in its bill's chunk.
+    repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, keys));
+  }
   return recorded;
 }
 
@@ -80,6 +89,7 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
     const ids = JSON.stringify(stored);
     sql.exec(ADD_OUTCOME_ROLLUPS, ids);
     sql.exec(ADD_OUTCOME_SUMMARIES, ids);
+    refreshClusters(sql, String(sql.exec(KEYS_OF_DECISIONS, ids).one().keys));
   }
   return results;
 }
@@ -105,6 +115,20 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemRes
 }
 
 /**
+ * Stores session bills, one result per item (as storeSession), then packs
+ * the chunks of the new bills' pairs again.
+ *
+ * @example
+ * storeSessions(sql, Date.now(), [priced]) // [{ status: "accepted", repeated: false }]
+ */
+export function storeSessions(sql: SqlStorage, at: number, items: readonly PricedSession[]): ItemResult[] {
+  const results = items.map((item) => storeSession(sql, at, item));
+  const stored = items.filter((_, i) => results[i]?.status === "accepted" && results[i]?.repeated === false).map((item) => item.session_id);
+  if (stored.length > 0) repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, JSON.stringify(stored)));
+  return results;
+}
+
+/**
  * Stores one session bill: accepted (again, when repeated) or conflict.
  *
  * @example
@@ -122,6 +146,7 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
     "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, 0)",
     item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd,
   );
+  sql.exec(ADD_BILL, at, item.model_name, item.priced_as, item.cost_usd);
   return { status: "accepted", repeated: false };
 }
 
@@ -144,8 +169,14 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);
   sql.exec("DELETE FROM rollups WHERE hour < ?", hours);
+  const purged = String(sql.exec(KEYS_BEFORE, hours).one().keys);
+  const chunks = sql.exec(CHUNKS_BEFORE, hours).toArray();
   sql.exec("DELETE FROM session_tools WHERE hour < ?", hours);
+  refreshClusters(sql, purged);
   sql.exec("DELETE FROM sessions WHERE at < ?", cutoff);
+  trimBillHours(sql, cutoff);
+  trimChunks(sql, cutoff);
+  repackChunks(sql, chunks);
   sql.exec("DELETE FROM price_rows WHERE id NOT IN (SELECT row_id FROM decisions WHERE row_id IS NOT NULL)");
   sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_from', ?)", String(rawFrom));
   return rawFrom;

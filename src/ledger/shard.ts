@@ -4,8 +4,13 @@ import type { LedgerDecision, OutcomeReport } from "./savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
-import { purge, storeDecisions, storeOutcomes, storeSession } from "./shard-writes";
-import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
+import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
+import { backfillChunks, readToolPairs } from "./tool-chunks";
+import type { ToolPairList } from "./pairs";
+import type { ItemResult, PricedSession } from "./types";
+
+/** The tables `storage()` counts. */
+const SIZED = ["decisions", "outcomes", "sessions", "rollups", "session_tools", "session_clusters", "cluster_spans", "bill_hours", "tool_chunks"] as const;
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
@@ -53,6 +58,8 @@ export class LedgerShard extends DurableObject<Env> {
   private migrate(from: number): void {
     this.ctx.storage.transactionSync(() => {
       for (const step of MIGRATIONS.slice(from)) this.sql.exec(step);
+      // Schema 5's packed pairs are filled by code from the bills and summaries its SQL left.
+      if (from < 5) backfillChunks(this.sql);
       this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
     });
   }
@@ -106,7 +113,7 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
     const results = this.ctx.storage.transactionSync(() => {
       this.keepRetention(retentionDays, rawDays);
-      return items.map((item) => storeSession(this.sql, at, item));
+      return storeSessions(this.sql, at, items);
     });
     await this.ensureAlarm();
     return results;
@@ -137,20 +144,18 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   /**
-   * The (session, tool) pairs of the per-tool verdicts: one row per session
-   * with a bill in the window and tool with a decision in that session,
-   * with the tool's arm and the session's priced cost.
+   * The (session, tool) pairs of the per-tool verdicts, packed per tool in
+   * report order: every session with a bill in the window and tool with a
+   * decision in that session, with the tool's arm and the session's cost.
    */
-  async toolSessions(tenant: string, filter: SumsFilter): Promise<ToolSessionRow[]> {
-    return this.claim(tenant, false) === "own" ? readToolSessions(this.sql, filter) : [];
+  async toolPairs(tenant: string, filter: SumsFilter): Promise<ToolPairList[]> {
+    return this.claim(tenant, false) === "own" ? readToolPairs(this.sql, filter, () => readToolSessions(this.sql, filter)) : [];
   }
 
-  /** What the shard holds and the bytes its database takes: for sizing (docs/ledger.md). */
-  async storage(): Promise<{ decisions: number; outcomes: number; sessions: number; rollups: number; session_tools: number; bytes: number }> {
-    if (!this.schemaReady) return { decisions: 0, outcomes: 0, sessions: 0, rollups: 0, session_tools: 0, bytes: 0 };
-    const count = (table: string) => Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n);
-    const [decisions, outcomes, sessions, rollups, session_tools] = ["decisions", "outcomes", "sessions", "rollups", "session_tools"].map(count);
-    return { decisions: decisions ?? 0, outcomes: outcomes ?? 0, sessions: sessions ?? 0, rollups: rollups ?? 0, session_tools: session_tools ?? 0, bytes: this.sql.databaseSize };
+  /** What the shard holds (rows per table) and the bytes its database takes: for sizing (docs/ledger.md). */
+  async storage(): Promise<Record<(typeof SIZED)[number], number> & { bytes: number }> {
+    const counts = SIZED.map((table) => [table, this.schemaReady ? Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n) : 0]);
+    return { ...(Object.fromEntries(counts) as Record<(typeof SIZED)[number], number>), bytes: this.schemaReady ? this.sql.databaseSize : 0 };
   }
 
   /** Purges both horizons (./shard-writes.ts, purge), then comes back in an hour while anything is left. */

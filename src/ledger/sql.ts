@@ -4,7 +4,10 @@
  * (docs/storage.md describes it). The rollups' statements are in
  * ./rollup-sql.ts.
  */
-import { ROLLUP_MIGRATION } from "./rollup-sql";
+import { BILL_MIGRATION } from "./bill-hours";
+import { CLUSTER_MIGRATION } from "./cluster-spans";
+import { CHUNK_MIGRATION } from "./tool-chunks";
+import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
 
 /**
  * The schema's versions, in order: a shard runs those past the version in
@@ -69,6 +72,10 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
   // 4: hourly rollups and per-(session, tool) summaries, backfilled from the rows held (./rollup-sql.ts).
   ROLLUP_MIGRATION,
+  // 5: per-session cluster sums and their per-span totals (./cluster-spans.ts), the bills' hourly sums
+  // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
+  // the summaries and bills held (the chunks by the shard after the step: packing takes code).
+  CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
@@ -167,7 +174,7 @@ export const SERIES_SUMS = `SELECT
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
 /**
- * The WHERE clause for the (session, tool) pairs of toolSessions: sessions
+ * The WHERE clause for the raw (session, tool) pairs (raw-reads.ts): sessions
  * (alias `s`) reported in the window, of the model, joined with their
  * decisions (alias `d`), and, for a tool, only that tool's.
  */
@@ -199,12 +206,6 @@ export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s
  * per-cluster rows of g_n, g_s, r_s, h_n, h_s, q_n, q_s). Ends in the inner
  * WHERE; append CLUSTER_SUMS_END.
  */
-export const CLUSTER_TOTALS = `SELECT
-  TOTAL(g_n > 0) AS gap_g, TOTAL(g_s * g_s) AS gap_cs2, TOTAL(g_n * g_s) AS gap_ncs, TOTAL(g_n * g_n) AS gap_n2,
-  TOTAL(h_n > 0) AS hor_g, TOTAL(h_s * h_s) AS hor_cs2, TOTAL(h_n * h_s) AS hor_ncs, TOTAL(h_n * h_n) AS hor_n2,
-  TOTAL(q_n > 0) AS q_g, TOTAL(q_s * q_s) AS q_cs2, TOTAL(q_n * q_s) AS q_ncs, TOTAL(q_n * q_n) AS q_n2,
-  TOTAL(g_n > 0) AS rec_g, TOTAL(r_s * r_s) AS rec_cs2, TOTAL(g_n * r_s) AS rec_ncs, TOTAL(g_n * g_n) AS rec_n2
-  FROM `;
 export const CLUSTER_SUMS = `${CLUSTER_TOTALS}(SELECT COALESCE(d.session_id, d.id) AS cluster,
     TOTAL(${FWO}) AS g_n,
     TOTAL(CASE WHEN ${FWO} THEN o.realized_net - d.predicted_net END) AS g_s,

@@ -1,10 +1,13 @@
 /**
  * The per-tool verdicts of ledger-v2.md §1–§2 and the tenant-wide figure
  * that combines them. Each tool's sessions, split by that tool's own arm,
- * run through the confidence sequence of ./sequence.ts. Pure.
+ * run through the confidence sequence of ./sequence.ts. Each takes the
+ * pairs as rows or packed per tool (./pairs.ts: what the report reads).
+ * Pure.
  */
 import type { Verdict } from "./report";
-import { confidenceSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
+import { packRows, type ToolPairList } from "./pairs";
+import { packedSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
 import { mean, welch, type Moments } from "./stats";
 import type { ToolSessionRow } from "./types";
 
@@ -38,10 +41,16 @@ export function rowsByTool(rows: readonly ToolSessionRow[]): Map<string, ToolSes
  * const verdicts = toolVerdicts(await gatherToolSessions(...).rows, 0.2);
  * verdicts.get("read_file")?.verdict // "losing" | "saving" | "inconclusive"
  */
-export function toolVerdicts(rows: readonly ToolSessionRow[], holdoutFraction: number, alpha = SEQUENCE_ALPHA): Map<string, SequenceResult> {
+export function toolVerdicts(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, alpha = SEQUENCE_ALPHA): Map<string, SequenceResult> {
   const verdicts = new Map<string, SequenceResult>();
-  for (const [tool, list] of rowsByTool(rows)) verdicts.set(tool, confidenceSequence(list, 1 - holdoutFraction, alpha));
+  for (const list of packed(rows)) verdicts.set(list.tool_name, packedSequence(list.held, list.cost, 1 - holdoutFraction, alpha));
   return verdicts;
+}
+
+/** Rows packed per tool; packed lists as they are. */
+function packed(pairs: readonly ToolSessionRow[] | readonly ToolPairList[]): readonly ToolPairList[] {
+  const first = pairs[0];
+  return first === undefined || "ids" in first ? (pairs as readonly ToolPairList[]) : packRows(pairs as readonly ToolSessionRow[]);
 }
 
 /** The tenant-wide figure (ledger-v2.md §1): each tool's effect weighted by the share of sessions it appears in. */
@@ -68,18 +77,18 @@ export interface TenantVerdict {
  * @example
  * tenantVerdict(rows, 0.2, 1_000) // { tools: 2, alpha_per_tool: 0.025, estimate: -0.08, interval: [...], verdict: "saving", withheld: null }
  */
-export function tenantVerdict(rows: readonly ToolSessionRow[], holdoutFraction: number, sessions: number, alpha = SEQUENCE_ALPHA): TenantVerdict {
-  const tools = rowsByTool(rows);
-  const k = tools.size;
+export function tenantVerdict(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, sessions: number, alpha = SEQUENCE_ALPHA): TenantVerdict {
+  const tools = packed(rows);
+  const k = tools.length;
   const none: TenantVerdict = { tools: k, alpha_per_tool: k > 0 ? alpha / k : null, estimate: null, interval: null, verdict: "inconclusive", withheld: null };
   if (k === 0 || sessions <= 0) return none;
   let estimate = 0;
   let lo = 0;
   let hi = 0;
   let withheld: TenantVerdict["withheld"] = null;
-  for (const list of tools.values()) {
-    const share = Math.min(1, list.length / sessions);
-    const seq = confidenceSequence(list, 1 - holdoutFraction, alpha / k);
+  for (const list of tools) {
+    const share = Math.min(1, list.at.length / sessions);
+    const seq = packedSequence(list.held, list.cost, 1 - holdoutFraction, alpha / k);
     if (seq.interval === null || seq.estimate === null) return { ...none, withheld: "too_few_sessions" };
     estimate += share * seq.estimate;
     lo += share * seq.interval[0];
@@ -91,15 +100,17 @@ export function tenantVerdict(rows: readonly ToolSessionRow[], holdoutFraction: 
   return { tools: k, alpha_per_tool: alpha / k, estimate, interval, verdict, withheld };
 }
 
-/** Count, sum and sum of squares of the costs of some rows. */
-function momentsOf(rows: readonly ToolSessionRow[]): Moments {
-  let sum = 0;
-  let sumsq = 0;
-  for (const r of rows) {
-    sum += r.cost;
-    sumsq += r.cost * r.cost;
+/** Count, sum and sum of squares of the costs of one arm's pairs (held 1 or 0), in order. */
+function momentsOf(list: ToolPairList, held: number): Moments {
+  let [n, sum, sumsq] = [0, 0, 0];
+  for (let i = 0; i < list.at.length; i++) {
+    if (list.held[i] !== held) continue;
+    const cost = list.cost[i] as number;
+    n++;
+    sum += cost;
+    sumsq += cost * cost;
   }
-  return { n: rows.length, sum, sumsq };
+  return { n, sum, sumsq };
 }
 
 /**
@@ -111,33 +122,33 @@ function momentsOf(rows: readonly ToolSessionRow[]): Moments {
  * holdoutFigures(rows, 0.2, { n: 1_000, sum: 2_400, sumsq: 6_000 }).tools[0]
  * // { tool_name: "grep", sessions: 1000, treated: 801, held_out: 199, verdict: "saving", ... }
  */
-export function holdoutFigures(rows: readonly ToolSessionRow[], holdoutFraction: number, billed: Moments) {
-  const verdicts = toolVerdicts(rows, holdoutFraction);
-  const tools = [...rowsByTool(rows)].map(([tool_name, list]) => {
-    const seq = verdicts.get(tool_name) as SequenceResult;
-    const treatedRows = list.filter((r) => r.treated);
-    const heldRows = list.filter((r) => !r.treated);
-    const w = welch(momentsOf(treatedRows), momentsOf(heldRows));
+export function holdoutFigures(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, billed: Moments) {
+  const lists = packed(rows);
+  const verdicts = toolVerdicts(lists, holdoutFraction);
+  const tools = lists.map((list) => {
+    const seq = verdicts.get(list.tool_name) as SequenceResult;
+    const [treated, held] = [momentsOf(list, 0), momentsOf(list, 1)];
+    const w = welch(treated, held);
     return {
-      tool_name,
+      tool_name: list.tool_name,
       sessions: seq.sessions,
       treated: seq.treated,
       held_out: seq.held_out,
-      share: billed.n > 0 ? Math.min(1, list.length / billed.n) : null,
+      share: billed.n > 0 ? Math.min(1, list.at.length / billed.n) : null,
       estimate_usd: seq.estimate,
       interval: seq.interval,
       verdict: seq.verdict,
       withheld: seq.withheld,
       information: {
-        treated_mean_cost_usd: mean(momentsOf(treatedRows)),
-        held_out_mean_cost_usd: mean(momentsOf(heldRows)),
+        treated_mean_cost_usd: mean(treated),
+        held_out_mean_cost_usd: mean(held),
         welch_difference_usd: w.difference,
         welch_ci95: w.ci95,
         welch_df: w.df,
       },
     };
   });
-  const tenant = tenantVerdict(rows, holdoutFraction, billed.n);
+  const tenant = tenantVerdict(lists, holdoutFraction, billed.n);
   return {
     fraction: holdoutFraction,
     sessions: billed.n,

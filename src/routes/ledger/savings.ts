@@ -3,7 +3,7 @@ import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, json } from "../../http/schema";
-import { gatherSums, gatherToolSessions } from "../../ledger/ask";
+import { gatherSums, gatherToolPairs } from "../../ledger/ask";
 import { holdoutFigures } from "../../ledger/verdicts";
 import { BUCKET_MS, bucketFor, savingsFigures } from "../../ledger/report";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
@@ -65,14 +65,14 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
   const [gathered, pairs] = await Promise.all([
     gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket], config.ledger_timeout_ms),
-    gatherToolSessions(env.LEDGER, tenant, config.ledger_shards, filter, config.ledger_timeout_ms),
+    gatherToolPairs(env.LEDGER, tenant, config.ledger_shards, filter, config.ledger_timeout_ms),
   ]);
   const { sums } = gathered;
   // A shard that missed either read is missing from the report.
   const unavailable = new Set([...gathered.failed, ...pairs.failed]).size;
   if (unavailable === config.ledger_shards) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
-  const holdout = holdoutFigures(pairs.rows, config.holdout_fraction, sums.sessions);
+  const holdout = holdoutFigures(pairs.pairs, config.holdout_fraction, sums.sessions);
   return {
     tenant,
     window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
