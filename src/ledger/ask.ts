@@ -1,3 +1,4 @@
+import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { ledgerShard, type LedgerNamespace } from "./client";
 import { shardFor, shardOfDecisionId } from "./ids";
 import { mergePairs, rowsOfPairs, type ToolPairList } from "./pairs";
@@ -147,16 +148,9 @@ export class ShardTimeout extends Error {
  * await bounded(0, 5_000, () => ledgerShard(ns, "acme", 0).sums("acme", filter, 60_000));
  */
 export async function bounded<T>(shard: number, ms: number, call: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new ShardTimeout(shard, ms)), ms)));
-  // A native promise: an RPC promise reads `.catch` as a remote property.
-  const answer = Promise.resolve().then(call);
-  answer.catch(() => undefined);
-  try {
-    return await Promise.race([answer, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const answer = await beforeDeadline(call, ms);
+  if (answer === TIMED_OUT) throw new ShardTimeout(shard, ms);
+  return answer;
 }
 
 /** Asks every shard of a tenant, each within the budget; the answers that came, and how many did not. */

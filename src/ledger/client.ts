@@ -1,3 +1,4 @@
+import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { DECISION_ID_RANDOM_BYTES, formatDecisionId, shardFor, shardOfDecisionId } from "./ids";
 import type { LedgerDecision } from "./savings";
 
@@ -104,22 +105,12 @@ export async function recordInShard(
   options: LedgerWriteOptions,
 ): Promise<ShardWrite> {
   const where = `tenant ${tenant}, shard ${shard}, ${decisions.length} decisions`;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), options.timeoutMs)));
   try {
-    // A native promise: an RPC promise reads `.catch` as a remote property.
-    const write = ledgerShard(namespace, tenant, shard)
-      .record(tenant, decisions, options.retentionDays, options.rawDays)
-      .then((result) => result);
-    // A write that fails after its timeout was already counted as one.
-    write.catch(() => undefined);
-    const result = await Promise.race([write, timeout]);
-    if (result === "timeout") return { ok: false, timedOut: true, message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`, detail: "" };
+    const result = await beforeDeadline<{ recorded: number } | { refused: string }>(() => ledgerShard(namespace, tenant, shard).record(tenant, decisions, options.retentionDays, options.rawDays), options.timeoutMs);
+    if (result === TIMED_OUT) return { ok: false, timedOut: true, message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`, detail: "" };
     if ("refused" in result) throw new Error(result.refused);
     return { ok: true, recorded: result.recorded };
   } catch (error) {
     return { ok: false, timedOut: false, message: `offload-gate: ledger write failed (${where})`, detail: error instanceof Error ? error.message : String(error) };
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -1,3 +1,4 @@
+import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { writeDecisions, type LedgerNamespace, type LedgerWriteOptions } from "./client";
 import { chunkMessages, ledgerMessage, type LedgerMessage } from "./message";
 import type { LedgerDecision } from "./savings";
@@ -44,20 +45,15 @@ export async function handDecisions(
 
 /** Sends one batch; answers the messages it could not send. */
 async function send(queue: NonNullable<LedgerBindings["LEDGER_QUEUE"]>, batch: LedgerMessage[], timeoutMs: number): Promise<LedgerMessage[]> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
   try {
-    // A native promise (an RPC promise reads `.catch` as a remote property); one message needs no batch.
-    const sent = (batch.length === 1 ? queue.send(batch[0], { contentType: "json" }) : queue.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })))).then(() => "sent" as const);
-    sent.catch(() => undefined);
-    if ((await Promise.race([sent, timeout])) === "sent") return [];
+    // One message needs no batch.
+    const sent = await beforeDeadline(() => (batch.length === 1 ? queue.send(batch[0], { contentType: "json" }) : queue.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })))), timeoutMs);
+    if (sent !== TIMED_OUT) return [];
     queueFailures.timeouts++;
     console.error(`offload-gate: ledger queue send timed out after ${timeoutMs} ms (${batch.length} decisions); writing them directly`);
   } catch (error) {
     queueFailures.errors++;
     console.error(`offload-gate: ledger queue send failed (${batch.length} decisions); writing them directly:`, error instanceof Error ? error.message : error);
-  } finally {
-    clearTimeout(timer);
   }
   return batch;
 }

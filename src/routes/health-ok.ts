@@ -1,3 +1,4 @@
+import { requestPath } from "../http/app";
 import { jsonResponse } from "../http/errors";
 
 /** What GET /healthz answers: the worker is up (it touches nothing). */
@@ -12,8 +13,5 @@ export const HEALTH_OK = { status: "ok", service: "offload-gate" } as const;
  * directHealth(new Request("http://127.0.0.1:8787/healthz"))?.status // 200
  */
 export function directHealth(request: Request): Response | undefined {
-  if (request.method !== "GET") return undefined;
-  const { url } = request;
-  const start = url.indexOf("/", url.indexOf(":") + 4);
-  return url.length - start === 8 && url.endsWith("/healthz") ? jsonResponse(HEALTH_OK, 200) : undefined;
+  return request.method === "GET" && requestPath(request.url) === "/healthz" ? jsonResponse(HEALTH_OK, 200) : undefined;
 }

@@ -1,11 +1,14 @@
 import { gateTenant } from "../../auth/gate";
 import { enforceRateLimit } from "../../auth/rate-limit";
 import { fieldIssues } from "../../gate/issues";
+import type { z } from "@hono/zod-openapi";
+import { requestPath, waitUntilFor } from "../../http/app";
 import { errorResponse, invalidJson, invalidRequest, jsonResponse } from "../../http/errors";
 import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../http/guards";
 import { answerBatch } from "./batch";
 import { GateBatchRequestSchema } from "./batch-schema";
 import { gateContext } from "./context";
+import type { DecideContext } from "./prepare";
 import { decideRequest } from "./decide";
 import { GateRequestSchema } from "./schema";
 
@@ -25,19 +28,19 @@ import { GateRequestSchema } from "./schema";
 // takes the Hono path, which answers it as it always has.
 const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))*$/i;
 
-type Answer = (body: unknown, env: Env, tenant: string, waitUntil: (promise: Promise<unknown>) => void) => Promise<Response>;
+type Answer = (body: unknown, context: DecideContext) => Promise<Response>;
 
-const single: Answer = async (body, env, tenant, waitUntil) => {
-  const parsed = GateRequestSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-  return jsonResponse(await decideRequest(parsed.data, gateContext(env, tenant, waitUntil)), 200);
-};
+/** A route's answer: its body checked by the route's own schema, as the validated route checks it, then decided. */
+function answerOf<S extends z.ZodType>(schema: S, decide: (body: z.output<S>, context: DecideContext) => Promise<object>): Answer {
+  return async (body, context) => {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+    return jsonResponse(await decide(parsed.data, context), 200);
+  };
+}
 
-const batch: Answer = async (body, env, tenant, waitUntil) => {
-  const parsed = GateBatchRequestSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-  return jsonResponse(await answerBatch(parsed.data, gateContext(env, tenant, waitUntil)), 200);
-};
+const single = answerOf(GateRequestSchema, decideRequest);
+const batch = answerOf(GateBatchRequestSchema, answerBatch);
 
 /**
  * Serves a request to one of the gate's hot routes, or answers undefined
@@ -49,7 +52,7 @@ const batch: Answer = async (body, env, tenant, waitUntil) => {
  */
 export function directGate(request: Request, env: Env | undefined, ctx: ExecutionContext | undefined): Promise<Response> | undefined {
   if (request.method !== "POST" || env === undefined) return undefined;
-  const path = pathOf(request.url);
+  const path = requestPath(request.url);
   const answer = path === "/v1/gate" ? single : path === "/v1/gate/batch" ? batch : undefined;
   if (answer === undefined) return undefined;
   const { headers } = request;
@@ -73,21 +76,9 @@ async function serve(request: Request, env: Env, ctx: ExecutionContext | undefin
     } catch {
       throw invalidJson();
     }
-    return await answer(body, env, tenant, waitUntilIn(ctx));
+    return await answer(body, gateContext(env, tenant, waitUntilFor(ctx)));
   } catch (error) {
     return errorResponse(error);
   }
 }
 
-// Without an execution context (a test calling app.request) the promise floats, as waitUntilOf lets it.
-function waitUntilIn(ctx: ExecutionContext | undefined): (promise: Promise<unknown>) => void {
-  return ctx === undefined ? (promise) => void promise.catch(() => undefined) : (promise) => ctx.waitUntil(promise);
-}
-
-// The path as Hono's router reads it; one with a percent sign is left to Hono, which decodes it.
-function pathOf(url: string): string | undefined {
-  const start = url.indexOf("/", url.indexOf(":") + 4);
-  const query = url.indexOf("?", start);
-  const path = query === -1 ? url.slice(start) : url.slice(start, query);
-  return path.includes("%") || path.includes("#") ? undefined : path;
-}
