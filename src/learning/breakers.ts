@@ -17,6 +17,7 @@ import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
 import type { BreakerState, LearnedValue } from "../store/learning";
+import { dict, own } from "../store/names";
 import { readOverrides } from "../writes/breakers";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */
@@ -89,14 +90,14 @@ export async function judgeBreakers(
   const [overrides, evidence] = await Promise.all([readOverrides(env.PRICING, tenant), gatherEvidence(env, input)]);
   if (evidence === null) return { ok: false, detail: "a ledger shard did not answer the breaker's evidence; the last value stays" };
   const tools = new Set([...input.tools, ...evidence.tools, ...Object.keys(previous?.breakers ?? {}), ...Object.keys(overrides)]);
-  const breakers: Record<string, BreakerState> = {};
+  const breakers: Record<string, BreakerState> = dict();
   const changes: BreakerChange[] = [];
   for (const tool of [...tools].sort()) {
-    const prior = previous?.breakers[tool];
+    const prior = own(previous?.breakers, tool);
     // An open breaker is judged on what arrived since it opened.
     const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
     const result = evidence.judge(tool, since, prior?.state === "open");
-    const mode = overrides[tool] ?? "auto";
+    const mode = own(overrides, tool) ?? "auto";
     const from = prior?.state ?? "closed";
     const state = mode === "auto" ? ruleState(result, from) : mode;
     const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };

@@ -7,6 +7,7 @@
  */
 import type { GateConfig } from "../store/config";
 import type { LearnedValue } from "../store/learning";
+import { own } from "../store/names";
 import { learnPriors, type PooledPriors, type RootPriors } from "./pool";
 
 const memo = new WeakMap<Readonly<LearnedValue>, WeakMap<Readonly<GateConfig>, Map<string, PooledPriors>>>();
@@ -34,8 +35,8 @@ export function learnedFor(value: Readonly<LearnedValue>, config: Readonly<GateC
   if (byConfig === undefined) memo.set(value, (byConfig = new WeakMap()));
   let byKey = byConfig.get(config);
   if (byKey === undefined) byConfig.set(config, (byKey = new Map()));
-  const toolEntry = tool === null ? undefined : value.tools[tool];
-  const modelSums = toolEntry?.models[model];
+  const toolEntry = tool === null ? undefined : own(value.tools, tool);
+  const modelSums = own(toolEntry?.models, model);
   // Only names the value holds become keys, so the memo is bounded by the value.
   const key = `${toolEntry === undefined ? "" : tool}\u0000${modelSums === undefined ? "" : model}`;
   let pooled = byKey.get(key);

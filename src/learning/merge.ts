@@ -4,6 +4,7 @@
  */
 import type { ToolModelSums } from "../ledger/learning-sums";
 import type { LearnedValue } from "../store/learning";
+import { dict, own } from "../store/names";
 import { addSums, emptySums } from "./pool";
 
 /**
@@ -15,13 +16,14 @@ import { addSums, emptySums } from "./pool";
  */
 export function mergeLevels(rows: readonly ToolModelSums[]): Pick<LearnedValue, "tenant_sums" | "tools"> {
   let tenantSums = emptySums();
-  const tools: LearnedValue["tools"] = {};
+  const tools: LearnedValue["tools"] = dict();
   for (const { tool, model, sums } of rows) {
     tenantSums = addSums(tenantSums, sums);
     if (tool === null) continue;
-    const entry = (tools[tool] ??= { sums: emptySums(), models: {} });
+    let entry = own(tools, tool);
+    if (entry === undefined) tools[tool] = entry = { sums: emptySums(), models: dict() };
     entry.sums = addSums(entry.sums, sums);
-    entry.models[model] = addSums(entry.models[model] ?? emptySums(), sums);
+    entry.models[model] = addSums(own(entry.models, model) ?? emptySums(), sums);
   }
   return { tenant_sums: tenantSums, tools };
 }

@@ -6,6 +6,7 @@
  */
 import type { GateConfig } from "../store/config";
 import type { BreakerState, LearnedValue } from "../store/learning";
+import { own } from "../store/names";
 import { rootOf } from "./lookup";
 import { learnPriors, LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors } from "./pool";
 import { horizonRange, unitRange } from "./ranges";
@@ -75,11 +76,11 @@ export function learningView(tenant: string, value: Readonly<LearnedValue> | nul
     // Every tool with sums or a breaker (a tool judged on bills alone may have no outcomes).
     tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.breakers ?? {})])]
       .sort()
-      .map((tool) => [tool, value?.tools[tool] ?? { sums: undefined, models: {} }] as const)
+      .map((tool) => [tool, own(value?.tools, tool) ?? { sums: undefined, models: {} }] as const)
       .map(([tool, entry]) => ({
         tool_name: tool,
         ...levelOf([tenantSums, entry.sums], entry.sums),
-        breaker: value?.breakers[tool] ?? null,
+        breaker: own(value?.breakers, tool) ?? null,
         models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf([tenantSums, entry.sums, sums], sums) })),
       })),
   };

@@ -9,6 +9,7 @@ import { describeIssues } from "../gate/issues";
 import { RefreshingCache } from "./cache";
 import type { GateConfig } from "./config";
 import { learningKey } from "./keys";
+import { nameRecord } from "./name-record";
 import { cachePolicy } from "./read";
 
 const count = z.number().nonnegative();
@@ -54,8 +55,9 @@ export const LearnedValueSchema = z.strictObject({
   computed_at: z.number(),
   window: z.strictObject({ from: z.number(), to: z.number() }),
   tenant_sums: LevelSumsSchema,
-  tools: z.record(z.string(), z.strictObject({ sums: LevelSumsSchema, models: z.record(z.string(), LevelSumsSchema) })),
-  breakers: z.record(z.string(), BreakerStateSchema),
+  // Keyed by tool and model names from requests: kept whole, with no prototype (src/store/names.ts).
+  tools: nameRecord(z.strictObject({ sums: LevelSumsSchema, models: nameRecord(LevelSumsSchema) })),
+  breakers: nameRecord(BreakerStateSchema),
 });
 
 export type LearnedValue = z.infer<typeof LearnedValueSchema>;

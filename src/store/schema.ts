@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { own } from "./names";
 
 /** A model name as the API and KV keys accept it. */
 export const MODEL_NAME_PATTERN = /^[A-Za-z0-9._:/@+-]{1,128}$/;
@@ -237,7 +238,7 @@ export const PricingSeedSchema = z
  */
 export function replacementLoop(models: Readonly<Record<string, PricingRow>>, model: string): string[] | null {
   const chain = [model];
-  for (let next = models[model]?.replaced_by; next !== undefined; next = models[next]?.replaced_by) {
+  for (let next = own(models, model)?.replaced_by; next !== undefined; next = own(models, next)?.replaced_by) {
     const seen = chain.includes(next);
     chain.push(next);
     if (seen) return chain[0] === next ? chain : null;

@@ -6,6 +6,8 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../ledger/ids";
 import { breakersKey } from "../store/keys";
+import { nameRecord } from "../store/name-record";
+import { dict } from "../store/names";
 import { storedValue } from "../store/schema";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
@@ -17,7 +19,7 @@ export const BREAKER_MODES = ["open", "closed", "auto"] as const;
 export type BreakerMode = (typeof BREAKER_MODES)[number];
 
 /** What `breakers:<tenant>` holds. */
-export const BreakerOverridesSchema = z.record(z.string().regex(TOOL_NAME_PATTERN), z.enum(["open", "closed"]));
+export const BreakerOverridesSchema = nameRecord(z.enum(["open", "closed"]), z.string().regex(TOOL_NAME_PATTERN));
 export type BreakerOverrides = z.infer<typeof BreakerOverridesSchema>;
 
 /**
@@ -53,8 +55,8 @@ export interface OverridesView {
  */
 export async function putBreakerMode(kv: KVNamespace, tenant: string, tool: string, mode: BreakerMode, by: string): Promise<OverridesView> {
   const current = await readOverrides(kv, tenant);
-  const { [tool]: _dropped, ...rest } = current;
-  const next: BreakerOverrides = mode === "auto" ? rest : { ...rest, [tool]: mode };
+  const next: BreakerOverrides = dict(Object.entries(current).filter(([name]) => name !== tool));
+  if (mode !== "auto") next[tool] = mode;
   return writeOverrides(kv, tenant, Object.keys(next).length === 0 ? null : next, by);
 }
 

@@ -8,6 +8,7 @@ import { handDecisions } from "../../ledger/queue";
 import type { LedgerDecision } from "../../ledger/savings";
 import { isRecorded } from "./dry-run";
 import type { LearnedValue } from "../../store/learning";
+import { own } from "../../store/names";
 import { assignDecision } from "./ledger";
 import { prepareItems, type DecideContext, type GateItem, type ReadyItem } from "./prepare";
 import { withSuggestions } from "./suggestions";
@@ -107,7 +108,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     pricedAs: pricedAs?.model ?? null,
     row: priced && pricing.lookup.status === "priced" ? pricing.lookup.row : null,
     at: context.now,
-    breakerOpen: body.tool_name !== undefined && shared.learned?.breakers[body.tool_name]?.state === "open",
+    breakerOpen: body.tool_name !== undefined && own(shared.learned?.breakers, body.tool_name)?.state === "open",
     cacheHitRatePrior: priors.cache_hit_rate.value,
   });
   shared.records.push(record);

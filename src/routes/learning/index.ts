@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { ApiError } from "../../http/errors";
+import { own } from "../../store/names";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { readPublished, refreshLearning } from "../../learning/refresh";
 import { breakersKey } from "../../store/keys";
@@ -72,7 +73,7 @@ export const learning = createApp()
     const { tenant } = c.req.valid("param");
     const { tool_name: tool, state } = c.req.valid("json");
     const [value, overrides] = await Promise.all([readPublished(c.env.PRICING, tenant), readOverrides(c.env.PRICING, tenant)]);
-    if (value?.tools[tool] === undefined && value?.breakers[tool] === undefined && overrides[tool] === undefined) {
+    if (own(value?.tools, tool) === undefined && own(value?.breakers, tool) === undefined && own(overrides, tool) === undefined) {
       throw new ApiError("not_found", `tenant ${tenant}'s ledger has never seen tool ${tool} (as of its last refresh)`, [
         { path: "tool_name", message: "is not a tool of this tenant" },
       ]);
