@@ -13,4 +13,4 @@ export default {
     return (await app).fetch(request, env, ctx);
   },
 };
-export { LedgerShard } from "../src/ledger/shard";
+export { LedgerShard } from "../src/ledger";

@@ -2,9 +2,7 @@
 // drive one ledger shard directly, so the shard's own capacity is measured
 // rather than the gate's. Never deployed.
 import worker, { LedgerShard } from "../src/index";
-import { ledgerShard } from "../src/ledger/client";
-import { formatDecisionId } from "../src/ledger/ids";
-import type { LedgerDecision } from "../src/ledger/savings";
+import { ledgerShard, formatDecisionId, type LedgerDecision } from "../src/ledger";
 
 export { LedgerShard };
 

@@ -2,10 +2,7 @@
 // deployed entry (its fetch and its queue consumer), plus routes that fill
 // LEDGER_QUEUE as the gate does and read one shard's count. Never deployed.
 import worker from "../src/worker";
-import { ledgerShard } from "../src/ledger/client";
-import { formatDecisionId } from "../src/ledger/ids";
-import { chunkMessages, ledgerMessage } from "../src/ledger/message";
-import type { LedgerDecision } from "../src/ledger/savings";
+import { ledgerShard, formatDecisionId, chunkMessages, ledgerMessage, type LedgerDecision } from "../src/ledger";
 
 export { LedgerShard } from "../src/worker";
 

@@ -4,11 +4,8 @@
 // purge on demand and time the raw-row computation beside its own. Never
 // deployed.
 import worker, { LedgerShard as Shard } from "../src/index";
-import { ledgerShard } from "../src/ledger/client";
-import { formatDecisionId, holdoutKey, inHoldout } from "../src/ledger/ids";
-import { readRawSums } from "../src/ledger/raw-reads";
-import type { LedgerDecision } from "../src/ledger/savings";
-import type { PricedSession } from "../src/ledger/types";
+import { ledgerShard, formatDecisionId, holdoutKey, inHoldout, type LedgerDecision, type PricedSession } from "../src/ledger";
+import { readRawSums } from "../src/ledger/shard/raw-reads";
 import { seeded } from "../scripts/simulate/world";
 
 const HOUR = 3_600_000;

@@ -49,4 +49,4 @@ const fetch: typeof app.fetch = (request, env, ctx) => directGate(request, env a
 // The Cron Trigger (wrangler.toml [triggers]) runs the staged price sync.
 export default Object.assign(app, { scheduled, fetch });
 /** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
-export { LedgerShard } from "./ledger/shard";
+export { LedgerShard } from "./ledger";

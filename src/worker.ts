@@ -1,3 +1,4 @@
+import { consumeLedgerBatch } from "./ledger";
 import { directGate } from "./routes/gate/direct";
 import { directHealth } from "./routes/health-ok";
 
@@ -47,11 +48,10 @@ const worker = {
   },
   async queue(batch, env) {
     // LEDGER_QUEUE's decision records, and its dead letters when an operator attaches the worker to them.
-    const { consumeLedgerBatch } = await import("./ledger/consumer");
     await consumeLedgerBatch(batch, env);
   },
 } satisfies ExportedHandler<Env>;
 
 export default worker;
 /** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
-export { LedgerShard } from "./ledger/shard";
+export { LedgerShard } from "./ledger";

@@ -1,7 +1,7 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isProbe } from "../src/ledger/ids";
+import { isProbe } from "../src/ledger";
 import { adminCall } from "./admin-helpers";
 import { OPUS, postJson, putRow, resetState } from "./helpers";
 import { callWorker } from "./ledger-fixtures";

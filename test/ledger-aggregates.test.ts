@@ -1,13 +1,10 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ledgerShard } from "../src/ledger/client";
-import { mergePairs, packRows, rowsOfPairs } from "../src/ledger/pairs";
-import { readRawToolSessions } from "../src/ledger/raw-reads";
-import { confidenceSequence } from "../src/ledger/sequence";
-import type { SumsFilter } from "../src/ledger/sql";
-import type { ToolSessionRow } from "../src/ledger/types";
-import { holdoutFigures, toolVerdicts } from "../src/ledger/verdicts";
+import { ledgerShard, confidenceSequence, type ToolSessionRow, holdoutFigures, toolVerdicts } from "../src/ledger";
+import { mergePairs, packRows, rowsOfPairs } from "../src/ledger/stats/pairs";
+import { readRawToolSessions } from "../src/ledger/shard/raw-reads";
+import type { SumsFilter } from "../src/ledger/shard/sql";
 import { seeded } from "../scripts/simulate/world";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 import { close, fromRawRows, fromRollups, rollupWorld, write } from "./ledger-rollup-fixtures";

@@ -1,7 +1,8 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ledgerFailures, ledgerShard, writeDecisions } from "../src/ledger/client";
+import { ledgerShard } from "../src/ledger";
+import { ledgerFailures, writeDecisions } from "../src/ledger/transport/client";
 import worker from "../src/index";
 import { OPUS, putRow, resetState } from "./helpers";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";

@@ -1,4 +1,4 @@
-import type { LedgerDecision } from "../src/ledger/savings";
+import type { LedgerDecision } from "../src/ledger";
 import { OPUS } from "./fixtures/rows";
 import { PROD_KEY, STAGING_KEY, TEST_GATE_API_KEYS } from "./secrets";
 

@@ -1,24 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  DECISION_ID_PATTERN,
-  formatDecisionId,
-  inHoldout,
-  shardFor,
-  shardOfDecisionId,
-  unitHash,
-} from "../src/ledger/ids";
-import { holdoutFigures } from "../src/ledger/verdicts";
-import { bucketFor, emptySums, mergeSums, savingsFigures, type LedgerSums } from "../src/ledger/report";
-import {
-  incompleteBeta,
-  meanInterval,
-  normalQuantile,
-  studentTCdf,
-  studentTQuantile,
-  welch,
-  wilsonInterval,
-  type Moments,
-} from "../src/ledger/stats";
+import { DECISION_ID_PATTERN, formatDecisionId, inHoldout, shardOfDecisionId, holdoutFigures, bucketFor, savingsFigures, incompleteBeta, meanInterval, normalQuantile, welch, type Moments } from "../src/ledger";
+import { shardFor, unitHash } from "../src/ledger/model/ids";
+import { emptySums, mergeSums, type LedgerSums } from "../src/ledger/stats/report";
+import { studentTCdf, studentTQuantile, wilsonInterval } from "../src/ledger/stats/stats";
 
 const momentsOf = (values: number[]): Moments => ({
   n: values.length,

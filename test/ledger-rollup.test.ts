@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ledgerShard } from "../src/ledger/client";
-import type { SumsFilter } from "../src/ledger/sql";
-import { planWindow } from "../src/ledger/window";
+import { ledgerShard } from "../src/ledger";
+import type { SumsFilter } from "../src/ledger/shard/sql";
+import { planWindow } from "../src/ledger/shard/window";
 import { close, fromRawRows, fromRollups, rollupWorld, write } from "./ledger-rollup-fixtures";
 
 const HOUR = 3_600_000;

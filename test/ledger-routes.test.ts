@@ -1,8 +1,7 @@
 import { reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ledgerShard } from "../src/ledger/client";
-import { shardOfDecisionId } from "../src/ledger/ids";
+import { ledgerShard, shardOfDecisionId } from "../src/ledger";
 import { OPUS, putRow, resetState } from "./helpers";
 import { callWorker, type Tenant } from "./ledger-fixtures";
 import { WORKED_EXAMPLE_P1, WORKED_EXAMPLE_P1_ANSWER } from "../src/routes/plan/schema";

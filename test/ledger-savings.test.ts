@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { outcomeMismatch, realizedNet, sessionCost } from "../src/ledger/savings";
+import { sessionCost } from "../src/ledger";
+import { outcomeMismatch, realizedNet } from "../src/ledger/model/savings";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
 import { seedDecision } from "./ledger-fixtures";
 

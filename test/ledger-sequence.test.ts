@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { confidenceSequence, meanSequence, MIN_SESSIONS_PER_ARM, sequenceRadius } from "../src/ledger/sequence";
+import { confidenceSequence, meanSequence } from "../src/ledger";
+import { MIN_SESSIONS_PER_ARM, sequenceRadius } from "../src/ledger/stats/sequence";
 
 // ledger-v2.md §2, worked example S1 (holdout 0.2, so π = 0.8). The expected
 // figures are the note's, reproduced independently in python3 as well.

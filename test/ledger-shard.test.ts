@@ -1,9 +1,8 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ledgerShard } from "../src/ledger/client";
-import { rowsOfPairs } from "../src/ledger/pairs";
-import type { PricedSession } from "../src/ledger/types";
+import { ledgerShard, type PricedSession } from "../src/ledger";
+import { rowsOfPairs } from "../src/ledger/stats/pairs";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 
 // Each test writes to its own tenant, so shards never share state across tests.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { clusteredCoverage, falseAlarms, summarize } from "../scripts/simulate/statistics";
-import { clusteredInterval, meanInterval } from "../src/ledger/stats";
+import { clusteredInterval, meanInterval } from "../src/ledger";
 
 // The statistics checked like code (docs/ledger.md § How far to trust each figure):
 // against an independent computation, and by simulation at a small size; the

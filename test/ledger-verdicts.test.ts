@@ -1,12 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { gatherToolSessions } from "../src/ledger/ask";
-import { ledgerShard } from "../src/ledger/client";
-import { rowsOfPairs } from "../src/ledger/pairs";
-import { holdoutKey, inHoldout } from "../src/ledger/ids";
-import { confidenceSequence } from "../src/ledger/sequence";
-import type { PricedSession, ToolSessionRow } from "../src/ledger/types";
-import { tenantVerdict, toolVerdicts } from "../src/ledger/verdicts";
+import { gatherToolSessions, ledgerShard, holdoutKey, inHoldout, confidenceSequence, type PricedSession, type ToolSessionRow, toolVerdicts } from "../src/ledger";
+import { rowsOfPairs } from "../src/ledger/stats/pairs";
+import { tenantVerdict } from "../src/ledger/stats/verdicts";
 import { seeded } from "../scripts/simulate/world";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 

@@ -5,8 +5,7 @@
  * data read again and again. Pure and seeded; test/ledger-statistics.test.ts
  * runs them small, `npm run simulate:statistics` at the size docs/ledger.md quotes.
  */
-import { clusteredInterval, meanInterval, welch, type ClusterSums, type Moments } from "../../src/ledger/stats";
-import { confidenceSequence, type SequenceSession } from "../../src/ledger/sequence";
+import { clusteredInterval, meanInterval, welch, type ClusterSums, type Moments, confidenceSequence, type SequenceSession } from "../../src/ledger";
 import { seeded } from "./world";
 
 /** A standard normal draw (Box–Muller) from a uniform generator. */

@@ -8,11 +8,7 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions } from "../ledger/ask";
-import type { ToolNetRow } from "../ledger/learning-sums";
-import { meanSequence, type SequenceResult } from "../ledger/sequence";
-import { isProbe } from "../ledger/ids";
-import { rowsByTool, toolVerdicts } from "../ledger/verdicts";
+import { gatherRows, gatherToolSessions, type ToolNetRow, meanSequence, type SequenceResult, isProbe, rowsByTool, toolVerdicts } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";

@@ -2,7 +2,7 @@
  * The refresh's pure half: every shard's (tool, model) sums merged into the
  * levels one learned value keeps (tenant, tool, tool × model).
  */
-import type { ToolModelSums } from "../ledger/learning-sums";
+import type { ToolModelSums } from "../ledger";
 import type { LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
 import { addSums, emptySums } from "./pool";

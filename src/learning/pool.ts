@@ -3,7 +3,7 @@
  * tenant → tool → tool × model, with one rule at every level. Pure: sums in,
  * priors out; no I/O, no clock.
  */
-import type { LevelSums } from "../ledger/learning-sums";
+import type { LevelSums } from "../ledger";
 
 export type { LevelSums };
 

@@ -3,7 +3,7 @@
  * interval of each learned value, for users who would rather miss a saving
  * than risk a loss. Pure.
  */
-import { incompleteBeta, normalQuantile } from "../ledger/stats";
+import { incompleteBeta, normalQuantile } from "../ledger";
 import type { PooledField } from "./pool";
 
 /**

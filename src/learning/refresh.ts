@@ -6,7 +6,7 @@
  * `learning_refresh_seconds`, and POST /v1/admin/learning/refresh runs it at
  * once.
  */
-import { gatherRows } from "../ledger/ask";
+import { gatherRows } from "../ledger";
 import { parseGateConfig, type GateConfig } from "../store/config";
 import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
 import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";

@@ -4,7 +4,7 @@
  * `history:breakers:<tenant>` with rollback like every other admin write.
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../ledger/ids";
+import { TOOL_NAME_PATTERN } from "../ledger";
 import { breakersKey } from "../store/keys";
 import { nameRecord } from "../store/name-record";
 import { dict } from "../store/names";

@@ -39,6 +39,32 @@ function folderGraph(): Map<string, Set<string>> {
   return graph;
 }
 
+/** Every relative import of a file (static, re-export or dynamic), resolved to a path without extension. */
+function importsOfFile(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((match) => resolve(dirname(file), match[1] as string));
+}
+
+const LEDGER = join(SRC, "ledger");
+const ROOMS = ["model", "stats", "shard", "transport"] as const;
+
+/** Room → what its files import: the other rooms, and the folders of src/ outside the ledger. */
+function roomGraph(): Map<string, { rooms: Set<string>; outside: Set<string> }> {
+  const graph = new Map(ROOMS.map((room) => [room as string, { rooms: new Set<string>(), outside: new Set<string>() }]));
+  for (const room of ROOMS) {
+    const edges = graph.get(room)!;
+    for (const file of sources(join(LEDGER, room))) {
+      for (const target of importsOfFile(file)) {
+        if (!target.startsWith(SRC)) continue;
+        const inLedger = relative(LEDGER, target);
+        if (inLedger.startsWith("..")) edges.outside.add(relative(SRC, target).split("/")[0] as string);
+        else if (inLedger.split("/")[0] !== room) edges.rooms.add(inLedger.includes("/") ? (inLedger.split("/")[0] as string) : inLedger);
+      }
+    }
+  }
+  return graph;
+}
+
 const graph = folderGraph();
 const importsOf = (folder: string) => [...(graph.get(folder) ?? [])].sort();
 
@@ -87,5 +113,51 @@ describe("the folder import graph of src/", () => {
     };
     for (const folder of graph.keys()) visit(folder, []);
     expect(cycles).toEqual([]);
+  });
+});
+
+describe("the outcomes ledger's rooms", () => {
+  const rooms = roomGraph();
+  const roomsOf = (room: string) => [...(rooms.get(room)?.rooms ?? [])].sort();
+  const outsideOf = (room: string) => [...(rooms.get(room)?.outside ?? [])].sort();
+
+  it("holds every file of src/ledger in a room, the front door alone at the top", () => {
+    const top = sources(LEDGER).filter((file) => !relative(LEDGER, file).includes("/")).map((file) => relative(LEDGER, file));
+    expect(top).toEqual(["index.ts"]);
+    expect(readdirSync(LEDGER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()).toEqual([...ROOMS].sort());
+  });
+
+  it("keeps the model free of the other rooms, importing only the core and the config's bounds", () => {
+    expect(roomsOf("model")).toEqual([]);
+    expect(outsideOf("model")).toEqual(["gate", "store"]);
+  });
+
+  it("lets the statistics read only the model, and nothing outside the ledger", () => {
+    expect(roomsOf("stats")).toEqual(["model"]);
+    expect(outsideOf("stats")).toEqual([]);
+  });
+
+  it("keeps the shard off the worker's side of the ledger", () => {
+    expect(roomsOf("shard")).not.toContain("transport");
+    expect(roomsOf("shard")).not.toContain("index");
+  });
+
+  it("runs SQL in the shard's room alone", () => {
+    const elsewhere = sources(SRC).filter((file) => !file.startsWith(`${LEDGER}/shard/`) && /\bSqlStorage\b|\.sql\.exec\(|\bsql\.exec\(/.test(readFileSync(file, "utf8")));
+    expect(elsewhere.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it("never lets a room import the front door", () => {
+    for (const room of ROOMS) expect(roomsOf(room), room).not.toContain("index");
+  });
+
+  it("lets code outside the ledger (src/ and scripts/) import it through its front door only", () => {
+    const outside = [...sources(SRC).filter((file) => !file.startsWith(`${LEDGER}/`)), ...sources(resolve(SRC, "../scripts"))];
+    const inner = outside.flatMap((file) =>
+      importsOfFile(file)
+        .filter((target) => target.startsWith(`${LEDGER}/`))
+        .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+    );
+    expect(inner).toEqual([]);
   });
 });

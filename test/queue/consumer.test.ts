@@ -1,9 +1,8 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ledgerShard } from "../../src/ledger/client";
-import { consumerCounts } from "../../src/ledger/consumer";
-import { ledgerMessage } from "../../src/ledger/message";
+import { ledgerShard, ledgerMessage } from "../../src/ledger";
+import { consumerCounts } from "../../src/ledger/transport/consumer";
 import worker from "../../src/worker";
 import { decisionIdOf, seedDecision } from "../ledger-fixtures";
 

@@ -1,8 +1,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ledgerFailures, ledgerShard } from "../../src/ledger/client";
-import { queueFailures } from "../../src/ledger/queue";
+import { ledgerShard } from "../../src/ledger";
+import { ledgerFailures } from "../../src/ledger/transport/client";
+import { queueFailures } from "../../src/ledger/transport/queue";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import worker from "../../src/worker";
 import { forgetPricing } from "../../src/store/read";

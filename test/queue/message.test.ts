@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { chunkMessages, ledgerMessage, QUEUE_LIMITS } from "../../src/ledger/message";
-import { parseLedgerMessage } from "../../src/ledger/message-schema";
+import { chunkMessages, ledgerMessage } from "../../src/ledger";
+import { QUEUE_LIMITS } from "../../src/ledger/transport/message";
+import { parseLedgerMessage } from "../../src/ledger/transport/message-schema";
 import { decisionIdOf, seedDecision } from "../ledger-fixtures";
 
 const message = (n: number, over = {}) => ledgerMessage("acme", seedDecision({ decision_id: decisionIdOf(n % 4, n), ...over }), 30);

@@ -1,7 +1,5 @@
 import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../gate";
-import { newDecisionId } from "../../ledger/client";
-import { holdoutKey, inHoldout, isProbe } from "../../ledger/ids";
-import type { LedgerDecision } from "../../ledger/savings";
+import { assign, isProbe, type LedgerDecision } from "../../ledger";
 import type { GateConfig } from "../../store/config";
 import { PRICE_FIELDS, type PricingRow } from "../../store/schema";
 import type { GateRequest, ResolvedInputs } from "./schema";
@@ -36,8 +34,7 @@ export interface LedgerInput {
 export function assignDecision(input: LedgerInput): { decisionId: string; outcome: HeldOutcome; record: LedgerDecision } {
   const { body, inputs, config, outcome } = input;
   const sessionId = body.session_id ?? null;
-  const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
+  const { decisionId, holdout } = assign(input.tenant, sessionId, body.tool_name ?? null, config);
   const stopped = !holdout && input.breakerOpen && !isProbe(input.tenant, sessionId ?? decisionId, body.tool_name ?? "", config.breaker_probe_fraction);
   const answered = holdout ? holdOut(outcome) : stopped ? breakerOpen(outcome) : outcome;
   const record: LedgerDecision = {

@@ -12,7 +12,7 @@ import {
 } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
-import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger/ids";
+import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger";
 import { DryRunSchema } from "./dry-run";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../../ledger/ids";
+import { TOOL_NAME_PATTERN } from "../../ledger";
 import { BreakerStateSchema } from "../../store/learning";
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/schema";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DECISION_ID_PATTERN } from "../../ledger/ids";
+import { DECISION_ID_PATTERN } from "../../ledger";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/schema";

@@ -11,7 +11,7 @@ import { decideContext } from "../gate/context";
 import { pricedAsOf } from "../gate/decide";
 import { isRecorded } from "../gate/dry-run";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/prepare";
-import { handDecisions } from "../../ledger/queue";
+import { handDecisions } from "../../ledger";
 import { assignPlan } from "./ledger";
 import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest, type ResolvedPlanInputs } from "./schema";
 

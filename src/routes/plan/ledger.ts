@@ -1,7 +1,5 @@
 import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
-import { newDecisionId } from "../../ledger/client";
-import { holdoutKey, inHoldout } from "../../ledger/ids";
-import type { LedgerDecision } from "../../ledger/savings";
+import { assign, type LedgerDecision } from "../../ledger";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
 import { pricesOf } from "../gate/ledger";
@@ -11,7 +9,7 @@ import type { PlanRequest, ResolvedPlanInputs } from "./schema";
  * Gives a clearing plan its id (in the session's shard), its holdout arm and
  * its ledger record, as a gate decision gets them (../gate/ledger.ts). The
  * record keeps the pricing row, the segments and the ids it stubbed: its
- * outcome is priced by the plan's own formula (ledger/plan-net.ts).
+ * outcome is priced by the plan's own formula (ledger/model/plan-net.ts).
  *
  * @example
  * const { decisionId, outcome, record } = assignPlan({ tenant, config, body, resolved, outcome, pricedAs, at: Date.now() });
@@ -29,8 +27,7 @@ export function assignPlan(input: {
 }): { decisionId: string; outcome: HeldPlan; record: LedgerDecision } {
   const { body, resolved, config, outcome } = input;
   const sessionId = body.session_id ?? null;
-  const decisionId = newDecisionId(input.tenant, sessionId, config.ledger_shards);
-  const holdout = inHoldout(input.tenant, holdoutKey(sessionId, body.tool_name ?? null, decisionId), config.holdout_fraction);
+  const { decisionId, holdout } = assign(input.tenant, sessionId, body.tool_name ?? null, config);
   const answered = holdout ? holdOutPlan(outcome) : outcome;
   const stubbed = new Set(outcome.stub);
   const record: LedgerDecision = {

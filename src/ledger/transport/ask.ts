@@ -1,11 +1,11 @@
 import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { ledgerShard, type LedgerNamespace } from "./client";
-import { shardFor, shardOfDecisionId } from "./ids";
-import { mergePairs, rowsOfPairs, type ToolPairList } from "./pairs";
-import { emptySums, mergeSums, type LedgerSums } from "./report";
-import type { OutcomeReport } from "./savings";
-import type { SumsFilter } from "./sql";
-import type { ItemResult, PricedSession, ToolSessionRow } from "./types";
+import { shardFor, shardOfDecisionId } from "../model/ids";
+import { mergePairs, rowsOfPairs, type ToolPairList } from "../stats/pairs";
+import { emptySums, mergeSums, type LedgerSums } from "../stats/report";
+import type { OutcomeReport } from "../model/savings";
+import type { SumsFilter } from "../shard/sql";
+import type { ItemResult, PricedSession, ToolSessionRow } from "../model/types";
 
 /**
  * The report and savings routes' side of the ledger: items sent to the
@@ -192,7 +192,7 @@ export async function gatherSums(
 
 /**
  * Every shard's (session, tool) pairs for one tenant, packed per tool in
- * report order (./pairs.ts), for the per-tool verdicts (./verdicts.ts). A
+ * report order (../stats/pairs.ts), for the per-tool verdicts (../stats/verdicts.ts). A
  * shard that cannot answer within `timeoutMs` is counted in `unavailable`,
  * never waited on.
  *

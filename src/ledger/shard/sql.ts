@@ -1,8 +1,12 @@
 /**
- * The ledger shard's SQLite schema and its one aggregate query. Every
- * statement the shard runs is here, so the storage layout reads in one place
- * (docs/storage.md describes it). The rollups' statements are in
- * ./rollup-sql.ts.
+ * The ledger shard's SQLite schema (its migrations, in order) and the raw
+ * rows' aggregate queries. Every SQL statement the ledger runs lives in this
+ * folder, src/ledger/shard/, beside the module that runs it: the rollups'
+ * in ./rollup-sql.ts, the per-span sums' in ./cluster-spans.ts, the bills'
+ * in ./bill-hours.ts, the packed pairs' in ./tool-chunks.ts, the learner's
+ * in ./learning-sums.ts, the writes' and the purge's in ./shard-writes.ts, the
+ * windowed reads' in ./rollup-reads.ts and the object's own in ./shard.ts.
+ * docs/storage.md describes the layout.
  */
 import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";

@@ -1,4 +1,4 @@
-import { emptySums, type LedgerSums } from "./report";
+import { emptySums, type LedgerSums } from "../stats/report";
 import {
   CLUSTER_SUMS,
   CLUSTER_SUMS_END,
@@ -12,7 +12,7 @@ import {
   toolSessionWhere,
   type SumsFilter,
 } from "./sql";
-import type { ToolSessionRow } from "./types";
+import type { ToolSessionRow } from "../model/types";
 
 /**
  * The ledger's figures over raw rows alone: the computation the shard ran

@@ -4,14 +4,14 @@
  * of their decision's hour), session bills; and the retention's purge of
  * both horizons. ./shard.ts checks the tenant and holds the transaction.
  */
-import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "./savings";
+import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "../model/savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
 import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
 import { canonicalOutcome, decisionOf } from "./rows";
 import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks } from "./tool-chunks";
 import { INSERT_DECISION, SELECT_DECISION } from "./sql";
-import type { ItemResult, PricedSession } from "./types";
+import type { ItemResult, PricedSession } from "../model/types";
 
 const DAY_MS = 86_400_000;
 const UNKNOWN = "no decision of this tenant has this id";

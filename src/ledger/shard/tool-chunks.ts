@@ -6,10 +6,10 @@
  * per pair. A chunk is derived from the bills and the summaries and packed
  * again from them whenever a write changes its pairs.
  */
-import { packRows, type ToolPairList, orderTools } from "./pairs";
+import { packRows, type ToolPairList, orderTools } from "../stats/pairs";
 import { HOUR_MS } from "./rollup-sql";
 import type { SumsFilter } from "./sql";
-import type { ToolSessionRow } from "./types";
+import type { ToolSessionRow } from "../model/types";
 
 /** Migration 5's table (filled by backfillChunks: packing takes code, not SQL). */
 export const CHUNK_MIGRATION = `

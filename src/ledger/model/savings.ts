@@ -1,5 +1,5 @@
 import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
-import { cacheAwareTerms, ratesAt, type CachePriceRates, type CacheTtl, type OffloadAt, type PricingMode } from "../gate";
+import { cacheAwareTerms, ratesAt, type CachePriceRates, type CacheTtl, type OffloadAt, type PricingMode } from "../../gate";
 
 /**
  * What the ledger prices: the realized net of a decision with an outcome,

@@ -10,10 +10,10 @@ import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
-import { emptySums, type LedgerSums, type SeriesBucket } from "./report";
+import { emptySums, type LedgerSums, type SeriesBucket } from "../stats/report";
 import { CLUSTER_TOTALS, DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
 import { SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
-import type { ToolSessionRow } from "./types";
+import type { ToolSessionRow } from "../model/types";
 import { planWindow, type WindowPlan } from "./window";
 
 type Bindings = (string | number)[];

@@ -1,4 +1,4 @@
-import { planModel, planTerms, type CachePriceRates, type PlanSegment } from "../gate";
+import { planModel, planTerms, type CachePriceRates, type PlanSegment } from "../../gate";
 import type { DecisionInputs, OutcomeReport } from "./savings";
 
 /**

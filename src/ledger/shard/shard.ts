@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
-import { emptySums, type LedgerSums } from "./report";
-import type { LedgerDecision, OutcomeReport } from "./savings";
+import { emptySums, type LedgerSums } from "../stats/report";
+import type { LedgerDecision, OutcomeReport } from "../model/savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
 import { backfillChunks, readToolPairs } from "./tool-chunks";
-import type { ToolPairList } from "./pairs";
-import type { ItemResult, PricedSession } from "./types";
+import type { ToolPairList } from "../stats/pairs";
+import type { ItemResult, PricedSession } from "../model/types";
 
 /** The tables `storage()` counts. */
 const SIZED = ["decisions", "outcomes", "sessions", "rollups", "session_tools", "session_clusters", "cluster_spans", "bill_hours", "tool_chunks"] as const;
@@ -20,7 +20,7 @@ const OTHER_TENANT = "this ledger shard belongs to another tenant";
 
 /**
  * One shard of one tenant's outcomes ledger: a Durable Object with SQLite
- * storage, named `<tenant>/<shard>` (see ./client.ts). It keeps decisions
+ * storage, named `<tenant>/<shard>` (see ../transport/client.ts). It keeps decisions
  * with the row that priced them and the outcomes agents report on them for
  * the raw window, hourly rollups and per-(session, tool) summaries of them
  * and the bills of finished sessions for the retention; answers the sums of

@@ -1,11 +1,11 @@
 import { beforeDeadline, TIMED_OUT } from "./deadline";
-import { DECISION_ID_RANDOM_BYTES, formatDecisionId, shardFor, shardOfDecisionId } from "./ids";
-import type { LedgerDecision } from "./savings";
+import { shardOfDecisionId } from "../model/ids";
+import type { LedgerDecision } from "../model/savings";
 
 /**
- * The worker's side of the ledger: ids drawn from crypto, the stub of a
- * tenant's shard, and the gate's write, which never fails or slows a
- * decision. The only module that draws randomness for the ledger.
+ * The worker's side of the ledger: the stub of a tenant's shard, and the
+ * gate's write, which never fails or slows a decision. Ids are drawn in
+ * ../model/assign.ts.
  */
 
 /** The ledger's Durable Object namespace, however a caller's env names its type. */
@@ -20,18 +20,6 @@ export type LedgerNamespace = Env["LEDGER"];
  */
 export function ledgerShard(namespace: LedgerNamespace, tenant: string, shard: number) {
   return namespace.get(namespace.idFromName(`${tenant}/${shard}`));
-}
-
-/**
- * A new decision id: the session's shard (every decision of a session in
- * one place), or a random one for a decision without a session.
- *
- * @example
- * newDecisionId("acme", "session-1", 8) // "dec_5_3f9a…" (shard 5 for every decision of session-1)
- */
-export function newDecisionId(tenant: string, sessionId: string | null, shards: number): string {
-  const random = crypto.getRandomValues(new Uint8Array(DECISION_ID_RANDOM_BYTES));
-  return formatDecisionId(shardFor(tenant, sessionId, shards, random), random);
 }
 
 /** Ledger writes that failed in this isolate, by kind; each is also logged (an unbound ledger once). */

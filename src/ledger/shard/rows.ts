@@ -1,4 +1,4 @@
-import type { LedgerDecision, OutcomeReport } from "./savings";
+import type { LedgerDecision, OutcomeReport } from "../model/savings";
 
 /**
  * How the shard's rows read back as the ledger's plain data, and the one

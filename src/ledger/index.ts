@@ -1,0 +1,52 @@
+/**
+ * The outcomes ledger's front door: everything outside src/ledger imports
+ * the ledger from here (test/node/layers.test.ts checks it). Four rooms
+ * behind it, each importing only the rooms before it:
+ *
+ * - model/: what a decision and an outcome are, their ids, the holdout
+ *   draw (one `assign()` for a gate decision and a plan alike), the
+ *   realized savings (imports only the core and the config's bounds);
+ * - stats/: the pure statistics (intervals, the confidence sequence, the
+ *   verdicts, the savings report), over model/'s types;
+ * - shard/: the Durable Object, its schema and every SQL statement it
+ *   runs, the rollups; it never calls the worker's side;
+ * - transport/: the worker's side: the shard stubs, the deadline, the
+ *   queue and its consumer, the reads that ask every shard.
+ *
+ * The queue consumer stays out of what this module loads: it reads a
+ * message with a zod schema, which startup never needs, so the entry's
+ * `queue` handler loads it on its first batch (`consumeLedgerBatch`).
+ *
+ * @example
+ * import { assign, handDecisions, LedgerShard, type LedgerDecision } from "../ledger";
+ */
+
+export { assign } from "./model/assign";
+export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
+export { sessionCost, type LedgerDecision, type OutcomeReport } from "./model/savings";
+export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
+
+export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch, type ClusterSums, type Moments } from "./stats/stats";
+export { confidenceSequence, meanSequence, type SequenceResult, type SequenceSession } from "./stats/sequence";
+export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats/verdicts";
+export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
+
+export { LedgerShard } from "./shard/shard";
+export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard/learning-sums";
+
+export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions, reportOutcomes, reportSessions, type Indexed } from "./transport/ask";
+export { ledgerShard } from "./transport/client";
+export { chunkMessages, ledgerMessage } from "./transport/message";
+export { handDecisions } from "./transport/queue";
+
+/**
+ * Writes one batch of LEDGER_QUEUE (or of its dead letters) to the shards:
+ * ./transport/consumer.ts, loaded on the first batch, once per isolate.
+ *
+ * @example
+ * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
+ */
+export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"] }): Promise<void> {
+  const consumer = await import("./transport/consumer");
+  await consumer.consumeLedgerBatch(batch, env);
+}
