@@ -42,18 +42,15 @@ const textPlugin = {
 };
 
 /**
- * Bundles one entry to dist/bench/<name>.mjs for workerd (or Node) and
- * returns the file's path.
+ * esbuild's options for the worker as `wrangler deploy` bundles it (its
+ * alias, its text rules, the runtime's modules left out), minus the
+ * minifier; test/node/startup.test.ts bundles the entry with the same.
  *
  * @example
- * const scriptPath = await bundle("bench/worker-entry.ts", "worker");
+ * await build({ ...workerBuildOptions(), entryPoints: ["src/index.ts"], outfile: "dist/worker.mjs" });
  */
-export async function bundle(entry, name) {
-  mkdirSync(OUT, { recursive: true });
-  const outfile = join(OUT, `${name}.mjs`);
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile,
+export function workerBuildOptions() {
+  return {
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -68,6 +65,19 @@ export async function bundle(entry, name) {
     // The runtime's own modules (the Durable Object base class): workerd provides them.
     external: ["cloudflare:*"],
     logLevel: "warning",
-  });
+  };
+}
+
+/**
+ * Bundles one entry to dist/bench/<name>.mjs for workerd (or Node) and
+ * returns the file's path.
+ *
+ * @example
+ * const scriptPath = await bundle("bench/worker-entry.ts", "worker");
+ */
+export async function bundle(entry, name) {
+  mkdirSync(OUT, { recursive: true });
+  const outfile = join(OUT, `${name}.mjs`);
+  await build({ ...workerBuildOptions(), entryPoints: [join(ROOT, entry)], outfile });
   return outfile;
 }

@@ -1,10 +1,10 @@
 // The worker the queued-writes benchmark runs (bench/ledger-queue.mjs): the
 // deployed entry (its fetch and its queue consumer), plus routes that fill
 // LEDGER_QUEUE as the gate does and read one shard's count. Never deployed.
-import worker from "../src/worker";
+import worker from "../src/index";
 import { ledgerShard, formatDecisionId, chunkMessages, ledgerMessage, type LedgerDecision } from "../src/ledger";
 
-export { LedgerShard } from "../src/worker";
+export { LedgerShard } from "../src/index";
 
 const ROW = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
 

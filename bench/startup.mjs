@@ -78,8 +78,8 @@ export function benchStartup({ runs = 5 } = {}) {
  * The first answers of a fresh isolate: from a fresh workerd to the first
  * answer of GET /healthz, that first answer alone and the second, and (on
  * another fresh workerd) the first answer of POST /v1/gate, KV reads
- * included. For the entry that deploys (src/worker.ts: the app built at
- * startup) and, beside it, the app built on the first request
+ * included. For the entry that deploys (src/index.ts: the direct path and
+ * /healthz built at startup) and, beside it, the app built on the first request
  * (bench/lazy-entry.ts, as the entry was before), alternating, medians of
  * `runs`. Bundled alike (esbuild, as wrangler does), on 127.0.0.1:`port`.
  *
@@ -88,7 +88,7 @@ export function benchStartup({ runs = 5 } = {}) {
  */
 export async function benchFirstRequest({ runs = 5, port = Number(process.env.BENCH_PORT_BASE ?? 8820) + 6 } = {}) {
   const entries = {
-    deployed: await bundle("src/worker.ts", "startup-deployed"),
+    deployed: await bundle("src/index.ts", "startup-deployed"),
     app_on_first_request: await bundle("bench/lazy-entry.ts", "startup-lazy"),
   };
   const samples = Object.fromEntries(Object.keys(entries).map((name) => [name, []]));

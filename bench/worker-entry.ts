@@ -3,7 +3,7 @@ import app from "../src/index";
 // The outcomes ledger's class, which wrangler.toml binds: the gate writes to it as in production.
 export { LedgerShard } from "../src/index";
 import { pricingCacheStats } from "../src/store/read";
-import { GateRequestSchema } from "../src/routes/gate/schema";
+import { GateRequestSchema } from "../src/routes/gate/request/schema";
 
 /**
  * The benchmark's entry: the real app, with its KV binding wrapped so that

@@ -1,52 +1,63 @@
-import { adminAuth } from "./auth/admin";
-import { gateKeys } from "./auth/gate";
-import { notFound, onError } from "./http/errors";
-import { jsonBody } from "./http/guards";
-import { admin } from "./routes/admin";
-import { createApp } from "./routes/app";
-import { consoleApp } from "./routes/console";
-import { docs, serveOpenApi } from "./routes/docs";
-import { directGate, gate } from "./routes/gate";
-import { health } from "./routes/health";
-import { learning } from "./routes/learning";
-import { ledger } from "./routes/ledger";
-import { refuseOtherMethods } from "./routes/methods";
-import { plan } from "./routes/plan";
-import { scheduled } from "./sync/scheduled";
+import { consumeLedgerBatch } from "./ledger";
+import { directGate } from "./routes/gate/request/direct";
+import { directHealth } from "./routes/health-ok";
 
 /**
- * offload-gate: decides, per large tool output, whether replacing it with a
- * stub provably saves money. This file only wires routes and errors.
+ * The Worker's one entry (wrangler.toml `main`, and what the tests call).
+ * It only wires. Startup, which Workers runs while the caller's TLS
+ * handshake is still under way, builds what the first answers need: the
+ * gate's direct path (POST /v1/gate and /v1/gate/batch: their request
+ * schemas, the pricing and config readers, the core), GET /healthz and the
+ * ledger's Durable Object class. The rest of the app (src/routes/index.ts:
+ * every other route, the answers' schemas, the OpenAPI wiring) is built on
+ * the first request that needs it, once per isolate; the Cron Triggers'
+ * modules and the queue consumer on their first run.
+ * test/node/startup.test.ts checks what startup loads;
+ * docs/performance.md § Cold start has the figures and the reasons.
+ *
+ * @example
+ * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
-const app = createApp();
+type App = (typeof import("./routes"))["default"];
 
-// Who is calling comes before anything about the body; gateKeys() sets the
-// tenant of every gate request. "/v1/gate/*" also
-// matches "/v1/gate" itself, so one registration guards both (and counts
-// each request once against the rate limit).
-app.use("/v1/gate/*", gateKeys());
-// A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
-for (const path of ["/v1/plan", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
-app.use("/v1/admin/*", adminAuth());
-app.use("/v1/*", jsonBody());
+/** The app's route types, for `hc<AppType>()` clients (a type: it loads nothing). */
+export type { AppType } from "./routes";
 
-const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger).route("/", learning);
-// The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
-// stay out of AppType and out of the OpenAPI document.
-app.route("/", consoleApp).route("/", docs);
-serveOpenApi(app);
+let app: Promise<App> | undefined;
 
-refuseOtherMethods(app);
-app.notFound(notFound);
-app.onError(onError);
+/** The app, built once per isolate; a failed build is retried by the next request. */
+function loadApp(): Promise<App> {
+  app ??= import("./routes").then(
+    (module) => module.default,
+    (error: unknown) => {
+      app = undefined;
+      throw error;
+    },
+  );
+  return app;
+}
 
-/** The app's route types, for `hc<AppType>()` clients. */
-export type AppType = typeof routes;
-// POST /v1/gate and /v1/gate/batch are served past Hono's pipeline, with
-// the same rules and answers (src/routes/gate/direct.ts); the rest is Hono's.
-const honoFetch = app.fetch;
-const fetch: typeof app.fetch = (request, env, ctx) => directGate(request, env as Env | undefined, ctx as ExecutionContext | undefined) ?? honoFetch(request, env, ctx);
-// The Cron Trigger (wrangler.toml [triggers]) runs the staged price sync.
-export default Object.assign(app, { scheduled, fetch });
+const worker = {
+  // A plain Request as well as an incoming one: the tests and benchmarks call it with their own.
+  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    return directGate(request, env, ctx) ?? directHealth(request) ?? loadApp().then((built) => built.fetch(request, env, ctx));
+  },
+  async scheduled(controller, env, ctx) {
+    // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.
+    const learning = await import("./learning/scheduled");
+    if (controller.cron === learning.LEARNING_CRON) {
+      ctx.waitUntil(learning.runLearningRefresh(env, controller.scheduledTime));
+      return;
+    }
+    const { scheduled } = await import("./sync/scheduled");
+    await scheduled(controller, env, ctx);
+  },
+  async queue(batch, env) {
+    // LEDGER_QUEUE's decision records, and its dead letters when an operator attaches the worker to them.
+    await consumeLedgerBatch(batch, env);
+  },
+} satisfies ExportedHandler<Env>;
+
+export default worker;
 /** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
 export { LedgerShard } from "./ledger";

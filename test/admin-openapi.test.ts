@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import app from "../src/index";
+import app from "../src/routes";
 
 describe("the admin routes in the OpenAPI document", () => {
   const doc = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "offload-gate", version: "test" } });

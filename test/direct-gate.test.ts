@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from "../src/http/guards";
 import { EXAMPLE_A, OPUS, putGateConfig, putRow, resetState } from "./helpers";
 import { TEST_GATE_API_KEYS, PROD_KEY } from "./secrets";
 
-// The gate's direct path (src/routes/gate/direct.ts) serves POST /v1/gate and
+// The gate's direct path (src/routes/gate/request/direct.ts) serves POST /v1/gate and
 // /v1/gate/batch when the request declares its length; without one, the same
 // request takes Hono's pipeline. Every answer must be the same bytes either way.
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { learnPriors, poolLevel, rootPooled, type LevelSums } from "../src/learning/pool";
 import { betaQuantile, horizonRange, unitRange } from "../src/learning/ranges";
-import { applyLearned } from "../src/routes/gate/priors";
+import { applyLearned } from "../src/routes/gate/request/priors";
 import { DEFAULT_GATE_CONFIG } from "../src/store/config";
 import type { LearnedValue } from "../src/store/learning";
 

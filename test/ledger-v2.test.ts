@@ -2,7 +2,7 @@ import { reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { shardFor } from "../src/ledger/model/ids";
-import { pricesOf } from "../src/routes/gate/ledger";
+import { pricesOf } from "../src/routes/gate/request/ledger";
 import { WORKED_EXAMPLE_P1 } from "../src/routes/plan/schema";
 import { OPUS, putRow, resetState } from "./helpers";
 import { callWorker, type Tenant } from "./ledger-fixtures";

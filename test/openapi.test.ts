@@ -1,7 +1,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import type { z } from "@hono/zod-openapi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import app from "../src/index";
+import app from "../src/routes";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { callWithEnv } from "./admin-helpers";
 import { WORKED_EXAMPLE_P1 } from "../src/routes/plan/schema";

@@ -161,3 +161,15 @@ describe("the outcomes ledger's rooms", () => {
     expect(inner).toEqual([]);
   });
 });
+
+describe("the gate's routes", () => {
+  it("lets the request side (built at startup) import the answer side for types only", () => {
+    const request = join(SRC, "routes/gate/request");
+    const values = sources(request).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+["'](\.\.\/answer\/[^"']+)["']/gm)].map((match) => `${relative(SRC, file)} → ${match[1]}`),
+    );
+    expect(values).toEqual([]);
+    // The rule has something to hold: the request side does use the answer side's types.
+    expect(sources(request).some((file) => /from\s+["']\.\.\/answer\//.test(readFileSync(file, "utf8")))).toBe(true);
+  });
+});

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ledgerShard, ledgerMessage } from "../../src/ledger";
 import { consumerCounts } from "../../src/ledger/transport/consumer";
-import worker from "../../src/worker";
+import worker from "../../src/index";
 import { decisionIdOf, seedDecision } from "../ledger-fixtures";
 
 const QUEUE = "offload-gate-ledger-dev";

@@ -5,7 +5,7 @@ import { ledgerShard } from "../../src/ledger";
 import { ledgerFailures } from "../../src/ledger/transport/client";
 import { queueFailures } from "../../src/ledger/transport/queue";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
-import worker from "../../src/worker";
+import worker from "../../src/index";
 import { forgetPricing } from "../../src/store/read";
 import { OPUS, putGateConfig, putRow, resetState } from "../helpers";
 

@@ -4,7 +4,7 @@ import { parseLedgerMessage } from "./message-schema";
 import type { LedgerDecision } from "../model/savings";
 
 /**
- * The LEDGER_QUEUE consumer: the worker's `queue` handler (src/worker.ts)
+ * The LEDGER_QUEUE consumer: the worker's `queue` handler (src/index.ts)
  * calls it with each batch. It groups the batch's decisions by tenant and
  * shard and stores each group with one shard call, so one call carries up
  * to a whole batch instead of one decision. A shard ignores a decision id it

@@ -9,7 +9,7 @@ import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/b
 import { auditRoutes } from "../admin/audit";
 import { adminRoute } from "../admin/schema";
 import { createApp } from "../app";
-import { CALLER_ERRORS } from "../gate/caller";
+import { CALLER_ERRORS } from "../gate/answer/caller";
 import { BreakerOverridesSchema, BreakerWriteSchema, BreakerWrittenSchema, LearningViewSchema, RefreshBodySchema, RefreshReportSchema, TenantParamSchema, TenantQuerySchema } from "./schema";
 import { readLearningView } from "./view";
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
 import { BreakerStateSchema } from "../../store/learning";
 import { BREAKER_MODES } from "../../writes/breakers";
-import { requiredOr } from "../gate/schema";
+import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";
 
 /** A tenant name, as gate keys name tenants. */

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { DECISION_ID_PATTERN } from "../../ledger";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
-import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/schema";
+import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/request/schema";
 import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH } from "../plan/schema";
 
 /** Most items one POST /v1/outcomes or POST /v1/sessions takes. */

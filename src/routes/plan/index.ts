@@ -6,11 +6,11 @@ import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
-import { CALLER_ERRORS } from "../gate/caller";
-import { decideContext } from "../gate/context";
-import { pricedAsOf } from "../gate/decide";
-import { isRecorded } from "../gate/dry-run";
-import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/prepare";
+import { CALLER_ERRORS } from "../gate/answer/caller";
+import { decideContext } from "../gate/request/context";
+import { pricedAsOf } from "../gate/request/decide";
+import { isRecorded } from "../gate/request/dry-run";
+import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
 import { handDecisions } from "../../ledger";
 import { assignPlan } from "./ledger";
 import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest, type ResolvedPlanInputs } from "./schema";
@@ -68,7 +68,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   const stale = read.stale ?? configRead.stale;
   const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
   const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
-  // A dry run (../gate/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
+  // A dry run (../gate/request/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...planned, ...answered, dry_run: true };
   const { decisionId, outcome, record } = assignPlan({
     tenant: context.tenant,

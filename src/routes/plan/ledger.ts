@@ -2,12 +2,12 @@ import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
 import { assign, type LedgerDecision } from "../../ledger";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
-import { pricesOf } from "../gate/ledger";
+import { pricesOf } from "../gate/request/ledger";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**
  * Gives a clearing plan its id (in the session's shard), its holdout arm and
- * its ledger record, as a gate decision gets them (../gate/ledger.ts). The
+ * its ledger record, as a gate decision gets them (../gate/request/ledger.ts). The
  * record keeps the pricing row, the segments and the ids it stubbed: its
  * outcome is priced by the plan's own formula (ledger/model/plan-net.ts).
  *

@@ -2,10 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, PLAN_REASON_CODES } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
-import { DryRunSchema } from "../gate/dry-run";
-import { probability, requiredOr, wholeNumber } from "../gate/fields";
-import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/decision-schema";
-import { SessionIdSchema, ToolNameSchema } from "../gate/schema";
+import { DryRunSchema } from "../gate/request/dry-run";
+import { probability, requiredOr, wholeNumber } from "../gate/request/fields";
+import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/answer/decision-schema";
+import { SessionIdSchema, ToolNameSchema } from "../gate/request/schema";
 
 /** Most segments one plan reads: a long agent history, one segment per message or tool result. */
 export const MAX_PLAN_SEGMENTS = 512;

@@ -1,9 +1,9 @@
-import type { PricingMode } from "../../gate";
-import { learnedFor } from "../../learning/lookup";
-import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../learning/pool";
-import { horizonRange, unitRange } from "../../learning/ranges";
-import type { GateConfig } from "../../store/config";
-import type { LearnedValue } from "../../store/learning";
+import type { PricingMode } from "../../../gate";
+import { learnedFor } from "../../../learning/lookup";
+import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
+import { horizonRange, unitRange } from "../../../learning/ranges";
+import type { GateConfig } from "../../../store/config";
+import type { LearnedValue } from "../../../store/learning";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
 /** Where a prior the gate used came from. */

@@ -1,5 +1,5 @@
-import { OPEN_TENANT } from "../../auth/gate";
-import { waitUntilOf } from "../../http/app";
+import { OPEN_TENANT } from "../../../auth/gate";
+import { waitUntilOf } from "../../../http/app";
 import type { DecideContext } from "./prepare";
 
 /**

@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../auth/gate";
-import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, gateCurves, MAX_CURVE_POINTS } from "../../gate";
-import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
-import { createApp } from "../app";
+import { GATE_SECURITY } from "../../../auth/gate";
+import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, gateCurves, MAX_CURVE_POINTS } from "../../../gate";
+import { bodyErrors, json, jsonRequest } from "../../../http/schema";
+import { MAX_HORIZON, MAX_TOKENS } from "../../../store/config";
+import { createApp } from "../../app";
 import { CALLER_ERRORS } from "./caller";
-import { decideContext } from "./context";
-import { coreInputs, orThrow, pricedAsOf } from "./decide";
-import { prepareItems } from "./prepare";
+import { decideContext } from "../request/context";
+import { coreInputs, orThrow, pricedAsOf } from "../request/decide";
+import { prepareItems } from "../request/prepare";
 import { GateDecisionSchema, PricingModeSchema, ReasonCodeSchema, ResolvedInputsSchema } from "./decision-schema";
-import { GateRequestSchema, requiredOr } from "./schema";
+import { GateRequestSchema, requiredOr } from "../request/schema";
 
 const count = (min: number, max: number) =>
   z

@@ -1,5 +1,5 @@
-import { enforceRateLimit } from "../../auth/rate-limit";
-import { fieldIssues } from "../../gate/issues";
+import { enforceRateLimit } from "../../../auth/rate-limit";
+import { fieldIssues } from "../../../gate/issues";
 import type { z } from "@hono/zod-openapi";
 import type { GateBatchRequestSchema } from "./batch-schema";
 import { decideItems, type GateAnswer } from "./decide";

@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { BREAK_EVEN_MAX_HORIZON, CACHE_TTLS, DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "../../gate";
+import { BREAK_EVEN_MAX_HORIZON, CACHE_TTLS, DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "../../../gate";
 import { AnswerPriorsSchema } from "./priors-schema";
-import { WORKED_EXAMPLE_A } from "./schema";
+import { WORKED_EXAMPLE_A } from "../request/schema";
 
 // The answers of the gate's routes, for the OpenAPI document and the types:
 // no route parses an answer, so none of this is built where only requests
-// are checked (src/routes/gate/direct.ts and the deployed entry's startup).
+// are checked (src/routes/gate/request/direct.ts and the deployed entry's startup).
 
 // 10000 → "10,000", as the descriptions write numbers.
 const grouped = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");

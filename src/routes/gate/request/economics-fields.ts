@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, OFFLOAD_AT, type Range } from "../../gate";
-import { MAX_HORIZON } from "../../store/config";
+import { CACHE_TTLS, OFFLOAD_AT, type Range } from "../../../gate";
+import { MAX_HORIZON } from "../../../store/config";
 import { requiredOr, tokenCount } from "./fields";
 
 /**

@@ -9,12 +9,12 @@ import {
   type PricingLookup,
   type PricingMode,
   type Range,
-} from "../../gate";
-import { summarize, type ErrorIssue } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../store/config";
-import { readLearned, type LearnedValue } from "../../store/learning";
-import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../store/read";
-import type { PricingRow } from "../../store/schema";
+} from "../../../gate";
+import { summarize, type ErrorIssue } from "../../../http/errors";
+import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../../store/config";
+import { readLearned, type LearnedValue } from "../../../store/learning";
+import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../store/read";
+import type { PricingRow } from "../../../store/schema";
 import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
 import { applyLearned, type AnswerPriors } from "./priors";
 import type { GateBatchItemError } from "./batch-schema";
@@ -24,7 +24,7 @@ import type { GateRequest, ResolvedInputs } from "./schema";
  * The first half of every gate route: validate → load pricing. Each item's
  * mode, its inputs with every default filled in, and the pricing that
  * prices it, ready for POST /v1/gate's decision (./decide.ts) or for
- * POST /v1/gate/curve's points (./curve.ts).
+ * POST /v1/gate/curve's points (../answer/curve.ts).
  */
 
 /** What a decision needs from the request's surroundings. */

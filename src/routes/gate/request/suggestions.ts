@@ -1,8 +1,8 @@
-import { closestNames } from "../../gate";
-import { PRICING_PREFIX } from "../../store/keys";
-import { readListing } from "../../store/listing";
-import { cachePolicy } from "../../store/read";
-import type { GateConfig } from "../../store/config";
+import { closestNames } from "../../../gate";
+import { PRICING_PREFIX } from "../../../store/keys";
+import { readListing } from "../../../store/listing";
+import { cachePolicy } from "../../../store/read";
+import type { GateConfig } from "../../../store/config";
 import type { DecideContext, ReadyItem } from "./prepare";
 import type { GateBatchItemError } from "./batch-schema";
 import type { GateDecisionBody } from "./schema";

@@ -1,10 +1,10 @@
-import { gateTenant } from "../../auth/gate";
-import { enforceRateLimit } from "../../auth/rate-limit";
-import { fieldIssues } from "../../gate/issues";
+import { gateTenant } from "../../../auth/gate";
+import { enforceRateLimit } from "../../../auth/rate-limit";
+import { fieldIssues } from "../../../gate/issues";
 import type { z } from "@hono/zod-openapi";
-import { requestPath, waitUntilFor } from "../../http/app";
-import { errorResponse, invalidJson, invalidRequest, jsonResponse } from "../../http/errors";
-import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../http/guards";
+import { requestPath, waitUntilFor } from "../../../http/app";
+import { errorResponse, invalidJson, invalidRequest, jsonResponse } from "../../../http/errors";
+import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../../http/guards";
 import { answerBatch } from "./batch";
 import { GateBatchRequestSchema } from "./batch-schema";
 import { gateContext } from "./context";

@@ -2,8 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { DryRunSchema } from "./dry-run";
 import { requiredOr } from "./fields";
 
-// POST /v1/gate/batch's request; its answer is ./batch-answer-schema.ts, for the document only.
-export type { GateBatchItemError } from "./batch-answer-schema";
+// POST /v1/gate/batch's request; its answer is ../answer/batch-answer-schema.ts, for the document only.
+export type { GateBatchItemError } from "../answer/batch-answer-schema";
 
 /** Most items one POST /v1/gate/batch decides. */
 export const MAX_BATCH_ITEMS = 100;

@@ -1,4 +1,4 @@
-import { ErrorSchema, json } from "../../http/schema";
+import { ErrorSchema, json } from "../../../http/schema";
 
 /** The answers of every route a gate key guards, before its handler runs. */
 export const CALLER_ERRORS = {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ErrorSchema } from "../../http/schema";
+import { ErrorSchema } from "../../../http/schema";
 import { GateDecisionSchema } from "./decision-schema";
 
 // POST /v1/gate/batch's answer, for the OpenAPI document and the types (see ./decision-schema.ts).

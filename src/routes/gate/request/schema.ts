@@ -9,18 +9,18 @@ import {
   DEFAULT_STUB_TOKENS,
   OFFLOAD_AT,
   PRICING_MODES,
-} from "../../gate";
-import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
-import { ModelNameSchema } from "../../store/schema";
-import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../ledger";
+} from "../../../gate";
+import { MAX_HORIZON, MAX_TOKENS } from "../../../store/config";
+import { ModelNameSchema } from "../../../store/schema";
+import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../../ledger";
 import { DryRunSchema } from "./dry-run";
 import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
 
 export { requiredOr } from "./fields";
 // The answer's schemas are the OpenAPI document's, not the hot path's: they
-// live in ./decision-schema.ts, which the deployed entry's startup leaves out.
-export type { GateDecisionBody, ResolvedInputs } from "./decision-schema";
+// live in ../answer/decision-schema.ts, which the deployed entry's startup leaves out.
+export type { GateDecisionBody, ResolvedInputs } from "../answer/decision-schema";
 
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z
