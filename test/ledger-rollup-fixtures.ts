@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import { ledgerShard, type ToolModelSums, type ToolNetRow, savingsFigures, type ToolSessionRow, holdoutFigures, type LedgerDecision, type OutcomeReport, type PricedSession } from "../src/ledger";
-import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf } from "../src/ledger/shard/learning-sums";
+import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type LearningSumsRow, type ToolNetSqlRow } from "../src/ledger/shard/learning-sums";
 import { rowsOfPairs } from "../src/ledger/stats/pairs";
 import { readRawSums, readRawToolSessions } from "../src/ledger/shard/raw-reads";
 import type { SumsFilter } from "../src/ledger/shard/sql";
@@ -175,8 +175,8 @@ export async function fromRawRows(tenant: string, filter: SumsFilter, bucket: nu
     const sql = state.storage.sql;
     const sums = readRawSums(sql, filter, bucket);
     const pairs = byKey(readRawToolSessions(sql, filter), pairKey);
-    const learning: ToolModelSums[] = byKey(sql.exec(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf), (r) => `${r.tool}/${r.model}`);
-    const nets: ToolNetRow[] = byKey(sql.exec(TOOL_NETS, filter.from, filter.to).toArray().map(toolNetOf), (r) => `${r.tool_name}/${r.session_id}`);
+    const learning: ToolModelSums[] = byKey(sql.exec<LearningSumsRow>(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf), (r) => `${r.tool}/${r.model}`);
+    const nets: ToolNetRow[] = byKey(sql.exec<ToolNetSqlRow>(TOOL_NETS, filter.from, filter.to).toArray().map(toolNetOf), (r) => `${r.tool_name}/${r.session_id}`);
     return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };
   });
 }

@@ -5,6 +5,7 @@
  * are kept for the retention, so the window on them is always exact).
  */
 import { HOUR_MS } from "./rollup-sql";
+import type { SumsRow } from "./sql";
 
 type Bindings = (string | number)[];
 const HOUR_OF = "at - at % 3600000";
@@ -47,7 +48,7 @@ export function trimBillHours(sql: SqlStorage, cutoff: number): void {
  * @example
  * readBillMoments(sql, from, to) // { n: 50330, sum: 100660.2, sumsq: 234567.8 }
  */
-export function readBillMoments(sql: SqlStorage, from: number, to: number, model?: string): Record<string, SqlStorageValue> {
+export function readBillMoments(sql: SqlStorage, from: number, to: number, model?: string): SumsRow {
   const first = Math.ceil(from / HOUR_MS) * HOUR_MS;
   const last = Math.max(first, to - (to % HOUR_MS));
   const byModel = model === undefined ? "" : " AND (model_name = ? OR (priced_as = ? AND priced_as <> ''))";
@@ -61,5 +62,5 @@ export function readBillMoments(sql: SqlStorage, from: number, to: number, model
     parts.push(`SELECT 1 AS n, cost AS sum, cost * cost AS sumsq FROM sessions WHERE at >= ? AND at < ?${rawModel}`);
     bindings.push(a as number, b as number, ...models);
   }
-  return sql.exec(`SELECT TOTAL(n) AS n, TOTAL(sum) AS sum, TOTAL(sumsq) AS sumsq FROM (${parts.join(" UNION ALL ")})`, ...bindings).one();
+  return sql.exec<SumsRow>(`SELECT TOTAL(n) AS n, TOTAL(sum) AS sum, TOTAL(sumsq) AS sumsq FROM (${parts.join(" UNION ALL ")})`, ...bindings).one();
 }

@@ -7,8 +7,9 @@
  * few rows per hour and only the sessions across its edges one by one.
  */
 import { CLUSTER_TERMS, CLUSTER_TOTALS, SUMMARY_SUMS } from "./rollup-sql";
+import type { SumsRow } from "./sql";
 
-type Row = Record<string, SqlStorageValue>;
+type Row = SumsRow;
 
 /** A session's cluster sums (the summaries' columns the intervals read). */
 const SUMS = ["g_n", "g_s", "r_s", "h_n", "h_s", "q_n", "q_s"] as const satisfies readonly (keyof typeof SUMMARY_SUMS)[];
@@ -83,6 +84,8 @@ export const KEYS_OF_DECISIONS = "SELECT json_group_array(DISTINCT COALESCE(sess
 
 /** The sessions whose first summary is before an hour (bound): the purge's, as a JSON array. */
 export const KEYS_BEFORE = "SELECT json_group_array(session_key) AS keys FROM session_clusters WHERE first_hour < ?";
+/** The one row of KEYS_MOVED, KEYS_OF_DECISIONS and KEYS_BEFORE: json_group_array gives "[]", never null, for no rows. */
+export type KeysRow = { keys: string };
 
 /**
  * The unfiltered cluster sums of whole hours [from, to) and the raw rows
@@ -96,7 +99,7 @@ export const KEYS_BEFORE = "SELECT json_group_array(session_key) AS keys FROM se
  * unfilteredClusters(sql, 7_200_000, 36_000_000, []) // { gap_g: 412, gap_cs2: 0.31, ... }
  */
 export function unfilteredClusters(sql: SqlStorage, from: number, to: number, raw: { sql: string; bindings: (string | number)[] }[]): Row {
-  const whole = sql.exec(`SELECT ${TERMS.map((n) => `TOTAL(${n}) + TOTAL(${n}_c) AS ${n}`).join(", ")}
+  const whole = sql.exec<SumsRow>(`SELECT ${TERMS.map((n) => `TOTAL(${n}) + TOTAL(${n}_c) AS ${n}`).join(", ")}
     FROM cluster_spans WHERE first_hour >= ? AND last_hour < ?`, from, to).one();
   const crossing = `SELECT c.session_key FROM cluster_spans p JOIN session_clusters c ON c.first_hour = p.first_hour AND c.last_hour = p.last_hour
     WHERE (p.first_hour < ? AND p.last_hour >= ?) OR (p.first_hour < ? AND p.last_hour >= ?)`;
@@ -106,7 +109,7 @@ export function unfilteredClusters(sql: SqlStorage, from: number, to: number, ra
     parts.push(r.sql);
     bindings.push(...r.bindings);
   }
-  const edges = sql.exec(`${CLUSTER_TOTALS}(SELECT cluster, ${SUMS.map((n) => `TOTAL(${n}) AS ${n}`).join(", ")}
+  const edges = sql.exec<SumsRow>(`${CLUSTER_TOTALS}(SELECT cluster, ${SUMS.map((n) => `TOTAL(${n}) AS ${n}`).join(", ")}
     FROM (${parts.join(" UNION ALL ")}) GROUP BY cluster)`, ...bindings).one();
-  return Object.fromEntries(TERMS.map((n) => [n, Number(whole[n] ?? 0) + Number(edges[n] ?? 0)]));
+  return Object.fromEntries(TERMS.map((n) => [n, (whole[n] ?? 0) + (edges[n] ?? 0)]));
 }

@@ -49,27 +49,20 @@ export const LEARNING_SUMS = `SELECT d.tool_name AS tool, COALESCE(d.priced_as, 
   FROM decisions d JOIN outcomes o ON o.decision_id = d.id
   WHERE d.at >= ? AND d.at < ? GROUP BY tool, model`;
 
+/** A row of LEARNING_SUMS (and of the rollups' twin, ./rollup-reads.ts readLearningSums): TOTAL()s and COUNT()s, never null. */
+export type LearningSumsRow = { tool: string | null; model: string } & { [K in keyof LevelSums]: number };
+
 /**
  * A row of LEARNING_SUMS as sums.
  *
  * @example
  * toolModelSumsOf({ tool: "read_file", model: "claude-opus-4-6", p_n: 12, p_r: 10, ... }).sums.p_r // 10
  */
-export function toolModelSumsOf(row: Record<string, SqlStorageValue>): ToolModelSums {
-  const num = (key: string) => Number(row[key] ?? 0);
+export function toolModelSumsOf(row: LearningSumsRow): ToolModelSums {
   return {
-    tool: row.tool === null || row.tool === undefined ? null : String(row.tool),
-    model: String(row.model),
-    sums: {
-      p_n: num("p_n"),
-      p_r: num("p_r"),
-      h_n: num("h_n"),
-      h_sum: num("h_sum"),
-      h_sumsq: num("h_sumsq"),
-      q_n: num("q_n"),
-      q_cached: num("q_cached"),
-      q_turns: num("q_turns"),
-    },
+    tool: row.tool,
+    model: row.model,
+    sums: { p_n: row.p_n, p_r: row.p_r, h_n: row.h_n, h_sum: row.h_sum, h_sumsq: row.h_sumsq, q_n: row.q_n, q_cached: row.q_cached, q_turns: row.q_turns },
   };
 }
 
@@ -89,12 +82,15 @@ export const TOOL_NETS = `SELECT d.tool_name AS tool_name, COALESCE(d.session_id
   WHERE d.fire = 1 AND o.realized_net IS NOT NULL AND d.tool_name IS NOT NULL AND d.at >= ? AND d.at < ?
   GROUP BY d.tool_name, COALESCE(d.session_id, d.id)`;
 
+/** A row of TOOL_NETS (and of the summaries' twin, ./rollup-reads.ts readToolNets, whose MAX(net_at) may be null). */
+export type ToolNetSqlRow = { tool_name: string; session_id: string; at: number | null; net: number };
+
 /**
  * A row of TOOL_NETS.
  *
  * @example
  * toolNetOf({ tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }) // { tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }
  */
-export function toolNetOf(row: Record<string, SqlStorageValue>): ToolNetRow {
-  return { tool_name: String(row.tool_name), session_id: String(row.session_id), at: Number(row.at), net: Number(row.net) };
+export function toolNetOf(row: ToolNetSqlRow): ToolNetRow {
+  return { tool_name: row.tool_name, session_id: row.session_id, at: row.at ?? 0, net: row.net };
 }

@@ -10,7 +10,10 @@ import {
   TOOL_SESSIONS,
   TOOL_SESSIONS_GROUP,
   toolSessionWhere,
+  type SeriesSqlRow,
+  type SumsRow,
   type SumsFilter,
+  type ToolSessionSqlRow,
 } from "./sql";
 import type { ToolSessionRow } from "../model/types";
 
@@ -21,7 +24,7 @@ import type { ToolSessionRow } from "../model/types";
  * them. The shard itself reads ./rollup-reads.ts.
  */
 
-type Row = Record<string, SqlStorageValue>;
+type Row = SumsRow;
 
 /**
  * LedgerSums from the three one-row aggregates (decisions, clusters, bills),
@@ -31,7 +34,7 @@ type Row = Record<string, SqlStorageValue>;
  * sumsOf(sql.exec(DECISION_SUMS + where).one(), clusterRow, billedRow).decisions
  */
 export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
-  const num = (key: string, from: Row = row) => Number(from[key] ?? 0);
+  const num = (key: string, from: Row = row) => from[key] ?? 0;
   const sums = emptySums();
   Object.assign(sums, {
     decisions: num("decisions"),
@@ -66,21 +69,20 @@ export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
 export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number): LedgerSums {
   const d = decisionWhere(filter);
   const s = sessionWhere(filter);
-  const row = sql.exec(DECISION_SUMS + d.where, ...d.bindings).one();
-  const billed = sql.exec(SESSION_SUMS + s.where, ...s.bindings).one();
-  const c = sql.exec(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
+  const row = sql.exec<SumsRow>(DECISION_SUMS + d.where, ...d.bindings).one();
+  const billed = sql.exec<SumsRow>(SESSION_SUMS + s.where, ...s.bindings).one();
+  const c = sql.exec<SumsRow>(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
   const sums = sumsOf(row, c, billed);
-  const num = (key: string, from: Row) => Number(from[key] ?? 0);
   sums.series = sql
-    .exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
+    .exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
     .toArray()
     .map((b) => ({
-      start: num("start", b),
-      decisions: num("decisions", b),
-      fired: num("fired", b),
-      fired_with_outcome: num("fired_with_outcome", b),
-      predicted_net_usd: num("predicted", b),
-      realized_net_usd: num("realized", b),
+      start: b.start,
+      decisions: b.decisions,
+      fired: b.fired,
+      fired_with_outcome: b.fired_with_outcome,
+      predicted_net_usd: b.predicted,
+      realized_net_usd: b.realized,
     }));
   return sums;
 }
@@ -95,13 +97,7 @@ export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: numbe
 export function readRawToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
   const w = toolSessionWhere(filter);
   return sql
-    .exec(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
+    .exec<ToolSessionSqlRow>(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
     .toArray()
-    .map((row) => ({
-      tool_name: String(row.tool_name),
-      session_id: String(row.session_id),
-      at: Number(row.at),
-      treated: Number(row.held) !== 1,
-      cost: Number(row.cost),
-    }));
+    .map((row) => ({ tool_name: row.tool_name, session_id: row.session_id, at: row.at, treated: row.held !== 1, cost: row.cost }));
 }

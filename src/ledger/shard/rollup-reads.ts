@@ -5,20 +5,19 @@
  * what ./raw-reads.ts gives over raw rows alone; test/ledger-rollup.test.ts
  * shows it.
  */
-import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "../stats/report";
 import { CLUSTER_TOTALS, DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
-import { SERIES_SUMS, decisionWhere, whereOf, type SumsFilter } from "./sql";
+import { SERIES_SUMS, decisionWhere, whereOf, type SeriesSqlRow, type SumsFilter, type SumsRow, type ToolSessionSqlRow } from "./sql";
 import type { ToolSessionRow } from "../model/types";
 import { planWindow, type WindowPlan } from "./window";
 
 type Bindings = (string | number)[];
-type Row = Record<string, SqlStorageValue>;
-const num = (row: Row, key: string) => Number(row[key] ?? 0);
+type Row = SumsRow;
 
 const ROLLUP_COLUMNS = [...Object.keys(ROLLUP_KEY), ...Object.keys(DECISION_COLUMNS), ...Object.keys(OUTCOME_COLUMNS)].join(", ");
 
@@ -85,7 +84,7 @@ const RAW_CLUSTER_COLUMNS = `COALESCE(d.session_id, d.id) AS cluster, ${["g_n", 
 export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, rawFrom: number): LedgerSums {
   const plan = planWindow(filter.from, filter.to, rawFrom);
   const rows = rollupRows(plan, filter);
-  const d = sql.exec(`SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
+  const d = sql.exec<SumsRow>(`SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
     TOTAL(outcomes) AS outcomes, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized,
     TOTAL(fwo_gap_sumsq) AS gap_sumsq, TOTAL(fwo_recalled) AS recalled, TOTAL(fwo_prior_recall) AS prior_recall_sum,
     TOTAL(horizon_sum) AS horizon_sum, TOTAL(horizon_sumsq) AS horizon_sumsq, TOTAL(prior_horizon_sum) AS prior_horizon_sum,
@@ -112,7 +111,7 @@ function readClusters(sql: SqlStorage, plan: WindowPlan, filter: SumsFilter): Ro
     return unfilteredClusters(sql, plan.hours.from, plan.hours.to, raw);
   }
   const c = summaryRows(plan, filter, CLUSTER_COLUMNS, RAW_CLUSTER_COLUMNS);
-  return sql.exec(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
+  return sql.exec<SumsRow>(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
     TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`, ...c.bindings).one();
 }
 
@@ -131,18 +130,18 @@ const billWhere = (filter: SumsFilter) =>
 function readBilled(sql: SqlStorage, filter: SumsFilter): Row {
   if (filter.tool_name === undefined) return readBillMoments(sql, filter.from, filter.to, filter.model);
   const b = billWhere(filter);
-  return sql.exec(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
+  return sql.exec<SumsRow>(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
 }
 
 const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
 
-const bucketOf = (b: Row): SeriesBucket => ({
-  start: num(b, "start"),
-  decisions: num(b, "decisions"),
-  fired: num(b, "fired"),
-  fired_with_outcome: num(b, "fired_with_outcome"),
-  predicted_net_usd: num(b, "predicted"),
-  realized_net_usd: num(b, "realized"),
+const bucketOf = (b: SeriesSqlRow): SeriesBucket => ({
+  start: b.start,
+  decisions: b.decisions,
+  fired: b.fired,
+  fired_with_outcome: b.fired_with_outcome,
+  predicted_net_usd: b.predicted,
+  realized_net_usd: b.realized,
 });
 
 /**
@@ -154,18 +153,18 @@ function readSeries(sql: SqlStorage, filter: SumsFilter, plan: WindowPlan, bucke
   const totals = "TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized";
   if (bucketMs >= HOUR_MS && bucketMs % HOUR_MS === 0) {
     const rows = rollupRows(plan, filter);
-    return sql.exec(`SELECT hour - hour % ? AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, bucketMs, ...rows.bindings).toArray().map(bucketOf);
+    return sql.exec<SeriesSqlRow>(`SELECT hour - hour % ? AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, bucketMs, ...rows.bindings).toArray().map(bucketOf);
   }
   const series: SeriesBucket[] = [];
   const coarse = { hours: { from: plan.hours.from, to: Math.min(plan.hours.to, Math.max(plan.hours.from, rawFrom)) }, raw: [] };
   if (coarse.hours.from < coarse.hours.to) {
     const rows = rollupRows(coarse, filter);
-    series.push(...sql.exec(`SELECT hour AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, ...rows.bindings).toArray().map(bucketOf));
+    series.push(...sql.exec<SeriesSqlRow>(`SELECT hour AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, ...rows.bindings).toArray().map(bucketOf));
   }
   const from = Math.max(filter.from, rawFrom);
   if (from < filter.to) {
     const d = decisionWhere({ ...filter, from });
-    series.push(...sql.exec(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings).toArray().map(bucketOf));
+    series.push(...sql.exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings).toArray().map(bucketOf));
   }
   return series;
 }
@@ -180,7 +179,7 @@ function readSeries(sql: SqlStorage, filter: SumsFilter, plan: WindowPlan, bucke
 export function readLearningSums(sql: SqlStorage, from: number, to: number, rawFrom: number): ToolModelSums[] {
   const rows = rollupRows(planWindow(from, to, rawFrom), { from, to });
   return sql
-    .exec(`SELECT NULLIF(tool_name, '') AS tool, COALESCE(NULLIF(priced_as, ''), model_name) AS model,
+    .exec<LearningSumsRow>(`SELECT NULLIF(tool_name, '') AS tool, COALESCE(NULLIF(priced_as, ''), model_name) AS model,
       TOTAL(fired_outcomes) AS p_n, TOTAL(fired_recalled) AS p_r, TOTAL(outcomes) AS h_n, TOTAL(horizon_sum) AS h_sum,
       TOTAL(horizon_sumsq) AS h_sumsq, TOTAL(cached_n) AS q_n, TOTAL(cached_turns) AS q_cached, TOTAL(cached_turns_after) AS q_turns
       FROM (${rows.sql}) GROUP BY tool, model HAVING TOTAL(outcomes) > 0`, ...rows.bindings)
@@ -203,7 +202,7 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
     `COALESCE(d.tool_name, '') AS tool_name, COALESCE(d.session_id, d.id) AS cluster, ${SUMMARY_SUMS.g_n} AS g_n, ${SUMMARY_SUMS.net_s} AS net_s, o.at AS net_at`,
   );
   return sql
-    .exec(`SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
+    .exec<ToolNetSqlRow>(`SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
       WHERE tool_name <> '' AND g_n > 0 GROUP BY tool_name, cluster`, ...rows.bindings)
     .toArray()
     .map(toolNetOf);
@@ -220,11 +219,11 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
 export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
   const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
   return sql
-    .exec(`SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
+    .exec<ToolSessionSqlRow>(`SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
       FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
       WHERE ${w.where} GROUP BY s.session_id, t.tool_name`, ...w.bindings)
     .toArray()
-    .map((row) => ({ tool_name: String(row.tool_name), session_id: String(row.session_id), at: Number(row.at), treated: Number(row.held) !== 1, cost: Number(row.cost) }));
+    .map((row) => ({ tool_name: row.tool_name, session_id: row.session_id, at: row.at, treated: row.held !== 1, cost: row.cost }));
 }
 
 /**

@@ -7,10 +7,10 @@
 import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "../model/savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
-import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters } from "./cluster-spans";
+import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters, type KeysRow } from "./cluster-spans";
 import { canonicalOutcome, decisionOf } from "./rows";
-import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks } from "./tool-chunks";
-import { INSERT_DECISION, SELECT_DECISION } from "./sql";
+import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks, type ChunkKey } from "./tool-chunks";
+import { INSERT_DECISION, SELECT_DECISION, type DecisionRow } from "./sql";
 import type { ItemResult, PricedSession } from "../model/types";
 
 const DAY_MS = 86_400_000;
@@ -62,9 +62,9 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
   for (const s of summaries.values()) sql.exec(ADD_SESSION_TOOL, ...s.key, s.held);
   if (summaries.size > 0) {
     const keys = JSON.stringify([...new Set([...summaries.values()].map((s) => s.key[0]))]);
-    refreshClusters(sql, String(sql.exec(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one().keys));
+    refreshClusters(sql, sql.exec<KeysRow>(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one().keys);
     // A session billed already gains a pair, or its arm, in its bill's chunk.
-    repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, keys));
+    repackChunks(sql, sql.exec<ChunkKey>(CHUNKS_OF_SESSIONS, keys));
   }
   return recorded;
 }
@@ -89,20 +89,20 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
     const ids = JSON.stringify(stored);
     sql.exec(ADD_OUTCOME_ROLLUPS, ids);
     sql.exec(ADD_OUTCOME_SUMMARIES, ids);
-    refreshClusters(sql, String(sql.exec(KEYS_OF_DECISIONS, ids).one().keys));
+    refreshClusters(sql, sql.exec<KeysRow>(KEYS_OF_DECISIONS, ids).one().keys);
   }
   return results;
 }
 
 function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemResult {
   const report = canonicalOutcome(item);
-  const held = sql.exec("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
+  const held = sql.exec<{ report: string }>("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
   if (held !== undefined) {
     return held.report === report
       ? { status: "accepted", repeated: true }
       : { status: "conflict", message: "an outcome with different content was already reported for this decision" };
   }
-  const found = sql.exec(SELECT_DECISION, item.decision_id).toArray()[0];
+  const found = sql.exec<DecisionRow>(SELECT_DECISION, item.decision_id).toArray()[0];
   if (found === undefined) return { status: "unknown_decision", message: UNKNOWN };
   const decision = decisionOf(found);
   const mismatch = outcomeMismatch(decision, item);
@@ -124,7 +124,7 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemRes
 export function storeSessions(sql: SqlStorage, at: number, items: readonly PricedSession[]): ItemResult[] {
   const results = items.map((item) => storeSession(sql, at, item));
   const stored = items.filter((_, i) => results[i]?.status === "accepted" && results[i]?.repeated === false).map((item) => item.session_id);
-  if (stored.length > 0) repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, JSON.stringify(stored)));
+  if (stored.length > 0) repackChunks(sql, sql.exec<ChunkKey>(CHUNKS_OF_SESSIONS, JSON.stringify(stored)));
   return results;
 }
 
@@ -135,7 +135,7 @@ export function storeSessions(sql: SqlStorage, at: number, items: readonly Price
  * storeSession(sql, Date.now(), priced) // { status: "accepted", repeated: false }
  */
 export function storeSession(sql: SqlStorage, at: number, item: PricedSession): ItemResult {
-  const held = sql.exec("SELECT report FROM sessions WHERE session_id = ?", item.session_id).toArray()[0];
+  const held = sql.exec<{ report: string }>("SELECT report FROM sessions WHERE session_id = ?", item.session_id).toArray()[0];
   if (held !== undefined) {
     return held.report === item.report
       ? { status: "accepted", repeated: true }
@@ -164,13 +164,13 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   const hours = cutoff - (cutoff % HOUR_MS);
   const rawCut = now - Math.min(rawDays, retentionDays) * DAY_MS;
   // Raw rows are whole only after every purge so far: a raw window raised later cannot bring back what went.
-  const before = Number(sql.exec("SELECT value FROM meta WHERE key = 'raw_from'").toArray()[0]?.value ?? 0);
+  const before = Number(sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'raw_from'").toArray()[0]?.value ?? 0);
   const rawFrom = Math.max(before, rawCut - (rawCut % HOUR_MS));
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);
   sql.exec("DELETE FROM rollups WHERE hour < ?", hours);
-  const purged = String(sql.exec(KEYS_BEFORE, hours).one().keys);
-  const chunks = sql.exec(CHUNKS_BEFORE, hours).toArray();
+  const purged = sql.exec<KeysRow>(KEYS_BEFORE, hours).one().keys;
+  const chunks = sql.exec<ChunkKey>(CHUNKS_BEFORE, hours).toArray();
   sql.exec("DELETE FROM session_tools WHERE hour < ?", hours);
   refreshClusters(sql, purged);
   sql.exec("DELETE FROM sessions WHERE at < ?", cutoff);

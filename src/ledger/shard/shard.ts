@@ -73,9 +73,9 @@ export class LedgerShard extends DurableObject<Env> {
 
   /** The schema version this shard's tables are at: 0 for a new shard; 1 for one from before versions were kept. */
   private schemaVersion(): number {
-    const tables = new Set(this.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((row) => String(row.name)));
+    const tables = new Set(this.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((row) => row.name));
     if (!tables.has("meta")) return 0;
-    const held = this.sql.exec("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
+    const held = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
     return held === undefined ? 1 : Number(held.value);
   }
 
@@ -154,7 +154,7 @@ export class LedgerShard extends DurableObject<Env> {
 
   /** What the shard holds (rows per table) and the bytes its database takes: for sizing (docs/ledger.md). */
   async storage(): Promise<Record<(typeof SIZED)[number], number> & { bytes: number }> {
-    const counts = SIZED.map((table) => [table, this.schemaReady ? Number(this.sql.exec(`SELECT COUNT(*) AS n FROM ${table}`).one().n) : 0]);
+    const counts = SIZED.map((table) => [table, this.schemaReady ? this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n : 0]);
     return { ...(Object.fromEntries(counts) as Record<(typeof SIZED)[number], number>), bytes: this.schemaReady ? this.sql.databaseSize : 0 };
   }
 
@@ -166,8 +166,8 @@ export class LedgerShard extends DurableObject<Env> {
     this.rawFrom = this.ctx.storage.transactionSync(() => purge(this.sql, Date.now(), days, rawDays));
     this.rowIds.clear();
     this.alarmSet = false;
-    const left = this.sql.exec("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n").one();
-    if (Number(left.n) > 0) await this.ensureAlarm();
+    const left = this.sql.exec<{ n: number }>("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n").one();
+    if (left.n > 0) await this.ensureAlarm();
   }
 
   /** The hour raw rows are whole from: 0 until the first purge. */
@@ -214,15 +214,15 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   private meta(key: string): string | null {
-    const row = this.sql.exec("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
-    return row === undefined ? null : String(row.value);
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key).toArray()[0];
+    return row === undefined ? null : row.value;
   }
 
   private rowId(json: string): number {
     let id = this.rowIds.get(json);
     if (id === undefined) {
       this.sql.exec("INSERT OR IGNORE INTO price_rows (json) VALUES (?)", json);
-      id = Number(this.sql.exec("SELECT id FROM price_rows WHERE json = ?", json).one().id);
+      id = this.sql.exec<{ id: number }>("SELECT id FROM price_rows WHERE json = ?", json).one().id;
       this.rowIds.set(json, id);
     }
     return id;

@@ -92,6 +92,38 @@ export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session
 export const SELECT_DECISION = `SELECT d.*, r.json AS row_json FROM decisions d
   LEFT JOIN price_rows r ON r.id = d.row_id WHERE d.id = ?`;
 
+/** A row of SELECT_DECISION: a `decisions` row (columns of later versions null on older rows) and its price row's JSON. */
+export type DecisionRow = {
+  id: string;
+  at: number;
+  session_id: string | null;
+  tool_name: string | null;
+  model_name: string;
+  priced_as: string | null;
+  pricing_mode: string;
+  reason_code: string;
+  fire: number;
+  would_fire: number;
+  holdout: number;
+  predicted_net: number;
+  output_tokens: number;
+  horizon: number;
+  recall_probability: number;
+  cache_hit_rate: number;
+  context_tokens: number | null;
+  stub_tokens: number;
+  recall_input_tokens: number;
+  recall_output_tokens: number;
+  offload_at: string | null;
+  suffix_tokens: number | null;
+  cache_ttl: string | null;
+  plan: string | null;
+  row_json: string | null;
+};
+
+/** A one-row aggregate of named sums: TOTAL()s and COUNT()s, never null; a read takes a missing or null one as 0. */
+export type SumsRow = Record<string, number | null>;
+
 /** The filters every aggregate applies: a window, and optionally a tool and a model. */
 export interface SumsFilter {
   from: number;
@@ -177,6 +209,9 @@ export const SERIES_SUMS = `SELECT
   TOTAL(CASE WHEN ${FWO} THEN o.realized_net END) AS realized
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
+/** A row of SERIES_SUMS (and of the rollups' series in ./rollup-reads.ts): counts and TOTAL()s, never null. */
+export type SeriesSqlRow = { start: number; decisions: number; fired: number; fired_with_outcome: number; predicted: number; realized: number };
+
 /**
  * The WHERE clause for the raw (session, tool) pairs (raw-reads.ts): sessions
  * (alias `s`) reported in the window, of the model, joined with their
@@ -197,6 +232,9 @@ export const TOOL_SESSIONS = `SELECT COALESCE(d.tool_name, '') AS tool_name, s.s
   MAX(d.holdout) AS held, s.cost AS cost
   FROM sessions s JOIN decisions d ON d.session_id = s.session_id WHERE `;
 export const TOOL_SESSIONS_GROUP = " GROUP BY s.session_id, COALESCE(d.tool_name, '')";
+
+/** A row of TOOL_SESSIONS (and of the summaries' twin in ./rollup-reads.ts): every column NOT NULL. */
+export type ToolSessionSqlRow = { tool_name: string; session_id: string; at: number; held: number; cost: number };
 
 /** The sessions' bills (their arms are per tool now: see TOOL_SESSIONS). */
 export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq

@@ -29,6 +29,10 @@ const CHUNKS = "SELECT DISTINCT t.tool_name AS tool, s.at - s.at % 3600000 AS ho
 export const CHUNKS_OF_SESSIONS = `${CHUNKS} AND t.session_key IN (SELECT value FROM json_each(?))`;
 /** The chunks holding pairs whose summaries before an hour (bound) the purge deletes. */
 export const CHUNKS_BEFORE = `${CHUNKS} AND t.hour < ?`;
+/** A row of CHUNKS (and of the queries built on it): one chunk's tool and hour. */
+export type ChunkKey = { tool: string; hour: number };
+/** A row of PAIRS_OF_CHUNK: every column NOT NULL. */
+type PairSqlRow = { at: number; session_id: string; held: number; cost: number };
 
 /** n pairs as bill-time, cost and arm arrays over one buffer (a chunk's blob): 8 + 8 + 1 bytes a pair. */
 function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 17)) {
@@ -42,24 +46,24 @@ function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 17)) {
  * @example
  * repackChunks(sql, sql.exec(CHUNKS_OF_SESSIONS, JSON.stringify(["s1"])))
  */
-export function repackChunks(sql: SqlStorage, chunks: Iterable<Record<string, SqlStorageValue>>): void {
+export function repackChunks(sql: SqlStorage, chunks: Iterable<ChunkKey>): void {
   const seen = new Set<string>();
   for (const chunk of [...chunks]) {
-    const [tool, hour] = [String(chunk.tool), Number(chunk.hour)];
+    const { tool, hour } = chunk;
     if (seen.has(`${hour}/${tool}`)) continue;
     seen.add(`${hour}/${tool}`);
-    const rows = sql.exec(PAIRS_OF_CHUNK, tool, hour, hour + HOUR_MS).toArray();
+    const rows = sql.exec<PairSqlRow>(PAIRS_OF_CHUNK, tool, hour, hour + HOUR_MS).toArray();
     if (rows.length === 0) {
       sql.exec("DELETE FROM tool_chunks WHERE tool_name = ? AND hour = ?", tool, hour);
       continue;
     }
     const p = packed(rows.length);
     rows.forEach((row, i) => {
-      p.at[i] = Number(row.at);
-      p.cost[i] = Number(row.cost);
-      p.held[i] = Number(row.held) === 1 ? 1 : 0;
+      p.at[i] = row.at;
+      p.cost[i] = row.cost;
+      p.held[i] = row.held === 1 ? 1 : 0;
     });
-    sql.exec("INSERT OR REPLACE INTO tool_chunks (tool_name, hour, n, data, ids) VALUES (?, ?, ?, ?, ?)", tool, hour, rows.length, p.buffer, rows.map((r) => String(r.session_id)).join("\n"));
+    sql.exec("INSERT OR REPLACE INTO tool_chunks (tool_name, hour, n, data, ids) VALUES (?, ?, ?, ?, ?)", tool, hour, rows.length, p.buffer, rows.map((r) => r.session_id).join("\n"));
   }
 }
 
@@ -70,7 +74,7 @@ export function repackChunks(sql: SqlStorage, chunks: Iterable<Record<string, Sq
  * backfillChunks(ctx.storage.sql) // after the schema-5 step, in its transaction
  */
 export function backfillChunks(sql: SqlStorage): void {
-  repackChunks(sql, sql.exec(CHUNKS));
+  repackChunks(sql, sql.exec<ChunkKey>(CHUNKS));
 }
 
 /**
@@ -82,7 +86,7 @@ export function backfillChunks(sql: SqlStorage): void {
 export function trimChunks(sql: SqlStorage, cutoff: number): void {
   const hour = cutoff - (cutoff % HOUR_MS);
   sql.exec("DELETE FROM tool_chunks WHERE hour < ?", hour);
-  repackChunks(sql, sql.exec("SELECT tool_name AS tool, hour FROM tool_chunks WHERE hour = ?", hour));
+  repackChunks(sql, sql.exec<ChunkKey>("SELECT tool_name AS tool, hour FROM tool_chunks WHERE hour = ?", hour));
 }
 
 /**
