@@ -2,7 +2,7 @@
 // drive one ledger shard directly, so the shard's own capacity is measured
 // rather than the gate's. Never deployed.
 import worker, { LedgerShard } from "../src/index";
-import { ledgerShard, formatDecisionId, type LedgerDecision } from "../src/ledger";
+import { formatDecisionId, type LedgerDecision, ledgerShard } from "../src/ledger";
 
 export { LedgerShard };
 

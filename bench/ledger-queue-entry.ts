@@ -2,7 +2,7 @@
 // deployed entry (its fetch and its queue consumer), plus routes that fill
 // LEDGER_QUEUE as the gate does and read one shard's count. Never deployed.
 import worker from "../src/index";
-import { ledgerShard, formatDecisionId, chunkMessages, ledgerMessage, type LedgerDecision } from "../src/ledger";
+import { chunkMessages, formatDecisionId, type LedgerDecision, ledgerMessage, ledgerShard } from "../src/ledger";
 
 export { LedgerShard } from "../src/index";
 

@@ -4,7 +4,7 @@
 // purge on demand and time the raw-row computation beside its own. Never
 // deployed.
 import worker, { LedgerShard as Shard } from "../src/index";
-import { ledgerShard, formatDecisionId, holdoutKey, inHoldout, type LedgerDecision, type PricedSession } from "../src/ledger";
+import { formatDecisionId, holdoutKey, inHoldout, type LedgerDecision, ledgerShard, type PricedSession } from "../src/ledger";
 import { readRawSums } from "../src/ledger/shard/raw-reads";
 import { seeded } from "../scripts/simulate/world";
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ledgerShard, confidenceSequence, type ToolSessionRow, holdoutFigures, toolVerdicts } from "../src/ledger";
+import { confidenceSequence, holdoutFigures, ledgerShard, type ToolSessionRow, toolVerdicts } from "../src/ledger";
 import { mergePairs, packRows, rowsOfPairs } from "../src/ledger/stats/pairs";
 import { readRawToolSessions } from "../src/ledger/shard/raw-reads";
 import type { SumsFilter } from "../src/ledger/shard/sql";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DECISION_ID_PATTERN, formatDecisionId, inHoldout, shardOfDecisionId, holdoutFigures, bucketFor, savingsFigures, incompleteBeta, meanInterval, normalQuantile, welch, type Moments } from "../src/ledger";
+import { bucketFor, DECISION_ID_PATTERN, formatDecisionId, holdoutFigures, incompleteBeta, inHoldout, meanInterval, type Moments, normalQuantile, savingsFigures, shardOfDecisionId, welch } from "../src/ledger";
 import { shardFor, unitHash } from "../src/ledger/model/ids";
 import { emptySums, mergeSums, type LedgerSums } from "../src/ledger/stats/report";
 import { studentTCdf, studentTQuantile, wilsonInterval } from "../src/ledger/stats/stats";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import { ledgerShard, type ToolModelSums, type ToolNetRow, savingsFigures, type ToolSessionRow, holdoutFigures, type LedgerDecision, type OutcomeReport, type PricedSession } from "../src/ledger";
+import { holdoutFigures, type LedgerDecision, ledgerShard, type OutcomeReport, type PricedSession, savingsFigures, type ToolModelSums, type ToolNetRow, type ToolSessionRow } from "../src/ledger";
 import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type LearningSumsRow, type ToolNetSqlRow } from "../src/ledger/shard/learning-sums";
 import { rowsOfPairs } from "../src/ledger/stats/pairs";
 import { readRawSums, readRawToolSessions } from "../src/ledger/shard/raw-reads";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { gatherToolSessions, ledgerShard, holdoutKey, inHoldout, confidenceSequence, type PricedSession, type ToolSessionRow, toolVerdicts } from "../src/ledger";
+import { confidenceSequence, gatherToolSessions, holdoutKey, inHoldout, ledgerShard, type PricedSession, type ToolSessionRow, toolVerdicts } from "../src/ledger";
 import { rowsOfPairs } from "../src/ledger/stats/pairs";
 import { tenantVerdict } from "../src/ledger/stats/verdicts";
 import { seeded } from "../scripts/simulate/world";

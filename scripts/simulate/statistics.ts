@@ -5,7 +5,7 @@
  * data read again and again. Pure and seeded; test/ledger-statistics.test.ts
  * runs them small, `npm run simulate:statistics` at the size docs/ledger.md quotes.
  */
-import { clusteredInterval, meanInterval, welch, type ClusterSums, type Moments, confidenceSequence, type SequenceSession } from "../../src/ledger";
+import { clusteredInterval, type ClusterSums, confidenceSequence, meanInterval, type Moments, type SequenceSession, welch } from "../../src/ledger";
 import { seeded } from "./world";
 
 /** A standard normal draw (Box–Muller) from a uniform generator. */

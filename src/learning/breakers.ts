@@ -8,7 +8,7 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, type ToolNetRow, meanSequence, type SequenceResult, isProbe, rowsByTool, toolVerdicts } from "../ledger";
+import { gatherRows, gatherToolSessions, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, getQueueResult, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ledgerShard, ledgerMessage } from "../../src/ledger";
+import { ledgerMessage, ledgerShard } from "../../src/ledger";
 import { consumerCounts } from "../../src/ledger/transport/consumer";
 import worker from "../../src/index";
 import { decisionIdOf, seedDecision } from "../ledger-fixtures";

@@ -5,7 +5,7 @@ import { fieldIssues } from "../../gate/issues";
 import { waitUntilOf } from "../../http/app";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { reportOutcomes, reportSessions, type Indexed, sessionCost, type OutcomeReport, type ItemResult, type PricedSession } from "../../ledger";
+import { type Indexed, type ItemResult, type OutcomeReport, type PricedSession, reportOutcomes, reportSessions, sessionCost } from "../../ledger";
 import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate";

@@ -3,7 +3,7 @@ import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, json } from "../../http/schema";
-import { gatherSums, gatherToolPairs, holdoutFigures, BUCKET_MS, bucketFor, savingsFigures } from "../../ledger";
+import { BUCKET_MS, bucketFor, gatherSums, gatherToolPairs, holdoutFigures, savingsFigures } from "../../ledger";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig } from "../../store/read";
 import { createApp } from "../app";
