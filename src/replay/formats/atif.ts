@@ -1,0 +1,76 @@
+/**
+ * @module replay/formats/atif
+ *
+ * ATIF, the Agent Trajectory Interchange Format of the Harbor project: one
+ * JSON document with `schema_version` ("ATIF-v1.x"), `session_id`, `agent`
+ * (`model_name`) and `steps`, each with `source` (system, user, agent),
+ * `message`, `reasoning_content`, `tool_calls` (`tool_call_id`,
+ * `function_name`, `arguments`), `observation.results` (`source_call_id`,
+ * `content`) and `metrics` (`prompt_tokens`, which include `cached_tokens`,
+ * and `completion_tokens`; Anthropic's cache writes, where a writer keeps
+ * them, in `metrics.extra.cache_creation_input_tokens`). Each agent step is
+ * one call: its input is every step before it; its observations come after
+ * it. Pure.
+ */
+import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
+import { jsonDocument, type ParseResult } from "./lines";
+
+/**
+ * Parses one ATIF trajectory.
+ *
+ * @example
+ * parseAtif(JSON.stringify({ schema_version: "ATIF-v1.4", session_id: "s", agent: { name: "a", version: "1", model_name: "gpt-5" }, steps: [] }), "t.json").trace?.session // "s"
+ */
+export function parseAtif(text: string, path: string): ParseResult {
+  const issues: ParseIssue[] = [];
+  const doc = jsonDocument(text, path, issues);
+  if (!isRecord(doc) || !Array.isArray(doc.steps)) {
+    if (doc !== null) issues.push({ path, line: null, expected: 'an ATIF object with a "steps" list' });
+    return { trace: null, issues };
+  }
+  const agent = isRecord(doc.agent) ? doc.agent : {};
+  const defaultModel = typeof agent.model_name === "string" ? agent.model_name : null;
+  const b = new TraceBuilder("atif", typeof doc.session_id === "string" ? doc.session_id : path);
+  doc.steps.forEach((step, index) => {
+    if (!isRecord(step) || typeof step.source !== "string") {
+      issues.push({ path, line: null, expected: `steps[${index}]: an object with "source"` });
+      return;
+    }
+    const message = textOf(step.message);
+    if (step.source === "agent") {
+      const model = typeof step.model_name === "string" ? step.model_name : defaultModel;
+      if (model === null) issues.push({ path, line: null, expected: `steps[${index}]: "model_name" (or agent.model_name)` });
+      b.call(model ?? "unknown", instant(step.timestamp), metricsUsage(step.metrics), index);
+      if (typeof step.reasoning_content === "string" && step.reasoning_content !== "") b.output(b.chars(b.add({ kind: "assistant", text: step.reasoning_content })));
+      if (message !== "") b.output(b.chars(b.add({ kind: "assistant", text: message })));
+      for (const call of Array.isArray(step.tool_calls) ? step.tool_calls.filter(isRecord) : []) {
+        const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
+        b.output(b.chars(b.add({ kind: "tool_call", text: args, tool: typeof call.function_name === "string" ? call.function_name : "unknown", call_id: typeof call.tool_call_id === "string" ? call.tool_call_id : null })));
+      }
+    } else if (message !== "") b.add({ kind: step.source === "system" ? "system" : "user", text: message });
+    const results = isRecord(step.observation) && Array.isArray(step.observation.results) ? step.observation.results.filter(isRecord) : [];
+    for (const result of results) {
+      b.add({ kind: "tool_output", text: textOf(result.content), call_id: typeof result.source_call_id === "string" ? result.source_call_id : null });
+    }
+  });
+  const final = isRecord(doc.final_metrics) ? doc.final_metrics : null;
+  if (final !== null) {
+    b.totals = { input_tokens: count(final.total_prompt_tokens), output_tokens: count(final.total_completion_tokens), cost_usd: count(final.total_cost_usd) };
+  }
+  return { trace: b.finish(), issues };
+}
+
+/**
+ * An ATIF step's metrics in the trace's shape.
+ *
+ * @example
+ * metricsUsage({ prompt_tokens: 5000, cached_tokens: 4000, completion_tokens: 80 })
+ * // { input: 1000, cache_read: 4000, cache_write_5m: 0, cache_write_1h: 0, output: 80 }
+ */
+export function metricsUsage(raw: unknown): Usage | null {
+  if (!isRecord(raw) || raw.prompt_tokens === undefined) return null;
+  const cached = count(raw.cached_tokens);
+  const extra = isRecord(raw.extra) ? raw.extra : {};
+  const written = count(extra.cache_creation_input_tokens);
+  return { input: Math.max(0, count(raw.prompt_tokens) - cached - written), cache_read: cached, cache_write_5m: written, cache_write_1h: 0, output: count(raw.completion_tokens) };
+}

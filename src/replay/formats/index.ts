@@ -1,0 +1,102 @@
+/**
+ * @module replay/formats
+ *
+ * Which format a transcript is, said explicitly: from its content (the first
+ * readable line of a JSONL file, the top-level fields of a JSON document),
+ * never from a guess that could read one format as another. A file that is
+ * none of them is reported with what was expected. Pure.
+ */
+import type { ParseIssue, TraceFormat } from "../trace";
+import { parseAtif } from "./atif";
+import { parseClaudeCode } from "./claude-code";
+import { parseCodex } from "./codex";
+import type { ParseResult } from "./lines";
+import { OFFLOAD_LOG_MARKER, parseOffloadLog } from "./offload-log";
+import { parseMiniSweAgent, parseSweAgent } from "./swe-agent";
+
+export type { ParseResult } from "./lines";
+
+const PARSERS: Record<TraceFormat, (text: string, path: string) => ParseResult> = {
+  "claude-code": parseClaudeCode,
+  codex: parseCodex,
+  "swe-agent": parseSweAgent,
+  "mini-swe-agent": parseMiniSweAgent,
+  atif: parseAtif,
+  "offload-log": parseOffloadLog,
+};
+
+const CODEX_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
+const CLAUDE_TYPES = new Set(["user", "assistant", "summary", "system", "file-history-snapshot"]);
+
+/** What every format looks like, for the report on a file that is none of them. */
+export const EXPECTED_FORMATS =
+  "a Claude Code session (.jsonl, records with type user/assistant and sessionId), a Codex rollout (.jsonl, {timestamp, type, payload}), " +
+  "a SWE-agent .traj (history, trajectory), a mini-swe-agent .traj.json (messages, info), an ATIF trajectory (schema_version ATIF-v…, steps) " +
+  `or an offload-gate session log (.jsonl, "trace": "${OFFLOAD_LOG_MARKER}")`;
+
+/**
+ * The format of a transcript's text, or null.
+ *
+ * @example
+ * detectFormat('{"timestamp":"…","type":"session_meta","payload":{}}') // "codex"
+ * detectFormat('{"schema_version":"ATIF-v1.4","steps":[]}') // "atif"
+ */
+export function detectFormat(text: string): TraceFormat | null {
+  const head = text.trimStart();
+  if (head.startsWith("{")) {
+    const whole = tryJson(head);
+    if (whole !== undefined) return documentFormat(whole);
+  }
+  for (const raw of head.split("\n", 20)) {
+    const value = tryJson(raw.trim());
+    if (value === undefined || typeof value !== "object" || value === null) continue;
+    const record = value as Record<string, unknown>;
+    if (record.trace === OFFLOAD_LOG_MARKER) return "offload-log";
+    if (typeof record.type === "string" && CODEX_TYPES.has(record.type) && "payload" in record) return "codex";
+    if (typeof record.type === "string" && CLAUDE_TYPES.has(record.type) && ("sessionId" in record || "uuid" in record || "leafUuid" in record)) return "claude-code";
+    return null;
+  }
+  return null;
+}
+
+function documentFormat(doc: unknown): TraceFormat | null {
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
+  const d = doc as Record<string, unknown>;
+  if (typeof d.schema_version === "string" && d.schema_version.startsWith("ATIF") && Array.isArray(d.steps)) return "atif";
+  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d)) return "swe-agent";
+  if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
+  // A one-line JSONL file parses as a document too.
+  if (d.trace === OFFLOAD_LOG_MARKER) return "offload-log";
+  if (typeof d.type === "string" && CODEX_TYPES.has(d.type) && "payload" in d) return "codex";
+  if (typeof d.type === "string" && CLAUDE_TYPES.has(d.type) && ("sessionId" in d || "uuid" in d)) return "claude-code";
+  return null;
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses a transcript in the format given, or the one detected.
+ *
+ * @example
+ * parseTranscript(text, "~/.codex/sessions/2026/11/01/rollout-x.jsonl").trace?.format // "codex"
+ * parseTranscript("hello", "notes.txt").issues[0].expected // "a Claude Code session (…) …"
+ */
+export function parseTranscript(text: string, path: string, format?: TraceFormat): ParseResult {
+  const chosen = format ?? detectFormat(text);
+  if (chosen === null) {
+    const issue: ParseIssue = { path, line: null, expected: EXPECTED_FORMATS };
+    return { trace: null, issues: [issue] };
+  }
+  const result = PARSERS[chosen](text, path);
+  if (result.trace !== null && result.trace.calls.length === 0) {
+    result.issues.push({ path, line: null, expected: `at least one model call in this ${chosen} transcript` });
+    return { trace: null, issues: result.issues };
+  }
+  return result;
+}

@@ -1,0 +1,162 @@
+/**
+ * @module replay/formats/swe-agent
+ *
+ * SWE-agent's `.traj` and mini-swe-agent's `.traj.json`. Both hold the
+ * conversation as one list (`history` with `role`, `content`,
+ * `message_type`; `messages` with `role`, `content`), and every assistant
+ * message is one call whose input is everything before it. SWE-agent
+ * records no per-call usage, only `info.model_stats` (`tokens_sent`,
+ * `tokens_received`, `api_calls`, `instance_cost`); mini-swe-agent records
+ * LiteLLM's usage in `messages[].extra.response.usage` (`prompt_tokens`,
+ * `completion_tokens`, `prompt_tokens_details.cached_tokens`). A tool output
+ * is an observation: its tool is the function called, or the command's
+ * first word. Neither format has timestamps. Pure.
+ */
+import { count, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
+import { jsonDocument, type ParseResult } from "./lines";
+
+/**
+ * Parses a SWE-agent `.traj`.
+ *
+ * @example
+ * parseSweAgent(JSON.stringify({ history: [...], trajectory: [...], info: { model_stats: { tokens_sent: 9000 } } }), "a.traj")
+ */
+export function parseSweAgent(text: string, path: string): ParseResult {
+  const issues: ParseIssue[] = [];
+  const doc = jsonDocument(text, path, issues);
+  if (!isRecord(doc) || !Array.isArray(doc.history)) {
+    if (doc !== null) issues.push({ path, line: null, expected: 'a .traj object with a "history" list' });
+    return { trace: null, issues };
+  }
+  const b = new TraceBuilder("swe-agent", sessionName(path));
+  const model = modelOfSweAgent(doc);
+  if (model === null) issues.push({ path, line: null, expected: 'the model name in "replay_config" (agent.model.name) or "info.model_stats"' });
+  let command = "";
+  doc.history.forEach((entry, index) => {
+    if (!isRecord(entry)) {
+      issues.push({ path, line: null, expected: `history[${index}]: an object with "role" and "content"` });
+      return;
+    }
+    const content = textOf(entry.content);
+    const role = entry.role;
+    if (role === "assistant") {
+      b.call(model ?? "unknown", null, null, index);
+      const calls = Array.isArray(entry.tool_calls) ? entry.tool_calls.filter(isRecord) : [];
+      b.output(b.chars(b.add({ kind: "assistant", text: content })));
+      for (const call of calls) {
+        const fn = isRecord(call.function) ? call.function : {};
+        const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+        b.output(b.chars(b.add({ kind: "tool_call", text: args, tool: typeof fn.name === "string" ? fn.name : "unknown", call_id: typeof call.id === "string" ? call.id : null })));
+      }
+      command = typeof entry.action === "string" ? entry.action : (calls.length === 0 ? content : "");
+      return;
+    }
+    if (role === "system" || entry.message_type === "system_prompt") b.add({ kind: "system", text: content });
+    else if (role === "tool" || entry.message_type === "observation") {
+      const ids = Array.isArray(entry.tool_call_ids) ? entry.tool_call_ids : [];
+      const callId = typeof ids[0] === "string" ? ids[0] : null;
+      b.add({ kind: "tool_output", text: content, call_id: callId, tool: callId === null ? commandHead(command) : null });
+    } else b.add({ kind: "user", text: content });
+  });
+  const stats = isRecord(doc.info) && isRecord(doc.info.model_stats) ? doc.info.model_stats : null;
+  if (stats !== null) {
+    b.totals = { input_tokens: count(stats.tokens_sent), output_tokens: count(stats.tokens_received), cost_usd: count(stats.instance_cost), api_calls: count(stats.api_calls) };
+  } else b.notes.push("no info.model_stats: no recorded totals to check against");
+  b.notes.push("no timestamps: the cache is assumed never to expire");
+  return { trace: b.finish(), issues };
+}
+
+/**
+ * Parses a mini-swe-agent `.traj.json`.
+ *
+ * @example
+ * parseMiniSweAgent(JSON.stringify({ messages: [...], info: { config: { model: { model_name: "gpt-5" } } } }), "a.traj.json")
+ */
+export function parseMiniSweAgent(text: string, path: string): ParseResult {
+  const issues: ParseIssue[] = [];
+  const doc = jsonDocument(text, path, issues);
+  if (!isRecord(doc) || !Array.isArray(doc.messages)) {
+    if (doc !== null) issues.push({ path, line: null, expected: 'a .traj.json object with a "messages" list' });
+    return { trace: null, issues };
+  }
+  const info = isRecord(doc.info) ? doc.info : {};
+  const config = isRecord(info.config) && isRecord(info.config.model) ? info.config.model : {};
+  const model = typeof config.model_name === "string" ? config.model_name : null;
+  if (model === null) issues.push({ path, line: null, expected: '"info.config.model.model_name"' });
+  const b = new TraceBuilder("mini-swe-agent", sessionName(path));
+  let command = "";
+  let observations = 0;
+  doc.messages.forEach((message, index) => {
+    if (!isRecord(message) || typeof message.role !== "string") {
+      issues.push({ path, line: null, expected: `messages[${index}]: an object with "role" and "content"` });
+      return;
+    }
+    const content = textOf(message.content);
+    if (message.role === "assistant") {
+      const extra = isRecord(message.extra) ? message.extra : {};
+      const response = isRecord(extra.response) ? extra.response : {};
+      b.call(model ?? "unknown", null, litellmUsage(response.usage), index);
+      command = bashBlock(content);
+      const commandChars = command.length;
+      b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - commandChars })));
+      if (command !== "") b.add({ kind: "tool_call", text: command, chars: commandChars, tool: "bash", call_id: `obs-${observations}` });
+      return;
+    }
+    if (message.role === "system") b.add({ kind: "system", text: content });
+    else if (b.last() !== undefined && command !== "") {
+      b.add({ kind: "tool_output", text: content, tool: "bash", call_id: `obs-${observations}` });
+      observations++;
+      command = "";
+    } else b.add({ kind: "user", text: content });
+  });
+  const stats = isRecord(info.model_stats) ? info.model_stats : null;
+  if (stats !== null) b.totals = { cost_usd: count(stats.instance_cost), api_calls: count(stats.api_calls) };
+  b.notes.push("no timestamps: the cache is assumed never to expire");
+  return { trace: b.finish(), issues };
+}
+
+/**
+ * LiteLLM's usage in the trace's shape: `prompt_tokens` include the cached
+ * ones and, for Anthropic, the cache writes (`cache_creation_input_tokens`).
+ *
+ * @example
+ * litellmUsage({ prompt_tokens: 9000, completion_tokens: 300, prompt_tokens_details: { cached_tokens: 8000 } })
+ * // { input: 1000, cache_read: 8000, cache_write_5m: 0, cache_write_1h: 0, output: 300 }
+ */
+export function litellmUsage(raw: unknown): Usage | null {
+  if (!isRecord(raw) || raw.prompt_tokens === undefined) return null;
+  const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
+  const cached = count(details.cached_tokens);
+  const written = count(raw.cache_creation_input_tokens);
+  return { input: Math.max(0, count(raw.prompt_tokens) - cached - written), cache_read: cached, cache_write_5m: written, cache_write_1h: 0, output: count(raw.completion_tokens) };
+}
+
+function modelOfSweAgent(doc: Record<string, unknown>): string | null {
+  let config: unknown = doc.replay_config;
+  if (typeof config === "string") {
+    try {
+      config = JSON.parse(config);
+    } catch {
+      config = null;
+    }
+  }
+  if (isRecord(config) && isRecord(config.agent) && isRecord(config.agent.model) && typeof config.agent.model.name === "string") return config.agent.model.name;
+  const info = isRecord(doc.info) ? doc.info : {};
+  return typeof info.model_name === "string" ? info.model_name : null;
+}
+
+/** The command of the last ```bash block of an answer (mini-swe-agent runs exactly one). */
+function bashBlock(content: string): string {
+  const blocks = [...content.matchAll(/```(?:bash|sh)?\s*\n([\s\S]*?)```/g)];
+  return blocks.length === 0 ? "" : (blocks[blocks.length - 1]![1] ?? "").trim();
+}
+
+/** The first word of a command: the tool name a SWE-agent observation is filed under. */
+export function commandHead(command: string): string {
+  const match = /^\s*(?:```\w*\s*)?([A-Za-z_][\w.-]*)/m.exec(command.split("\n").find((l) => l.trim() !== "" && !l.startsWith("```")) ?? command);
+  return match?.[1] ?? "unknown";
+}
+
+function sessionName(path: string): string {
+  return path.split("/").pop()?.replace(/\.traj(\.json)?$/, "") ?? path;
+}
