@@ -42,20 +42,23 @@ export function parseSweAgent(text: string, path: string): ParseResult {
     if (role === "assistant") {
       b.call(model ?? "unknown", null, null, index);
       const calls = Array.isArray(entry.tool_calls) ? entry.tool_calls.filter(isRecord) : [];
-      b.output(b.chars(b.add({ kind: "assistant", text: content })));
+      // A text-mode action is the command inside the answer: a tool call of its own, the characters split.
+      const action = calls.length === 0 && typeof entry.action === "string" && content.includes(entry.action) ? entry.action : "";
+      b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - action.length })));
+      if (action !== "") b.output(b.chars(b.add({ kind: "tool_call", text: action, tool: commandHead(action), call_id: `act-${index}` })));
       for (const call of calls) {
         const fn = isRecord(call.function) ? call.function : {};
         const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
         b.output(b.chars(b.add({ kind: "tool_call", text: args, tool: typeof fn.name === "string" ? fn.name : "unknown", call_id: typeof call.id === "string" ? call.id : null })));
       }
-      command = typeof entry.action === "string" ? entry.action : (calls.length === 0 ? content : "");
+      command = action !== "" ? `act-${index}` : "";
       return;
     }
     if (role === "system" || entry.message_type === "system_prompt") b.add({ kind: "system", text: content });
     else if (role === "tool" || entry.message_type === "observation") {
       const ids = Array.isArray(entry.tool_call_ids) ? entry.tool_call_ids : [];
-      const callId = typeof ids[0] === "string" ? ids[0] : null;
-      b.add({ kind: "tool_output", text: content, call_id: callId, tool: callId === null ? commandHead(command) : null });
+      const callId = typeof ids[0] === "string" ? ids[0] : command !== "" ? command : null;
+      b.add({ kind: "tool_output", text: content, call_id: callId });
     } else b.add({ kind: "user", text: content });
   });
   const stats = isRecord(doc.info) && isRecord(doc.info.model_stats) ? doc.info.model_stats : null;

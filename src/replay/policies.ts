@@ -1,0 +1,302 @@
+/**
+ * @module replay/policies
+ *
+ * The policies priced on the same calls, each named and parameterised
+ * (docs/replay.md § Policies): keep everything; the gate in seed mode, in
+ * cache_aware mode and as the clearing plan, through the pure core; Anthropic's
+ * `clear_tool_uses_20250919`; observation masking of all but the last M
+ * outputs (its boundary moving every K calls); size-only stubbing;
+ * deepagents-style eviction; Claude Code's persistence of large results.
+ * Pure.
+ */
+import {
+  DEFAULT_CACHE_HIT_RATE,
+  DEFAULT_EXPECTED_CONVERSATION_DEPTH,
+  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  DEFAULT_P_RECALL,
+  DEFAULT_STUB_TOKENS,
+  decidePlan,
+  evaluateCacheAwareGate,
+  evaluateOffloadGate,
+  type PlanSegment,
+} from "../gate";
+import type { PolicyRun, StepState } from "./simulate";
+
+/** A policy's parameters, as the report prints them. */
+export type PolicyParams = Record<string, number | string | string[]>;
+
+/** A named, parameterised policy. */
+export interface Policy {
+  name: string;
+  params: PolicyParams;
+  start(): PolicyRun;
+}
+
+/** Tokens of a placeholder that says an output was cleared. */
+const PLACEHOLDER_TOKENS = 10;
+
+/**
+ * Keeps everything: what happened.
+ *
+ * @example
+ * keepEverything().name // "keep_everything"
+ */
+export function keepEverything(): Policy {
+  return { name: "keep_everything", params: {}, start: () => ({ step: () => Infinity }) };
+}
+
+/**
+ * A policy that decides each tool output once, when it first enters the
+ * history: `stubOf` answers the stub's tokens, or null to keep it.
+ */
+function onEntry(name: string, params: PolicyParams, stubOf: (s: StepState, id: number, position: number) => number | null): Policy {
+  return {
+    name,
+    params,
+    start() {
+      const decided = new Set<number>();
+      return {
+        step(s) {
+          let changed = Infinity;
+          for (let j = s.outputs.length - 1; j >= 0 && s.outputs[j]! >= s.keep; j--) {
+            const position = s.outputs[j]!;
+            const id = s.ctx[position]!;
+            if (decided.has(id)) continue;
+            decided.add(id);
+            const stub = stubOf(s, id, position);
+            if (stub !== null) {
+              s.stub.set(id, stub);
+              changed = Math.min(changed, position);
+            }
+          }
+          return changed;
+        },
+      };
+    },
+  };
+}
+
+/** The gate's priors, as a request would send them. */
+export interface GatePriors {
+  horizon: number;
+  recall_probability: number;
+  cache_hit_rate: number;
+  threshold: number;
+  stub_tokens: number;
+}
+
+const GATE_DEFAULTS: GatePriors = {
+  horizon: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
+  recall_probability: DEFAULT_P_RECALL,
+  cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
+  threshold: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  stub_tokens: DEFAULT_STUB_TOKENS,
+};
+
+/**
+ * The gate on entry, seed or cache_aware, with the request a client would
+ * send for the output: its measured tokens, the history before it, the
+ * gate's default priors.
+ *
+ * @example
+ * gatePolicy("cache_aware").name // "gate_cache_aware"
+ */
+export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePriors> = {}): Policy {
+  const p = { ...GATE_DEFAULTS, ...priors };
+  return onEntry(`gate_${mode}`, { ...p }, (s, id, position) => {
+    const inputs = {
+      model_name: s.priced.canonical,
+      output_tokens: s.sizes.tokens[id]!,
+      horizon: p.horizon,
+      recall_probability: p.recall_probability,
+      large_offload_threshold_tokens: p.threshold,
+      stub_tokens: p.stub_tokens,
+    };
+    const decision =
+      mode === "seed"
+        ? evaluateOffloadGate(inputs, s.priced.row)
+        : evaluateCacheAwareGate({ ...inputs, cache_hit_rate: p.cache_hit_rate, context_tokens: s.full(position), cache_ttl: s.ttl }, s.priced.row);
+    return decision.fire ? p.stub_tokens : null;
+  });
+}
+
+/**
+ * The gate's clearing plan, asked every `every` calls over the history as it
+ * stands: every tool output not yet stubbed is a candidate; the plan's stubs
+ * go in in one rewrite.
+ *
+ * @example
+ * gatePlan({ every: 10 }).params.every // 10
+ */
+export function gatePlan(options: Partial<GatePriors> & { every?: number } = {}): Policy {
+  const p = { ...GATE_DEFAULTS, ...options };
+  const every = options.every ?? 10;
+  return {
+    name: "gate_plan",
+    params: { ...p, every },
+    start: () => ({
+      step(s) {
+        if (s.call === 0 || s.call % every !== 0) return Infinity;
+        const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
+        let fixed = 0;
+        let last = 0;
+        for (const position of s.outputs) {
+          const id = s.ctx[position]!;
+          fixed += s.full(position) - s.full(last);
+          last = position + 1;
+          if (s.stub.has(id)) {
+            fixed += s.stub.get(id)!;
+            continue;
+          }
+          segments.push({ tokens: fixed }, { id: String(position), tokens: s.sizes.tokens[id]! });
+          fixed = 0;
+        }
+        segments.push({ tokens: fixed + s.full(s.ctx.length) - s.full(last) });
+        const plan = decidePlan(
+          { model_name: s.priced.canonical, horizon: p.horizon, recall_probability: p.recall_probability, cache_hit_rate: p.cache_hit_rate, cache_ttl: s.ttl, large_offload_threshold_tokens: p.threshold, stub_tokens: p.stub_tokens, segments: segments.filter((g) => g.tokens > 0 || g.id !== undefined) },
+          { status: "priced", row: s.priced.row, canonical: s.priced.canonical },
+        );
+        let changed = Infinity;
+        for (const member of plan.stub) {
+          const position = Number(member);
+          s.stub.set(s.ctx[position]!, p.stub_tokens);
+          changed = Math.min(changed, position);
+        }
+        return changed;
+      },
+    }),
+  };
+}
+
+/** Replaces the stubbed set with `want` (tool-output positions), returning the lowest position that changed. */
+function applySet(s: StepState, want: Set<number>, stubTokens: number): number {
+  let changed = Infinity;
+  for (const position of s.outputs) {
+    const id = s.ctx[position]!;
+    const has = s.stub.has(id);
+    if (want.has(position) && !has) s.stub.set(id, stubTokens);
+    else if (!want.has(position) && has) s.stub.delete(id);
+    else continue;
+    changed = Math.min(changed, position);
+  }
+  return changed;
+}
+
+/**
+ * Anthropic's `clear_tool_uses_20250919`: once a request's input passes
+ * `trigger` tokens, every tool result but the last `keep` is cleared (its
+ * tools in `exclude_tools` never), applied only when it clears at least
+ * `clear_at_least` tokens more than the request before cleared.
+ *
+ * @example
+ * clearToolUses().params // { trigger: 100000, keep: 3, clear_at_least: 0, exclude_tools: [] }
+ */
+export function clearToolUses(options: { trigger?: number; keep?: number; clear_at_least?: number; exclude_tools?: string[] } = {}): Policy {
+  const params = { trigger: options.trigger ?? 100_000, keep: options.keep ?? 3, clear_at_least: options.clear_at_least ?? 0, exclude_tools: options.exclude_tools ?? [] };
+  const excluded = new Set(params.exclude_tools);
+  return {
+    name: "clear_tool_uses",
+    params,
+    start: () => ({
+      step(s) {
+        const want = new Set<number>();
+        if (s.full(s.ctx.length) > params.trigger) {
+          const last = s.outputs.length - params.keep;
+          for (let j = 0; j < last; j++) if (!excluded.has(s.trace.parts[s.ctx[s.outputs[j]!]!]!.tool ?? "")) want.add(s.outputs[j]!);
+        }
+        let more = 0;
+        for (const position of want) {
+          const id = s.ctx[position]!;
+          if (!s.stub.has(id)) more += s.sizes.tokens[id]! - PLACEHOLDER_TOKENS;
+        }
+        if (want.size > 0 && more < params.clear_at_least) return Infinity;
+        return applySet(s, want, PLACEHOLDER_TOKENS);
+      },
+    }),
+  };
+}
+
+/**
+ * Observation masking: every tool output but the last `keep_last` is
+ * replaced by a placeholder, the boundary recomputed every `every` calls.
+ *
+ * @example
+ * observationMask({ keep_last: 10, every: 10 }).name // "mask_last_10_every_10"
+ */
+export function observationMask(options: { keep_last?: number; every?: number } = {}): Policy {
+  const params = { keep_last: options.keep_last ?? 10, every: options.every ?? 1 };
+  return {
+    name: params.every === 1 ? `mask_last_${params.keep_last}` : `mask_last_${params.keep_last}_every_${params.every}`,
+    params,
+    start: () => ({
+      step(s) {
+        if (s.call % params.every !== 0) return Infinity;
+        const want = new Set(s.outputs.slice(0, Math.max(0, s.outputs.length - params.keep_last)));
+        return applySet(s, want, PLACEHOLDER_TOKENS);
+      },
+    }),
+  };
+}
+
+/**
+ * Size-only stubbing: every output of at least `threshold` tokens, on entry, whatever it costs.
+ *
+ * @example
+ * sizeOnly({ threshold: 10_000 }).params.stub_tokens // 200
+ */
+export function sizeOnly(options: { threshold?: number; stub_tokens?: number } = {}): Policy {
+  const params = { threshold: options.threshold ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, stub_tokens: options.stub_tokens ?? DEFAULT_STUB_TOKENS };
+  return onEntry("size_only", params, (s, id) => (s.sizes.tokens[id]! >= params.threshold ? params.stub_tokens : null));
+}
+
+/**
+ * deepagents-style eviction: an output over `threshold_tokens` goes to a
+ * file; the history keeps a pointer and its first `preview_lines` lines.
+ *
+ * @example
+ * deepagentsEviction().params // { threshold_tokens: 20000, preview_lines: 10 }
+ */
+export function deepagentsEviction(options: { threshold_tokens?: number; preview_lines?: number } = {}): Policy {
+  const params = { threshold_tokens: options.threshold_tokens ?? 20_000, preview_lines: options.preview_lines ?? 10 };
+  return onEntry("deepagents_evict", params, (s, id) => {
+    if (s.sizes.tokens[id]! <= params.threshold_tokens) return null;
+    const part = s.trace.parts[id]!;
+    const preview = part.text === null ? 800 : part.text.split("\n", params.preview_lines).join("\n").length;
+    return PLACEHOLDER_TOKENS * 4 + (preview / 4) * s.sizes.factor;
+  });
+}
+
+/**
+ * Claude Code's persistence of a result over `threshold_chars` characters:
+ * saved to a file, a `preview_chars` preview left in the history.
+ *
+ * @example
+ * claudeCodePersist().params // { threshold_chars: 50000, preview_chars: 2000 }
+ */
+export function claudeCodePersist(options: { threshold_chars?: number; preview_chars?: number } = {}): Policy {
+  const params = { threshold_chars: options.threshold_chars ?? 50_000, preview_chars: options.preview_chars ?? 2_000 };
+  return onEntry("claude_code_persist", params, (s, id) =>
+    s.trace.parts[id]!.chars > params.threshold_chars ? PLACEHOLDER_TOKENS * 4 + (params.preview_chars / 4) * s.sizes.factor : null,
+  );
+}
+
+/**
+ * Every policy at its documented defaults, keep-everything first.
+ *
+ * @example
+ * defaultPolicies().map((p) => p.name) // ["keep_everything", "gate_seed", "gate_cache_aware", "gate_plan", ...]
+ */
+export function defaultPolicies(): Policy[] {
+  return [
+    keepEverything(),
+    gatePolicy("seed"),
+    gatePolicy("cache_aware"),
+    gatePlan(),
+    clearToolUses(),
+    observationMask(),
+    observationMask({ every: 10 }),
+    sizeOnly(),
+    deepagentsEviction(),
+    claudeCodePersist(),
+  ];
+}

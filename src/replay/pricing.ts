@@ -1,0 +1,64 @@
+/**
+ * @module replay/pricing
+ *
+ * The prices a replayed call is billed at: a pricing seed's rows (the shape
+ * of pricing.seed.json), found by canonical name, alias, a provider prefix
+ * LiteLLM puts in front ("anthropic/claude-…") or a dated suffix
+ * ("-20250929"), and taken as they were in force at the call's timestamp
+ * (the row's `scheduled` changes, through the core's price schedule). Pure:
+ * the caller reads the seed.
+ */
+import { priceInForce, priceSchedule, type PriceSchedule } from "../gate";
+import type { ScheduledPriceRates } from "../gate/types";
+
+/** A seed row as replay reads it. */
+export interface SeedRow extends ScheduledPriceRates {
+  aliases?: string[];
+  provider?: string;
+}
+
+/** A priced call: the row in force and the name it was found under. */
+export interface PricedRow {
+  canonical: string;
+  row: SeedRow;
+  /** The scheduled change in force, or null for the row's own prices. */
+  effective_at: string | null;
+}
+
+/** Looks a model up at an instant (ms; null: the row's own prices). */
+export type PriceLookup = (model: string, at: number | null) => PricedRow | null;
+
+/**
+ * A lookup over a seed's rows; each row's schedule is built once.
+ *
+ * @example
+ * const prices = priceBook(seed.models);
+ * prices("anthropic/claude-sonnet-4-5-20250929", null)?.canonical // "claude-sonnet-4-5"
+ */
+export function priceBook(models: Record<string, SeedRow>): PriceLookup {
+  const names = new Map<string, string>();
+  const schedules = new Map<string, PriceSchedule<SeedRow>>();
+  for (const [name, row] of Object.entries(models)) {
+    names.set(name.toLowerCase(), name);
+    for (const alias of row.aliases ?? []) names.set(alias.toLowerCase(), name);
+    schedules.set(name, priceSchedule(row));
+  }
+  const resolved = new Map<string, string | null>();
+  const canonicalOf = (model: string): string | null => {
+    const cached = resolved.get(model);
+    if (cached !== undefined) return cached;
+    const lower = model.toLowerCase();
+    const bare = lower.includes("/") ? lower.slice(lower.lastIndexOf("/") + 1) : lower;
+    const candidates = [lower, bare, bare.replace(/-\d{8}$/, ""), bare.replace(/@\d{8}$/, ""), bare.replace(/-latest$/, "")];
+    const found = candidates.map((c) => names.get(c)).find((c) => c !== undefined) ?? null;
+    resolved.set(model, found);
+    return found;
+  };
+  return (model, at) => {
+    const canonical = canonicalOf(model);
+    if (canonical === null) return null;
+    const schedule = schedules.get(canonical)!;
+    const epoch = at === null ? schedule[0]! : priceInForce(schedule, at);
+    return { canonical, row: epoch.row, effective_at: epoch.effective_at };
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * @module replay/priors
+ *
+ * Per-tool priors learned from history, in the learner's counts (the shape
+ * of LevelSumsSchema, src/store/learning.ts), per tool and per size band:
+ * p from every output treated as if stubbed when it entered (p_n outputs
+ * with a later call, p_r of them the transcript shows recalled); h, the
+ * later calls each output stayed in the history; q, of those calls, how many
+ * read the output from the cache (keep-everything's simulation). Pure.
+ */
+import type { Detection } from "./recalls";
+import type { PolicyBill } from "./simulate";
+import type { Trace } from "./trace";
+
+/** The learner's counts for one level. */
+export interface LevelSums {
+  p_n: number;
+  p_r: number;
+  h_n: number;
+  h_sum: number;
+  h_sumsq: number;
+  q_n: number;
+  q_cached: number;
+  q_turns: number;
+}
+
+/** Output size bands, in tokens: lt2k < 2,000 ≤ 2k-10k < 10,000 ≤ ge10k. */
+export const SIZE_BANDS = ["lt2k", "2k-10k", "ge10k"] as const;
+export type SizeBand = (typeof SIZE_BANDS)[number];
+
+/** Per tool: the tool's sums and its bands' (a band with no observation left out). */
+export type ToolPriors = Record<string, { sums: LevelSums; bands: Partial<Record<SizeBand, LevelSums>> }>;
+
+/** The document `--priors` prints and `POST /v1/admin/learning/import` takes. */
+export interface PriorsDocument {
+  version: 1;
+  source: "replay";
+  tools: ToolPriors;
+}
+
+/**
+ * The band of an output of `tokens` tokens.
+ *
+ * @example
+ * bandOf(1_999) // "lt2k"
+ * bandOf(10_000) // "ge10k"
+ */
+export function bandOf(tokens: number): SizeBand {
+  return tokens < 2_000 ? "lt2k" : tokens < 10_000 ? "2k-10k" : "ge10k";
+}
+
+/**
+ * Empty counts.
+ *
+ * @example
+ * emptySums().p_n // 0
+ */
+export function emptySums(): LevelSums {
+  return { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
+}
+
+/**
+ * Adds b into a.
+ *
+ * @example
+ * addSums(emptySums(), { ...emptySums(), p_n: 2 }).p_n // 2
+ */
+export function addSums(a: LevelSums, b: LevelSums): LevelSums {
+  for (const key of Object.keys(a) as (keyof LevelSums)[]) a[key] += b[key];
+  return a;
+}
+
+/**
+ * Merges one trace's priors into a running total (a folder's).
+ *
+ * @example
+ * mergePriors(total, replay.priors)
+ */
+export function mergePriors(into: ToolPriors, from: ToolPriors): ToolPriors {
+  for (const [tool, entry] of Object.entries(from)) {
+    const target = (into[tool] ??= { sums: emptySums(), bands: {} });
+    addSums(target.sums, entry.sums);
+    for (const [band, sums] of Object.entries(entry.bands) as [SizeBand, LevelSums][]) addSums((target.bands[band] ??= emptySums()), sums);
+  }
+  return into;
+}
+
+/**
+ * One trace's counts per tool and band.
+ *
+ * @example
+ * priorsOf(trace, sizes.tokens, keepBill, byPart, firstCall).Read?.bands.lt2k?.p_r
+ */
+export function priorsOf(trace: Trace, tokens: Float64Array, keep: PolicyBill, byPart: Map<number, Detection[]>, firstCall: Int32Array): ToolPriors {
+  const n = trace.calls.length;
+  // Per output: how many calls carried it, and how many of those read it from the cache.
+  const turns = new Int32Array(trace.parts.length);
+  const cached = new Int32Array(trace.parts.length);
+  const ctx: number[] = [];
+  trace.calls.forEach((call, i) => {
+    ctx.length = call.keep;
+    ctx.push(...call.added);
+    const read = keep.cachedParts[i]!;
+    for (let k = 0; k < ctx.length; k++) {
+      const id = ctx[k]!;
+      if (trace.parts[id]!.kind !== "tool_output" || firstCall[id] === i) continue;
+      turns[id] = turns[id]! + 1;
+      if (k < read) cached[id] = cached[id]! + 1;
+    }
+  });
+  const out: ToolPriors = {};
+  trace.parts.forEach((p, id) => {
+    if (p.kind !== "tool_output" || firstCall[id]! >= n) return;
+    const s = emptySums();
+    const later = n - 1 - firstCall[id]!;
+    if (later > 0) {
+      s.p_n = 1;
+      s.p_r = (byPart.get(id)?.length ?? 0) > 0 ? 1 : 0;
+    }
+    // h counts the turns it was carried after the one it entered with, plus that one.
+    const h = turns[id]! + 1;
+    s.h_n = 1;
+    s.h_sum = h;
+    s.h_sumsq = h * h;
+    if (turns[id]! > 0) {
+      s.q_n = 1;
+      s.q_turns = turns[id]!;
+      s.q_cached = cached[id]!;
+    }
+    const entry = (out[p.tool ?? "unknown"] ??= { sums: emptySums(), bands: {} });
+    addSums(entry.sums, s);
+    addSums((entry.bands[bandOf(tokens[id]!)] ??= emptySums()), s);
+  });
+  return out;
+}

@@ -1,0 +1,177 @@
+/**
+ * @module replay/recalls
+ *
+ * When the transcript shows a tool output was needed again later, by one of
+ * four rules (docs/replay.md § Recalls):
+ * - `same_file`: a later tool call names a file the output's call named;
+ * - `same_command`: a later tool call runs the same command (same arguments);
+ * - `quoted_line`: a later answer contains a line (24+ characters) that, before
+ *   it, appeared only in that output;
+ * - `quoted_identifier`: the same for an identifier (8+ characters with a
+ *   digit, an underscore or an inner capital).
+ * Each detection is the call whose answer showed the need. What this cannot
+ * see: a need the model met some other way, or an output it used without
+ * quoting it. Pure.
+ */
+import type { Part, Trace } from "./trace";
+
+/** Which rule found a recall. */
+export type RecallRule = "same_file" | "same_command" | "quoted_line" | "quoted_identifier";
+
+/** One detection: the call whose answer needed the output, and the rule. */
+export interface Detection {
+  call: number;
+  rule: RecallRule;
+}
+
+// Bounds that keep a huge output from costing more than it can tell.
+const MAX_TOKENS_PER_PART = 4_000;
+const MAX_DETECTIONS = 32;
+const FILE_KEYS = ["file_path", "path", "notebook_path", "filename", "file"];
+const FILE_IN_TEXT = /(?:^|[\s'"=:(])((?:~|\.{1,2})?\/?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s'":,;)\]])/g;
+const IDENTIFIER = /[A-Za-z_$][\w$]{7,}/g;
+
+/** The files and the command a tool call names. */
+interface Target {
+  files: string[];
+  command: string;
+}
+
+/**
+ * The files and command of a tool call's arguments (JSON, or a plain command).
+ *
+ * @example
+ * targetOf('{"file_path":"/src/app.ts"}') // { files: ["/src/app.ts"], command: '{"file_path":"/src/app.ts"}' }
+ * targetOf("sed -n 1,40p src/app.py") // { files: ["src/app.py"], command: "sed -n 1,40p src/app.py" }
+ */
+export function targetOf(args: string): Target {
+  const files = new Set<string>();
+  let text = args;
+  try {
+    const value: unknown = JSON.parse(args);
+    if (typeof value === "object" && value !== null) {
+      const record = value as Record<string, unknown>;
+      for (const key of FILE_KEYS) if (typeof record[key] === "string") files.add(record[key] as string);
+      const command = record.command ?? record.cmd;
+      text = Array.isArray(command) ? command.join(" ") : typeof command === "string" ? command : "";
+    }
+  } catch {
+    // A plain command line.
+  }
+  for (const match of text.matchAll(FILE_IN_TEXT)) files.add(match[1]!);
+  return { files: [...files], command: args.trim().replace(/\s+/g, " ") };
+}
+
+function linesOf(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split("\n", MAX_TOKENS_PER_PART)) {
+    const line = raw.trim();
+    if (line.length >= 24 && /[A-Za-z0-9]/.test(line)) out.push(line);
+  }
+  return out;
+}
+
+function identifiersOf(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(IDENTIFIER)) {
+    const word = match[0];
+    if (/[0-9_]/.test(word) || /[a-z][A-Z]/.test(word)) out.push(word);
+    if (out.length >= MAX_TOKENS_PER_PART) break;
+  }
+  return out;
+}
+
+/**
+ * Every detection of every tool output (part id → detections, by call), and
+ * the call each part first entered an input at.
+ *
+ * @example
+ * detectRecalls(trace).byPart.get(outputId) // [{ call: 7, rule: "same_file" }]
+ */
+export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>; firstCall: Int32Array } {
+  const { parts, calls } = trace;
+  const firstCall = new Int32Array(parts.length).fill(calls.length);
+  calls.forEach((call, i) => {
+    for (const id of call.added) if (firstCall[id]! > i) firstCall[id] = i;
+  });
+  // A model output is the answer of the call before the first that carries it.
+  const answerOf = (id: number) => Math.max(0, Math.min(calls.length, firstCall[id]!) - 1);
+  const byPart = new Map<number, Detection[]>();
+  const note = (output: number, call: number, rule: RecallRule) => {
+    if (call < firstCall[output]!) return;
+    const list = byPart.get(output) ?? [];
+    if (list.length >= MAX_DETECTIONS || list.some((d) => d.call === call)) return;
+    list.push({ call, rule });
+    byPart.set(output, list);
+  };
+  const callOf = new Map<string, number>();
+  parts.forEach((p, id) => {
+    if (p.kind === "tool_call" && p.call_id !== null) callOf.set(p.call_id, id);
+  });
+
+  // Rules 1 and 2: the targets of each output's call, then every later call that names them again.
+  const byFile = new Map<string, number[]>();
+  const byCommand = new Map<string, number[]>();
+  const targets = new Map<number, Target>();
+  const targetOfPart = (id: number) => {
+    let t = targets.get(id);
+    if (t === undefined) targets.set(id, (t = targetOf(parts[id]!.text ?? "")));
+    return t;
+  };
+  const order = parts.map((_, id) => id).sort((a, b) => firstCall[a]! - firstCall[b]! || a - b);
+  for (const id of order) {
+    const p = parts[id]!;
+    if (p.kind === "tool_call" && p.text !== null) {
+      const t = targetOfPart(id);
+      const call = answerOf(id);
+      for (const file of t.files) for (const output of byFile.get(file) ?? []) note(output, call, "same_file");
+      for (const output of byCommand.get(t.command) ?? []) note(output, call, "same_command");
+    } else if (p.kind === "tool_output" && p.call_id !== null) {
+      const callPart = callOf.get(p.call_id);
+      if (callPart === undefined || parts[callPart]!.text === null) continue;
+      const t = targetOfPart(callPart);
+      for (const file of t.files) byFile.set(file, [...(byFile.get(file) ?? []), id]);
+      byCommand.set(t.command, [...(byCommand.get(t.command) ?? []), id]);
+    }
+  }
+
+  // Rules 3 and 4: what appeared first, and only, in one tool output; then the answers that quote it.
+  const owner = new Map<string, number>();
+  const isModel = (p: Part) => p.kind === "assistant" || p.kind === "tool_call";
+  for (const id of order) {
+    const p = parts[id]!;
+    if (p.text === null) continue;
+    const keys = [...linesOf(p.text).map((l) => `L${l}`), ...identifiersOf(p.text).map((w) => `I${w}`)];
+    for (const key of new Set(keys)) {
+      const seen = owner.get(key);
+      if (seen === undefined) owner.set(key, p.kind === "tool_output" ? id : -1);
+      else if (seen !== id && !isModel(p)) owner.set(key, -1);
+    }
+  }
+  for (const id of order) {
+    const p = parts[id]!;
+    if (!isModel(p) || p.text === null) continue;
+    const call = answerOf(id);
+    for (const line of linesOf(p.text)) {
+      const output = owner.get(`L${line}`);
+      if (output !== undefined && output >= 0 && firstCall[output]! <= call) note(output, call, "quoted_line");
+    }
+    for (const word of identifiersOf(p.text)) {
+      const output = owner.get(`I${word}`);
+      if (output !== undefined && output >= 0 && firstCall[output]! <= call) note(output, call, "quoted_identifier");
+    }
+  }
+  for (const list of byPart.values()) list.sort((a, b) => a.call - b.call);
+  return { byPart, firstCall };
+}
+
+/**
+ * The first detection at or after a call, or null.
+ *
+ * @example
+ * recallAfter([{ call: 3, rule: "same_file" }, { call: 9, rule: "quoted_line" }], 5) // { call: 9, rule: "quoted_line" }
+ */
+export function recallAfter(detections: readonly Detection[] | undefined, call: number): Detection | null {
+  for (const d of detections ?? []) if (d.call >= call) return d;
+  return null;
+}

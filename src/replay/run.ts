@@ -1,0 +1,179 @@
+/**
+ * @module replay/run
+ *
+ * Replays one trace under every policy: the sizes fitted to the recorded
+ * bill, keep-everything checked against it, each policy billed on the same
+ * calls with the provider's caching rules, and its stubs charged recall
+ * hops over a range: the recalls the transcript shows, and every stubbed
+ * output recalled once (the pessimistic end). A recall hop is one more call
+ * whose input is the policy's history at that point, read from the cache,
+ * plus the output written back and the answer. Pure.
+ */
+import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl } from "../gate";
+import { fitSizes, type CalibrationMethod } from "./bill";
+import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
+import type { PriceLookup } from "./pricing";
+import { priorsOf, type ToolPriors } from "./priors";
+import { detectRecalls, recallAfter, type RecallRule } from "./recalls";
+import { recordedCost, simulate, traceTtl, type PolicyBill } from "./simulate";
+import type { Trace, TraceFormat } from "./trace";
+
+/** The range of a saving: the pessimistic end first. */
+export type SavingRange = [pessimistic: number, detected: number];
+
+/** One policy's result on one trace. */
+export interface PolicyResult {
+  name: string;
+  params: PolicyParams;
+  /** Cost with the detected recalls' hops. */
+  cost_usd: number;
+  /** Cost with every stubbed output recalled once. */
+  cost_pessimistic_usd: number;
+  /** What it saves against keep-everything: [pessimistic, detected]; negative costs more. */
+  saving_usd: SavingRange;
+  saving_pct: SavingRange;
+  stubbed: number;
+  recalls: { detected: number; pessimistic: number; by_rule: Partial<Record<RecallRule, number>> };
+  /** Tokens written to the cache (or billed uncached) beyond what keep-everything wrote. */
+  cache_writes_caused_tokens: number;
+  /** Cumulative cost after each call (detected recalls charged at their call). */
+  cumulative: number[];
+  /** Per tool: outputs stubbed and recalls detected. */
+  tools: Record<string, { stubbed: number; recalls: number }>;
+}
+
+/** What replaying one trace found. */
+export interface TraceReplay {
+  session: string;
+  format: TraceFormat;
+  model: string;
+  calls: number;
+  calibration: { method: CalibrationMethod; factor: number; constant_tokens: number; known_calls: number; measured_parts: number; ttl: CacheTtl };
+  /** The recorded bill over the calls with usage, and keep-everything's model of those calls. */
+  check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
+  /** The file's own recorded cost total (SWE-agent, mini-swe-agent, ATIF), where it has one. */
+  recorded_total_usd: number | null;
+  unpriced_calls: number;
+  policies: PolicyResult[];
+  tools: Record<string, { outputs: number; tokens: number; recalled: number }>;
+  priors: ToolPriors;
+  notes: string[];
+}
+
+/** Why a trace was not replayed. */
+export interface SkippedTrace {
+  session: string;
+  format: TraceFormat;
+  skipped: string;
+}
+
+/**
+ * Replays a trace, or says why not (no call of a priced model).
+ *
+ * @example
+ * const r = replayTrace(trace, priceBook(seed.models));
+ * "skipped" in r ? r.skipped : r.policies.map((p) => [p.name, p.saving_pct])
+ */
+export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[] = defaultPolicies()): TraceReplay | SkippedTrace {
+  const models = new Map<string, number>();
+  for (const call of trace.calls) models.set(call.model, (models.get(call.model) ?? 0) + 1);
+  const model = [...models.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  const unknown = [...models.keys()].filter((m) => prices(m, null) === null);
+  if (unknown.length === models.size) {
+    return { session: trace.session, format: trace.format, skipped: `unknown model ${unknown.map((m) => JSON.stringify(m)).join(", ")}: no pricing row (add one to the seed, or pass a pricing file)` };
+  }
+  const notes = [...trace.notes];
+  if (unknown.length > 0) notes.push(`calls of ${unknown.join(", ")} have no pricing row and are left out of every cost`);
+  const sizes = fitSizes(trace);
+  const ttl = traceTtl(trace);
+  const { byPart, firstCall } = detectRecalls(trace);
+
+  // Keep-everything against the recorded bill, over the calls that recorded usage.
+  const keepPolicy = policies.find((p) => p.name === "keep_everything") ?? policies[0]!;
+  const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start());
+  let recorded = 0;
+  let modelled = 0;
+  let checked = 0;
+  trace.calls.forEach((call, i) => {
+    if (call.usage === null) return;
+    const cost = recordedCost(call.usage, prices(call.model, call.at));
+    if (cost === null) return;
+    recorded += cost;
+    modelled += keep.perCall[i]!;
+    checked++;
+  });
+  const check = checked === 0 ? null : { calls: checked, recorded_usd: recorded, modelled_usd: modelled, error_pct: recorded === 0 ? 0 : (100 * (modelled - recorded)) / recorded };
+
+  const tools: TraceReplay["tools"] = {};
+  trace.parts.forEach((p, id) => {
+    if (p.kind !== "tool_output") return;
+    const t = (tools[p.tool ?? "unknown"] ??= { outputs: 0, tokens: 0, recalled: 0 });
+    t.outputs++;
+    t.tokens += sizes.tokens[id]!;
+    if ((byPart.get(id)?.length ?? 0) > 0) t.recalled++;
+  });
+
+  const results = policies.map((policy) => {
+    const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start());
+    return priceRecalls(policy, bill, keep, trace, sizes.tokens, byPart);
+  });
+  return {
+    session: trace.session,
+    format: trace.format,
+    model,
+    calls: trace.calls.length,
+    calibration: { method: sizes.method, factor: sizes.factor, constant_tokens: sizes.constant, known_calls: sizes.known_calls, measured_parts: sizes.measured_parts, ttl },
+    check,
+    recorded_total_usd: trace.totals?.cost_usd ?? null,
+    unpriced_calls: keep.unpriced,
+    policies: results,
+    tools,
+    priors: priorsOf(trace, sizes.tokens, keep, byPart, firstCall),
+    notes,
+  };
+}
+
+function priceRecalls(policy: Policy, bill: PolicyBill, keep: PolicyBill, trace: Trace, tokens: Float64Array, byPart: ReturnType<typeof detectRecalls>["byPart"]): PolicyResult {
+  const hopAt = new Float64Array(trace.calls.length);
+  let detected = 0;
+  let pessimisticCost = 0;
+  const byRule: Partial<Record<RecallRule, number>> = {};
+  const tools: PolicyResult["tools"] = {};
+  const hop = (call: number, id: number) => {
+    const r = bill.rates[call]!;
+    return bill.input[call]! * r.read + tokens[id]! * r.write + DEFAULT_RECALL_OUTPUT_TOKENS * r.out;
+  };
+  for (const [id, stubbedAt] of bill.stubbedAt) {
+    const tool = trace.parts[id]!.tool ?? "unknown";
+    const t = (tools[tool] ??= { stubbed: 0, recalls: 0 });
+    t.stubbed++;
+    const recall = recallAfter(byPart.get(id), stubbedAt);
+    if (recall !== null) {
+      const cost = hop(recall.call, id);
+      hopAt[recall.call] = hopAt[recall.call]! + cost;
+      pessimisticCost += cost;
+      detected++;
+      t.recalls++;
+      byRule[recall.rule] = (byRule[recall.rule] ?? 0) + 1;
+    } else pessimisticCost += hop(stubbedAt, id);
+  }
+  let running = 0;
+  const cumulative = Array.from(bill.perCall, (c, i) => (running += c + hopAt[i]!));
+  const cost = running;
+  const pessimistic = bill.cost + pessimisticCost;
+  const saving: SavingRange = [keep.cost - pessimistic, keep.cost - cost];
+  const pct = (x: number) => (keep.cost === 0 ? 0 : (100 * x) / keep.cost);
+  return {
+    name: policy.name,
+    params: policy.params,
+    cost_usd: cost,
+    cost_pessimistic_usd: pessimistic,
+    saving_usd: saving,
+    saving_pct: [pct(saving[0]), pct(saving[1])],
+    stubbed: bill.stubbedAt.size,
+    recalls: { detected, pessimistic: bill.stubbedAt.size, by_rule: byRule },
+    cache_writes_caused_tokens: bill.written - keep.written,
+    cumulative,
+    tools,
+  };
+}
