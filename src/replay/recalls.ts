@@ -125,13 +125,13 @@ export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>;
       const t = targetOfPart(id);
       const call = answerOf(id);
       for (const file of t.files) for (const output of byFile.get(file) ?? []) note(output, call, "same_file");
-      for (const output of byCommand.get(t.command) ?? []) note(output, call, "same_command");
+      if (t.command !== "") for (const output of byCommand.get(t.command) ?? []) note(output, call, "same_command");
     } else if (p.kind === "tool_output" && p.call_id !== null) {
       const callPart = callOf.get(p.call_id);
       if (callPart === undefined || parts[callPart]!.text === null) continue;
       const t = targetOfPart(callPart);
-      for (const file of t.files) byFile.set(file, [...(byFile.get(file) ?? []), id]);
-      byCommand.set(t.command, [...(byCommand.get(t.command) ?? []), id]);
+      for (const file of t.files) byFile.get(file)?.push(id) ?? byFile.set(file, [id]);
+      if (t.command !== "") byCommand.get(t.command)?.push(id) ?? byCommand.set(t.command, [id]);
     }
   }
 

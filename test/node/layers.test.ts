@@ -70,12 +70,16 @@ const importsOf = (folder: string) => [...(graph.get(folder) ?? [])].sort();
 
 describe("the folder import graph of src/", () => {
   it("has the folders this test knows", () => {
-    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "learning", "ledger", "litellm", "routes", "store", "sync", "writes"]);
+    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "learning", "ledger", "litellm", "replay", "routes", "store", "sync", "writes"]);
   });
 
   it("keeps the core and http/ free of any other folder of the project", () => {
     expect(importsOf("gate")).toEqual([]);
     expect(importsOf("http")).toEqual([]);
+  });
+
+  it("lets replay import only the core, so the CLI, the console's page and the browser share it", () => {
+    expect(importsOf("replay")).toEqual(["gate"]);
   });
 
   it("lets the read side import only the core", () => {

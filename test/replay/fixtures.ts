@@ -48,7 +48,12 @@ export function storySteps(story: Story = {}): Step[] {
     const file = `src/mod_${fileNo}.py`;
     const chars = typeof size === "function" ? size(k) : size;
     const lines = [k === 1 ? QUOTED : `def helper_${k}_entry(arg):`];
-    for (let i = 0; lines.join("\n").length < chars; i++) lines.push(`    value_${k}_${i} = transform(arg, ${(i * 7919 + k * 104729) % 100_003})`);
+    let length = lines[0]!.length;
+    for (let i = 0; length < chars; i++) {
+      const line = `    value_${k}_${i} = transform(arg, ${(i * 7919 + k * 104729) % 100_003})`;
+      lines.push(line);
+      length += line.length + 1;
+    }
     const output = lines.join("\n").slice(0, chars);
     const answer = k === 3 ? `The checksum is defined as:\n${QUOTED}\nso I will read more.` : `Reading ${file} next.`;
     return { k, file, command: `cat ${file}`, output, answer };

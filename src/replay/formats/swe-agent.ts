@@ -55,11 +55,14 @@ export function parseSweAgent(text: string, path: string): ParseResult {
       return;
     }
     if (role === "system" || entry.message_type === "system_prompt") b.add({ kind: "system", text: content });
-    else if (role === "tool" || entry.message_type === "observation") {
+    else {
       const ids = Array.isArray(entry.tool_call_ids) ? entry.tool_call_ids : [];
       const callId = typeof ids[0] === "string" ? ids[0] : command !== "" ? command : null;
-      b.add({ kind: "tool_output", text: content, call_id: callId });
-    } else b.add({ kind: "user", text: content });
+      // An observation answers an action; the task before the first action is the user's.
+      if ((role === "tool" || entry.message_type === "observation") && callId !== null) b.add({ kind: "tool_output", text: content, call_id: callId });
+      else b.add({ kind: "user", text: content });
+      command = "";
+    }
   });
   const stats = isRecord(doc.info) && isRecord(doc.info.model_stats) ? doc.info.model_stats : null;
   if (stats !== null) {

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { detectRecalls, keepEverything, observationMask, priceBook, recallAfter, replayTrace, targetOf, TraceBuilder, type TraceReplay } from "../../src/replay";
+
+const LINE = "def compute_checksum_for_module_1(payload, seed=1):";
+const t0 = Date.parse("2026-11-01T10:00:00Z");
+const prices = priceBook({ m: { input: 10, output: 50, cache_read: 1, cache_write: 12.5, provider: "anthropic" } });
+
+/** Six calls: a file read, a listing, the file read again, the line quoted, an identifier quoted. */
+function session() {
+  const b = new TraceBuilder("claude-code", "recalls");
+  let call = 0;
+  const next = () => b.call("m", t0 + 60_000 * call, null, call++);
+  const tool = (name: string, id: string, args: object, output: string) => {
+    b.add({ kind: "tool_call", text: JSON.stringify(args), tool: name, call_id: id });
+    return b.add({ kind: "tool_output", text: output, call_id: id });
+  };
+  b.add({ kind: "user", text: "Fix the checksum." });
+  next();
+  const o0 = tool("Read", "c0", { file_path: "src/a.py" }, `${LINE}\n    return checksum_v2_table[seed]`);
+  next();
+  b.add({ kind: "assistant", text: "Listing the folder." });
+  const o1 = tool("Bash", "c1", { command: "ls -la" }, "a.py\nb.py\nshared_name_123");
+  next();
+  const o2 = tool("Read", "c2", { file_path: "src/a.py" }, "shared_name_123 again");
+  next();
+  b.add({ kind: "assistant", text: `The function is:\n${LINE}` });
+  tool("Bash", "c3", { command: "ls -la" }, "a.py\nb.py");
+  next();
+  b.add({ kind: "assistant", text: "It reads checksum_v2_table; shared_name_123 is not unique." });
+  next();
+  return { trace: b.finish(), o0, o1, o2 };
+}
+
+describe("recall detection", () => {
+  it("finds each rule at the call whose answer showed the need", () => {
+    const { trace, o0, o1, o2 } = session();
+    const { byPart } = detectRecalls(trace);
+    expect(byPart.get(o0)).toEqual([
+      { call: 2, rule: "same_file" },
+      { call: 3, rule: "quoted_line" },
+      { call: 4, rule: "quoted_identifier" },
+    ]);
+    expect(byPart.get(o1)).toEqual([{ call: 3, rule: "same_command" }]);
+    // An identifier in two outputs is not distinctive of either.
+    expect(byPart.get(o2)).toBeUndefined();
+  });
+
+  it("counts a recall only after the output was stubbed", () => {
+    const { trace, o0 } = session();
+    const list = detectRecalls(trace).byPart.get(o0);
+    expect(recallAfter(list, 3)).toEqual({ call: 3, rule: "quoted_line" });
+    expect(recallAfter(list, 5)).toBeNull();
+  });
+
+  it("reads files from a tool's arguments and from a command line", () => {
+    expect(targetOf('{"file_path":"/src/app.ts"}').files).toEqual(["/src/app.ts"]);
+    expect(targetOf('{"command":["bash","-lc","sed -n 1,40p src/app.py"]}').files).toEqual(["src/app.py"]);
+    expect(targetOf("grep -n foo lib/util.js").files).toEqual(["lib/util.js"]);
+  });
+
+  it("charges a masking policy the recalls it caused, by rule and by tool", () => {
+    const r = replayTrace(session().trace, prices, [keepEverything(), observationMask({ keep_last: 0 })]) as TraceReplay;
+    const mask = r.policies[1]!;
+    expect(mask.stubbed).toBe(4);
+    expect(mask.recalls).toEqual({ detected: 2, pessimistic: 4, by_rule: { same_file: 1, same_command: 1 } });
+    expect(mask.tools).toEqual({ Read: { stubbed: 2, recalls: 1 }, Bash: { stubbed: 2, recalls: 1 } });
+  });
+});
+
+describe("priors learned from the session", () => {
+  it("counts p, h and q per tool and per size band, in the learner's shape", () => {
+    const r = replayTrace(session().trace, prices, [keepEverything()]) as TraceReplay;
+    // Read: two outputs, one recalled; in the history for 5 and 3 calls (h² = 25 + 9); every later call read them from the cache.
+    const read = { p_n: 2, p_r: 1, h_n: 2, h_sum: 8, h_sumsq: 34, q_n: 2, q_cached: 6, q_turns: 6 };
+    expect(r.priors.Read).toEqual({ sums: read, bands: { lt2k: read } });
+    expect(Object.keys(r.priors.Bash!.bands)).toEqual(["lt2k"]);
+  });
+});
