@@ -21,3 +21,5 @@ export * from "./run";
 export * from "./simulate";
 export * from "./summary";
 export * from "./trace";
+export * from "./chart";
+export * from "./report";

@@ -9,7 +9,7 @@
  * whose input is the policy's history at that point, read from the cache,
  * plus the output written back and the answer. Pure.
  */
-import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl } from "../gate";
+import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl, type PricingMode } from "../gate";
 import { fitSizes, type CalibrationMethod } from "./bill";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
 import type { PriceLookup } from "./pricing";
@@ -48,6 +48,8 @@ export interface TraceReplay {
   format: TraceFormat;
   model: string;
   calls: number;
+  /** cache_aware (the default): billed with the provider's cache; seed: the reference's bill, no cache. */
+  mode: PricingMode;
   calibration: { method: CalibrationMethod; factor: number; constant_tokens: number; known_calls: number; measured_parts: number; ttl: CacheTtl };
   /** The recorded bill over the calls with usage, and keep-everything's model of those calls. */
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
@@ -74,7 +76,7 @@ export interface SkippedTrace {
  * const r = replayTrace(trace, priceBook(seed.models));
  * "skipped" in r ? r.skipped : r.policies.map((p) => [p.name, p.saving_pct])
  */
-export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[] = defaultPolicies()): TraceReplay | SkippedTrace {
+export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[] = defaultPolicies(), mode: PricingMode = "cache_aware"): TraceReplay | SkippedTrace {
   const models = new Map<string, number>();
   for (const call of trace.calls) models.set(call.model, (models.get(call.model) ?? 0) + 1);
   const model = [...models.entries()].sort((a, b) => b[1] - a[1])[0]![0];
@@ -90,7 +92,7 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
 
   // Keep-everything against the recorded bill, over the calls that recorded usage.
   const keepPolicy = policies.find((p) => p.name === "keep_everything") ?? policies[0]!;
-  const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start());
+  const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode);
   let recorded = 0;
   let modelled = 0;
   let checked = 0;
@@ -114,7 +116,7 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
   });
 
   const results = policies.map((policy) => {
-    const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start());
+    const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start(), mode);
     return priceRecalls(policy, bill, keep, trace, sizes.tokens, byPart);
   });
   return {
@@ -122,6 +124,7 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
     format: trace.format,
     model,
     calls: trace.calls.length,
+    mode,
     calibration: { method: sizes.method, factor: sizes.factor, constant_tokens: sizes.constant, known_calls: sizes.known_calls, measured_parts: sizes.measured_parts, ttl },
     check,
     recorded_total_usd: trace.totals?.cost_usd ?? null,

@@ -7,10 +7,11 @@
  * lives (5 minutes or 1 hour after its last use, by the calls' timestamps);
  * the rest is written (Anthropic, at the 5-minute or 1-hour write price) or
  * billed as plain input (automatic caches that charge no write). A model
- * without a prompt cache reads nothing. The cache is one chain: a branch the
+ * without a prompt cache reads nothing; in seed pricing nothing is cached
+ * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { ratesAt, type CacheTtl, type TokenRates } from "../gate";
+import { ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
 import type { Sizes } from "./bill";
 import type { PriceLookup, PricedRow } from "./pricing";
 import type { Trace, Usage } from "./trace";
@@ -66,9 +67,9 @@ export const explicitWrites = (row: PricedRow): boolean => row.row.provider === 
  * Runs one policy over a trace.
  *
  * @example
- * simulate(trace, fitSizes(trace), prices, "5m", keepEverything.start(trace, sizes)).cost
+ * simulate(trace, fitSizes(trace), prices, "5m", keepEverything().start()).cost
  */
-export function simulate(trace: Trace, sizes: Sizes, prices: PriceLookup, ttl: CacheTtl, run: PolicyRun): PolicyBill {
+export function simulate(trace: Trace, sizes: Sizes, prices: PriceLookup, ttl: CacheTtl, run: PolicyRun, mode: PricingMode = "cache_aware"): PolicyBill {
   const n = trace.calls.length;
   const perCall = new Float64Array(n);
   const input = new Float64Array(n);
@@ -123,7 +124,8 @@ export function simulate(trace: Trace, sizes: Sizes, prices: PriceLookup, ttl: C
       rates.push({ in: 0, out: 0, read: 0, write: 0, tiered: false });
     } else {
       const r = ratesAt(priced.row, total, ttl);
-      const cacheable = priced.row.prompt_cache !== false;
+      // Seed pricing is the reference's world: no cache, every input token at the input price.
+      const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
       const callRates = { ...r, read: cacheable ? r.read : r.in, write: writeRate };

@@ -1,0 +1,160 @@
+/**
+ * @module scripts/replay/cli
+ *
+ * `npm run replay -- PATH... [options]`: replays transcripts (files, or
+ * folders walked for *.jsonl, *.traj and *.json) under every policy and
+ * prints the policy table, per tool and per session (docs/replay.md). Files
+ * are read one at a time and only their totals kept, so a folder of 10,000
+ * sessions never needs them all in memory; progress goes to stderr.
+ *
+ *   --json            everything as one JSON document on stdout
+ *   --html FILE       a self-contained page with the chart and the tables
+ *   --priors          per-tool learned priors, the shape POST /v1/admin/learning/import takes
+ *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json)
+ *   --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
+ *   --format FORMAT   read every file as this format instead of detecting it
+ *   --sessions N      rows of the per-session table (default 20)
+ *
+ * @example
+ * await main(["~/.claude/projects", "--html", "replay.html"], nodeIo()) // 0
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  CostSeries,
+  parseTranscript,
+  priceBook,
+  replayTrace,
+  ReplayTotals,
+  reportHtml,
+  reportText,
+  sessionRow,
+  TRACE_FORMATS,
+  type ParseIssue,
+  type SeedRow,
+  type SessionRow,
+  type TraceFormat,
+} from "../../src/replay";
+
+/** Where the CLI writes: injected so the tests run it in-process. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** Whether stderr is a terminal (progress then rewrites one line). */
+  tty: boolean;
+}
+
+const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--sessions N]`;
+const DEFAULT_SEED = resolve(import.meta.dirname, "../../pricing.seed.json");
+const TRANSCRIPT = /\.(jsonl|traj|json)$/;
+
+/** Every transcript under the paths, one at a time: a file as given, a folder walked in name order. */
+export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Generator<string> {
+  for (const path of paths) {
+    let stat;
+    try {
+      stat = statSync(path);
+    } catch {
+      issues.push({ path, line: null, expected: "a file or a folder that exists" });
+      continue;
+    }
+    if (!stat.isDirectory()) {
+      yield path;
+      continue;
+    }
+    const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory()) yield* transcripts([child], issues);
+      else if (TRANSCRIPT.test(entry.name)) yield child;
+    }
+  }
+}
+
+/**
+ * Runs the CLI; returns the exit code (0 done, 1 nothing replayed, 2 usage).
+ *
+ * @example
+ * await main(["runs/"], { out: console.log, err: console.error, tty: false })
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: "boolean" }, html: { type: "string" }, priors: { type: "boolean" }, pricing: { type: "string" }, mode: { type: "string" }, format: { type: "string" }, sessions: { type: "string" } },
+    });
+  } catch (error) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = args;
+  const mode = values.mode ?? "cache_aware";
+  if (positionals.length === 0 || (mode !== "cache_aware" && mode !== "seed")) {
+    io.err(positionals.length === 0 ? `no PATH given\n${USAGE}` : `--mode must be cache_aware or seed, not ${JSON.stringify(mode)}`);
+    return 2;
+  }
+  if (values.format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(values.format)) {
+    io.err(`--format must be one of ${TRACE_FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
+    return 2;
+  }
+  const seedPath = values.pricing ?? DEFAULT_SEED;
+  let models: Record<string, SeedRow>;
+  try {
+    models = (JSON.parse(readFileSync(seedPath, "utf8")) as { models: Record<string, SeedRow> }).models;
+  } catch (error) {
+    io.err(`cannot read the pricing seed ${seedPath}: ${error instanceof Error ? error.message : String(error)}`);
+    return 2;
+  }
+  const prices = priceBook(models);
+  const totals = new ReplayTotals();
+  const series = new CostSeries();
+  const rows: SessionRow[] = [];
+  const sessions: unknown[] = [];
+  const issues: ParseIssue[] = [];
+  let files = 0;
+  let lastProgress = 0;
+  for (const path of transcripts(positionals, issues)) {
+    files++;
+    const before = issues.length;
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      issues.push({ path, line: null, expected: `a readable file (${error instanceof Error ? error.message : String(error)})` });
+      continue;
+    }
+    const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined);
+    issues.push(...found);
+    for (const issue of issues.slice(before)) io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);
+    if (trace === null) continue;
+    const result = replayTrace(trace, prices, undefined, mode);
+    totals.add(result);
+    rows.push(sessionRow(path, result));
+    if ("skipped" in result) io.err(`${path}: skipped: ${result.skipped}`);
+    else {
+      series.add(result);
+      if (values.json === true) sessions.push({ path, ...result, policies: result.policies.map(({ cumulative: _c, ...p }) => p) });
+    }
+    const now = Date.now();
+    if (now - lastProgress > 1_000) {
+      lastProgress = now;
+      const line = `replay: ${files} files read, ${rows.length} sessions, ${totals.summary().calls} calls`;
+      io.err(io.tty ? `\r${line}` : line);
+    }
+  }
+  if (io.tty && lastProgress > 0) io.err("");
+  const summary = totals.summary();
+  if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
+  if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));
+  else if (values.json === true) io.out(JSON.stringify({ mode, summary, sessions, skipped: rows.filter((r) => r.skipped !== null), issues }, null, 2));
+  else io.out(reportText(summary, rows, issues, mode, Number(values.sessions ?? 20)));
+  return summary.sessions === 0 ? 1 : 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const io: Io = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(t.startsWith("\r") ? t : `${t}\n`), tty: process.stderr.isTTY === true };
+  process.exitCode = await main(process.argv.slice(2), io);
+}
