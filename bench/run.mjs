@@ -9,6 +9,7 @@ import { benchCore } from "./core.mjs";
 import { benchHttp, medianTurnRatio } from "./http.mjs";
 import { benchPipeline } from "./pipeline.mjs";
 import { benchPlan } from "./plan.mjs";
+import { benchReplay } from "./replay.mjs";
 import { benchSync } from "./sync.mjs";
 import { benchFirstRequest, benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
@@ -44,6 +45,8 @@ console.log("core: 100,000 varied inputs with reason strings (tinybench)");
 const core = await benchCore();
 console.log("plan: decidePlan at the limits (512 segments, 64 candidates) beside one gate decision (tinybench)");
 const plan = await benchPlan();
+console.log("replay: a 1,000-call session parsed and replayed under every policy, one core (CPU time, median of 5)");
+const replay = await benchReplay();
 console.log("sync: parseSource + diffSource on same-price snapshots of one model, N and 2N up to the 8 MiB limit (CPU)");
 const sync = await benchSync();
 console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
@@ -60,6 +63,7 @@ const results = {
   machine: { ...about, load_average_at_end: readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ") },
   core,
   plan,
+  replay,
   sync,
   http,
   in_process: inProcess,
@@ -107,6 +111,12 @@ const rows = [
     verdict(plan[name].cpu_us <= 1_000),
   ]),
   ["  adversarial, a budget per knapsack (before)", `${fmt(plan.adversarial_tiered.cpu_us_budget_per_knapsack)} µs CPU`, "", ""],
+  [
+    `replay, ${fmt(replay.calls)} calls under every policy`,
+    `${replay.replay_all_policies_ms} ms CPU (+ ${replay.parse_ms} ms to parse ${(replay.bytes / 1048576).toFixed(1)} MiB)`,
+    "< 1,000 ms",
+    verdict(replay.replay_all_policies_ms + replay.parse_ms < 1_000),
+  ],
   [
     `sync CPU, ${fmt(sync.snapshots[1])} same-price snapshots (${(sync.bytes[1] / 1048576).toFixed(1)} MiB)`,
     `${fmt(sync.cpu_ms[1])} ms; ${fmt(sync.snapshots[0])}: ${fmt(sync.cpu_ms[0])} ms; ratio 2N ÷ N ${sync.ratio_2n_over_n}`,
