@@ -7,6 +7,7 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { bundleReplayPage } from "./replay/bundle.mjs";
 
 const FILES = ["swagger-ui-bundle.js", "swagger-ui.css"];
 const target = join(import.meta.dirname, "..", "public", "docs", "assets", "swagger-ui-dist");
@@ -14,3 +15,6 @@ const source = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/p
 
 mkdirSync(target, { recursive: true });
 for (const file of FILES) copyFileSync(join(source, file), join(target, file));
+
+// The console replay page's script: src/replay bundled for the browser.
+await bundleReplayPage();

@@ -25,7 +25,7 @@ const GATE_API_KEYS = `agents-prod:${GATE_KEY},agents-staging:gk-s3cret-staging-
 const SECRETS = [ADMIN_TOKEN, GATE_KEY, "gk-s3cret-staging-99d0", "s3cret"];
 
 // Routes that legitimately answer HTML rather than JSON.
-const HTML_PATHS = new Set(["/", "/docs"]);
+const HTML_PATHS = new Set(["/", "/docs", "/console/replay"]);
 
 const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus-4-5-20251101"];
 
@@ -71,7 +71,7 @@ const path = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),
+    arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/console/replay", "/console/replay/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),
   },
   {
     weight: 3,

@@ -5,6 +5,7 @@ import { jsonBody } from "../http/guards";
 import { admin } from "./admin";
 import { createApp } from "./app";
 import { consoleApp } from "./console";
+import { replayPage } from "./console/replay";
 import { docs, serveOpenApi } from "./docs";
 import { gate } from "./gate";
 import { health } from "./health";
@@ -38,7 +39,7 @@ app.use("/v1/*", jsonBody());
 const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger).route("/", learning);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
-app.route("/", consoleApp).route("/", docs);
+app.route("/", consoleApp).route("/", replayPage).route("/", docs);
 serveOpenApi(app);
 
 refuseOtherMethods(app);

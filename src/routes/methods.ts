@@ -36,6 +36,7 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/admin/learning/breakers/:tenant/history": ["GET"],
   "/v1/admin/learning/breakers/:tenant/rollback": ["POST"],
   "/": ["GET", "HEAD"],
+  "/console/replay": ["GET", "HEAD"],
   "/docs": ["GET", "HEAD"],
   "/openapi.json": ["GET", "HEAD"],
 };
