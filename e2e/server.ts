@@ -2,6 +2,7 @@
 // seeded KV, plus the rows below) on 127.0.0.1:8835, offline.
 import { readFileSync } from "node:fs";
 import { startLocalGate } from "../scripts/local-gate";
+import { bundleReplayPage } from "../scripts/replay/bundle.mjs";
 import { pendingKey } from "../src/store/keys";
 
 export const PORT = 8835;
@@ -35,6 +36,8 @@ export const PENDING_KEYS = {
 let stopGate: (() => Promise<void>) | undefined;
 
 export async function setup(): Promise<void> {
+  // The replay page's script is a static asset built from src/replay: build it before the gate serves public/.
+  await bundleReplayPage();
   const gate = await startLocalGate({
     port: PORT,
     inspectorPort: INSPECTOR_PORT,
