@@ -10,7 +10,7 @@
  */
 import type { Detection } from "./recalls";
 import type { PolicyBill } from "./simulate";
-import type { Trace } from "./trace";
+import { byName, type Trace } from "./trace";
 
 /** The learner's counts for one level. */
 export interface LevelSums {
@@ -108,7 +108,7 @@ export function priorsOf(trace: Trace, tokens: Float64Array, keep: PolicyBill, b
       if (k < read) cached[id] = cached[id]! + 1;
     }
   });
-  const out: ToolPriors = {};
+  const out: ToolPriors = byName();
   trace.parts.forEach((p, id) => {
     if (p.kind !== "tool_output" || firstCall[id]! >= n) return;
     const s = emptySums();

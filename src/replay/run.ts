@@ -16,7 +16,7 @@ import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
 import { detectRecalls, recallAfter, type RecallRule } from "./recalls";
 import { recordedCost, simulate, traceTtl, type PolicyBill } from "./simulate";
-import type { Trace, TraceFormat } from "./trace";
+import { byName, type Trace, type TraceFormat } from "./trace";
 
 /** The range of a saving: the pessimistic end first. */
 export type SavingRange = [pessimistic: number, detected: number];
@@ -106,7 +106,7 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
   });
   const check = checked === 0 ? null : { calls: checked, recorded_usd: recorded, modelled_usd: modelled, error_pct: recorded === 0 ? 0 : (100 * (modelled - recorded)) / recorded };
 
-  const tools: TraceReplay["tools"] = {};
+  const tools: TraceReplay["tools"] = byName();
   trace.parts.forEach((p, id) => {
     if (p.kind !== "tool_output") return;
     const t = (tools[p.tool ?? "unknown"] ??= { outputs: 0, tokens: 0, recalled: 0 });
@@ -141,7 +141,7 @@ function priceRecalls(policy: Policy, bill: PolicyBill, keep: PolicyBill, trace:
   let detected = 0;
   let pessimisticCost = 0;
   const byRule: Partial<Record<RecallRule, number>> = {};
-  const tools: PolicyResult["tools"] = {};
+  const tools: PolicyResult["tools"] = byName();
   const hop = (call: number, id: number) => {
     const r = bill.rates[call]!;
     return bill.input[call]! * r.read + tokens[id]! * r.write + DEFAULT_RECALL_OUTPUT_TOKENS * r.out;

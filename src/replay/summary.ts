@@ -7,6 +7,7 @@
  */
 import { mergePriors, type PriorsDocument, type ToolPriors } from "./priors";
 import type { SavingRange, SkippedTrace, TraceReplay } from "./run";
+import { byName } from "./trace";
 
 /** One policy's totals. */
 export interface PolicyTotal {
@@ -56,8 +57,8 @@ export class ReplayTotals {
   private keep = 0;
   private readonly check = { calls: 0, recorded_usd: 0, modelled_usd: 0 };
   private readonly policies = new Map<string, Omit<PolicyTotal, "saving_pct" | "verdict">>();
-  private readonly tools: ReplaySummary["tools"] = {};
-  private readonly priors: ToolPriors = {};
+  private readonly tools: ReplaySummary["tools"] = byName();
+  private readonly priors: ToolPriors = byName();
 
   add(result: TraceReplay | SkippedTrace): void {
     if ("skipped" in result) {
@@ -82,14 +83,14 @@ export class ReplayTotals {
       t.cache_writes_caused_tokens += p.cache_writes_caused_tokens;
       this.policies.set(p.name, t);
       for (const [tool, v] of Object.entries(p.tools)) {
-        const entry = (this.tools[tool] ??= { outputs: 0, tokens: 0, recalled: 0, policies: {} });
+        const entry = (this.tools[tool] ??= { outputs: 0, tokens: 0, recalled: 0, policies: byName() });
         const slot = (entry.policies[p.name] ??= { stubbed: 0, recalls: 0 });
         slot.stubbed += v.stubbed;
         slot.recalls += v.recalls;
       }
     }
     for (const [tool, v] of Object.entries(result.tools)) {
-      const entry = (this.tools[tool] ??= { outputs: 0, tokens: 0, recalled: 0, policies: {} });
+      const entry = (this.tools[tool] ??= { outputs: 0, tokens: 0, recalled: 0, policies: byName() });
       entry.outputs += v.outputs;
       entry.tokens += v.tokens;
       entry.recalled += v.recalled;

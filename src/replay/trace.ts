@@ -216,6 +216,17 @@ export function textOf(content: unknown): string {
   return JSON.stringify(content);
 }
 
+/**
+ * An empty record keyed by names a transcript chose (tools, sessions): no
+ * prototype, so a tool called "constructor" or "__proto__" counts as any other.
+ *
+ * @example
+ * const tools = byName<number>(); tools["__proto__"] = 1; Object.keys(tools) // ["__proto__"]
+ */
+export function byName<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 /** Whether a value is a plain object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

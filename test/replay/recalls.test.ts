@@ -76,3 +76,22 @@ describe("priors learned from the session", () => {
     expect(Object.keys(r.priors.Bash!.bands)).toEqual(["lt2k"]);
   });
 });
+
+describe("tools named like built-in object properties", () => {
+  it("count as any other tool, in the per-tool table and the priors", () => {
+    const b = new TraceBuilder("claude-code", "names");
+    b.add({ kind: "user", text: "go" });
+    b.call("m", t0, null, 0);
+    for (const [k, name] of ["constructor", "__proto__", "toString", "hasOwnProperty"].entries()) {
+      b.add({ kind: "tool_call", text: `{"k":${k}}`, tool: name, call_id: `c${k}` });
+      b.add({ kind: "tool_output", text: `out ${k}`, call_id: `c${k}` });
+      b.call("m", t0 + 1_000 * (k + 1), null, k + 1);
+    }
+    const r = replayTrace(b.finish(), prices, [keepEverything(), observationMask({ keep_last: 0 })]) as TraceReplay;
+    expect(Object.keys(r.tools).sort()).toEqual(["__proto__", "constructor", "hasOwnProperty", "toString"]);
+    expect(r.tools["__proto__"]).toEqual({ outputs: 1, tokens: expect.any(Number), recalled: 0 });
+    expect(Object.keys(r.priors).sort()).toEqual(["__proto__", "constructor", "hasOwnProperty", "toString"]);
+    expect(r.policies[1]!.tools["constructor"]).toEqual({ stubbed: 1, recalls: 0 });
+    expect(JSON.parse(JSON.stringify(r.priors))["__proto__"].sums.p_n).toBe(1);
+  });
+});
