@@ -3,37 +3,20 @@
  *
  * The policies priced on the same calls, each named and parameterised
  * (docs/replay.md § Policies): keep everything; the gate in seed mode, in
- * cache_aware mode and as the clearing plan, through the pure core; Anthropic's
+ * cache_aware mode and as the clearing plan, through the pure core
+ * (./gate-policies.ts); Anthropic's
  * `clear_tool_uses_20250919`; observation masking of all but the last M
  * outputs (its boundary moving every K calls); size-only stubbing;
  * deepagents-style eviction; Claude Code's persistence of large results.
  * Pure.
  */
-import {
-  DEFAULT_CACHE_HIT_RATE,
-  DEFAULT_EXPECTED_CONVERSATION_DEPTH,
-  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
-  DEFAULT_P_RECALL,
-  DEFAULT_STUB_TOKENS,
-  decidePlan,
-  evaluateCacheAwareGate,
-  evaluateOffloadGate,
-  type PlanSegment,
-} from "../gate";
-import type { PolicyRun, StepState } from "./simulate";
+import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, DEFAULT_STUB_TOKENS } from "../gate";
+import { gatePlan, gatePolicy } from "./gate-policies";
+import { onEntry, PLACEHOLDER_TOKENS, type Policy } from "./policy";
+import type { StepState } from "./simulate";
 
-/** A policy's parameters, as the report prints them. */
-export type PolicyParams = Record<string, number | string | string[]>;
-
-/** A named, parameterised policy. */
-export interface Policy {
-  name: string;
-  params: PolicyParams;
-  start(): PolicyRun;
-}
-
-/** Tokens of a placeholder that says an output was cleared. */
-const PLACEHOLDER_TOKENS = 10;
+export { gatePlan, gatePolicy, type GatePriors } from "./gate-policies";
+export { onEntry, type Policy, type PolicyParams } from "./policy";
 
 /**
  * Keeps everything: what happened.
@@ -43,129 +26,6 @@ const PLACEHOLDER_TOKENS = 10;
  */
 export function keepEverything(): Policy {
   return { name: "keep_everything", params: {}, start: () => ({ step: () => Infinity }) };
-}
-
-/**
- * A policy that decides each tool output once, when it first enters the
- * history: `stubOf` answers the stub's tokens, or null to keep it.
- */
-function onEntry(name: string, params: PolicyParams, stubOf: (s: StepState, id: number, position: number) => number | null): Policy {
-  return {
-    name,
-    params,
-    start() {
-      const decided = new Set<number>();
-      return {
-        step(s) {
-          let changed = Infinity;
-          for (let j = s.outputs.length - 1; j >= 0 && s.outputs[j]! >= s.keep; j--) {
-            const position = s.outputs[j]!;
-            const id = s.ctx[position]!;
-            if (decided.has(id)) continue;
-            decided.add(id);
-            const stub = stubOf(s, id, position);
-            if (stub !== null) {
-              s.stub.set(id, stub);
-              changed = Math.min(changed, position);
-            }
-          }
-          return changed;
-        },
-      };
-    },
-  };
-}
-
-/** The gate's priors, as a request would send them. */
-export interface GatePriors {
-  horizon: number;
-  recall_probability: number;
-  cache_hit_rate: number;
-  threshold: number;
-  stub_tokens: number;
-}
-
-const GATE_DEFAULTS: GatePriors = {
-  horizon: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
-  recall_probability: DEFAULT_P_RECALL,
-  cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
-  threshold: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
-  stub_tokens: DEFAULT_STUB_TOKENS,
-};
-
-/**
- * The gate on entry, seed or cache_aware, with the request a client would
- * send for the output: its measured tokens, the history before it, the
- * gate's default priors.
- *
- * @example
- * gatePolicy("cache_aware").name // "gate_cache_aware"
- */
-export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePriors> = {}): Policy {
-  const p = { ...GATE_DEFAULTS, ...priors };
-  return onEntry(`gate_${mode}`, { ...p }, (s, id, position) => {
-    const inputs = {
-      model_name: s.priced.canonical,
-      output_tokens: s.sizes.tokens[id]!,
-      horizon: p.horizon,
-      recall_probability: p.recall_probability,
-      large_offload_threshold_tokens: p.threshold,
-      stub_tokens: p.stub_tokens,
-    };
-    const decision =
-      mode === "seed"
-        ? evaluateOffloadGate(inputs, s.priced.row)
-        : evaluateCacheAwareGate({ ...inputs, cache_hit_rate: p.cache_hit_rate, context_tokens: s.full(position), cache_ttl: s.ttl }, s.priced.row);
-    return decision.fire ? p.stub_tokens : null;
-  });
-}
-
-/**
- * The gate's clearing plan, asked every `every` calls over the history as it
- * stands: every tool output not yet stubbed is a candidate; the plan's stubs
- * go in in one rewrite.
- *
- * @example
- * gatePlan({ every: 10 }).params.every // 10
- */
-export function gatePlan(options: Partial<GatePriors> & { every?: number } = {}): Policy {
-  const p = { ...GATE_DEFAULTS, ...options };
-  const every = options.every ?? 10;
-  return {
-    name: "gate_plan",
-    params: { ...p, every },
-    start: () => ({
-      step(s) {
-        if (s.call === 0 || s.call % every !== 0) return Infinity;
-        const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
-        let fixed = 0;
-        let last = 0;
-        for (const position of s.outputs) {
-          const id = s.ctx[position]!;
-          fixed += s.full(position) - s.full(last);
-          last = position + 1;
-          if (s.stub.has(id)) {
-            fixed += s.stub.get(id)!;
-            continue;
-          }
-          segments.push({ tokens: fixed }, { id: String(position), tokens: s.sizes.tokens[id]! });
-          fixed = 0;
-        }
-        segments.push({ tokens: fixed + s.full(s.ctx.length) - s.full(last) });
-        const plan = decidePlan(
-          { model_name: s.priced.canonical, horizon: p.horizon, recall_probability: p.recall_probability, cache_hit_rate: p.cache_hit_rate, cache_ttl: s.ttl, large_offload_threshold_tokens: p.threshold, stub_tokens: p.stub_tokens, segments: segments.filter((g) => g.tokens > 0 || g.id !== undefined) },
-          { status: "priced", row: s.priced.row, canonical: s.priced.canonical },
-        );
-        let changed = Infinity;
-        for (const member of plan.stub) {
-          const position = Number(member);
-          s.stub.set(s.ctx[position]!, p.stub_tokens);
-          changed = Math.min(changed, position);
-        }
-        return changed;
-      },
-    }),
-  };
 }
 
 /** Replaces the stubbed set with `want` (tool-output positions), returning the lowest position that changed. */
