@@ -5,14 +5,16 @@
  * of pricing.seed.json), found by canonical name, alias, a provider prefix
  * LiteLLM puts in front ("anthropic/claude-…") or a dated suffix
  * ("-20250929"), and taken as they were in force at the call's timestamp
- * (the row's `scheduled` changes, through the core's price schedule). Pure:
- * the caller reads the seed.
+ * (the row's `scheduled` changes, through the core's price schedule); a
+ * call made after its model retired is priced at the replacement, as the
+ * provider bills it (the core's lifecycle rules, on the call's UTC day).
+ * Pure: the caller reads the seed.
  */
-import { priceInForce, priceSchedule, type PriceSchedule } from "../gate";
-import type { ScheduledPriceRates } from "../gate/types";
+import { priceInForce, priceSchedule, resolveLifecycle, type LifecycleFields, type PriceSchedule } from "../gate";
+import type { PricingLookup, ScheduledPriceRates } from "../gate/types";
 
 /** A seed row as replay reads it. */
-export interface SeedRow extends ScheduledPriceRates {
+export interface SeedRow extends ScheduledPriceRates, LifecycleFields {
   aliases?: string[];
   provider?: string;
 }
@@ -54,11 +56,23 @@ export function priceBook(models: Record<string, SeedRow>): PriceLookup {
     resolved.set(model, found);
     return found;
   };
-  return (model, at) => {
-    const canonical = canonicalOf(model);
-    if (canonical === null) return null;
+  const inForce = (canonical: string, at: number | null): PricedRow => {
     const schedule = schedules.get(canonical)!;
     const epoch = at === null ? schedule[0]! : priceInForce(schedule, at);
     return { canonical, row: epoch.row, effective_at: epoch.effective_at };
+  };
+  return (model, at) => {
+    const canonical = canonicalOf(model);
+    if (canonical === null) return null;
+    const priced = inForce(canonical, at);
+    if (at === null || priced.row.retires_at === undefined) return priced;
+    const day = new Date(at).toISOString().slice(0, 10);
+    const chain: PricingLookup<SeedRow>[] = [{ status: "priced", row: priced.row, canonical }];
+    for (;;) {
+      const step = resolveLifecycle(chain, day);
+      if (step.kind === "done") return step.lookup.status === "priced" ? inForce(step.lookup.canonical, at) : null;
+      const next = canonicalOf(step.model);
+      chain.push(next === null ? { status: "unpriced" } : { status: "priced", row: inForce(next, at).row, canonical: next });
+    }
   };
 }

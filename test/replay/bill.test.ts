@@ -56,6 +56,13 @@ describe("the bill model", () => {
     expect(prices("openai/gpt-5", null)?.canonical).toBe("gpt-5");
   });
 
+  it("prices a call made after its model retired at the replacement, as the provider bills it", () => {
+    const book = priceBook({ old: { input: 1, output: 2, retires_at: "2026-12-01", replaced_by: "new" }, new: { input: 3, output: 4 } });
+    expect(book("old", Date.parse("2026-11-30T12:00:00Z"))?.canonical).toBe("old");
+    expect(book("old", Date.parse("2026-12-01T00:00:00Z"))?.canonical).toBe("new");
+    expect(priceBook({ old: { input: 1, output: 2, retires_at: "2026-12-01" } })("old", Date.parse("2026-12-02T00:00:00Z"))).toBeNull();
+  });
+
   it("prices each call at the row in force at its timestamp", () => {
     const scheduled = priceBook({ m: { input: 1, output: 2, provider: "x", scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 3 }] } });
     expect(scheduled("m", Date.parse("2026-12-31T23:59:59Z"))?.row.input).toBe(1);
