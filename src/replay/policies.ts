@@ -111,7 +111,8 @@ export function sizeOnly(options: { threshold?: number; stub_tokens?: number } =
 
 /**
  * deepagents-style eviction: an output over `threshold_tokens` goes to a
- * file; the history keeps a pointer and its first `preview_lines` lines.
+ * file; the history keeps a pointer and its first `preview_lines` lines
+ * (each cut at 500 characters).
  *
  * @example
  * deepagentsEviction().params // { threshold_tokens: 20000, preview_lines: 10 }
@@ -121,7 +122,8 @@ export function deepagentsEviction(options: { threshold_tokens?: number; preview
   return onEntry("deepagents_evict", params, (s, id) => {
     if (s.sizes.tokens[id]! <= params.threshold_tokens) return null;
     const part = s.trace.parts[id]!;
-    const preview = part.text === null ? 800 : part.text.split("\n", params.preview_lines).join("\n").length;
+    // Each preview line cut at 500 characters, so a one-line dump does not keep itself whole.
+    const preview = part.text === null ? 800 : part.text.split("\n", params.preview_lines).reduce((sum, line) => sum + Math.min(line.length, 500) + 1, 0);
     return PLACEHOLDER_TOKENS * 4 + (preview / 4) * s.sizes.factor;
   });
 }

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { decidePlan, evaluateCacheAwareGate } from "../../src/gate";
 import {
+  claudeCodePersist,
   clearToolUses,
+  deepagentsEviction,
+  gatePlan,
   gatePolicy,
   keepEverything,
   observationMask,
@@ -95,5 +99,43 @@ describe("the verdict on a range", () => {
     expect(verdictOf([0.01, 5])).toBe("saves");
     expect(verdictOf([-3, -0.5])).toBe("costs");
     expect(verdictOf([0, 0])).toBe("no change");
+  });
+});
+
+describe("the rest of the policies on the worked example", () => {
+  it("the cache-aware gate fires on both (net ≈ $0.3621 and $0.1618 at q = 0.9, context 1,100 and 21,200), so it bills as size-only", () => {
+    const inputs = { model_name: "m", horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, stub_tokens: 200 };
+    const row = prices("m", null)!.row;
+    expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 20_000, context_tokens: 1_100 }, row).net_saving_usd).toBeCloseTo(0.379 - 0.00379 - 0.01309125, 12);
+    expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 10_000, context_tokens: 21_200 }, row).fire).toBe(true);
+    const r = run([gatePolicy("cache_aware"), sizeOnly()]);
+    expect(policy(r, "gate_cache_aware").cost_usd).toBeCloseTo(policy(r, "size_only").cost_usd, 15);
+  });
+
+  it("Claude Code's persistence keeps a 2,000-character preview (540 tokens) of the 80,000-character output only", () => {
+    const p = policy(run([claudeCodePersist()]), "claude_code_persist");
+    // Second call: 1,000 read + 640 written + 100 out; third: 1,640 read + 10,100 written.
+    expect(p.stubbed).toBe(1);
+    expect(p.cost_usd).toBeCloseTo(0.0175 + 0.014 + 0.12789, 12);
+  });
+
+  it("deepagents' eviction leaves a 10-line preview of an output over its threshold", () => {
+    const p = policy(run([deepagentsEviction({ threshold_tokens: 15_000 })]), "deepagents_evict");
+    // A one-line output: its preview is one line cut at 500 characters, 40 + 501 ÷ 4 tokens.
+    const stub = 40 + 501 / 4;
+    expect(p.stubbed).toBe(1);
+    expect(p.cost_usd).toBeCloseTo(0.0175 + (0.001 + (100 + stub) * 12.5e-6 + 0.005) + ((1_100 + stub) * 1e-6 + 10_100 * 12.5e-6), 12);
+  });
+
+  it("the clearing plan asked at the third call stubs what decidePlan answers there, in one rewrite", () => {
+    const p = policy(run([gatePlan({ every: 2 })]), "gate_plan");
+    const plan = decidePlan(
+      { model_name: "m", horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, cache_ttl: "5m", stub_tokens: 200, segments: [{ tokens: 1_100 }, { id: "3", tokens: 20_000 }, { tokens: 100 }, { id: "6", tokens: 10_000 }] },
+      { status: "priced", row: prices("m", null)!.row, canonical: "m" },
+    );
+    expect(plan.stub).toEqual(["3", "6"]);
+    // Third call: 1,100 read, then 200 + 100 + 200 written.
+    expect(p.stubbed).toBe(2);
+    expect(p.cost_usd).toBeCloseTo(0.0175 + 0.25725 + (0.0011 + 500 * 12.5e-6), 12);
   });
 });
