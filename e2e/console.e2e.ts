@@ -266,7 +266,7 @@ describe("the ops console at GET /", () => {
     await page.screenshot({ path: `${ARTIFACTS}/console-cache-aware.png`, fullPage: true });
   });
 
-  it("prices a retroactive stub and a range of q, and says which corner stops it (economics v2, R1 and B1)", async () => {
+  it("prices a retroactive stub and a range of q, and says which corner stops it (worked examples R1 and B1)", async () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
     // B1: q = 0.9 pays, the corner q = 0.8 of [0.8, 1] does not.

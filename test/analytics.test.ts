@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MAX_BLOB_BYTES_TOTAL, MAX_DOUBLES, toDataPoint, truncateUtf8, type DecisionRecord } from "../src/analytics";
 import type { GateOutcome } from "../src/gate";
-import { R1 } from "./fixtures/economics-v2";
+import { R1 } from "./fixtures/cache-aware-examples";
 import { EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
 
 

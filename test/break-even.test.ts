@@ -107,7 +107,7 @@ const outputRequest = request.chain((inputs) =>
 );
 const mode = fc.constantFrom<PricingMode>("seed", "cache_aware");
 
-/** economics-v2.md §1–2: where the stub goes in, what is cached after it, which cache write. */
+/** docs/design/economics.md §4–§5: where the stub goes in, what is cached after it, which cache write. */
 function placementAndTtl(suffix: fc.Arbitrary<number>) {
   return {
     offload_at: fc.constantFrom<OffloadAt | undefined>(undefined, "entry", "retroactive", "retroactive"),

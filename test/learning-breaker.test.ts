@@ -145,7 +145,7 @@ describe("ops forcing a breaker", () => {
   });
 });
 
-describe("the breaker with a holdout (the verdict of ledger-v2)", () => {
+describe("the breaker with a holdout (the per-tool verdict of the confidence sequence)", () => {
   it("opens when treatment costs more than holdout per session, and says it sees what the model cannot", async () => {
     await putConfig({ holdout_fraction: 0.5 });
     const bills = [];

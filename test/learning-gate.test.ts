@@ -13,7 +13,7 @@ import { callWorker } from "./ledger-fixtures";
 
 const storable = (model: string) => pricing[model]?.output !== undefined;
 const vectors = VECTORS.filter((v) => v.api_valid && (pricing[v.inputs.model_name] === undefined || storable(v.inputs.model_name)));
-// cache-aware-gate.md's worked examples 1–3, through the API.
+// The worked examples 1–3 of docs/design/economics.md §3.6, through the API.
 const CACHE_AWARE = [
   { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, context_tokens: 60_000, cache_hit_rate: 0.9 },
   { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, context_tokens: 150_000, cache_hit_rate: 0.9 },

@@ -6,7 +6,7 @@ import { applyLearned } from "../src/routes/gate/request/priors";
 import { DEFAULT_GATE_CONFIG } from "../src/store/config";
 import type { LearnedValue } from "../src/store/learning";
 
-// adaptive-gate.md §1's worked examples (w = 10; config p 0.25, h 4, q 0.9).
+// docs/design/learning.md §2.3's worked examples (w = 10; config p 0.25, h 4, q 0.9).
 const ROOT = { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 };
 const none: LevelSums = { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
 /** Sums for n outcomes of mean m and sample sd s: Σx = n·m, Σx² = s²(n − 1) + n·m². */

@@ -228,7 +228,7 @@ describe("clearing plans in the ledger", () => {
     const { body } = await post("/v1/outcomes", [{ decision_id: plan.decision_id, turns_after: 4, recalled: true, recalled_ids: ["c1"] }]);
     expect(body.results[0]).toEqual({ status: "accepted", repeated: false });
     const report = await (await callWorker("/v1/savings?tool_name=history.clear", { key: "agents-prod" })).json<Record<string, any>>();
-    // Counted, with its outcome's recall and horizon, and priced (test/ledger-v2.test.ts checks the figure).
+    // Counted, with its outcome's recall and horizon, and priced (test/ledger-realized-net.test.ts checks the figure).
     expect(report).toMatchObject({ decisions: 1, fired: 1, outcomes: 1, recall: { n: 1, realized: 1 }, horizon: { n: 1, realized_mean: 4 }, net: { fired_with_outcome: 1 } });
   });
 

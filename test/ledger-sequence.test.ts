@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { confidenceSequence, meanSequence } from "../src/ledger";
 import { MIN_SESSIONS_PER_ARM, sequenceRadius } from "../src/ledger/stats/sequence";
 
-// ledger-v2.md §2, worked example S1 (holdout 0.2, so π = 0.8). The expected
+// docs/design/ledger.md §4.6, worked example S1 (holdout 0.2, so π = 0.8). The expected
 // figures are the note's, reproduced independently in python3 as well.
 const S1 = [
   [1, 5.0], [0, 6.0], [1, 4.5], [1, 5.5], [0, 6.5], [1, 4.0], [1, 5.0], [1, 4.8], [0, 5.9], [1, 5.2],

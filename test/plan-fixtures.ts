@@ -3,7 +3,7 @@ import { planModel, planTerms, type CachePriceRates, type PlanInputs, type PlanS
 import { WORKED_EXAMPLE_P1 } from "../src/routes/plan/schema";
 
 /**
- * Worked example P1 of economics-v2.md §4 as the core takes it: the documented request
+ * Worked example P1 of docs/design/plan.md §4 as the core takes it: the documented request
  * (claude-opus-4-6, h = 4, q = 0.9) with the defaults the route fills in.
  */
 export const P1: PlanInputs = {

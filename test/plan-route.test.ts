@@ -6,7 +6,7 @@ import { callWithEnv } from "./admin-helpers";
 import { bearer, call, jsonInit, OPUS, postJson, putRow, resetState } from "./helpers";
 import { PROD_KEY, TEST_GATE_API_KEYS } from "./secrets";
 
-/** Worked example P1 (economics-v2.md §4) as the documentation sends it: the other priors from the config. */
+/** Worked example P1 (docs/design/plan.md §4) as the documentation sends it: the other priors from the config. */
 const P1 = WORKED_EXAMPLE_P1;
 
 const postPlan = (body: unknown) => postJson("/v1/plan", body);

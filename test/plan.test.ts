@@ -26,7 +26,7 @@ function searchNet(inputs: PlanInputs, row: CachePriceRates): number {
   return choice === null || choice.terms.net <= 0 ? 0 : choice.terms.net;
 }
 
-/** economics-v2.md's R1/R2: one output of 20,000 tokens after 60,000 of history, with A tokens after it. */
+/** R1/R2 of docs/design/economics.md §4: one output of 20,000 tokens after 60,000 of history, with A tokens after it. */
 const retroactive = (after: number, ttl: "5m" | "1h" = "5m"): PlanInputs => ({
   ...P1,
   cache_ttl: ttl,

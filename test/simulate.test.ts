@@ -8,7 +8,7 @@ import worker from "../src/index";
 import { ALICE_TOKEN } from "./secrets";
 import { OPUS, putRow, resetState } from "./helpers";
 
-// The note's three demonstrations and ledger-v2's mixed world, at a small size, against the real worker
+// The note's three demonstrations and the mixed world of docs/design/ledger.md §2, at a small size, against the real worker
 // and its real local bindings (KV, the ledger's Durable Objects). The full
 // run is `npm run simulate`; both play the same worlds with the same code.
 

@@ -1,5 +1,5 @@
 /**
- * The adaptive gate's demonstrations (adaptive-gate.md §3): D4, D5 and D6,
+ * The adaptive gate's demonstrations (docs/design/learning.md §6): D4, D5 and D6,
  * each a world played under several policies on the same sessions (common
  * random numbers: every session's dice come from its own seed, drawn before
  * the gate speaks, so only the policy differs). A policy's savings are the

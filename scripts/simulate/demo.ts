@@ -128,7 +128,7 @@ export const toolRow = (report: Report, tool: string) => (report.holdout.tools a
 
 /**
  * What each demonstration must show, from the report alone. Every verdict
- * is the confidence sequence's (ledger-v2.md §2), for the tool's own arm.
+ * is the confidence sequence's (docs/design/ledger.md §4), for the tool's own arm.
  */
 export function checksFor(world: World, report: Report): Check[] {
   switch (world.id) {

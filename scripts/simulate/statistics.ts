@@ -1,5 +1,5 @@
 /**
- * Monte Carlo checks of the ledger's statistics (ledger-v2.md §2, §3): how
+ * Monte Carlo checks of the ledger's statistics (docs/design/ledger.md §4, §5): how
  * often the clustered 95% intervals cover the truth on sessions of unequal
  * length, and how often the confidence sequence ever shows a verdict on null
  * data read again and again. Pure and seeded; test/ledger-statistics.test.ts

@@ -40,7 +40,7 @@ export interface World {
 const TURN_INPUT = 300;
 const TURN_OUTPUT = 400;
 
-/** The note's three demonstrations, and ledger-v2's mixed world. */
+/** The note's three demonstrations, and the mixed world of docs/design/ledger.md §2. */
 export const WORLDS: readonly World[] = [
   {
     id: 1,
@@ -86,7 +86,7 @@ export const WORLDS: readonly World[] = [
   },
   {
     id: 4,
-    title: "seed gate, two tools in the same sessions (ledger-v2 §1): read_file (12k outputs, 480k of history, recalled 90% of the time) loses, grep (25k, never recalled) saves",
+    title: "seed gate, two tools in the same sessions (docs/design/ledger.md §2): read_file (12k outputs, 480k of history, recalled 90% of the time) loses, grep (25k, never recalled) saves",
     tool: "sim4.read_file",
     second: { tool: "sim4.grep", recall: 0, outputTokens: [24_000, 26_000] },
     model: "claude-opus-4-6",

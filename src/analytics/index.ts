@@ -39,7 +39,7 @@ export interface DecisionRecord {
   decision_id?: string;
   tool_name?: string | null;
   session_id?: string | null;
-  /** Where each prior came from: request, learned or config (adaptive-gate.md §1). */
+  /** Where each prior came from: request, learned or config (docs/design/learning.md §3.2). */
   prior_sources?: Record<"horizon" | "recall_probability" | "cache_hit_rate", { source: string }>;
 }
 

@@ -30,7 +30,7 @@ export function holdOut(outcome: GateOutcome): HeldOutcome {
 
 /**
  * The answer for a decision about a tool whose breaker is open
- * (adaptive-gate.md §2): `fire: false`, `reason_code: "breaker_open"` and
+ * (docs/design/learning.md §4.3): `fire: false`, `reason_code: "breaker_open"` and
  * `would_fire`, the priced terms unchanged, as the holdout answers. A
  * decision that was never priced keeps its own reason.
  *

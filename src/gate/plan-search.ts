@@ -3,7 +3,7 @@ import { knapsack, nodeBudget, type NodeBudget } from "./knapsack";
 import { planTerms, type PlanModel, type PlanTerms } from "./plan";
 
 /**
- * Finding the best clearing plan (economics-v2.md §4). For a fixed earliest
+ * Finding the best clearing plan (docs/design/plan.md §3). For a fixed earliest
  * member j and fixed stub-side rates T, a plan's net is j's own term plus an
  * independent term per later member,
  *   g_i = (t_i − S_i) · carry(T, h) − p_i · (Ri · T.write + Ro · T.out + (N − t_i) · m(T)),

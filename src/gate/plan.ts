@@ -9,7 +9,7 @@ import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { CacheAwareInputs, CachePriceRates, CacheTtl } from "./types";
 
 /**
- * The clearing plan's objective (economics-v2.md §4): the history is cached,
+ * The clearing plan's objective (docs/design/plan.md §2): the history is cached,
  * some old tool outputs sit in it, and stubbing a set C of them on the next
  * turn rewrites everything from the earliest stub on. This module prices one
  * plan; ./plan-search.ts finds the best. Pure: no I/O, no clock.

@@ -4,7 +4,7 @@ import { pyFixed, pyInt } from "./pyformat";
 import type { CachePriceRates, PricingMode, PriorRanges, Range, WorstCase } from "./types";
 
 /**
- * Robust priors (economics-v2.md §3): with ranges given, the gate fires only
+ * Robust priors (docs/design/economics.md §6): with ranges given, the gate fires only
  * if net is positive at the point and at every corner of the box of priors.
  * Within one tier pair net is affine in each of h (for h ≥ 1), p and q
  * separately, so its minimum over the box sits at a corner; h = 0 is its own

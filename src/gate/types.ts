@@ -78,7 +78,7 @@ export type CacheTtl = (typeof CACHE_TTLS)[number];
 /** A closed interval [lo, hi] of a prior the caller is unsure of. */
 export type Range = readonly [number, number];
 
-/** Ranges of the priors: the decision must pay across the whole box (economics-v2.md §3). */
+/** Ranges of the priors: the decision must pay across the whole box (docs/design/economics.md §6). */
 export interface PriorRanges {
   horizon_range?: Range;
   recall_probability_range?: Range;

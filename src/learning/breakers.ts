@@ -1,5 +1,5 @@
 /**
- * The breaker (adaptive-gate.md §2), judged at each refresh: per tenant and
+ * The breaker (docs/design/learning.md §4), judged at each refresh: per tenant and
  * tool, on the anytime-valid confidence sequence, so checking at every
  * refresh does not inflate false alarms. An open breaker is judged again on
  * what arrived since it opened, by the same rule, on the sessions that still
@@ -112,7 +112,7 @@ interface Evidence {
 }
 
 /**
- * With a holdout, each tool's verdict of ledger-v2.md on treatment − holdout
+ * With a holdout, each tool's verdict (docs/design/ledger.md §4) on treatment − holdout
  * per session (the only evidence that sees costs the gate's model does not);
  * without one, the realized-net sequence. Null when a shard did not answer.
  */

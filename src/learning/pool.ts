@@ -1,5 +1,5 @@
 /**
- * The learner of adaptive-gate.md §1: priors pooled level by level, config →
+ * The learner of docs/design/learning.md §2: priors pooled level by level, config →
  * tenant → tool → tool × model, with one rule at every level. Pure: sums in,
  * priors out; no I/O, no clock.
  */

@@ -1,5 +1,5 @@
 /**
- * Credible ranges for learned priors (adaptive-gate.md §1): the central
+ * Credible ranges for learned priors (docs/design/learning.md §3.3): the central
  * interval of each learned value, for users who would rather miss a saving
  * than risk a loss. Pure.
  */

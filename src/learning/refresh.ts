@@ -1,5 +1,5 @@
 /**
- * The learning refresh (adaptive-gate.md §1–2): merge a tenant's shards,
+ * The learning refresh (docs/design/learning.md §5): merge a tenant's shards,
  * judge its breakers, publish one KV value (`learning:<tenant>`) that the
  * gate reads through its isolate cache. Never on the hot path: the Cron
  * Trigger runs it for every tenant whose value is older than

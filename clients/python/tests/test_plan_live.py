@@ -9,7 +9,7 @@ from offload_gate import GATE_INVALID_REQUEST, GateClient, PlanRequest, Segment
 
 pytestmark = NEEDS_GATE
 
-# Worked example P1 of economics-v2.md §4.
+# Worked example P1 of docs/design/plan.md §4.
 P1 = PlanRequest(
     model_name="claude-opus-4-6",
     horizon=4,

@@ -82,7 +82,7 @@ export function shardFor(tenant: string, sessionId: string | null, shards: numbe
 }
 
 /**
- * What the holdout is drawn on (ledger-v2.md §1): the (session, tool) pair,
+ * What the holdout is drawn on (docs/design/ledger.md §2): the (session, tool) pair,
  * with `""` for a decision without a tool, or the decision id itself when
  * there is no session. So within one session each tool has its own arm,
  * independent of every other tool's.

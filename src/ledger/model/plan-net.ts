@@ -2,8 +2,8 @@ import { planModel, planTerms, type CachePriceRates, type PlanSegment } from "..
 import type { DecisionInputs, OutcomeReport } from "./savings";
 
 /**
- * The realized net of a clearing plan (ledger-v2.md §4): the plan's own
- * formula (economics-v2.md §4) for the set it stubbed, at h = turns_after,
+ * The realized net of a clearing plan (docs/design/ledger.md §3.2): the plan's own
+ * formula (docs/design/plan.md §2.2) for the set it stubbed, at h = turns_after,
  * p_i = 1 for a recalled id else 0, q = q̂. Pure.
  */
 

@@ -25,7 +25,7 @@ export interface PricedSession {
 }
 
 /**
- * One (session, tool) pair for the per-tool verdicts (ledger-v2.md §1): a
+ * One (session, tool) pair for the per-tool verdicts (docs/design/ledger.md §2): a
  * session with a bill in the window and a tool it had a decision about.
  * `tool_name` is `""` for decisions without one.
  */

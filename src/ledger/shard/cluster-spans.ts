@@ -1,5 +1,5 @@
 /**
- * The clustered intervals' terms (ledger-v2.md §3) summed per span of hours
+ * The clustered intervals' terms (docs/design/ledger.md §5) summed per span of hours
  * (docs/ledger.md, "Rollups"): each session's cluster sums over all its
  * summaries (`session_clusters`, one row per session), and per (first hour,
  * last hour) of sessions the sums of their terms (`cluster_spans`), so an

@@ -1,5 +1,5 @@
 /**
- * The learner's sums (adaptive-gate.md §1), per (tool, model), as one shard
+ * The learner's sums (docs/design/learning.md §1), per (tool, model), as one shard
  * answers them over the learning window: the shape of its rows, and the
  * queries over raw rows that the shard's rollups (./rollup-reads.ts) must
  * equal (test/ledger-rollup.test.ts). src/learning/refresh.ts merges them

@@ -44,7 +44,7 @@ export class LedgerShard extends DurableObject<Env> {
   private rawFrom: number | undefined;
 
   // Whether the tables exist. A shard nothing was written to has none, and a
-  // read leaves it so: no read creates an object (ledger-v2.md §5).
+  // read leaves it so: no read creates an object (docs/design/ledger.md §7).
   private schemaReady: boolean;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -133,7 +133,7 @@ export class LedgerShard extends DurableObject<Env> {
     return this.claim(tenant, false) === "own" ? readSums(this.sql, filter, bucketMs, this.keptFrom()) : emptySums();
   }
 
-  /** This shard's learning sums per (tool, model) over a window of decision times (adaptive-gate.md §1). */
+  /** This shard's learning sums per (tool, model) over a window of decision times (docs/design/learning.md §1). */
   async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
     return this.claim(tenant, false) === "own" ? readLearningSums(this.sql, from, to, this.keptFrom()) : [];
   }

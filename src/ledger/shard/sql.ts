@@ -242,7 +242,7 @@ export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s
 
 /**
  * The cluster sums (stats.ts, ClusterSums) of the clustered intervals of
- * ledger-v2.md §3, for realized − predicted (gap), the horizon, q̂ and the
+ * docs/design/ledger.md §5, for realized − predicted (gap), the horizon, q̂ and the
  * recall rate: one inner row per session (a decision without one is its own
  * cluster), then Σ S², Σ n·S and Σ n² over them (CLUSTER_TOTALS, over
  * per-cluster rows of g_n, g_s, r_s, h_n, h_s, q_n, q_s). Ends in the inner

@@ -1,7 +1,7 @@
 /**
  * The per-tool verdicts' (session, tool) pairs, packed per tool and hour of
  * the bill (`tool_chunks`, docs/ledger.md, "Rollups"): the confidence
- * sequence needs every session in report order (ledger-v2.md §2), so the
+ * sequence needs every session in report order (docs/design/ledger.md §4.2), so the
  * report reads them all, but as one row per tool and hour rather than one
  * per pair. A chunk is derived from the bills and the summaries and packed
  * again from them whenever a write changes its pairs.

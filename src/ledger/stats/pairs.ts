@@ -1,6 +1,6 @@
 /**
  * The per-tool verdicts' (session, tool) pairs packed per tool, in report
- * order (ledger-v2.md §2: the bill's `at`, ties by session id): what a shard
+ * order (docs/design/ledger.md §4.2: the bill's `at`, ties by session id): what a shard
  * answers and the report merges, as typed arrays instead of one object per
  * pair. Pure.
  */

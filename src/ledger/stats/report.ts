@@ -40,7 +40,7 @@ export interface LedgerSums {
   missed_savings_usd: number;
   /** Every billed session's priced cost (the arms are per tool: ./verdicts.ts). */
   sessions: Moments;
-  /** The clusters (sessions) of gap, horizon, q̂ and recall, for the clustered intervals of ledger-v2.md §3. */
+  /** The clusters (sessions) of gap, horizon, q̂ and recall, for the clustered intervals of docs/design/ledger.md §5. */
   clusters: { gap: ClusterSums; horizon: ClusterSums; cache_hit_rate: ClusterSums; recall: ClusterSums };
   series: SeriesBucket[];
 }
@@ -135,7 +135,7 @@ function clamped(ci: Interval): Interval {
 
 /**
  * The report's per-decision figures from the merged sums: the note's list,
- * each mean with its 95% interval clustered by session (ledger-v2.md §3).
+ * each mean with its 95% interval clustered by session (docs/design/ledger.md §5).
  * The holdout's figures come from ./verdicts.ts.
  *
  * @example

@@ -1,5 +1,5 @@
 /**
- * The anytime-valid verdict of ledger-v2.md §2: an asymptotic confidence
+ * The anytime-valid verdict of docs/design/ledger.md §4: an asymptotic confidence
  * sequence (Waudby-Smith, Arbour, Sinha, Kennedy and Ramdas, 2023) over a
  * tool's sessions in the order they were reported. Its intervals hold at
  * every moment at once, so the report may be read, and the breaker may
@@ -59,7 +59,7 @@ export function sequenceRadius(t: number, alpha = SEQUENCE_ALPHA, tOpt = SEQUENC
  * of the sessions *before* i, which keeps ψ unbiased and the sequence valid.
  *
  * @example
- * const s = confidenceSequence(S1_SESSIONS, 0.8); // ledger-v2.md's worked example S1
+ * const s = confidenceSequence(S1_SESSIONS, 0.8); // docs/design/ledger.md §4.6, worked example S1
  * s.estimate // -1.2281746031746035
  * s.interval // [-8.53631541400522, 6.079966207656012]
  * s.verdict  // "inconclusive" (fewer than 30 sessions per arm)

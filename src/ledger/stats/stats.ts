@@ -247,7 +247,7 @@ export function addClusters(a: ClusterSums, b: ClusterSums): ClusterSums {
 
 /**
  * The mean μ̂ = Σx ÷ N of N values in G clusters (sessions) and its 95%
- * interval with the clusters as the unit (ledger-v2.md §3): variance
+ * interval with the clusters as the unit (docs/design/ledger.md §5): variance
  * G ÷ (G − 1) · Σ_g (S_g − n_g·μ̂)² ÷ N², a t quantile at G − 1 degrees of
  * freedom. Decisions of one session share its length and its cache, so
  * they are not independent; with one value per cluster this is the

@@ -1,5 +1,5 @@
 /**
- * The per-tool verdicts of ledger-v2.md §1–§2 and the tenant-wide figure
+ * The per-tool verdicts of docs/design/ledger.md §2 and §4 and the tenant-wide figure
  * that combines them. Each tool's sessions, split by that tool's own arm,
  * run through the confidence sequence of ./sequence.ts. Each takes the
  * pairs as rows or packed per tool (./pairs.ts: what the report reads).
@@ -11,7 +11,7 @@ import { packedSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence"
 import { mean, welch, type Moments } from "./stats";
 import type { ToolSessionRow } from "../model/types";
 
-/** Report order: when the bill was reported, ties by session id (ledger-v2.md §2). */
+/** Report order: when the bill was reported, ties by session id (docs/design/ledger.md §4.2). */
 function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {
   return [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
 }
@@ -53,7 +53,7 @@ function packed(pairs: readonly ToolSessionRow[] | readonly ToolPairList[]): rea
   return first === undefined || "ids" in first ? (pairs as readonly ToolPairList[]) : packRows(pairs as readonly ToolSessionRow[]);
 }
 
-/** The tenant-wide figure (ledger-v2.md §1): each tool's effect weighted by the share of sessions it appears in. */
+/** The tenant-wide figure (docs/design/ledger.md §4.5): each tool's effect weighted by the share of sessions it appears in. */
 export interface TenantVerdict {
   /** Tools combined (K), and the level each tool's bounds were taken at (α ÷ K). */
   tools: number;

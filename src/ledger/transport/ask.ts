@@ -142,7 +142,7 @@ export class ShardTimeout extends Error {
 
 /**
  * The shard call's answer, or a ShardTimeout once `ms` have passed: no
- * ledger read waits longer than ledger_timeout_ms (ledger-v2.md §5).
+ * ledger read waits longer than ledger_timeout_ms (docs/design/ledger.md §7).
  *
  * @example
  * await bounded(0, 5_000, () => ledgerShard(ns, "acme", 0).sums("acme", filter, 60_000));

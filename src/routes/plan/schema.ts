@@ -14,7 +14,7 @@ export const MAX_PLAN_CANDIDATES = 64;
 /** Longest candidate id: a harness's tool-call id. */
 export const MAX_SEGMENT_ID_LENGTH = 128;
 
-/** Worked example P1 of economics-v2.md §4: the request the documentation shows. */
+/** Worked example P1 of docs/design/plan.md §4: the request the documentation shows. */
 export const WORKED_EXAMPLE_P1 = {
   model_name: "claude-opus-4-6",
   horizon: 4,
@@ -62,7 +62,7 @@ const CacheTtlSchema = z.enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_T
 
 /**
  * The body of POST /v1/plan: the history in order, and the gate's priors.
- * Every plan is priced cache-aware (economics-v2.md §4), whatever the
+ * Every plan is priced cache-aware (docs/design/plan.md §6), whatever the
  * config's pricing_mode.
  */
 export const PlanRequestSchema = z

@@ -52,7 +52,7 @@ export const LifecycleSchema = z
   })
   .openapi("Lifecycle");
 
-/** The lowest-net corner of the prior ranges (economics-v2.md §3). */
+/** The lowest-net corner of the prior ranges (docs/design/economics.md §6). */
 export const WorstCaseSchema = z
   .object({
     net_saving_usd: z.number(),

@@ -1,4 +1,4 @@
-/** The `priors` every gate answer carries (adaptive-gate.md §1), for the answer's schema. */
+/** The `priors` every gate answer carries (docs/design/learning.md §3.2), for the answer's schema. */
 import { z } from "@hono/zod-openapi";
 
 const AnswerPriorSchema = z.object({

@@ -4,8 +4,8 @@ import { MAX_HORIZON } from "../../../store/config";
 import { requiredOr, tokenCount } from "./fields";
 
 /**
- * The request fields of economics v2 (docs/economics.md §§ retroactive
- * offload, the 1-hour cache, robust priors): where the stub goes in, which
+ * The request fields of retroactive offload, the 1-hour cache and robust
+ * ranges (docs/design/economics.md §4–§6): where the stub goes in, which
  * cache write, and ranges of the priors. Spread into GateRequestSchema; the
  * checks across fields are `economicsIssues`.
  */

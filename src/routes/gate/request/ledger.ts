@@ -15,7 +15,7 @@ export interface LedgerInput {
   pricedAs: string | null;
   row: PricingRow | null;
   at: number;
-  /** Whether the tool's breaker is open (adaptive-gate.md §2). */
+  /** Whether the tool's breaker is open (docs/design/learning.md §4). */
   breakerOpen: boolean;
   /** The q the ledger prices a seed decision's realized net at: the learned prior, else the config's. */
   cacheHitRatePrior: number;

@@ -53,7 +53,7 @@ export interface ReadyItem {
   inputs: ResolvedInputs;
   mode: PricingMode;
   pricing: ResolvedPricing;
-  /** Where each prior came from (adaptive-gate.md §1). */
+  /** Where each prior came from (docs/design/learning.md §3.2). */
   priors: AnswerPriors;
 }
 

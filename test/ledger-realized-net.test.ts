@@ -8,7 +8,7 @@ import { OPUS, putRow, resetState } from "./helpers";
 import { callWorker, type Tenant } from "./ledger-fixtures";
 import { ALICE_TOKEN } from "./secrets";
 
-// ledger-v2.md §4 and §5 end to end, on the worker: gate → outcome → /v1/savings,
+// docs/design/ledger.md §3 and §7 end to end, on the worker: gate → outcome → /v1/savings,
 // plans priced, and each of the red team's rough edges.
 
 const post = async (path: string, items: unknown[], key: Tenant = "agents-prod", envOver: Partial<Env> = {}) => {
@@ -87,7 +87,7 @@ describe("the realized net, complete (§4)", () => {
     const result = await post("/v1/outcomes", [{ decision_id: plan.decision_id, turns_after: 4, recalled: true, recalled_ids: ["c3"], cached_turns: 4 }]);
     expect(result.body.results).toEqual([{ status: "accepted", repeated: false }]);
     const report = (await savings()).body;
-    // By hand (economics-v2 §4, q = 1, p = 0, 0, 1): keep 101,500 × 4 × $0.5/M = 0.203; plan 8,000 × 4 × $0.5/M
+    // By hand (docs/design/plan.md §2.2, q = 1, p = 0, 0, 1): keep 101,500 × 4 × $0.5/M = 0.203; plan 8,000 × 4 × $0.5/M
     // + 7,100 × ($6.25 + 3 × $0.5)/M + (2,000 × $6.25 + 500 × $25 + 71,500 × $0.5)/M = 0.131775.
     expect(report.net.realized_usd).toBeCloseTo(0.071225, 10);
     expect(report.net.predicted_usd).toBeCloseTo(0.277302, 6);

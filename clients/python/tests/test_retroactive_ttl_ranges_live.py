@@ -1,4 +1,4 @@
-"""Economics v2's inputs and answers through the client, against the local gate."""
+"""Retroactive offload, the 1-hour cache and ranges: inputs and answers through the client, against the local gate."""
 
 from __future__ import annotations
 

@@ -10,14 +10,14 @@ import {
   type CachePriceRates,
   type PricingMode,
 } from "../src/gate";
-import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "./fixtures/economics-v2";
+import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "./fixtures/cache-aware-examples";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
 
 const priced = (row: CachePriceRates) => ({ status: "priced" as const, row, canonical: "claude-opus-4-6" });
 const decide = (inputs: CacheAwareInputs, mode: PricingMode = "cache_aware", row: CachePriceRates = OPUS) =>
   decideOutcome(mode, inputs, priced(row));
 
-describe("economics v2 worked examples in the core", () => {
+describe("the worked examples of retroactive offload, the 1-hour cache and ranges, in the core", () => {
   it("R1: stubbing a cached output with 30,000 cached tokens after it loses $0.10767 and does not fire", () => {
     const d = decide(R1);
     expect(d.fire).toBe(false);

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { decideOutcome, type CacheAwareInputs } from "../src/gate";
-import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "./fixtures/economics-v2";
+import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "./fixtures/cache-aware-examples";
 import { postGate, postJson, putRow, resetState } from "./helpers";
 import { OPUS } from "./fixtures/rows";
 import { VECTOR_PRICING, VECTORS } from "./fixtures/vectors";
@@ -39,7 +39,7 @@ const TERMS = [
 ] as const;
 const pick = (answer: object) => Object.fromEntries(TERMS.map((key) => [key, (answer as Record<string, unknown>)[key]]));
 
-describe("economics v2 worked examples over HTTP", () => {
+describe("the worked examples of retroactive offload, the 1-hour cache and ranges, over HTTP", () => {
   it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.10767 and does not fire", async () => {
     const body = await decided(cacheAware(R1));
     expect(body.fire).toBe(false);

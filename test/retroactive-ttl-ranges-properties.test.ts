@@ -15,7 +15,7 @@ import {
   type PricingMode,
   type Range,
 } from "../src/gate";
-import { evaluateCacheAwareGateV1 } from "./fixtures/cache-aware-v1";
+import { evaluateFrozenCacheAwareGate } from "./fixtures/frozen-cache-aware";
 
 // Fixed, so CI is reproducible; change it to explore.
 const SEED = 13_2026;
@@ -82,7 +82,7 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
     fc.assert(
       fc.property(request, row, fc.boolean(), (inputs, r, explicit) => {
         const { offload_at: _o, suffix_tokens, cache_ttl: _t, ...today } = inputs;
-        const before = evaluateCacheAwareGateV1(today, r);
+        const before = evaluateFrozenCacheAwareGate(today, r);
         // "entry" ignores A, so an explicit entry may carry any suffix_tokens.
         const now = explicit ? { ...today, offload_at: "entry" as const, suffix_tokens, cache_ttl: "5m" as const } : today;
         const decided = decide("cache_aware", now, r);
