@@ -16,6 +16,7 @@
  */
 import { jsonSchema, tool, type LanguageModelMiddleware } from "ai";
 import type { OffloadSession } from "./session.js";
+import { CHARS_PER_TOKEN } from "./constants.js";
 
 type Middle = Required<Pick<LanguageModelMiddleware, "transformParams" | "wrapGenerate" | "wrapStream">>;
 type Params = Parameters<Middle["transformParams"]>[0]["params"];
@@ -145,5 +146,5 @@ function textOf(part: ResultPart): string | null {
 }
 
 function tokensOf(text: string): number {
-  return Math.ceil(text.length / 4);
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
 }

@@ -10,15 +10,13 @@ import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type SessionUsage } from "./session-ledger.js";
 import { reportWithRetry } from "./session-report.js";
 import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
+import { CHARS_PER_TOKEN, DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 export type { SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
 
-/** The recall tool's name, unless `recallToolName` says otherwise. */
-export const RECALL_TOOL_NAME = "recall_tool_output";
-/** Outputs shorter than this many characters are kept without asking the gate (its pre-filter is far above). */
-export const DEFAULT_MIN_CHARS = 4_000;
+export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
 
 export interface OffloadSessionOptions {
   /** A client from `createGateClient`. */
@@ -83,7 +81,7 @@ export class OffloadSession {
   constructor(options: OffloadSessionOptions) {
     this.#gate = options.gate;
     this.model = options.model;
-    this.sessionId = options.sessionId ?? `ofs-${globalThis.crypto.randomUUID()}`;
+    this.sessionId = options.sessionId ?? `${SESSION_ID_PREFIX}${globalThis.crypto.randomUUID()}`;
     this.#store = options.store ?? new MemoryRecallStore();
     this.#minChars = options.minChars ?? DEFAULT_MIN_CHARS;
     this.#request = options.request ?? {};
@@ -218,12 +216,12 @@ export class OffloadSession {
     const request = {
       output_chars: output.length,
       // The recall tool hands back the whole output: that is what a recall reads.
-      recall_input_tokens: Math.ceil(output.length / 4),
+      recall_input_tokens: Math.ceil(output.length / CHARS_PER_TOKEN),
       ...this.#request,
       pricing_mode: seed ? "seed" : "cache_aware",
       ...(seed ? {} : { context_tokens: context }),
       model_name: this.model,
-      stub_tokens: Math.ceil(stub.length / 4),
+      stub_tokens: Math.ceil(stub.length / CHARS_PER_TOKEN),
       session_id: this.sessionId,
       tool_name: toolNameForGate(toolName),
     } as GateRequest;

@@ -27,15 +27,12 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, MutableMapping, Optional, Protocol
 
+from ._constants import CHARS_PER_TOKEN, DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX, STUB_TEMPLATE
 from .client import GateClient
 from .models import Outcome, Report, SessionReport
 
 log = logging.getLogger("offload_gate")
 
-#: The recall tool's name, unless ``recall_tool_name`` says otherwise.
-RECALL_TOOL_NAME = "recall_tool_output"
-#: Outputs shorter than this many characters are kept without asking the gate.
-DEFAULT_MIN_CHARS = 4_000
 USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 
 
@@ -54,7 +51,9 @@ def default_stub(id: str, tool_name: str, chars: int, recall_tool_name: str) -> 
     '[offloaded: the output of web_fetch call call_1 (160,000 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]'
     """
     shown = json.dumps({"id": id}, separators=(",", ":"), ensure_ascii=False)
-    return f"[offloaded: the output of {tool_name} call {id} ({chars:,} chars) is not shown; call {recall_tool_name} with {shown} to read it]"
+    values = {"tool_name": tool_name, "id": id, "chars": f"{chars:,}", "recall_tool_name": recall_tool_name, "id_json": shown}
+    # One pass over the template: a value that looks like a placeholder stays as it is.
+    return re.sub(r"\{([a-z_]+)\}", lambda m: values.get(m.group(1), m.group(0)), STUB_TEMPLATE)
 
 
 @dataclass
@@ -111,7 +110,7 @@ class OffloadSession:
 
     def __post_init__(self) -> None:
         if self.session_id is None:
-            self.session_id = f"ofs-{uuid.uuid4()}"
+            self.session_id = f"{SESSION_ID_PREFIX}{uuid.uuid4()}"
         if self.store is None:
             self.store = {}
 
@@ -206,11 +205,11 @@ class OffloadSession:
     def _decide(self, tool_call_id: str, tool_name: str, output: str) -> _Held:
         stub = self.stub(tool_call_id, tool_name, len(output), self.recall_tool_name)
         seed = self.request.get("pricing_mode", "cache_aware") == "seed"
-        fields: Dict[str, Any] = {"output_chars": len(output), "recall_input_tokens": math.ceil(len(output) / 4), **self.request}
+        fields: Dict[str, Any] = {"output_chars": len(output), "recall_input_tokens": math.ceil(len(output) / CHARS_PER_TOKEN), **self.request}
         fields.update(
             pricing_mode="seed" if seed else "cache_aware",
             model_name=self.model,
-            stub_tokens=math.ceil(len(stub) / 4),
+            stub_tokens=math.ceil(len(stub) / CHARS_PER_TOKEN),
             session_id=self.session_id,
             tool_name=_tool_name_for_gate(tool_name),
         )

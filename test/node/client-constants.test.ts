@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+// @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
+import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
+import { CHARS_PER_TOKEN } from "../../src/gate/constants";
+
+// The clients' shared facts live in clients/constants.json; both clients read
+// generated files. A stale generated file, or a client whose estimate of
+// tokens differs from the worker's, fails here.
+describe("the clients' shared constants", () => {
+  it("are generated from clients/constants.json, and the committed files are what the generator writes", () => {
+    expect(staleFiles()).toEqual([]);
+  });
+
+  it("estimate tokens from characters as the worker does", () => {
+    expect(readConstants().chars_per_token).toBe(CHARS_PER_TOKEN);
+  });
+
+  it("write every constant into both clients, under the same names", () => {
+    const { typescript, python } = render(readConstants());
+    for (const name of ["CHARS_PER_TOKEN", "RECALL_TOOL_NAME", "SESSION_ID_PREFIX", "DEFAULT_MIN_CHARS", "STUB_TEMPLATE"]) {
+      expect(typescript).toMatch(new RegExp(`^export const ${name} = `, "m"));
+      expect(python).toMatch(new RegExp(`^${name} = `, "m"));
+    }
+  });
+
+  it("refuse a stub template with a placeholder the clients do not fill, and a count that is not a positive integer", () => {
+    const base = JSON.parse(JSON.stringify(readConstants()));
+    expect(() => readConstants(JSON.stringify({ ...base, stub_template: "call {tool} now" }))).toThrow(/unknown placeholders tool/);
+    expect(() => readConstants(JSON.stringify({ ...base, chars_per_token: 0 }))).toThrow(/chars_per_token/);
+  });
+});
