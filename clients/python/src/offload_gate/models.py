@@ -190,7 +190,8 @@ class Outcome(_Request):
 
     ``turns_after``: how many more turns the session ran; ``recalled``: whether
     the stub was recalled (False for a decision that did not fire);
-    ``cached_turns``: how many of those turns read the prefix from the cache.
+    ``cached_turns``: how many of those turns read the prefix from the cache;
+    ``recalled_ids``: for a clearing plan, which of its stubbed ids were recalled.
     """
 
     decision_id: str
@@ -198,6 +199,7 @@ class Outcome(_Request):
     recalled: bool
     cached_turns: Optional[int] = None
     context_tokens: Optional[int] = None
+    recalled_ids: Optional[List[str]] = None
     extra: JSONObject = field(default_factory=dict)
 
 
