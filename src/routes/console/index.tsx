@@ -8,12 +8,15 @@ import { readListing } from "../../store/listing";
 import { cachePolicy, readGateConfig } from "../../store/read";
 import { pendingFrom, withDigests } from "../../sync/pending";
 import { createApp } from "../app";
+import chartsScript from "./browser/charts.client.js";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
+import editingScript from "./browser/editing.client.js";
 import planCss from "./browser/plan.client.css";
 import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
+import sharedScript from "./browser/shared.client.js";
 import tableScript from "./browser/table.client.js";
 import learningScript from "./browser/learning.client.js";
 import { aliasViews } from "./aliases";
@@ -68,9 +71,11 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     pending,
     aliases: aliasRead.kind === "miss" ? null : aliasViews(aliasRead.value, rows),
     nonce: c.get("secureHeadersNonce") ?? "",
-    // One style and one script, each under the nonce: the plan view's, the savings and learning panels' and the table cue's are appended.
+    // One style and one script, each under the nonce. The shared helpers come first (every script after
+    // them uses `consoleKit`), the charts before the calculator that draws them; then editing, the plan
+    // view, the savings and learning panels and the table cue.
     css: `${css}\n${planCss}\n${savingsCss}`,
-    script: `${script}\n${planScript}\n${savingsScript}\n${learningScript}\n${tableScript}`,
+    script: [sharedScript, chartsScript, script, editingScript, planScript, savingsScript, learningScript, tableScript].join("\n"),
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });

@@ -10,6 +10,7 @@ import { PlanView } from "./plan-view";
 import { LearningPanel } from "./learning";
 import { SavingsPanel } from "./savings";
 import { PricingTable } from "./table";
+import type { ConsoleData } from "./browser/api";
 
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {
@@ -46,7 +47,7 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
   const defaultModel = valid.find((row) => row.model === "claude-opus-4-6")?.model ?? valid[0]?.model ?? "";
   // What the script needs: each row as stored, for the editor. The numbers
   // it draws come from the API, never from these rows.
-  const data = {
+  const data: ConsoleData = {
     rows: Object.fromEntries(view.rows.map((row) => [row.model, row.status === "valid" ? row.row : row.raw])),
   };
 

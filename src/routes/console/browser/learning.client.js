@@ -1,20 +1,25 @@
 // The console's learning panel. Plain browser JavaScript with no build step,
-// inlined with the page's CSP nonce: it reads GET /v1/learning (same origin)
-// and shows what the learner published; the breaker switch calls
-// PUT /v1/admin/learning/breakers/:tenant with the admin token typed above.
+// inlined with the page's CSP nonce after shared.client.js: it reads
+// GET /v1/learning (same origin) and shows what the learner published; the
+// breaker switch calls PUT /v1/admin/learning/breakers/:tenant with the
+// admin token typed above.
+
 (() => {
   "use strict";
-  const $ = (id) => document.getElementById(id);
-  const form = $("learning-form");
+  const { find, byId, num: fmt, setStatus, gateHeaders, messageOf } = consoleKit;
+  const form = find("learning-form");
   if (!form) return;
+  /** @type {string | null} */
   let tenant = null;
 
-  const fmt = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
-  function status(text, kind) {
-    const p = $("learning-status");
-    p.textContent = text;
-    p.className = `status ${kind || ""}`;
-  }
+  /** @param {string} text @param {string} [kind] */
+  const status = (text, kind) => setStatus(byId("learning-status"), text, kind);
+  /** @param {unknown} body @param {Response} res */
+  const errorMessage = (body, res) => {
+    const error = body !== null && typeof body === "object" ? /** @type {{ error?: { message?: string } }} */ (body).error : undefined;
+    return error ? error.message : `HTTP ${res.status}`;
+  };
+  /** @param {string} text @param {string} [cls] */
   function cell(text, cls) {
     const td = document.createElement("td");
     td.textContent = text;
@@ -22,17 +27,20 @@
     return td;
   }
   // "0.754 [0.594 … 0.888] n=12 · config 0.25"
+  /** @param {LearnedField} field @param {number} config */
   function prior(field, config) {
     if (field.n === 0) return cell(`config ${fmt(config)}`);
     const range = field.range ? ` [${fmt(field.range[0])} … ${fmt(field.range[1])}]` : "";
     return cell(`${fmt(field.value)}${range} n=${field.n} · config ${fmt(config)}`);
   }
+  /** @param {Breaker} b */
   function breakerText(b) {
     if (!b) return "closed (no evidence yet)";
     const e = b.evidence;
     const ev = e ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}` : "";
     return `${b.state}${b.mode === "auto" ? "" : ` (forced ${b.mode})`} · ${b.rule} rule${ev}`;
   }
+  /** @param {string} tool @param {Breaker} breaker */
   function switchFor(tool, breaker) {
     const td = document.createElement("td");
     const select = document.createElement("select");
@@ -53,8 +61,10 @@
     td.append(select, button);
     return td;
   }
+  /** @param {string} tool @param {string} state */
   async function setBreaker(tool, state) {
-    const token = $("admin-token") ? $("admin-token").value.trim() : "";
+    const input = find("admin-token");
+    const token = input instanceof HTMLInputElement ? input.value.trim() : "";
     if (token === "" || tenant === null) return status("Enter the admin token above to switch a breaker.", "error");
     status(`Setting ${tool}'s breaker to ${state}…`, "");
     const res = await fetch(`/v1/admin/learning/breakers/${encodeURIComponent(tenant)}`, {
@@ -63,13 +73,16 @@
       body: JSON.stringify({ tool_name: tool, state }),
     });
     const body = await res.json().catch(() => null);
-    if (!res.ok) return status(`The admin API answered: ${body && body.error ? body.error.message : `HTTP ${res.status}`}`, "error");
+    if (!res.ok) return status(`The admin API answered: ${errorMessage(body, res)}`, "error");
     await load();
     status(`${tool}'s breaker is ${state} (version ${body.version}, audited).`, "ok");
   }
+  /** @param {LearningView} view */
   function render(view) {
-    const tbody = $("learning-table").querySelector("tbody");
+    const tbody = byId("learning-table", HTMLTableElement).tBodies[0];
+    if (tbody === undefined) return;
     tbody.replaceChildren();
+    /** @param {string} label @param {LearningLevel} level @param {Breaker} breaker @param {string | null} tool */
     const row = (label, level, breaker, tool) => {
       const tr = document.createElement("tr");
       const th = document.createElement("th");
@@ -85,30 +98,30 @@
       row(tool.tool_name, tool, tool.breaker, tool.tool_name);
       for (const model of tool.models) row(`  × ${model.model}`, model, null, null);
     }
-    $("learning-body").hidden = false;
-    $("learning-sees").hidden = false;
-    $("learning-sees").textContent = `The breaker's rule: ${view.breaker_rule_sees}`;
+    byId("learning-body").hidden = false;
+    byId("learning-sees").hidden = false;
+    byId("learning-sees").textContent = `The breaker's rule: ${view.breaker_rule_sees}`;
   }
+  /** @param {Event} [event] */
   async function load(event) {
     if (event) event.preventDefault();
-    const headers = {};
-    const key = $("f-gate-key") ? $("f-gate-key").value.trim() : "";
-    if (key !== "") headers.authorization = `Bearer ${key}`;
     status("Reading what the gate learned…", "");
     try {
-      const res = await fetch("/v1/learning", { headers });
+      const res = await fetch("/v1/learning", { headers: gateHeaders() });
       const body = await res.json().catch(() => null);
       if (!res.ok) {
-        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The API answered: ${body && body.error ? body.error.message : `HTTP ${res.status}`}`, "error");
+        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The API answered: ${errorMessage(body, res)}`, "error");
         return;
       }
-      tenant = body.tenant;
-      render(body);
-      const when = body.computed_at === null ? "never refreshed: the config's priors everywhere" : `refreshed ${body.computed_at.slice(0, 16)} UTC`;
-      const off = body.enabled ? "" : " Learning is off (learning_enabled: false).";
-      status(`Tenant ${body.tenant}, ${when}; ranges at ${body.range_level}.${off}${body.problem ? ` ${body.problem}` : ""}`, body.problem ? "warn" : "");
+      /** @type {LearningView} */
+      const view = body;
+      tenant = view.tenant;
+      render(view);
+      const when = view.computed_at === null ? "never refreshed: the config's priors everywhere" : `refreshed ${view.computed_at.slice(0, 16)} UTC`;
+      const off = view.enabled ? "" : " Learning is off (learning_enabled: false).";
+      status(`Tenant ${view.tenant}, ${when}; ranges at ${view.range_level}.${off}${view.problem ? ` ${view.problem}` : ""}`, view.problem ? "warn" : "");
     } catch (error) {
-      status(`Could not reach the API: ${error.message}`, "error");
+      status(`Could not reach the API: ${messageOf(error)}`, "error");
     }
   }
   form.addEventListener("submit", load);

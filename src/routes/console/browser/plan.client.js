@@ -1,34 +1,28 @@
 // The console's clearing-plan view (src/routes/console/plan-view.tsx): reads
 // a history from the text box (or builds one), asks POST /v1/plan, and draws
 // the history now and after the plan as two bars to scale. Plain browser
-// JavaScript, no build step, inlined with the page's CSP nonce.
+// JavaScript, no build step, inlined with the page's CSP nonce after
+// shared.client.js.
+
 (() => {
   "use strict";
-  const $ = (id) => document.getElementById(id);
-  const SVG = "http://www.w3.org/2000/svg";
-  const form = $("plan-form");
+  const { find, byId, control, svg: el, usd, setStatus, gateHeaders, messageOf } = consoleKit;
+  const form = find("plan-form");
   if (form === null) return;
 
-  // Four decimals, as everywhere on the page (console.client.js).
-  const usd = (n) =>
-    (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
-  const tokens = (n) => n.toLocaleString("en-US");
+  const tokens = (/** @type {number} */ n) => n.toLocaleString("en-US");
 
-  function el(name, attrs, text) {
-    const node = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
+  /** @param {string} message @param {boolean} [bad] */
   function status(message, bad) {
-    $("plan-status").textContent = message;
-    $("plan-status").classList.toggle("error", Boolean(bad));
+    setStatus(byId("plan-status"), message, bad ? "error" : "");
   }
 
-  /** The history box as a request body: a list of segments, or a whole body whose fields the form fills in where blank. */
+  /**
+   * The history box as a request body: a list of segments, or a whole body whose fields the form fills in where blank.
+   * @returns {Record<string, any>}
+   */
   function readHistory() {
-    const text = $("p-history").value.trim();
+    const text = control("p-history").value.trim();
     const parsed = JSON.parse(text === "" ? "[]" : text);
     if (Array.isArray(parsed)) return { segments: parsed };
     if (parsed !== null && typeof parsed === "object") return parsed;
@@ -37,12 +31,12 @@
 
   function requestBody() {
     const body = readHistory();
-    const number = (id) => ($(id).value.trim() === "" ? undefined : Number($(id).value));
+    const number = (/** @type {string} */ id) => (control(id).value.trim() === "" ? undefined : Number(control(id).value));
     const fields = {
-      model_name: $("p-model").value.trim() || undefined,
+      model_name: control("p-model").value.trim() || undefined,
       horizon: number("p-horizon"),
       cache_hit_rate: number("p-cache-hit"),
-      cache_ttl: $("p-ttl").value,
+      cache_ttl: control("p-ttl").value,
     };
     for (const [key, value] of Object.entries(fields)) if (value !== undefined && !(key in body)) body[key] = value;
     return body;
@@ -52,8 +46,9 @@
   // The history now (top) and after the plan (bottom), on one scale: the
   // stubbed outputs shrink to their stubs, and everything from the earliest
   // stub on is written again.
+  /** @param {Plan} plan @param {Segment[]} segments */
   function drawBars(plan, segments) {
-    const svg = $("plan-bar");
+    const svg = byId("plan-bar", SVGSVGElement);
     const W = 800, L = 8, R = 8, BAR = 34;
     const total = plan.inputs.history_tokens;
     const scale = (W - L - R) / Math.max(total, 1);
@@ -61,6 +56,7 @@
     const threshold = plan.inputs.large_offload_threshold_tokens;
     const nodes = [];
     // Labels sit at the right end, clear of the break line near the start of most histories.
+    /** @param {number} y @param {BarPart[]} parts @param {string} label @param {string} testid */
     const bar = (y, parts, label, testid) => {
       nodes.push(el("text", { x: W - R, y: y - 6, "text-anchor": "end", class: "bar-label" }, label));
       const g = el("g", { "data-testid": testid });
@@ -75,12 +71,12 @@
       }
       nodes.push(g);
     };
-    const kindOf = (segment) =>
+    const kindOf = (/** @type {Segment} */ segment) =>
       segment.id === undefined ? "fixed" : stubbed.has(segment.id) ? "stubbed" : segment.tokens < threshold ? "small" : "kept";
     bar(20, segments.map((s) => ({ id: s.id, tokens: s.tokens, kind: kindOf(s) })), `now: ${tokens(total)} tokens, cached`, "bar-now");
 
     const after = segments.map((s) =>
-      stubbed.has(s.id) ? { id: s.id, tokens: s.stub_tokens ?? plan.inputs.stub_tokens, kind: "stub" } : { id: s.id, tokens: s.tokens, kind: kindOf(s) },
+      s.id !== undefined && stubbed.has(s.id) ? { id: s.id, tokens: s.stub_tokens ?? plan.inputs.stub_tokens, kind: "stub" } : { id: s.id, tokens: s.tokens, kind: kindOf(s) },
     );
     const afterTotal = after.reduce((sum, part) => sum + part.tokens, 0);
     const label = plan.stub.length > 0 ? `after the plan: ${tokens(afterTotal)} tokens` : "after the plan: unchanged, the cache kept whole";
@@ -101,8 +97,9 @@
     svg.replaceChildren(...nodes);
   }
 
+  /** @param {Plan} plan @param {Segment[]} segments */
   function render(plan, segments) {
-    const decision = $("plan-decision");
+    const decision = byId("plan-decision");
     decision.classList.remove("pending", "fire", "hold");
     if (plan.stub.length > 0) {
       decision.classList.add("fire");
@@ -111,13 +108,15 @@
       decision.classList.add("hold");
       decision.textContent = `Keep everything: no plan saves money (${plan.reason_code})`;
     }
-    $("plan-reason").textContent = plan.reason;
-    const byId = new Map(segments.filter((s) => s.id !== undefined).map((s) => [s.id, s]));
+    byId("plan-reason").textContent = plan.reason;
+    const segmentOf = new Map(segments.filter((s) => s.id !== undefined).map((s) => [s.id, s]));
     const rows = plan.candidates.map((c) => {
       const tr = document.createElement("tr");
       tr.dataset.id = c.id;
       const alone = c.alone_net_saving_usd === null ? "below the pre-filter" : usd(c.alone_net_saving_usd);
-      for (const [text, cls] of [[c.id], [tokens(byId.get(c.id)?.tokens ?? 0), "num"], [c.stubbed ? "stub" : "keep"], [alone, "num"]]) {
+      /** @type {[string, string?][]} */
+      const cells = [[c.id], [tokens(segmentOf.get(c.id)?.tokens ?? 0), "num"], [c.stubbed ? "stub" : "keep"], [alone, "num"]];
+      for (const [text, cls] of cells) {
         const td = document.createElement("td");
         td.textContent = text;
         if (cls) td.className = cls;
@@ -126,23 +125,22 @@
       if (c.stubbed) tr.classList.add("stubbed");
       return tr;
     });
-    $("plan-candidates").tBodies[0].replaceChildren(...rows);
+    byId("plan-candidates", HTMLTableElement).tBodies[0]?.replaceChildren(...rows);
     drawBars(plan, segments);
   }
 
+  /** @param {Event} [event] */
   async function ask(event) {
     event?.preventDefault();
     let body;
     try {
       body = requestBody();
     } catch (error) {
-      status(`The history is not valid JSON: ${error.message}`, true);
+      status(`The history is not valid JSON: ${messageOf(error)}`, true);
       return;
     }
     status("Planning…");
-    const headers = { "content-type": "application/json" };
-    const key = $("f-gate-key")?.value.trim();
-    if (key) headers.authorization = `Bearer ${key}`;
+    const headers = gateHeaders({ "content-type": "application/json" });
     try {
       // A dry run, whatever the pasted body says: planning here never writes into the ledger.
       const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify({ ...body, dry_run: true }) });
@@ -154,34 +152,36 @@
       render(answer, Array.isArray(body.segments) ? body.segments : []);
       status(`Planned ${answer.candidates.length} candidates over ${tokens(answer.inputs.history_tokens)} tokens.`);
     } catch (error) {
-      status(`The plan failed: ${error.message}`, true);
+      status(`The plan failed: ${messageOf(error)}`, true);
     }
   }
 
   // ----------------------------------------------------------- the builder
-  $("p-add").addEventListener("click", () => {
+  byId("p-add").addEventListener("click", () => {
     let body;
     try {
       body = readHistory();
     } catch (error) {
-      status(`The history is not valid JSON: ${error.message}`, true);
+      status(`The history is not valid JSON: ${messageOf(error)}`, true);
       return;
     }
-    const segment = { tokens: Math.max(0, Math.trunc(Number($("p-add-tokens").value) || 0)) };
-    const id = $("p-add-id").value.trim();
+    /** @type {Segment} */
+    const segment = { tokens: Math.max(0, Math.trunc(Number(control("p-add-tokens").value) || 0)) };
+    const id = control("p-add-id").value.trim();
     if (id !== "") {
       segment.id = id;
-      if ($("p-add-p").value.trim() !== "") segment.recall_probability = Number($("p-add-p").value);
+      if (control("p-add-p").value.trim() !== "") segment.recall_probability = Number(control("p-add-p").value);
     }
     const segments = Array.isArray(body.segments) ? body.segments : [];
     segments.push(segment);
-    const list = `[\n  ${segments.map((s) => JSON.stringify(s)).join(",\n  ")}\n]`;
-    $("p-history").value = Array.isArray(JSON.parse($("p-history").value.trim() || "[]")) ? list : JSON.stringify({ ...body, segments }, null, 2);
-    $("p-add-id").value = "";
+    const list = `[\n  ${segments.map((/** @type {Segment} */ s) => JSON.stringify(s)).join(",\n  ")}\n]`;
+    const history = control("p-history");
+    history.value = Array.isArray(JSON.parse(history.value.trim() || "[]")) ? list : JSON.stringify({ ...body, segments }, null, 2);
+    control("p-add-id").value = "";
     status(`Added ${id === "" ? "fixed context" : id}: ${segments.length} segments.`);
   });
-  $("p-clear").addEventListener("click", () => {
-    $("p-history").value = "[]";
+  byId("p-clear").addEventListener("click", () => {
+    control("p-history").value = "[]";
     status("History cleared.");
   });
 

@@ -1,33 +1,22 @@
 // The console's savings panel. Plain browser JavaScript with no build step,
-// inlined with the page's CSP nonce: it reads GET /v1/savings (same origin)
-// and draws what the ledger says. Nothing here computes a saving itself.
+// inlined with the page's CSP nonce after shared.client.js: it reads
+// GET /v1/savings (same origin) and draws what the ledger says. Nothing here
+// computes a saving itself.
+
 (() => {
   "use strict";
-  const $ = (id) => document.getElementById(id);
-  const SVG = "http://www.w3.org/2000/svg";
-  const form = $("savings-form");
+  const { find, byId, svg: el, usd, num, interval, setStatus, gateHeaders, messageOf } = consoleKit;
+  const form = find("savings-form");
   if (!form) return;
 
-  const usd = (n) => (n === null || n === undefined ? "—" : (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 }));
-  const num = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
-  const interval = (ci, f) => (ci === null || ci === undefined ? "—" : `${f(ci[0])} … ${f(ci[1])}`);
+  /** @param {string} text @param {string} [kind] */
+  const status = (text, kind) => setStatus(byId("savings-status"), text, kind);
 
-  function status(text, kind) {
-    const p = $("savings-status");
-    p.textContent = text;
-    p.className = `status ${kind || ""}`;
-  }
-
-  function el(name, attrs, text) {
-    const node = document.createElementNS(SVG, name);
-    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
+  /** @param {SavingsReport} r */
   function tiles(r) {
-    const dl = $("savings-tiles");
+    const dl = byId("savings-tiles");
     dl.replaceChildren();
+    /** @type {[string, string][]} */
     const items = [
       ["decisions", num(r.decisions, 0)],
       ["fired", num(r.fired, 0)],
@@ -56,8 +45,9 @@
     }
   }
 
+  /** @param {SavingsReport} r */
   function chart(r) {
-    const svg = $("savings-chart");
+    const svg = byId("savings-chart", SVGSVGElement);
     svg.replaceChildren();
     const points = r.series.filter((b) => b.fired_with_outcome > 0);
     if (points.length === 0) {
@@ -70,16 +60,18 @@
     const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
     let [y0, y1] = [Math.min(...ys), Math.max(...ys)];
     if (y0 === y1) [y0, y1] = [y0 - 1, y1 + 1];
-    const x = (t) => (x1 === x0 ? (L + W - R) / 2 : L + ((t - x0) / (x1 - x0)) * (W - L - R));
-    const y = (v) => T + ((y1 - v) / (y1 - y0)) * (H - T - B);
+    const x = (/** @type {number} */ t) => (x1 === x0 ? (L + W - R) / 2 : L + ((t - x0) / (x1 - x0)) * (W - L - R));
+    const y = (/** @type {number} */ v) => T + ((y1 - v) / (y1 - y0)) * (H - T - B);
     svg.append(el("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
     svg.append(el("line", { class: "zero", x1: L, y1: y(0), x2: W - R, y2: y(0) }));
-    const axis = (v) => (v < 0 ? "−$" : "$") + Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const axis = (/** @type {number} */ v) => (v < 0 ? "−$" : "$") + Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
     for (const v of [y0, 0, y1]) svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, axis(v)));
-    const label = (t) => new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
+    const label = (/** @type {number} */ t) => new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
     svg.append(el("text", { x: L, y: H - 12 }, label(x0)));
     if (x1 !== x0) svg.append(el("text", { x: W - R, y: H - 12, "text-anchor": "end" }, label(x1)));
-    for (const [key, cls] of [["predicted_net_usd", "predicted"], ["realized_net_usd", "realized"]]) {
+    /** @type {["predicted_net_usd" | "realized_net_usd", string][]} */
+    const lines = [["predicted_net_usd", "predicted"], ["realized_net_usd", "realized"]];
+    for (const [key, cls] of lines) {
       const d = points.map((b, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(b.start)).toFixed(1)},${y(b[key]).toFixed(1)}`).join(" ");
       svg.append(el("path", { class: `series ${cls}`, d }));
       for (const b of points) {
@@ -90,9 +82,12 @@
     }
   }
 
+  /** @param {SavingsReport} r */
   function priors(r) {
-    const body = $("savings-priors").tBodies[0];
+    const body = byId("savings-priors", HTMLTableElement).tBodies[0];
+    if (body === undefined) return;
     body.replaceChildren();
+    /** @type {[string, number | null, [number, number] | null, number | null, number][]} */
     const rows = [
       ["recall rate", r.recall.realized, r.recall.ci95, r.recall.prior, r.recall.n],
       ["horizon (turns after)", r.horizon.realized_mean, r.horizon.ci95, r.horizon.prior_mean, r.horizon.n],
@@ -114,11 +109,14 @@
     }
   }
 
+  /** @type {Record<string, string>} */
   const WITHHELD = { too_few_sessions: "fewer than 30 sessions in an arm", zero_spread: "no spread in the bills" };
 
+  /** @param {SavingsReport} r */
   function holdout(r) {
     const h = r.holdout;
-    const body = $("savings-tools").tBodies[0];
+    const body = byId("savings-tools", HTMLTableElement).tBodies[0];
+    if (body === undefined) return;
     body.replaceChildren();
     for (const t of h.tools) {
       const tr = document.createElement("tr");
@@ -141,13 +139,13 @@
       body.append(tr);
     }
     const t = h.tenant;
-    const verdict = $("savings-verdict");
+    const verdict = byId("savings-verdict");
     verdict.className = `verdict ${h.verdict}`;
     verdict.textContent =
       t.interval === null
         ? `Verdict: inconclusive: too few billed sessions in an arm of some tool to combine ${num(t.tools, 0)} tools.`
         : `Verdict: ${h.verdict}${t.withheld ? ` (${WITHHELD[t.withheld]} for some tool)` : ""}. Tenant-wide, the gate changes a session's bill by ${usd(t.estimate_usd)}, 95% interval ${interval(t.interval, usd)} over ${num(t.tools, 0)} tools (each at α ÷ ${num(t.tools, 0)}; valid however often this is read).`;
-    const svg = $("savings-interval");
+    const svg = byId("savings-interval", SVGSVGElement);
     svg.replaceChildren();
     if (!t.interval) {
       svg.append(el("text", { x: 280, y: 38, "text-anchor": "middle", class: "empty" }, "No interval yet: it needs session bills in both arms of every tool."));
@@ -155,42 +153,48 @@
     }
     const lo = Math.min(t.interval[0], 0), hi = Math.max(t.interval[1], 0);
     const pad = (hi - lo) * 0.1 || 1;
-    const x = (v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
+    const x = (/** @type {number} */ v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
     svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 44 }));
     svg.append(el("text", { x: x(0), y: 60, "text-anchor": "middle" }, "$0"));
     svg.append(el("line", { class: `ci ${h.verdict}`, x1: x(t.interval[0]), y1: 26, x2: x(t.interval[1]), y2: 26 }));
-    svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(t.estimate_usd), cy: 26, r: 5 }));
+    svg.append(el("circle", { class: `dot ${h.verdict}`, cx: x(t.estimate_usd ?? 0), cy: 26, r: 5 }));
   }
 
+  /** @param {unknown} body @param {Response} res */
+  const errorMessage = (body, res) => {
+    const error = body !== null && typeof body === "object" ? /** @type {{ error?: { message?: string } }} */ (body).error : undefined;
+    return error ? error.message : `HTTP ${res.status}`;
+  };
+
+  /** @param {Event} [event] */
   async function load(event) {
     if (event) event.preventDefault();
     const to = Date.now();
-    const query = new URLSearchParams({ from: new Date(to - Number($("s-window").value)).toISOString(), to: new Date(to + 60_000).toISOString() });
+    const query = new URLSearchParams({ from: new Date(to - Number(consoleKit.control("s-window").value)).toISOString(), to: new Date(to + 60_000).toISOString() });
     for (const [field, id] of [["tool_name", "s-tool"], ["model", "s-model"]]) {
-      const value = $(id).value.trim();
-      if (value !== "") query.set(field, value);
+      const value = consoleKit.control(String(id)).value.trim();
+      if (value !== "") query.set(String(field), value);
     }
-    const headers = {};
-    const key = $("f-gate-key") ? $("f-gate-key").value.trim() : "";
-    if (key !== "") headers.authorization = `Bearer ${key}`;
     status("Reading the ledger…", "");
     try {
-      const res = await fetch(`/v1/savings?${query}`, { headers });
+      const res = await fetch(`/v1/savings?${query}`, { headers: gateHeaders() });
       const body = await res.json().catch(() => null);
       if (!res.ok) {
-        const message = body && body.error ? body.error.message : `HTTP ${res.status}`;
+        const message = errorMessage(body, res);
         status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The ledger answered: ${message}`, "error");
         return;
       }
-      $("savings-body").hidden = false;
-      tiles(body);
-      chart(body);
-      priors(body);
-      holdout(body);
-      const missing = body.shards.unavailable > 0 ? ` ${body.shards.unavailable} of ${body.shards.queried} shards did not answer: figures are partial.` : "";
-      status(`Tenant ${body.tenant}, ${body.window.from.slice(0, 16)} to ${body.window.to.slice(0, 16)} UTC, per ${body.bucket}.${missing}`, missing ? "warn" : "");
+      /** @type {SavingsReport} */
+      const report = body;
+      byId("savings-body").hidden = false;
+      tiles(report);
+      chart(report);
+      priors(report);
+      holdout(report);
+      const missing = report.shards.unavailable > 0 ? ` ${report.shards.unavailable} of ${report.shards.queried} shards did not answer: figures are partial.` : "";
+      status(`Tenant ${report.tenant}, ${report.window.from.slice(0, 16)} to ${report.window.to.slice(0, 16)} UTC, per ${report.bucket}.${missing}`, missing ? "warn" : "");
     } catch (error) {
-      status(`Could not reach the ledger: ${error.message}`, "error");
+      status(`Could not reach the ledger: ${messageOf(error)}`, "error");
     }
   }
 

@@ -8,7 +8,7 @@ import { CALLER_ERRORS } from "./caller";
 import { decideContext } from "../request/context";
 import { coreInputs, orThrow, pricedAsOf } from "../request/decide";
 import { prepareItems } from "../request/prepare";
-import { GateDecisionSchema, PricingModeSchema, ReasonCodeSchema, ResolvedInputsSchema } from "./decision-schema";
+import { GateCurveSchema } from "./curve-schema";
 import { GateRequestSchema, requiredOr } from "../request/schema";
 
 const count = (min: number, max: number) =>
@@ -48,35 +48,6 @@ export const GateCurveRequestSchema = z
       },
       points: DEFAULT_CURVE_POINTS,
     },
-  });
-
-const CurvePointSchema = z
-  .object({
-    x: z.number().openapi({ description: "The horizon or the output size this point is at." }),
-    fire: z.boolean(),
-    net_saving_usd: z.number(),
-    reason_code: ReasonCodeSchema,
-  })
-  .openapi("CurvePoint", {
-    description: "What POST /v1/gate answers at x, everything else as in the request.",
-    example: { x: 4, fire: true, net_saving_usd: 0.160755, reason_code: "net_positive" },
-  });
-
-/** The 200 answer of POST /v1/gate/curve. */
-export const GateCurveSchema = z
-  .object({
-    pricing_mode: PricingModeSchema,
-    inputs: ResolvedInputsSchema,
-    priced_as: GateDecisionSchema.shape.priced_as.openapi({
-      description: "The row that priced the curves (even when the request itself is below the pre-filter); null when none did.",
-    }),
-    break_even_horizon: GateDecisionSchema.shape.break_even_horizon,
-    break_even_output_tokens: GateDecisionSchema.shape.break_even_output_tokens,
-    horizon: z.array(CurvePointSchema).openapi({ description: "Against the horizon, at the request's output size; ascending x." }),
-    output_tokens: z.array(CurvePointSchema).openapi({ description: "Against the output size, at the request's horizon; ascending x." }),
-  })
-  .openapi("GateCurve", {
-    description: "The mode, inputs and break-evens are POST /v1/gate's for the same request; nothing is recorded.",
   });
 
 /** POST /v1/gate/curve, for the app and its OpenAPI document. */
