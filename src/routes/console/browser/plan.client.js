@@ -129,9 +129,14 @@
     drawBars(plan, segments);
   }
 
+  // Each ask supersedes the ones before it: an answer that lands after a newer ask (the on-load plan
+  // still in flight when the user plans again) is dropped rather than drawn over the newer one.
+  let latest = 0;
+
   /** @param {Event} [event] */
   async function ask(event) {
     event?.preventDefault();
+    const mine = ++latest;
     let body;
     try {
       body = requestBody();
@@ -145,6 +150,7 @@
       // A dry run, whatever the pasted body says: planning here never writes into the ledger.
       const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify({ ...body, dry_run: true }) });
       const answer = await res.json();
+      if (mine !== latest) return;
       if (!res.ok) {
         status(`${res.status}: ${answer.error?.message ?? "the plan failed"}`, true);
         return;
@@ -152,7 +158,7 @@
       render(answer, Array.isArray(body.segments) ? body.segments : []);
       status(`Planned ${answer.candidates.length} candidates over ${tokens(answer.inputs.history_tokens)} tokens.`);
     } catch (error) {
-      status(`The plan failed: ${messageOf(error)}`, true);
+      if (mine === latest) status(`The plan failed: ${messageOf(error)}`, true);
     }
   }
 
