@@ -3,7 +3,7 @@
  * types: taken from the clients' generated copy of them
  * (clients/typescript/src/app-type.ts, `hono`'s types only), so the browser's
  * type check (./tsconfig.json) needs none of the worker's modules and no
- * Workers types. ./api-check.ts proves, in the worker's own type check, that
+ * Workers types. ../api-check.ts proves, in the worker's own type check, that
  * each equals the type the worker's schema infers: a field renamed in the
  * worker, or a stale generated copy, fails `npm run typecheck`.
  *

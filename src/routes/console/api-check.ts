@@ -1,6 +1,6 @@
 /**
  * Proof, checked by the worker's own `tsc` (never loaded at run time), that
- * the types the console's browser scripts read (./api.ts, from the clients'
+ * the types the console's browser scripts read (./browser/api.ts, from the clients'
  * generated route types) are the types the worker's schemas infer. Each line
  * fails to compile when the two differ: a field renamed in a schema, or
  * clients/typescript/src/app-type.ts not regenerated after it
@@ -10,14 +10,14 @@
  * type Fine = Fits<{ a: 1 }, { a: number }>; // true
  */
 import type { z } from "@hono/zod-openapi";
-import type { ErrorBody } from "../../../http/errors";
-import type { PricingRow } from "../../../store/schema";
-import type { GateCurveSchema } from "../../gate/answer/curve-schema";
-import type { GateDecisionBody } from "../../gate/answer/decision-schema";
-import type { LearningViewSchema } from "../../learning/schema";
-import type { SavingsReportSchema } from "../../ledger/schema";
-import type { PlanBody, PlanRequestSchema } from "../../plan/schema";
-import type * as Browser from "./api";
+import type { ErrorBody } from "../../http/errors";
+import type { PricingRow } from "../../store/schema";
+import type { GateCurveSchema } from "../gate/answer/curve-schema";
+import type { GateDecisionBody } from "../gate/answer/decision-schema";
+import type { LearningViewSchema } from "../learning/schema";
+import type { SavingsReportSchema } from "../ledger/schema";
+import type { PlanBody, PlanRequestSchema } from "../plan/schema";
+import type * as Browser from "./browser/api";
 
 /**
  * true when the browser's type and the worker's have the same fields and
