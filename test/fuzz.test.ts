@@ -352,20 +352,35 @@ const outcomeItem = fc.record(
   },
   { requiredKeys: ["decision_id", "turns_after", "recalled"] },
 );
+// Each provider's usage shape (docs/api.md#post-v1sessions), its counts plausible or wild.
+const tokenCount = fc.oneof({ weight: 4, arbitrary: fc.nat({ max: 5_000_000 }) }, fc.double(), fc.constant(null), fc.jsonValue());
+const providerUsage = fc.oneof(
+  fc.record(
+    {
+      input_tokens: tokenCount,
+      output_tokens: tokenCount,
+      cache_read_input_tokens: tokenCount,
+      cache_creation_input_tokens: tokenCount,
+      cache_creation: fc.oneof(fc.record({ ephemeral_5m_input_tokens: tokenCount, ephemeral_1h_input_tokens: tokenCount }, { requiredKeys: [] }), fc.jsonValue()),
+      iterations: fc.oneof(fc.array(fc.record({ type: fc.constantFrom("compaction", "message"), input_tokens: tokenCount, output_tokens: tokenCount })), fc.jsonValue()),
+    },
+    { requiredKeys: ["input_tokens", "output_tokens"] },
+  ),
+  fc.record({ prompt_tokens: tokenCount, completion_tokens: tokenCount, prompt_tokens_details: fc.record({ cached_tokens: tokenCount }) }, { requiredKeys: [] }),
+  fc.record({ input_tokens: tokenCount, output_tokens: tokenCount, input_tokens_details: fc.record({ cached_tokens: tokenCount }), total_tokens: tokenCount }, { requiredKeys: ["input_tokens_details"] }),
+  fc.record({ promptTokenCount: tokenCount, cachedContentTokenCount: tokenCount, candidatesTokenCount: tokenCount, thoughtsTokenCount: tokenCount }, { requiredKeys: [] }),
+  fc.record(
+    { inputTokens: tokenCount, outputTokens: tokenCount, cacheReadInputTokens: tokenCount, cacheWriteInputTokens: tokenCount, cacheDetails: fc.array(fc.record({ ttl: fc.constantFrom("5m", "1h", "x"), inputTokens: tokenCount })) },
+    { requiredKeys: [] },
+  ),
+  fc.dictionary(fc.string({ maxLength: 20 }), fc.jsonValue(), { maxKeys: 4 }),
+);
 const sessionItem = fc.record(
   {
     session_id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/), fc.string({ maxLength: 140 })),
     model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
     turns: fc.oneof(fc.nat({ max: 100 }), fc.double()),
-    usage: fc.record(
-      {
-        input_tokens: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double()),
-        output_tokens: fc.nat({ max: 500_000 }),
-        cache_read_input_tokens: fc.oneof(fc.nat({ max: 50_000_000 }), fc.jsonValue()),
-        cache_creation_input_tokens: fc.nat({ max: 5_000_000 }),
-      },
-      { requiredKeys: ["input_tokens", "output_tokens"] },
-    ),
+    usage: fc.oneof(providerUsage, fc.array(providerUsage, { maxLength: 5 }), fc.jsonValue()),
   },
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );
