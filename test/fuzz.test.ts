@@ -62,6 +62,7 @@ const path = fc.oneof(
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
   { weight: 2, arbitrary: fc.constant("/v1/gate/curve") },
   { weight: 3, arbitrary: fc.constant("/v1/plan") },
+  { weight: 2, arbitrary: fc.constant("/v1/context-management") },
   { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
   {
     weight: 1,
@@ -308,6 +309,16 @@ const planRequest = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(plausiblePlan, wildGate).map(([body, wild]) => ({ ...body, ...wild })) },
 );
 
+// A plan's body with tools named on some segments (the clearing's exclude_tools), and the placeholder's size.
+const clearingRequest = fc
+  .tuple(planRequest, fc.array(fc.oneof(fc.constantFrom("grep", "web_fetch", "read_file"), fc.string({ maxLength: 70 }), fc.jsonValue()), { maxLength: 6 }), fc.oneof(fc.nat({ max: 400 }), fc.double(), fc.jsonValue()))
+  .map(([body, tools, placeholder]) => {
+    const segments = Array.isArray(body.segments)
+      ? body.segments.map((segment: unknown, i: number) => (i < tools.length && typeof segment === "object" && segment !== null ? { ...segment, tool_name: tools[i] } : segment))
+      : body.segments;
+    return { ...body, segments, placeholder_tokens: placeholder };
+  });
+
 const pricingRow = fc.record(
   {
     input: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.double(), fc.jsonValue()),
@@ -405,6 +416,7 @@ const bodyText = fc.oneof(
   },
   { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
   { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
+  { weight: 2, arbitrary: clearingRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 2, arbitrary: mergePatchBody.map((patch) => JSON.stringify(patch)) },
