@@ -7,12 +7,12 @@
  */
 import type { GateClient, GateReport, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-import { Ledger, type Held, type SessionUsage } from "./session-ledger.js";
+import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
 import { reportWithRetry } from "./session-report.js";
 import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-export type { SessionUsage } from "./session-ledger.js";
+export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
 
 /** The recall tool's name, unless `recallToolName` says otherwise. */
@@ -160,13 +160,16 @@ export class OffloadSession {
 
   /**
    * Counts one model call: a turn for every open decision (a cached turn when
-   * it read the cache), and its tokens on the session's bill.
+   * it read the cache), and its tokens on the session's bill (Anthropic's
+   * `cache_creation` split, when given, bills 1-hour writes at their rate).
+   * With `{ turn: false }` the tokens go on the bill only: usage a counted
+   * call did not report at the time (a stream's final output count, say).
    *
    * @example
    * session.observe({ input_tokens: 900, output_tokens: 120, cache_read_input_tokens: 41_000 });
    */
-  observe(usage: Partial<SessionUsage> | null | undefined): void {
-    if (!this.ended) this.#ledger.observe(usage ?? {});
+  observe(usage: ObservedUsage | null | undefined, options: { turn?: boolean } = {}): void {
+    if (!this.ended) this.#ledger.observe(usage ?? {}, options.turn ?? true);
   }
 
   /**
