@@ -47,7 +47,7 @@ try {
   };
   step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
   // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
-  for (const framework of ["ai-sdk", "langchain", "claude-agent-sdk"]) {
+  for (const framework of ["ai-sdk", "langchain", "claude-agent-sdk", "openai-agents"]) {
     step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
   }
   step("docs/integrating.md's framework examples against the local gate", process.execPath, ["--test", "clients/typescript/test/examples.test.mjs"], env);
