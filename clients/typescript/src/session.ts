@@ -5,7 +5,7 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type { GateClient, GateReport, GateRequest, PlanRequest } from "./index.js";
+import type { ContextManagementRequest, GateClient, GateContextManagement, GateReport, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
 import { reportWithRetry } from "./session-report.js";
@@ -199,6 +199,21 @@ export class OffloadSession {
     // Only a dry run answers without an id, and a session never asks one.
     if (!plan.fallback && plan.decision_id !== undefined) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
     return stubbed;
+  }
+
+  /**
+   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses
+   * edit that costs least on this history (segments with an id are tool
+   * results; give their `tool_name`). Null once ended or from a client
+   * without the route. Records nothing: the API applies the edit.
+   *
+   * @example
+   * const answer = await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000, tool_name: "web_fetch" }]);
+   * answer?.context_management // { edits: [...] } or null
+   */
+  async contextManagement(segments: ContextManagementRequest["segments"], request: Partial<ContextManagementRequest> = {}): Promise<GateContextManagement | null> {
+    if (this.ended || this.#gate.contextManagement === undefined) return null;
+    return this.#gate.contextManagement({ ...request, model_name: this.model, session_id: this.sessionId, segments } as ContextManagementRequest);
   }
 
   /**
