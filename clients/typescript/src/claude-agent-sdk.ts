@@ -19,16 +19,13 @@
 import { readFile } from "node:fs/promises";
 import { createSdkMcpServer, tool, type HookCallbackMatcher, type HookEvent, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
+import { recallPage } from "./recall-page.js";
 import type { OffloadSession } from "./session.js";
+
+export { RECALL_PAGE_CHARS, recallPage } from "./recall-page.js";
 
 /** The recall server's name in `mcpServers`, unless given: its tool is then `mcp__offload__<recallToolName>`. */
 export const RECALL_SERVER_NAME = "offload";
-/**
- * Characters one recall answers at most: Claude Code persists an MCP result
- * of 80,000 characters to a file and shows the model a 2 KB preview (and cuts
- * one at about 25,000 tokens), so a page stays well under both.
- */
-export const RECALL_PAGE_CHARS = 40_000;
 
 type Json = Record<string, unknown>;
 
@@ -129,22 +126,6 @@ function mcpText(response: unknown): string | null {
   const blocks = Array.isArray(response) ? response : (response as Json | null)?.content;
   if (!Array.isArray(blocks) || !blocks.every((b) => b?.type === "text" && typeof b.text === "string")) return null;
   return blocks.map((b) => b.text).join("\n");
-}
-
-/**
- * One page of a recalled original: `chars` characters from `offset`, and what
- * is left, so a long original comes back in pages under the MCP result cut.
- *
- * @example
- * recallPage("abcdef", 2, 3) // "cde\n[recall: characters 2–5 of 6; 1 left: call again with offset 5]"
- */
-export function recallPage(text: string, offset = 0, chars = RECALL_PAGE_CHARS): string {
-  const from = Math.max(0, Math.min(Math.trunc(offset), text.length));
-  const to = Math.min(text.length, from + chars);
-  const left = text.length - to;
-  if (from === 0 && left === 0) return text;
-  const tail = left > 0 ? `; ${left} left: call again with offset ${to}` : "; the end";
-  return `${text.slice(from, to)}\n[recall: characters ${from}–${to} of ${text.length}${tail}]`;
 }
 
 /**
