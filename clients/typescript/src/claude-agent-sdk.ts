@@ -64,8 +64,9 @@ export const SUPPORTED_BUILT_IN_TOOLS = Object.keys(BUILT_IN);
  * The `hooks` option: one PostToolUse hook that asks the gate about each
  * large tool output and, when it fires, answers
  * `hookSpecificOutput.updatedToolOutput` with the stub in the tool's shape.
- * A Bash output Claude Code persisted to a file (a preview with
- * `persistedOutputPath`) is decided on the whole file, which recall returns.
+ * An output Claude Code saved to a file (a Bash preview with
+ * `persistedOutputPath`, an MCP result over its token cap as a note naming
+ * the file) is decided on the whole file, which recall returns.
  * Never throws into the loop: on any fault the output goes through as it was.
  *
  * @example
@@ -114,10 +115,16 @@ async function replace(session: OffloadSession, id: string, toolName: string, re
   let text = mcp ? mcpText(response) : shape!.text(out);
   if (text === null) return null;
   // The whole output, not Claude Code's preview of it: what the gate weighs and recall returns.
-  if (typeof out.persistedOutputPath === "string") text = await readFile(out.persistedOutputPath, "utf8").catch(() => text);
+  const saved = mcp ? savedPath(text) : typeof out.persistedOutputPath === "string" ? out.persistedOutputPath : null;
+  if (saved !== null) text = await readFile(saved, "utf8").then((file) => (saved.endsWith(".json") ? (mcpText(JSON.parse(file)) ?? file) : file)).catch(() => text);
   const answer = await session.offload(id, toolName, text!);
   if (session.stubFor(id) === undefined) return null;
   return mcp ? [{ type: "text", text: answer }] : shape!.stub(out, answer);
+}
+
+// An MCP result over Claude Code's token cap reaches the hook as its note naming the file it saved the result to.
+function savedPath(text: string): string | null {
+  return /^Error: result \([\d,]+ characters[^)]*\) exceeds maximum allowed tokens\. Output has been saved to (\/\S+?\.(?:txt|json))\b/.exec(text)?.[1] ?? null;
 }
 
 // An MCP tool's result as text: a string, or content blocks that are all text.
