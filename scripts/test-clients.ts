@@ -2,8 +2,9 @@
 // clients, end to end. Builds the TypeScript client, runs its unit tests and
 // compiles plain consumer projects against the packed package; then starts a
 // throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
-// runs both clients against it: the TypeScript live tests, the AI SDK and
-// LangChain.js adapters' agent loops (each framework's own mock models), and
+// runs both clients against it: the TypeScript live tests, the AI SDK,
+// LangChain.js, Claude Agent SDK and OpenAI Agents SDK adapters' agent loops
+// (each framework's own loop against a mock model on loopback or in-process), and
 // the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -24,7 +25,7 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
 let gate: LocalGate | undefined;
 try {
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
-  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs", "clients/typescript/test/session.test.mjs"]);
+  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs", "clients/typescript/test/session.test.mjs", "clients/typescript/test/mcp.test.mjs"]);
   step("the framework examples type-check", process.execPath, [tscBin, "-p", "clients/typescript/examples/tsconfig.json"]);
   step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
 
@@ -47,7 +48,7 @@ try {
   };
   step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
   // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
-  for (const framework of ["ai-sdk", "langchain"]) {
+  for (const framework of ["ai-sdk", "langchain", "claude-agent-sdk", "openai-agents"]) {
     step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
   }
   step("docs/integrating.md's framework examples against the local gate", process.execPath, ["--test", "clients/typescript/test/examples.test.mjs"], env);

@@ -62,6 +62,7 @@ const path = fc.oneof(
   { weight: 3, arbitrary: fc.constant("/v1/gate/batch") },
   { weight: 2, arbitrary: fc.constant("/v1/gate/curve") },
   { weight: 3, arbitrary: fc.constant("/v1/plan") },
+  { weight: 2, arbitrary: fc.constant("/v1/context-management") },
   { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
   {
     weight: 1,
@@ -308,6 +309,16 @@ const planRequest = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(plausiblePlan, wildGate).map(([body, wild]) => ({ ...body, ...wild })) },
 );
 
+// A plan's body with tools named on some segments (the clearing's exclude_tools), and the placeholder's size.
+const clearingRequest = fc
+  .tuple(planRequest, fc.array(fc.oneof(fc.constantFrom("grep", "web_fetch", "read_file"), fc.string({ maxLength: 70 }), fc.jsonValue()), { maxLength: 6 }), fc.oneof(fc.nat({ max: 400 }), fc.double(), fc.jsonValue()))
+  .map(([body, tools, placeholder]) => {
+    const segments = Array.isArray(body.segments)
+      ? body.segments.map((segment: unknown, i: number) => (i < tools.length && typeof segment === "object" && segment !== null ? { ...segment, tool_name: tools[i] } : segment))
+      : body.segments;
+    return { ...body, segments, placeholder_tokens: placeholder };
+  });
+
 const pricingRow = fc.record(
   {
     input: fc.oneof(fc.double({ min: 0, max: 100, noNaN: true }), fc.double(), fc.jsonValue()),
@@ -352,20 +363,35 @@ const outcomeItem = fc.record(
   },
   { requiredKeys: ["decision_id", "turns_after", "recalled"] },
 );
+// Each provider's usage shape (docs/api.md#post-v1sessions), its counts plausible or wild.
+const tokenCount = fc.oneof({ weight: 4, arbitrary: fc.nat({ max: 5_000_000 }) }, fc.double(), fc.constant(null), fc.jsonValue());
+const providerUsage = fc.oneof(
+  fc.record(
+    {
+      input_tokens: tokenCount,
+      output_tokens: tokenCount,
+      cache_read_input_tokens: tokenCount,
+      cache_creation_input_tokens: tokenCount,
+      cache_creation: fc.oneof(fc.record({ ephemeral_5m_input_tokens: tokenCount, ephemeral_1h_input_tokens: tokenCount }, { requiredKeys: [] }), fc.jsonValue()),
+      iterations: fc.oneof(fc.array(fc.record({ type: fc.constantFrom("compaction", "message"), input_tokens: tokenCount, output_tokens: tokenCount })), fc.jsonValue()),
+    },
+    { requiredKeys: ["input_tokens", "output_tokens"] },
+  ),
+  fc.record({ prompt_tokens: tokenCount, completion_tokens: tokenCount, prompt_tokens_details: fc.record({ cached_tokens: tokenCount }) }, { requiredKeys: [] }),
+  fc.record({ input_tokens: tokenCount, output_tokens: tokenCount, input_tokens_details: fc.record({ cached_tokens: tokenCount }), total_tokens: tokenCount }, { requiredKeys: ["input_tokens_details"] }),
+  fc.record({ promptTokenCount: tokenCount, cachedContentTokenCount: tokenCount, candidatesTokenCount: tokenCount, thoughtsTokenCount: tokenCount }, { requiredKeys: [] }),
+  fc.record(
+    { inputTokens: tokenCount, outputTokens: tokenCount, cacheReadInputTokens: tokenCount, cacheWriteInputTokens: tokenCount, cacheDetails: fc.array(fc.record({ ttl: fc.constantFrom("5m", "1h", "x"), inputTokens: tokenCount })) },
+    { requiredKeys: [] },
+  ),
+  fc.dictionary(fc.string({ maxLength: 20 }), fc.jsonValue(), { maxKeys: 4 }),
+);
 const sessionItem = fc.record(
   {
     session_id: fc.oneof(fc.stringMatching(/^[A-Za-z0-9._:-]{1,40}$/), fc.string({ maxLength: 140 })),
     model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
     turns: fc.oneof(fc.nat({ max: 100 }), fc.double()),
-    usage: fc.record(
-      {
-        input_tokens: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double()),
-        output_tokens: fc.nat({ max: 500_000 }),
-        cache_read_input_tokens: fc.oneof(fc.nat({ max: 50_000_000 }), fc.jsonValue()),
-        cache_creation_input_tokens: fc.nat({ max: 5_000_000 }),
-      },
-      { requiredKeys: ["input_tokens", "output_tokens"] },
-    ),
+    usage: fc.oneof(providerUsage, fc.array(providerUsage, { maxLength: 5 }), fc.jsonValue()),
   },
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );
@@ -390,6 +416,7 @@ const bodyText = fc.oneof(
   },
   { weight: 2, arbitrary: curveRequest.map((body) => JSON.stringify(body)) },
   { weight: 3, arbitrary: planRequest.map((body) => JSON.stringify(body)) },
+  { weight: 2, arbitrary: clearingRequest.map((body) => JSON.stringify(body)) },
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 2, arbitrary: mergePatchBody.map((patch) => JSON.stringify(patch)) },

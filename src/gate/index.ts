@@ -3,6 +3,7 @@
  * reads a clock.
  */
 export * from "./break-even";
+export * from "./clearing";
 export * from "./cache-aware";
 export * from "./constants";
 export * from "./curve";

@@ -23,7 +23,7 @@
 
 export { assign } from "./model/assign";
 export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
-export { sessionCost, type LedgerDecision, type OutcomeReport } from "./model/savings";
+export { requestsCost, sessionCost, type LedgerDecision, type OutcomeReport, type SessionUsage } from "./model/savings";
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 
 export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch, type ClusterSums, type Moments } from "./stats/stats";

@@ -32,7 +32,7 @@ const app = createApp();
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
 // A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
-for (const path of ["/v1/plan", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
+for (const path of ["/v1/plan", "/v1/context-management", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
 app.use("/v1/*", jsonBody());
 

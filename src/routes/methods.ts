@@ -12,6 +12,7 @@ export const ALLOWED_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/v1/gate/batch": ["POST"],
   "/v1/gate/curve": ["POST"],
   "/v1/plan": ["POST"],
+  "/v1/context-management": ["POST"],
   "/v1/admin/pricing": ["GET"],
   "/v1/admin/pricing/:model": ["GET", "PUT", "PATCH", "DELETE"],
   "/v1/admin/pricing/:model/history": ["GET"],

@@ -27,6 +27,22 @@ type ResultPart = Extract<Extract<Message, { role: "tool" }>["content"][number],
 export interface AiSdkOffloadOptions {
   /** Ask `POST /v1/plan` whether to stub large results already sent in full. Default false. */
   plan?: boolean;
+  /**
+   * "gate": leave the prompt as it is and let Anthropic clear old tool results
+   * server-side, with the clear_tool_uses edit `POST /v1/context-management`
+   * prices cheapest (set as providerOptions.anthropic.contextManagement when
+   * it saves money). For `@ai-sdk/anthropic` models.
+   */
+  contextManagement?: "gate";
+  /** Called with each call's `appliedEdits` (what the API cleared) when contextManagement is "gate". */
+  onAppliedEdits?: (edits: AppliedEdit[]) => void;
+}
+
+/** One edit the API applied, as the AI SDK's Anthropic provider reports it. */
+export interface AppliedEdit {
+  type: string;
+  clearedToolUses?: number;
+  clearedInputTokens?: number;
 }
 
 /**
@@ -39,10 +55,16 @@ export interface AiSdkOffloadOptions {
  */
 export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOffloadOptions = {}): LanguageModelMiddleware {
   const planned = new Set<string>();
+  const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
+  const applied = (metadata: unknown) => {
+    const edits = appliedEdits(metadata);
+    if (clearing && edits.length > 0) options.onAppliedEdits?.(edits);
+  };
   return {
     specificationVersion: "v4",
     async transformParams({ params }) {
       try {
+        if (clearing) return await clearing(params);
         return { ...params, prompt: await rewrite(session, params.prompt, options.plan ? planned : null) };
       } catch {
         // Never into the agent's loop: the prompt as it was.
@@ -52,13 +74,17 @@ export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOff
     async wrapGenerate({ doGenerate }) {
       const result = await doGenerate();
       session.observe(usageOf(result.usage));
+      applied(result.providerMetadata);
       return result;
     },
     async wrapStream({ doStream }) {
       const { stream, ...rest } = await doStream();
       const observed = new TransformStream<(typeof stream extends ReadableStream<infer P> ? P : never), (typeof stream extends ReadableStream<infer P> ? P : never)>({
         transform(part, controller) {
-          if (part.type === "finish") session.observe(usageOf(part.usage));
+          if (part.type === "finish") {
+            session.observe(usageOf(part.usage));
+            applied(part.providerMetadata);
+          }
           controller.enqueue(part);
         },
       });
@@ -98,6 +124,40 @@ export function usageOf(usage: Usage | undefined) {
     cache_read_input_tokens: read,
     cache_creation_input_tokens: write,
   };
+}
+
+// Server-side clearing: the prompt goes as it is, with the edit the gate priced for its history
+// (asked again only when a new tool result arrived); no edit when the gate says none or fails.
+function serverClearing(session: OffloadSession) {
+  let asked = "";
+  let edits: unknown[] | null = null;
+  return async (params: Params): Promise<Params> => {
+    const parts = params.prompt.flatMap((message) => (message.role === "tool" ? message.content.filter(isResult) : []));
+    const key = parts.map((part) => part.toolCallId).join("\u0000");
+    if (parts.length > 0 && key !== asked) {
+      asked = key;
+      const segments = params.prompt.flatMap((message) =>
+        message.role !== "tool"
+          ? [{ tokens: tokensOf(JSON.stringify(message.content)) }]
+          : message.content.map((part) => (isResult(part) ? { id: part.toolCallId, tool_name: part.toolName.slice(0, 64), tokens: tokensOf(textOf(part) ?? JSON.stringify(part.output)) } : { tokens: tokensOf(JSON.stringify(part)) })),
+      );
+      const answer = await session.contextManagement(segments.map((s) => ({ ...s, tokens: Math.max(0, s.tokens) })) as never);
+      edits = answer?.context_management?.edits.map(toAiSdkEdit) ?? null;
+    }
+    if (edits === null) return params;
+    const anthropic = { ...(params.providerOptions?.anthropic ?? {}), contextManagement: { edits } };
+    return { ...params, providerOptions: { ...params.providerOptions, anthropic } as Params["providerOptions"] };
+  };
+}
+
+// The Messages API's edit in the AI SDK's Anthropic provider options: camelCase.
+function toAiSdkEdit(edit: { type: string; trigger: unknown; keep: unknown; clear_at_least: unknown; exclude_tools: string[] }) {
+  return { type: edit.type, trigger: edit.trigger, keep: edit.keep, clearAtLeast: edit.clear_at_least, ...(edit.exclude_tools.length > 0 ? { excludeTools: edit.exclude_tools } : {}) };
+}
+
+function appliedEdits(metadata: unknown): AppliedEdit[] {
+  const cm = (metadata as { anthropic?: { contextManagement?: { appliedEdits?: unknown } } } | undefined)?.anthropic?.contextManagement;
+  return Array.isArray(cm?.appliedEdits) ? (cm.appliedEdits as AppliedEdit[]) : [];
 }
 
 async function rewrite(session: OffloadSession, prompt: Params["prompt"], planned: Set<string> | null): Promise<Params["prompt"]> {

@@ -35,6 +35,10 @@ export type ServerDecision = Ok<PostOf<"/v1/gate">>;
 export type PlanRequest = JsonIn<PostOf<"/v1/plan">>;
 /** A plan the gate made (the 200 answer of POST /v1/plan). */
 export type ServerPlan = Ok<PostOf<"/v1/plan">>;
+/** The body of POST /v1/context-management: a plan's, tools named. */
+export type ContextManagementRequest = JsonIn<PostOf<"/v1/context-management">>;
+/** The clear_tool_uses edit the gate priced (the 200 answer of POST /v1/context-management). */
+export type ServerContextManagement = Ok<PostOf<"/v1/context-management">>;
 /** The 200 answer of POST /v1/outcomes and POST /v1/sessions: a result per item and the tally. */
 export type ServerReport = Ok<PostOf<"/v1/outcomes">>;
 
@@ -50,6 +54,11 @@ interface Fallback {
 export type FallbackDecision = Fallback & { fire: false; net_saving_usd: 0 };
 /** The client's safe default for a plan: stub nothing. */
 export type FallbackPlan = Fallback & { stub: []; net_saving_usd: 0 };
+
+/** The client's safe default for server-side clearing: send no edit. */
+export type FallbackContextManagement = Fallback & { context_management: null; net_usd: 0 };
+/** What `contextManagement` resolves to: the gate's answer, or no edit (`fallback: true`). */
+export type GateContextManagement = (ServerContextManagement & { fallback: false }) | FallbackContextManagement;
 
 /** What `decide` resolves to: the gate's decision, or the client's fallback (`fallback: true`). */
 export type GateDecision = (ServerDecision & { fallback: false }) | FallbackDecision;
@@ -86,6 +95,8 @@ export interface GateClient {
   decideBatch(requests: readonly GateRequest[], options?: CallOptions): Promise<GateDecision[]>;
   /** Which cached tool outputs to stub before the next turn (POST /v1/plan). */
   plan(request: PlanRequest, options?: CallOptions): Promise<GatePlan>;
+  /** The Anthropic clear_tool_uses edit that costs least, or none (POST /v1/context-management). Optional: a hand-made client may leave it out. */
+  contextManagement?(request: ContextManagementRequest, options?: CallOptions): Promise<GateContextManagement>;
   /** What happened after each decision (POST /v1/outcomes, 100 a call). */
   reportOutcomes(items: readonly OutcomeReport[], options?: CallOptions): Promise<GateReport>;
   /** Finished sessions' bills (POST /v1/sessions, 100 a call). */
@@ -151,6 +162,7 @@ export function createGateClient(options: GateClientOptions = {}): GateClient {
       return decisions;
     },
     plan: (request, call) => post("/v1/plan", request, parsePlan, fallbackPlan, call),
+    contextManagement: (request, call) => post("/v1/context-management", request, parseContextManagement, fallbackContextManagement, call),
     reportOutcomes: (items, call) => report("/v1/outcomes", items, call),
     reportSessions: (items, call) => report("/v1/sessions", items, call),
   };
@@ -166,8 +178,13 @@ export function fallbackPlan(error: GateError): FallbackPlan {
   return { ...fallbackOf(error, "plan"), stub: [], net_saving_usd: 0 };
 }
 
-function fallbackOf(error: GateError, what: "decide" | "plan"): Fallback {
-  const doing = what === "decide" ? "not offloading" : "stubbing nothing";
+/** The fallback clearing answer for an error: send no edit. */
+export function fallbackContextManagement(error: GateError): FallbackContextManagement {
+  return { ...fallbackOf(error, "price the clearing"), context_management: null, net_usd: 0 };
+}
+
+function fallbackOf(error: GateError, what: "decide" | "plan" | "price the clearing"): Fallback {
+  const doing = what === "decide" ? "not offloading" : what === "plan" ? "stubbing nothing" : "sending no edit";
   return { fallback: true, reason_code: error.reasonCode, reason: `the gate did not ${what} (${error.reasonCode}): ${error.message}; ${doing}`, issues: error.issues, error };
 }
 
@@ -198,6 +215,14 @@ function parsePlan(body: unknown): GatePlan {
     throw new GateError("gate_bad_answer", "a plan must carry stub, a list of ids, and a reason_code");
   }
   return Object.assign({}, body, { fallback: false }) as GatePlan;
+}
+
+function parseContextManagement(body: unknown): GateContextManagement {
+  const answer = body as { context_management?: unknown; reason_code?: unknown };
+  if (answer?.context_management === undefined || typeof answer.reason_code !== "string") {
+    throw new GateError("gate_bad_answer", "a clearing answer must carry context_management and a reason_code");
+  }
+  return Object.assign({}, body, { fallback: false }) as GateContextManagement;
 }
 
 function parseTally(body: unknown): Tally {

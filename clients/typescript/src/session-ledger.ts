@@ -13,6 +13,11 @@ export interface SessionUsage {
   cache_creation_input_tokens: number;
 }
 
+/** What `observe` takes: the summed fields, and Anthropic's split of the writes by TTL when the call reported it. */
+export type ObservedUsage = Partial<SessionUsage> & {
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
+};
+
 /** Where the session stood when something was decided. */
 export interface Mark {
   turnsAt: number;
@@ -59,6 +64,8 @@ export class Ledger {
   #cached = 0;
   #context = 0;
   readonly #usage: SessionUsage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  // Of cache_creation_input_tokens, the writes reported as 1-hour ones: the bill prices them at the 1-hour rate.
+  #written1h = 0;
 
   get(id: string): Held | undefined {
     return this.#held.get(id);
@@ -92,9 +99,12 @@ export class Ledger {
     }
   }
 
-  observe(usage: Partial<SessionUsage>): void {
+  /** Adds a call's usage to the bill and, unless `turn` is false (usage a call already counted did not report), counts the turn. */
+  observe(usage: ObservedUsage, turn = true): void {
     const counted = Object.fromEntries(USAGE_KEYS.map((key) => [key, tokens(usage[key])])) as unknown as SessionUsage;
+    this.#written1h += Math.min(tokens(usage.cache_creation?.ephemeral_1h_input_tokens), counted.cache_creation_input_tokens);
     for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
+    if (!turn) return;
     this.#turns += 1;
     if (counted.cache_read_input_tokens > 0) this.#cached += 1;
     this.#context = counted.input_tokens + counted.cache_read_input_tokens + counted.cache_creation_input_tokens + counted.output_tokens;
@@ -117,7 +127,11 @@ export class Ledger {
 
   /** The session's bill, or null before any model call was observed. */
   bill(sessionId: string, model: string): SessionReport | null {
-    return this.#turns === 0 ? null : { session_id: sessionId, model_name: model, turns: this.#turns, usage: { ...this.#usage } };
+    if (this.#turns === 0) return null;
+    const usage = { ...this.#usage };
+    // Sent split by TTL only when there were 1-hour writes: otherwise the report is the one it always was.
+    const split = this.#written1h === 0 ? {} : { cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens - this.#written1h, ephemeral_1h_input_tokens: this.#written1h } };
+    return { session_id: sessionId, model_name: model, turns: this.#turns, usage: { ...usage, ...split } as SessionReport["usage"] };
   }
 
   summary(sessionId: string) {

@@ -5,15 +5,15 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type { GateClient, GateReport, GateRequest, PlanRequest } from "./index.js";
+import type { ContextManagementRequest, GateClient, GateContextManagement, GateReport, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-import { Ledger, type Held, type SessionUsage } from "./session-ledger.js";
+import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
 import { reportWithRetry } from "./session-report.js";
 import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
 import { CHARS_PER_TOKEN, DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-export type { SessionUsage } from "./session-ledger.js";
+export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
 
 export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
@@ -158,13 +158,16 @@ export class OffloadSession {
 
   /**
    * Counts one model call: a turn for every open decision (a cached turn when
-   * it read the cache), and its tokens on the session's bill.
+   * it read the cache), and its tokens on the session's bill (Anthropic's
+   * `cache_creation` split, when given, bills 1-hour writes at their rate).
+   * With `{ turn: false }` the tokens go on the bill only: usage a counted
+   * call did not report at the time (a stream's final output count, say).
    *
    * @example
    * session.observe({ input_tokens: 900, output_tokens: 120, cache_read_input_tokens: 41_000 });
    */
-  observe(usage: Partial<SessionUsage> | null | undefined): void {
-    if (!this.ended) this.#ledger.observe(usage ?? {});
+  observe(usage: ObservedUsage | null | undefined, options: { turn?: boolean } = {}): void {
+    if (!this.ended) this.#ledger.observe(usage ?? {}, options.turn ?? true);
   }
 
   /**
@@ -194,6 +197,21 @@ export class OffloadSession {
     // Only a dry run answers without an id, and a session never asks one.
     if (!plan.fallback && plan.decision_id !== undefined) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
     return stubbed;
+  }
+
+  /**
+   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses
+   * edit that costs least on this history (segments with an id are tool
+   * results; give their `tool_name`). Null once ended or from a client
+   * without the route. Records nothing: the API applies the edit.
+   *
+   * @example
+   * const answer = await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000, tool_name: "web_fetch" }]);
+   * answer?.context_management // { edits: [...] } or null
+   */
+  async contextManagement(segments: ContextManagementRequest["segments"], request: Partial<ContextManagementRequest> = {}): Promise<GateContextManagement | null> {
+    if (this.ended || this.#gate.contextManagement === undefined) return null;
+    return this.#gate.contextManagement({ ...request, model_name: this.model, session_id: this.sessionId, segments } as ContextManagementRequest);
   }
 
   /**

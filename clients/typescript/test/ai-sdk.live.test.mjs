@@ -80,6 +80,35 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     assert.ok(Math.abs(row.information.treated_mean_cost_usd - billOf(bill)) < 1e-9, `${row.information.treated_mean_cost_usd} vs ${billOf(bill)}`);
   });
 
+  it('with contextManagement: "gate", sends the priced clear_tool_uses edit instead of stubbing, and reports what the API cleared', async () => {
+    const toolName = uniqueTool("cleared_fetch");
+    const original = bigOutput(9);
+    const session = new OffloadSession({ gate, model: MODEL });
+    const applied = [];
+    const calls = [];
+    const mock = new MockLanguageModelV4({
+      modelId: MODEL,
+      doGenerate: async (options) => {
+        calls.push(options);
+        const metadata = options.providerOptions?.anthropic?.contextManagement ? { anthropic: { contextManagement: { appliedEdits: [{ type: "clear_tool_uses_20250919", clearedToolUses: 1, clearedInputTokens: 40_000 }] } } } : undefined;
+        const first = calls.length === 1;
+        const content = first ? [{ type: "tool-call", toolCallId: "call_1", toolName, input: JSON.stringify({ part: 1 }) }] : [{ type: "text", text: "done" }];
+        return { content, finishReason: finish(first ? "tool-calls" : "stop"), usage: usage(1_000, first ? 0 : 2_000, first ? 1_000 : 40_000), warnings: [], providerMetadata: metadata };
+      },
+    });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session, { contextManagement: "gate", onAppliedEdits: (edits) => applied.push(...edits) }) });
+    await generateText({ model, tools: agentTools(session, toolName, () => original), stopWhen: isStepCount(4), prompt: "Summarize the report." });
+    await session.end();
+
+    assert.equal(calls.length, 2);
+    assert.equal(calls[0].providerOptions?.anthropic?.contextManagement, undefined, "no tool result yet: no edit");
+    const [edit] = calls[1].providerOptions.anthropic.contextManagement.edits;
+    assert.deepEqual([edit.type, edit.keep, edit.trigger.type, edit.clearAtLeast.type], ["clear_tool_uses_20250919", { type: "tool_uses", value: 0 }, "input_tokens", "input_tokens"]);
+    assert.ok(results(calls[1].prompt).find((p) => p.toolName === toolName).output.value === original, "the prompt itself is left whole: the API clears");
+    assert.deepEqual(applied, [{ type: "clear_tool_uses_20250919", clearedToolUses: 1, clearedInputTokens: 40_000 }]);
+    assert.equal(session.status("call_1"), undefined, "nothing was stubbed client-side");
+  });
+
   it("observes a streamed call's usage, cache reads included", async () => {
     const session = new OffloadSession({ gate, model: MODEL });
     const mock = new MockLanguageModelV4({

@@ -9,7 +9,12 @@ import { apiKey, baseUrl, skip } from "./live-helpers.mjs";
 
 const root = new URL("../../../", import.meta.url);
 const guide = readFileSync(new URL("docs/integrating.md", root), "utf8");
-const EXAMPLES = { "ai-sdk": "clients/typescript/examples/ai-sdk-agent.ts", langchain: "clients/typescript/examples/langchain-agent.ts" };
+const EXAMPLES = {
+  "ai-sdk": "clients/typescript/examples/ai-sdk-agent.ts",
+  langchain: "clients/typescript/examples/langchain-agent.ts",
+  "claude-agent-sdk": "clients/typescript/examples/claude-agent-sdk-agent.ts",
+  "openai-agents": "clients/typescript/examples/openai-agents-agent.ts",
+};
 
 /** The fenced block right after `<!-- marker -->`. */
 function blockAfter(marker) {

@@ -69,7 +69,10 @@ export interface SessionUsage {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens?: number;
+  /** Cache writes at the 5-minute TTL (the 1-hour ones are the next field). */
   cache_creation_input_tokens?: number;
+  /** Cache writes at the 1-hour TTL, priced at the row's `cache_write_1h`. */
+  cache_creation_1h_input_tokens?: number;
 }
 
 /**
@@ -145,7 +148,8 @@ export function outcomeMismatch(decision: LedgerDecision, outcome: OutcomeReport
  * A session's bill from its summed usage and its model's row. The
  * long-context tier is chosen by the session's mean request size (its input,
  * cache reads and cache writes over its turns): summed usage cannot say
- * which single requests crossed the threshold.
+ * which single requests crossed the threshold (`requestsCost` prices a list
+ * of requests one by one). 1-hour writes are priced at the 1-hour rate.
  *
  * @example
  * sessionCost({ input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 }, 10,
@@ -155,7 +159,22 @@ export function outcomeMismatch(decision: LedgerDecision, outcome: OutcomeReport
 export function sessionCost(row: CachePriceRates, turns: number, usage: SessionUsage): number {
   const read = usage.cache_read_input_tokens ?? 0;
   const written = usage.cache_creation_input_tokens ?? 0;
-  const meanRequest = turns > 0 ? (usage.input_tokens + read + written) / turns : 0;
+  const written1h = usage.cache_creation_1h_input_tokens ?? 0;
+  const meanRequest = turns > 0 ? (usage.input_tokens + read + written + written1h) / turns : 0;
   const rates = ratesAt(row, meanRequest);
-  return usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
+  const cost = usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
+  // Added only when there are 1-hour writes, so a bill without them is the same sum as before.
+  return written1h > 0 ? cost + written1h * ratesAt(row, meanRequest, "1h").write : cost;
+}
+
+/**
+ * A session's bill from one usage per request: each priced at its own size,
+ * so only the requests over a long-context threshold pay its tier.
+ *
+ * @example
+ * requestsCost(sonnetWithTier, [{ input_tokens: 250_000, output_tokens: 0 }, { input_tokens: 10_000, output_tokens: 0 }])
+ * // 250,000 at the tier's input price + 10,000 at the base one
+ */
+export function requestsCost(row: CachePriceRates, requests: readonly SessionUsage[]): number {
+  return requests.reduce((sum, usage) => sum + sessionCost(row, 1, usage), 0);
 }

@@ -5,10 +5,12 @@ import { fieldIssues } from "../../gate/issues";
 import { waitUntilOf } from "../../http/app";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { type Indexed, type ItemResult, type OutcomeReport, type PricedSession, reportOutcomes, reportSessions, sessionCost } from "../../ledger";
+import { type Indexed, type ItemResult, type OutcomeReport, type PricedSession, reportOutcomes, reportSessions, requestsCost, sessionCost } from "../../ledger";
+import type { CachePriceRates } from "../../gate";
 import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate";
+import { sumUsage, USAGE_COMPONENTS } from "./usage";
 import { ItemResultSchema, MAX_REPORT_ITEMS, OutcomeItemSchema, ReportResponseSchema, reportRequestSchema, SessionItemSchema } from "./schema";
 
 const commonErrors = {
@@ -82,10 +84,18 @@ async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-// The fixed key order that tells a repeated session report from a conflicting one.
-const sessionReport = (s: z.infer<typeof SessionItemSchema>) =>
-  JSON.stringify([s.session_id, s.model_name, s.turns, s.usage.input_tokens, s.usage.output_tokens,
-    s.usage.cache_read_input_tokens ?? 0, s.usage.cache_creation_input_tokens ?? 0]);
+// The fixed key order that tells a repeated session report from a conflicting one: a summed bill
+// without 1-hour writes keeps the key it always had; anything else adds what it billed.
+function sessionReport(s: z.infer<typeof SessionItemSchema>): string {
+  const total = sumUsage(s.usage.requests);
+  const head = [s.session_id, s.model_name, s.turns, total.input_tokens, total.output_tokens, total.cache_read_input_tokens, total.cache_creation_input_tokens];
+  if (!s.usage.perRequest && total.cache_creation_1h_input_tokens === 0) return JSON.stringify(head);
+  return JSON.stringify([...head, total.cache_creation_1h_input_tokens, s.usage.perRequest ? s.usage.requests.map((r) => Object.values(r)) : null]);
+}
+
+// A summed usage tiers by the mean request; a list prices each request at its own size.
+const billOf = (row: CachePriceRates, s: z.infer<typeof SessionItemSchema>) =>
+  s.usage.perRequest ? requestsCost(row, s.usage.requests) : sessionCost(row, s.turns, s.usage.requests[0]!);
 
 /**
  * POST /v1/outcomes and POST /v1/sessions: agents report what happened;
@@ -126,8 +136,9 @@ export const reports = createApp()
         index,
         item: {
           ...item,
+          usage: sumUsage(item.usage.requests),
           priced_as: lookup.canonical,
-          cost_usd: sessionCost(lookup.row, item.turns, item.usage),
+          cost_usd: billOf(lookup.row, item),
           report: sessionReport(item),
         },
       });
@@ -138,3 +149,6 @@ export const reports = createApp()
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);
   });
+
+// The usage shapes `usage` refers to by name (it is parsed by hand, so the generator cannot reach them).
+for (const [name, schema] of USAGE_COMPONENTS) reports.openAPIRegistry.register(name, schema);

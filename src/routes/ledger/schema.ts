@@ -3,6 +3,7 @@ import { DECISION_ID_PATTERN } from "../../ledger";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/request/schema";
+import { ProviderUsageSchema } from "./usage";
 import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH } from "../plan/schema";
 
 /** Most items one POST /v1/outcomes or POST /v1/sessions takes. */
@@ -44,22 +45,13 @@ export const OutcomeItemSchema = z
     example: { decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015", turns_after: 5, recalled: false, cached_turns: 4 },
   });
 
-const usageCount = (description: string) => count(MAX_TOKENS, description);
-
 /** A finished session's whole bill, as the provider's usage blocks sum it. */
 export const SessionItemSchema = z
   .strictObject({
     session_id: SessionIdSchema,
     model_name: ModelNameSchema,
     turns: count(MAX_HORIZON, "How many turns the session ran."),
-    usage: z
-      .strictObject({
-        input_tokens: usageCount("Uncached input tokens, summed over the session's requests."),
-        output_tokens: usageCount("Output tokens, summed."),
-        cache_read_input_tokens: usageCount("Input tokens read from the cache, summed.").optional(),
-        cache_creation_input_tokens: usageCount("Input tokens written to the cache (5-minute write), summed.").optional(),
-      })
-      .openapi({ description: "The provider's usage, summed over the session's requests." }),
+    usage: ProviderUsageSchema,
   })
   .openapi("SessionReport", {
     example: {

@@ -1,19 +1,19 @@
 import { createRoute } from "@hono/zod-openapi";
 import { recordPlan } from "../../analytics/plan";
 import { GATE_SECURITY } from "../../auth/gate";
-import { decidePlan, hasEligible, type PlanInputs } from "../../gate";
+import { decidePlan, hasEligible } from "../../gate";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { DEFAULT_GATE_CONFIG } from "../../store/config";
-import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate/answer/caller";
 import { decideContext } from "../gate/request/context";
 import { pricedAsOf } from "../gate/request/decide";
 import { isRecorded } from "../gate/request/dry-run";
-import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
+import type { DecideContext } from "../gate/request/prepare";
 import { handDecisions } from "../../ledger";
 import { assignPlan } from "./ledger";
-import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest, type ResolvedPlanInputs } from "./schema";
+import { resolvePlanRequest } from "./resolve";
+import { answerContextManagement, contextManagementRoute } from "./context-management";
+import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest } from "./schema";
 
 /** POST /v1/plan, for the app and its OpenAPI document. */
 export const planRoute = createRoute({
@@ -40,29 +40,7 @@ export const planRoute = createRoute({
  */
 export async function answerPlan(body: PlanRequest, context: DecideContext): Promise<PlanBody> {
   const { env, waitUntil } = context;
-  const configRead = await readGateConfig(env.PRICING, waitUntil);
-  const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
-  const resolved: ResolvedPlanInputs = {
-    model_name: body.model_name,
-    horizon: body.horizon ?? config.expected_conversation_depth,
-    recall_probability: body.recall_probability ?? config.p_recall,
-    cache_hit_rate: body.cache_hit_rate ?? config.cache_hit_rate,
-    cache_ttl: body.cache_ttl ?? "5m",
-    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
-    stub_tokens: body.stub_tokens ?? config.stub_tokens,
-    recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
-    recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
-    history_tokens: body.segments.reduce((sum, segment) => sum + segment.tokens, 0),
-  };
-  const inputs: PlanInputs = { ...resolved, segments: body.segments };
-  let pricing: ResolvedPricing;
-  // Priors we cannot read are priors we cannot trust: do not stub.
-  if (!configRead.ok) pricing = { read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null };
-  // With no candidate at or above the pre-filter the plan needs no pricing, so none is read.
-  else if (!hasEligible(inputs)) pricing = NOT_LOOKED_UP;
-  // The gate's own lookup: aliases, and a retired model priced as its replacement.
-  else pricing = await withLifecycle(body.model_name, (model) => readPricing(env.PRICING, model, config, waitUntil), context.today, context.now);
-
+  const { config, configRead, resolved, inputs, pricing } = await resolvePlanRequest(body, context, hasEligible);
   const { read } = pricing;
   const planned = decidePlan(inputs, read.lookup);
   const stale = read.stale ?? configRead.stale;
@@ -104,4 +82,6 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
  * curl -s 127.0.0.1:8787/v1/plan -H 'content-type: application/json' -d '{"model_name":"claude-opus-4-6",
  *   "segments":[{"tokens":8000},{"id":"c1","tokens":42000},{"tokens":1500}]}'
  */
-export const plan = createApp().openapi(planRoute, async (c) => c.json(await answerPlan(c.req.valid("json"), decideContext(c)), 200));
+export const plan = createApp()
+  .openapi(planRoute, async (c) => c.json(await answerPlan(c.req.valid("json"), decideContext(c)), 200))
+  .openapi(contextManagementRoute, async (c) => c.json(await answerContextManagement(c.req.valid("json"), decideContext(c)), 200));

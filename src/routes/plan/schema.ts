@@ -30,35 +30,86 @@ export const WORKED_EXAMPLE_P1 = {
   ],
 };
 
+/** A segment's fields, for the schemas built on a plan's (POST /v1/context-management adds tool_name). */
+export const segmentShape = {
+  tokens: wholeNumber(MAX_TOKENS).unwrap().openapi({ description: "Tokens of this piece of the history.", example: 42_000 }),
+  id: z
+    .string({ error: requiredOr("must be a string") })
+    .min(1, "must not be empty")
+    .max(MAX_SEGMENT_ID_LENGTH, `must be at most ${MAX_SEGMENT_ID_LENGTH} characters`)
+    .optional()
+    .openapi({ description: "Makes the segment a candidate: the tool output's id (e.g. its tool_use id). Unique.", example: "c1" }),
+  recall_probability: probability()
+    .openapi({ description: "This candidate's p_recall. Default: the request's recall_probability.", example: 0.2 }),
+  stub_tokens: wholeNumber(MAX_TOKENS).openapi({ description: "This candidate's stub size. Default: the request's stub_tokens.", example: 200 }),
+};
+
+/** Refuses per-candidate fields on fixed context rather than ignoring them. */
+export function checkSegment(segment: { id?: string; [field: string]: unknown }, ctx: z.RefinementCtx, fields: readonly string[] = ["recall_probability", "stub_tokens"]): void {
+  if (segment.id !== undefined) return;
+  for (const field of fields) {
+    if (segment[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only applies to a candidate (a segment with an id)" });
+  }
+}
+
 /**
  * One piece of the history. With an `id` it is a candidate: a tool output
  * that may be replaced by a stub; without one it is fixed context, and the
  * per-candidate fields are refused rather than ignored.
  */
 const SegmentSchema = z
-  .strictObject({
-    tokens: wholeNumber(MAX_TOKENS).unwrap().openapi({ description: "Tokens of this piece of the history.", example: 42_000 }),
-    id: z
-      .string({ error: requiredOr("must be a string") })
-      .min(1, "must not be empty")
-      .max(MAX_SEGMENT_ID_LENGTH, `must be at most ${MAX_SEGMENT_ID_LENGTH} characters`)
-      .optional()
-      .openapi({ description: "Makes the segment a candidate: the tool output's id (e.g. its tool_use id). Unique.", example: "c1" }),
-    recall_probability: probability()
-      .openapi({ description: "This candidate's p_recall. Default: the request's recall_probability.", example: 0.2 }),
-    stub_tokens: wholeNumber(MAX_TOKENS).openapi({ description: "This candidate's stub size. Default: the request's stub_tokens.", example: 200 }),
-  })
-  .superRefine((segment, ctx) => {
-    if (segment.id !== undefined) return;
-    for (const field of ["recall_probability", "stub_tokens"] as const) {
-      if (segment[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only applies to a candidate (a segment with an id)" });
-    }
-  })
+  .strictObject(segmentShape)
+  .superRefine((segment, ctx) => checkSegment(segment, ctx))
   .openapi("PlanSegment");
 
 const CacheTtlSchema = z.enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_TTLS.map((ttl) => `"${ttl}"`).join(" or ")}`) }).openapi({
   description: 'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write).',
 });
+
+/** The body's fields, for the schemas built on a plan's. */
+export const planRequestShape = {
+  model_name: ModelNameSchema,
+  segments: z
+    .array(SegmentSchema, { error: requiredOr("must be an array of segments") })
+    .min(1, "must hold at least one segment")
+    .max(MAX_PLAN_SEGMENTS, `must hold at most ${MAX_PLAN_SEGMENTS} segments`)
+    .openapi({ description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} candidates.` }),
+  horizon: wholeNumber(MAX_HORIZON)
+    .openapi({ description: "Remaining turns. Default: the expected_conversation_depth prior.", example: 4 }),
+  recall_probability: probability()
+    .openapi({ description: "p_recall of candidates that give none. Default: the p_recall prior.", example: 0.25 }),
+  cache_hit_rate: probability().openapi({ description: "q. Default: the cache_hit_rate prior, 0.9.", example: 0.9 }),
+  cache_ttl: CacheTtlSchema.optional(),
+  large_offload_threshold_tokens: wholeNumber(MAX_TOKENS)
+    .openapi({ description: "Candidates below it are never stubbed (the gate's pre-filter).", example: 10_000 }),
+  stub_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 200 }),
+  recall_input_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 2_000 }),
+  recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
+  session_id: SessionIdSchema.optional(),
+  tool_name: ToolNameSchema.optional(),
+  dry_run: DryRunSchema,
+};
+
+/** The checks across segments: unique ids, at most MAX_PLAN_CANDIDATES candidates, the history's bound. */
+export function checkPlanSegments(body: { segments: readonly { id?: string; tokens: number }[] }, ctx: z.RefinementCtx): void {
+  const seen = new Map<string, number>();
+  let candidates = 0;
+  let total = 0;
+  body.segments.forEach((segment, index) => {
+    total += segment.tokens;
+    if (segment.id === undefined) return;
+    candidates++;
+    const first = seen.get(segment.id);
+    if (first !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `repeats segments.${first}.id; ids must be unique` });
+    } else seen.set(segment.id, index);
+    if (candidates === MAX_PLAN_CANDIDATES + 1) {
+      ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `is candidate ${candidates}; at most ${MAX_PLAN_CANDIDATES} are allowed` });
+    }
+  });
+  // The history is the gate's context_tokens for every candidate: the same bound.
+  if (total > MAX_TOKENS) ctx.addIssue({ code: "custom", path: ["segments"], message: `hold ${total} tokens; at most ${MAX_TOKENS} in all` });
+}
 
 /**
  * The body of POST /v1/plan: the history in order, and the gate's priors.
@@ -66,47 +117,8 @@ const CacheTtlSchema = z.enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_T
  * config's pricing_mode.
  */
 export const PlanRequestSchema = z
-  .strictObject({
-    model_name: ModelNameSchema,
-    segments: z
-      .array(SegmentSchema, { error: requiredOr("must be an array of segments") })
-      .min(1, "must hold at least one segment")
-      .max(MAX_PLAN_SEGMENTS, `must hold at most ${MAX_PLAN_SEGMENTS} segments`)
-      .openapi({ description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} candidates.` }),
-    horizon: wholeNumber(MAX_HORIZON)
-      .openapi({ description: "Remaining turns. Default: the expected_conversation_depth prior.", example: 4 }),
-    recall_probability: probability()
-      .openapi({ description: "p_recall of candidates that give none. Default: the p_recall prior.", example: 0.25 }),
-    cache_hit_rate: probability().openapi({ description: "q. Default: the cache_hit_rate prior, 0.9.", example: 0.9 }),
-    cache_ttl: CacheTtlSchema.optional(),
-    large_offload_threshold_tokens: wholeNumber(MAX_TOKENS)
-      .openapi({ description: "Candidates below it are never stubbed (the gate's pre-filter).", example: 10_000 }),
-    stub_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 200 }),
-    recall_input_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 2_000 }),
-    recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
-    session_id: SessionIdSchema.optional(),
-    tool_name: ToolNameSchema.optional(),
-    dry_run: DryRunSchema,
-  })
-  .superRefine((body, ctx) => {
-    const seen = new Map<string, number>();
-    let candidates = 0;
-    let total = 0;
-    body.segments.forEach((segment, index) => {
-      total += segment.tokens;
-      if (segment.id === undefined) return;
-      candidates++;
-      const first = seen.get(segment.id);
-      if (first !== undefined) {
-        ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `repeats segments.${first}.id; ids must be unique` });
-      } else seen.set(segment.id, index);
-      if (candidates === MAX_PLAN_CANDIDATES + 1) {
-        ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `is candidate ${candidates}; at most ${MAX_PLAN_CANDIDATES} are allowed` });
-      }
-    });
-    // The history is the gate's context_tokens for every candidate: the same bound.
-    if (total > MAX_TOKENS) ctx.addIssue({ code: "custom", path: ["segments"], message: `hold ${total} tokens; at most ${MAX_TOKENS} in all` });
-  })
+  .strictObject(planRequestShape)
+  .superRefine(checkPlanSegments)
   .openapi("PlanRequest", { example: WORKED_EXAMPLE_P1 });
 
 export type PlanRequest = z.infer<typeof PlanRequestSchema>;

@@ -156,16 +156,20 @@ class OffloadSession:
             held.recalled = True
             return text
 
-    def observe(self, usage: Any) -> None:
+    def observe(self, usage: Any, turn: bool = True) -> None:
         """Counts one model call: a turn for every open decision (a cached turn when
         it read the cache), and its tokens on the bill. ``usage`` is a mapping or an
-        object with Anthropic's usage fields (``input_tokens`` without cache reads)."""
+        object with Anthropic's usage fields (``input_tokens`` without cache reads).
+        With ``turn=False`` the tokens go on the bill only (usage a counted call did
+        not report at the time)."""
         counted = {key: _tokens(usage.get(key) if isinstance(usage, Mapping) else getattr(usage, key, None)) for key in USAGE_KEYS}
         with self._lock:
             if self.ended:
                 return
             for key in USAGE_KEYS:
                 self._usage[key] += counted[key]
+            if not turn:
+                return
             self._turns += 1
             if counted["cache_read_input_tokens"] > 0:
                 self._cached += 1

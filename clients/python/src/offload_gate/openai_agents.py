@@ -1,0 +1,124 @@
+"""offload-gate for the OpenAI Agents SDK for Python (``openai-agents``): a
+``call_model_input_filter`` for the run config, the recall tool as a function
+tool, and the run's bill from its responses. Each new large function-call
+output is decided once and every decision is applied on every model call,
+byte for byte (the SDK keeps the originals in its own history).
+
+Written against the SDK's documented interfaces (``CallModelData`` in,
+``ModelInputData`` out; ``function_tool``; ``RunResult.raw_responses``) and
+tested at those interfaces only: this package's CI cannot install the SDK.
+The SDK import is optional: the filter and ``observe_run`` work without it.
+
+Example::
+
+    from agents import Agent, RunConfig, Runner
+    from offload_gate import GateClient, OffloadSession
+    from offload_gate.openai_agents import offload_input_filter, recall_function_tool, observe_run
+
+    session = OffloadSession(GateClient(), "gpt-5")
+    agent = Agent(name="researcher", tools=[web_fetch, recall_function_tool(session)])
+    result = await Runner.run(agent, prompt, run_config=RunConfig(call_model_input_filter=offload_input_filter(session)))
+    observe_run(session, result)
+    session.end()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional
+
+from .session import OffloadSession
+
+
+@dataclass
+class _ModelInputData:
+    """The SDK's ``ModelInputData`` where the SDK is not installed: the same two fields."""
+
+    input: List[Any]
+    instructions: Optional[str]
+
+
+def _model_input_data(items: List[Any], instructions: Optional[str]) -> Any:
+    try:
+        from agents.run import ModelInputData  # type: ignore[import-not-found]
+    except ImportError:
+        return _ModelInputData(input=items, instructions=instructions)
+    return ModelInputData(input=items, instructions=instructions)
+
+
+def _field(item: Any, key: str) -> Any:
+    return item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
+
+
+def _text(output: Any) -> Optional[str]:
+    if isinstance(output, str):
+        return output
+    parts = output if isinstance(output, list) else [output]
+    if not all(_field(p, "type") in ("input_text", "output_text", "text") and isinstance(_field(p, "text"), str) for p in parts):
+        return None
+    return "\n".join(_field(p, "text") for p in parts)
+
+
+def offload_input_filter(session: OffloadSession) -> Callable[[Any], Any]:
+    """The run config's ``call_model_input_filter``: stubs each offloaded
+    ``function_call_output`` (named by its ``function_call``) on every call.
+    The recall tool's outputs are never stubbed; on any fault the input goes as it was."""
+
+    def input_filter(data: Any) -> Any:
+        model_data = data.model_data
+        try:
+            names = {_field(i, "call_id"): _field(i, "name") for i in model_data.input if _field(i, "type") == "function_call"}
+            items: List[Any] = []
+            for item in model_data.input:
+                if _field(item, "type") != "function_call_output" or not isinstance(item, Mapping):
+                    items.append(item)
+                    continue
+                call_id, text = _field(item, "call_id"), _text(_field(item, "output"))
+                if text is None:
+                    items.append(item)
+                    continue
+                answer = session.offload(call_id, names.get(call_id) or "tool", text)
+                # In the output's own form: a string stays a string, text parts become one text part.
+                stubbed = session.status(call_id) == "stubbed"
+                output = answer if isinstance(item["output"], str) else [{"type": "input_text", "text": answer}]
+                items.append({**item, "output": output} if stubbed else item)
+            return _model_input_data(items, model_data.instructions)
+        except Exception:
+            return model_data
+
+    return input_filter
+
+
+def recall_function_tool(session: OffloadSession) -> Any:
+    """The recall tool as a function tool named ``session.recall_tool_name`` (needs ``openai-agents``)."""
+    from agents import function_tool  # type: ignore[import-not-found]
+
+    def recall_tool_output(id: str) -> str:
+        """Read back in full a tool output that was offloaded from the context.
+
+        Args:
+            id: the tool call id named in the placeholder.
+        """
+        return session.recall(id)
+
+    return function_tool(recall_tool_output, name_override=session.recall_tool_name)
+
+
+def usage_of_response(response: Any) -> Dict[str, int]:
+    """A model response's usage in the session's shape: cached input tokens as cache reads.
+
+    >>> from types import SimpleNamespace as NS
+    >>> usage_of_response(NS(usage=NS(input_tokens=43_000, output_tokens=60, input_tokens_details=NS(cached_tokens=41_000))))
+    {'input_tokens': 2000, 'output_tokens': 60, 'cache_read_input_tokens': 41000, 'cache_creation_input_tokens': 0}
+    """
+    usage = _field(response, "usage")
+    details = _field(usage, "input_tokens_details")
+    cached = int(_field(details, "cached_tokens") or 0) if details is not None else 0
+    total = int(_field(usage, "input_tokens") or 0)
+    return {"input_tokens": max(0, total - cached), "output_tokens": int(_field(usage, "output_tokens") or 0), "cache_read_input_tokens": min(cached, total), "cache_creation_input_tokens": 0}
+
+
+def observe_run(session: OffloadSession, result: Any) -> None:
+    """Observes each model response of a finished run (``result.raw_responses``), one turn each."""
+    for response in _field(result, "raw_responses") or []:
+        session.observe(usage_of_response(response))

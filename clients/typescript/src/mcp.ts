@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/**
+ * offload-gate's recall as a stdio MCP server (`@modelcontextprotocol/sdk`),
+ * for any MCP-capable agent: it serves `recall` over a session's store of
+ * originals, so an agent outside this package's adapters can get an original
+ * back. The session that stubbed the outputs and this server share the store
+ * (a directory: `directoryRecallStore`); a recall through it reads the
+ * original but, being another process, cannot mark the session's decision
+ * recalled (report that outcome yourself, or recall through the session).
+ *
+ * @example
+ * // The agent's MCP config: { "command": "npx", "args": ["offload-gate-recall", "--dir", "/var/offload/conv-42"] }
+ * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+import { recallPage } from "./recall-page.js";
+import type { RecallStore } from "./recall-store.js";
+import { RECALL_TOOL_NAME } from "./session.js";
+
+/**
+ * A recall store in a directory, one file per id (the id hex-encoded, so any
+ * id is a safe file name): what a session and a recall server in another
+ * process share.
+ *
+ * @example
+ * const store = directoryRecallStore("/tmp/offload/conv-42");
+ * await store.set("toolu_01", text); await store.get("toolu_01"); // text
+ */
+export function directoryRecallStore(dir: string): RecallStore {
+  const file = (id: string) => join(dir, `${Buffer.from(id, "utf8").toString("hex")}.txt`);
+  return {
+    get: (id) => readFile(file(id), "utf8").catch(() => undefined),
+    async set(id, text) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(file(id), text, "utf8");
+    },
+  };
+}
+
+/**
+ * The MCP server: one tool, `recall` (or `toolName`), `{ id, offset? }` in, a
+ * page of the original out, an error result for an unknown id.
+ *
+ * @example
+ * const server = recallMcpServer(directoryRecallStore(dir));
+ * await server.connect(new StdioServerTransport());
+ */
+export function recallMcpServer(store: RecallStore, options: { toolName?: string; pageChars?: number } = {}): McpServer {
+  const server = new McpServer({ name: "offload-gate-recall", version: "0.1.0" });
+  server.registerTool(
+    options.toolName ?? RECALL_TOOL_NAME,
+    {
+      description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names. Long outputs come in pages: pass the offset the last page names.",
+      inputSchema: { id: z.string().describe("the tool call id named in the placeholder"), offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters") },
+    },
+    async ({ id, offset }) => {
+      const text = await Promise.resolve(store.get(id)).catch(() => undefined);
+      if (text === undefined) return { isError: true, content: [{ type: "text", text: `no offloaded output has id ${JSON.stringify(id)}` }] };
+      return { content: [{ type: "text", text: recallPage(text, offset, options.pageChars) }] };
+    },
+  );
+  return server;
+}
+
+/**
+ * Runs the server on stdio over the directory `--dir` names (else
+ * `OFFLOAD_GATE_RECALL_DIR`); `--tool` renames the tool.
+ *
+ * @example
+ * await serveStdio(["--dir", "/tmp/offload/conv-42"]);
+ */
+export async function serveStdio(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const arg = (name: string) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const dir = arg("--dir") ?? process.env.OFFLOAD_GATE_RECALL_DIR;
+  if (!dir) throw new Error("offload-gate-recall: pass --dir DIR (or set OFFLOAD_GATE_RECALL_DIR): the session's recall store");
+  await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(new StdioServerTransport());
+}
+
+// Run as a program (the package's bin): serve until stdin closes.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  serveStdio().catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,277 @@
+import { z } from "@hono/zod-openapi";
+import type { SessionUsage } from "../../ledger";
+import { MAX_TOKENS } from "../../store/config";
+import { requiredOr } from "../gate/request/fields";
+
+/**
+ * A session's `usage` exactly as a provider reported it: Anthropic Messages,
+ * OpenAI Chat Completions and Responses, Gemini `usageMetadata`, Bedrock
+ * Converse. Each shape is told by its own field names, checked strictly (an
+ * unknown top-level field is named, never read as a silent zero), and turned
+ * into what the bill prices: uncached input, output, cache reads, and cache
+ * writes at 5 minutes and at 1 hour. docs/api.md#post-v1sessions tabulates
+ * which field goes where. Pure apart from zod.
+ */
+
+/** The provider shapes `usage` may take. */
+export const USAGE_SHAPES = ["anthropic", "openai_chat", "openai_responses", "gemini", "bedrock"] as const;
+export type UsageShape = (typeof USAGE_SHAPES)[number];
+
+/** Most per-request usage objects one session item may list. */
+export const MAX_USAGE_REQUESTS = 1_000;
+
+const tokens = (description: string) =>
+  z
+    .number({ error: requiredOr("must be a number") })
+    .int("must be an integer ≥ 0")
+    .nonnegative("must be an integer ≥ 0")
+    .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
+    .openapi({ description });
+// Providers send null (Anthropic, OpenAI) or leave a zero out (Gemini's proto JSON) alike.
+const maybe = (description: string) => tokens(description).nullish();
+const label = z.string({ error: "must be a string" }).nullish();
+// Sub-objects the providers grow over time: only the named counts are read and checked.
+const details = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape, { error: "must be an object" }).nullish();
+const modalities = z.array(z.looseObject({}), { error: "must be an array" }).nullish();
+
+const anthropicCounts = {
+  input_tokens: tokens("Uncached input tokens."),
+  output_tokens: tokens("Output tokens."),
+  cache_read_input_tokens: maybe("Input tokens read from the cache."),
+  cache_creation_input_tokens: maybe("Input tokens written to the cache: every write, 5-minute and 1-hour alike."),
+  cache_creation: details({
+    ephemeral_5m_input_tokens: maybe("Written with the 5-minute TTL."),
+    ephemeral_1h_input_tokens: maybe("Written with the 1-hour TTL: priced at the row's cache_write_1h."),
+  }),
+};
+
+const AnthropicIteration = z.looseObject({ ...anthropicCounts, type: label }, { error: "must be an object" });
+
+const AnthropicUsage = z
+  .strictObject({
+    ...anthropicCounts,
+    iterations: z
+      .array(AnthropicIteration, { error: "must be an array" })
+      .nullish()
+      .openapi({ description: "Server-side compaction's sampling steps: when present, the bill is their sum (the top level leaves the compaction step out)." }),
+    server_tool_use: z.looseObject({}, { error: "must be an object" }).nullish(),
+    service_tier: label,
+    inference_geo: label,
+  })
+  .openapi("AnthropicUsage", { description: "Anthropic Messages `usage` (also what LangChain, the AI SDK and the Claude Agent SDK pass through)." });
+
+const OpenAIChatUsage = z
+  .strictObject({
+    prompt_tokens: tokens("Input tokens, cached ones included."),
+    completion_tokens: tokens("Output tokens, reasoning included."),
+    total_tokens: maybe("prompt_tokens + completion_tokens; not read."),
+    prompt_tokens_details: details({ cached_tokens: maybe("Of prompt_tokens, read from the cache."), audio_tokens: maybe("Not priced apart.") }),
+    completion_tokens_details: details({}),
+  })
+  .openapi("OpenAIChatUsage", { description: "OpenAI Chat Completions `usage`." });
+
+const OpenAIResponsesUsage = z
+  .strictObject({
+    input_tokens: tokens("Input tokens, cached ones included."),
+    output_tokens: tokens("Output tokens, reasoning included."),
+    total_tokens: maybe("input_tokens + output_tokens; not read."),
+    input_tokens_details: details({ cached_tokens: maybe("Of input_tokens, read from the cache.") }),
+    output_tokens_details: details({}),
+  })
+  .openapi("OpenAIResponsesUsage", { description: "OpenAI Responses `usage` (also the Agents SDK's per-response usage)." });
+
+const GeminiUsage = z
+  .strictObject({
+    promptTokenCount: maybe("Input tokens, cached content included."),
+    cachedContentTokenCount: maybe("Of promptTokenCount, read from the context cache."),
+    candidatesTokenCount: maybe("Output tokens."),
+    thoughtsTokenCount: maybe("Thinking tokens: billed as output."),
+    toolUsePromptTokenCount: maybe("Tool-use prompt tokens: billed as input."),
+    totalTokenCount: maybe("Not read."),
+    promptTokensDetails: modalities,
+    cacheTokensDetails: modalities,
+    candidatesTokensDetails: modalities,
+    toolUsePromptTokensDetails: modalities,
+    trafficType: label,
+  })
+  .openapi("GeminiUsage", { description: "Gemini `usageMetadata`. Context-cache storage (per hour) is not in it, so not on this bill." });
+
+const BedrockUsage = z
+  .strictObject({
+    inputTokens: tokens("Uncached input tokens."),
+    outputTokens: tokens("Output tokens."),
+    totalTokens: maybe("Not read."),
+    cacheReadInputTokens: maybe("Input tokens read from the cache."),
+    cacheWriteInputTokens: maybe("Input tokens written to the cache, every TTL."),
+    cacheDetails: z
+      .array(z.strictObject({ ttl: z.enum(["5m", "1h"], { error: 'must be "5m" or "1h"' }), inputTokens: tokens("Written with this TTL.") }), { error: "must be an array" })
+      .nullish(),
+  })
+  .openapi("BedrockUsage", { description: "Bedrock Converse `usage`." });
+
+const SCHEMAS: Record<UsageShape, z.ZodType> = {
+  anthropic: AnthropicUsage,
+  openai_chat: OpenAIChatUsage,
+  openai_responses: OpenAIResponsesUsage,
+  gemini: GeminiUsage,
+  bedrock: BedrockUsage,
+};
+
+// The field names that tell each shape apart, most specific first: Responses and Anthropic share input_tokens.
+const MARKERS: [UsageShape, string[]][] = [
+  ["openai_chat", ["prompt_tokens", "completion_tokens", "prompt_tokens_details"]],
+  ["openai_responses", ["input_tokens_details", "output_tokens_details", "total_tokens"]],
+  ["gemini", ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount"]],
+  ["bedrock", ["inputTokens", "outputTokens"]],
+  ["anthropic", ["input_tokens", "output_tokens"]],
+];
+
+/**
+ * Which provider's shape a usage object has, by its field names; null when none.
+ *
+ * @example
+ * usageShape({ prompt_tokens: 10, completion_tokens: 2 })            // "openai_chat"
+ * usageShape({ input_tokens: 10, output_tokens: 2, total_tokens: 12 }) // "openai_responses"
+ * usageShape({ tokens: 12 })                                          // null
+ */
+export function usageShape(value: Record<string, unknown>): UsageShape | null {
+  return MARKERS.find(([, keys]) => keys.some((key) => Object.hasOwn(value, key)))?.[0] ?? null;
+}
+
+type Counts = { [key: string]: unknown };
+type Issue = { path: (string | number)[]; message: string };
+const n = (value: unknown) => (typeof value === "number" ? value : 0);
+
+// One Anthropic usage object (top level or an iteration) as billed; the write split must add up.
+function anthropicBilled(u: Counts, path: (string | number)[], issues: Issue[]): SessionUsage {
+  const split = u.cache_creation as Counts | null | undefined;
+  const total = u.cache_creation_input_tokens;
+  let write5m = n(total);
+  let write1h = 0;
+  if (split) {
+    write5m = n(split.ephemeral_5m_input_tokens);
+    write1h = n(split.ephemeral_1h_input_tokens);
+    if (typeof total === "number" && total !== write5m + write1h) {
+      issues.push({ path: [...path, "cache_creation_input_tokens"], message: "must equal cache_creation.ephemeral_5m_input_tokens + ephemeral_1h_input_tokens" });
+    }
+  }
+  return { input_tokens: n(u.input_tokens), output_tokens: n(u.output_tokens), cache_read_input_tokens: n(u.cache_read_input_tokens), cache_creation_input_tokens: write5m, cache_creation_1h_input_tokens: write1h };
+}
+
+// An included count (cached of prompt) larger than what includes it is a broken report, never a negative input.
+function part(whole: number, of: number, path: (string | number)[], name: string, issues: Issue[]): number {
+  if (of > whole) issues.push({ path, message: `must be at most ${name}` });
+  return Math.max(0, whole - of);
+}
+
+const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> = {
+  anthropic(u, issues) {
+    const steps = (u.iterations as Counts[] | null | undefined) ?? [];
+    if (steps.length === 0) return anthropicBilled(u, [], issues);
+    return sumUsage(steps.map((step, i) => anthropicBilled(step, ["iterations", i], issues)));
+  },
+  openai_chat(u, issues) {
+    const cached = n((u.prompt_tokens_details as Counts | null)?.cached_tokens);
+    const input = part(n(u.prompt_tokens), cached, ["prompt_tokens_details", "cached_tokens"], "prompt_tokens", issues);
+    return { input_tokens: input, output_tokens: n(u.completion_tokens), cache_read_input_tokens: cached };
+  },
+  openai_responses(u, issues) {
+    const cached = n((u.input_tokens_details as Counts | null)?.cached_tokens);
+    const input = part(n(u.input_tokens), cached, ["input_tokens_details", "cached_tokens"], "input_tokens", issues);
+    return { input_tokens: input, output_tokens: n(u.output_tokens), cache_read_input_tokens: cached };
+  },
+  gemini(u, issues) {
+    const cached = n(u.cachedContentTokenCount);
+    const input = part(n(u.promptTokenCount), cached, ["cachedContentTokenCount"], "promptTokenCount", issues) + n(u.toolUsePromptTokenCount);
+    return { input_tokens: input, output_tokens: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount), cache_read_input_tokens: cached };
+  },
+  bedrock(u, issues) {
+    const ttls = (u.cacheDetails as { ttl: string; inputTokens: number }[] | null | undefined) ?? [];
+    const write1h = ttls.filter((d) => d.ttl === "1h").reduce((sum, d) => sum + d.inputTokens, 0);
+    const written = typeof u.cacheWriteInputTokens === "number" ? u.cacheWriteInputTokens : ttls.reduce((sum, d) => sum + d.inputTokens, 0);
+    if (ttls.length > 0 && ttls.reduce((sum, d) => sum + d.inputTokens, 0) !== written) {
+      issues.push({ path: ["cacheWriteInputTokens"], message: "must equal the sum of cacheDetails[].inputTokens" });
+    }
+    const write5m = Math.max(0, written - write1h);
+    return { input_tokens: n(u.inputTokens), output_tokens: n(u.outputTokens), cache_read_input_tokens: n(u.cacheReadInputTokens), cache_creation_input_tokens: write5m, cache_creation_1h_input_tokens: write1h };
+  },
+};
+
+/**
+ * Usage objects added up field by field.
+ *
+ * @example
+ * sumUsage([{ input_tokens: 1, output_tokens: 2 }, { input_tokens: 3, output_tokens: 4, cache_read_input_tokens: 5 }])
+ * // { input_tokens: 4, output_tokens: 6, cache_read_input_tokens: 5, cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0 }
+ */
+export function sumUsage(usages: readonly SessionUsage[]): Required<SessionUsage> {
+  const total = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0 };
+  for (const u of usages) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += u[key] ?? 0;
+  return total;
+}
+
+/** What a parsed `usage` holds: the bill's counts per request as reported (one entry when summed), and their shape. */
+export interface BilledUsage {
+  shape: UsageShape;
+  requests: Required<SessionUsage>[];
+  /** Whether `usage` was a list of per-request objects (each then priced at its own size). */
+  perRequest: boolean;
+}
+
+// One usage object: its shape by its names, its fields checked by that shape's schema, its bill.
+function billOne(value: unknown, path: (string | number)[], ctx: z.RefinementCtx): [UsageShape, Required<SessionUsage>] | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: "custom", path, message: "must be a provider's usage object" });
+    return null;
+  }
+  const shape = usageShape(value as Record<string, unknown>);
+  if (shape === null) {
+    ctx.addIssue({ code: "custom", path, message: `is not a usage shape the gate knows (${USAGE_SHAPES.join(", ")}): none of their field names is in it` });
+    return null;
+  }
+  const parsed = SCHEMAS[shape].safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [...path, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+    return null;
+  }
+  const issues: Issue[] = [];
+  const billed = BILLED[shape](parsed.data as Counts, issues);
+  for (const issue of issues) ctx.addIssue({ code: "custom", path: [...path, ...issue.path], message: issue.message });
+  return issues.length > 0 ? null : [shape, sumUsage([billed])];
+}
+
+const REF: Record<UsageShape, string> = { anthropic: "AnthropicUsage", openai_chat: "OpenAIChatUsage", openai_responses: "OpenAIResponsesUsage", gemini: "GeminiUsage", bedrock: "BedrockUsage" };
+const refs = USAGE_SHAPES.map((shape) => ({ $ref: `#/components/schemas/${REF[shape]}` }));
+
+/** `usage`: one provider usage object summed over the session, or up to 1,000 of them, one per request, of one shape. */
+export const ProviderUsageSchema = z
+  .unknown()
+  .transform((value, ctx): BilledUsage => {
+    const list = Array.isArray(value);
+    const items = list ? value : [value];
+    if (list && (items.length === 0 || items.length > MAX_USAGE_REQUESTS)) {
+      ctx.addIssue({ code: "custom", message: `must hold 1 to ${MAX_USAGE_REQUESTS} usage objects` });
+      return z.NEVER;
+    }
+    const billed = items.map((item, i) => billOne(item, list ? [i] : [], ctx));
+    const shapes = new Set(billed.map((b) => b?.[0]));
+    if (billed.some((b) => b === null)) return z.NEVER;
+    if (shapes.size > 1) {
+      ctx.addIssue({ code: "custom", message: "must hold usage objects of one provider's shape" });
+      return z.NEVER;
+    }
+    return { shape: billed[0]![0], requests: billed.map((b) => b![1]), perRequest: list };
+  })
+  .openapi({
+    description: "The provider's usage as it came: one object summed over the session's requests, or a list of one object per request (each then priced at its own size, as long-context tiers bill).",
+    // anyOf: a bare {input_tokens, output_tokens} is both an Anthropic and a Responses usage.
+    anyOf: [...refs, { type: "array", minItems: 1, maxItems: MAX_USAGE_REQUESTS, items: { anyOf: refs } }],
+  } as Record<string, unknown>);
+
+/**
+ * The shapes' schemas by their component names, for the OpenAPI document (the transform above refers to them).
+ *
+ * @example
+ * for (const [name, schema] of USAGE_COMPONENTS) app.openAPIRegistry.register(name, schema);
+ */
+export const USAGE_COMPONENTS: [string, z.ZodType][] = USAGE_SHAPES.map((shape) => [REF[shape], SCHEMAS[shape]]);
