@@ -4,6 +4,7 @@
  * priors out; no I/O, no clock.
  */
 import type { LevelSums } from "../ledger";
+import { clampPooled } from "./bounds";
 
 export type { LevelSums };
 
@@ -105,9 +106,11 @@ export function rootPooled(root: RootPriors, weight: number): PooledPriors {
  * learnPriors(root, [tenantSums, toolSums, toolModelSums], 10).recall_probability.value // 0.7543290043290043 (example L3)
  */
 export function learnPriors(root: RootPriors, levels: ReadonlyArray<LevelSums | undefined>, weight: number): PooledPriors {
-  let pooled = rootPooled(root, weight);
+  const config = rootPooled(root, weight);
+  let pooled = config;
   for (const sums of levels) if (sums !== undefined) pooled = poolLevel(pooled, sums, weight);
-  return pooled;
+  // A prior no request could send never decides (src/learning/bounds.ts).
+  return clampPooled(pooled, config);
 }
 
 function sampleSd(sums: LevelSums): number | null {

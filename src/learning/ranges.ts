@@ -4,6 +4,7 @@
  * than risk a loss. Pure.
  */
 import { incompleteBeta, normalQuantile } from "../ledger";
+import { LEARNED_RANGES } from "./bounds";
 import type { PooledField } from "./pool";
 
 /**
@@ -44,7 +45,7 @@ export function unitRange(field: PooledField, credible: number): [number, number
 
 /**
  * The central `credible` interval of a learned horizon: m ± z·s ÷ √(w+n),
- * the lower end clipped at 0; null without a standard deviation (n < 2).
+ * clipped to the horizons a request may send; null without a standard deviation (n < 2).
  *
  * @example
  * horizonRange({ value: 6.711484593837535, n: 60, concentration: 70, sd: 3 }, 0.9) // [6.121692…, 7.301277…]
@@ -52,5 +53,6 @@ export function unitRange(field: PooledField, credible: number): [number, number
 export function horizonRange(field: PooledField, credible: number): [number, number] | null {
   if (field.sd === null) return null;
   const half = (normalQuantile(1 - (1 - credible) / 2) * field.sd) / Math.sqrt(field.concentration);
-  return [Math.max(0, field.value - half), field.value + half];
+  const [lo, hi] = LEARNED_RANGES.horizon;
+  return [Math.max(lo, field.value - half), Math.min(hi, field.value + half)];
 }

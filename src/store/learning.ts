@@ -7,26 +7,50 @@
 import { z } from "@hono/zod-openapi";
 import { describeIssues } from "../gate/issues";
 import { RefreshingCache } from "./cache";
-import type { GateConfig } from "./config";
+import { MAX_HORIZON, type GateConfig } from "./config";
 import { learningKey } from "./keys";
 import { nameRecord } from "./name-record";
 import { cachePolicy } from "./read";
 
 const count = z.number().nonnegative();
 
-/** One level's sums over the learning window (src/learning/pool.ts reads them). */
-export const LevelSumsSchema = z
-  .strictObject({
-    p_n: count,
-    p_r: count,
-    h_n: count,
-    h_sum: count,
-    h_sumsq: count,
-    q_n: count,
-    q_cached: count,
-    q_turns: count,
-  })
-  .refine((s) => s.p_r <= s.p_n && s.q_cached <= s.q_turns, "recalled or cached counts exceed their totals");
+const LevelSumsShape = z.strictObject({
+  p_n: count,
+  p_r: count,
+  h_n: count,
+  h_sum: count,
+  h_sumsq: count,
+  q_n: count,
+  q_cached: count,
+  q_turns: count,
+});
+
+/** One level's sums over the learning window (src/learning/pool.ts reads them), consistent as outcomes make them. */
+export const LevelSumsSchema = LevelSumsShape.superRefine((s, ctx) => {
+  const problem = sumsInconsistency(s);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/**
+ * Why a level's sums could not have come from outcomes a request may send,
+ * or null. Every turns_after is a whole number in [0, MAX_HORIZON], so
+ * h_sum ≤ h_sumsq ≤ MAX_HORIZON · h_sum (x ≤ x² ≤ M·x for such x) and
+ * h_sum ≤ h_n · MAX_HORIZON; p and q count subsets of h's outcomes. Each
+ * bound survives adding shards' sums, so a merged value that breaks one was
+ * written by something other than the refresh.
+ *
+ * @example
+ * sumsInconsistency({ p_n: 1, p_r: 1, h_n: 1, h_sum: 1e300, h_sumsq: 1e300, q_n: 0, q_cached: 0, q_turns: 0 }) // "h_sum exceeds h_n × 1000000"
+ */
+export function sumsInconsistency(s: z.infer<typeof LevelSumsShape>): string | null {
+  if (s.p_r > s.p_n) return "p_r exceeds p_n";
+  if (s.q_cached > s.q_turns) return "q_cached exceeds q_turns";
+  if (s.p_n > s.h_n || s.q_n > s.h_n) return "p_n or q_n exceeds h_n";
+  if (s.h_sum > s.h_n * MAX_HORIZON) return `h_sum exceeds h_n × ${MAX_HORIZON}`;
+  if (s.h_sumsq < s.h_sum || s.h_sumsq > s.h_sum * MAX_HORIZON) return "h_sumsq is inconsistent with h_sum";
+  if (s.q_turns > s.h_sum) return "q_turns exceeds h_sum";
+  return null;
+}
 
 /** A breaker's state as the refresh judged it, with the evidence that moved it. */
 export const BreakerStateSchema = z.strictObject({
