@@ -139,6 +139,27 @@ describe("failed admin authentications", () => {
     }
   });
 
+  it("lock out only the name a token claims, so an operator sending the whole name:token entry is never locked out by another caller's bad tokens from the same address", async () => {
+    const local = `127.0.0.1-${run}`;
+    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(local, `wrong-${attempt}-abcdefghijklmnop`));
+    expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, ALICE_TOKEN))).status).toBe(429);
+    expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:${ALICE_TOKEN}`))).status).toBe(200);
+    // Guesses that claim a name lock out that name alone, right token or not; another name stays open.
+    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:wrong-${attempt}-abcdefghij`));
+    expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:${ALICE_TOKEN}`))).status).toBe(429);
+    expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-bob:${BOB_TOKEN}`))).status).toBe(200);
+    // A name no entry has is the address's own bucket: inventing names buys a guesser nothing.
+    expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-carol:${ALICE_TOKEN}`))).status).toBe(429);
+  });
+
+  it("never lock out a gate key on the gate, however many admin failures its address has", async () => {
+    const local = `127.0.0.2-${run}`;
+    const keyed = { ...tight, GATE_API_KEYS: TEST_GATE_API_KEYS };
+    for (let attempt = 0; attempt < 5; attempt++) expect((await callWithEnv(keyed, "/v1/admin/pricing", from(local, PROD_KEY))).status).not.toBe(200);
+    const gate = await callWithEnv(keyed, "/v1/gate", jsonInit("POST", { model_name: "claude-opus-4-6", output_tokens: 20_000 }, { ...bearer(PROD_KEY), "cf-connecting-ip": local }));
+    expect(gate.status).toBe(200);
+  });
+
   it("never lock out a request without cf-connecting-ip because of other such requests (a service binding, local development)", async () => {
     const bare = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
     for (let attempt = 0; attempt < 5; attempt++) {

@@ -23,9 +23,10 @@ const refuse = (message: string, issue: string, error?: string) =>
  * records. Fails closed: with no ADMIN_TOKEN configured every admin route
  * answers 401. A gate key never opens an admin route, even if an operator
  * put the same token in both secrets. Failed authentications count per
- * client address (`ADMIN_AUTH_LIMITER`); past the limit the address gets
- * 429 on every admin route for ADMIN_LOCKOUT_SECONDS, right token or not.
- * The address is `cf-connecting-ip`, which Cloudflare's edge sets on
+ * client address and claimed name (`ADMIN_AUTH_LIMITER`, see lockoutKey);
+ * past the limit that pair gets 429 on every admin route for
+ * ADMIN_LOCKOUT_SECONDS, right token or not, and every other pair at the
+ * address is unaffected. The address is `cf-connecting-ip`, which Cloudflare's edge sets on
  * internet traffic. A request without it (a service binding, local
  * development) has no address to count against: it is never counted nor
  * locked out, so such callers cannot lock each other out through one shared
@@ -38,18 +39,19 @@ export function adminAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // An empty header is no address either: it would be one bucket for every such caller.
     const address = c.req.header("cf-connecting-ip") || undefined;
-    if (address !== undefined) refuseIfLockedOut(address);
+    const key = address === undefined ? undefined : await lockoutKey(address, c.req.header("authorization"), c.env.ADMIN_TOKEN);
+    if (key !== undefined) refuseIfLockedOut(key);
     try {
       await authenticate(c);
     } catch (error) {
-      if (address !== undefined) await countFailure(c.env.ADMIN_AUTH_LIMITER, address);
+      if (key !== undefined) await countFailure(c.env.ADMIN_AUTH_LIMITER, key);
       throw error;
     }
     await next();
   };
 }
 
-// Addresses past their limit of failed authentications, until when (ms).
+// Buckets (address#name) past their limit of failed authentications, until when (ms).
 // The binding counts failures across the location; this isolate-local list
 // is what refuses the next attempt before its token is even checked, so a
 // right guess after the limit is refused too. Bounded: oldest dropped first.
@@ -59,21 +61,44 @@ const MAX_LOCKED_OUT = 4_096;
 /** How long an address that passed its failure limit is refused: the binding's period. */
 export const ADMIN_LOCKOUT_SECONDS = 60;
 
-function refuseIfLockedOut(address: string): void {
-  const until = lockedOut.get(address);
+/**
+ * The bucket a request's failures count in: its address and the admin name
+ * its token claims (the `name:` of a whole `name:token` entry, when that
+ * name is one of ADMIN_TOKEN's), or the address alone for a bare token,
+ * a gate key or a name no entry has. The name is read from the request,
+ * not from a match, so a right guess is still refused inside a locked
+ * bucket; and an operator who sends the whole entry is never locked out by
+ * another caller's bad tokens from the same address (every local request
+ * under wrangler dev has one), which leaves a guesser at most
+ * (names + 1) × the limit per period per address.
+ *
+ * @example
+ * await lockoutKey("127.0.0.1", "Bearer ops-alice:…", env.ADMIN_TOKEN) // "127.0.0.1#ops-alice"
+ * await lockoutKey("127.0.0.1", "Bearer …", env.ADMIN_TOKEN)           // "127.0.0.1#"
+ */
+export async function lockoutKey(address: string, authorization: string | undefined, secret: string | undefined): Promise<string> {
+  const token = bearerToken(authorization);
+  const colon = token?.indexOf(":") ?? -1;
+  const claimed = token === null || colon <= 0 || !isSet(secret) ? "" : token.slice(0, colon);
+  const named = claimed !== "" && (await keyRing(secret!, "admin", "ADMIN_TOKEN")).names.includes(claimed);
+  return `${address}#${named ? claimed : ""}`;
+}
+
+function refuseIfLockedOut(key: string): void {
+  const until = lockedOut.get(key);
   if (until === undefined) return;
   if (until <= Date.now()) {
-    lockedOut.delete(address);
+    lockedOut.delete(key);
     return;
   }
   throw tooManyFailures(until);
 }
 
-async function countFailure(limiter: RateLimit | undefined, address: string): Promise<void> {
+async function countFailure(limiter: RateLimit | undefined, key: string): Promise<void> {
   if (limiter === undefined) return;
   let outcome: RateLimitOutcome;
   try {
-    outcome = await limiter.limit({ key: `admin-auth:${address}` });
+    outcome = await limiter.limit({ key: `admin-auth:${key}` });
   } catch (error) {
     console.warn("offload-gate: admin auth limiter failed", error instanceof Error ? error.message : error);
     return;
@@ -81,14 +106,15 @@ async function countFailure(limiter: RateLimit | undefined, address: string): Pr
   if (outcome.success) return;
   if (lockedOut.size >= MAX_LOCKED_OUT) lockedOut.delete(lockedOut.keys().next().value as string);
   const until = Date.now() + ADMIN_LOCKOUT_SECONDS * 1000;
-  lockedOut.set(address, until);
-  console.warn(`offload-gate: too many failed admin authentications from ${address}; refusing it for ${ADMIN_LOCKOUT_SECONDS} s`);
+  lockedOut.set(key, until);
+  const [from, name] = key.split("#");
+  console.warn(`offload-gate: too many failed admin authentications from ${from}${name ? ` naming ${name}` : ""}; refusing them for ${ADMIN_LOCKOUT_SECONDS} s`);
   throw tooManyFailures(until);
 }
 
 function tooManyFailures(until: number): ApiError {
   const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-  return new ApiError("rate_limited", `too many failed admin authentications from this address; retry after ${seconds} s`, [], {
+  return new ApiError("rate_limited", `too many failed admin authentications from this address (and this token's name); retry after ${seconds} s`, [], {
     "Retry-After": String(seconds),
   });
 }
