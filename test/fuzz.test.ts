@@ -829,6 +829,7 @@ describe("edge cases the fuzzer reaches", () => {
     ["a model name of 129 characters", { body: JSON.stringify({ model_name: "m".repeat(129), output_tokens: 20_000 }) }, 400],
     ["a form-encoded body", { contentType: "application/x-www-form-urlencoded", body: "model_name=gpt-5" }, 415],
     ["no content type", { contentType: undefined }, 415],
+    ["a content type with a trailing ;", { contentType: "application/json;" }, 415],
     ["a doubled slash in the path", { path: "//v1/gate" }, 404],
     ["HEAD on the gate", { method: "HEAD" }, 405],
     ["a stray bearer token", { authorization: "Bearer tok_0123456789abcdef" }, 200],

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../src/http/guards";
-import { call, EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
+import { bearer, call, EXAMPLE_A, OPUS, postGate, putRow, resetState } from "./helpers";
+import { ALICE_TOKEN } from "./secrets";
 
 
 interface ErrorBody {
@@ -137,6 +138,17 @@ describe("requests the gate refuses before reading them", () => {
       await expectError(res, 415, "unsupported_media_type", "content-type");
     },
   );
+
+  it.each([
+    ["/v1/gate", "POST"],
+    ["/v1/outcomes", "POST"],
+    ["/v1/admin/config", "PUT"],
+  ])("answers 415 naming content-type on %s for a media type with a trailing or malformed parameter", async (path, method) => {
+    for (const type of ["application/json;", "application/json; ", "application/json; charset"]) {
+      const res = await call(path, { method, headers: { "content-type": type, ...bearer(ALICE_TOKEN) }, body: JSON.stringify(EXAMPLE_A) });
+      await expectError(res, 415, "unsupported_media_type", "content-type");
+    }
+  });
 
   it("accepts charset UTF-8 in any case, quoted or not", async () => {
     for (const type of ["application/json; charset=UTF-8", 'application/json; charset="utf8"']) {

@@ -151,6 +151,11 @@ function fromHttpException(error: HTTPException): ApiError {
       return new ApiError("unauthorized", error.message || "unauthorized");
     case 413:
       return new ApiError("payload_too_large", "request body is too large");
+    case 415:
+      // @hono/zod-openapi's media-type check, for a type jsonBody() let through.
+      return new ApiError("unsupported_media_type", "request body must be application/json", [
+        { path: "content-type", message: "must be application/json, with name=value parameters if any" },
+      ]);
     default:
       return new ApiError("invalid_request", error.message || "bad request");
   }

@@ -12,6 +12,8 @@ export const MAX_BODY_BYTES = 96 * 1024;
 // the schema as an empty body.
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 const UTF8 = /^utf-?8$/i;
+// What @hono/zod-openapi's media-type check takes after each ";".
+const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
 
 /**
  * Refuses a body that is not JSON, is declared in a charset other than
@@ -48,6 +50,15 @@ export function checkJsonHeaders(contentType: string | undefined, contentEncodin
   if (!JSON_MEDIA_TYPE.test(mediaType?.trim() ?? "")) {
     throw new ApiError("unsupported_media_type", "request body must be application/json", [
       { path: "content-type", message: `must be application/json, not ${type === "" ? "missing" : JSON.stringify(type.slice(0, 64))}` },
+    ]);
+  }
+  // A parameter must be name=value (RFC 9110 §8.3.1): "application/json;" or
+  // "; charset" would pass here yet be refused by the routes' media-type
+  // check, so every route refuses it the same way, naming the header.
+  const malformed = parameters.find((parameter) => !MEDIA_PARAMETER.test(parameter));
+  if (malformed !== undefined) {
+    throw new ApiError("unsupported_media_type", "the content type has a malformed parameter", [
+      { path: "content-type", message: `has parameter ${JSON.stringify(malformed.trim().slice(0, 32))}; each parameter after ";" must be name=value, or leave the ";" out` },
     ]);
   }
   // JSON is UTF-8 (RFC 8259): a body declared otherwise would be decoded
