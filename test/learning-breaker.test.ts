@@ -3,7 +3,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { isProbe } from "../src/ledger";
 import { adminCall } from "./admin-helpers";
-import { OPUS, postJson, putRow, resetState } from "./helpers";
+import { call, jsonInit, OPUS, postJson, putRow, resetState } from "./helpers";
+import { ALICE_TOKEN } from "./secrets";
 import { callWorker } from "./ledger-fixtures";
 import { forgetLearned } from "../src/store/learning";
 import { forgetPricing } from "../src/store/read";
@@ -164,5 +165,28 @@ describe("the breaker with a holdout (the per-tool verdict of the confidence seq
     expect(report.breaker_changes[0].evidence.held_out).toBeGreaterThanOrEqual(30);
     const view = await (await callWorker("/v1/learning")).json<any>();
     expect(view.breaker_rule_sees).toMatch(/^holdout/);
+  });
+});
+
+describe("POST /v1/admin/learning/refresh", () => {
+  beforeEach(async () => {
+    await reset();
+    await resetState();
+  });
+
+  it("takes no body at all as {}, as docs/learning.md shows it", async () => {
+    const res = await adminCall("POST", "/v1/admin/learning/refresh?tenant=default");
+    expect(res.status).toBe(200);
+    expect((await res.json<any>()).status).toBe("published");
+  });
+
+  it("still refuses a body that is not {} (400) or not JSON by type (415)", async () => {
+    const headers = { authorization: `Bearer ${ALICE_TOKEN}` };
+    const field = await call("/v1/admin/learning/refresh?tenant=default", jsonInit("POST", { tenant: "x" }, headers));
+    expect(field.status).toBe(400);
+    const typed = await call("/v1/admin/learning/refresh?tenant=default", { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" });
+    expect(typed.status).toBe(415);
+    const untyped = await call("/v1/admin/learning/refresh?tenant=default", { method: "POST", headers, body: "{}" });
+    expect(untyped.status).toBe(415);
   });
 });

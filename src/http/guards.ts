@@ -18,7 +18,8 @@ const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
 /**
  * Refuses a body that is not JSON, is declared in a charset other than
  * UTF-8 or is content-encoded (415), or is over 96 KiB (413), before any
- * handler parses it.
+ * handler parses it. A request with no body and no content type passes:
+ * there is nothing to refuse until the route's schema asks for a body.
  *
  * @example
  * app.use("/v1/*", jsonBody());
@@ -28,9 +29,17 @@ export function jsonBody(): MiddlewareHandler {
   return async (c, next) => {
     const method = c.req.method;
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
-    checkJsonHeaders(c.req.header("content-type"), c.req.header("content-encoding"));
+    const contentType = c.req.header("content-type");
+    // No body at all has no media type to check: the route's schema says
+    // whether it needs one (a 400 naming the field), or takes none (optionalJsonRequest).
+    if (contentType === undefined && isEmpty(c.req.raw)) return next();
+    checkJsonHeaders(contentType, c.req.header("content-encoding"));
     return limit(c, next);
   };
+}
+
+function isEmpty(request: Request): boolean {
+  return request.body === null || request.headers.get("content-length") === "0";
 }
 
 /**

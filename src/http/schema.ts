@@ -37,6 +37,15 @@ export type ErrorResponse = ReturnType<typeof json<typeof ErrorSchema>>;
 export const jsonRequest = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
 
 /**
+ * A JSON body a route may go without: no body (and no content type) is
+ * taken as `{}`; a body sent is checked as jsonRequest's is.
+ *
+ * @example
+ * request: { query: TenantQuerySchema, ...optionalJsonRequest(RefreshBodySchema) }
+ */
+export const optionalJsonRequest = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: false } });
+
+/**
  * The answers every route that takes a body can give before its handler
  * runs: 400 (`what` says what makes the body wrong), 413 and 415.
  *

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { ApiError } from "../../http/errors";
 import { own } from "../../store/names";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../../http/schema";
 import { readPublished, refreshLearning } from "../../learning/refresh";
 import { breakersKey } from "../../store/keys";
 import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/breakers";
@@ -36,8 +36,8 @@ const adminLearningRoute = adminRoute({
 const refreshRoute = adminRoute({
   method: "post",
   path: "/v1/admin/learning/refresh",
-  summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {})",
-  request: { query: TenantQuerySchema, ...jsonRequest(RefreshBodySchema) },
+  summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {} or none)",
+  request: { query: TenantQuerySchema, ...optionalJsonRequest(RefreshBodySchema) },
   responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY, ...bodyErrors("The body is not JSON or not {}; the error says which") },
 });
 
