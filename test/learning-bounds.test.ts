@@ -25,7 +25,7 @@ const valueWith = (tenant_sums: LevelSums, tool: LevelSums = SUMS) =>
     breakers: {},
   });
 
-/** The sums one shard's LEARNING_SUMS would give for these outcomes (src/ledger/learning-sums.ts). */
+/** The sums one shard's LEARNING_SUMS would give for these outcomes (the ledger's LEARNING_SUMS). */
 function sumsOf(outcomes: ReadonlyArray<{ fire: boolean; recalled: boolean; turns: number; cached: number | null }>): LevelSums {
   const s = emptySums();
   for (const o of outcomes) {
