@@ -1,5 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../src/store/keys";
+import { forgetWrittenShards } from "../src/ledger";
 import { forgetLearned } from "../src/store/learning";
 import { forgetPricing } from "../src/store/read";
 import type { PricingRow } from "../src/store/schema";
@@ -54,6 +55,7 @@ export async function putGateConfig(config: object | string): Promise<void> {
 export async function resetState(): Promise<void> {
   forgetPricing();
   forgetLearned();
+  forgetWrittenShards();
   let cursor: string | undefined;
   do {
     const page = await env.PRICING.list(cursor === undefined ? {} : { cursor });

@@ -8,7 +8,7 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts } from "../ledger";
+import { gatherRows, gatherToolSessions, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts, writtenShards } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
@@ -118,7 +118,7 @@ interface Evidence {
  */
 async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | null> {
   const { tenant, config, window } = input;
-  const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms };
+  const options = { shards: await writtenShards(env.PRICING, tenant, config.ledger_shards), timeoutMs: config.ledger_timeout_ms };
   const holdout = config.holdout_fraction;
   if (holdout > 0) {
     const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);

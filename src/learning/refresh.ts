@@ -6,7 +6,7 @@
  * `learning_refresh_seconds`, and POST /v1/admin/learning/refresh runs it at
  * once.
  */
-import { gatherRows } from "../ledger";
+import { gatherRows, writtenShards } from "../ledger";
 import { parseGateConfig, type GateConfig } from "../store/config";
 import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
 import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";
@@ -43,14 +43,16 @@ export async function refreshLearning(env: Env, tenant: string, now: number, by 
 
   const days = Math.min(config.learning_window_days, config.ledger_retention_days);
   const window = { from: now - days * DAY_MS, to: now + 1 };
-  const shards = { queried: config.ledger_shards, unavailable: 0 };
+  // Only the shards the tenant ever wrote: a tenant that never wrote touches no object.
+  const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
+  const shards = { queried: written.length, unavailable: 0 };
   const [gathered, previous] = await Promise.all([
-    gatherRows(env.LEDGER, tenant, shardOptions(config), (shard) => shard.learningSums(tenant, window.from, window.to)),
+    gatherRows(env.LEDGER, tenant, { ...shardOptions(config), shards: written }, (shard) => shard.learningSums(tenant, window.from, window.to)),
     readPublished(env.PRICING, tenant),
   ]);
   shards.unavailable = gathered.unavailable;
   if (gathered.unavailable > 0) {
-    return { ...base, shards, status: "partial", detail: `${gathered.unavailable} of ${config.ledger_shards} shard(s) did not answer; the last value stays` };
+    return { ...base, shards, status: "partial", detail: `${gathered.unavailable} of ${written.length} shard(s) did not answer; the last value stays` };
   }
   const levels = mergeLevels(gathered.rows);
   const judged = await judgeBreakers(env, { tenant, config, now, window, previous, tools: Object.keys(levels.tools), by });

@@ -38,6 +38,7 @@ export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions, reportOutc
 export { ledgerShard } from "./transport/client";
 export { chunkMessages, ledgerMessage } from "./transport/message";
 export { handDecisions } from "./transport/queue";
+export { forgetWrittenShards, writtenShards } from "./transport/written";
 
 /**
  * Writes one batch of LEDGER_QUEUE (or of its dead letters) to the shards:
@@ -46,7 +47,7 @@ export { handDecisions } from "./transport/queue";
  * @example
  * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
  */
-export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"] }): Promise<void> {
+export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace }): Promise<void> {
   const consumer = await import("./transport/consumer");
   await consumer.consumeLedgerBatch(batch, env);
 }

@@ -52,3 +52,7 @@ export const learningKey = (tenant: string) => `${LEARNING_PREFIX}${tenant}`;
 export const BREAKERS_PREFIX = "breakers:";
 /** KV key of a tenant's breaker overrides. */
 export const breakersKey = (tenant: string) => `${BREAKERS_PREFIX}${tenant}`;
+/** `ledger-shard:<tenant>:<shard>`: that a tenant's ledger shard was ever written ("1"); reads ask only those shards. */
+export const LEDGER_SHARD_PREFIX = "ledger-shard:";
+/** KV key that marks one of a tenant's ledger shards as written. */
+export const ledgerShardKey = (tenant: string, shard: number) => `${LEDGER_SHARD_PREFIX}${tenant}:${shard}`;

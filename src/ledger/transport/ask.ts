@@ -1,5 +1,6 @@
 import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { ledgerShard, type LedgerNamespace } from "./client";
+import { markWritten } from "./written";
 import { shardFor, shardOfDecisionId } from "../model/ids";
 import { mergePairs, rowsOfPairs, type ToolPairList } from "../stats/pairs";
 import { emptySums, mergeSums, type LedgerSums } from "../stats/report";
@@ -117,15 +118,17 @@ export async function reportSessions(
   namespace: LedgerNamespace,
   tenant: string,
   at: number,
-  options: ReportOptions & { retentionDays: number },
+  options: ReportOptions & { retentionDays: number; index?: KVNamespace },
   items: readonly Indexed<PricedSession>[],
 ) {
   const none = new Uint8Array(16);
   const homes = await homesOf(namespace, tenant, options, [...new Set(items.map((entry) => entry.item.session_id))]);
   const shardOf = (item: PricedSession) => homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
-  return byShard(items, shardOf, options.timeoutMs, (shard, list) =>
-    ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays, options.rawDays),
-  );
+  return byShard(items, shardOf, options.timeoutMs, async (shard, list) => {
+    // A bill is a write like a decision: marked first, so the savings report asks its shard.
+    await markWritten(options.index, tenant, shard);
+    return ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays, options.rawDays);
+  });
 }
 
 /**
@@ -153,12 +156,17 @@ export async function bounded<T>(shard: number, ms: number, call: () => Promise<
   return answer;
 }
 
-/** Asks every shard of a tenant, each within the budget; the answers that came, and how many did not. */
-async function everyShard<T>(tenant: string, shards: number, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
-  const settled = await Promise.allSettled(Array.from({ length: shards }, (_, shard) => bounded(shard, timeoutMs, () => call(shard))));
+/** The shards a read asks: `0 … n − 1`, or a list (the written ones, ./written.ts). */
+export type ShardSet = number | readonly number[];
+
+/** Asks every shard of the set, each within the budget; the answers that came, and which did not. */
+async function everyShard<T>(tenant: string, shards: ShardSet, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
+  const list = typeof shards === "number" ? Array.from({ length: shards }, (_, shard) => shard) : shards;
+  const settled = await Promise.allSettled(list.map((shard) => bounded(shard, timeoutMs, () => call(shard))));
   const answers: T[] = [];
   const failed: number[] = [];
-  for (const [shard, result] of settled.entries()) {
+  for (const [i, result] of settled.entries()) {
+    const shard = list[i]!;
     if (result.status === "fulfilled") answers.push(result.value);
     else {
       failed.push(shard);
@@ -179,7 +187,7 @@ async function everyShard<T>(tenant: string, shards: number, timeoutMs: number, 
 export async function gatherSums(
   namespace: LedgerNamespace,
   tenant: string,
-  shards: number,
+  shards: ShardSet,
   filter: SumsFilter,
   bucketMs: number,
   timeoutMs: number,
@@ -203,7 +211,7 @@ export async function gatherSums(
 export async function gatherToolPairs(
   namespace: LedgerNamespace,
   tenant: string,
-  shards: number,
+  shards: ShardSet,
   filter: SumsFilter,
   timeoutMs: number,
 ): Promise<{ pairs: ToolPairList[]; unavailable: number; failed: number[] }> {
@@ -222,7 +230,7 @@ export async function gatherToolPairs(
 export async function gatherToolSessions(
   namespace: LedgerNamespace,
   tenant: string,
-  shards: number,
+  shards: ShardSet,
   filter: SumsFilter,
   timeoutMs: number,
 ): Promise<{ rows: ToolSessionRow[]; unavailable: number; failed: number[] }> {
@@ -241,7 +249,7 @@ export async function gatherToolSessions(
 export async function gatherRows<T>(
   namespace: LedgerNamespace,
   tenant: string,
-  options: { shards: number; timeoutMs: number },
+  options: { shards: ShardSet; timeoutMs: number },
   ask: (shard: ReturnType<typeof ledgerShard>) => Promise<T[]>,
 ): Promise<{ rows: T[]; unavailable: number }> {
   const { answers, failed } = await everyShard(tenant, options.shards, options.timeoutMs, "the learning refresh", (shard) =>

@@ -1,5 +1,6 @@
 import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { shardOfDecisionId } from "../model/ids";
+import { markWritten } from "./written";
 import type { LedgerDecision } from "../model/savings";
 
 /**
@@ -73,6 +74,8 @@ export interface LedgerWriteOptions {
   retentionDays: number;
   rawDays?: number;
   timeoutMs: number;
+  /** The KV that records which shards were written (./written.ts); none marks nothing. */
+  index?: KVNamespace;
 }
 
 /** One shard call's result: how many decisions it stored, or why it did not answer in time or failed. */
@@ -94,7 +97,11 @@ export async function recordInShard(
 ): Promise<ShardWrite> {
   const where = `tenant ${tenant}, shard ${shard}, ${decisions.length} decisions`;
   try {
-    const result = await beforeDeadline<{ recorded: number } | { refused: string }>(() => ledgerShard(namespace, tenant, shard).record(tenant, decisions, options.retentionDays, options.rawDays), options.timeoutMs);
+    // Marked beside the write, never delaying it (a failed mark is tried again on the next write).
+    const result = await beforeDeadline<{ recorded: number } | { refused: string }>(async () => {
+      const [, written] = await Promise.all([markWritten(options.index, tenant, shard), ledgerShard(namespace, tenant, shard).record(tenant, decisions, options.retentionDays, options.rawDays)]);
+      return written;
+    }, options.timeoutMs);
     if (result === TIMED_OUT) return { ok: false, timedOut: true, message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`, detail: "" };
     if ("refused" in result) throw new Error(result.refused);
     return { ok: true, recorded: result.recorded };

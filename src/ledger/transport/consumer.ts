@@ -36,7 +36,7 @@ interface Group {
  * @example
  * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
  */
-export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"] }): Promise<void> {
+export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace }): Promise<void> {
   const groups = groupMessages(batch);
   const namespace = env.LEDGER;
   await Promise.all(
@@ -44,7 +44,7 @@ export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LE
       const result =
         namespace === undefined
           ? { ok: false as const, message: "offload-gate: no LEDGER binding for the ledger queue's consumer", detail: "" }
-          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, { retentionDays: group.retentionDays, rawDays: group.rawDays, timeoutMs: CONSUMER_WRITE_TIMEOUT_MS });
+          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, { retentionDays: group.retentionDays, rawDays: group.rawDays, timeoutMs: CONSUMER_WRITE_TIMEOUT_MS, index: env.PRICING });
       if (result.ok) {
         consumerCounts.stored += result.recorded;
         consumerCounts.repeated += group.decisions.length - result.recorded;

@@ -12,6 +12,8 @@ import type { LedgerDecision } from "../model/savings";
 /** The bindings the hand-over reads: the queue is optional, as a deployment may not bind it. */
 export interface LedgerBindings {
   LEDGER?: LedgerNamespace;
+  /** Where the written shards are recorded (./written.ts). */
+  PRICING?: KVNamespace;
   LEDGER_QUEUE?: Pick<Queue, "send" | "sendBatch">;
 }
 
@@ -36,6 +38,7 @@ export async function handDecisions(
   options: LedgerWriteOptions,
 ): Promise<void> {
   const queue = env.LEDGER_QUEUE;
+  options = { index: env.PRICING, ...options };
   if (queue === undefined || decisions.length === 0) return writeDecisions(env.LEDGER, tenant, decisions, options);
   const { batches, oversized } = chunkMessages(decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays, options.rawDays)));
   const unsent = await Promise.all(batches.map((batch) => send(queue, batch, options.timeoutMs)));

@@ -144,7 +144,7 @@ export const reports = createApp()
       });
     }
     const answers = await orUnavailable(() =>
-      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days }, priced),
+      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days, index: c.env.PRICING }, priced),
     );
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);

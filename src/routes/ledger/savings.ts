@@ -3,7 +3,7 @@ import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, json } from "../../http/schema";
-import { BUCKET_MS, bucketFor, gatherSums, gatherToolPairs, holdoutFigures, savingsFigures } from "../../ledger";
+import { BUCKET_MS, bucketFor, gatherSums, gatherToolPairs, holdoutFigures, savingsFigures, writtenShards } from "../../ledger";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig } from "../../store/read";
 import { createApp } from "../app";
@@ -61,14 +61,16 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   // Minutes come from raw rows: a short window older than the raw window is charted by the hour.
   const bucket = bucketFor(from, to) === "minute" && from < Date.now() - Math.min(config.ledger_raw_days, config.ledger_retention_days) * DAY_MS ? "hour" : bucketFor(from, to);
   const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
+  // Only the shards the tenant ever wrote: one that never wrote gets an empty report, no object touched.
+  const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
   const [gathered, pairs] = await Promise.all([
-    gatherSums(env.LEDGER, tenant, config.ledger_shards, filter, BUCKET_MS[bucket], config.ledger_timeout_ms),
-    gatherToolPairs(env.LEDGER, tenant, config.ledger_shards, filter, config.ledger_timeout_ms),
+    gatherSums(env.LEDGER, tenant, written, filter, BUCKET_MS[bucket], config.ledger_timeout_ms),
+    gatherToolPairs(env.LEDGER, tenant, written, filter, config.ledger_timeout_ms),
   ]);
   const { sums } = gathered;
   // A shard that missed either read is missing from the report.
   const unavailable = new Set([...gathered.failed, ...pairs.failed]).size;
-  if (unavailable === config.ledger_shards) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
+  if (written.length > 0 && unavailable === written.length) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
   const holdout = holdoutFigures(pairs.pairs, config.holdout_fraction, sums.sessions);
   return {
@@ -79,7 +81,7 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
     holdout,
     bucket,
     series: figures.series.map((point) => ({ ...point, start: new Date(point.start).toISOString() })),
-    shards: { queried: config.ledger_shards, unavailable, partial: unavailable > 0 },
+    shards: { queried: written.length, unavailable, partial: unavailable > 0 },
   };
 }
 

@@ -200,7 +200,7 @@ export const SavingsReportSchema = z
       }),
     ),
     shards: z.object({
-      queried: z.number().int(),
+      queried: z.number().int().openapi({ description: "Shards asked: those the tenant ever wrote (ledger-shard:<tenant>:<n> in KV), so 0 for a tenant that never wrote." }),
       unavailable: z.number().int().openapi({ description: "Shards that did not answer within ledger_timeout_ms: their data is missing from every figure." }),
       partial: z.boolean().openapi({ description: "True when a shard was unavailable: the report covers only part of the ledger." }),
     }),
