@@ -3,7 +3,7 @@
  *
  *   validate [FILE]          schema and sanity checks; exit 0 valid, 1 not
  *   diff [--seed FILE]       the seed file against the target KV; exit 0 same, 1 different
- *   seed [--seed FILE]       write only what changed (asks, or --yes; --prune deletes rows not in the seed)
+ *   seed [--seed FILE]       write only what changed (asks, or --yes; --prune deletes rows not in the seed; --missing-only writes only what KV lacks)
  *   export [FILE]            the target KV's rows in the seed file's format
  *   import-litellm FILE (--models a,b | --provider NAME[,NAME]) [--out FILE | --into SEED [--prune [--only-covered]]]
  *
@@ -29,8 +29,9 @@ const USAGE = `usage: npm run pricing -- <command> [options]
 commands:
   validate [FILE]                 check a seed file (default pricing.seed.json); --strict fails on warnings
   diff [--seed FILE]              compare the seed file with the target KV, row by row
-  seed [--seed FILE] [--yes] [--prune]
-                                  write what changed to the target KV (asks first unless --yes)
+  seed [--seed FILE] [--yes] [--prune] [--missing-only]
+                                  write what changed to the target KV (asks first unless --yes);
+                                  --missing-only writes only what it lacks and names what it kept
   export [FILE]                   write the target KV's rows as a seed file (default: stdout)
   import-litellm FILE (--models a,b | --provider NAME[,NAME]) [--out FILE] [--commit SHA | --source URL]
                                   convert LiteLLM's model_prices_and_context_window.json rows;
@@ -80,6 +81,7 @@ const options = {
   "only-covered": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   prune: { type: "boolean" },
+  "missing-only": { type: "boolean" },
   strict: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -165,7 +167,12 @@ async function seed(flags: Flags, io: Io): Promise<number> {
 async function write(kv: Kv, target: Target, seedFile: PricingSeed, flags: Flags, io: Io): Promise<number> {
   const { snapshot, histories } = await read(kv);
   const changes = diffSeed(seedFile, snapshot);
-  const plan = planSeed(changes, snapshot, { prune: flags.prune === true });
+  const plan = planSeed(changes, snapshot, { prune: flags.prune === true, missingOnly: flags["missing-only"] === true });
+  if (plan.kept.length > 0) {
+    // Said loudly: a restart must never undo a price changed since seeding, nor hide that it differs.
+    io.err(`pricing: kept ${plan.kept.length} key(s) that differ from the seed (changed since seeding, e.g. through the admin API): ${plan.kept.join(", ")}`);
+    io.err("pricing: `npm run seed:local` resets them to the seed");
+  }
   if (plan.puts.length === 0 && plan.deletes.length === 0) {
     io.out(`nothing to write: ${describeTarget(target)} already matches the seed`);
     return 0;

@@ -190,18 +190,28 @@ export interface SeedPlan {
   deletes: string[];
   /** The rows written or deleted, for history: before (as stored) and after (null: deleted). */
   changes: { model: string; before: unknown; after: PricingRow | null }[];
+  /** With `missingOnly`: the rows and aliases KV holds otherwise than the seed, left as they are. */
+  kept: string[];
 }
 
 /**
  * Turns a diff into KV writes. Rows only in KV stay unless `prune` is set;
- * then they go, with the alias keys that point to them.
+ * then they go, with the alias keys that point to them. With `missingOnly`
+ * (what `npm run dev` seeds) only rows and aliases KV lacks are written: a
+ * row or alias KV holds otherwise, as a price changed through the admin API,
+ * stays and is named in `kept`.
  *
  * @example
  * planSeed(diffSeed(seed, snapshot), snapshot, { prune: false }).puts // [{ key: "pricing:gpt-5", value: "{...}" }]
+ * planSeed(diffSeed(seed, snapshot), snapshot, { prune: false, missingOnly: true }).kept // ["gpt-5"]
  */
-export function planSeed(diff: SeedDiff, kv: KvSnapshot, options: { prune: boolean }): SeedPlan {
-  const plan: SeedPlan = { puts: [], deletes: [], changes: [] };
+export function planSeed(diff: SeedDiff, kv: KvSnapshot, options: { prune: boolean; missingOnly?: boolean }): SeedPlan {
+  const plan: SeedPlan = { puts: [], deletes: [], changes: [], kept: [] };
   for (const row of diff.rows) {
+    if (options.missingOnly === true && row.kind !== "added") {
+      plan.kept.push(row.model);
+      continue;
+    }
     if (row.kind === "only_in_kv") {
       if (!options.prune) continue;
       plan.deletes.push(pricingKey(row.model));
@@ -213,6 +223,10 @@ export function planSeed(diff: SeedDiff, kv: KvSnapshot, options: { prune: boole
     plan.changes.push({ model: row.model, before: row.kind === "added" ? null : row.from, after: row.to });
   }
   for (const alias of diff.aliases) {
+    if (options.missingOnly === true && alias.from !== null) {
+      plan.kept.push(`alias ${alias.alias}`);
+      continue;
+    }
     if (alias.to === null) plan.deletes.push(aliasKey(alias.alias));
     else plan.puts.push({ key: aliasKey(alias.alias), value: alias.to });
   }

@@ -134,6 +134,22 @@ describe("planSeed", () => {
   });
 });
 
+describe("planSeed with missingOnly (npm run dev)", () => {
+  it("writes only the rows and aliases KV lacks, and names every key it kept that differs", () => {
+    const snapshot = snapshotOf(SMALL);
+    // A price changed through the admin API, a row gone, an alias re-pointed and one gone.
+    snapshot.rows.set("gpt-5", JSON.stringify({ ...SMALL.models["gpt-5"], input: 1 }));
+    snapshot.rows.delete("claude-opus-4-5");
+    snapshot.aliases.set("gpt-5-2025-08-07", "claude-opus-4-5");
+    snapshot.aliases.delete("claude-opus-4-5-20251101");
+    const plan = planSeed(diffSeed(SMALL, snapshot), snapshot, { prune: false, missingOnly: true });
+    expect(plan.puts.map((put) => put.key)).toEqual(["pricing:claude-opus-4-5", "alias:claude-opus-4-5-20251101"]);
+    expect(plan.changes.map((change) => change.model)).toEqual(["claude-opus-4-5"]);
+    expect(plan.deletes).toEqual([]);
+    expect(plan.kept).toEqual(["gpt-5", "alias gpt-5-2025-08-07"]);
+  });
+});
+
 describe("exportSeed", () => {
   it("gives KV's rows back in the seed's shape, leaving out and naming invalid ones", () => {
     const snapshot = snapshotOf(SMALL);
