@@ -26,16 +26,28 @@ beforeEach(async () => {
 });
 
 describe("PUT /v1/admin/pricing/:model over a richer row", () => {
-  it("keeps replacing the whole row, and warns naming each price and lifecycle field it drops", async () => {
+  it("keeps replacing the whole row, and warns naming each field it drops", async () => {
     const res = await adminCall("PUT", "/v1/admin/pricing/gpt-5", { input: 1.5, output: 10, cache_read: 0.125, aliases: ["gpt-5-2025-08-07"] });
     expect(res.status).toBe(200);
     const body = await res.json<{ row: object; changed: boolean; warnings: { path: string; message: string }[] }>();
     expect(body.changed).toBe(true);
     expect(body.row).toEqual({ input: 1.5, output: 10, cache_read: 0.125, aliases: ["gpt-5-2025-08-07"] });
-    expect(body.warnings.map((w) => w.path)).toEqual(["cache_write", "deprecated_at", "retires_at", "replaced_by"]);
+    expect(body.warnings.map((w) => w.path)).toEqual(["cache_write", "provider", "deprecated_at", "retires_at", "replaced_by"]);
     expect(body.warnings[0]?.message).toBe(
       "is dropped: the stored row has 1.25 and this write has none (a PUT replaces the whole row; PATCH /v1/admin/pricing/{model} changes only the fields it names)",
     );
+  });
+
+  it("warns when a PUT drops where the figures come from (source_note, source, verified_at), and a PATCH of the schedule keeps them", async () => {
+    const noted = { input: 0.75, output: 3.75, provider: "google", source: "https://ai.google.dev/gemini-api/docs/pricing", verified_at: "2026-12-01", source_note: "Google's Gemini API pricing page" };
+    await adminCall("PUT", "/v1/admin/pricing/noted", noted);
+    const scheduled = [{ effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 }];
+    const put = await (await adminCall("PUT", "/v1/admin/pricing/noted", { input: 0.75, output: 3.75, provider: "google", scheduled })).json<any>();
+    expect(put.warnings.map((w: { path: string }) => w.path)).toEqual(expect.arrayContaining(["source", "source_note", "verified_at"]));
+    await adminCall("PUT", "/v1/admin/pricing/noted", noted);
+    const patched = await (await patch("noted", JSON.stringify({ scheduled }))).json<any>();
+    expect(patched.warnings).toEqual([]);
+    expect(patched.row).toMatchObject({ source_note: noted.source_note, scheduled });
   });
 
   it("warns for a long-context price dropped from a kept tier, and not for a field the stored row lacked", async () => {

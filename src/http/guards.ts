@@ -18,21 +18,21 @@ const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
 /**
  * Refuses a body that is not JSON, is declared in a charset other than
  * UTF-8 or is content-encoded (415), or is over 96 KiB (413), before any
- * handler parses it. A request with no body and no content type passes:
- * there is nothing to refuse until the route's schema asks for a body.
+ * handler parses it. On the paths in `bodyOptional` (routes declared with
+ * optionalJsonRequest) a request with no body and no content type passes:
+ * there is no body to refuse. Everywhere else it is a 415, as before.
  *
  * @example
- * app.use("/v1/*", jsonBody());
+ * app.use("/v1/*", jsonBody(["/v1/admin/learning/refresh"]));
  */
-export function jsonBody(): MiddlewareHandler {
+export function jsonBody(bodyOptional: readonly string[] = []): MiddlewareHandler {
+  const optional = new Set(bodyOptional);
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw tooLarge(); } });
   return async (c, next) => {
     const method = c.req.method;
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
     const contentType = c.req.header("content-type");
-    // No body at all has no media type to check: the route's schema says
-    // whether it needs one (a 400 naming the field), or takes none (optionalJsonRequest).
-    if (contentType === undefined && isEmpty(c.req.raw)) return next();
+    if (contentType === undefined && optional.has(c.req.path) && isEmpty(c.req.raw)) return next();
     checkJsonHeaders(contentType, c.req.header("content-encoding"));
     return limit(c, next);
   };

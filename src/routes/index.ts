@@ -9,7 +9,7 @@ import { replayPage } from "./console/replay";
 import { docs, serveOpenApi } from "./docs";
 import { gate } from "./gate";
 import { health } from "./health";
-import { learning } from "./learning";
+import { learning, REFRESH_PATH } from "./learning";
 import { ledger } from "./ledger";
 import { refuseOtherMethods } from "./methods";
 import { plan } from "./plan";
@@ -34,7 +34,8 @@ app.use("/v1/gate/*", gateKeys());
 // A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
 for (const path of ["/v1/plan", "/v1/context-management", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
-app.use("/v1/*", jsonBody());
+// The refresh alone takes no body at all (docs/learning.md shows it so).
+app.use("/v1/*", jsonBody([REFRESH_PATH]));
 
 const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger).route("/", learning);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they

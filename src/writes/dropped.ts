@@ -1,15 +1,17 @@
 import type { ErrorIssue } from "../http/errors";
 import { PRICE_FIELDS, type PricingRow } from "../store/schema";
 
-// The fields whose loss changes what a model costs or when it retires: a
-// PUT replaces the whole row, so leaving one out removes it.
-const WATCHED = [...PRICE_FIELDS, "long_context", "deprecated_at", "retires_at", "replaced_by", "lifecycle_source"] as const;
+// A PUT replaces the whole row, so leaving a field out removes it: every
+// field is named when it goes (a price, a lifecycle date, a schedule, or
+// where the figures come from). Aliases say so themselves: their keys go too.
+const UNWATCHED = new Set(["aliases"]);
 
 const HOW = "a PUT replaces the whole row; PATCH /v1/admin/pricing/{model} changes only the fields it names";
 
 /**
- * Warnings (not errors) naming each price or lifecycle field the stored row
- * has and the new row leaves out, a long-context tier's prices included.
+ * Warnings (not errors) naming each field the stored row has and the new
+ * row leaves out (prices, lifecycle, schedule, source and source_note), a
+ * long-context tier's prices included.
  *
  * @example
  * droppedFieldWarnings({ input: 1.25, output: 10, cache_write: 1.25 }, { input: 1.5, output: 10 })
@@ -18,8 +20,8 @@ const HOW = "a PUT replaces the whole row; PATCH /v1/admin/pricing/{model} chang
 export function droppedFieldWarnings(before: PricingRow | null, after: PricingRow): ErrorIssue[] {
   if (before === null) return [];
   const warnings: ErrorIssue[] = [];
-  for (const field of WATCHED) {
-    if (before[field] !== undefined && after[field] === undefined) warnings.push(dropped(field, before[field]));
+  for (const field of Object.keys(before) as (keyof PricingRow)[]) {
+    if (!UNWATCHED.has(field) && before[field] !== undefined && after[field] === undefined) warnings.push(dropped(field, before[field]));
   }
   if (before.long_context !== undefined && after.long_context !== undefined) {
     for (const field of PRICE_FIELDS) {

@@ -33,9 +33,12 @@ const adminLearningRoute = adminRoute({
   responses: { 200: json(LearningViewSchema, "The learning view"), ...BAD_QUERY },
 });
 
+/** The refresh's path: its body is optional (jsonBody lets no body at all through here). */
+export const REFRESH_PATH = "/v1/admin/learning/refresh";
+
 const refreshRoute = adminRoute({
   method: "post",
-  path: "/v1/admin/learning/refresh",
+  path: REFRESH_PATH,
   summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {} or none)",
   request: { query: TenantQuerySchema, ...optionalJsonRequest(RefreshBodySchema) },
   responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY, ...bodyErrors("The body is not JSON or not {}; the error says which") },
