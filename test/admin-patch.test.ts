@@ -39,11 +39,11 @@ describe("PUT /v1/admin/pricing/:model over a richer row", () => {
   });
 
   it("warns when a PUT drops where the figures come from (source_note, source, verified_at), and a PATCH of the schedule keeps them", async () => {
-    const noted = { input: 0.75, output: 3.75, provider: "google", source: "https://ai.google.dev/gemini-api/docs/pricing", verified_at: "2026-12-01", source_note: "Google's Gemini API pricing page" };
+    const noted = { input: 0.75, output: 3.75, cache_read: 0.075, provider: "google", source: "https://ai.google.dev/gemini-api/docs/pricing", verified_at: "2026-12-01", source_note: "Google's Gemini API pricing page" };
     await adminCall("PUT", "/v1/admin/pricing/noted", noted);
     const scheduled = [{ effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 }];
-    const put = await (await adminCall("PUT", "/v1/admin/pricing/noted", { input: 0.75, output: 3.75, provider: "google", scheduled })).json<any>();
-    expect(put.warnings.map((w: { path: string }) => w.path)).toEqual(expect.arrayContaining(["source", "source_note", "verified_at"]));
+    const put = await (await adminCall("PUT", "/v1/admin/pricing/noted", { input: 0.75, output: 3.75, cache_read: 0.075, provider: "google", scheduled })).json<any>();
+    expect(put.warnings.map((w: { path: string }) => w.path).sort()).toEqual(["source", "source_note", "verified_at"]);
     await adminCall("PUT", "/v1/admin/pricing/noted", noted);
     const patched = await (await patch("noted", JSON.stringify({ scheduled }))).json<any>();
     expect(patched.warnings).toEqual([]);
