@@ -119,6 +119,21 @@ describe("diffSeed", () => {
   });
 });
 
+describe("pricing.seed.json's source notes", () => {
+  const PROVIDER = { anthropic: "Anthropic's", openai: "OpenAI's", google: "Google's" } as Record<string, string>;
+
+  it("say where each figure comes from in words a user can check: the provider's own page by name, never a work ticket, tracker or reseller", () => {
+    const seed = JSON.parse(readFileSync("pricing.seed.json", "utf8")) as PricingSeed;
+    const noted = Object.entries(seed.models).filter(([, row]) => row.source_note !== undefined);
+    expect(noted.length).toBeGreaterThan(10);
+    for (const [model, row] of noted) {
+      const note = row.source_note!;
+      expect(note, model).not.toMatch(/issue \d+|ticket|tracker|reseller|laozhang|aifreeapi|apidog|TokenMeter|PromptFuel|simstudio|LiteLLM|catalog/i);
+      expect(note, model).toContain(PROVIDER[row.provider ?? ""] ?? "a provider's");
+    }
+  });
+});
+
 describe("planSeed", () => {
   it("writes only what changed and deletes nothing unless pruning", () => {
     const snapshot = snapshotOf(SMALL);
