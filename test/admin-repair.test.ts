@@ -181,10 +181,12 @@ describe("GET and DELETE /v1/admin/aliases", () => {
     expect((await adminCall("DELETE", "/v1/admin/aliases/bad%20name")).status).toBe(400);
   });
 
-  it("stops pricing through a deleted stray alias at once in this isolate", async () => {
+  it("never prices through a stray alias (its target does not name it back), and forgets it at once when deleted", async () => {
     await putRow("gpt-5", GPT5);
     await putAlias("gpt-5-old", "gpt-5");
-    expect((await (await postGate({ ...BIG, model_name: "gpt-5-old" })).json<any>()).reason_code).toBe("net_positive");
+    const stray = await (await postGate({ ...BIG, model_name: "gpt-5-old" })).json<any>();
+    expect(stray.fire).toBe(false);
+    expect(stray.priced_as).toBeNull();
     expect((await adminCall("DELETE", "/v1/admin/aliases/gpt-5-old")).status).toBe(200);
     expect((await (await postGate({ ...BIG, model_name: "gpt-5-old" })).json<any>()).reason_code).toBe("unpriced");
   });

@@ -141,6 +141,7 @@ describe("POST /v1/gate/curve", () => {
   });
 
   it("prices an alias with its canonical row, as the gate does", async () => {
+    await putRow("claude-opus-4-6", { ...OPUS, aliases: ["opus-latest"] });
     await putAlias("opus-latest", "claude-opus-4-6");
     const curve = await curveOf({ request: { ...SEED_REQUEST, model_name: "opus-latest" } });
     expect(curve.priced_as?.model).toBe("claude-opus-4-6");

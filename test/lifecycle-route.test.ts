@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { postGate, putAlias, putRow, resetState } from "./helpers";
 
 const ASK = { output_tokens: 20_000, horizon: 4, recall_probability: 0.25 };
-const GEMINI_25_PRO = { input: 1.25, output: 10, provider: "google", retires_at: "2026-12-01", replaced_by: "gemini-3.8-flash" };
+const GEMINI_25_PRO = { input: 1.25, output: 10, aliases: ["gemini-2.5-pro-001"], provider: "google", retires_at: "2026-12-01", replaced_by: "gemini-3.8-flash" };
 const GEMINI_38_FLASH = { input: 0.75, output: 3.75, cache_read: 0.075, provider: "google" };
 const HAIKU_35 = { input: 0.8, output: 4, aliases: ["claude-3-5-haiku-20241022"], provider: "anthropic", deprecated_at: "2025-12-19", retires_at: "2026-02-19" };
 

@@ -211,7 +211,12 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
   if (row === null) {
     return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} points to ${target}, which has no pricing row` });
   }
-  return logIfInvalid(parseRow(target, row));
+  const parsed = parseRow(target, row);
+  // An alias key written straight into KV is only trusted when its target names it back (as every write makes them).
+  if (parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(model)) {
+    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} points to ${target}, whose row does not list ${model} among its aliases` });
+  }
+  return logIfInvalid(parsed);
 }
 
 /**
