@@ -31,7 +31,7 @@ function workerPool(configPath: string) {
       // `npm run dev`; tests that need keys pass them in the env they call
       // with. Both are named here so a developer's .dev.vars, which
       // wrangler's config reader loads too, never changes a test.
-      bindings: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, GATE_API_KEYS: "" },
+      bindings: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, GATE_API_KEYS: "", TEST_RUNS: process.env.TEST_RUNS ?? "" },
       // Real Durable Object bindings to ledger shards that throw or
       // hang (test/fixtures/faulty-ledger.js), for the failure tests.
       durableObjects: {

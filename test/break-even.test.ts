@@ -16,6 +16,7 @@ import {
   type PricingMode,
 } from "../src/gate";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
+import { runs } from "./support/runs";
 
 // Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
 const SEED = 6_2027;
@@ -145,7 +146,7 @@ describe("break_even_horizon", () => {
         if (inputs.output_tokens >= inputs.large_offload_threshold_tokens) found.horizon.priced++;
         if (breakEven(m, inputs, r).break_even_horizon !== null) found.horizon.some++;
       }),
-      { numRuns: 3_000, seed: SEED },
+      { numRuns: runs(3_000), seed: SEED },
     );
     // The generators must exercise the interesting case: most priced cases have an answer.
     expect(found.horizon.some).toBeGreaterThan(found.horizon.priced / 2);
@@ -187,7 +188,7 @@ describe("break_even_output_tokens", () => {
           expect(closed).toBeGreaterThanOrEqual(inputs.large_offload_threshold_tokens);
         }
       }),
-      { numRuns: 2_000, seed: SEED },
+      { numRuns: runs(2_000), seed: SEED },
     );
     expect(found.output.inRange).toBeGreaterThan(found.output.runs / 2);
   }, 120_000);
@@ -237,7 +238,7 @@ describe("both break-evens on retroactive and 1-hour inputs", () => {
         expect(closed).toBe(bruteHorizon("cache_aware", inputs, r));
         if (closed !== null) some++;
       }),
-      { numRuns: 3_000, seed: SEED },
+      { numRuns: runs(3_000), seed: SEED },
     );
     expect(some).toBeGreaterThan(1_000);
   }, 120_000);
@@ -254,7 +255,7 @@ describe("both break-evens on retroactive and 1-hour inputs", () => {
           expect(closed).toBe(brute);
         } else expect(brute).toBeNull();
       }),
-      { numRuns: 3_000, seed: SEED },
+      { numRuns: runs(3_000), seed: SEED },
     );
     expect(inRange).toBeGreaterThan(1_000);
   }, 120_000);
@@ -268,7 +269,7 @@ describe("both break-evens on retroactive and 1-hour inputs", () => {
         expect(closed).toBe(bruteHorizon("cache_aware", flat, zeroRead));
         expect(closed).toBe(fires("cache_aware", { ...flat, horizon: 1 }, zeroRead) ? 1 : null);
       }),
-      { numRuns: 300, seed: SEED },
+      { numRuns: runs(300), seed: SEED },
     );
   }, 120_000);
 });
@@ -330,7 +331,7 @@ describe("both break-evens at the API's bounds", () => {
           }
         }
       }),
-      { numRuns: 400, seed: SEED },
+      { numRuns: runs(400), seed: SEED },
     );
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import {
   type CachePriceRates,
 } from "../src/gate";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
+import { runs } from "./support/runs";
 
 // Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
 const SEED = 6_2026;
@@ -154,7 +155,7 @@ describe("the reduction to the seed", () => {
           expect(d.context_premium_saving_usd).toBe(0);
         }
       }),
-      { numRuns: 3_000, seed: SEED },
+      { numRuns: runs(3_000), seed: SEED },
     );
   });
 });
@@ -202,7 +203,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         expect(net(larger, row)).toBeGreaterThanOrEqual(net(inputs, row));
         expect(evaluateOffloadGate(larger, row).net_saving_usd).toBeGreaterThanOrEqual(evaluateOffloadGate(inputs, row).net_saving_usd);
       }),
-      { numRuns: 2_000, seed: SEED },
+      { numRuns: runs(2_000), seed: SEED },
     );
   });
 
@@ -216,7 +217,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
           evaluateOffloadGate({ ...inputs, recall_probability: low }, row).net_saving_usd,
         );
       }),
-      { numRuns: 2_000, seed: SEED },
+      { numRuns: runs(2_000), seed: SEED },
     );
   });
 
@@ -237,7 +238,7 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         const ulps = 4 * Number.EPSILON * (atLow.reprefill_saving_usd + atLow.stub_carry_cost_usd + atLow.expected_recall_hop_cost_usd);
         expect(atHigh.net_saving_usd).toBeLessThanOrEqual(atLow.net_saving_usd + ulps);
       }),
-      { numRuns: 2_000, seed: SEED },
+      { numRuns: runs(2_000), seed: SEED },
     );
   });
 
@@ -292,7 +293,7 @@ describe("robustness", () => {
           expect(breakEven === null || Number.isSafeInteger(breakEven)).toBe(true);
         }
       }),
-      { numRuns: 1_000, seed: SEED },
+      { numRuns: runs(1_000), seed: SEED },
     );
   });
 });

@@ -7,6 +7,7 @@ import worker from "../src/index";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { EXAMPLE_A, OPUS, putGateConfig, putRow, resetState } from "./helpers";
 import { TEST_GATE_API_KEYS, PROD_KEY } from "./secrets";
+import { runs } from "./support/runs";
 
 // The gate's direct path (src/routes/gate/request/direct.ts) serves POST /v1/gate and
 // /v1/gate/batch when the request declares its length; without one, the same
@@ -128,7 +129,7 @@ describe("the gate's direct path", () => {
       fc.asyncProperty(body, fc.boolean(), async (fields, batched) => {
         await expectSameAnswer(batched ? { path: "/v1/gate/batch", body: json({ items: [fields, fields] }) } : { body: json(fields) });
       }),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   });
 });

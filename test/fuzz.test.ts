@@ -9,6 +9,7 @@ import { MAX_BODY_BYTES } from "../src/http/guards";
 import { ErrorSchema } from "../src/http/schema";
 import { pendingDigest, type PendingChange } from "../src/sync/pending";
 import { OPUS, putRow, resetState } from "./helpers";
+import { runs } from "./support/runs";
 
 // Property-based fuzzing of the whole HTTP surface, in workerd, against the
 // real app and the real local KV binding. The seed is fixed so that a failure
@@ -16,7 +17,7 @@ import { OPUS, putRow, resetState } from "./helpers";
 // then becomes a named test in "edge cases the fuzzer reaches" below.
 
 const SEED = 20261130;
-const RUNS = 2_500;
+const RUNS = runs(2_500);
 
 // Known secrets: no answer may ever carry them.
 const ADMIN_TOKEN = "admin-s3cret-token-7f3a9c";
@@ -601,7 +602,7 @@ describe("the whole API under fuzzing", () => {
         // A dry run has no id, and says so; a recorded decision has its id.
         expect([decision.dry_run, typeof decision.decision_id]).toEqual(body.dry_run === true ? [true, "undefined"] : [undefined, "string"]);
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: runs(300) },
     );
   }, 60_000);
 
@@ -636,7 +637,7 @@ describe("the whole API under fuzzing", () => {
         if (decision.fire) expect(decision.worst_case === null || decision.worst_case.net_saving_usd > 0).toBe(true);
         if (!("horizon_range" in body) && decision.reason_code !== "below_threshold") expect(decision.worst_case).toBeNull();
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: runs(300) },
     );
   }, 60_000);
 });
@@ -660,7 +661,7 @@ describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
           expect(after).toEqual(before);
         }
       }),
-      { seed: SEED, numRuns: 150 },
+      { seed: SEED, numRuns: runs(150) },
     );
   }, 60_000);
 });
@@ -716,7 +717,7 @@ describe("POST /v1/gate/curve under fuzzing", () => {
           }
         }
       }),
-      { seed: SEED, numRuns: 200 },
+      { seed: SEED, numRuns: runs(200) },
     );
   }, 60_000);
 });
@@ -761,7 +762,7 @@ describe("the clearing plan under fuzzing", () => {
           expect(body.segments.find((segment) => "id" in segment && segment.id === id)?.tokens).toBeGreaterThanOrEqual(threshold);
         }
       }),
-      { seed: SEED, numRuns: 200 },
+      { seed: SEED, numRuns: runs(200) },
     );
   }, 60_000);
 });
@@ -804,7 +805,7 @@ describe("pending changes under fuzzing: approve with a digest, reject, delete",
         const row = JSON.parse((await env.PRICING.get("pricing:gpt-5")) as string);
         expect(row.input).toBe(approved ? 1.5 : 1.25);
       }),
-      { seed: SEED, numRuns: 150 },
+      { seed: SEED, numRuns: runs(150) },
     );
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { knapsack, KNAPSACK_NODE_LIMIT, nodeBudget } from "../src/gate";
+import { runs } from "./support/runs";
 
 /** The greatest value over every subset that fits, by enumeration. */
 function bruteForce(values: number[], weights: number[], capacity: number, strict: boolean): number {
@@ -35,7 +36,7 @@ describe("the knapsack the tier search uses", () => {
         if (picked.length > 0) expect(strict ? weight < capacity : weight <= capacity).toBe(true);
         expect(total(values, picked)).toBe(bruteForce(values, weights, capacity, strict));
       }),
-      { seed: 14_2026, numRuns: 500 },
+      { seed: 14_2026, numRuns: runs(500) },
     );
   });
 

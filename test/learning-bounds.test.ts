@@ -11,6 +11,7 @@ import { forgetLearned, parseLearned, sumsInconsistency } from "../src/store/lea
 import { OPUS } from "./fixtures/rows";
 import { postJson, putRow, resetState } from "./helpers";
 import { callWorker } from "./ledger-fixtures";
+import { runs } from "./support/runs";
 
 const ROOT = { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 };
 const SUMS: LevelSums = { p_n: 2, p_r: 1, h_n: 2, h_sum: 8, h_sumsq: 34, q_n: 2, q_cached: 3, q_turns: 6 };
@@ -73,7 +74,7 @@ describe("a stored learned value's sums", () => {
         expect(sumsInconsistency(merged)).toBeNull();
         expect(parseLearned("default", valueWith(merged, merged)).problem).toBeNull();
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -102,7 +103,7 @@ describe("every pooled prior", () => {
         const range = horizonRange(pooled.horizon, 0.9);
         if (range !== null) expect(range[1]).toBeLessThanOrEqual(MAX_HORIZON);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

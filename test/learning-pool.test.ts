@@ -5,6 +5,7 @@ import { betaQuantile, horizonRange, unitRange } from "../src/learning/ranges";
 import { applyLearned } from "../src/routes/gate/request/priors";
 import { DEFAULT_GATE_CONFIG } from "../src/store/config";
 import type { LearnedValue } from "../src/store/learning";
+import { runs } from "./support/runs";
 
 // docs/design/learning.md §2.3's worked examples (w = 10; config p 0.25, h 4, q 0.9).
 const ROOT = { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 };
@@ -129,7 +130,7 @@ describe("a learned value, whatever was observed", () => {
           for (const x of [inputs.horizon, ...(inputs.horizon_range ?? [])]) expect(x).toBeGreaterThanOrEqual(0);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

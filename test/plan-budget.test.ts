@@ -13,6 +13,7 @@ import {
 } from "../src/gate";
 import { SONNET_45 } from "./fixtures/rows";
 import { bruteForceNet, P1, tieredCase } from "./plan-fixtures";
+import { runs } from "./support/runs";
 
 const priced = (row: CachePriceRates): PricingLookup<CachePriceRates> => ({ status: "priced", row, canonical: "m" });
 
@@ -68,7 +69,7 @@ describe("one node budget for all of a plan's searches", () => {
   });
 
   it("is never worse than stubbing nothing, nor better than brute force, with no budget at all", () => {
-    const cases = fc.sample(tieredCase(10), { seed: 23_2026, numRuns: 400 });
+    const cases = fc.sample(tieredCase(10), { seed: 23_2026, numRuns: runs(400) });
     let cut = 0;
     for (const { inputs, row } of cases) {
       const choice = bestPlan(planModel(inputs, row), nodeBudget(0));

@@ -14,6 +14,7 @@ import {
 } from "../src/gate";
 import { OPUS, SONNET_45 } from "./fixtures/rows";
 import { bruteForceNet, P1, planRequest, tieredCase, untieredRow } from "./plan-fixtures";
+import { runs } from "./support/runs";
 
 // Fixed, so CI is reproducible; change it to explore.
 const SEED = 14_2026;
@@ -93,12 +94,12 @@ describe("the search against brute force over every subset", () => {
       fc.property(planRequest(12), untieredRow, (inputs, row) => {
         expect(searchNet(inputs, row)).toBe(bruteForceNet(inputs, row));
       }),
-      { seed: SEED, numRuns: 1_000 },
+      { seed: SEED, numRuns: runs(1_000) },
     );
   });
 
   it("with a long-context tier, equals brute force on at least 99% of cases and never falls below 99% of its net", () => {
-    const cases = fc.sample(tieredCase(12), { seed: SEED, numRuns: 1_500 });
+    const cases = fc.sample(tieredCase(12), { seed: SEED, numRuns: runs(1_500) });
     let equal = 0;
     let crossing = 0;
     for (const { inputs, row } of cases) {
@@ -152,7 +153,7 @@ describe("the answer", () => {
           }
         });
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: runs(300) },
     );
   });
 
@@ -178,7 +179,7 @@ describe("the answer", () => {
         if (plan.stub.length > 0) expect(plan.rewrite_from_tokens + plan.rewritten_tokens).toBe(total - freed);
         else expect([plan.rewrite_from_tokens, plan.rewritten_tokens]).toEqual([total, 0]);
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: runs(300) },
     );
   });
 
@@ -225,7 +226,7 @@ describe("a one-candidate plan and the retroactive gate", () => {
           expect(Object.is(plan.candidates.find((c) => c.id === candidate.id)?.alone_net_saving_usd, gate)).toBe(true);
         });
       }),
-      { seed: SEED, numRuns: 1_000 },
+      { seed: SEED, numRuns: runs(1_000) },
     );
   });
 
@@ -241,7 +242,7 @@ describe("a one-candidate plan and the retroactive gate", () => {
         expect(plan.stub).toEqual(gate.fire ? [candidate.id] : []);
         expect(plan.net_saving_usd).toBe(gate.fire ? gate.net_saving_usd : 0);
       }),
-      { seed: SEED, numRuns: 1_000 },
+      { seed: SEED, numRuns: runs(1_000) },
     );
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { evaluateOffloadGate, type OffloadGateInputs } from "../src/gate";
+import { runs } from "./support/runs";
 
-const RUNS = { numRuns: 1_000, seed: 4_2026 };
+const RUNS = { numRuns: runs(1_000), seed: 4_2026 };
 
 const price = fc.double({ min: 0, max: 100, noNaN: true });
 const row = fc.record({ input: price, output: price });

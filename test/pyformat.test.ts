@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { pyFixed, pyInt, pyNumber, pyRepr } from "../src/gate";
+import { runs } from "./support/runs";
 
 describe("pyFixed", () => {
   it.each([
@@ -46,7 +47,7 @@ describe("pyFixed", () => {
       fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), ties), fc.integer({ min: 0, max: 6 }), (x, digits) => {
         expect(pyFixed(x, digits)).toBe(exactHalfEven(x, digits));
       }),
-      { numRuns: 2_000, seed: 20261130 },
+      { numRuns: runs(2_000), seed: 20261130 },
     );
   });
 });

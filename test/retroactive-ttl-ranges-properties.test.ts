@@ -16,10 +16,11 @@ import {
   type Range,
 } from "../src/gate";
 import { evaluateFrozenCacheAwareGate } from "./fixtures/frozen-cache-aware";
+import { runs } from "./support/runs";
 
 // Fixed, so CI is reproducible; change it to explore.
 const SEED = 13_2026;
-const RUNS = 3_000;
+const RUNS = runs(3_000);
 
 const price = fc.double({ min: 0.01, max: 100, noNaN: true, noDefaultInfinity: true });
 const factor = (min: number, max: number) => fc.option(fc.double({ min, max, noNaN: true }), { nil: undefined });
