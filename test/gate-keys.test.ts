@@ -167,7 +167,7 @@ describe("per-tenant rate limiting", () => {
     expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
     expect(statuses.slice(3)).toEqual([429, 429, 429]);
     expect(limited?.headers.get("retry-after")).toBe(String(RATE_LIMIT_PERIOD_SECONDS));
-    expect((await limited?.json<any>()).error.code).toBe("rate_limited");
+    expect((await limited!.json<any>()).error.code).toBe("rate_limited");
     const other = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`key-b-${run}-0123456789`)));
     expect(other.status).toBe(200);
   });

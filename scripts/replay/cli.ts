@@ -52,7 +52,7 @@ const TRANSCRIPT = /\.(jsonl|traj|json)$/;
 /** Every transcript under the paths, one at a time: a file as given, a folder walked in name order. */
 export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Generator<string> {
   for (const path of paths) {
-    let stat;
+    let stat: ReturnType<typeof statSync>;
     try {
       stat = statSync(path);
     } catch {
@@ -79,6 +79,7 @@ export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Ge
  * await main(["runs/"], { out: console.log, err: console.error, tty: false })
  */
 export async function main(argv: string[], io: Io): Promise<number> {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers the type from its options; the try is only around the call
   let args;
   try {
     args = parseArgs({

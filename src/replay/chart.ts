@@ -48,7 +48,7 @@ export class CostSeries {
 
 const COLORS = ["#1f2937", "#2563eb", "#16a34a", "#9333ea", "#dc2626", "#ea580c", "#ca8a04", "#0891b2", "#db2777", "#65a30d", "#475569", "#7c3aed"];
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const escapeXml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 /**
  * The chart as an SVG element.
@@ -81,8 +81,8 @@ export function chartSvg(series: CostSeries): string {
   [...series.points.entries()].forEach(([name, list], index) => {
     const color = COLORS[index % COLORS.length]!;
     const d = list.map((v, k) => `${k === 0 ? "M" : "L"}${x(series.at[k]!).toFixed(1)},${y(v).toFixed(1)}`).join("");
-    parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}" data-policy="${escape(name)}"/>`);
-    parts.push(`<text x="${w - right + 10}" y="${top + 14 + index * 16}" font-size="12" fill="${color}">${escape(name)}</text>`);
+    parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}" data-policy="${escapeXml(name)}"/>`);
+    parts.push(`<text x="${w - right + 10}" y="${top + 14 + index * 16}" font-size="12" fill="${color}">${escapeXml(name)}</text>`);
   });
   parts.push("</svg>");
   return parts.join("");

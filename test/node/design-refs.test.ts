@@ -12,7 +12,7 @@ const OLD_NOTES = /\b(?:ledger-v2|adaptive-gate|economics-v2|cache-aware-gate|ou
 
 function files(path: string): string[] {
   const full = join(ROOT, path);
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(full, { withFileTypes: true });
   } catch {

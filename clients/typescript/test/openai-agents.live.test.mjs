@@ -36,7 +36,7 @@ class ScriptedModel {
       : [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }];
     return { usage: this.usages[Math.min(n - 1, this.usages.length - 1)], output, responseId: `resp_${n}` };
   }
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: the SDK calls this only to stream, which this test never asks for
   async *getStreamedResponse() {
     throw new Error("this test does not stream");
   }
