@@ -89,7 +89,7 @@ describe("the recall hop, priced as it is billed", () => {
     expect(d.net_saving_usd).toBeCloseTo(-0.154245, 12);
   });
 
-  it("is today's hop on entry: nothing is cached after an entry stub (bit for bit: economics-v2-properties)", () => {
+  it("is today's hop on entry: nothing is cached after an entry stub (bit for bit: retroactive-ttl-ranges-properties)", () => {
     const entry = evaluateCacheAwareGate({ ...R1, offload_at: "entry" }, OPUS);
     expect(entry.expected_recall_hop_cost_usd).toBeCloseTo(0.3 * (0.025 + 60_000 * 1.075e-6), 15);
     expect(entry.suffix_rewrite_cost_usd).toBe(0);
