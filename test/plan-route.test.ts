@@ -49,9 +49,10 @@ describe("POST /v1/plan on worked example P1", () => {
     expect(write.mock.calls[0]?.[0]).toEqual({
       indexes: ["default"],
       // blob7–9: the plan's id, tool and session (none sent); blob10 and blob11 are offload_at and cache_ttl, as for a decision.
+      // double9 is the floor in force: none, the plan's own economics decide.
       blobs: ["claude-opus-4-6", "claude-opus-4-6", "plan_positive", "plan", "", plan.reason, plan.decision_id, "", "", "retroactive", "5m", "", "", ""],
       doubles: [
-        ...[1, plan.net_saving_usd, plan.keep_cost_usd, plan.plan_cost_usd, 3, 3, 4, 0.25, 10_000, 200, 2_000, 500, 0],
+        ...[1, plan.net_saving_usd, plan.keep_cost_usd, plan.plan_cost_usd, 3, 3, 4, 0.25, 0, 200, 2_000, 500, 0],
         // double14–18: the cached prefix, q, N, the tokens rewritten, the segments.
         ...[8_000, 0.9, 101_500, 7_100, 7],
       ],
