@@ -40,10 +40,10 @@ const TERMS = [
 const pick = (answer: object) => Object.fromEntries(TERMS.map((key) => [key, (answer as Record<string, unknown>)[key]]));
 
 describe("the worked examples of retroactive offload, the 1-hour cache and ranges, over HTTP", () => {
-  it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.10767 and does not fire", async () => {
+  it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.154245 and does not fire", async () => {
     const body = await decided(cacheAware(R1));
     expect(body.fire).toBe(false);
-    expect(body.net_saving_usd).toBeCloseTo(-0.10767, 12);
+    expect(body.net_saving_usd).toBeCloseTo(-0.154245, 12);
     expect(body.suffix_rewrite_cost_usd).toBeCloseTo(0.15525, 12);
     expect(body.reason).toContain("− suffix=$0.1553); ");
     expect(body.inputs).toMatchObject({ offload_at: "retroactive", suffix_tokens: 30_000, cache_ttl: "5m", cache_hit_rate: 0.9 });

@@ -38,7 +38,7 @@ export interface PlanRecord {
  * priors); docs/analytics.md documents the order. Append, never reorder.
  *
  * @example
- * toPlanDataPoint(record) // { indexes: ["default"], blobs: ["claude-opus-4-6", ..., "plan_positive", "plan", ...], doubles: [1, 0.2773, ...] }
+ * toPlanDataPoint(record) // { indexes: ["default"], blobs: ["claude-opus-4-6", ..., "plan_positive", "plan", ...], doubles: [1, 0.1777, ...] }
  */
 export function toPlanDataPoint(record: PlanRecord): AnalyticsEngineDataPoint {
   const { outcome, inputs } = record;

@@ -1,6 +1,6 @@
 import { cacheAwareParams, cacheAwareTerms, type CacheAwareParams } from "./cache-aware";
-import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, TOKENS_PER_MILLION } from "./constants";
-import { seedTerms } from "./decision";
+import { TOKENS_PER_MILLION } from "./constants";
+import { preFilterTokens, seedTerms } from "./decision";
 import { cacheInputsFor, missingCachePrice } from "./gaps";
 import { carryRate, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingMode } from "./types";
@@ -42,7 +42,7 @@ export function breakEven(mode: PricingMode, requested: CacheAwareInputs, row: C
   const inputs = mode === "seed" ? requested : cacheInputsFor(requested, row);
   const params = cacheAwareParams(inputs);
   const model = mode === "seed" ? seedModel(row, params) : cacheModel(row, params);
-  const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
+  const threshold = preFilterTokens(inputs, mode);
   return {
     // Below the pre-filter no horizon fires.
     break_even_horizon: params.outputTokens < threshold ? null : horizonBreakEven(model, params),
@@ -116,7 +116,8 @@ function perRequest(model: NetModel, keep: TokenRates, params: CacheAwareParams)
     params.recallProbability *
     (params.recallInputTokens * stubbed.write +
       params.recallOutputTokens * stubbed.out +
-      (model.context + model.suffix) * mStub);
+      model.context * mStub +
+      model.suffix * stubbed.write);
   // Per output token: carry(K, h) on entry, h·m(K) retroactively.
   const outputRate = (h: number) => (model.retroactive ? h * mKeep : carryRate(keep, mKeep, h));
   return { stubbed, mKeep, mStub, recall, outputRate };

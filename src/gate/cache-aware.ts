@@ -1,5 +1,4 @@
-import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS } from "./constants";
-import { clampProbability, evaluateOffloadGate, seedParams, type SeedParams } from "./decision";
+import { clampProbability, evaluateOffloadGate, preFilterTokens, seedParams, type SeedParams } from "./decision";
 import { cacheInputsFor } from "./gaps";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
@@ -91,8 +90,10 @@ export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwa
   // The suffix is written again once, then read; kept, it would only have been read.
   const suffix = a === 0 ? 0 : carryCost(a, stubbed, mStub, h) - a * mKeep * h;
   const stub = carryCost(params.stubTokens, stubbed, mStub, h);
+  // The hop is one more call over the whole history: read from the cache up to the stub, written
+  // after it (the recalled slice and the suffix). On entry A is 0 and this is today's sum, bit for bit.
   const recall =
-    p * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + (ctx + a) * mStub);
+    p * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + ctx * mStub + a * stubbed.write);
   // On entry suffix is 0 and this is today's sum, bit for bit.
   const net = reprefill + premium - (stub + recall + suffix);
   return { reprefill, premium, suffix, stub, recall, net, keep, stubbed };
@@ -139,9 +140,10 @@ export function evaluateCacheAwareGate(
   requested: CacheAwareInputs,
   pricing: CachePriceRates | undefined,
 ): CacheAwareDecision {
-  const inputs = pricing === undefined ? requested : cacheInputsFor(requested, pricing);
-  const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
-  if (inputs.output_tokens < threshold || pricing === undefined) {
+  const given = pricing === undefined ? requested : cacheInputsFor(requested, pricing);
+  // No floor unless one is set: the terms below are the pre-filter (the request's break-even size).
+  const inputs = { ...given, large_offload_threshold_tokens: preFilterTokens(given, "cache_aware") };
+  if (inputs.output_tokens < inputs.large_offload_threshold_tokens || pricing === undefined) {
     return { ...evaluateOffloadGate(inputs, undefined), context_premium_saving_usd: 0, suffix_rewrite_cost_usd: 0 };
   }
   const params = cacheAwareParams(inputs);

@@ -1,5 +1,5 @@
 import { breakEven, NO_BREAK_EVEN } from "./break-even";
-import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS } from "./constants";
+import { preFilterTokens } from "./decision";
 import { decideOutcome } from "./outcome";
 import type { BreakEven, CacheAwareInputs, CachePriceRates, PricingLookup, PricingMode, ReasonCode } from "./types";
 
@@ -75,7 +75,7 @@ export function gateCurves(
   const horizonXs = grid(horizonMax, span.points, [horizon, beH]);
 
   const tokens = inputs.output_tokens;
-  const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
+  const threshold = preFilterTokens(inputs, mode);
   const beT = flips.break_even_output_tokens;
   const tokensMax =
     span.outputTokensMax ?? Math.max(1_000, 2 * tokens, Math.ceil(1.2 * threshold), beT === null ? 0 : Math.ceil(1.5 * beT));

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
   DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
   DEFAULT_RECALL_INPUT_TOKENS,
   DEFAULT_RECALL_OUTPUT_TOKENS,
@@ -11,6 +12,7 @@ import type {
   OffloadGateInputs,
   PriceRates,
   PricingLookup,
+  PricingMode,
   TaggedDecision,
 } from "./types";
 
@@ -142,13 +144,29 @@ export function clampProbability(p: number): number {
 }
 
 /**
+ * The size pre-filter in force: the request's, else the mode's default. The
+ * seed's is the reference's 10,000 tokens; cache_aware has no floor of its
+ * own (the break-even size decides), so there the field is a floor ops or
+ * callers may set.
+ *
+ * @example
+ * preFilterTokens({}) // 10000
+ * preFilterTokens({}, "cache_aware") // 0
+ * preFilterTokens({ large_offload_threshold_tokens: 2_000 }, "cache_aware") // 2000
+ */
+export function preFilterTokens(inputs: Pick<OffloadGateInputs, "large_offload_threshold_tokens">, mode: PricingMode = "seed"): number {
+  return inputs.large_offload_threshold_tokens ?? (mode === "seed" ? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS : DEFAULT_CACHE_AWARE_FLOOR_TOKENS);
+}
+
+/**
  * Whether the pre-filter alone decides: then no pricing lookup is needed.
  *
  * @example
  * isBelowThreshold({ model_name: "m", output_tokens: 600, horizon: 4, recall_probability: 0.25 }) // true
+ * isBelowThreshold({ model_name: "m", output_tokens: 600, horizon: 4, recall_probability: 0.25 }, "cache_aware") // false
  */
-export function isBelowThreshold(inputs: OffloadGateInputs): boolean {
-  return inputs.output_tokens < (inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS);
+export function isBelowThreshold(inputs: OffloadGateInputs, mode: PricingMode = "seed"): boolean {
+  return inputs.output_tokens < preFilterTokens(inputs, mode);
 }
 
 /**

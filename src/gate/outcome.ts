@@ -1,6 +1,6 @@
 import { breakEven, NO_BREAK_EVEN } from "./break-even";
 import { cacheAwareParams, evaluateCacheAwareGate, requestRates } from "./cache-aware";
-import { decideGate, isBelowThreshold } from "./decision";
+import { decideGate, isBelowThreshold, preFilterTokens } from "./decision";
 import { cacheInputsFor, gapReason, missingCachePrice } from "./gaps";
 import { priorBox, worstCase, worstCaseClause } from "./robust";
 import type {
@@ -42,9 +42,11 @@ const NO_EXTRAS: Extras = { premium: 0, suffix: 0, worst: null };
  */
 export function decideOutcome(
   mode: PricingMode,
-  requested: CacheAwareInputs,
+  given: CacheAwareInputs,
   lookup: PricingLookup<CachePriceRates>,
 ): GateOutcome {
+  // The mode's floor, filled in once, so that every path below reads the same one.
+  const requested = { ...given, large_offload_threshold_tokens: preFilterTokens(given, mode) };
   if (isBelowThreshold(requested) || lookup.status !== "priced") {
     return outcome(decideGate(requested, lookup), mode, NO_EXTRAS, NO_BREAK_EVEN);
   }

@@ -1,4 +1,4 @@
-import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, type PLAN_REASON_CODES } from "./constants";
+import { DEFAULT_CACHE_AWARE_FLOOR_TOKENS, type PLAN_REASON_CODES } from "./constants";
 import { clampHorizon, clampProbability } from "./decision";
 import { cacheAwareParams, cacheAwareTerms } from "./cache-aware";
 import { gapReason, missingCachePrice } from "./gaps";
@@ -52,7 +52,7 @@ export interface PlanOutcome {
  *
  * @example
  * decidePlan(P1, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" })
- * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.277302, reason_code: "plan_positive", ... }
+ * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.177683, reason_code: "plan_positive", ... }
  */
 export function decidePlan(inputs: PlanInputs, lookup: PricingLookup<CachePriceRates>): PlanOutcome {
   if (!hasEligible(inputs)) return unpriced(inputs, "no_candidates", noCandidatesReason(inputs));
@@ -78,7 +78,7 @@ export function hasEligible(inputs: PlanInputs): boolean {
 }
 
 function thresholdOf(inputs: PlanInputs): number {
-  return inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
+  return inputs.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS;
 }
 
 function totalOf(inputs: PlanInputs): number {

@@ -1,12 +1,12 @@
 import { carryCost, laterTurnRate, type TokenRates } from "./rates";
 import { knapsack, nodeBudget, type NodeBudget } from "./knapsack";
-import { planTerms, type PlanModel, type PlanTerms } from "./plan";
+import { planTerms, recallHop, type PlanModel, type PlanTerms } from "./plan";
 
 /**
  * Finding the best clearing plan (docs/design/plan.md §3). For a fixed earliest
  * member j and fixed stub-side rates T, a plan's net is j's own term plus an
  * independent term per later member,
- *   g_i = (t_i − S_i) · carry(T, h) − p_i · (Ri · T.write + Ro · T.out + (N − t_i) · m(T)),
+ *   g_i = (t_i − S_i) · carry(T, h) − p_i · (Ri · T.write + Ro · T.out + P_i · m(T) + A_i · T.write),
  * so the best plan with that j is j plus every later candidate with g_i > 0:
  * exact for a row without a long-context tier, O(n) per j. With a tier, T
  * depends on the plan (tier(N′)); per j we take the plan that assumes each
@@ -55,7 +55,7 @@ function sideAt(model: PlanModel, rates: TokenRates, tiered: boolean): Side {
   const order: number[] = [];
   for (let i = 0; i < n; i++) {
     const c = model.candidates[i]!;
-    gain[i] = carryCost(c.tokens - c.stub, rates, mStub, model.h) - c.p * (hop + (model.total - c.tokens) * mStub);
+    gain[i] = carryCost(c.tokens - c.stub, rates, mStub, model.h) - c.p * recallHop(model, c, hop, mStub, rates);
     if (c.tokens !== c.stub) order.push(i);
   }
   // Tiered, an item is worth gain / freed per token; untiered, it is the loss left out: −gain / freed.

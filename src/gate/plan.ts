@@ -1,5 +1,5 @@
 import {
-  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
   DEFAULT_RECALL_INPUT_TOKENS,
   DEFAULT_RECALL_OUTPUT_TOKENS,
   DEFAULT_STUB_TOKENS,
@@ -98,7 +98,8 @@ export interface PlanTerms {
  * // [{ segment: 1, id: "c1", tokens: 42000, stub: 200, p: 0.25, before: 8000 }]
  */
 export function planModel(inputs: PlanInputs, row: CachePriceRates): PlanModel {
-  const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
+  // A plan is always priced cache-aware: no floor unless one is set.
+  const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS;
   const ttl = inputs.cache_ttl ?? "5m";
   const q = clampProbability(inputs.cache_hit_rate);
   const candidates: PlanCandidate[] = [];
@@ -148,7 +149,7 @@ export function planModel(inputs: PlanInputs, row: CachePriceRates): PlanModel {
  * bound); by default it is tier(N′), the plan's own.
  *
  * @example
- * planTerms(planModel(P1, OPUS), [0, 1, 2]).net // ≈ 0.277302
+ * planTerms(planModel(P1, OPUS), [0, 1, 2]).net // ≈ 0.177683
  */
 export function planTerms(model: PlanModel, members: readonly number[], rates?: TokenRates): PlanTerms {
   const { total, h } = model;
@@ -168,7 +169,7 @@ export function planTerms(model: PlanModel, members: readonly number[], rates?: 
   let recall = 0;
   for (const k of members) {
     const c = model.candidates[k] as PlanCandidate;
-    recall += c.p * (hop + (total - c.tokens) * mStub);
+    recall += c.p * recallHop(model, c, hop, mStub, stubbed);
   }
   // The tokens after the earliest stub that stay: written again once, then carried. Every term
   // below is the retroactive gate's (cache-aware.ts, termsAt), operation for operation.
@@ -181,6 +182,22 @@ export function planTerms(model: PlanModel, members: readonly number[], rates?: 
   const keepCost = total * h * model.mKeep;
   const planCost = first.before * h * mStub + carryCost(after - first.before, stubbed, mStub, h) + recall;
   return { net, keepCost, planCost, rewriteFrom: first.before, rewritten: after - first.before, after, stubbed };
+}
+
+/**
+ * One recall hop of a candidate, before its probability: one more call over
+ * the whole history, read from the cache up to the candidate's stub and
+ * written after it, as the retroactive gate prices it (P_i · m(T) +
+ * A_i · T.write after the slice and the reply). P_i and A_i are the history
+ * as it stands, not as the plan leaves it: each hop is priced as if it were
+ * the plan's only stub, which keeps the search's terms independent and
+ * never prices a hop below its bill.
+ *
+ * @example
+ * recallHop(model, model.candidates[0], hop, laterTurnRate(T, model.q), T) // 2,000 · T.write + 500 · T.out + P · m(T) + A · T.write
+ */
+export function recallHop(model: PlanModel, c: PlanCandidate, hop: number, mStub: number, stubbed: TokenRates): number {
+  return hop + c.before * mStub + (model.total - c.before - c.tokens) * stubbed.write;
 }
 
 /**
@@ -204,7 +221,7 @@ export function aloneRequest(inputs: PlanInputs, model: PlanModel, candidate: Pl
     offload_at: "retroactive",
     suffix_tokens: model.total - candidate.before - candidate.tokens,
     cache_ttl: inputs.cache_ttl ?? "5m",
-    large_offload_threshold_tokens: inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+    large_offload_threshold_tokens: inputs.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
     stub_tokens: candidate.stub,
     recall_input_tokens: model.recallIn,
     recall_output_tokens: model.recallOut,

@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import {
   DEFAULT_CACHE_HIT_RATE,
   DEFAULT_EXPECTED_CONVERSATION_DEPTH,
-  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
   DEFAULT_P_RECALL,
   DEFAULT_RECALL_INPUT_TOKENS,
   DEFAULT_RECALL_OUTPUT_TOKENS,
@@ -37,7 +36,13 @@ export const GateConfigSchema = z
   .strictObject({
     expected_conversation_depth: z.number().int().nonnegative().max(MAX_HORIZON).optional(),
     p_recall: z.number().min(0).max(1).optional(),
-    large_offload_threshold_tokens: tokenCount.optional(),
+    large_offload_threshold_tokens: tokenCount
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "The size pre-filter: smaller outputs never fire. null (the default): the seed's 10,000 tokens, and in cache_aware mode no floor (the request's break-even size decides); a number is the floor in both modes",
+      }),
     stub_tokens: tokenCount.optional(),
     recall_input_tokens: tokenCount.optional(),
     recall_output_tokens: tokenCount.optional(),
@@ -98,7 +103,8 @@ export type GateConfig = Required<GateConfigInput>;
 export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   expected_conversation_depth: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
   p_recall: DEFAULT_P_RECALL,
-  large_offload_threshold_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  // Each mode's own floor (the seed's 10,000; none in cache_aware) unless ops set one.
+  large_offload_threshold_tokens: null,
   stub_tokens: DEFAULT_STUB_TOKENS,
   recall_input_tokens: DEFAULT_RECALL_INPUT_TOKENS,
   recall_output_tokens: DEFAULT_RECALL_OUTPUT_TOKENS,

@@ -48,15 +48,15 @@ def test_the_gate_is_asked_once_per_output_with_the_stub_size_context_session_an
     assert texts == [stub] * 3 and len(gate.sent("/v1/gate")) == 1
     body = gate.sent("/v1/gate")[0].body
     assert body == {
-        "model_name": "claude-opus-4-6", "output_chars": 50_000, "recall_input_tokens": 12_500, "pricing_mode": "cache_aware",
-        "context_tokens": 2_450, "stub_tokens": math.ceil(len(stub) / 4), "session_id": "conv-1", "tool_name": "web_fetch",
+        "model_name": "claude-opus-4-6", "output_tokens": 17_500, "recall_input_tokens": 17_500, "pricing_mode": "cache_aware",
+        "context_tokens": 2_450, "stub_tokens": math.ceil(len(stub) * 0.35), "session_id": "conv-1", "tool_name": "web_fetch",
     }
 
 
 def test_small_outputs_and_the_recall_tools_own_results_are_never_asked_about() -> None:
     gate = Gate()
     session = OffloadSession(gate.client(), "claude-opus-4-6")
-    assert session.offload("c1", "grep", "y" * 3_999) == "y" * 3_999
+    assert session.offload("c1", "grep", "y" * 1_999) == "y" * 1_999
     assert session.offload("c2", "recall_tool_output", "z" * 90_000) == "z" * 90_000
     assert gate.sent("/v1/gate") == [] and session.status("c1") is None
 
@@ -112,3 +112,23 @@ def test_in_seed_mode_the_context_goes_with_the_outcome_not_the_decision() -> No
     assert body["pricing_mode"] == "seed" and body["horizon"] == 6 and "context_tokens" not in body
     session.end()
     assert gate.sent("/v1/outcomes")[0].body["items"] == [{"decision_id": f"dec_0_{1:032x}", "turns_after": 0, "recalled": False, "cached_turns": 0, "context_tokens": 720}]
+
+
+def test_sizes_start_from_the_shared_factor_file_and_learn_from_the_prompts_growth():
+    import json
+    import pathlib
+
+    from offload_gate._tokens import FACTORS, TokenMeter, family_factor
+
+    shared = json.loads((pathlib.Path(__file__).resolve().parents[2] / "token-factors.json").read_text(encoding="utf-8"))
+    assert FACTORS == shared
+    assert family_factor("claude-opus-4-6") == shared["tokens_per_char"]["claude"]
+    meter = TokenMeter("claude-opus-4-6")
+    meter.observe({"input_tokens": 2, "cache_read_input_tokens": 4_000, "cache_creation_input_tokens": 998, "output_tokens": 100})
+    meter.added("a", 8_000)
+    meter.added("a", 8_000)  # replayed on the next prompt: counted once
+    meter.observe({"input_tokens": 2, "cache_read_input_tokens": 5_100, "cache_creation_input_tokens": 4_898, "output_tokens": 80})
+    assert meter.factor == (20_000 * 0.35 + 4_900) / 28_000
+    shrunk = TokenMeter("claude-opus-4-6")
+    shrunk.observe({"input_tokens": 9_000}); shrunk.added("b", 4_000); shrunk.observe({"input_tokens": 3_000})
+    assert shrunk.factor == 0.35

@@ -25,7 +25,12 @@ type Usage = Awaited<ReturnType<Parameters<Middle["wrapGenerate"]>[0]["doGenerat
 type ResultPart = Extract<Extract<Message, { role: "tool" }>["content"][number], { type: "tool-result" }>;
 
 export interface AiSdkOffloadOptions {
-  /** Ask `POST /v1/plan` whether to stub large results already sent in full. Default false. */
+  /**
+   * Ask `POST /v1/plan` which results already sent in full (so already cached) to stub, all in one
+   * rewrite: at most once every `planEvery` calls of the session, or sooner once the stubbable tokens
+   * reach the batch the last paying plan stubbed. Default true: each output is first decided on entry
+   * (cache-aware, the break-even size its pre-filter), and the plan catches what pays later.
+   */
   plan?: boolean;
   /**
    * "gate": leave the prompt as it is and let Anthropic clear old tool results
@@ -51,10 +56,10 @@ export interface AppliedEdit {
  * usage of every generate and stream call.
  *
  * @example
- * const model = wrapLanguageModel({ model: base, middleware: offloadGateMiddleware(session, { plan: true }) });
+ * const model = wrapLanguageModel({ model: base, middleware: offloadGateMiddleware(session, { plan: false }) }); // entry decisions only
  */
 export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOffloadOptions = {}): LanguageModelMiddleware {
-  const planned = new Set<string>();
+  const plan = options.plan ?? true;
   const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
   const applied = (metadata: unknown) => {
     const edits = appliedEdits(metadata);
@@ -65,7 +70,7 @@ export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOff
     async transformParams({ params }) {
       try {
         if (clearing) return await clearing(params);
-        return { ...params, prompt: await rewrite(session, params.prompt, options.plan ? planned : null) };
+        return { ...params, prompt: await rewrite(session, params.prompt, plan) };
       } catch {
         // Never into the agent's loop: the prompt as it was.
         return params;
@@ -160,7 +165,7 @@ function appliedEdits(metadata: unknown): AppliedEdit[] {
   return Array.isArray(cm?.appliedEdits) ? (cm.appliedEdits as AppliedEdit[]) : [];
 }
 
-async function rewrite(session: OffloadSession, prompt: Params["prompt"], planned: Set<string> | null): Promise<Params["prompt"]> {
+async function rewrite(session: OffloadSession, prompt: Params["prompt"], plan: boolean): Promise<Params["prompt"]> {
   const parts = prompt.flatMap((message) => (message.role === "tool" ? message.content.filter(isResult) : []));
   // Already sent in full before this call (a plan's candidates), then this call's new ones decided.
   const keptBefore = new Set(parts.filter((part) => session.status(part.toolCallId) === "kept").map((part) => part.toolCallId));
@@ -168,9 +173,11 @@ async function rewrite(session: OffloadSession, prompt: Params["prompt"], planne
     const text = textOf(part);
     return text === null ? undefined : session.offload(part.toolCallId, part.toolName, text);
   }));
-  if (planned && [...keptBefore].some((id) => !planned.has(id))) {
-    keptBefore.forEach((id) => planned.add(id));
-    await session.plan(prompt.map((message) => segmentsOf(session, message, keptBefore)).flat());
+  if (plan && keptBefore.size > 0) {
+    const segments = prompt.map((message) => segmentsOf(session, message, keptBefore)).flat();
+    const stubbable = segments.reduce((sum, s) => sum + ("id" in s ? s.tokens : 0), 0);
+    // The plan's stubs all go in below, on this call: one rewrite of the cached history.
+    if (session.planDue(stubbable)) await session.plan(segments);
   }
   return prompt.map((message) => {
     if (message.role !== "tool" || !message.content.some((part) => isResult(part) && session.stubFor(part.toolCallId) !== undefined)) return message;
@@ -184,11 +191,12 @@ async function rewrite(session: OffloadSession, prompt: Params["prompt"], planne
 
 // The history for a plan: every result that may be stubbed as its own segment, everything else fixed.
 function segmentsOf(session: OffloadSession, message: Message, candidates: Set<string>) {
-  if (message.role !== "tool") return [{ tokens: tokensOf(JSON.stringify(message.content)) }];
+  // Real tokens: measured from the usage where the session saw the output priced, else its learned factor.
+  if (message.role !== "tool") return [{ tokens: session.tokensFor(undefined, JSON.stringify(message.content)) }];
   return message.content.map((part) => {
     const text = isResult(part) ? (session.stubFor(part.toolCallId) ?? textOf(part)) : null;
-    if (isResult(part) && candidates.has(part.toolCallId) && text !== null) return { id: part.toolCallId, tokens: tokensOf(text) };
-    return { tokens: tokensOf(text ?? JSON.stringify(part)) };
+    if (isResult(part) && candidates.has(part.toolCallId) && text !== null) return { id: part.toolCallId, tokens: session.tokensFor(part.toolCallId, text) };
+    return { tokens: session.tokensFor(undefined, text ?? JSON.stringify(part)) };
   });
 }
 

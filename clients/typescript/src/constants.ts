@@ -7,6 +7,6 @@ export const RECALL_TOOL_NAME = "recall_tool_output";
 /** The prefix of a session id the client generates. */
 export const SESSION_ID_PREFIX = "ofs-";
 /** Outputs shorter than this many characters are kept without asking the gate (its pre-filter is far above). */
-export const DEFAULT_MIN_CHARS = 4000;
+export const DEFAULT_MIN_CHARS = 2000;
 /** The default stub; `{name}` placeholders: tool_name, id, chars (grouped by thousands), recall_tool_name, id_json. */
 export const STUB_TEMPLATE = "[offloaded: the output of {tool_name} call {id} ({chars} chars) is not shown; call {recall_tool_name} with {id_json} to read it]";

@@ -19,7 +19,7 @@ import { callGate } from "./http.js";
 
 export type { AppType, GateSchema, JSONValue, OutcomeReport, SessionReport } from "./app-type.js";
 export { FALLBACK_REASON_CODES, GateError, type FallbackReasonCode, type Issue } from "./errors.js";
-export { DEFAULT_MIN_CHARS, defaultStub, MemoryRecallStore, OffloadSession, RECALL_TOOL_NAME, type HistorySegment, type OffloadSessionOptions, type RecallStore, type SessionSummary, type SessionUsage, type StubInfo } from "./session.js";
+export { DEFAULT_MIN_CHARS, DEFAULT_PLAN_EVERY, defaultStub, familyFactor, MemoryRecallStore, OffloadSession, PlanCadence, RECALL_TOOL_NAME, TokenMeter, type HistorySegment, type OffloadSessionOptions, type RecallStore, type SessionSummary, type SessionUsage, type StubInfo } from "./session.js";
 
 // A route's POST, its JSON body and its 200 answer, read from the generated
 // schema (never when the gate this client was built from has no such route).

@@ -22,6 +22,12 @@ import type { OffloadSession } from "./session.js";
 export interface LangChainOffloadOptions {
   /** End the session (report outcomes and the bill) when the agent finishes. Default true; false for an agent invoked again on the same thread. */
   endOnAgentEnd?: boolean;
+  /**
+   * Ask `POST /v1/plan` which results the agent's state holds in full (already cached) to stub,
+   * all in one rewrite of the prompt: at most once every `planEvery` calls of the session, or
+   * sooner once the stubbable tokens reach the batch the last paying plan stubbed. Default true.
+   */
+  plan?: boolean;
 }
 
 /**
@@ -32,6 +38,7 @@ export interface LangChainOffloadOptions {
  */
 export function offloadGateMiddleware(session: OffloadSession, options: LangChainOffloadOptions = {}) {
   const endOnAgentEnd = options.endOnAgentEnd ?? true;
+  const plan = options.plan ?? true;
   return createMiddleware({
     name: "OffloadGate",
     tools: [recallTool(session)],
@@ -48,7 +55,13 @@ export function offloadGateMiddleware(session: OffloadSession, options: LangChai
       }
     },
     wrapModelCall: async (request, handler) => {
-      const response = await handler(request);
+      let messages = request.messages;
+      try {
+        messages = await planned(session, request.messages, plan);
+      } catch {
+        // Never into the agent's loop: the prompt as it was.
+      }
+      const response = await handler(messages === request.messages ? request : { ...request, messages });
       session.observe(usageOf(response));
       return response;
     },
@@ -56,6 +69,31 @@ export function offloadGateMiddleware(session: OffloadSession, options: LangChai
       if (endOnAgentEnd) await session.end();
       return undefined;
     },
+  });
+}
+
+/**
+ * The prompt with every plan's stubs in: the state keeps the results in full,
+ * so each call's prompt stands the same stubs in for them, byte for byte.
+ * When a plan is due, its candidates are the results held in full.
+ */
+async function planned(session: OffloadSession, messages: BaseMessage[], plan: boolean): Promise<BaseMessage[]> {
+  const idOf = (m: BaseMessage) => (ToolMessage.isInstance(m) && typeof m.content === "string" ? m.tool_call_id : undefined);
+  if (plan) {
+    const segments = messages.map((m) => {
+      const id = idOf(m);
+      const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+      return id !== undefined && session.status(id) === "kept" ? { id, tokens: session.tokensFor(id, text) } : { tokens: session.tokensFor(undefined, session.stubFor(id ?? "") ?? text) };
+    });
+    const stubbable = segments.reduce((sum, s) => sum + ("id" in s ? s.tokens : 0), 0);
+    if (session.planDue(stubbable)) await session.plan(segments);
+  }
+  if (!messages.some((m) => session.stubFor(idOf(m) ?? "") !== undefined && m.content !== session.stubFor(idOf(m)!))) return messages;
+  return messages.map((m) => {
+    const id = idOf(m);
+    const stub = id === undefined ? undefined : session.stubFor(id);
+    if (stub === undefined || !ToolMessage.isInstance(m) || m.content === stub) return m;
+    return new ToolMessage({ content: stub, tool_call_id: m.tool_call_id, name: m.name, id: m.id, status: m.status });
   });
 }
 

@@ -3,6 +3,29 @@
  * ledger had not seen yet.
  */
 import type { GateClient, GateReport, OutcomeReport } from "./index.js";
+import type { Ledger } from "./session-ledger.js";
+
+/**
+ * Sends a session's outcomes (with retries) and its bill; every fault goes to
+ * `onError`, nothing rejects.
+ *
+ * @example
+ * const { outcomes, session } = await reportSession(gate, ledger, "conv-1", "claude-opus-4-6", console.error);
+ */
+export async function reportSession(gate: GateClient, ledger: Ledger, sessionId: string, model: string, onError: (error: unknown) => void) {
+  let outcomes: GateReport | null = null;
+  let session: GateReport | null = null;
+  try {
+    const items = ledger.outcomes();
+    if (items.length > 0) outcomes = await reportWithRetry(gate, items);
+    const bill = ledger.bill(sessionId, model);
+    if (bill) session = await gate.reportSessions([bill]);
+    for (const report of [outcomes, session]) if (report && !report.ok) onError(report.error);
+  } catch (error) {
+    onError(error);
+  }
+  return { outcomes, session };
+}
 
 /**
  * Reports outcomes, then sends again (a few times, backing off) those the

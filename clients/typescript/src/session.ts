@@ -8,13 +8,17 @@
 import type { ContextManagementRequest, GateClient, GateContextManagement, GateReport, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
-import { reportWithRetry } from "./session-report.js";
+import { reportSession } from "./session-report.js";
 import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
-import { CHARS_PER_TOKEN, DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
+import { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
+import { PlanCadence } from "./plan-cadence.js";
+import { TokenMeter } from "./tokens.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
+export { DEFAULT_PLAN_EVERY, PlanCadence } from "./plan-cadence.js";
+export { familyFactor, TokenMeter } from "./tokens.js";
 
 export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
 
@@ -27,8 +31,10 @@ export interface OffloadSessionOptions {
   sessionId?: string;
   /** Where originals are kept for recall. Default: in memory. */
   store?: RecallStore;
-  /** Below this many characters an output is kept and the gate is not asked. Default 4,000. */
+  /** Below this many characters an output is kept and the gate is not asked. Default 2,000. */
   minChars?: number;
+  /** K: a clearing plan is due at most once every K model calls (or once the paying batch is stubbable). Default 10. */
+  planEvery?: number;
   /** Extra fields for every gate request (`horizon`, `recall_probability`, `pricing_mode`, …). */
   request?: Partial<GateRequest>;
   /** The recall tool's name, as the stub names it. Default `recall_tool_output`. */
@@ -75,6 +81,8 @@ export class OffloadSession {
   readonly #stub: (info: StubInfo) => string;
   readonly #onError: (error: unknown) => void;
   readonly #ledger = new Ledger();
+  readonly #meter: TokenMeter;
+  readonly #cadence: PlanCadence;
   readonly #pending = new Map<string, Promise<Held | null>>();
   #ended: Promise<SessionSummary> | null = null;
 
@@ -88,6 +96,7 @@ export class OffloadSession {
     this.recallToolName = options.recallToolName ?? RECALL_TOOL_NAME;
     this.#stub = options.stub ?? defaultStub;
     this.#onError = options.onError ?? (() => {});
+    [this.#meter, this.#cadence] = [new TokenMeter(this.model), new PlanCadence(options.planEvery)];
   }
 
   /** Whether `end()` was called: later outputs are kept and nothing more is asked. */
@@ -105,6 +114,7 @@ export class OffloadSession {
   async offload(toolCallId: string, toolName: string, output: string): Promise<string> {
     const known = this.#ledger.get(toolCallId);
     if (known) return known.stub ?? output;
+    this.#meter.added(toolCallId, output.length);
     if (this.ended || output.length < this.#minChars || toolName === this.recallToolName) return output;
     let pending = this.#pending.get(toolCallId);
     if (!pending) {
@@ -167,7 +177,23 @@ export class OffloadSession {
    * session.observe({ input_tokens: 900, output_tokens: 120, cache_read_input_tokens: 41_000 });
    */
   observe(usage: ObservedUsage | null | undefined, options: { turn?: boolean } = {}): void {
-    if (!this.ended) this.#ledger.observe(usage ?? {}, options.turn ?? true);
+    if (this.ended) return;
+    const turn = options.turn ?? true;
+    this.#ledger.observe(usage ?? {}, turn);
+    // Only a model call's own usage moves the cadence and measures the prompt's growth.
+    if (!turn) return;
+    this.#cadence.call();
+    this.#meter.observeUsage(usage ?? {});
+  }
+
+  /** A text's size in real tokens: measured from usage, else the learned family factor. @example session.tokensFor("toolu_01", text) */
+  tokensFor(toolCallId: string | undefined, text: string): number {
+    return this.#meter.tokens(toolCallId, text.length);
+  }
+
+  /** Whether a plan is due for this many stubbable tokens (PlanCadence). @example if (session.planDue(40_000)) await session.plan(segments); */
+  planDue(stubbableTokens: number): boolean {
+    return !this.ended && this.#cadence.due(stubbableTokens);
   }
 
   /**
@@ -186,6 +212,8 @@ export class OffloadSession {
     const held = this.#ledger.at();
     const plan = await this.#gate.plan({ ...request, model_name: this.model, session_id: this.sessionId, segments: sent } as PlanRequest);
     const stubbed: string[] = [];
+    this.#cadence.asked(plan.stub.reduce((sum, id) => sum + (sent.find((s) => "id" in s && s.id === id)?.tokens ?? 0), 0));
+    // Every stub of the plan goes in now, together: one rewrite of the cached history, not one per stub.
     for (const id of plan.stub) {
       const decision = this.#ledger.get(id);
       const original = decision?.original;
@@ -227,37 +255,29 @@ export class OffloadSession {
   }
 
   async #decide(id: string, toolName: string, output: string): Promise<Held> {
-    const info = { id, toolName, chars: output.length, recallToolName: this.recallToolName };
-    const stub = this.#stub(info);
+    const stub = this.#stub({ id, toolName, chars: output.length, recallToolName: this.recallToolName });
     const seed = (this.#request.pricing_mode ?? "cache_aware") === "seed";
     const context = this.#ledger.contextTokens();
+    // Real tokens (the family's factor, as learned; chars ÷ 4 undercounts them by 7–40%). The recall
+    // tool hands back the whole output: that is what a recall reads.
+    const tokens = this.#meter.tokens(undefined, output.length);
     const request = {
-      output_chars: output.length,
-      // The recall tool hands back the whole output: that is what a recall reads.
-      recall_input_tokens: Math.ceil(output.length / CHARS_PER_TOKEN),
+      output_tokens: tokens,
+      recall_input_tokens: tokens,
       ...this.#request,
       pricing_mode: seed ? "seed" : "cache_aware",
       ...(seed ? {} : { context_tokens: context }),
       model_name: this.model,
-      stub_tokens: Math.ceil(stub.length / CHARS_PER_TOKEN),
+      stub_tokens: this.#meter.tokens(undefined, stub.length),
       session_id: this.sessionId,
       tool_name: toolNameForGate(toolName),
     } as GateRequest;
     const at = this.#ledger.at();
     const decision = await this.#gate.decide(request);
     const fire = decision.fire && (await this.#keep(id, output));
-    const held: Held = {
-      id,
-      toolName,
-      ...at,
-      decisionId: decision.fallback ? undefined : decision.decision_id,
-      fire,
-      stub: fire ? stub : undefined,
-      // Kept in full: a later plan may still stub it.
-      original: fire ? undefined : output,
-      recalled: false,
-      contextTokens: seed ? context : undefined,
-    };
+    const decisionId = decision.fallback ? undefined : decision.decision_id;
+    // Kept in full (original), a later plan may still stub it.
+    const held: Held = { id, toolName, ...at, decisionId, fire, stub: fire ? stub : undefined, original: fire ? undefined : output, recalled: false, contextTokens: seed ? context : undefined };
     this.#ledger.add(held);
     return held;
   }
@@ -275,18 +295,6 @@ export class OffloadSession {
 
   async #report(): Promise<SessionSummary> {
     await Promise.allSettled(this.#pending.values());
-    const summary = this.#ledger.summary(this.sessionId);
-    let outcomes: GateReport | null = null;
-    let session: GateReport | null = null;
-    try {
-      const items = this.#ledger.outcomes();
-      if (items.length > 0) outcomes = await reportWithRetry(this.#gate, items);
-      const bill = this.#ledger.bill(this.sessionId, this.model);
-      if (bill) session = await this.#gate.reportSessions([bill]);
-      for (const report of [outcomes, session]) if (report && !report.ok) this.#onError(report.error);
-    } catch (error) {
-      this.#onError(error);
-    }
-    return { ...summary, outcomes, session };
+    return { ...this.#ledger.summary(this.sessionId), ...(await reportSession(this.#gate, this.#ledger, this.sessionId, this.model, this.#onError)) };
   }
 }

@@ -125,13 +125,14 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
     assert.deepEqual([summary.turns, summary.usage], [1, { input_tokens: 100, output_tokens: 7, cache_read_input_tokens: 9_000, cache_creation_input_tokens: 0 }]);
   });
 
-  it("with plan: true, a result kept on entry is stubbed by the plan from then on, and never put back", async () => {
+  it("with the plan (on by default), a result kept on entry is stubbed by the plan from then on, and never put back", async () => {
     const toolName = uniqueTool("plan_fetch");
     const original = bigOutput(5);
     // Horizon 0 on entry: the gate keeps the output; the plan, at the config's horizon, may stub it.
-    const session = new OffloadSession({ gate, model: MODEL, request: { horizon: 0 } });
+    // planEvery 1: a plan may be asked on every call (the default asks at most every 10).
+    const session = new OffloadSession({ gate, model: MODEL, request: { horizon: 0 }, planEvery: 1 });
     const mock = scriptedModel({ toolName, calls: 3, usages: [usage(1_000, 0, 1_200), usage(200, 42_000, 300)] });
-    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session, { plan: true }) });
+    const model = wrapLanguageModel({ model: mock, middleware: offloadGateMiddleware(session) });
     await generateText({ model, tools: agentTools(session, toolName, (part) => (part === 1 ? original : "short")), stopWhen: isStepCount(10), prompt: "go" });
     const summary = await session.end();
     const first = (prompt) => results(prompt).find((p) => p.toolCallId === "call_1")?.output.value;

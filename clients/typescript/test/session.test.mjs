@@ -3,7 +3,7 @@
 // into the loop. Runs on the built dist/ with `node --test`.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createGateClient, defaultStub, OffloadSession } from "../dist/index.js";
+import { createGateClient, defaultStub, familyFactor, OffloadSession, PlanCadence, TokenMeter } from "../dist/index.js";
 
 const json = (body) => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
 const decisionId = (n) => `dec_0_${n.toString(16).padStart(32, "0")}`;
@@ -35,8 +35,9 @@ describe("OffloadSession", () => {
     assert.deepEqual(texts, [stub, stub, stub]);
     assert.equal(await session.offload("c1", "web fetch", "x".repeat(50_000)), stub);
     assert.deepEqual(sent("/v1/gate"), [{
-      output_chars: 50_000, recall_input_tokens: 12_500, pricing_mode: "cache_aware", context_tokens: 2_450, model_name: "claude-opus-4-6",
-      stub_tokens: Math.ceil(stub.length / 4), session_id: "conv-1", tool_name: "web_fetch",
+      // Real tokens at Claude's factor (clients/token-factors.json: 0.35 a character), never chars ÷ 4.
+      output_tokens: 17_500, recall_input_tokens: 17_500, pricing_mode: "cache_aware", context_tokens: 2_450, model_name: "claude-opus-4-6",
+      stub_tokens: Math.ceil(stub.length * 0.35), session_id: "conv-1", tool_name: "web_fetch",
     }]);
   });
 
@@ -48,7 +49,7 @@ describe("OffloadSession", () => {
   it("never asks about small outputs or the recall tool's own results", async () => {
     const { gate, sent } = scriptedGate();
     const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
-    assert.equal(await session.offload("c1", "grep", "y".repeat(3_999)), "y".repeat(3_999));
+    assert.equal(await session.offload("c1", "grep", "y".repeat(1_999)), "y".repeat(1_999));
     assert.equal(await session.offload("c2", "recall_tool_output", "z".repeat(90_000)), "z".repeat(90_000));
     assert.deepEqual([sent("/v1/gate").length, session.status("c1")], [0, undefined]);
   });
@@ -115,5 +116,76 @@ describe("OffloadSession", () => {
     session.observe({ input_tokens: 10, output_tokens: 1 });
     await session.end();
     assert.deepEqual(sent("/v1/outcomes")[0].items.map((i) => [i.decision_id, i.turns_after, i.recalled]), [[decisionId(1), 2, false], [decisionId(900), 1, true]]);
+  });
+});
+
+describe("sizes in real tokens", () => {
+  it("start from the model family's factor in clients/token-factors.json, the one copy both clients read", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const shared = JSON.parse(await readFile(new URL("../../token-factors.json", import.meta.url), "utf8"));
+    assert.equal(familyFactor("claude-opus-4-6"), shared.tokens_per_char.claude);
+    assert.equal(familyFactor("openai/gpt-5"), shared.tokens_per_char.gpt);
+    assert.equal(familyFactor("mystery-model"), shared.default_tokens_per_char);
+  });
+
+  it("measure an output from the prompt's growth between the calls before and after it, shared by characters", () => {
+    const meter = new TokenMeter("claude-opus-4-6");
+    meter.observeUsage({ input_tokens: 2, cache_read_input_tokens: 4_000, cache_creation_input_tokens: 998, output_tokens: 100 });
+    meter.added("a", 6_000);
+    meter.added("b", 2_000);
+    meter.added("a", 6_000); // replayed on the next prompt: counted once
+    meter.observeUsage({ input_tokens: 2, cache_read_input_tokens: 5_100, cache_creation_input_tokens: 4_898, output_tokens: 80 });
+    // Grew 10,000 − 5,000 − 100 = 4,900 tokens over 8,000 characters.
+    assert.deepEqual([meter.tokens("a", 6_000), meter.tokens("b", 2_000)], [3_675, 1_225]);
+    // Learned: (20,000 · 0.35 + 4,900) / (20,000 + 8,000) tokens a character for what is not yet measured.
+    assert.equal(meter.factor, (20_000 * 0.35 + 4_900) / 28_000);
+    assert.equal(meter.tokens(undefined, 1_000), Math.ceil(1_000 * meter.factor));
+  });
+
+  it("learn nothing from a prompt that shrank (a compaction) or from the first call", () => {
+    const meter = new TokenMeter("claude-opus-4-6");
+    meter.added("a", 4_000);
+    meter.observeUsage({ input_tokens: 9_000, output_tokens: 10 });
+    meter.added("b", 4_000);
+    meter.observeUsage({ input_tokens: 3_000, output_tokens: 10 });
+    assert.deepEqual([meter.tokens("a", 4_000), meter.tokens("b", 4_000), meter.factor], [1_400, 1_400, 0.35]);
+  });
+
+  it("send the measured size in a plan the adapters build, once a call after the output reported usage", async () => {
+    const { gate } = scriptedGate({ fire: false });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    session.observe({ input_tokens: 5_000, output_tokens: 100 });
+    await session.offload("c1", "read_file", "x".repeat(8_000));
+    session.observe({ input_tokens: 8_100, output_tokens: 100 });
+    assert.equal(session.tokensFor("c1", "x".repeat(8_000)), 3_000);
+  });
+});
+
+describe("the plan cadence", () => {
+  it("asks at most once every K calls, and sooner once the stubbable tokens reach what the last paying plan stubbed", () => {
+    const cadence = new PlanCadence(3);
+    assert.equal(cadence.due(50_000), false);
+    cadence.call(); cadence.call();
+    assert.equal(cadence.due(50_000), false);
+    cadence.call();
+    assert.deepEqual([cadence.due(0), cadence.due(50_000)], [false, true]);
+    cadence.asked(12_000);
+    assert.deepEqual([cadence.due(11_999), cadence.due(12_000)], [false, true]);
+    cadence.asked(0); // a plan that kept everything leaves the paying batch where it was
+    assert.equal(cadence.due(12_000), true);
+  });
+
+  it("gates session.plan through planDue and stubs every id of one answer at once", async () => {
+    const { gate, sent } = scriptedGate({ fire: false, plan: ["c1", "c2"] });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", planEvery: 2 });
+    await session.offload("c1", "read_file", "x".repeat(8_000));
+    await session.offload("c2", "read_file", "y".repeat(8_000));
+    assert.equal(session.planDue(5_000), false);
+    session.observe({ input_tokens: 10 });
+    session.observe({ input_tokens: 10 });
+    assert.equal(session.planDue(5_000), true);
+    assert.deepEqual(await session.plan([{ tokens: 800 }, { id: "c1", tokens: 2_800 }, { id: "c2", tokens: 2_800 }]), ["c1", "c2"]);
+    assert.deepEqual([session.status("c1"), session.status("c2"), sent("/v1/plan").length], ["stubbed", "stubbed", 1]);
+    assert.deepEqual([session.planDue(5_599), session.planDue(5_600)], [false, true]);
   });
 });

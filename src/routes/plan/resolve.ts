@@ -1,4 +1,4 @@
-import type { PlanInputs } from "../../gate";
+import { DEFAULT_CACHE_AWARE_FLOOR_TOKENS, type PlanInputs } from "../../gate";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig, readPricing } from "../../store/read";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
@@ -29,7 +29,8 @@ export async function resolvePlanRequest(body: PlanRequest, context: DecideConte
     recall_probability: body.recall_probability ?? config.p_recall,
     cache_hit_rate: body.cache_hit_rate ?? config.cache_hit_rate,
     cache_ttl: body.cache_ttl ?? "5m",
-    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens,
+    // A plan is priced cache-aware: no floor unless one is set.
+    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
     stub_tokens: body.stub_tokens ?? config.stub_tokens,
     recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
     recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,

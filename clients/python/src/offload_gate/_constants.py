@@ -8,6 +8,6 @@ RECALL_TOOL_NAME = "recall_tool_output"
 #: The prefix of a session id the client generates.
 SESSION_ID_PREFIX = "ofs-"
 #: Outputs shorter than this many characters are kept without asking the gate.
-DEFAULT_MIN_CHARS = 4000
+DEFAULT_MIN_CHARS = 2000
 #: The default stub; ``{name}`` placeholders: tool_name, id, chars (grouped by thousands), recall_tool_name, id_json.
 STUB_TEMPLATE = "[offloaded: the output of {tool_name} call {id} ({chars} chars) is not shown; call {recall_tool_name} with {id_json} to read it]"

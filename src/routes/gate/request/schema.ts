@@ -64,10 +64,13 @@ export const GateRequestSchema = z
       .max(MAX_TOKENS, `must be at most ${MAX_TOKENS}`)
       .optional()
       .openapi({ description: "Size of the candidate tool output in tokens. Give this or output_chars.", example: 20_000 }),
-    output_chars: wholeNumber(MAX_TOKENS * CHARS_PER_TOKEN).openapi({ description: `Size in characters; stands in for output_tokens as chars / ${CHARS_PER_TOKEN}.`, example: 80_000 }),
+    output_chars: wholeNumber(MAX_TOKENS * CHARS_PER_TOKEN).openapi({ description: `Size in characters, an estimate: stands in for output_tokens as chars / ${CHARS_PER_TOKEN}, which undercounts real tokens by 7–40% on real transcripts. Send output_tokens measured from provider usage when you can.`, example: 80_000 }),
     horizon: wholeNumber(MAX_HORIZON).openapi({ description: "Remaining turns the output would be carried. Default: the expected_conversation_depth prior.", example: 4 }),
     recall_probability: probability().openapi({ description: "p_recall. Default: the p_recall prior.", example: 0.3 }),
-    large_offload_threshold_tokens: tokenCount(DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS),
+    large_offload_threshold_tokens: tokenCount(DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS).openapi({
+      description:
+        "The size pre-filter: smaller outputs never fire and are not priced. Default: config:gate's, else 10,000 in seed mode and no floor in cache_aware mode, where the request's break-even size (break_even_output_tokens) decides and this is an optional floor.",
+    }),
     stub_tokens: tokenCount(DEFAULT_STUB_TOKENS),
     recall_input_tokens: tokenCount(DEFAULT_RECALL_INPUT_TOKENS),
     recall_output_tokens: tokenCount(DEFAULT_RECALL_OUTPUT_TOKENS),
