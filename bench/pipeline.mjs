@@ -11,7 +11,7 @@ import { bundle } from "./build.mjs";
 import { startWorker } from "./worker.mjs";
 
 const ROUTES = ["gate", "echo", "healthz"];
-const PARTS = ["stringify", "response", "parse", "zod"];
+const PARTS = ["stringify", "serialise", "response", "parse", "zod", "compiled"];
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round = (value) => Number(value.toFixed(2));
 

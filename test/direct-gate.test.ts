@@ -5,6 +5,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { directGate } from "../src/routes/gate";
 import worker from "../src/index";
 import { MAX_BODY_BYTES } from "../src/http/guards";
+import { VECTOR_PRICING, VECTORS } from "./fixtures/vectors";
+import { gateRequest } from "./fuzz-gate-bodies";
 import { EXAMPLE_A, OPUS, putGateConfig, putRow, resetState } from "./helpers";
 import { TEST_GATE_API_KEYS, PROD_KEY } from "./secrets";
 import { runs } from "./support/runs";
@@ -132,4 +134,23 @@ describe("the gate's direct path", () => {
       { numRuns: runs(120) },
     );
   });
+  // The direct path checks a body with the validator compiled from the zod
+  // schema (src/routes/gate/request/compiled.ts); Hono's with zod itself.
+  it("answers every conformance vector byte for byte as Hono's pipeline does", async () => {
+    for (const [model, row] of Object.entries(VECTOR_PRICING)) if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });
+    const statuses = new Set<number>();
+    for (const vector of VECTORS) statuses.add((await expectSameAnswer({ body: json(vector.inputs) })).status);
+    for (let start = 0; start < VECTORS.length; start += 100) {
+      await expectSameAnswer({ path: "/v1/gate/batch", body: json({ items: VECTORS.slice(start, start + 100).map((vector) => vector.inputs) }) });
+    }
+    expect([...statuses].sort()).toEqual([200, 400]);
+  }, 60_000);
+
+  it("answers 300 bodies of the fuzz corpus byte for byte as Hono's pipeline does", async () => {
+    await putRow("gpt-5", { input: 1.25, output: 10 });
+    const bodies = fc.sample(gateRequest, { seed: 20261202, numRuns: 300 });
+    for (const [index, body] of bodies.entries()) {
+      await expectSameAnswer(index % 3 === 2 ? { path: "/v1/gate/batch", body: json({ items: bodies.slice(index - 2, index + 1) }) } : { body: json(body) });
+    }
+  }, 60_000);
 });

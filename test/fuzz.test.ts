@@ -8,6 +8,7 @@ import { ApiError } from "../src/http/errors";
 import { MAX_BODY_BYTES } from "../src/http/guards";
 import { ErrorSchema } from "../src/http/schema";
 import { pendingDigest, type PendingChange } from "../src/sync/pending";
+import { gateRequest, MODELS, orderedPair, unitDouble, wildGate } from "./fuzz-gate-bodies";
 import { OPUS, putRow, resetState } from "./helpers";
 import { runs } from "./support/runs";
 
@@ -27,8 +28,6 @@ const SECRETS = [ADMIN_TOKEN, GATE_KEY, "gk-s3cret-staging-99d0", "s3cret"];
 
 // Routes that legitimately answer HTML rather than JSON.
 const HTML_PATHS = new Set(["/", "/docs", "/console/replay"]);
-
-const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus-4-5-20251101"];
 
 // Pending changes the fuzz approves, rejects and deletes: one to approve (its `before` is gpt-5's
 // row as beforeEach writes it), one rejected, one that does not parse.
@@ -172,72 +171,6 @@ const authorization = fc.option(
     fc.stringMatching(/^[\x20-\x7e]{0,80}$/),
   ),
   { nil: undefined },
-);
-
-const unitDouble = fc.double({ min: 0, max: 1, noNaN: true });
-const orderedPair = <T extends number>(value: fc.Arbitrary<T>) => fc.tuple(value, value).map(([a, b]) => (a <= b ? [a, b] : [b, a]));
-
-const plausibleGate = fc.record(
-  {
-    model_name: fc.constantFrom(...MODELS),
-    output_tokens: fc.nat({ max: 400_000 }),
-    horizon: fc.nat({ max: 60 }),
-    recall_probability: unitDouble,
-    stub_tokens: fc.nat({ max: 2_000 }),
-    pricing_mode: fc.constantFrom("seed", "cache_aware"),
-    cache_hit_rate: unitDouble,
-    context_tokens: fc.nat({ max: 400_000 }),
-    offload_at: fc.constantFrom("entry", "retroactive"),
-    suffix_tokens: fc.nat({ max: 200_000 }),
-    cache_ttl: fc.constantFrom("5m", "1h"),
-    horizon_range: orderedPair(fc.nat({ max: 60 })),
-    recall_probability_range: orderedPair(unitDouble),
-    cache_hit_rate_range: orderedPair(unitDouble),
-    dry_run: fc.boolean(),
-  },
-  { requiredKeys: ["model_name", "output_tokens"] },
-);
-
-const wildGate = fc.record(
-  {
-    model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 140 }), fc.jsonValue()),
-    output_tokens: fc.oneof(fc.nat({ max: 2_000_000 }), fc.double(), fc.jsonValue()),
-    output_chars: fc.oneof(fc.nat(), fc.double()),
-    horizon: fc.oneof(fc.nat({ max: 100 }), fc.integer(), fc.double(), fc.jsonValue()),
-    recall_probability: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double(), fc.jsonValue()),
-    large_offload_threshold_tokens: fc.oneof(fc.nat(), fc.double()),
-    stub_tokens: fc.nat(),
-    recall_input_tokens: fc.nat(),
-    recall_output_tokens: fc.nat(),
-    pricing_mode: fc.constantFrom("seed", "cache_aware", "bogus"),
-    cache_hit_rate: fc.double(),
-    context_tokens: fc.nat(),
-    offload_at: fc.oneof(fc.constantFrom("entry", "retroactive", "Retroactive", ""), fc.jsonValue()),
-    suffix_tokens: fc.oneof(fc.nat(), fc.double(), fc.jsonValue()),
-    cache_ttl: fc.oneof(fc.constantFrom("5m", "1h", "60m", "1H"), fc.jsonValue()),
-    horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
-    recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
-    cache_hit_rate_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
-    dry_run: fc.oneof(fc.boolean(), fc.jsonValue()),
-    unknown_field: fc.jsonValue(),
-  },
-  { requiredKeys: [] },
-);
-
-// Mostly plausible requests, some with one field gone wild, some wild throughout.
-const gateRequest = fc.oneof(
-  { weight: 3, arbitrary: plausibleGate },
-  {
-    weight: 3,
-    arbitrary: fc
-      .tuple(plausibleGate, wildGate, fc.nat())
-      .map(([body, wild, pick]) => {
-        const keys = Object.keys(wild);
-        const key = keys[pick % Math.max(keys.length, 1)];
-        return key === undefined ? body : { ...body, [key]: wild[key as keyof typeof wild] };
-      }),
-  },
-  { weight: 1, arbitrary: wildGate },
 );
 
 // Curve spans at and past their bounds, and wild values in their place.

@@ -134,7 +134,18 @@ export function errorResponse(error: unknown): Response {
  * jsonResponse({ status: "ok" }, 200)
  */
 export function jsonResponse(body: unknown, status: number, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: headers === undefined ? JSON_HEADERS : { ...headers, "content-type": "application/json" } });
+  return jsonTextResponse(JSON.stringify(body), status, headers);
+}
+
+/**
+ * {@link jsonResponse} for a body already written as JSON (the gate's
+ * answers are written from their parts: routes/gate/request/answer-json.ts).
+ *
+ * @example
+ * jsonTextResponse('{"status":"ok"}', 200)
+ */
+export function jsonTextResponse(text: string, status: number, headers?: Record<string, string>): Response {
+  return new Response(text, { status, headers: headers === undefined ? JSON_HEADERS : { ...headers, "content-type": "application/json" } });
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });

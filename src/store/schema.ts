@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
 import { own } from "./names";
 
-/** A model name as the API and KV keys accept it. */
-export const MODEL_NAME_PATTERN = /^[A-Za-z0-9._:/@+-]{1,128}$/;
+export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
 
 /** Largest price a row may carry, in USD per million tokens: far above any list price, and it keeps every term finite. */
 export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
@@ -10,13 +10,7 @@ export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
 /** A row larger than this (as stored JSON) is refused rather than parsed. */
 export const MAX_ROW_BYTES = 16 * 1024;
 
-/**
- * Names no row or alias may take: `__proto__` is the one name a plain
- * object cannot hold as its own key, so a seed file, a JSON listing or a
- * parsed record would silently drop it.
- */
-export const RESERVED_MODEL_NAMES: readonly string[] = ["__proto__"];
-
+/** A model name; its pattern and reserved names are ./model-name.ts's. */
 export const ModelNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .regex(MODEL_NAME_PATTERN, "must match [A-Za-z0-9._:/@+-]{1,128}")

@@ -85,4 +85,12 @@ describe("what the entry's startup loads", () => {
       expect(all, file).toContain(file);
     }
   });
+  it("builds none of the gate request's zod schemas: the validators compiled from them check a body, zod only a body they refuse", () => {
+    expect(startup).toContain("src/routes/gate/request/validators.generated.js");
+    expect(startup).toContain("src/routes/gate/request/compiled.ts");
+    for (const file of ["schema.ts", "batch-schema.ts", "fields.ts", "dry-run.ts", "economics-fields.ts"].map((name) => `src/routes/gate/request/${name}`)) {
+      expect(startup, file).not.toContain(file);
+      expect(all, file).toContain(file);
+    }
+  });
 });

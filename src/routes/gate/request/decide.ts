@@ -5,7 +5,7 @@ import type { GateConfig } from "../../../store/config";
 import type { PricingRead } from "../../../store/read";
 import type { PricingRow } from "../../../store/schema";
 import { handDecisions, type LedgerDecision } from "../../../ledger";
-import { isRecorded } from "./dry-run";
+import { isRecorded } from "./recorded";
 import type { LearnedValue } from "../../../store/learning";
 import { own } from "../../../store/names";
 import { assignDecision } from "./ledger";

@@ -3,20 +3,21 @@ import { enforceRateLimit } from "../../../auth/rate-limit";
 import { fieldIssues } from "../../../gate/issues";
 import type { z } from "@hono/zod-openapi";
 import { requestPath, waitUntilFor } from "../../../http/app";
-import { errorResponse, invalidJson, invalidRequest, jsonResponse } from "../../../http/errors";
+import { errorResponse, invalidJson, invalidRequest, jsonTextResponse } from "../../../http/errors";
 import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../../http/guards";
+import { answerJson } from "./answer-json";
 import { answerBatch } from "./batch";
-import { GateBatchRequestSchema } from "./batch-schema";
 import { gateContext } from "./context";
 import type { DecideContext } from "./prepare";
 import { decideRequest } from "./decide";
-import { GateRequestSchema } from "./schema";
+import { compiledBatchEnvelope, compiledGateRequest } from "./compiled";
+import { gateRequestSchema } from "./zod";
 
 /**
  * The gate's two hot routes, POST /v1/gate and POST /v1/gate/batch, served
  * without Hono's request pipeline: the same checks in the same order as the
  * middleware and the validated route (gate key and rate limit, media type,
- * size, JSON, the same zod schema), the same errors and the same answers,
+ * size, JSON, the validator compiled from the same zod schema), the same errors and the same answers,
  * byte for byte, for a fraction of the CPU (docs/performance.md has the
  * profile). The routes stay in the Hono app too: they are what the OpenAPI
  * document describes, and they answer every request this path leaves to
@@ -30,17 +31,31 @@ const JSON_REQUEST = /^application\/([a-z-.]+\+)?json(;\s*[a-zA-Z0-9-]+=([^;]+))
 
 type Answer = (body: unknown, context: DecideContext) => Promise<Response>;
 
-/** A route's answer: its body checked by the route's own schema, as the validated route checks it, then decided. */
-function answerOf<S extends z.ZodType>(schema: S, decide: (body: z.output<S>, context: DecideContext) => Promise<object>): Answer {
+/**
+ * A route's answer: its body checked by the validator compiled from the
+ * route's own schema (./compiled.ts), then decided. A body it does
+ * not accept goes to the zod schema itself, loaded then, so its error answer
+ * is the validated route's, byte for byte. The answer is written from its
+ * parts (./answer-json.ts), the bytes JSON.stringify would write.
+ */
+function answerOf<S extends z.ZodType>(
+  compiled: (body: unknown) => z.output<S> | undefined,
+  schema: () => Promise<S>,
+  decide: (body: z.output<S>, context: DecideContext) => Promise<object>,
+): Answer {
   return async (body, context) => {
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
-    return jsonResponse(await decide(parsed.data, context), 200);
+    let data = compiled(body);
+    if (data === undefined) {
+      const parsed = (await schema()).safeParse(body);
+      if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
+      data = parsed.data;
+    }
+    return jsonTextResponse(answerJson(await decide(data, context)), 200);
   };
 }
 
-const single = answerOf(GateRequestSchema, decideRequest);
-const batch = answerOf(GateBatchRequestSchema, answerBatch);
+const single = answerOf(compiledGateRequest, gateRequestSchema, decideRequest);
+const batch = answerOf(compiledBatchEnvelope, () => import("./batch-schema").then((module) => module.GateBatchRequestSchema), answerBatch);
 
 /**
  * Serves a request to one of the gate's hot routes, or answers undefined

@@ -16,13 +16,5 @@ export const DryRunSchema = z
     example: true,
   });
 
-/**
- * Whether an answer is recorded: the one switch every recording path (the
- * data point, the ledger record, the holdout draw, a learning observation)
- * checks.
- *
- * @example
- * isRecorded({ dry_run: true }) // false
- * isRecorded({}) // true
- */
-export const isRecorded = (body: { dry_run?: boolean | undefined }): boolean => body.dry_run !== true;
+// The switch the recording paths read is plain code, for the gate's startup path.
+export { isRecorded } from "./recorded";

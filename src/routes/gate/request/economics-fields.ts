@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, OFFLOAD_AT, type Range } from "../../../gate";
+import { CACHE_TTLS, OFFLOAD_AT } from "../../../gate";
 import { MAX_HORIZON } from "../../../store/config";
 import { requiredOr, tokenCount } from "./fields";
 
@@ -62,52 +62,5 @@ export const ECONOMICS_FIELDS = {
   }),
 };
 
-/** The cache-aware-only fields among them, refused in seed mode like cache_hit_rate and context_tokens. */
-export const CACHE_AWARE_ECONOMICS_FIELDS = ["offload_at", "suffix_tokens", "cache_ttl", "cache_hit_rate_range"] as const;
-
-/** What the cross-field checks read. */
-interface EconomicsBody {
-  horizon?: number;
-  recall_probability?: number;
-  cache_hit_rate?: number;
-  offload_at?: (typeof OFFLOAD_AT)[number];
-  suffix_tokens?: number;
-  horizon_range?: Range;
-  recall_probability_range?: Range;
-  cache_hit_rate_range?: Range;
-}
-
-const RANGED = [
-  ["horizon", "horizon_range"],
-  ["recall_probability", "recall_probability_range"],
-  ["cache_hit_rate", "cache_hit_rate_range"],
-] as const;
-
-/**
- * The checks across fields: each range in order, each point inside its
- * range, and suffix_tokens only with a retroactive offload.
- *
- * @example
- * economicsIssues({ horizon: 9, horizon_range: [2, 6] })
- * // [{ path: ["horizon"], message: "must lie within horizon_range [2, 6]" }]
- */
-export function economicsIssues(body: EconomicsBody): Array<{ path: string[]; message: string }> {
-  const issues: Array<{ path: string[]; message: string }> = [];
-  for (const [point, field] of RANGED) {
-    const bounds = body[field];
-    if (bounds === undefined) continue;
-    const [lo, hi] = bounds;
-    if (lo > hi) {
-      issues.push({ path: [field], message: `must be [lo, hi] with lo ≤ hi; got [${lo}, ${hi}]` });
-      continue;
-    }
-    const value = body[point];
-    if (value !== undefined && (value < lo || value > hi)) {
-      issues.push({ path: [point], message: `must lie within ${field} [${lo}, ${hi}]` });
-    }
-  }
-  if (body.suffix_tokens !== undefined && body.offload_at !== "retroactive") {
-    issues.push({ path: ["suffix_tokens"], message: 'only applies when offload_at is "retroactive"' });
-  }
-  return issues;
-}
+// Their checks across fields are plain code, which the compiled validator runs too.
+export { CACHE_AWARE_ECONOMICS_FIELDS, economicsIssues } from "./cross-field";

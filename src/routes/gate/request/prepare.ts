@@ -16,7 +16,7 @@ import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../../store/config";
 import { readLearned, type LearnedValue } from "../../../store/learning";
 import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../store/read";
 import type { PricingRow } from "../../../store/schema";
-import { CACHE_AWARE_ECONOMICS_FIELDS } from "./economics-fields";
+import { CACHE_AWARE_ECONOMICS_FIELDS } from "./cross-field";
 import { applyLearned, type AnswerPriors } from "./priors";
 import type { GateBatchItemError } from "./batch-schema";
 import type { GateRequest, ResolvedInputs } from "./schema";

@@ -14,8 +14,9 @@ import { MAX_HORIZON, MAX_TOKENS } from "../../../store/config";
 import { ModelNameSchema } from "../../../store/schema";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../../ledger";
 import { DryRunSchema } from "./dry-run";
-import { ECONOMICS_FIELDS, economicsIssues } from "./economics-fields";
+import { ECONOMICS_FIELDS } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
+import { gateRequestIssues } from "./cross-field";
 
 export { requiredOr } from "./fields";
 // The answer's schemas are the OpenAPI document's, not the hot path's: they
@@ -98,14 +99,9 @@ export const GateRequestSchema = z
     dry_run: DryRunSchema,
     ...ECONOMICS_FIELDS,
   }, { error: notAnObject })
+  // Plain code JSON Schema cannot say; the compiled validator runs it too.
   .superRefine((body, ctx) => {
-    for (const issue of economicsIssues(body)) ctx.addIssue({ code: "custom", ...issue });
-    if (body.output_tokens === undefined && body.output_chars === undefined) {
-      ctx.addIssue({ code: "custom", path: ["output_tokens"], message: "is required (or give output_chars)" });
-    }
-    if (body.output_tokens !== undefined && body.output_chars !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["output_chars"], message: "cannot be given with output_tokens" });
-    }
+    for (const issue of gateRequestIssues(body)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("GateRequest", {
     example: WORKED_EXAMPLE_A,
