@@ -52,3 +52,7 @@ export const learningKey = (tenant: string) => `${LEARNING_PREFIX}${tenant}`;
 export const BREAKERS_PREFIX = "breakers:";
 /** KV key of a tenant's breaker overrides. */
 export const breakersKey = (tenant: string) => `${BREAKERS_PREFIX}${tenant}`;
+/** `replay-priors:<tenant>`: priors imported from replayed history (the replay level), audited in its history. */
+export const REPLAY_PRIORS_PREFIX = "replay-priors:";
+/** KV key of a tenant's imported replay priors. */
+export const replayPriorsKey = (tenant: string) => `${REPLAY_PRIORS_PREFIX}${tenant}`;

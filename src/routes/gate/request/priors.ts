@@ -1,4 +1,5 @@
 import type { PricingMode } from "../../../gate";
+import { bandOf } from "../../../store/bands";
 import { learnedFor } from "../../../learning/lookup";
 import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
 import { horizonRange, unitRange } from "../../../learning/ranges";
@@ -6,8 +7,8 @@ import type { GateConfig } from "../../../store/config";
 import type { LearnedValue } from "../../../store/learning";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
-/** Where a prior the gate used came from. */
-export type PriorSource = "request" | "learned" | "config";
+/** Where a prior the gate used came from: the request, the tenant's outcomes, imported history, or the config. */
+export type PriorSource = "request" | "learned" | "replay" | "config";
 
 /** One prior as the answer reports it: its value, its source, and the observations behind it (0 unless learned). */
 export interface AnswerPrior {
@@ -44,7 +45,8 @@ export function applyLearned(
   config: Readonly<GateConfig>,
   model: string,
 ): { inputs: ResolvedInputs; priors: AnswerPriors } {
-  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model);
+  // The output's size picks the band (src/store/bands.ts): recall grows with size.
+  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model, bandOf(inputs.output_tokens));
   let used = inputs;
   const priors = {} as AnswerPriors;
   for (const field of LEARNED_FIELDS) {
@@ -55,7 +57,7 @@ export function applyLearned(
     } else if (learned === undefined || learned.n === 0) {
       priors[field] = { value: inputs[field] ?? configValue(field, config), source: "config", n: 0 };
     } else {
-      priors[field] = { value: learned.value, source: "learned", n: learned.n };
+      priors[field] = { value: learned.value, source: learned.source === "replay" ? "replay" : "learned", n: learned.n };
       used = withLearned(used, field, pooled!, mode, config.learning_credible);
     }
   }
