@@ -429,6 +429,7 @@ const bodyText = fc.oneof(
           learning_credible: fc.oneof(fc.constant(null), fc.double()),
           learning_refresh_seconds: fc.integer({ min: -5, max: 100_000 }),
           breaker_probe_fraction: fc.double(),
+          learning_explore_fraction: fc.oneof(fc.double(), fc.jsonValue()),
         },
         { requiredKeys: [] },
       )

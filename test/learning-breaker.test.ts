@@ -1,7 +1,7 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isProbe } from "../src/ledger";
+import { isExplore, isProbe } from "../src/ledger";
 import { adminCall } from "./admin-helpers";
 import { OPUS, postJson, putRow, resetState } from "./helpers";
 import { callWorker } from "./ledger-fixtures";
@@ -54,7 +54,10 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
       expect.objectContaining({ tool_name: TOOL, from: "closed", to: "open", mode: "auto", rule: "realized_net" }),
     ]);
     const evidence = report.breaker_changes[0].evidence;
-    expect(evidence.sessions).toBe(40);
+    // Exploring sessions (learning_explore_fraction, default 0.02) are set aside from the evidence.
+    const exploring = Array.from({ length: 40 }, (_, i) => `lose-${i}`).filter((id) => isExplore("default", id, TOOL, 0.02)).length;
+    expect(exploring).toBeGreaterThan(0);
+    expect(evidence.sessions).toBe(40 - exploring);
     expect(evidence.verdict).toBe("losing");
     expect(evidence.interval[0]).toBeGreaterThan(0); // costs: the net's upper end is below 0
     const point = write.mock.calls.map(([p]) => p).find((p) => p?.blobs?.[3] === "breaker");

@@ -3,12 +3,13 @@
  * tool, on the anytime-valid confidence sequence, so checking at every
  * refresh does not inflate false alarms. An open breaker is judged again on
  * what arrived since it opened, by the same rule, on the sessions that still
- * stubbed (its probes) against the holdout. Ops may force a state
+ * stubbed (its probes) against the holdout. Exploring sessions are left out
+ * of the evidence in both arms. Ops may force a state
  * (`breakers:<tenant>`, audited); every change of state is a data point and
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts } from "../ledger";
+import { gatherRows, gatherToolSessions, isExplore, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
@@ -123,7 +124,8 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
   if (holdout > 0) {
     const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
     if (sessions.unavailable > 0) return null;
-    const byTool = rowsByTool(sessions.rows);
+    // Exploring sessions decide on another p: set aside in both arms alike (the hash ignores the arm), so verdicts are not diluted.
+    const byTool = rowsByTool(sessions.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction)));
     const probe = config.breaker_probe_fraction;
     // While open, the treated sessions that were stopped stubbed nothing: only the probes show what
     // stubbing costs, against the holdout. Among those, a pair is treated with π = (1 − h)·f ÷ ((1 − h)·f + h).
@@ -141,7 +143,8 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
   }
   const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));
   if (nets.unavailable > 0) return null;
-  const byTool = groupBy(nets.rows, (row) => row.tool_name);
+  const kept = nets.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction));
+  const byTool = groupBy(kept, (row) => row.tool_name);
   return {
     rule: "realized_net",
     tools: [...byTool.keys()],

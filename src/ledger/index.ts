@@ -22,7 +22,7 @@
  */
 
 export { assign } from "./model/assign";
-export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
+export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isExplore, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
 export { sessionCost, type LedgerDecision, type OutcomeReport } from "./model/savings";
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 

@@ -8,7 +8,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../ledger/ids";
+import { TOOL_NAME_PATTERN } from "../ledger";
 import { replayPriorsKey } from "../store/keys";
 import { ReplayToolSchema } from "../store/learning";
 import { nameRecord } from "../store/name-record";
