@@ -9,13 +9,14 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, isExplore, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts } from "../ledger";
+import { gatherRows, gatherToolSessions, isExplore, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
 import type { BreakerState, LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
 import { readOverrides } from "../writes/breakers";
+import { openingSequence } from "./opening";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */
 export const breakerLogSubject = (tenant: string) => `breaker-log:${tenant}`;
@@ -134,10 +135,11 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
       rule: "holdout",
       tools: [...byTool.keys()],
       judge: (tool, since, open) => {
+        // The opening test: one-sided, the held-out arm's spread guarded (./opening.ts).
         const rows = (byTool.get(tool) ?? []).filter((row) => row.at >= since);
-        if (!open) return toolVerdicts(rows, holdout).get(tool) ?? meanSequence([]);
+        if (!open) return openingSequence(rows, holdout);
         const judged = rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe));
-        return probeHoldout < 1 ? (toolVerdicts(judged, probeHoldout).get(tool) ?? meanSequence([])) : meanSequence([]);
+        return probeHoldout < 1 ? openingSequence(judged, probeHoldout) : meanSequence([]);
       },
     };
   }

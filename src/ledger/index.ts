@@ -27,7 +27,7 @@ export { sessionCost, type LedgerDecision, type OutcomeReport } from "./model/sa
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 
 export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch, type ClusterSums, type Moments } from "./stats/stats";
-export { confidenceSequence, meanSequence, type SequenceResult, type SequenceSession } from "./stats/sequence";
+export { confidenceSequence, meanSequence, MIN_SESSIONS_PER_ARM, packedSequence, sequenceRadius, type SequenceResult, type SequenceSession } from "./stats/sequence";
 export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats/verdicts";
 export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
 
