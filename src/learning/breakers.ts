@@ -43,20 +43,33 @@ export interface JudgeInput {
 }
 
 /**
- * A tool's rule state from its evidence: `open` when the verdict is
- * `losing` (the sequence's lower end above 0, for costs), else `closed`. An
- * open breaker is judged on what arrived since it opened, and stays open
- * until that is enough to judge (the verdict not withheld for too few
- * sessions): otherwise every refresh right after an opening would close it.
+ * The loss margin a breaker closes on (USD per session, treatment − holdout
+ * or the realized net's cost): it closes only once the tool is shown to lose
+ * less than this, i.e. to save.
+ */
+export const CLOSE_MARGIN_USD = 0;
+
+/**
+ * A tool's rule state from its evidence (issue 34 item 5: no flapping). A
+ * closed breaker opens when the verdict is `losing` (the opening test's
+ * lower end above 0, for costs). An open one is judged on what arrived since
+ * it opened, and closes only on evidence of comparable power: the
+ * interval's upper end below CLOSE_MARGIN_USD, from at least as many
+ * sessions in the arm that limits it (held out with a holdout, else every
+ * session) as opened it. "Inconclusive" alone never closes it: at a probe's
+ * power it almost always is.
  *
  * @example
- * ruleState({ verdict: "losing", ... }, "closed") // "open"
- * ruleState({ verdict: "inconclusive", withheld: "too_few_sessions", ... }, "open") // "open"
+ * ruleState({ verdict: "losing", ... }, "closed", null) // "open"
+ * ruleState({ interval: [-0.4, 0.1], held_out: 80, ... }, "open", 40) // "open": not shown to save
+ * ruleState({ interval: [-0.4, -0.1], held_out: 80, withheld: null, ... }, "open", 40) // "closed"
  */
-export function ruleState(result: SequenceResult, current: "open" | "closed"): "open" | "closed" {
+export function ruleState(result: SequenceResult, current: "open" | "closed", openedWith: number | null, rule: BreakerState["rule"] = "holdout"): "open" | "closed" {
   if (result.verdict === "losing") return "open";
-  if (current === "open" && (result.withheld === "too_few_sessions" || result.interval === null)) return "open";
-  return "closed";
+  if (current === "closed") return "closed";
+  const weight = rule === "holdout" ? result.held_out : result.sessions;
+  const shownToSave = result.withheld === null && result.interval !== null && result.interval[1] < CLOSE_MARGIN_USD;
+  return shownToSave && weight >= (openedWith ?? 0) ? "closed" : "open";
 }
 
 /**
@@ -92,14 +105,19 @@ export async function judgeBreakers(
   const changes: BreakerChange[] = [];
   for (const tool of [...tools].sort()) {
     const prior = own(previous?.breakers, tool);
-    // An open breaker is judged on what arrived since it opened.
-    const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
+    // One window per state: an open breaker is judged on what arrived since it opened; one the rule
+    // closed again, on what arrived since, so the losing stretch that opened it cannot reopen it at
+    // once. One ops closed is judged on the whole window (forcing it is not evidence).
+    const judgedSince = prior?.state === "open" || prior?.mode === "auto" ? prior?.since : null;
+    const since = Math.max(window.from, judgedSince ?? window.from);
     const result = evidence.judge(tool, since, prior?.state === "open");
     const mode = own(overrides, tool) ?? "auto";
     const from = prior?.state ?? "closed";
-    const state = mode === "auto" ? ruleState(result, from) : mode;
+    const state = mode === "auto" ? ruleState(result, from, prior?.opened_with ?? null, evidence.rule) : mode;
     const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };
-    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary };
+    // What opened it, so it closes only on as much evidence (held out with a holdout, else sessions).
+    const openedWith = state === "open" ? (from === "open" ? (prior?.opened_with ?? null) : evidence.rule === "holdout" ? result.held_out : result.sessions) : null;
+    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary, ...(openedWith === null ? {} : { opened_with: openedWith }) };
     if (from !== state) changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
   }
   if (changes.length > 0) await logChanges(env, tenant, changes, input.by);

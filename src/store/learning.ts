@@ -37,6 +37,8 @@ export const BreakerStateSchema = z.strictObject({
   rule: z.enum(["holdout", "realized_net"]),
   /** When the state last changed (ms), null when it never has. */
   since: z.number().nullable(),
+  /** While open: the sessions (held out, with a holdout) whose evidence opened it; closing needs as many. */
+  opened_with: z.number().nonnegative().optional(),
   evidence: z
     .strictObject({
       sessions: z.number(),
