@@ -87,7 +87,7 @@ const path = fc.oneof(
     weight: 2,
     arbitrary: fc
       .tuple(
-        fc.constantFrom("/v1/learning", "/v1/admin/learning", "/v1/admin/learning/refresh"),
+        fc.constantFrom("/v1/learning", "/v1/admin/learning", "/v1/admin/learning/refresh", "/v1/admin/learning/import"),
         fc.oneof(fc.constantFrom("", "tenant=default", "tenant=agents-prod", "tenant="), fc.webQueryParameters()),
       )
       .map(([route, query]) => (query === "" ? route : `${route}?${query}`)),
@@ -97,6 +97,12 @@ const path = fc.oneof(
     arbitrary: fc
       .tuple(fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment), fc.constantFrom("", "/history", "/rollback"))
       .map(([tenant, rest]) => `/v1/admin/learning/breakers/${tenant}${rest}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment), fc.constantFrom("/history", "/rollback", ""))
+      .map(([tenant, rest]) => `/v1/admin/learning/import/${tenant}${rest}`),
   },
   { weight: 1, arbitrary: fc.webPath() },
   {
@@ -384,6 +390,7 @@ const bodyText = fc.oneof(
           learning_credible: fc.oneof(fc.constant(null), fc.double()),
           learning_refresh_seconds: fc.integer({ min: -5, max: 100_000 }),
           breaker_probe_fraction: fc.double(),
+          learning_explore_fraction: fc.oneof(fc.double(), fc.jsonValue()),
         },
         { requiredKeys: [] },
       )
@@ -394,6 +401,35 @@ const bodyText = fc.oneof(
     arbitrary: fc
       .record(
         { tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()), state: fc.oneof(fc.constantFrom("open", "closed", "auto"), fc.jsonValue()) },
+        { requiredKeys: [] },
+      )
+      .map((body) => JSON.stringify(body)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record(
+        {
+          version: fc.oneof(fc.constant(1), fc.jsonValue()),
+          source: fc.oneof(fc.constant("replay"), fc.jsonValue()),
+          tools: fc.oneof(
+            fc.dictionary(
+              fc.oneof(fc.constantFrom("read_file", "__proto__", "constructor"), fc.string({ maxLength: 70 })),
+              fc.record(
+                {
+                  sums: fc.oneof(
+                    fc.record({ p_n: fc.double(), p_r: fc.double(), h_n: fc.nat(), h_sum: fc.nat(), h_sumsq: fc.nat(), q_n: fc.nat(), q_cached: fc.nat(), q_turns: fc.nat() }),
+                    fc.jsonValue(),
+                  ),
+                  bands: fc.oneof(fc.dictionary(fc.constantFrom("lt2k", "2k-10k", "ge10k", "huge"), fc.jsonValue(), { maxKeys: 3 }), fc.jsonValue()),
+                },
+                { requiredKeys: [] },
+              ),
+              { maxKeys: 4 },
+            ),
+            fc.jsonValue(),
+          ),
+        },
         { requiredKeys: [] },
       )
       .map((body) => JSON.stringify(body)),

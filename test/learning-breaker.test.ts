@@ -1,7 +1,7 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { isProbe } from "../src/ledger";
+import { isExplore, isProbe } from "../src/ledger";
 import { adminCall } from "./admin-helpers";
 import { call, jsonInit, OPUS, postJson, putRow, resetState } from "./helpers";
 import { ALICE_TOKEN } from "./secrets";
@@ -55,7 +55,10 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
       expect.objectContaining({ tool_name: TOOL, from: "closed", to: "open", mode: "auto", rule: "realized_net" }),
     ]);
     const evidence = report.breaker_changes[0].evidence;
-    expect(evidence.sessions).toBe(40);
+    // Exploring sessions (learning_explore_fraction, default 0.02) are set aside from the evidence.
+    const exploring = Array.from({ length: 40 }, (_, i) => `lose-${i}`).filter((id) => isExplore("default", id, TOOL, 0.02)).length;
+    expect(exploring).toBeGreaterThan(0);
+    expect(evidence.sessions).toBe(40 - exploring);
     expect(evidence.verdict).toBe("losing");
     expect(evidence.interval[0]).toBeGreaterThan(0); // costs: the net's upper end is below 0
     const point = write.mock.calls.map(([p]) => p).find((p) => p?.blobs?.[3] === "breaker");
@@ -96,6 +99,52 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
 
   it("stays closed on too few sessions", async () => {
     await losingSessions(10);
+    expect((await refresh()).breaker_changes).toEqual([]);
+  });
+});
+
+/** Probe sessions of read_file (and not exploring ones), each reporting its stub recalled at once (a loss) or never (a saving), or three in four ("mixed"). */
+async function probeSessions(n: number, outcome: boolean | "mixed", offset = 0) {
+  const ids = sessions(true, offset + n * 2).filter((id) => !isExplore("default", id, TOOL, 0.02)).slice(offset, offset + n);
+  const items = [];
+  for (const [i, session_id] of ids.entries()) {
+    const body = await (await callWorker("/v1/gate", { json: { ...GATE, output_tokens: 20_000 + 500 * (i % 7), recall_input_tokens: 2_000 + 97 * (i % 11), session_id } })).json<any>();
+    expect(body.fire).toBe(true);
+    const recalled = outcome === "mixed" ? i % 4 !== 0 : outcome;
+    items.push({ decision_id: body.decision_id, turns_after: recalled ? 0 : 8, recalled });
+  }
+  expect((await callWorker("/v1/outcomes", { json: { items } })).status).toBe(200);
+}
+
+describe("an open breaker, judged on one window (no flapping)", () => {
+  it("never closes while its probes fall short of showing a saving, however many read inconclusive", async () => {
+    await losingSessions(40);
+    const opened = await refresh();
+    expect(opened.breaker_changes).toEqual([expect.objectContaining({ to: "open" })]);
+    for (let round = 0; round < 4; round++) {
+      await probeSessions(15, "mixed", round * 15);
+      const report = await refresh();
+      expect(report.breaker_changes, JSON.stringify(report.breaker_changes)).toEqual([]);
+    }
+    // 60 probes, three in four losing: inconclusive, which once closed it.
+    const evidence = (await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>()).tools[0].breaker.evidence;
+    expect(evidence).toMatchObject({ sessions: 60, verdict: "inconclusive" });
+    const view = await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>();
+    expect(view.tools[0].breaker).toMatchObject({ state: "open", opened_with: opened.breaker_changes[0].evidence.sessions });
+  });
+
+  it("closes once its probes show a saving, on no fewer sessions than opened it", async () => {
+    await losingSessions(40);
+    const openedWith = (await refresh()).breaker_changes[0].evidence.sessions;
+    // Clearly saving, but fewer sessions than opened it: still open.
+    await probeSessions(openedWith - 5, false);
+    expect((await refresh()).breaker_changes).toEqual([]);
+    await probeSessions(5, false, openedWith - 5);
+    const closed = await refresh();
+    expect(closed.breaker_changes).toEqual([expect.objectContaining({ from: "open", to: "closed", mode: "auto" })]);
+    expect(closed.breaker_changes[0].evidence.sessions).toBe(openedWith);
+    expect(closed.breaker_changes[0].evidence.interval[1]).toBeLessThan(0);
+    // Judged from its closing on: the losing stretch that opened it does not reopen it.
     expect((await refresh()).breaker_changes).toEqual([]);
   });
 });

@@ -107,13 +107,16 @@ describe("learned priors, end to end", () => {
       { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
       { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
     ], 10);
+    // p skips the tenant level for a named tool (src/learning/chain.ts): tool, then tool × model.
+    const sums = { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 };
+    const recall = learnPriors({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, [sums, sums], 10).recall_probability;
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const learned = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(write.mock.calls[0]?.[0]?.blobs?.slice(14, 17)).toEqual(["learned", "learned", "config"]);
-    expect(learned.priors.recall_probability).toEqual({ value: expected.recall_probability.value, source: "learned", n: 20 });
+    expect(learned.priors.recall_probability).toEqual({ value: recall.value, source: "learned", n: 20 });
     expect(learned.priors.horizon).toEqual({ value: expected.horizon.value, source: "learned", n: 20 });
     expect(learned.priors.cache_hit_rate).toEqual({ value: 0.9, source: "config", n: 0 });
-    expect(learned.inputs.recall_probability).toBe(expected.recall_probability.value);
+    expect(learned.inputs.recall_probability).toBe(recall.value);
     expect(learned.inputs.horizon).toBe(Math.trunc(expected.horizon.value));
 
     const sent = await (await postJson("/v1/gate", { ...GATE, recall_probability: 0.1, horizon_range: [2, 3] })).json<any>();
@@ -121,9 +124,14 @@ describe("learned priors, end to end", () => {
     expect(sent.priors.horizon).toEqual({ value: 2, source: "request", n: 0 });
     expect(sent.inputs.recall_probability).toBe(0.1);
 
-    // Another tool has no observations of its own: it takes the tenant's level.
+    // Another tool has no fired decisions of its own: its p is the config's, never read_file's
+    // (a tool that inherits another's p may never fire, so never learn), while h pools through the tenant.
     const other = await (await postJson("/v1/gate", { ...GATE, tool_name: "grep" })).json<any>();
-    expect(other.priors.recall_probability.value).toBeCloseTo((10 * 0.25 + 15) / 30, 15);
+    expect(other.priors.recall_probability).toEqual({ value: 0.25, source: "config", n: 0 });
+    expect(other.priors.horizon).toEqual({ value: (10 * 4 + 120) / 30, source: "learned", n: 20 });
+    // A decision that names no tool still pools the tenant's p.
+    const untooled = await (await postJson("/v1/gate", { model_name: GATE.model_name, output_tokens: GATE.output_tokens })).json<any>();
+    expect(untooled.priors.recall_probability.value).toBeCloseTo((10 * 0.25 + 15) / 30, 15);
 
     const view = await (await callWorker("/v1/learning")).json<any>();
     expect(view.tools[0]).toMatchObject({ tool_name: "read_file", n: { recall_probability: 20, horizon: 20, cache_hit_rate: 0 } });

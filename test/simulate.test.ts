@@ -19,7 +19,7 @@ const TENANTS = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.fi
 const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
 const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
 /** Sessions per policy of the adaptive demonstrations, at the test's size. */
-const ADAPTIVE_SIZES = { D4: 160, D5: 900, D6: 400 } as const;
+const ADAPTIVE_SIZES = { D4: 160, D4shared: 160, D5: 900, D6: 400 } as const;
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token, the rest the tenant's gate key. */
 const transport: Transport = async (method, path, body, tenant = "default") => {
@@ -103,6 +103,12 @@ describe("the adaptive gate's demonstrations, on common random numbers", () => {
   it("D4: learning reaches 90% of the oracle's savings over the second half, and its 90% ranges hold the truth", () => {
     const result = adaptive.get("D4");
     expect(result?.checks).toHaveLength(4);
+    for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
+  });
+
+  it("D4shared: in one tenant, the long-horizon tool no longer inherits the high-recall tool's p, and learning reaches 90% of the oracle's savings", () => {
+    const result = adaptive.get("D4shared");
+    expect(result?.checks).toHaveLength(1);
     for (const check of result?.checks ?? []) expect(check.pass, check.name).toBe(true);
   });
 

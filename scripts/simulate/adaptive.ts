@@ -12,7 +12,7 @@ import { bill, drawSession, trueHorizon, usd, WORLDS, type Prices, type Transpor
 export type Policy = "never" | "config" | "learning" | "oracle";
 
 export interface AdaptiveDemo {
-  id: "D4" | "D5" | "D6";
+  id: "D4" | "D4shared" | "D5" | "D6";
   title: string;
   world: World;
   policies: Policy[];
@@ -35,10 +35,34 @@ export const REFETCH_WORLD: World = {
   refetch: 0.6,
 };
 
+/**
+ * The shared tenant of issue 34 item 1: a high-recall tool (grep, 6k outputs, recalled 80% of the
+ * time: the config fires on it and loses) and a long-horizon one in the same sessions (read_file,
+ * 3k outputs, recalled 10%, 26 turns: the oracle fires on every output, the config on none). Before
+ * p stopped pooling across tools, read_file inherited grep's p and never fired.
+ */
+export const SHARED_WORLD: World = {
+  id: 7,
+  title: "one tenant, two tools: grep recalled 80% (the config fires and loses), read_file recalled 10% over a long horizon (the config never fires)",
+  tool: "sim7.grep",
+  second: { tool: "sim7.read_file", recall: 0.1, outputTokens: [2_800, 3_200] },
+  model: "claude-opus-4-6",
+  mode: "cache_aware",
+  turns: 26,
+  outputChance: 0.5,
+  outputTokens: [5_500, 6_500],
+  contextTokens: [130_000, 170_000],
+  recall: 0.8,
+  cacheHitRate: 0.9,
+  holdoutFraction: 0,
+  threshold: 0,
+};
+
 const world = (id: number) => WORLDS.find((w) => w.id === id)!;
 
 export const ADAPTIVE_DEMOS: readonly AdaptiveDemo[] = [
   { id: "D4", title: "wrong priors (demonstration 3's world), no holdout: learning against the oracle", world: { ...world(3), holdoutFraction: 0 }, policies: ["never", "config", "learning", "oracle"] },
+  { id: "D4shared", title: SHARED_WORLD.title, world: SHARED_WORLD, policies: ["never", "config", "learning", "oracle"] },
   { id: "D5", title: "the +94.8% world (demonstration 2's, seed mode): the breaker opens for the losing tool", world: world(2), policies: ["never", "config", "learning"] },
   { id: "D6", title: REFETCH_WORLD.title, world: REFETCH_WORLD, policies: ["never", "config", "learning"] },
 ];
@@ -92,15 +116,16 @@ async function reportAll(send: Transport, path: string, items: unknown[], tenant
   }
 }
 
-/** What a request says under a policy: the oracle is told the true p, mean h and q; the others leave them to the gate. */
-function requestFor(w: World, policy: Policy, session: ReturnType<typeof drawSession>, tokens: number) {
+/** What a request says under a policy: the oracle is told the output's tool's true p, the mean h and q; the others leave them to the gate. */
+function requestFor(w: World, policy: Policy, session: ReturnType<typeof drawSession>, output: { tokens: number; tool: string }) {
+  const recall = w.second !== undefined && output.tool === w.second.tool ? w.second.recall : w.recall;
   return {
     model_name: w.model,
-    output_tokens: tokens,
+    output_tokens: output.tokens,
     session_id: session.id,
-    tool_name: w.tool,
+    tool_name: output.tool,
     ...(w.mode === "cache_aware" ? { context_tokens: session.context } : {}),
-    ...(policy === "oracle" ? { recall_probability: w.recall, horizon: Math.trunc(trueHorizon(w)) } : {}),
+    ...(policy === "oracle" ? { recall_probability: recall, horizon: Math.trunc(trueHorizon(w)) } : {}),
     ...(policy === "oracle" && w.mode === "cache_aware" ? { cache_hit_rate: w.cacheHitRate } : {}),
   };
 }
@@ -110,7 +135,8 @@ export async function playPolicy(demo: AdaptiveDemo, policy: Policy, send: Trans
   const w = demo.world;
   const tenant = `${demo.id.toLowerCase()}-${policy}`;
   const run: PolicyRun = { policy, tenant, bills: [], openedAfter: null, openedAt: null, lastBreaker: null };
-  await ok(send, "PUT", "/v1/admin/config", { pricing_mode: w.mode, holdout_fraction: w.holdoutFraction, learning_enabled: policy === "learning" });
+  const threshold = w.threshold === undefined ? {} : { large_offload_threshold_tokens: w.threshold };
+  await ok(send, "PUT", "/v1/admin/config", { pricing_mode: w.mode, holdout_fraction: w.holdoutFraction, learning_enabled: policy === "learning", ...threshold });
   const batch = Math.max(1, Math.ceil(options.sessions / options.refreshes));
   for (let start = 0; start < options.sessions; start += batch) {
     const outcomes: unknown[] = [];
@@ -122,7 +148,7 @@ export async function playPolicy(demo: AdaptiveDemo, policy: Policy, send: Trans
         const session = drawSession(w, index, options.seed);
         let verdicts: Verdict[] = session.outputs.map(() => ({ decision_id: "", fire: false, stub_tokens: 0, recall_input_tokens: 0, recall_output_tokens: 0 }));
         if (policy !== "never" && session.outputs.length > 0) {
-          const body = await ok(send, "POST", "/v1/gate/batch", { items: session.outputs.map((o) => requestFor(w, policy, session, o.tokens)) }, tenant);
+          const body = await ok(send, "POST", "/v1/gate/batch", { items: session.outputs.map((o) => requestFor(w, policy, session, o)) }, tenant);
           verdicts = body.decisions.map((d: any) => ({ decision_id: d.decision_id, fire: d.fire, ...d.inputs }));
         }
         const { usage, outcomes: reported } = bill(w, session, verdicts);
@@ -170,12 +196,14 @@ export async function runAdaptive(demo: AdaptiveDemo, send: Transport, options: 
   const figures: string[] = [];
   const checks: AdaptiveResult["checks"] = [];
   const learn = runs.get("learning")!;
-  if (demo.id === "D4") {
+  if (demo.id === "D4" || demo.id === "D4shared") {
     const oracle = savingsOf(runs, "oracle", half);
     const learned = savingsOf(runs, "learning", half);
     const config = savingsOf(runs, "config", half);
     figures.push(`  savings over the second half (${options.sessions - half} sessions): oracle ${money(oracle)}, learning ${money(learned)} (${((100 * learned) / oracle).toFixed(1)}% of the oracle's), learning off ${money(config)} (${((100 * config) / oracle).toFixed(1)}%)`);
     checks.push({ name: "learning reaches at least 90% of the oracle's savings over the second half", pass: learned >= 0.9 * oracle });
+  }
+  if (demo.id === "D4") {
     const view = await ok(send, "GET", `/v1/admin/learning?tenant=${learn.tenant}`);
     const tool = view.tools.find((t: any) => t.tool_name === demo.world.tool);
     const truth = { recall_probability: demo.world.recall, horizon: trueHorizon(demo.world), cache_hit_rate: demo.world.cacheHitRate };
@@ -184,7 +212,7 @@ export async function runAdaptive(demo: AdaptiveDemo, send: Transport, options: 
       figures.push(`  learned ${field}: ${p?.value.toFixed(4)} [${p?.range?.[0].toFixed(4)}, ${p?.range?.[1].toFixed(4)}] n=${p?.n}, true ${value}`);
       checks.push({ name: `the learned ${field}'s 90% range holds the true ${value}`, pass: p?.range != null && p.range[0] <= value && value <= p.range[1] });
     }
-  } else {
+  } else if (demo.id !== "D4shared") {
     figures.push(`  breaker: ${learn.openedAfter === null ? "never opened" : `opened after ${learn.openedAfter} sessions`}; at the last refresh ${JSON.stringify(learn.lastBreaker)}`);
     checks.push({ name: `the breaker opens for ${demo.world.tool}`, pass: learn.openedAfter !== null });
     if (learn.openedAfter !== null && learn.openedAt !== null) {

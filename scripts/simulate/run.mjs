@@ -15,7 +15,7 @@ import { WORLDS } from "./world.ts";
 /** Sessions per demonstration at full size: enough for demonstration 2's verdict to be clear (docs/ledger.md). */
 const FULL = { 1: 400, 2: 2_000, 3: 600, 4: 600 };
 /** Sessions per policy of the adaptive gate's demonstrations at full size. */
-const ADAPTIVE_FULL = { D4: 600, D5: 1_200, D6: 1_200 };
+const ADAPTIVE_FULL = { D4: 600, D4shared: 600, D5: 1_200, D6: 1_200 };
 const scale = Math.min(4, Math.max(0.05, Number(process.env.SIMULATE_SCALE ?? 1)));
 const port = Number(process.env.SIMULATE_PORT ?? 8870);
 const seed = Number(process.env.SIMULATE_SEED ?? 2026);

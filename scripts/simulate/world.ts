@@ -10,7 +10,7 @@ export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: un
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3 | 4 | 6;
+  id: 1 | 2 | 3 | 4 | 6 | 7;
   title: string;
   tool: string;
   /**
@@ -34,6 +34,8 @@ export interface World {
   holdoutFraction: number;
   /** The chance that a stubbed output needed again (`recall`) is re-fetched by re-running the tool (D6), not recalled. */
   refetch?: number;
+  /** config:gate's large_offload_threshold_tokens for this world (the default's 10,000 otherwise). */
+  threshold?: number;
 }
 
 /** Tokens a turn adds besides tool outputs, and the model's reply per turn. */

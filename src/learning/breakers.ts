@@ -3,18 +3,20 @@
  * tool, on the anytime-valid confidence sequence, so checking at every
  * refresh does not inflate false alarms. An open breaker is judged again on
  * what arrived since it opened, by the same rule, on the sessions that still
- * stubbed (its probes) against the holdout. Ops may force a state
+ * stubbed (its probes) against the holdout. Exploring sessions are left out
+ * of the evidence in both arms. Ops may force a state
  * (`breakers:<tenant>`, audited); every change of state is a data point and
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts, writtenShards } from "../ledger";
+import { gatherRows, gatherToolSessions, isExplore, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts, writtenShards } from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
 import type { BreakerState, LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
 import { readOverrides } from "../writes/breakers";
+import { openingSequence } from "./opening";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */
 export const breakerLogSubject = (tenant: string) => `breaker-log:${tenant}`;
@@ -41,20 +43,33 @@ export interface JudgeInput {
 }
 
 /**
- * A tool's rule state from its evidence: `open` when the verdict is
- * `losing` (the sequence's lower end above 0, for costs), else `closed`. An
- * open breaker is judged on what arrived since it opened, and stays open
- * until that is enough to judge (the verdict not withheld for too few
- * sessions): otherwise every refresh right after an opening would close it.
+ * The loss margin a breaker closes on (USD per session, treatment − holdout
+ * or the realized net's cost): it closes only once the tool is shown to lose
+ * less than this, i.e. to save.
+ */
+export const CLOSE_MARGIN_USD = 0;
+
+/**
+ * A tool's rule state from its evidence (issue 34 item 5: no flapping). A
+ * closed breaker opens when the verdict is `losing` (the opening test's
+ * lower end above 0, for costs). An open one is judged on what arrived since
+ * it opened, and closes only on evidence of comparable power: the
+ * interval's upper end below CLOSE_MARGIN_USD, from at least as many
+ * sessions in the arm that limits it (held out with a holdout, else every
+ * session) as opened it. "Inconclusive" alone never closes it: at a probe's
+ * power it almost always is.
  *
  * @example
- * ruleState({ verdict: "losing", ... }, "closed") // "open"
- * ruleState({ verdict: "inconclusive", withheld: "too_few_sessions", ... }, "open") // "open"
+ * ruleState({ verdict: "losing", ... }, "closed", null) // "open"
+ * ruleState({ interval: [-0.4, 0.1], held_out: 80, ... }, "open", 40) // "open": not shown to save
+ * ruleState({ interval: [-0.4, -0.1], held_out: 80, withheld: null, ... }, "open", 40) // "closed"
  */
-export function ruleState(result: SequenceResult, current: "open" | "closed"): "open" | "closed" {
+export function ruleState(result: SequenceResult, current: "open" | "closed", openedWith: number | null, rule: BreakerState["rule"] = "holdout"): "open" | "closed" {
   if (result.verdict === "losing") return "open";
-  if (current === "open" && (result.withheld === "too_few_sessions" || result.interval === null)) return "open";
-  return "closed";
+  if (current === "closed") return "closed";
+  const weight = rule === "holdout" ? result.held_out : result.sessions;
+  const shownToSave = result.withheld === null && result.interval !== null && result.interval[1] < CLOSE_MARGIN_USD;
+  return shownToSave && weight >= (openedWith ?? 0) ? "closed" : "open";
 }
 
 /**
@@ -90,14 +105,19 @@ export async function judgeBreakers(
   const changes: BreakerChange[] = [];
   for (const tool of [...tools].sort()) {
     const prior = own(previous?.breakers, tool);
-    // An open breaker is judged on what arrived since it opened.
-    const since = prior?.state === "open" ? (prior.since ?? window.from) : window.from;
+    // One window per state: an open breaker is judged on what arrived since it opened; one the rule
+    // closed again, on what arrived since, so the losing stretch that opened it cannot reopen it at
+    // once. One ops closed is judged on the whole window (forcing it is not evidence).
+    const judgedSince = prior?.state === "open" || prior?.mode === "auto" ? prior?.since : null;
+    const since = Math.max(window.from, judgedSince ?? window.from);
     const result = evidence.judge(tool, since, prior?.state === "open");
     const mode = own(overrides, tool) ?? "auto";
     const from = prior?.state ?? "closed";
-    const state = mode === "auto" ? ruleState(result, from) : mode;
+    const state = mode === "auto" ? ruleState(result, from, prior?.opened_with ?? null, evidence.rule) : mode;
     const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };
-    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary };
+    // What opened it, so it closes only on as much evidence (held out with a holdout, else sessions).
+    const openedWith = state === "open" ? (from === "open" ? (prior?.opened_with ?? null) : evidence.rule === "holdout" ? result.held_out : result.sessions) : null;
+    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary, ...(openedWith === null ? {} : { opened_with: openedWith }) };
     if (from !== state) changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
   }
   if (changes.length > 0) await logChanges(env, tenant, changes, input.by);
@@ -123,7 +143,8 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
   if (holdout > 0) {
     const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
     if (sessions.unavailable > 0) return null;
-    const byTool = rowsByTool(sessions.rows);
+    // Exploring sessions decide on another p: set aside in both arms alike (the hash ignores the arm), so verdicts are not diluted.
+    const byTool = rowsByTool(sessions.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction)));
     const probe = config.breaker_probe_fraction;
     // While open, the treated sessions that were stopped stubbed nothing: only the probes show what
     // stubbing costs, against the holdout. Among those, a pair is treated with π = (1 − h)·f ÷ ((1 − h)·f + h).
@@ -132,16 +153,18 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
       rule: "holdout",
       tools: [...byTool.keys()],
       judge: (tool, since, open) => {
+        // The opening test: one-sided, the held-out arm's spread guarded (./opening.ts).
         const rows = (byTool.get(tool) ?? []).filter((row) => row.at >= since);
-        if (!open) return toolVerdicts(rows, holdout).get(tool) ?? meanSequence([]);
+        if (!open) return openingSequence(rows, holdout);
         const judged = rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe));
-        return probeHoldout < 1 ? (toolVerdicts(judged, probeHoldout).get(tool) ?? meanSequence([])) : meanSequence([]);
+        return probeHoldout < 1 ? openingSequence(judged, probeHoldout) : meanSequence([]);
       },
     };
   }
   const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));
   if (nets.unavailable > 0) return null;
-  const byTool = groupBy(nets.rows, (row) => row.tool_name);
+  const kept = nets.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction));
+  const byTool = groupBy(kept, (row) => row.tool_name);
   return {
     rule: "realized_net",
     tools: [...byTool.keys()],

@@ -7,8 +7,9 @@
  */
 import type { GateConfig } from "../store/config";
 import type { LearnedValue } from "../store/learning";
-import { own } from "../store/names";
-import { learnPriors, type PooledPriors, type RootPriors } from "./pool";
+import type { SizeBand } from "../store/bands";
+import { chainPriors, levelsOf } from "./chain";
+import type { PooledPriors, RootPriors } from "./pool";
 
 const memo = new WeakMap<Readonly<LearnedValue>, WeakMap<Readonly<GateConfig>, Map<string, PooledPriors>>>();
 
@@ -23,25 +24,26 @@ export function rootOf(config: Readonly<GateConfig>): RootPriors {
 }
 
 /**
- * Every level's pooled priors for a decision: tenant, then its tool (when it
- * names one the value knows), then the tool × model. A tool or model the
- * value has never seen has no observations: it passes its parent through.
+ * Every level's pooled priors for a decision (./chain.ts): the replay level
+ * and its size band, the tenant, the tool, the tool × model. A tool, model
+ * or band the value has never seen has no observations: it passes its
+ * parent through.
  *
  * @example
- * learnedFor(value, config, "read_file", "claude-opus-4-6").recall_probability // { value: 0.754…, n: 12, ... }
+ * learnedFor(value, config, "read_file", "claude-opus-4-6", "ge10k").recall_probability // { value: 0.754…, source: "learned", n: 12, ... }
  */
-export function learnedFor(value: Readonly<LearnedValue>, config: Readonly<GateConfig>, tool: string | null, model: string): PooledPriors {
+export function learnedFor(value: Readonly<LearnedValue>, config: Readonly<GateConfig>, tool: string | null, model: string, band: SizeBand | null = null): PooledPriors {
   let byConfig = memo.get(value);
   if (byConfig === undefined) memo.set(value, (byConfig = new WeakMap()));
   let byKey = byConfig.get(config);
   if (byKey === undefined) byConfig.set(config, (byKey = new Map()));
-  const toolEntry = tool === null ? undefined : own(value.tools, tool);
-  const modelSums = own(toolEntry?.models, model);
+  const levels = levelsOf(value, tool, model, band);
   // Only names the value holds become keys, so the memo is bounded by the value.
-  const key = `${toolEntry === undefined ? "" : tool}\u0000${modelSums === undefined ? "" : model}`;
+  const known = levels.tool !== undefined || levels.replay !== undefined;
+  const key = `${tool === null ? "\u0001" : known ? tool : ""}\u0000${levels.model === undefined ? "" : model}\u0000${levels.replayBand === undefined ? "" : band}`;
   let pooled = byKey.get(key);
   if (pooled === undefined) {
-    pooled = learnPriors(rootOf(config), [value.tenant_sums, toolEntry?.sums, modelSums], config.learning_prior_weight);
+    pooled = chainPriors(rootOf(config), levels, config.learning_prior_weight);
     byKey.set(key, pooled);
   }
   return pooled;

@@ -1,7 +1,8 @@
 /**
- * The learner of docs/design/learning.md §2: priors pooled level by level, config →
- * tenant → tool → tool × model, with one rule at every level. Pure: sums in,
- * priors out; no I/O, no clock.
+ * The learner of docs/design/learning.md §2: priors pooled level by level, with one
+ * rule at every level (./chain.ts says which levels a decision pools:
+ * config → replay → tenant → tool → tool × model). Pure: sums in, priors
+ * out; no I/O, no clock.
  */
 import type { LevelSums } from "../ledger";
 import { clampPooled } from "./bounds";
@@ -12,9 +13,13 @@ export type { LevelSums };
 export const LEARNED_FIELDS = ["horizon", "recall_probability", "cache_hit_rate"] as const;
 export type LearnedField = (typeof LEARNED_FIELDS)[number];
 
+/** Where a pooled value's most specific observations came from: none (the config's), imported history, or the tenant's own outcomes. */
+export type PooledSource = "config" | "replay" | "learned";
+
 /** A field's value after pooling, and what the most specific level with observations saw. */
 export interface PooledField {
   value: number;
+  source: PooledSource;
   /** Observations at the most specific level with any (0: nothing learned, the config's value). */
   n: number;
   /** w + n at that level: the Beta's concentration for p and q, √ of it the h range's divisor. */
@@ -63,12 +68,12 @@ export function addSums(a: LevelSums, b: LevelSums): LevelSums {
  * with no outcomes every value is the config's, bit for bit.
  *
  * @example
- * poolField({ value: 0.25, n: 0, concentration: 10, sd: null }, 200, 60 / 200, 10, null).value // 0.2976190476190476
+ * poolField({ value: 0.25, source: "config", n: 0, concentration: 10, sd: null }, 200, 60 / 200, 10, null).value // 0.2976190476190476
  */
-export function poolField(parent: PooledField, n: number, mean: number, weight: number, sd: number | null): PooledField {
+export function poolField(parent: PooledField, n: number, mean: number, weight: number, sd: number | null, source: PooledSource = "learned"): PooledField {
   if (n === 0) return parent;
   const value = (weight * parent.value + n * mean) / (weight + n);
-  return { value, n, concentration: weight + n, sd };
+  return { value, source, n, concentration: weight + n, sd };
 }
 
 /**
@@ -78,12 +83,12 @@ export function poolField(parent: PooledField, n: number, mean: number, weight: 
  * @example
  * poolLevel(rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10), tenantSums, 10)
  */
-export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number): PooledPriors {
+export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number, source: PooledSource = "learned"): PooledPriors {
   const qObserved = sums.q_turns > 0 ? sums.q_n : 0;
   return {
-    recall_probability: poolField(parent.recall_probability, sums.p_n, sums.p_n > 0 ? sums.p_r / sums.p_n : 0, weight, null),
-    horizon: poolField(parent.horizon, sums.h_n, sums.h_n > 0 ? sums.h_sum / sums.h_n : 0, weight, sampleSd(sums)),
-    cache_hit_rate: poolField(parent.cache_hit_rate, qObserved, qObserved > 0 ? sums.q_cached / sums.q_turns : 0, weight, null),
+    recall_probability: poolField(parent.recall_probability, sums.p_n, sums.p_n > 0 ? sums.p_r / sums.p_n : 0, weight, null, source),
+    horizon: poolField(parent.horizon, sums.h_n, sums.h_n > 0 ? sums.h_sum / sums.h_n : 0, weight, sampleSd(sums), source),
+    cache_hit_rate: poolField(parent.cache_hit_rate, qObserved, qObserved > 0 ? sums.q_cached / sums.q_turns : 0, weight, null, source),
   };
 }
 
@@ -91,24 +96,34 @@ export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number)
  * The config's values as the root level: nothing observed.
  *
  * @example
- * rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10).horizon // { value: 4, n: 0, concentration: 10, sd: null }
+ * rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10).horizon // { value: 4, source: "config", n: 0, concentration: 10, sd: null }
  */
 export function rootPooled(root: RootPriors, weight: number): PooledPriors {
-  const field = (value: number): PooledField => ({ value, n: 0, concentration: weight, sd: null });
+  const field = (value: number): PooledField => ({ value, source: "config", n: 0, concentration: weight, sd: null });
   return { horizon: field(root.horizon), recall_probability: field(root.recall_probability), cache_hit_rate: field(root.cache_hit_rate) };
 }
 
+/** One level of a chain: its sums and whose observations they are. */
+export interface ChainLevel {
+  sums: LevelSums;
+  source: Exclude<PooledSource, "config">;
+}
+
 /**
- * Every level from the root down: tenant, then the tool's, then the tool ×
- * model's, each present or not (a decision without a tool stops at the tenant).
+ * Levels from the root down, each present or not, each pooled on the one
+ * before by the one rule. A bare sums level is the tenant's own outcomes.
  *
  * @example
  * learnPriors(root, [tenantSums, toolSums, toolModelSums], 10).recall_probability.value // 0.7543290043290043 (example L3)
+ * learnPriors(root, [{ sums: imported, source: "replay" }], 10).recall_probability.source // "replay"
  */
-export function learnPriors(root: RootPriors, levels: ReadonlyArray<LevelSums | undefined>, weight: number): PooledPriors {
+export function learnPriors(root: RootPriors, levels: ReadonlyArray<LevelSums | ChainLevel | undefined>, weight: number): PooledPriors {
   const config = rootPooled(root, weight);
   let pooled = config;
-  for (const sums of levels) if (sums !== undefined) pooled = poolLevel(pooled, sums, weight);
+  for (const level of levels) {
+    if (level === undefined) continue;
+    pooled = "source" in level ? poolLevel(pooled, level.sums, weight, level.source) : poolLevel(pooled, level, weight);
+  }
   // A prior no request could send never decides (src/learning/bounds.ts).
   return clampPooled(pooled, config);
 }

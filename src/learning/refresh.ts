@@ -10,6 +10,7 @@ import { gatherRows, writtenShards } from "../ledger";
 import { parseGateConfig, type GateConfig } from "../store/config";
 import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
 import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";
+import { readReplayPriors } from "../writes/replay-priors";
 import { judgeBreakers, type BreakerChange } from "./breakers";
 import { mergeLevels } from "./merge";
 
@@ -46,9 +47,10 @@ export async function refreshLearning(env: Env, tenant: string, now: number, by 
   // Only the shards the tenant ever wrote: a tenant that never wrote touches no object.
   const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
   const shards = { queried: written.length, unavailable: 0 };
-  const [gathered, previous] = await Promise.all([
+  const [gathered, previous, replay] = await Promise.all([
     gatherRows(env.LEDGER, tenant, { ...shardOptions(config), shards: written }, (shard) => shard.learningSums(tenant, window.from, window.to)),
     readPublished(env.PRICING, tenant),
+    readReplayPriors(env.PRICING, tenant),
   ]);
   shards.unavailable = gathered.unavailable;
   if (gathered.unavailable > 0) {
@@ -57,7 +59,8 @@ export async function refreshLearning(env: Env, tenant: string, now: number, by 
   const levels = mergeLevels(gathered.rows);
   const judged = await judgeBreakers(env, { tenant, config, now, window, previous, tools: Object.keys(levels.tools), by });
   if (!judged.ok) return { ...base, shards, status: "partial", detail: judged.detail };
-  const value: LearnedValue = { version: 1, tenant, computed_at: now, window, ...levels, breakers: judged.breakers };
+  // The replay level travels in the value the gate already reads: no second KV read per request.
+  const value: LearnedValue = { version: 1, tenant, computed_at: now, window, ...levels, breakers: judged.breakers, ...(replay === null ? {} : { replay: replay.tools }) };
   await env.PRICING.put(learningKey(tenant), JSON.stringify(value));
   rememberLearned(tenant, Object.freeze(value));
   return { ...base, shards, status: "published", detail: null, computed_at: now, tools: Object.keys(levels.tools).length, breaker_changes: judged.changes };

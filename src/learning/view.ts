@@ -8,7 +8,8 @@ import type { GateConfig } from "../store/config";
 import type { BreakerState, LearnedValue } from "../store/learning";
 import { own } from "../store/names";
 import { rootOf } from "./lookup";
-import { learnPriors, LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors } from "./pool";
+import { chainPriors, levelsOf } from "./chain";
+import { LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors, type PooledSource } from "./pool";
 import { horizonRange, unitRange } from "./ranges";
 
 /** Ranges are shown at this level when learning_credible is off. */
@@ -17,6 +18,8 @@ export const VIEW_CREDIBLE = 0.9;
 /** One learned field as the view shows it. */
 export interface FieldView {
   value: number;
+  /** config, replay (imported history) or learned (the tenant's outcomes). */
+  source: PooledSource;
   /** Observations at the most specific level learned from (0: the config's value, passed through). */
   n: number;
   range: [number, number] | null;
@@ -30,6 +33,8 @@ export interface LevelView {
 
 export interface ToolView extends LevelView {
   tool_name: string;
+  /** The imported replay level's observations per field, null when none was imported for the tool. */
+  replay: Record<LearnedField, number> | null;
   breaker: BreakerState | null;
   models: Array<LevelView & { model: string }>;
 }
@@ -58,9 +63,10 @@ export function learningView(tenant: string, value: Readonly<LearnedValue> | nul
   const w = config.learning_prior_weight;
   const level = config.learning_credible ?? VIEW_CREDIBLE;
   const root = rootOf(config);
-  const levelOf = (chain: Array<LevelSums | undefined>, own: LevelSums | undefined): LevelView => ({
+  // The same chains the gate pools (./chain.ts), so the view shows what a decision would use.
+  const levelOf = (tool: string | null, model: string | null, own: LevelSums | undefined): LevelView => ({
     n: ownN(own),
-    priors: fieldsOf(learnPriors(root, chain, w), level),
+    priors: fieldsOf(chainPriors(root, levelsOf(value, tool, model, null), w), level),
   });
   const tenantSums = value?.tenant_sums;
   return {
@@ -72,16 +78,17 @@ export function learningView(tenant: string, value: Readonly<LearnedValue> | nul
     credible: config.learning_credible,
     range_level: level,
     config: root,
-    tenant_level: levelOf([tenantSums], tenantSums),
-    // Every tool with sums or a breaker (a tool judged on bills alone may have no outcomes).
-    tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.breakers ?? {})])]
+    tenant_level: levelOf(null, null, tenantSums),
+    // Every tool with sums, imported priors or a breaker (a tool judged on bills alone may have no outcomes).
+    tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.replay ?? {}), ...Object.keys(value?.breakers ?? {})])]
       .sort()
       .map((tool) => [tool, own(value?.tools, tool) ?? { sums: undefined, models: {} }] as const)
       .map(([tool, entry]) => ({
         tool_name: tool,
-        ...levelOf([tenantSums, entry.sums], entry.sums),
+        ...levelOf(tool, null, entry.sums),
+        replay: own(value?.replay, tool) === undefined ? null : ownN(own(value?.replay, tool)?.sums),
         breaker: own(value?.breakers, tool) ?? null,
-        models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf([tenantSums, entry.sums, sums], sums) })),
+        models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf(tool, model, sums) })),
       })),
   };
 }
@@ -96,7 +103,7 @@ function fieldsOf(pooled: PooledPriors, level: number): Record<LearnedField, Fie
   for (const field of LEARNED_FIELDS) {
     const f = pooled[field];
     const range = f.n === 0 ? null : field === "horizon" ? horizonRange(f, level) : unitRange(f, level);
-    out[field] = { value: f.value, n: f.n, range };
+    out[field] = { value: f.value, source: f.source, n: f.n, range };
   }
   return out;
 }

@@ -22,12 +22,12 @@
  */
 
 export { assign } from "./model/assign";
-export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
+export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isExplore, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
 export { requestsCost, sessionCost, type LedgerDecision, type OutcomeReport, type SessionUsage } from "./model/savings";
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 
 export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch, type ClusterSums, type Moments } from "./stats/stats";
-export { confidenceSequence, meanSequence, type SequenceResult, type SequenceSession } from "./stats/sequence";
+export { confidenceSequence, meanSequence, MIN_SESSIONS_PER_ARM, packedSequence, sequenceRadius, type SequenceResult, type SequenceSession } from "./stats/sequence";
 export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats/verdicts";
 export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
 

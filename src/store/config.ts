@@ -18,6 +18,8 @@ export const MAX_TOKENS = 1_000_000_000_000;
 
 /** The largest share of sessions the holdout may take: the treatment arm keeps at least half. */
 export const MAX_HOLDOUT_FRACTION = 0.5;
+/** The largest share of sessions exploration may take: it is a measurement, not the policy. */
+export const MAX_EXPLORE_FRACTION = 0.5;
 /** Most shards a tenant's ledger may have: a decision id keeps its shard in up to three digits. */
 export const MAX_LEDGER_SHARDS = 256;
 /** Shards per tenant unless config:gate says otherwise (docs/ledger.md sizes them). */
@@ -85,6 +87,12 @@ export const GateConfigSchema = z
       .optional()
       .openapi({ description: "A learned value's central credible interval becomes its range (the robust rule); null: off" }),
     learning_refresh_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: "How often a tenant's learned value is recomputed" }),
+    learning_explore_fraction: z
+      .number()
+      .min(0)
+      .max(MAX_EXPLORE_FRACTION)
+      .optional()
+      .openapi({ description: "The share of a tool's sessions that decide on its learned p's lower credible bound, so a tool that stopped firing keeps being measured (docs/learning.md)" }),
     breaker_probe_fraction: z.number().min(0).max(1).optional().openapi({ description: "The share of sessions an open breaker still decides as usual" }),
     breaker_min_sessions: z.number().int().min(2).max(1_000_000).optional().openapi({ description: "Sessions the realized-net rule needs before it judges" }),
   })
@@ -132,6 +140,8 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   learning_window_days: 7,
   learning_credible: null,
   learning_refresh_seconds: 300,
+  // Only a decision with something learned explores: a tenant with no outcomes answers as the config does.
+  learning_explore_fraction: 0.02,
   breaker_probe_fraction: 0.1,
   breaker_min_sessions: 30,
 });

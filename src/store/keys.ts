@@ -56,3 +56,7 @@ export const breakersKey = (tenant: string) => `${BREAKERS_PREFIX}${tenant}`;
 export const LEDGER_SHARD_PREFIX = "ledger-shard:";
 /** KV key that marks one of a tenant's ledger shards as written. */
 export const ledgerShardKey = (tenant: string, shard: number) => `${LEDGER_SHARD_PREFIX}${tenant}:${shard}`;
+/** `replay-priors:<tenant>`: priors imported from replayed history (the replay level), audited in its history. */
+export const REPLAY_PRIORS_PREFIX = "replay-priors:";
+/** KV key of a tenant's imported replay priors. */
+export const replayPriorsKey = (tenant: string) => `${REPLAY_PRIORS_PREFIX}${tenant}`;

@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { describeIssues } from "../gate/issues";
+import { SIZE_BANDS } from "./bands";
 import { RefreshingCache } from "./cache";
 import { MAX_HORIZON, type GateConfig } from "./config";
 import { learningKey } from "./keys";
@@ -60,6 +61,8 @@ export const BreakerStateSchema = z.strictObject({
   rule: z.enum(["holdout", "realized_net"]),
   /** When the state last changed (ms), null when it never has. */
   since: z.number().nullable(),
+  /** While open: the sessions (held out, with a holdout) whose evidence opened it; closing needs as many. */
+  opened_with: z.number().nonnegative().optional(),
   evidence: z
     .strictObject({
       sessions: z.number(),
@@ -72,6 +75,15 @@ export const BreakerStateSchema = z.strictObject({
     .nullable(),
 });
 
+/** A tool's imported sums, and optionally its sums per size band (./bands.ts). */
+export const ReplayToolSchema = z.strictObject({
+  sums: LevelSumsSchema,
+  bands: z.strictObject(Object.fromEntries(SIZE_BANDS.map((band) => [band, LevelSumsSchema.optional()])) as Record<(typeof SIZE_BANDS)[number], z.ZodOptional<typeof LevelSumsSchema>>).optional(),
+});
+
+/** The replay level as a published value carries it: imported tools by name, with no prototype (./names.ts). */
+export const ReplayToolsSchema = nameRecord(ReplayToolSchema);
+
 /** What one refresh published for one tenant. */
 export const LearnedValueSchema = z.strictObject({
   version: z.literal(1),
@@ -82,9 +94,12 @@ export const LearnedValueSchema = z.strictObject({
   // Keyed by tool and model names from requests: kept whole, with no prototype (src/store/names.ts).
   tools: nameRecord(z.strictObject({ sums: LevelSumsSchema, models: nameRecord(LevelSumsSchema) })),
   breakers: nameRecord(BreakerStateSchema),
+  /** The imported replay level (`replay-priors:<tenant>`) as the refresh found it; absent when none. */
+  replay: ReplayToolsSchema.optional(),
 });
 
 export type LearnedValue = z.infer<typeof LearnedValueSchema>;
+export type ReplayTools = z.infer<typeof ReplayToolsSchema>;
 export type BreakerState = z.infer<typeof BreakerStateSchema>;
 
 /**

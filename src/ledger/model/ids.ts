@@ -112,6 +112,19 @@ export function inHoldout(tenant: string, key: string, fraction: number): boolea
 }
 
 /**
+ * Whether a (session, tool) explores (docs/learning.md § Exploration): a hash
+ * of (tenant, session, tool, "explore") below `learning_explore_fraction`,
+ * drawn apart from the holdout's and the probes' hashes, so the breaker can
+ * set exploring sessions aside in both arms alike.
+ *
+ * @example
+ * isExplore("acme", "s-1", "read_file", 0.02) // the same answer on every call
+ */
+export function isExplore(tenant: string, key: string, tool: string, fraction: number): boolean {
+  return fraction > 0 && unitHash(`${tenant}\u0000${key}\u0000${tool}\u0000explore`) < fraction;
+}
+
+/**
  * Whether an open breaker still lets this (session, tool) decide as usual:
  * a hash of (tenant, session, tool, "probe") below `breaker_probe_fraction`,
  * so evidence keeps arriving while the breaker is open.

@@ -25,6 +25,7 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   learning_window_days: "the days of outcomes the learner reads",
   learning_credible: "a learned value's credible range becomes its range (off when unset)",
   learning_refresh_seconds: "how often a tenant's learned value is recomputed",
+  learning_explore_fraction: "the share of a tool's sessions that decide on its learned p's lower credible bound",
   breaker_probe_fraction: "the share of sessions an open breaker still decides as usual",
   breaker_min_sessions: "sessions the realized-net breaker rule needs before it judges",
 };

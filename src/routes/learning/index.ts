@@ -4,13 +4,26 @@ import { ApiError } from "../../http/errors";
 import { own } from "../../store/names";
 import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../../http/schema";
 import { readPublished, refreshLearning } from "../../learning/refresh";
-import { breakersKey } from "../../store/keys";
+import { breakersKey, replayPriorsKey } from "../../store/keys";
+import { ReplayPriorsSchema } from "../../writes/replay-priors";
 import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/breakers";
+import { putReplayPriors, rollbackReplayPriors } from "../../writes/replay-priors";
 import { auditRoutes } from "../admin/audit";
 import { adminRoute } from "../admin/schema";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate/answer/caller";
-import { BreakerOverridesSchema, BreakerWriteSchema, BreakerWrittenSchema, LearningViewSchema, RefreshBodySchema, RefreshReportSchema, TenantParamSchema, TenantQuerySchema } from "./schema";
+import {
+  BreakerOverridesSchema,
+  BreakerWriteSchema,
+  BreakerWrittenSchema,
+  LearningViewSchema,
+  RefreshBodySchema,
+  RefreshReportSchema,
+  ReplayImportedSchema,
+  ReplayPriorsViewSchema,
+  TenantParamSchema,
+  TenantQuerySchema,
+} from "./schema";
 import { readLearningView } from "./view";
 
 const BAD_QUERY = { 400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it") };
@@ -56,10 +69,25 @@ const breakerRoute = adminRoute({
   },
 });
 
+const importRoute = adminRoute({
+  method: "post",
+  path: "/v1/admin/learning/import",
+  summary: "Store priors measured from replayed history as the tenant's replay level (npm run replay -- --priors); audited, then refreshed",
+  request: { query: TenantQuerySchema, ...jsonRequest(ReplayPriorsSchema) },
+  responses: {
+    200: json(ReplayImportedSchema, "Stored (or already so), and the tenant refreshed"),
+    ...BAD_QUERY,
+    ...bodyErrors("The body is not JSON or not the replay priors' shape; the error names the field"),
+  },
+});
+
 /**
  * GET /v1/learning, GET /v1/admin/learning?tenant=, POST
  * /v1/admin/learning/refresh?tenant= and the audited breaker overrides
- * (PUT /v1/admin/learning/breakers/{tenant}, with history and rollback).
+ * (PUT /v1/admin/learning/breakers/{tenant}, with history and rollback),
+ * and the audited import of replay priors (POST
+ * /v1/admin/learning/import?tenant=, history and rollback under
+ * /v1/admin/learning/import/{tenant}).
  *
  * @example
  * curl -s 127.0.0.1:8787/v1/learning
@@ -84,6 +112,31 @@ export const learning = createApp()
     const written = await putBreakerMode(c.env.PRICING, tenant, tool, state, c.get("admin"));
     return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
   })
+  .openapi(importRoute, async (c) => {
+    const { tenant } = c.req.valid("query");
+    const written = await putReplayPriors(c.env.PRICING, tenant, c.req.valid("json"), c.get("admin"));
+    return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
+  })
+  .route(
+    "/",
+    auditRoutes({
+      path: "/v1/admin/learning/import/{tenant}",
+      params: TenantParamSchema,
+      subject: (params: { tenant: string }) => replayPriorsKey(params.tenant),
+      // Applied by the next refresh, as the breaker overrides are.
+      rollback: (kv, params, version, by) => rollbackReplayPriors(kv, params.tenant, version, by),
+      restored: ReplayPriorsViewSchema,
+      docs: {
+        history: "List a tenant's earlier imported replay priors",
+        historyOk: "Newest first",
+        rollback: "Restore a tenant's imported replay priors as they stood at a version (applied at the next refresh)",
+        rollbackOk: "Restored",
+        notFound: "No such version",
+        bodyErrors: bodyErrors("The body is not JSON or version is wrong; the error names it"),
+        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
+      },
+    }),
+  )
   .route(
     "/",
     auditRoutes({

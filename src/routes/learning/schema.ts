@@ -18,7 +18,7 @@ export const TenantQuerySchema = z.strictObject({ tenant: TenantSchema }).openap
 export const TenantParamSchema = z.object({ tenant: TenantSchema.openapi({ param: { name: "tenant", in: "path" } }) });
 
 const Range = z.tuple([z.number(), z.number()]).nullable();
-const FieldView = z.object({ value: z.number(), n: z.number(), range: Range });
+const FieldView = z.object({ value: z.number(), source: z.enum(["config", "replay", "learned"]), n: z.number(), range: Range });
 const Fields = z.object({ horizon: FieldView, recall_probability: FieldView, cache_hit_rate: FieldView });
 const Counts = z.object({ horizon: z.number(), recall_probability: z.number(), cache_hit_rate: z.number() });
 const Level = { n: Counts.openapi({ description: "This level's own observations per field" }), priors: Fields };
@@ -39,6 +39,7 @@ export const LearningViewSchema = z
       z.object({
         tool_name: z.string(),
         ...Level,
+        replay: Counts.nullable().openapi({ description: "The imported replay level's observations per field; null: nothing imported for this tool" }),
         breaker: BreakerStateSchema.nullable(),
         models: z.array(z.object({ model: z.string(), ...Level })),
       }),
@@ -85,3 +86,11 @@ export const BreakerOverridesSchema = z
 
 /** PUT's answer: the overrides, and the refresh that applied them at once. */
 export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: RefreshReportSchema }).openapi("BreakerWritten");
+
+/** A tenant's imported replay priors after an import or a rollback: how many tools, and the key's version. */
+export const ReplayPriorsViewSchema = z
+  .object({ tenant: z.string(), tools: z.number().int(), version: z.number().int(), changed: z.boolean() })
+  .openapi("ReplayPriorsView");
+
+/** The import's answer: the stored priors' summary, and the refresh that applied them at once. */
+export const ReplayImportedSchema = ReplayPriorsViewSchema.extend({ refresh: RefreshReportSchema }).openapi("ReplayImported");

@@ -3,7 +3,9 @@ import { z } from "@hono/zod-openapi";
 
 const AnswerPriorSchema = z.object({
   value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
-  source: z.enum(["request", "learned", "config"]),
+  source: z.enum(["request", "learned", "replay", "config", "explore"]).openapi({
+    description: "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session",
+  }),
   n: z.number().int().openapi({ description: "Observations at the most specific level learned from; 0 unless learned" }),
 });
 

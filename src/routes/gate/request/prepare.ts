@@ -12,6 +12,7 @@ import {
   type Range,
 } from "../../../gate";
 import { summarize, type ErrorIssue } from "../../../http/errors";
+import { isExplore } from "../../../ledger";
 import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../../store/config";
 import { readLearned, type LearnedValue } from "../../../store/learning";
 import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../store/read";
@@ -170,7 +171,10 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
       const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
       // Learned per the canonical model that prices the decision (the requested name when none does).
       const model = pricing.read.lookup.status === "priced" ? pricing.read.lookup.canonical : resolved.model_name;
-      const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model);
+      // Exploration is drawn per (session, tool), so the breaker can set those sessions aside (ledger/model/ids.ts).
+      const tool = item.body.tool_name;
+      const explore = learned !== null && tool !== undefined && item.body.session_id !== undefined && isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction);
+      const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model, explore);
       return { body: item.body, inputs, mode, pricing, priors };
     }),
   );

@@ -1,4 +1,5 @@
 import type { PricingMode } from "../../../gate";
+import { bandOf } from "../../../store/bands";
 import { learnedFor } from "../../../learning/lookup";
 import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
 import { horizonRange, unitRange } from "../../../learning/ranges";
@@ -6,8 +7,15 @@ import type { GateConfig } from "../../../store/config";
 import type { LearnedValue } from "../../../store/learning";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
-/** Where a prior the gate used came from. */
-export type PriorSource = "request" | "learned" | "config";
+/**
+ * Where a prior the gate used came from: the request, the tenant's outcomes,
+ * imported history, or the config; `explore` is p at its lower credible bound
+ * on an exploring session.
+ */
+export type PriorSource = "request" | "learned" | "replay" | "config" | "explore";
+
+/** The credible level of exploration's lower bound when learning_credible is off. */
+export const EXPLORE_CREDIBLE = 0.9;
 
 /** One prior as the answer reports it: its value, its source, and the observations behind it (0 unless learned). */
 export interface AnswerPrior {
@@ -30,7 +38,9 @@ const RANGE_OF = {
  * says where each prior came from. With `learning_credible` set, a learned
  * field also gets its credible range, so the robust rule decides. With no
  * value, or no observations at any level, the inputs come back as they were:
- * the config's priors, bit for bit.
+ * the config's priors, bit for bit. On an exploring (session, tool)
+ * (`explore`, ledger/model/ids.ts isExplore) with something learned, p is its
+ * lower credible bound instead, and its source says `explore`.
  *
  * @example
  * applyLearned(body, inputs, "cache_aware", value, config, "claude-opus-4-6").priors.recall_probability
@@ -43,8 +53,10 @@ export function applyLearned(
   value: Readonly<LearnedValue> | null,
   config: Readonly<GateConfig>,
   model: string,
+  explore = false,
 ): { inputs: ResolvedInputs; priors: AnswerPriors } {
-  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model);
+  // The output's size picks the band (src/store/bands.ts): recall grows with size.
+  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model, bandOf(inputs.output_tokens));
   let used = inputs;
   const priors = {} as AnswerPriors;
   for (const field of LEARNED_FIELDS) {
@@ -55,11 +67,23 @@ export function applyLearned(
     } else if (learned === undefined || learned.n === 0) {
       priors[field] = { value: inputs[field] ?? configValue(field, config), source: "config", n: 0 };
     } else {
-      priors[field] = { value: learned.value, source: "learned", n: learned.n };
+      priors[field] = { value: learned.value, source: learned.source === "replay" ? "replay" : "learned", n: learned.n };
       used = withLearned(used, field, pooled!, mode, config.learning_credible);
     }
   }
+  if (explore && pooled !== null && isInformed(pooled) && priors.recall_probability.source !== "request") {
+    // Decide as though p were at its lower credible bound: a tool whose p stopped it firing fires
+    // here now and then, so p keeps being measured and cannot freeze (issue 34 item 2).
+    const low = unitRange(pooled.recall_probability, config.learning_credible ?? EXPLORE_CREDIBLE)[0];
+    used = { ...used, recall_probability: low, ...(config.learning_credible === null ? {} : { recall_probability_range: [low, low] as [number, number] }) };
+    priors.recall_probability = { value: low, source: "explore", n: pooled.recall_probability.n };
+  }
   return { inputs: used, priors };
+}
+
+// Something was learned for this decision: with nothing learned, no answer changes (the seed's bit for bit).
+function isInformed(pooled: PooledPriors): boolean {
+  return LEARNED_FIELDS.some((field) => pooled[field].n > 0);
 }
 
 function configValue(field: LearnedField, config: Readonly<GateConfig>): number {

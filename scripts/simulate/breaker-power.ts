@@ -1,0 +1,94 @@
+/**
+ * How many sessions the breaker needs to open on the seed's +94.8% world
+ * (demonstration 2's, the simulator's D5), with the gate's verdicts known in
+ * advance: every output fires in the treated arm (the seed fires on each of
+ * them), none in the held-out one. Bills come from world.ts's own arithmetic,
+ * so this measures the test, not the worker: by the opening test
+ * (src/learning/opening.ts), by the old two-sided rule, and by the opening
+ * test on CUPED-adjusted bills (each bill minus β·(misses − mean), β fitted
+ * on earlier sessions only, the cache misses drawn before the gate speaks).
+ * Pure and seeded.
+ *
+ * @module
+ */
+import { openingSequence } from "../../src/learning/opening";
+import { packedSequence } from "../../src/ledger";
+import type { ToolSessionRow } from "../../src/ledger";
+import { bill, drawSession, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
+
+/** The seeded Opus row's prices (pricing.seed.json). */
+export const OPUS_PRICES: Prices = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
+
+/** The config's stub and recall sizes (DEFAULT_GATE_CONFIG), as the seed's answers carry them. */
+const FIRED: Omit<Verdict, "decision_id"> = { fire: true, stub_tokens: 200, recall_input_tokens: 2_000, recall_output_tokens: 500 };
+
+export type PowerRule = "opening" | "old" | "adjusted";
+
+/**
+ * Median and quartiles of the session count at the first look that opens
+ * (null runs: never within `sessions`), over `runs` seeded runs.
+ *
+ * @example
+ * sessionsToOpen({ holdout: 0.5, sessions: 2_000, every: 20, runs: 40, seed: 1 }).opening.median // ≈ 600
+ */
+export function sessionsToOpen(options: { holdout: number; sessions: number; every: number; runs: number; seed: number }) {
+  const world = WORLDS.find((w) => w.id === 2)!;
+  const found: Record<PowerRule, number[]> = { opening: [], old: [], adjusted: [] };
+  for (let run = 0; run < options.runs; run++) {
+    const rng = seeded(options.seed * 7_919 + run);
+    const rows: ToolSessionRow[] = [];
+    const misses: number[] = [];
+    for (let i = 0; i < options.sessions; i++) {
+      const session = drawSession(world, run * 100_000 + i, options.seed);
+      const treated = rng() >= options.holdout;
+      const verdicts = session.outputs.map(() => ({ decision_id: "", ...(treated ? FIRED : { ...FIRED, fire: false, stub_tokens: 0 }) }));
+      rows.push({ tool_name: "t", session_id: session.id, at: i, treated, cost: usd(OPUS_PRICES, bill(world, session, verdicts).usage) });
+      // The tokens the session re-wrote on its cache misses: the history, once per missed turn.
+      misses.push(session.context * session.hits.slice(2).filter((hit) => !hit).length);
+    }
+    const adjusted = cuped(rows, misses);
+    const held = Uint8Array.from(rows, (r) => (r.treated ? 0 : 1));
+    const cost = Float64Array.from(rows, (r) => r.cost);
+    const first: Record<PowerRule, number | null> = { opening: null, old: null, adjusted: null };
+    for (let t = options.every; t <= options.sessions; t += options.every) {
+      if (first.opening === null && openingSequence(rows.slice(0, t), options.holdout).verdict === "losing") first.opening = t;
+      if (first.old === null && packedSequence(held.subarray(0, t), cost.subarray(0, t), 1 - options.holdout).verdict === "losing") first.old = t;
+      if (first.adjusted === null && openingSequence(adjusted.slice(0, t), options.holdout).verdict === "losing") first.adjusted = t;
+    }
+    for (const rule of ["opening", "old", "adjusted"] as const) found[rule].push(first[rule] ?? Infinity);
+  }
+  const summary = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+    return { median: at(0.5), q1: at(0.25), q3: at(0.75), never: xs.filter((x) => x === Infinity).length };
+  };
+  return { runs: options.runs, opening: summary(found.opening), old: summary(found.old), adjusted: summary(found.adjusted) };
+}
+
+/**
+ * Each bill minus β̂_{i−1}·(x_i − x̄_{i−1}): β̂ and x̄ from the sessions
+ * before i only (both arms: x is drawn before the gate speaks), so each
+ * adjustment is fixed before the session's arm and bill are seen.
+ *
+ * @example
+ * cuped(rows, misses)[10].cost // rows[10].cost − β̂₉ · (misses[10] − x̄₉)
+ */
+export function cuped(rows: readonly ToolSessionRow[], x: readonly number[]): ToolSessionRow[] {
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  return rows.map((row, i) => {
+    const xi = x[i]!;
+    const varX = n > 1 ? sxx - (sx * sx) / n : 0;
+    const beta = varX > 0 ? (sxy - (sx * sy) / n) / varX : 0;
+    const adjusted = n > 0 ? row.cost - beta * (xi - sx / n) : row.cost;
+    n++;
+    sx += xi;
+    sy += row.cost;
+    sxx += xi * xi;
+    sxy += xi * row.cost;
+    return { ...row, cost: adjusted };
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Which levels a decision pools, field by field (docs/learning.md § Levels):
+ *
+ *   p:     config → replay tool → replay tool × band → tool → tool × model
+ *   h, q:  config → replay tool → replay tool × band → tenant → tool → tool × model
+ *
+ * p skips the tenant level for a named tool: the tenant's p is other tools'
+ * recalls, and a tool that inherits it may never fire, so never learn its
+ * own (issue 34 item 1, the stall). Every decision observes h and q, so they
+ * keep pooling through the tenant. A decision without a tool pools the
+ * tenant level for every field. Pure.
+ *
+ * @module
+ */
+import type { LearnedValue } from "../store/learning";
+import { own } from "../store/names";
+import type { SizeBand } from "../store/bands";
+import { learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
+
+/** The levels one decision reads from a published value, each present or not. */
+export interface DecisionLevels {
+  tenant: LevelSums | undefined;
+  /** Named-tool decisions only. */
+  tool: LevelSums | undefined;
+  model: LevelSums | undefined;
+  replay: LevelSums | undefined;
+  replayBand: LevelSums | undefined;
+  named: boolean;
+}
+
+/**
+ * The levels of a value for a (tool, model, band); names the value does not
+ * hold are absent levels.
+ *
+ * @example
+ * levelsOf(value, "read_file", "claude-opus-4-6", "ge10k").replay // the imported read_file sums, or undefined
+ */
+export function levelsOf(value: Readonly<LearnedValue> | null, tool: string | null, model: string | null, band: SizeBand | null): DecisionLevels {
+  const entry = tool === null ? undefined : own(value?.tools, tool);
+  const replayed = tool === null ? undefined : own(value?.replay, tool);
+  return {
+    tenant: value?.tenant_sums,
+    tool: entry?.sums,
+    model: model === null ? undefined : own(entry?.models, model),
+    replay: replayed?.sums,
+    replayBand: band === null ? undefined : replayed?.bands?.[band],
+    named: tool !== null,
+  };
+}
+
+/**
+ * The pooled priors of a decision's levels: p along its chain, h and q
+ * along theirs.
+ *
+ * @example
+ * chainPriors(root, levelsOf(value, "grep", "m", null), 10).recall_probability.source // "config": grep never fired
+ */
+export function chainPriors(root: RootPriors, levels: DecisionLevels, weight: number): PooledPriors {
+  const replay: Array<ChainLevel | undefined> = [replayLevel(levels.replay), replayLevel(levels.replayBand)];
+  const own = [levels.tool, levels.model];
+  const shared = learnPriors(root, [...replay, levels.tenant, ...own], weight);
+  if (!levels.named) return shared;
+  const recall = learnPriors(root, [...replay, ...own], weight).recall_probability;
+  return { ...shared, recall_probability: recall };
+}
+
+function replayLevel(sums: LevelSums | undefined): ChainLevel | undefined {
+  return sums === undefined ? undefined : { sums, source: "replay" };
+}

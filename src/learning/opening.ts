@@ -1,0 +1,68 @@
+/**
+ * The breaker's opening test on treatment − holdout (issue 34 item 3): the
+ * asymptotic confidence sequence of ledger/sequence.ts, read one-sided, with
+ * the held-out arm's spread guarded. Pure: a tool's sessions in report order in, a
+ * SequenceResult out (its verdict `losing` is what opens a breaker).
+ *
+ * Why a guard, not a larger minimum: on skewed bills a small held-out arm
+ * has rarely met its rare large bills, so its spread reads low, ψ̄ leans
+ * towards "the treated cost more" and the interval is too narrow: at holdout
+ * 0.1 and lognormal σ 2, 7.8% of null tools opened even with 150 held-out
+ * sessions required. The guard floors the held-out arm's Σψ² by what the
+ * treated arm (19 times larger at holdout 0.05) says it would be if both arms
+ * shared one distribution, which is the null the test guards against; under any
+ * alternative the larger of the two is kept, so the spread is never
+ * understated. A betting-style sequence would need a bound on a session's
+ * bill, which bills do not have. docs/learning.md § The breaker's α has the
+ * false-opening table (scripts/simulate/breaker-alpha.ts).
+ *
+ * @module
+ */
+import { MIN_SESSIONS_PER_ARM, sequenceRadius, type SequenceResult, type ToolSessionRow } from "../ledger";
+
+/** The breaker's level: one-sided, since only a false `losing` opens it. */
+export const BREAKER_ALPHA = 0.05;
+
+/**
+ * The opening test over one tool's sessions in report order, at π = 1 −
+ * holdoutFraction: ψ as docs/design/ledger.md §4 defines it (each cost centred on the
+ * mean of the sessions before it), the held-out arm's Σψ² floored by
+ * n_held · mean_treated(ψ²) · (π ÷ (1 − π))², and the interval
+ * ψ̄ ± s · radius(t, 2α), whose lower end is the one-sided α bound. `losing`
+ * when that lower end is above 0 with at least 30 sessions in each arm.
+ *
+ * @example
+ * openingSequence(rowsOf("read_file"), 0.1).verdict // "losing" | "saving" | "inconclusive"
+ */
+export function openingSequence(rows: readonly ToolSessionRow[], holdoutFraction: number, alpha = BREAKER_ALPHA): SequenceResult {
+  const pi = 1 - holdoutFraction;
+  const scale = pi * (1 - pi);
+  let costSum = 0;
+  let psiSum = 0;
+  let treatedSq = 0;
+  let heldSq = 0;
+  let treated = 0;
+  rows.forEach((row, i) => {
+    const earlierMean = i === 0 ? 0 : costSum / i;
+    const psi = scale > 0 ? (((row.treated ? 1 : 0) - pi) * (row.cost - earlierMean)) / scale : 0;
+    psiSum += psi;
+    costSum += row.cost;
+    if (row.treated) {
+      treatedSq += psi * psi;
+      treated++;
+    } else heldSq += psi * psi;
+  });
+  const t = rows.length;
+  const held = t - treated;
+  const estimate = t > 0 ? psiSum / t : null;
+  const none = { sessions: t, treated, held_out: held, estimate, sd: null, interval: null, verdict: "inconclusive", withheld: t > 0 ? "too_few_sessions" : null } as const;
+  if (t < 2 || treated === 0 || scale === 0 || estimate === null) return none;
+  const guardedHeldSq = Math.max(heldSq, held * (treatedSq / treated) * (pi / (1 - pi)) ** 2);
+  const sd = Math.sqrt(Math.max(0, (treatedSq + guardedHeldSq - (psiSum * psiSum) / t) / (t - 1)));
+  const half = sd * sequenceRadius(t, 2 * alpha);
+  const interval: [number, number] = [estimate - half, estimate + half];
+  const base = { sessions: t, treated, held_out: held, estimate, sd, interval };
+  if (sd === 0) return { ...base, verdict: "inconclusive", withheld: "zero_spread" };
+  if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM) return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
+  return { ...base, verdict: interval[0] > 0 ? "losing" : interval[1] < 0 ? "saving" : "inconclusive", withheld: null };
+}
