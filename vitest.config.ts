@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 // alone are dropped below, so a stack trace in the output is one nobody expected.
 import injectedFault from "./test/fixtures/injected-fault.json" with { type: "json" };
 
-// Test-only admin tokens (never a real secret); test/secrets.ts holds the same.
+// Test-only admin tokens (never a real secret); test/support/secrets.ts holds the same.
 const TEST_ADMIN_TOKEN = "ops-alice:alice-test-token-0123456789,ops-bob:bob-test-token-0123456789";
 
 // wrangler.toml's top level binds LEDGER_QUEUE (queued ledger writes, run
@@ -59,7 +59,7 @@ function workerPool(configPath: string) {
         // often than production's limit allows per minute: lift it here.
         GATE_RATE_LIMITER: { namespace_id: "1000", simple: { limit: 1_000_000, period: 60 } },
         // The auth and fuzz suites fail admin authentication on purpose, all
-        // from one address: lifted too; test/admin-auth.test.ts uses the tight one.
+        // from one address: lifted too; test/routes/admin/admin-auth.test.ts uses the tight one.
         ADMIN_AUTH_LIMITER: { namespace_id: "1100", simple: { limit: 1_000_000, period: 60 } },
         // A second, real (simulated) limiter with a limit a test can reach.
         TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
@@ -76,7 +76,7 @@ export default defineConfig({
   test: {
     // The worker's tests leave GATE_API_KEYS unset on purpose (the gate open,
     // as in `npm run dev`), so its once-per-isolate notice about an open gate
-    // is noise here; test/gate-keys.test.ts checks the notice itself. So are
+    // is noise here; test/routes/gate/gate-keys.test.ts checks the notice itself. So are
     // the stack traces of faults a test injects on purpose (test/fixtures/injected-fault.json).
     onConsoleLog: (log) => !log.includes("GATE_API_KEYS is unset") && !log.includes(injectedFault.message),
     projects: [

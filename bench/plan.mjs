@@ -47,7 +47,7 @@ export function makePlans(scale, model, seed = 14) {
 }
 
 /**
- * VARIANTS adversarial plan requests (test/plan-budget.test.ts holds the
+ * VARIANTS adversarial plan requests (test/gate/plan-budget.test.ts holds the
  * first): 64 candidates of 3,000–4,000 tokens with nearly equal value per
  * token, about 223k tokens on sonnet-4-5's 200k tier, so that every
  * earliest stub's plan crosses the threshold and each knapsack repair meets

@@ -3,7 +3,7 @@ declare module "*?raw" {
   export default text;
 }
 
-// Vite's import.meta.glob, as test/docs-admin.test.ts uses it (eager, one export).
+// Vite's import.meta.glob, as test/surface/docs-admin.test.ts uses it (eager, one export).
 interface ImportMeta {
   glob<T>(patterns: string | string[], options: { query?: string; import?: string; eager: true }): Record<string, T>;
 }

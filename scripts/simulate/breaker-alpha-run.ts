@@ -1,5 +1,5 @@
 // `npm run simulate:breaker`: the false-opening table docs/learning.md quotes
-// and the sessions-to-open table (test/learning-opening.test.ts runs the same code small). About two minutes.
+// and the sessions-to-open table (test/learning/learning-opening.test.ts runs the same code small). About two minutes.
 import { ALPHA_GRID, falseOpenings } from "./breaker-alpha";
 import { sessionsToOpen } from "./breaker-power";
 

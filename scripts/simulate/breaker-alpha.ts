@@ -3,7 +3,7 @@
  * null worlds of lognormal bills, the same in both arms, judged every
  * `every` sessions as the refresh judges them, by the breaker's opening test
  * (src/learning/opening.ts) and, for contrast, by the two-sided sequence it
- * replaced. Pure and seeded; test/learning-opening.test.ts runs it small,
+ * replaced. Pure and seeded; test/learning/learning-opening.test.ts runs it small,
  * `npm run simulate:breaker` at the size docs/learning.md quotes.
  *
  * @module

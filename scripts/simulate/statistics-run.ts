@@ -1,6 +1,6 @@
 // `npm run simulate:statistics`: the full-size figures docs/ledger.md quotes for
 // the clustered intervals' coverage and the confidence sequence's false-alarm
-// rate (test/ledger-statistics.test.ts runs the same code at a small size).
+// rate (test/ledger/ledger-statistics.test.ts runs the same code at a small size).
 import { clusteredCoverage, falseAlarms } from "./statistics";
 
 const started = Date.now();

@@ -2,7 +2,7 @@
  * Monte Carlo checks of the ledger's statistics (docs/design/ledger.md §4, §5): how
  * often the clustered 95% intervals cover the truth on sessions of unequal
  * length, and how often the confidence sequence ever shows a verdict on null
- * data read again and again. Pure and seeded; test/ledger-statistics.test.ts
+ * data read again and again. Pure and seeded; test/ledger/ledger-statistics.test.ts
  * runs them small, `npm run simulate:statistics` at the size docs/ledger.md quotes.
  */
 import { clusteredInterval, type ClusterSums, confidenceSequence, meanInterval, type Moments, type SequenceSession, welch } from "../../src/ledger";

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ledgerMessage, ledgerShard } from "../../src/ledger";
 import { consumerCounts } from "../../src/ledger/transport/consumer";
 import worker from "../../src/index";
-import { decisionIdOf, seedDecision } from "../ledger-fixtures";
+import { decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 
 const QUEUE = "offload-gate-ledger-dev";
 let tenantCount = 0;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { chunkMessages, ledgerMessage } from "../../src/ledger";
 import { QUEUE_LIMITS } from "../../src/ledger/transport/message";
 import { parseLedgerMessage } from "../../src/ledger/transport/message-schema";
-import { decisionIdOf, seedDecision } from "../ledger-fixtures";
+import { decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 
 const message = (n: number, over = {}) => ledgerMessage("acme", seedDecision({ decision_id: decisionIdOf(n % 4, n), ...over }), 30);
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;

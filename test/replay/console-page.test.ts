@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { REPLAY_SCRIPT } from "../../src/routes/console/replay";
-import { call, OPUS, putRow, resetState } from "../helpers";
+import { call, OPUS, putRow, resetState } from "../support/helpers";
 
 beforeEach(async () => {
   await resetState();

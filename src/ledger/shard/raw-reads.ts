@@ -20,7 +20,7 @@ import type { ToolSessionRow } from "../model/types";
 /**
  * The ledger's figures over raw rows alone: the computation the shard ran
  * before rollups, kept as the reference the rollups must equal
- * (test/ledger-rollup.test.ts) and that the ledger benchmark times beside
+ * (test/ledger/ledger-rollup.test.ts) and that the ledger benchmark times beside
  * them. The shard itself reads ./rollup-reads.ts.
  */
 

@@ -5,7 +5,7 @@
  * reused by every answer that row prices; the answer's own keys are written
  * from fragments held per key; numbers, booleans and null are written
  * directly; the rest (the reason, the inputs, the priors) goes to
- * `JSON.stringify`. test/answer-json.test.ts holds it to `JSON.stringify` on
+ * `JSON.stringify`. test/gate/answer-json.test.ts holds it to `JSON.stringify` on
  * the conformance vectors' answers, 10,000 generated requests' and
  * arbitrary values.
  *

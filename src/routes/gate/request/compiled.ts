@@ -6,7 +6,7 @@
  * names). A body both accept is the request as zod would hand it over; any
  * other answers undefined, and the caller asks zod, whose error answer is
  * then the same bytes as ever. So the common case builds no zod schema and
- * an error costs what it did. test/compiled-request.test.ts holds the two
+ * an error costs what it did. test/gate/compiled-request.test.ts holds the two
  * to the same verdict over the fuzz corpus and the conformance vectors.
  *
  * @module

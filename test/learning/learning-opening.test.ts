@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { openingSequence } from "../../src/learning/opening";
+import type { ToolSessionRow } from "../../src/ledger";
+import { falseOpenings } from "../../scripts/simulate/breaker-alpha";
+import { sessionsToOpen } from "../../scripts/simulate/breaker-power";
+
+// The breaker's opening test (src/learning/opening.ts, issue 34 item 3), small: the full table is
+// `npm run simulate:breaker` (docs/learning.md § The breaker's α).
+const HELD = "000100100001100000001101100000011101010110000010000010010000".split("").map(Number);
+const COST = [
+  0.712, 1.715, 0.881, 1.136, 0.427, 0.784, 0.822, 3.439, 4.4, 0.373, 0.632, 1.91, 0.136, 0.881, 1.27, 4.921, 2.79, 1.009, 0.968, 1.09, 4.588, 0.652, 1.033, 1.423,
+  0.886, 1.149, 0.46, 1.384, 0.898, 4.493, 2.69, 0.976, 1.951, 0.712, 4.009, 0.995, 2.509, 0.275, 1.98, 0.185, 0.131, 1.033, 0.569, 1.65, 13.213, 0.609, 0.536,
+  1.719, 2.292, 1.174, 1.139, 2.826, 1.682, 0.498, 1.293, 1.036, 0.488, 1.815, 0.594, 3.701,
+];
+const rows: ToolSessionRow[] = COST.map((cost, i) => ({ tool_name: "t", session_id: `s${i}`, at: i, treated: HELD[i] === 0, cost }));
+
+describe("the breaker's opening test", () => {
+  it("matches an independent computation (numpy) of the guarded one-sided interval", () => {
+    const s = openingSequence(rows, 0.3);
+    expect([s.treated, s.held_out]).toEqual([42, 18]);
+    expect(s.estimate).toBeCloseTo(0.8998385557913288, 12);
+    expect(s.sd).toBeCloseTo(4.784929170378236, 12);
+    expect(s.interval![0]).toBeCloseTo(-1.238071395586243, 12);
+    expect(s.interval![1]).toBeCloseTo(3.0377485071689008, 12);
+    expect(s.verdict).toBe("inconclusive");
+  });
+
+  it("withholds its verdict below 30 sessions in either arm", () => {
+    const losing = rows.slice(0, 40).map((r) => ({ ...r, cost: r.treated ? r.cost + 100 : r.cost }));
+    const s = openingSequence(losing, 0.3);
+    expect(s.held_out).toBeLessThan(30);
+    expect(s.withheld).toBe("too_few_sessions");
+    expect(s.verdict).toBe("inconclusive");
+  });
+
+  it("opens for a null tool with heavily skewed bills at holdout 0.1 in at most 5% of runs, where the old rule opened more often", () => {
+    const f = falseOpenings({ holdout: 0.1, sigma: 2, sessions: 1_000, every: 20, runs: 120, seed: 34 });
+    expect(f.opening).toBeLessThanOrEqual(0.05);
+    expect(f.old).toBeGreaterThan(f.opening);
+  }, 60_000);
+
+  it("still opens on the +94.8% world at holdout 0.5, and regression-adjusting for cache misses opens it sooner", () => {
+    const r = sessionsToOpen({ holdout: 0.5, sessions: 1_000, every: 20, runs: 8, seed: 34 });
+    expect(r.opening.never).toBe(0);
+    expect(r.adjusted.median).toBeLessThanOrEqual(r.opening.median);
+  }, 60_000);
+});
