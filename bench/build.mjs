@@ -14,7 +14,9 @@ const OUT = join(ROOT, "dist", "bench");
 // `wrangler deploy` does.
 function textRules() {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));
-  const globs = (workerOptions.modulesRules ?? []).filter((rule) => rule.type === "Text").flatMap((rule) => rule.include);
+  const globs = (workerOptions.modulesRules ?? [])
+    .filter((rule) => rule.type === "Text")
+    .flatMap((rule) => rule.include);
   return globs.map((glob) => {
     const pattern = glob
       .split("**/")
@@ -28,7 +30,9 @@ function textRules() {
 // applies it, so the benchmark runs the script that deploys.
 function aliases() {
   const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
-  return Object.fromEntries(Object.entries(rawConfig.alias ?? {}).map(([from, to]) => [from, to.startsWith(".") ? join(ROOT, to) : to]));
+  return Object.fromEntries(
+    Object.entries(rawConfig.alias ?? {}).map(([from, to]) => [from, to.startsWith(".") ? join(ROOT, to) : to]),
+  );
 }
 
 const textPlugin = {
@@ -36,7 +40,9 @@ const textPlugin = {
   setup(esbuild) {
     const rules = textRules();
     esbuild.onLoad({ filter: /.*/ }, (args) =>
-      rules.some((rule) => rule.test(args.path)) ? { contents: readFileSync(args.path, "utf8"), loader: "text" } : undefined,
+      rules.some((rule) => rule.test(args.path))
+        ? { contents: readFileSync(args.path, "utf8"), loader: "text" }
+        : undefined,
     );
   },
 };

@@ -62,7 +62,8 @@ async function measure(gate, { timeMs, withDecide }) {
   let sink = 0;
   const bench = new Bench({ time: timeMs, warmup: true, warmupTime: 500, iterations: 5 });
   bench.add("evaluateOffloadGate", () => {
-    for (let i = 0; i < inputs.length; i++) sink += gate.evaluateOffloadGate(inputs[i].input, inputs[i].row).reason.length;
+    for (let i = 0; i < inputs.length; i++)
+      sink += gate.evaluateOffloadGate(inputs[i].input, inputs[i].row).reason.length;
   });
   if (withDecide) {
     bench.add("decideGate", () => {
@@ -71,7 +72,9 @@ async function measure(gate, { timeMs, withDecide }) {
   }
   await bench.run();
   if (sink === 0) throw new Error("the benchmark decided nothing");
-  return Object.fromEntries(bench.tasks.map((task) => [task.name, Math.round(inputs.length / (task.result.period / 1000))]));
+  return Object.fromEntries(
+    bench.tasks.map((task) => [task.name, Math.round(inputs.length / (task.result.period / 1000))]),
+  );
 }
 
 /**
@@ -90,12 +93,14 @@ export async function benchCore({ timeMs = 3_000 } = {}) {
   const single = await measure(gate, { timeMs, withDecide: true });
   const threads = availableParallelism();
   const perThread = await Promise.all(
-    Array.from({ length: threads }, () =>
-      new Promise((resolve, reject) => {
-        const worker = new Worker(new URL(import.meta.url), { workerData: { timeMs, path } });
-        worker.once("message", resolve);
-        worker.once("error", reject);
-      }),
+    Array.from(
+      { length: threads },
+      () =>
+        new Promise((resolve, reject) => {
+          const worker = new Worker(new URL(import.meta.url), { workerData: { timeMs, path } });
+          worker.once("message", resolve);
+          worker.once("error", reject);
+        }),
     ),
   );
   return {
@@ -109,7 +114,9 @@ export async function benchCore({ timeMs = 3_000 } = {}) {
 }
 
 if (!isMainThread && workerData?.timeMs !== undefined) {
-  parentPort.postMessage(await measure(await loadGate(workerData.path), { timeMs: workerData.timeMs, withDecide: false }));
+  parentPort.postMessage(
+    await measure(await loadGate(workerData.path), { timeMs: workerData.timeMs, withDecide: false }),
+  );
 } else if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(await benchCore());
 }

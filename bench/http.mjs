@@ -17,7 +17,12 @@ const gateBody = (model_name, i = 0) =>
 
 /** The same gate bodies, one per model, posted to `path`: the gate and the echo cost the same bytes. */
 const gateBodiesTo = (path) =>
-  MODELS.map((model, i) => ({ method: "POST", path, headers: { "content-type": "application/json" }, body: gateBody(model, i) }));
+  MODELS.map((model, i) => ({
+    method: "POST",
+    path,
+    headers: { "content-type": "application/json" },
+    body: gateBody(model, i),
+  }));
 
 const ROUTES = {
   healthz: { label: "GET /healthz", requests: [{ method: "GET", path: "/healthz" }] },
@@ -62,7 +67,10 @@ async function alternate(base, pairs, options, names = ["healthz", "gate"]) {
     for (const name of names) runs[name].push(await load(base, ROUTES[name].requests, options));
   }
   return Object.fromEntries(
-    Object.entries(runs).map(([name, turns]) => [name, { ...summarize(turns), turns: turns.map((turn) => summarize([turn])) }]),
+    Object.entries(runs).map(([name, turns]) => [
+      name,
+      { ...summarize(turns), turns: turns.map((turn) => summarize([turn])) },
+    ]),
   );
 }
 
@@ -101,16 +109,26 @@ async function stats(base) {
 
 /** POST /v1/gate/batch with 100 items; a batch that does not answer 100 decisions fails the benchmark. */
 async function benchBatch(base, seconds) {
-  const body = JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => JSON.parse(gateBody(MODELS[i % MODELS.length], i))) });
-  const check = await fetch(`${base}/v1/gate/batch`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  const body = JSON.stringify({
+    items: Array.from({ length: 100 }, (_, i) => JSON.parse(gateBody(MODELS[i % MODELS.length], i))),
+  });
+  const check = await fetch(`${base}/v1/gate/batch`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
   const answer = await check.json();
   if (check.status !== 200 || answer.decisions?.length !== 100) {
     throw new Error(`POST /v1/gate/batch answered ${check.status} without 100 decisions`);
   }
-  const run = await load(base, [{ method: "POST", path: "/v1/gate/batch", headers: { "content-type": "application/json" }, body }], {
-    seconds,
-    connections: 4,
-  });
+  const run = await load(
+    base,
+    [{ method: "POST", path: "/v1/gate/batch", headers: { "content-type": "application/json" }, body }],
+    {
+      seconds,
+      connections: 4,
+    },
+  );
   const summary = summarize([run]);
   return { ...summary, items_per_request: 100, decisions_per_second: summary.req_per_second * 100 };
 }

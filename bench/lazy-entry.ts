@@ -4,13 +4,19 @@
  * whole app (the direct path included) with a dynamic import on the first
  * request. Never deployed.
  */
-type Built = { app: (typeof import("../src/routes"))["default"]; directGate: (typeof import("../src/routes/gate"))["directGate"] };
+type Built = {
+  app: typeof import("../src/routes")["default"];
+  directGate: typeof import("../src/routes/gate")["directGate"];
+};
 
 let built: Promise<Built> | undefined;
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    built ??= Promise.all([import("../src/routes"), import("../src/routes/gate")]).then(([routes, gate]) => ({ app: routes.default, directGate: gate.directGate }));
+    built ??= Promise.all([import("../src/routes"), import("../src/routes/gate")]).then(([routes, gate]) => ({
+      app: routes.default,
+      directGate: gate.directGate,
+    }));
     const { app, directGate } = await built;
     return directGate(request, env, ctx) ?? app.fetch(request, env, ctx);
   },

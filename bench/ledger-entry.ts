@@ -26,7 +26,16 @@ function decision(shard: number): LedgerDecision {
     would_fire: true,
     holdout: false,
     predicted_net_usd: 0.16,
-    inputs: { output_tokens: 20_000, horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, context_tokens: 60_000, stub_tokens: 200, recall_input_tokens: 2_000, recall_output_tokens: 500 },
+    inputs: {
+      output_tokens: 20_000,
+      horizon: 4,
+      recall_probability: 0.25,
+      cache_hit_rate: 0.9,
+      context_tokens: 60_000,
+      stub_tokens: 200,
+      recall_input_tokens: 2_000,
+      recall_output_tokens: 500,
+    },
     row: ROW,
   };
 }
@@ -42,7 +51,11 @@ export default {
       const decisions = Array.from({ length: batch }, () => decision(0));
       await stub.record(tenant, decisions, 30);
       if (url.searchParams.get("outcomes") === "1") {
-        await stub.reportOutcomes(tenant, Date.now(), decisions.map((d) => ({ decision_id: d.decision_id, turns_after: 4, recalled: false, cached_turns: 3 })));
+        await stub.reportOutcomes(
+          tenant,
+          Date.now(),
+          decisions.map((d) => ({ decision_id: d.decision_id, turns_after: 4, recalled: false, cached_turns: 3 })),
+        );
       }
       return new Response("ok");
     }

@@ -22,7 +22,16 @@ function decision(n: number): LedgerDecision {
     would_fire: true,
     holdout: false,
     predicted_net_usd: 0.16,
-    inputs: { output_tokens: 20_000, horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, context_tokens: null, stub_tokens: 200, recall_input_tokens: 2_000, recall_output_tokens: 500 },
+    inputs: {
+      output_tokens: 20_000,
+      horizon: 4,
+      recall_probability: 0.25,
+      cache_hit_rate: 0.9,
+      context_tokens: null,
+      stub_tokens: 200,
+      recall_input_tokens: 2_000,
+      recall_output_tokens: 500,
+    },
     row: ROW,
   };
 }
@@ -35,7 +44,8 @@ export default {
       // `n` single-decision messages of shard 0, in the sendBatch calls the gate would make for them.
       const n = Number(url.searchParams.get("n") ?? 100);
       const messages = Array.from({ length: n }, (_, i) => ledgerMessage(tenant, decision(i), 30));
-      for (const batch of chunkMessages(messages).batches) await env.LEDGER_QUEUE.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })));
+      for (const batch of chunkMessages(messages).batches)
+        await env.LEDGER_QUEUE.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })));
       return new Response("ok");
     }
     if (url.pathname === "/bench/storage") return Response.json(await ledgerShard(env.LEDGER, tenant, 0).storage());

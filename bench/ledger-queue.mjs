@@ -57,7 +57,11 @@ export async function queuedRuns({ port, seconds, backlog }) {
     // (while the consumer already drains), timed until the shard holds them all.
     const t0 = performance.now();
     const perCall = 1_000;
-    await Promise.all(Array.from({ length: Math.ceil(backlog / perCall) }, () => fetch(`${worker.base}/bench/enqueue?tenant=drain&n=${perCall}`)));
+    await Promise.all(
+      Array.from({ length: Math.ceil(backlog / perCall) }, () =>
+        fetch(`${worker.base}/bench/enqueue?tenant=drain&n=${perCall}`),
+      ),
+    );
     const enqueued = performance.now();
     const storedWhenEnqueued = (await (await fetch(`${worker.base}/bench/storage?tenant=drain`)).json()).decisions;
     const drained = await landed(worker.base, "drain", backlog, 300_000);
@@ -71,7 +75,9 @@ export async function queuedRuns({ port, seconds, backlog }) {
       // From the first send to the last decision stored, enqueuing included.
       decisions_per_second: Math.round(drained.held / ((drained.at - t0) / 1000)),
       // Once every message was in the queue: the consumer alone.
-      decisions_per_second_after_enqueue: Math.round((drained.held - storedWhenEnqueued) / ((drained.at - enqueued) / 1000)),
+      decisions_per_second_after_enqueue: Math.round(
+        (drained.held - storedWhenEnqueued) / ((drained.at - enqueued) / 1000),
+      ),
     };
     return [gate, drain];
   } finally {
@@ -83,5 +89,11 @@ export async function queuedRuns({ port, seconds, backlog }) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const port = Number(process.env.BENCH_LEDGER_PORT ?? 8872) + 1;
   const seconds = Math.min(60, Number(process.env.BENCH_LEDGER_SECONDS ?? 10));
-  console.log(JSON.stringify(await queuedRuns({ port, seconds, backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000) }), null, 2));
+  console.log(
+    JSON.stringify(
+      await queuedRuns({ port, seconds, backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000) }),
+      null,
+      2,
+    ),
+  );
 }

@@ -4,7 +4,14 @@
 // purge on demand and time the raw-row computation beside its own. Never
 // deployed.
 import worker, { LedgerShard as Shard } from "../src/index";
-import { formatDecisionId, holdoutKey, inHoldout, type LedgerDecision, ledgerShard, type PricedSession } from "../src/ledger";
+import {
+  formatDecisionId,
+  holdoutKey,
+  inHoldout,
+  type LedgerDecision,
+  ledgerShard,
+  type PricedSession,
+} from "../src/ledger";
 import { readRawSums } from "../src/ledger/shard/raw-reads";
 import { seeded } from "../scripts/simulate/world";
 
@@ -44,16 +51,42 @@ export class LedgerShard extends Shard {
           would_fire: true,
           holdout,
           predicted_net_usd: 0.1 + next() * 0.1,
-          inputs: { output_tokens: 20_000, horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, context_tokens: 60_000, stub_tokens: 200, recall_input_tokens: 2_000, recall_output_tokens: 500 },
+          inputs: {
+            output_tokens: 20_000,
+            horizon: 4,
+            recall_probability: 0.25,
+            cache_hit_rate: 0.9,
+            context_tokens: 60_000,
+            stub_tokens: 200,
+            recall_input_tokens: 2_000,
+            recall_output_tokens: 500,
+          },
           row: ROW,
         });
       }
       const cost = 1 + next() * 2;
-      bills.push({ session_id, model_name: "claude-opus-4-6", priced_as: "claude-opus-4-6", turns: 30, usage: { input_tokens: 1_000, output_tokens: 500 }, cost_usd: cost, report: JSON.stringify([session_id, cost]) });
+      bills.push({
+        session_id,
+        model_name: "claude-opus-4-6",
+        priced_as: "claude-opus-4-6",
+        turns: 30,
+        usage: { input_tokens: 1_000, output_tokens: 500 },
+        cost_usd: cost,
+        report: JSON.stringify([session_id, cost]),
+      });
     }
     await this.record(tenant, decisions, 30, rawDays);
-    const outcomes = decisions.map((d) => ({ decision_id: d.decision_id, turns_after: Math.floor(next() * 9), recalled: d.fire && next() < 0.25, cached_turns: 3 }));
-    await this.reportOutcomes(tenant, hour + HOUR - 1, outcomes.map((o) => ({ ...o, cached_turns: Math.min(o.cached_turns, o.turns_after) })));
+    const outcomes = decisions.map((d) => ({
+      decision_id: d.decision_id,
+      turns_after: Math.floor(next() * 9),
+      recalled: d.fire && next() < 0.25,
+      cached_turns: 3,
+    }));
+    await this.reportOutcomes(
+      tenant,
+      hour + HOUR - 1,
+      outcomes.map((o) => ({ ...o, cached_turns: Math.min(o.cached_turns, o.turns_after) })),
+    );
     await this.reportSessions(tenant, hour + HOUR - 1, bills, 30, rawDays);
     return decisions.length;
   }
@@ -71,7 +104,11 @@ export class LedgerShard extends Shard {
   }
 
   /** The rollups' sums and the verdicts' pairs, each timed inside the object (no RPC; the median of 5), beside rawSums. */
-  async rollupSums(tenant: string, from: number, to: number): Promise<{ decisions: number; sums_ms: number; pairs: number; pairs_ms: number; learning_ms: number }> {
+  async rollupSums(
+    tenant: string,
+    from: number,
+    to: number,
+  ): Promise<{ decisions: number; sums_ms: number; pairs: number; pairs_ms: number; learning_ms: number }> {
     const median = async (call: () => Promise<unknown>) => {
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
@@ -101,7 +138,9 @@ export default {
     const shard = ledgerShard(env.LEDGER, tenant, 0) as unknown as DurableObjectStub<LedgerShard>;
     const num = (name: string) => Number(url.searchParams.get(name) ?? 0);
     if (url.pathname === "/bench/fill") {
-      return Response.json({ decisions: await shard.fillHour(tenant, num("hour"), num("sessions"), num("per_session"), num("raw_days")) });
+      return Response.json({
+        decisions: await shard.fillHour(tenant, num("hour"), num("sessions"), num("per_session"), num("raw_days")),
+      });
     }
     if (url.pathname === "/bench/purge") {
       await shard.purgeNow();
@@ -109,7 +148,8 @@ export default {
     }
     if (url.pathname === "/bench/storage") return Response.json(await shard.storage());
     if (url.pathname === "/bench/raw-sums") return Response.json(await shard.rawSums(num("from"), num("to")));
-    if (url.pathname === "/bench/rollup-sums") return Response.json(await shard.rollupSums(tenant, num("from"), num("to")));
+    if (url.pathname === "/bench/rollup-sums")
+      return Response.json(await shard.rollupSums(tenant, num("from"), num("to")));
     return worker.fetch(request, env, ctx);
   },
 };

@@ -42,28 +42,40 @@ async function timed(call) {
  */
 export async function rollupRun() {
   const scriptPath = await bundle("bench/ledger-rollup-entry.ts", "ledger-rollup-worker");
-  const worker = await startWorker({ scriptPath, port: PORT, config: { ledger_shards: 1, holdout_fraction: 0.1, ledger_raw_days: 2 }, bindings: { ADMIN_TOKEN: ADMIN } });
+  const worker = await startWorker({
+    scriptPath,
+    port: PORT,
+    config: { ledger_shards: 1, holdout_fraction: 0.1, ledger_raw_days: 2 },
+    bindings: { ADMIN_TOKEN: ADMIN },
+  });
   const get = async (path, headers = {}) => {
     const res = await fetch(`${worker.base}${path}`, { headers });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json();
   };
   try {
-    const load = loadavg().map((x) => x.toFixed(2)).join(" ");
+    const load = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ");
     const now = Date.now();
     const first = now - (now % HOUR) - HOURS * HOUR;
     const sessionsPerHour = Math.max(1, Math.round(DECISIONS / HOURS / PER_SESSION));
     const started = performance.now();
     let written = 0;
     for (let h = 0; h < HOURS; h++) {
-      written += (await get(`/bench/fill?tenant=${TENANT}&hour=${first + h * HOUR}&sessions=${sessionsPerHour}&per_session=${PER_SESSION}&raw_days=2`)).decisions;
+      written += (
+        await get(
+          `/bench/fill?tenant=${TENANT}&hour=${first + h * HOUR}&sessions=${sessionsPerHour}&per_session=${PER_SESSION}&raw_days=2`,
+        )
+      ).decisions;
     }
     const fillSeconds = (performance.now() - started) / 1000;
     // The retention's window, from the top of its first hour (so the purge cannot move its start) up to now.
     const from = first;
     const to = now + HOUR;
     const window = `from=${new Date(from).toISOString()}`;
-    const report = () => get(`/v1/admin/savings?tenant=${TENANT}&${window}`, { authorization: `Bearer ${ADMIN.split(":")[1]}` });
+    const report = () =>
+      get(`/v1/admin/savings?tenant=${TENANT}&${window}`, { authorization: `Bearer ${ADMIN.split(":")[1]}` });
     const checked = await report();
     const before = {
       storage: await get(`/bench/storage?tenant=${TENANT}`),
@@ -83,10 +95,13 @@ export async function rollupRun() {
       sessions: sessionsPerHour * HOURS,
       fill_seconds: Math.round(fillSeconds),
       report_decisions: checked.decisions,
-      same_report_after_purge: JSON.stringify({ ...checked, window: null }) === JSON.stringify({ ...again, window: null }),
+      same_report_after_purge:
+        JSON.stringify({ ...checked, window: null }) === JSON.stringify({ ...again, window: null }),
       before: { ...before, bytes_per_million: perMillion(before.storage.bytes) },
       after: { ...after, bytes_per_million: perMillion(after.storage.bytes) },
-      load_average_at_end: loadavg().map((x) => x.toFixed(2)).join(" "),
+      load_average_at_end: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" "),
     };
   } finally {
     await worker.stop();

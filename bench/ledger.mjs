@@ -67,7 +67,16 @@ async function json(path) {
   return { body, ms: Math.round(performance.now() - started) };
 }
 
-const report = { machine: { cores: availableParallelism(), load_average_at_start: loadavg().map((x) => x.toFixed(2)).join(" "), workerd: workerdVersion() }, runs: [] };
+const report = {
+  machine: {
+    cores: availableParallelism(),
+    load_average_at_start: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" "),
+    workerd: workerdVersion(),
+  },
+  runs: [],
+};
 try {
   report.runs.push(await throughGate());
   report.runs.push(await run("single", 1, 16, false));
@@ -76,13 +85,21 @@ try {
   for (const tenant of ["batched", "outcomes"]) {
     const storage = (await json(`/bench/storage?tenant=${tenant}`)).body;
     const sums = await json(`/bench/sums?tenant=${tenant}`);
-    report[`storage_${tenant}`] = { ...storage, bytes_per_decision: Math.round(storage.bytes / storage.decisions), sums_ms: sums.ms };
+    report[`storage_${tenant}`] = {
+      ...storage,
+      bytes_per_decision: Math.round(storage.bytes / storage.decisions),
+      sums_ms: sums.ms,
+    };
   }
 } finally {
   await worker.stop();
 }
 // Queued writes, on a worker of their own with LEDGER_QUEUE bound (bench/ledger-queue.mjs).
-report.queued = await queuedRuns({ port: PORT + 1, seconds: SECONDS, backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000) });
+report.queued = await queuedRuns({
+  port: PORT + 1,
+  seconds: SECONDS,
+  backlog: Number(process.env.BENCH_LEDGER_BACKLOG ?? 20_000),
+});
 // Hourly rollups over a million decisions in one shard (bench/ledger-rollup.mjs).
 report.rollups = await rollupRun();
 console.log(JSON.stringify(report, null, 2));

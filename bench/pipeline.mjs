@@ -22,7 +22,11 @@ const round = (value) => Number(value.toFixed(2));
  * @example
  * const { per_request_us, gate_minus_echo_us } = await benchPipeline({ n: 2000, rounds: 7 });
  */
-export async function benchPipeline({ n = 2000, rounds = 7, port = Number(process.env.BENCH_PORT_BASE ?? 8820) + 7 } = {}) {
+export async function benchPipeline({
+  n = 2000,
+  rounds = 7,
+  port = Number(process.env.BENCH_PORT_BASE ?? 8820) + 7,
+} = {}) {
   const scriptPath = await bundle("bench/worker-entry.ts", "pipeline");
   const worker = await startWorker({ scriptPath, port, rateLimits: false, ledger: false });
   const timed = async (route, count) => {
@@ -36,7 +40,8 @@ export async function benchPipeline({ n = 2000, rounds = 7, port = Number(proces
     const names = [...ROUTES, ...PARTS];
     for (const name of names) await timed(name, n); // warm up: JIT, the pricing cache
     const samples = Object.fromEntries(names.map((name) => [name, []]));
-    for (let i = 0; i < rounds; i++) for (const name of names) samples[name].push(await timed(name, PARTS.includes(name) ? n * 10 : n));
+    for (let i = 0; i < rounds; i++)
+      for (const name of names) samples[name].push(await timed(name, PARTS.includes(name) ? n * 10 : n));
     return {
       n,
       rounds,
@@ -50,6 +55,9 @@ export async function benchPipeline({ n = 2000, rounds = 7, port = Number(proces
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const result = await benchPipeline({ n: Number(process.argv[2] ?? 2000), rounds: Math.min(50, Number(process.argv[3] ?? 7)) });
+  const result = await benchPipeline({
+    n: Number(process.argv[2] ?? 2000),
+    rounds: Math.min(50, Number(process.argv[3] ?? 7)),
+  });
   console.log(JSON.stringify(result, null, 2));
 }

@@ -130,7 +130,8 @@ export async function benchPlan({ timeMs = 2_000 } = {}) {
     };
   }
   // The adversarial case as it was before one budget per plan: 4,096 nodes for each of up to 128 knapsacks.
-  const before = (plan) => gate.bestPlan(gate.planModel(plan, rows["claude-sonnet-4-5"]), gate.nodeBudget(128 * gate.KNAPSACK_NODE_LIMIT));
+  const before = (plan) =>
+    gate.bestPlan(gate.planModel(plan, rows["claude-sonnet-4-5"]), gate.nodeBudget(128 * gate.KNAPSACK_NODE_LIMIT));
   out.adversarial_tiered.cpu_us_budget_per_knapsack = round(cpuMicros(before, workloads.adversarial_tiered.plans, 2));
   return out;
 }

@@ -90,13 +90,22 @@ try {
       const path = /^\/\/ (\S+)$/.exec(line)?.[1];
       if (path === undefined) return;
       const parts = path.replace(/^node_modules\//, "").split("/");
-      marks.push([index, path.startsWith("src/") ? path : parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]]);
+      marks.push([
+        index,
+        path.startsWith("src/") ? path : parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0],
+      ]);
     });
   const sourceOf = (line) => marks.findLast(([start]) => start <= line)?.[1] ?? "?";
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parentOf = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
   const sourceOfFrame = ({ functionName, url, lineNumber }) =>
-    url.endsWith("profile.mjs") ? sourceOf(lineNumber) : url ? `another script (${url})` : functionName.startsWith("(") ? functionName : "native (runtime)";
+    url.endsWith("profile.mjs")
+      ? sourceOf(lineNumber)
+      : url
+        ? `another script (${url})`
+        : functionName.startsWith("(")
+          ? functionName
+          : "native (runtime)";
   const labelOf = (frame) => `${sourceOfFrame(frame)} ${frame.functionName || "(anonymous)"}:${frame.lineNumber + 1}`;
   const bySource = new Map();
   const byFunction = new Map();
@@ -117,9 +126,13 @@ try {
   });
   const requests = result.requests.total;
   const pace = inProcess ? `${requests} requests in process` : `${Math.round(requests / result.duration)} req/s`;
-  console.log(`${route}: ${pace}; isolate busy ${(busy / requests).toFixed(1)} µs per request (the profiler's own overhead included)`);
+  console.log(
+    `${route}: ${pace}; isolate busy ${(busy / requests).toFixed(1)} µs per request (the profiler's own overhead included)`,
+  );
   for (const [source, micros] of [...bySource].sort((a, b) => b[1] - a[1])) {
-    console.log(`  ${(micros / requests).toFixed(1).padStart(7)} µs  ${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${source}`);
+    console.log(
+      `  ${(micros / requests).toFixed(1).padStart(7)} µs  ${((100 * micros) / busy).toFixed(1).padStart(5)}%  ${source}`,
+    );
   }
   console.log("top functions, own time:");
   for (const [fn, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 12)) {

@@ -47,7 +47,9 @@ export async function benchReplay() {
     parse_ms: Number(median(parse).toFixed(1)),
     replay_all_policies_ms: Number(median(all).toFixed(1)),
     // Each with keep-everything beside it (the fit, the recalls and the baseline are paid every time).
-    with_keep_everything_ms: Object.fromEntries(Object.entries(perPolicy).map(([name, list]) => [name, Number(median(list).toFixed(1))])),
+    with_keep_everything_ms: Object.fromEntries(
+      Object.entries(perPolicy).map(([name, list]) => [name, Number(median(list).toFixed(1))]),
+    ),
   };
 }
 

@@ -14,7 +14,14 @@ import { benchSync } from "./sync.mjs";
 import { benchFirstRequest, benchStartup } from "./startup.mjs";
 import { workerdVersion } from "./worker.mjs";
 
-const TARGETS = { core_per_second: 2_000_000, throughput_ratio: 0.9, p99_ratio: 1.5, script_gzip_kib: 250, startup_ms: 40, first_answer_ms: 15 };
+const TARGETS = {
+  core_per_second: 2_000_000,
+  throughput_ratio: 0.9,
+  p99_ratio: 1.5,
+  script_gzip_kib: 250,
+  startup_ms: 40,
+  first_answer_ms: 15,
+};
 
 function machine() {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
@@ -24,7 +31,13 @@ function machine() {
   } catch {
     // Not Linux.
   }
-  return { cores: availableParallelism(), cpu, node: process.version, workerd: workerdVersion(), load_average_at_start: load };
+  return {
+    cores: availableParallelism(),
+    cpu,
+    node: process.version,
+    workerd: workerdVersion(),
+    load_average_at_start: load,
+  };
 }
 
 const ROUTE_LABELS = { healthz: "GET /healthz", gate: "POST /v1/gate", echo: "POST /__bench/echo" };
@@ -47,13 +60,17 @@ console.log("plan: decidePlan at the limits (512 segments, 64 candidates) beside
 const plan = await benchPlan();
 console.log("replay: a 1,000-call session parsed and replayed under every policy, one core (CPU time, median of 5)");
 const replay = await benchReplay();
-console.log("sync: parseSource + diffSource on same-price snapshots of one model, N and 2N up to the 8 MiB limit (CPU)");
+console.log(
+  "sync: parseSource + diffSource on same-price snapshots of one model, N and 2N up to the 8 MiB limit (CPU)",
+);
 const sync = await benchSync();
 console.log("http: workerd via miniflare on 127.0.0.1, autocannon");
 const http = await benchHttp({ seconds, pairs });
 console.log("in process: the same routes served one after another inside one isolate, no sockets (GET /__bench/loop)");
 const inProcess = await benchPipeline();
-console.log("cold start: wrangler deploy --dry-run and wrangler check startup (median of 5, with a hello-world worker)");
+console.log(
+  "cold start: wrangler deploy --dry-run and wrangler check startup (median of 5, with a hello-world worker)",
+);
 const coldStart = { ...benchStartup({ runs: 5 }), first_request: await benchFirstRequest({ runs: 5 }) };
 
 const { saturated, fixed, batch, kv } = http;
@@ -92,7 +109,9 @@ const results = {
 };
 writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
 
-const errors = [saturated, fixed, http.with_simulated_rate_limiter, http.with_local_ledger].flatMap((run) => Object.values(run).filter((r) => typeof r === "object")).concat([batch])
+const errors = [saturated, fixed, http.with_simulated_rate_limiter, http.with_local_ledger]
+  .flatMap((run) => Object.values(run).filter((r) => typeof r === "object"))
+  .concat([batch])
   .reduce((sum, r) => sum + r.non_2xx + r.errors, 0);
 const rows = [
   ["measure", "value", "target", "verdict"],
@@ -110,7 +129,12 @@ const rows = [
     "≤ 1,000 µs",
     verdict(plan[name].cpu_us <= 1_000),
   ]),
-  ["  adversarial, a budget per knapsack (before)", `${fmt(plan.adversarial_tiered.cpu_us_budget_per_knapsack)} µs CPU`, "", ""],
+  [
+    "  adversarial, a budget per knapsack (before)",
+    `${fmt(plan.adversarial_tiered.cpu_us_budget_per_knapsack)} µs CPU`,
+    "",
+    "",
+  ],
   [
     `replay, ${fmt(replay.calls)} calls under every policy`,
     `${replay.replay_all_policies_ms} ms CPU (+ ${replay.parse_ms} ms to parse ${(replay.bytes / 1048576).toFixed(1)} MiB)`,
@@ -123,10 +147,30 @@ const rows = [
     "≈ 2 (linear)",
     verdict(sync.ratio_2n_over_n < 3),
   ],
-  ["GET /healthz saturated", `${fmt(saturated.healthz.req_per_second)} req/s  p50 ${saturated.healthz.p50_ms} ms  p99 ${saturated.healthz.p99_ms} ms`, "", ""],
-  ["POST /v1/gate saturated", `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`, "", ""],
-  ["POST /__bench/echo saturated (no gate)", `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`, "", ""],
-  ["  throughput gate ÷ echo (median over turns)", results.ratios.throughput_gate_over_echo, `≥ ${TARGETS.throughput_ratio}`, verdict(results.ratios.throughput_gate_over_echo >= TARGETS.throughput_ratio)],
+  [
+    "GET /healthz saturated",
+    `${fmt(saturated.healthz.req_per_second)} req/s  p50 ${saturated.healthz.p50_ms} ms  p99 ${saturated.healthz.p99_ms} ms`,
+    "",
+    "",
+  ],
+  [
+    "POST /v1/gate saturated",
+    `${fmt(saturated.gate.req_per_second)} req/s  p50 ${saturated.gate.p50_ms} ms  p99 ${saturated.gate.p99_ms} ms`,
+    "",
+    "",
+  ],
+  [
+    "POST /__bench/echo saturated (no gate)",
+    `${fmt(saturated.echo.req_per_second)} req/s  p50 ${saturated.echo.p50_ms} ms  p99 ${saturated.echo.p99_ms} ms`,
+    "",
+    "",
+  ],
+  [
+    "  throughput gate ÷ echo (median over turns)",
+    results.ratios.throughput_gate_over_echo,
+    `≥ ${TARGETS.throughput_ratio}`,
+    verdict(results.ratios.throughput_gate_over_echo >= TARGETS.throughput_ratio),
+  ],
   ["  throughput gate ÷ healthz (median over turns)", results.ratios.throughput_gate_over_healthz, "", ""],
   ...["healthz", "gate", "echo"].map((name) => [
     `${ROUTE_LABELS[name]} at ${fmt(fixed.offered_req_per_second)} req/s`,
@@ -134,7 +178,12 @@ const rows = [
     "",
     "",
   ]),
-  ["  p99 gate ÷ echo (median over turns)", results.ratios.p99_gate_over_echo_at_fixed_load, `≤ ${TARGETS.p99_ratio}`, verdict(results.ratios.p99_gate_over_echo_at_fixed_load <= TARGETS.p99_ratio)],
+  [
+    "  p99 gate ÷ echo (median over turns)",
+    results.ratios.p99_gate_over_echo_at_fixed_load,
+    `≤ ${TARGETS.p99_ratio}`,
+    verdict(results.ratios.p99_gate_over_echo_at_fixed_load <= TARGETS.p99_ratio),
+  ],
   ["  p99 gate ÷ healthz (median over turns)", results.ratios.p99_gate_over_healthz_at_fixed_load, "", ""],
   [
     "in process, µs per request (no sockets)",
@@ -144,11 +193,18 @@ const rows = [
   ],
   [
     "  parts, µs each",
-    Object.entries(inProcess.parts_us).map(([part, us]) => `${part} ${us}`).join(", "),
+    Object.entries(inProcess.parts_us)
+      .map(([part, us]) => `${part} ${us}`)
+      .join(", "),
     "",
     "",
   ],
-  ["POST /v1/gate/batch (100 items)", `${fmt(batch.decisions_per_second)} decisions/s (${fmt(batch.req_per_second)} req/s, p99 ${batch.p99_ms} ms)`, "", ""],
+  [
+    "POST /v1/gate/batch (100 items)",
+    `${fmt(batch.decisions_per_second)} decisions/s (${fmt(batch.req_per_second)} req/s, p99 ${batch.p99_ms} ms)`,
+    "",
+    "",
+  ],
   [
     "POST /v1/gate, simulated rate limiter",
     `${fmt(http.with_simulated_rate_limiter.gate.req_per_second)} req/s, ÷ healthz ${results.ratios.throughput_gate_over_healthz_with_simulated_limiter}`,
@@ -161,7 +217,12 @@ const rows = [
     "",
     "local Durable Object",
   ],
-  ["KV reads during the run", `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`, "", ""],
+  [
+    "KV reads during the run",
+    `${fmt(kv.reads_during_run)} for ${fmt(kv.gate_requests)} gate requests over ${kv.run_seconds} s`,
+    "",
+    "",
+  ],
   ["  per key per TTL (60 s)", `${kv.reads_per_key_per_ttl} over ${kv.keys_read} keys`, "≈ 1", ""],
   ["non-2xx + socket errors", errors, "0", verdict(errors === 0)],
   [
@@ -191,5 +252,7 @@ const rows = [
 ];
 console.log(`\n${table(rows)}\n`);
 console.log(`KV reads by key (warm-up included): ${JSON.stringify(kv.reads_by_key)}`);
-console.log(`machine load average: ${about.load_average_at_start} at start, ${results.machine.load_average_at_end} at end (the machine is shared)`);
+console.log(
+  `machine load average: ${about.load_average_at_start} at start, ${results.machine.load_average_at_end} at end (the machine is shared)`,
+);
 console.log("written to bench/results.json");

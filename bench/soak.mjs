@@ -22,10 +22,13 @@ const ttlSeconds = Number(process.env.SOAK_TTL_SECONDS ?? 5);
 const warmupSeconds = Math.min(120, Number(process.env.SOAK_WARMUP_SECONDS ?? 60));
 const connections = 8;
 
-const watchdog = setTimeout(() => {
-  console.error("soak: watchdog fired; stopping");
-  process.exit(2);
-}, (seconds + warmupSeconds + 120) * 1000);
+const watchdog = setTimeout(
+  () => {
+    console.error("soak: watchdog fired; stopping");
+    process.exit(2);
+  },
+  (seconds + warmupSeconds + 120) * 1000,
+);
 watchdog.unref();
 
 // A per-run token, never written anywhere: the admin API's.
@@ -134,8 +137,9 @@ const requests = [
 ];
 
 const load = new Promise((resolve, reject) => {
-  autocannon({ url: base, connections, duration: seconds, overallRate: rate, requests, timeout: 10 }, (error, result) =>
-    error ? reject(error) : resolve(result),
+  autocannon(
+    { url: base, connections, duration: seconds, overallRate: rate, requests, timeout: 10 },
+    (error, result) => (error ? reject(error) : resolve(result)),
   );
 });
 
@@ -143,7 +147,9 @@ let version = 0;
 const updates = (async () => {
   const updatesDue = Math.floor((seconds - 1) / updateEvery);
   for (let k = 1; k <= updatesDue; k++) {
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, k * updateEvery * 1000 - (performance.now() - started))));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, k * updateEvery * 1000 - (performance.now() - started))),
+    );
     version = k;
     // Known before the write starts (the API's isolate may serve it before
     // the PUT's answer is read); timed from when the write is done.
@@ -200,7 +206,9 @@ const failures = [];
 if (errors > 0) failures.push(`${errors} errors`);
 if (nonJson > 0) failures.push(`${nonJson} non-JSON bodies`);
 if (unknownVersion > 0) failures.push(`${unknownVersion} answers priced by no row that was written`);
-if (longestStale > ttlSeconds) failures.push(`an old price served ${longestStale.toFixed(2)} s after its update (TTL ${ttlSeconds} s)`);
-if (report.versions_served < report.updates) failures.push(`only ${report.versions_served} of ${report.updates + 1} versions were ever served`);
+if (longestStale > ttlSeconds)
+  failures.push(`an old price served ${longestStale.toFixed(2)} s after its update (TTL ${ttlSeconds} s)`);
+if (report.versions_served < report.updates)
+  failures.push(`only ${report.versions_served} of ${report.updates + 1} versions were ever served`);
 console.log(failures.length === 0 ? "soak: passed" : `soak: FAILED: ${failures.join("; ")}`);
 process.exit(failures.length === 0 ? 0 : 1);

@@ -33,7 +33,9 @@ function wrangler(args, cwd) {
 function bundleSize(dir) {
   const out = mkdtempSync(join(tmpdir(), "offload-gate-dry-run-"));
   try {
-    const match = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(wrangler(["deploy", "--dry-run", "--env", ENV, "--outdir", out], dir));
+    const match = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(
+      wrangler(["deploy", "--dry-run", "--env", ENV, "--outdir", out], dir),
+    );
     if (match === null) throw new Error("wrangler deploy --dry-run printed no size");
     return { kib: Number(match[1]), gzip_kib: Number(match[2]) };
   } finally {
@@ -67,7 +69,12 @@ export function benchStartup({ runs = 5 } = {}) {
       gate.push(startupMs(ROOT, ["--env", ENV]));
       helloWorld.push(startupMs(hello, []));
     }
-    const startup = { gate_ms: median(gate), hello_world_ms: median(helloWorld), gate_runs_ms: gate, hello_world_runs_ms: helloWorld };
+    const startup = {
+      gate_ms: median(gate),
+      hello_world_ms: median(helloWorld),
+      gate_runs_ms: gate,
+      hello_world_runs_ms: helloWorld,
+    };
     return { size: bundleSize(ROOT), hello_world_size: bundleSize(hello), startup };
   } finally {
     rmSync(hello, { recursive: true, force: true });
@@ -100,7 +107,10 @@ export async function benchFirstRequest({ runs = 5, port = Number(process.env.BE
   for (let i = 0; i < runs; i++) {
     for (const [name, scriptPath] of Object.entries(entries)) {
       const sample = {};
-      for (const [first, path, init] of [["healthz", "/healthz", undefined], ["gate", "/v1/gate", gateInit]]) {
+      for (const [first, path, init] of [
+        ["healthz", "/healthz", undefined],
+        ["gate", "/v1/gate", gateInit],
+      ]) {
         const started = performance.now();
         const worker = await startWorker({ scriptPath, port, rateLimits: false, ledger: true });
         try {
@@ -112,7 +122,11 @@ export async function benchFirstRequest({ runs = 5, port = Number(process.env.BE
           if (first === "healthz") {
             const again = performance.now();
             await (await fetch(`${worker.base}/healthz`)).arrayBuffer();
-            Object.assign(sample, { cold_ms: answered - started, first_ms: answered - asked, second_ms: performance.now() - again });
+            Object.assign(sample, {
+              cold_ms: answered - started,
+              first_ms: answered - asked,
+              second_ms: performance.now() - again,
+            });
           } else {
             sample.first_gate_ms = answered - asked;
           }

@@ -69,7 +69,8 @@ const LOOP_PATHS: Record<string, { method: string; path: string }> = {
 const PARSED = JSON.parse(LOOP_BODY) as unknown;
 let answer: unknown;
 // As the gate holds it: the row's `priced_as` frozen, one object per row load.
-const frozenParts = (body: { priced_as?: object | null }) => (body.priced_as ? { ...body, priced_as: Object.freeze(body.priced_as) } : body);
+const frozenParts = (body: { priced_as?: object | null }) =>
+  body.priced_as ? { ...body, priced_as: Object.freeze(body.priced_as) } : body;
 const PARTS: Record<string, () => number> = {
   stringify: () => JSON.stringify(answer).length,
   // The direct path's writer of the same answer, and its compiled check of the same body.
@@ -98,10 +99,15 @@ async function loop(url: URL, env: Env, ctx: ExecutionContext): Promise<Response
     for (let i = 0; i < n; i++) sink += parts();
     return Response.json({ n, sink });
   }
-  if (target === undefined || !(n > 0)) return Response.json({ error: `route must be one of ${[...Object.keys(LOOP_PATHS), ...Object.keys(PARTS)].join(", ")}` }, { status: 400 });
+  if (target === undefined || !(n > 0))
+    return Response.json(
+      { error: `route must be one of ${[...Object.keys(LOOP_PATHS), ...Object.keys(PARTS)].join(", ")}` },
+      { status: 400 },
+    );
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    const init: RequestInit = target.method === "POST" ? { method: "POST", headers: LOOP_HEADERS, body: LOOP_BODY } : {};
+    const init: RequestInit =
+      target.method === "POST" ? { method: "POST", headers: LOOP_HEADERS, body: LOOP_BODY } : {};
     const request = new Request(`http://127.0.0.1${target.path}`, init);
     const response = await worker.fetch(request, env, ctx);
     bytes += (await response.arrayBuffer()).byteLength;
@@ -117,7 +123,11 @@ const worker = {
     if (pathname === "/__bench/loop") return loop(url, env, ctx);
     if (pathname === "/__bench/stats") {
       const total = [...readsByKey.values()].reduce((sum, count) => sum + count, 0);
-      return Response.json({ kv_reads: total, kv_reads_by_key: Object.fromEntries(readsByKey), cache: pricingCacheStats() });
+      return Response.json({
+        kv_reads: total,
+        kv_reads_by_key: Object.fromEntries(readsByKey),
+        cache: pricingCacheStats(),
+      });
     }
     return app.fetch(request, wrapped(env), ctx);
   },

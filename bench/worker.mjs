@@ -6,7 +6,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundle, ROOT } from "./build.mjs";
 
-
 /**
  * Runs `scriptPath` in workerd on 127.0.0.1:`port` with the bindings
  * wrangler.toml declares, seeds KV and sets `config:gate`. Returns the base URL, the KV namespace,
@@ -15,7 +14,16 @@ import { bundle, ROOT } from "./build.mjs";
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
  */
-export async function startWorker({ scriptPath, port, config = null, bindings = {}, inspectorPort, rateLimits = true, ledger = true, queues = false }) {
+export async function startWorker({
+  scriptPath,
+  port,
+  config = null,
+  bindings = {},
+  inspectorPort,
+  rateLimits = true,
+  ledger = true,
+  queues = false,
+}) {
   // Every binding wrangler.toml declares (KV, Analytics Engine, rate
   // limits...), as `wrangler dev` would set them up, with in-memory storage.
   const { workerOptions } = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml"));

@@ -61,7 +61,11 @@ async function fillCalculator(fields: Record<string, string>): Promise<void> {
 
 /** POST /v1/gate from the test itself, for the numbers the page must show. */
 async function askGate(body: Record<string, unknown>): Promise<Record<string, any>> {
-  const res = await fetch(`${BASE_URL}/v1/gate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${BASE_URL}/v1/gate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, any>;
 }
@@ -133,20 +137,35 @@ describe("the ops console at GET /", () => {
     expect(await page.locator("#reason").textContent()).toBe(
       `net=$${expected.toFixed(4)} (saving=$0.2700 − stub=$0.0018 − recall=$0.0054); H=3 p_recall=0.40 model=claude-sonnet-4-6`,
     );
-    for (const term of ["reprefill_saving_usd", "stub_carry_cost_usd", "expected_recall_hop_cost_usd", "net_saving_usd"]) {
+    for (const term of [
+      "reprefill_saving_usd",
+      "stub_carry_cost_usd",
+      "expected_recall_hop_cost_usd",
+      "net_saving_usd",
+    ]) {
       expect(await page.locator(`#terms [data-term="${term}"]`).count()).toBe(1);
     }
 
     // The charts are the API's: the marked point is the gate's own answer, bit for bit,
     // and the break-even marks are the gate's integer break-evens shown in the terms.
-    const gate = await askGate({ model_name: "claude-sonnet-4-6", output_tokens: 30_000, horizon: 3, recall_probability: 0.4, pricing_mode: "seed" });
+    const gate = await askGate({
+      model_name: "claude-sonnet-4-6",
+      output_tokens: 30_000,
+      horizon: 3,
+      recall_probability: 0.4,
+      pricing_mode: "seed",
+    });
     expect(gate.net_saving_usd).toBeCloseTo(expected, 12);
     const horizon = page.locator("#chart-horizon");
     expect(await horizon.locator("circle.pt").count()).toBeGreaterThanOrEqual(9);
     expect(Number(await horizon.getByTestId("here").getAttribute("data-net"))).toBe(gate.net_saving_usd);
     expect(Number(await horizon.getByTestId("break-even").getAttribute("data-x"))).toBe(gate.break_even_horizon);
-    expect(await horizon.getByTestId("break-even").textContent()).toContain(`fires from H = ${gate.break_even_horizon}`);
-    expect(await page.locator('#terms [data-term="break_even_horizon"]').textContent()).toBe(String(gate.break_even_horizon));
+    expect(await horizon.getByTestId("break-even").textContent()).toContain(
+      `fires from H = ${gate.break_even_horizon}`,
+    );
+    expect(await page.locator('#terms [data-term="break_even_horizon"]').textContent()).toBe(
+      String(gate.break_even_horizon),
+    );
     expect(await horizon.getByTestId("zero-line").count()).toBe(1);
 
     const tokens = page.locator("#chart-tokens");
@@ -159,7 +178,9 @@ describe("the ops console at GET /", () => {
     // Below the pre-filter the gate answers no-fire at zero, and the chart shows that, not a formula.
     const below = tokens.locator('circle.pt[data-reason="below_threshold"]');
     expect(await below.count()).toBeGreaterThan(0);
-    expect(new Set(await below.evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-net"))))).toEqual(new Set(["0"]));
+    expect(new Set(await below.evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-net"))))).toEqual(
+      new Set(["0"]),
+    );
     // Points on each side of zero are drawn differently, and the curve does cross it.
     expect(await tokens.locator("circle.pt.neg").count()).toBeGreaterThan(0);
     expect(await tokens.locator('circle.pt[data-fire="true"]').count()).toBeGreaterThan(0);
@@ -236,16 +257,27 @@ describe("the ops console at GET /", () => {
     await calc().getByLabel("Pricing mode").selectOption("cache_aware");
     await calc().getByLabel("Context tokens").fill("150000");
     await page.getByRole("button", { name: "Ask the gate" }).click();
-    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (net_not_positive)");
+    await expect
+      .poll(() => page.getByTestId("decision").textContent())
+      .toBe("Don't fire — keep the output (net_not_positive)");
 
-    const request = { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, pricing_mode: "cache_aware", context_tokens: 150_000 };
+    const request = {
+      model_name: "claude-opus-4-6",
+      output_tokens: 12_000,
+      horizon: 2,
+      recall_probability: 0.5,
+      pricing_mode: "cache_aware",
+      context_tokens: 150_000,
+    };
     const gate = await askGate(request);
     const seed = await askGate({ ...request, pricing_mode: "seed", context_tokens: undefined });
     expect(gate.break_even_horizon).toBe(3);
     expect(seed.fire).toBe(true);
 
     const horizon = page.locator("#chart-horizon");
-    await expect.poll(async () => Number(await horizon.getByTestId("here").getAttribute("data-net"))).toBe(gate.net_saving_usd);
+    await expect
+      .poll(async () => Number(await horizon.getByTestId("here").getAttribute("data-net")))
+      .toBe(gate.net_saving_usd);
     expect(gate.net_saving_usd).not.toBe(seed.net_saving_usd);
     expect(await horizon.getByTestId("here").getAttribute("data-x")).toBe("2");
     // The chart's break-even is the API's integer one, and the curve turns there.
@@ -272,17 +304,27 @@ describe("the ops console at GET /", () => {
     // B1: q = 0.9 pays, the corner q = 0.8 of [0.8, 1] does not.
     await calc().getByLabel("Pricing mode").selectOption("cache_aware");
     const b1Fields = { "Cache hit rate": "0.9", "Context tokens": "120000", "q from": "0.8", "q to": "1" };
-    await fillCalculator({ Model: "claude-opus-4-6", "Output size": "12000", "Horizon (turns)": "2", "Recall probability": "0.5", ...b1Fields });
+    await fillCalculator({
+      Model: "claude-opus-4-6",
+      "Output size": "12000",
+      "Horizon (turns)": "2",
+      "Recall probability": "0.5",
+      ...b1Fields,
+    });
     expect(await calc().getByLabel("Cached tokens after it").isDisabled()).toBe(true);
     const sent = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/gate`);
     await page.getByRole("button", { name: "Ask the gate" }).click();
     const body = JSON.parse((await sent).postData() ?? "{}");
     expect(body).toMatchObject({ offload_at: "entry", cache_ttl: "5m", cache_hit_rate_range: [0.8, 1] });
     expect(body).not.toHaveProperty("suffix_tokens");
-    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (worst_case_not_positive)");
+    await expect
+      .poll(() => page.getByTestId("decision").textContent())
+      .toBe("Don't fire — keep the output (worst_case_not_positive)");
     const b1 = await askGate(body);
     expect(b1.worst_case.cache_hit_rate).toBe(0.8);
-    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe("−$0.0183 at H 2 · p_recall 0.5 · q 0.8");
+    expect(await page.locator('#terms [data-term="worst_case"]').textContent()).toBe(
+      "−$0.0183 at H 2 · p_recall 0.5 · q 0.8",
+    );
 
     // R1: the same output stubbed after it is cached, with 30,000 cached tokens after it, on the 1-hour cache.
     await calc().getByLabel("Stub placement").selectOption("retroactive");
@@ -296,11 +338,15 @@ describe("the ops console at GET /", () => {
     expect(r1Body).not.toHaveProperty("cache_hit_rate_range");
     const r1 = await askGate(r1Body);
     expect(r1.fire).toBe(false);
-    await expect.poll(() => page.getByTestId("decision").textContent()).toBe("Don't fire — keep the output (net_not_positive)");
+    await expect
+      .poll(() => page.getByTestId("decision").textContent())
+      .toBe("Don't fire — keep the output (net_not_positive)");
     expect(await page.locator("#reason").textContent()).toBe(r1.reason);
     expect(await page.locator('#terms [data-term="suffix_rewrite_cost_usd"]').count()).toBe(1);
     expect(await page.locator('#terms [data-term="worst_case"]').count()).toBe(0);
-    expect(await page.locator("#decision-context").textContent()).toContain("retroactive with 30,000 cached tokens after it · 1h cache");
+    expect(await page.locator("#decision-context").textContent()).toContain(
+      "retroactive with 30,000 cached tokens after it · 1h cache",
+    );
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
   });
@@ -309,7 +355,9 @@ describe("the ops console at GET /", () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.locator("#chart-horizon circle.pt").count()).toBeGreaterThan(5);
     const mode = calc().getByLabel("Pricing mode");
-    expect(await mode.locator("option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(["seed", "cache_aware"]);
+    expect(
+      await mode.locator("option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+    ).toEqual(["seed", "cache_aware"]);
     const bodies: Record<string, unknown>[] = [];
     page.on("request", (r) => r.url() === `${BASE_URL}/v1/gate` && bodies.push(r.postDataJSON()));
     expect(await calc().getByLabel("Cache hit rate").isHidden()).toBe(true);
@@ -374,9 +422,13 @@ describe("the price sync's pending changes in the console", () => {
     await page.getByLabel("Admin token").fill(ADMIN_TOKEN);
     await page.getByRole("button", { name: "Unlock editing" }).click();
     await expect.poll(() => approve.isVisible()).toBe(true);
-    const listed = await (await fetch(`${BASE_URL}/v1/admin/pending`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json();
+    const listed = await (
+      await fetch(`${BASE_URL}/v1/admin/pending`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    ).json();
     const listedDigest = listed.changes.find((change: { model: string }) => change.model === PENDING_MODEL).digest;
-    const post = page.waitForRequest((request) => request.method() === "POST" && request.url().includes("/v1/admin/pending/"));
+    const post = page.waitForRequest(
+      (request) => request.method() === "POST" && request.url().includes("/v1/admin/pending/"),
+    );
     await approve.click();
     const request = await post;
     expect(request.url()).toBe(`${BASE_URL}/v1/admin/pending/${PENDING_MODEL}/approve`);
@@ -400,7 +452,12 @@ describe("the console's side of the admin API contract", () => {
     await page.route(`${BASE_URL}/v1/admin/pricing`, (route) => route.fulfill({ status: 200, json: { rows: [] } }));
     await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) => {
       const request = route.request();
-      sent = { method: request.method(), url: request.url(), auth: request.headers()["authorization"], body: request.postDataJSON() };
+      sent = {
+        method: request.method(),
+        url: request.url(),
+        auth: request.headers()["authorization"],
+        body: request.postDataJSON(),
+      };
       return route.fulfill({ status: 200, json: { warnings: ["cache_read is not 10% of input"] } });
     });
     await page.goto(`${BASE_URL}/`);
@@ -415,12 +472,16 @@ describe("the console's side of the admin API contract", () => {
     // The corrupt row opens as stored, so it can be fixed.
     expect(JSON.parse(await json.inputValue())).toEqual({ input: -1, output: 4 });
     await page.keyboard.press("Escape");
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Edit broken-model");
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")))
+      .toBe("Edit broken-model");
 
     await edit.click();
     await json.fill('{"input": 1, "output": 4}');
     await page.getByRole("button", { name: /^Save/ }).click();
-    await expect.poll(() => page.locator("#admin-status").textContent()).toBe("Saved broken-model. Warnings: cache_read is not 10% of input");
+    await expect
+      .poll(() => page.locator("#admin-status").textContent())
+      .toBe("Saved broken-model. Warnings: cache_read is not 10% of input");
     expect(sent).toEqual({
       method: "PUT",
       url: `${BASE_URL}/v1/admin/pricing/broken-model`,
@@ -435,7 +496,13 @@ describe("the console's side of the admin API contract", () => {
     await page.route(`${BASE_URL}/v1/admin/pricing/*`, (route) =>
       route.fulfill({
         status: 400,
-        json: { error: { code: "invalid_request", message: "input must not be negative", issues: [{ path: "input", message: "must not be negative" }] } },
+        json: {
+          error: {
+            code: "invalid_request",
+            message: "input must not be negative",
+            issues: [{ path: "input", message: "must not be negative" }],
+          },
+        },
       }),
     );
     await page.goto(`${BASE_URL}/`);
@@ -443,7 +510,9 @@ describe("the console's side of the admin API contract", () => {
     await page.getByRole("button", { name: "Unlock editing" }).click();
     await page.getByRole("button", { name: "Edit broken-model" }).click();
     await page.getByRole("button", { name: /^Save/ }).click();
-    await expect.poll(() => page.locator("#edit-status").textContent()).toBe("Not saved — invalid_request: input: must not be negative");
+    await expect
+      .poll(() => page.locator("#edit-status").textContent())
+      .toBe("Not saved — invalid_request: input: must not be negative");
     expect(await page.locator("#edit-dialog").getAttribute("open")).not.toBeNull();
   });
 
@@ -462,7 +531,9 @@ describe("the console's side of the admin API contract", () => {
 describe("Swagger UI at GET /docs", () => {
   it("renders the API from /openapi.json with nothing fetched from outside", async () => {
     await page.goto(`${BASE_URL}/docs`);
-    await expect.poll(() => page.locator(".opblock-summary-path").allTextContents(), { timeout: 30_000 }).toContain("/v1/gate");
+    await expect
+      .poll(() => page.locator(".opblock-summary-path").allTextContents(), { timeout: 30_000 })
+      .toContain("/v1/gate");
     expect(await page.locator(".info .title").textContent()).toContain("offload-gate");
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
@@ -480,11 +551,11 @@ describe("the console's clearing-plan view", () => {
     await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.2773 (plan_positive)");
     // The history to scale: seven segments now, the three outputs stubbed.
     expect(await bar("bar-now").locator("rect").count()).toBe(7);
-    expect(await bar("bar-now").locator('rect[data-kind="stubbed"]').evaluateAll((rects) => rects.map((r) => r.getAttribute("data-id")))).toEqual([
-      "c1",
-      "c2",
-      "c3",
-    ]);
+    expect(
+      await bar("bar-now")
+        .locator('rect[data-kind="stubbed"]')
+        .evaluateAll((rects) => rects.map((r) => r.getAttribute("data-id"))),
+    ).toEqual(["c1", "c2", "c3"]);
     expect(await bar("bar-after").locator('rect[data-kind="stub"]').count()).toBe(3);
     expect(await bar("plan-break").getAttribute("data-tokens")).toBe("8000");
     expect(await bar("plan-break").textContent()).toBe("cached prefix breaks at 8,000: 7,100 written again");
@@ -504,7 +575,11 @@ describe("the console's clearing-plan view", () => {
     await page.goto(`${BASE_URL}/`);
     await expect.poll(() => page.getByTestId("plan-decision").textContent()).toContain("Stub");
     await page.getByRole("button", { name: "Clear" }).click();
-    const steps: [string, string, string][] = [["150000", "", ""], ["30000", "big", "1"], ["2000", "", ""]];
+    const steps: [string, string, string][] = [
+      ["150000", "", ""],
+      ["30000", "big", "1"],
+      ["2000", "", ""],
+    ];
     for (const [tokens, id, p] of steps) {
       await plan().getByLabel("Tokens", { exact: true }).fill(tokens);
       await plan().getByLabel("Tool output id").fill(id);
@@ -519,8 +594,14 @@ describe("the console's clearing-plan view", () => {
     await plan().getByLabel("Horizon (turns)").fill("1");
     const request = page.waitForRequest((r) => r.url() === `${BASE_URL}/v1/plan`);
     await page.getByRole("button", { name: "Plan", exact: true }).click();
-    expect((await request).postDataJSON()).toMatchObject({ model_name: "claude-opus-4-6", horizon: 1, cache_ttl: "5m" });
-    await expect.poll(() => page.getByTestId("plan-decision").textContent()).toBe("Keep everything: no plan saves money (plan_not_positive)");
+    expect((await request).postDataJSON()).toMatchObject({
+      model_name: "claude-opus-4-6",
+      horizon: 1,
+      cache_ttl: "5m",
+    });
+    await expect
+      .poll(() => page.getByTestId("plan-decision").textContent())
+      .toBe("Keep everything: no plan saves money (plan_not_positive)");
     expect(await bar("plan-break").count()).toBe(0);
     expect(await bar("bar-after").locator("rect").count()).toBe(3);
   });
@@ -533,6 +614,8 @@ describe("the console's clearing-plan view", () => {
     await expect.poll(() => page.locator("#plan-status").textContent()).toMatch(/^The history is not valid JSON/);
     await history.fill('[{"tokens": 8000}, {"id": "c1", "tokens": -4}]');
     await page.getByRole("button", { name: "Plan", exact: true }).click();
-    await expect.poll(() => page.locator("#plan-status").textContent()).toBe("400: segments.1.tokens must be an integer ≥ 0");
+    await expect
+      .poll(() => page.locator("#plan-status").textContent())
+      .toBe("400: segments.1.tokens must be an integer ≥ 0");
   });
 });

@@ -11,7 +11,11 @@ let page: Page;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu"], headless: true });
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--headless", "--no-sandbox", "--disable-gpu"],
+    headless: true,
+  });
 });
 afterAll(async () => {
   await browser?.close();
@@ -50,7 +54,13 @@ describe("the console at 1,400 px", () => {
     await expect.poll(() => page.getByTestId("plan-decision").textContent()).toMatch(/^Stub/);
     await page.locator("#s-load").click();
     await expect.poll(() => page.locator("#savings-tiles dd").count()).toBeGreaterThan(4);
-    const text = (await Promise.all(["#decision", "#terms", "#plan-decision", "#plan-candidates", "#savings-tiles"].map((s) => page.locator(s).innerText()))).join("\n");
+    const text = (
+      await Promise.all(
+        ["#decision", "#terms", "#plan-decision", "#plan-candidates", "#savings-tiles"].map((s) =>
+          page.locator(s).innerText(),
+        ),
+      )
+    ).join("\n");
     const decimals = [...text.matchAll(/\$\d[\d,]*(?:\.(\d+))?/g)].map((match) => match[1]?.length ?? 0);
     expect(decimals.length).toBeGreaterThan(8);
     expect(new Set(decimals)).toEqual(new Set([4]));
@@ -83,8 +93,17 @@ describe("the console at 1,400 px", () => {
 describe("Swagger UI at GET /docs", () => {
   it("lists each route once", async () => {
     await page.goto(`${BASE_URL}/docs`);
-    await expect.poll(() => page.locator(".opblock-summary-path").allTextContents(), { timeout: 30_000 }).toContain("/v1/gate");
-    const paths = (await page.locator(".opblock").evaluateAll((nodes) => nodes.map((n) => `${n.querySelector(".opblock-summary-method")?.textContent} ${n.querySelector(".opblock-summary-path")?.textContent}`)));
+    await expect
+      .poll(() => page.locator(".opblock-summary-path").allTextContents(), { timeout: 30_000 })
+      .toContain("/v1/gate");
+    const paths = await page
+      .locator(".opblock")
+      .evaluateAll((nodes) =>
+        nodes.map(
+          (n) =>
+            `${n.querySelector(".opblock-summary-method")?.textContent} ${n.querySelector(".opblock-summary-path")?.textContent}`,
+        ),
+      );
     expect(paths.filter((p) => p === "GET /v1/admin/savings")).toHaveLength(1);
     expect(paths.length).toBe(new Set(paths).size);
   });

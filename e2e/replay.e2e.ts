@@ -7,8 +7,28 @@ import { main } from "../scripts/replay/cli";
 import { claudeCodeSession, codexRollout, miniSweAgentTraj } from "../test/replay/fixtures";
 import { BASE_URL } from "./server";
 
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"];
-const POLICIES = ["keep_everything", "gate_seed", "gate_cache_aware", "gate_plan", "clear_tool_uses", "mask_last_10", "mask_last_10_every_10", "size_only", "deepagents_evict", "claude_code_persist"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+const POLICIES = [
+  "keep_everything",
+  "gate_seed",
+  "gate_cache_aware",
+  "gate_plan",
+  "clear_tool_uses",
+  "mask_last_10",
+  "mask_last_10_every_10",
+  "size_only",
+  "deepagents_evict",
+  "claude_code_persist",
+];
 const story = { turns: 24, outputChars: (k: number) => (k % 4 === 0 ? 60_000 : 6_000) };
 
 let browser: Browser;
@@ -35,7 +55,11 @@ describe("replay in the browser", () => {
     const requests: string[] = [];
     page.on("request", (r) => requests.push(r.url()));
     await page.goto(`file://${file}`);
-    expect(await page.locator("svg.replay-chart path[data-policy]").evaluateAll((paths) => paths.map((p) => p.getAttribute("data-policy")))).toEqual(POLICIES);
+    expect(
+      await page
+        .locator("svg.replay-chart path[data-policy]")
+        .evaluateAll((paths) => paths.map((p) => p.getAttribute("data-policy"))),
+    ).toEqual(POLICIES);
     expect(await page.locator("#policies tbody tr td:first-child").allTextContents()).toEqual(POLICIES);
     expect(await page.locator("#sessions tbody tr").count()).toBe(3);
     expect(requests).toEqual([`file://${file}`]);
@@ -50,9 +74,15 @@ describe("replay in the browser", () => {
     page.on("pageerror", (e) => problems.push(e.message));
     page.on("console", (m) => (m.type() === "error" ? problems.push(m.text()) : undefined));
     await page.goto(`${BASE_URL}/console/replay`);
-    await page.locator("#replay-file").setInputFiles({ name: "cc.jsonl", mimeType: "application/jsonl", buffer: Buffer.from(claudeCodeSession(story)) });
+    await page.locator("#replay-file").setInputFiles({
+      name: "cc.jsonl",
+      mimeType: "application/jsonl",
+      buffer: Buffer.from(claudeCodeSession(story)),
+    });
     await page.locator("#policies").waitFor();
-    expect(await page.locator("#replay-status").textContent()).toMatch(/^cc\.jsonl: claude-code, 24 calls, replayed in \d+ ms/);
+    expect(await page.locator("#replay-status").textContent()).toMatch(
+      /^cc\.jsonl: claude-code, 24 calls, replayed in \d+ ms/,
+    );
     expect(await page.locator("#policies tbody tr td:first-child").allTextContents()).toEqual(POLICIES);
     expect(await page.locator("svg.replay-chart path[data-policy]").count()).toBe(POLICIES.length);
     // The page's check against the recorded bill, as the CLI prints it.
@@ -65,7 +95,9 @@ describe("replay in the browser", () => {
   it("reports a file that is no transcript, by name, with what it expected", async () => {
     const page = await browser.newPage();
     await page.goto(`${BASE_URL}/console/replay`);
-    await page.locator("#replay-file").setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"x":1}') });
+    await page
+      .locator("#replay-file")
+      .setInputFiles({ name: "notes.json", mimeType: "application/json", buffer: Buffer.from('{"x":1}') });
     await expect.poll(() => page.locator("#replay-status").textContent()).toBe("notes.json: nothing to replay");
     expect(await page.locator("#replay-issues").textContent()).toMatch(/^notes\.json: expected a Claude Code session/);
     await page.close();

@@ -13,7 +13,13 @@ const STATE_DIR = ".wrangler/e2e-state";
 
 /** Rows the browser test needs beyond the seed: one past 90 days, one corrupt. */
 export const EXTRA_ROWS = {
-  "legacy-model-2025": JSON.stringify({ input: 2, output: 8, provider: "legacy", aliases: ["legacy-2025-01"], verified_at: "2025-01-15" }),
+  "legacy-model-2025": JSON.stringify({
+    input: 2,
+    output: 8,
+    provider: "legacy",
+    aliases: ["legacy-2025-01"],
+    verified_at: "2025-01-15",
+  }),
   "broken-model": JSON.stringify({ input: -1, output: 4 }),
 };
 

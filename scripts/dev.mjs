@@ -9,7 +9,10 @@ import { spawn, spawnSync } from "node:child_process";
 
 // Offline by design: no telemetry, and no fetch of the `Request.cf` placeholder.
 const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
-const seed = spawnSync("npm", ["run", "--silent", "pricing", "--", "seed", "--local", "--yes", "--missing-only"], { stdio: "inherit", env });
+const seed = spawnSync("npm", ["run", "--silent", "pricing", "--", "seed", "--local", "--yes", "--missing-only"], {
+  stdio: "inherit",
+  env,
+});
 if (seed.status !== 0) {
   console.error(`dev: seeding local KV failed (exit ${seed.status}); not starting wrangler dev`);
   process.exit(seed.status ?? 1);

@@ -57,20 +57,36 @@ export async function startLocalGate({
   ];
   const bulk = join(stateDir, "bulk.json");
   writeFileSync(bulk, JSON.stringify(entries));
-  const put = spawnSync("npx", ["wrangler", "kv", "bulk", "put", bulk, "--binding", "PRICING", "--local", "--persist-to", stateDir], {
-    env: OFFLINE,
-    encoding: "utf8",
-  });
+  const put = spawnSync(
+    "npx",
+    ["wrangler", "kv", "bulk", "put", bulk, "--binding", "PRICING", "--local", "--persist-to", stateDir],
+    {
+      env: OFFLINE,
+      encoding: "utf8",
+    },
+  );
   if (put.status !== 0) throw new Error(`seeding local KV in ${stateDir} failed: ${put.stderr}`);
 
   const baseUrl = `http://127.0.0.1:${port}`;
   const varArgs = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   const server = spawn(
     "npx",
-    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort),
-      "--persist-to", stateDir, ...varArgs, "--show-interactive-dev-session=false",
+    [
+      "wrangler",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspectorPort),
+      "--persist-to",
+      stateDir,
+      ...varArgs,
+      "--show-interactive-dev-session=false",
       // Not the developer's .dev.vars: only the vars given here, so a test knows what the gate requires.
-      "--env-file=/dev/null"],
+      "--env-file=/dev/null",
+    ],
     { env: OFFLINE, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let log = "";

@@ -25,9 +25,20 @@ function step(title: string, command: string, args: string[], env: NodeJS.Proces
 let gate: LocalGate | undefined;
 try {
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
-  step("TypeScript client unit tests", process.execPath, ["--test", "clients/typescript/test/client.test.mjs", "clients/typescript/test/session.test.mjs", "clients/typescript/test/mcp.test.mjs"]);
-  step("the framework examples type-check", process.execPath, [tscBin, "-p", "clients/typescript/examples/tsconfig.json"]);
-  step("plain consumer projects compile against the packed client", process.execPath, ["clients/typescript/test/consumer.mjs"]);
+  step("TypeScript client unit tests", process.execPath, [
+    "--test",
+    "clients/typescript/test/client.test.mjs",
+    "clients/typescript/test/session.test.mjs",
+    "clients/typescript/test/mcp.test.mjs",
+  ]);
+  step("the framework examples type-check", process.execPath, [
+    tscBin,
+    "-p",
+    "clients/typescript/examples/tsconfig.json",
+  ]);
+  step("plain consumer projects compile against the packed client", process.execPath, [
+    "clients/typescript/test/consumer.mjs",
+  ]);
 
   const key = randomBytes(16).toString("hex");
   // The adapters' holdout tests turn the holdout on for a while through the admin API.
@@ -46,12 +57,27 @@ try {
     OFFLOAD_GATE_TEST_ADMIN_TOKEN: adminToken,
     OFFLOAD_GATE_REQUIRE_INTEGRATION: "1",
   };
-  step("TypeScript client against the local gate", process.execPath, ["--test", "clients/typescript/test/live.test.mjs"], env);
+  step(
+    "TypeScript client against the local gate",
+    process.execPath,
+    ["--test", "clients/typescript/test/live.test.mjs"],
+    env,
+  );
   // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
   for (const framework of ["ai-sdk", "langchain", "claude-agent-sdk", "openai-agents"]) {
-    step(`the ${framework} adapter against the local gate`, process.execPath, ["--test", `clients/typescript/test/${framework}.live.test.mjs`], env);
+    step(
+      `the ${framework} adapter against the local gate`,
+      process.execPath,
+      ["--test", `clients/typescript/test/${framework}.live.test.mjs`],
+      env,
+    );
   }
-  step("docs/integrating.md's framework examples against the local gate", process.execPath, ["--test", "clients/typescript/test/examples.test.mjs"], env);
+  step(
+    "docs/integrating.md's framework examples against the local gate",
+    process.execPath,
+    ["--test", "clients/typescript/test/examples.test.mjs"],
+    env,
+  );
   step("Python client: install, unit and integration tests", "bash", ["clients/python/ci.sh"], env);
   console.log("\ntest:clients: all passed");
 } catch (error) {

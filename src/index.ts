@@ -18,7 +18,7 @@ import { directHealth } from "./routes/health-ok";
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
-type App = (typeof import("./routes"))["default"];
+type App = typeof import("./routes")["default"];
 
 /** The app's route types, for `hc<AppType>()` clients (a type: it loads nothing). */
 export type { AppType } from "./routes";
@@ -40,7 +40,11 @@ function loadApp(): Promise<App> {
 const worker = {
   // A plain Request as well as an incoming one: the tests and benchmarks call it with their own.
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
-    return directGate(request, env, ctx) ?? directHealth(request) ?? loadApp().then((built) => built.fetch(request, env, ctx));
+    return (
+      directGate(request, env, ctx) ??
+      directHealth(request) ??
+      loadApp().then((built) => built.fetch(request, env, ctx))
+    );
   },
   async scheduled(controller, env, ctx) {
     // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.

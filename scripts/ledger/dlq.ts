@@ -46,13 +46,21 @@ export interface DlqTarget {
  */
 export function dlqTarget(env: string, config = "wrangler.toml"): DlqTarget {
   const wrangler = createRequire(import.meta.url)("wrangler") as typeof import("wrangler");
-  const raw = wrangler.experimental_readRawConfig({ config }).rawConfig as RawEnvironment & { env?: Record<string, RawEnvironment> };
+  const raw = wrangler.experimental_readRawConfig({ config }).rawConfig as RawEnvironment & {
+    env?: Record<string, RawEnvironment>;
+  };
   const environment = raw.env?.[env];
-  if (environment === undefined) throw new Error(`--env ${env} is not an environment of ${config} (it defines: ${Object.keys(raw.env ?? {}).join(", ")})`);
+  if (environment === undefined)
+    throw new Error(
+      `--env ${env} is not an environment of ${config} (it defines: ${Object.keys(raw.env ?? {}).join(", ")})`,
+    );
   const queue = environment.queues?.producers?.find((producer) => producer.binding === "LEDGER_QUEUE")?.queue;
   if (queue === undefined) throw new Error(`${config}'s ${env} binds no LEDGER_QUEUE`);
-  const deadLetterQueue = environment.queues?.consumers?.find((consumer) => consumer.queue === queue)?.dead_letter_queue;
-  if (deadLetterQueue === undefined) throw new Error(`${config}'s ${env} consumer of ${queue} has no dead_letter_queue`);
+  const deadLetterQueue = environment.queues?.consumers?.find(
+    (consumer) => consumer.queue === queue,
+  )?.dead_letter_queue;
+  if (deadLetterQueue === undefined)
+    throw new Error(`${config}'s ${env} consumer of ${queue} has no dead_letter_queue`);
   // An environment's worker is named "<name>-<env>" unless it names itself.
   return { env, worker: environment.name ?? `${raw.name}-${env}`, queue, deadLetterQueue };
 }
@@ -67,11 +75,19 @@ export function wranglerArgs(action: "drain" | "stop" | "status", target: DlqTar
   if (action === "status") return ["queues", "info", target.deadLetterQueue];
   if (action === "stop") return ["queues", "consumer", "remove", target.deadLetterQueue, target.worker];
   return [
-    "queues", "consumer", "add", target.deadLetterQueue, target.worker,
-    "--batch-size", String(DRAIN.batchSize),
-    "--batch-timeout", String(DRAIN.batchTimeoutSeconds),
-    "--message-retries", String(DRAIN.retries),
-    "--retry-delay-secs", String(DRAIN.retryDelaySeconds),
+    "queues",
+    "consumer",
+    "add",
+    target.deadLetterQueue,
+    target.worker,
+    "--batch-size",
+    String(DRAIN.batchSize),
+    "--batch-timeout",
+    String(DRAIN.batchTimeoutSeconds),
+    "--message-retries",
+    String(DRAIN.retries),
+    "--retry-delay-secs",
+    String(DRAIN.retryDelaySeconds),
   ];
 }
 
@@ -83,15 +99,28 @@ export function wranglerArgs(action: "drain" | "stop" | "status", target: DlqTar
  */
 export function main(argv: string[], out: (line: string) => void, err: (line: string) => void): number {
   try {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { env: { type: "string" }, config: { type: "string" }, "dry-run": { type: "boolean" } } });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { env: { type: "string" }, config: { type: "string" }, "dry-run": { type: "boolean" } },
+    });
     const [action] = positionals;
-    if (action !== "drain" && action !== "stop" && action !== "status") throw new Error("usage: npm run ledger:dlq -- <drain | stop | status> --env NAME [--dry-run]");
-    if (values.env === undefined) throw new Error("--env NAME is required: dead letters live in a deployed environment's queue");
+    if (action !== "drain" && action !== "stop" && action !== "status")
+      throw new Error("usage: npm run ledger:dlq -- <drain | stop | status> --env NAME [--dry-run]");
+    if (values.env === undefined)
+      throw new Error("--env NAME is required: dead letters live in a deployed environment's queue");
     const args = wranglerArgs(action, dlqTarget(values.env, values.config));
     out(`wrangler ${args.join(" ")}`);
     if (values["dry-run"] === true) return 0;
-    const wrangler = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
-    const result = spawnSync(process.execPath, [wrangler, ...args], { stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } });
+    const wrangler = join(
+      dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+      "bin",
+      "wrangler.js",
+    );
+    const result = spawnSync(process.execPath, [wrangler, ...args], {
+      stdio: "inherit",
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    });
     return result.status === 0 ? 0 : 2;
   } catch (error) {
     err(`ledger:dlq: ${error instanceof Error ? error.message : String(error)}`);

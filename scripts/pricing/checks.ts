@@ -41,7 +41,9 @@ export function priceWarnings(models: Readonly<Record<string, PricingRow>>): str
     }
     const provider = row.provider?.toLowerCase();
     if (provider !== undefined && sellsHourWrites.has(provider) && row.cache_write_1h === undefined) {
-      warnings.push(`${at("cache_write_1h")}: is missing, but ${row.provider} sells 1-hour cache writes (other ${row.provider} rows have one)`);
+      warnings.push(
+        `${at("cache_write_1h")}: is missing, but ${row.provider} sells 1-hour cache writes (other ${row.provider} rows have one)`,
+      );
     }
   }
   return warnings;
@@ -52,7 +54,9 @@ function writeBelowInput(tier: Tier, input: number, at: (field: string) => strin
   for (const field of ["cache_write", "cache_write_1h"] as const) {
     const price = tier[field];
     if (price !== undefined && price < input) {
-      warnings.push(`${at(field)}: ${price} is below input (${input}); a cache write costs at least the input it stores`);
+      warnings.push(
+        `${at(field)}: ${price} is below input (${input}); a cache write costs at least the input it stores`,
+      );
     }
   }
   return warnings;

@@ -51,7 +51,10 @@ target (diff, seed, export):
 
 /** Exit codes: 0 ok (or no difference), 1 invalid (or different), 2 usage or failure. */
 class CliError extends Error {
-  constructor(message: string, readonly code = 2) {
+  constructor(
+    message: string,
+    readonly code = 2,
+  ) {
     super(message);
   }
 }
@@ -158,7 +161,10 @@ async function seed(flags: Flags, io: Io): Promise<number> {
         (explicit ? "pass --yes" : "name the target with --local or --remote, and pass --yes"),
     );
   }
-  if (!explicit && !(await confirm(io, `No target given: this would write ${describeTarget(target)}. Use that target?`))) {
+  if (
+    !explicit &&
+    !(await confirm(io, `No target given: this would write ${describeTarget(target)}. Use that target?`))
+  ) {
     throw new CliError("nothing written");
   }
   return using(target, (kv) => write(kv, target, seedFile, flags, io));
@@ -167,10 +173,15 @@ async function seed(flags: Flags, io: Io): Promise<number> {
 async function write(kv: Kv, target: Target, seedFile: PricingSeed, flags: Flags, io: Io): Promise<number> {
   const { snapshot, histories } = await read(kv);
   const changes = diffSeed(seedFile, snapshot);
-  const plan = planSeed(changes, snapshot, { prune: flags.prune === true, missingOnly: flags["missing-only"] === true });
+  const plan = planSeed(changes, snapshot, {
+    prune: flags.prune === true,
+    missingOnly: flags["missing-only"] === true,
+  });
   if (plan.kept.length > 0) {
     // Said loudly: a restart must never undo a price changed since seeding, nor hide that it differs.
-    io.err(`pricing: kept ${plan.kept.length} key(s) that differ from the seed (changed since seeding, e.g. through the admin API): ${plan.kept.join(", ")}`);
+    io.err(
+      `pricing: kept ${plan.kept.length} key(s) that differ from the seed (changed since seeding, e.g. through the admin API): ${plan.kept.join(", ")}`,
+    );
     io.err("pricing: `npm run seed:local` resets them to the seed");
   }
   if (plan.puts.length === 0 && plan.deletes.length === 0) {
@@ -187,12 +198,18 @@ async function write(kv: Kv, target: Target, seedFile: PricingSeed, flags: Flags
     const subject = pricingKey(change.model);
     const doc = parseHistory(histories.get(historyKey(subject)) ?? null);
     if (doc === undefined) throw new CliError(`${historyKey(subject)} is corrupt; fix or delete it first`);
-    const next = withEntry(doc, { action: change.after === null ? "delete" : "put", by, before: change.before, after: change.after }, at);
+    const next = withEntry(
+      doc,
+      { action: change.after === null ? "delete" : "put", by, before: change.before, after: change.after },
+      at,
+    );
     return { key: historyKey(subject), value: JSON.stringify(next.doc) };
   });
   await kv.putMany([...plan.puts, ...historyPuts]);
   await kv.deleteMany(plan.deletes);
-  io.out(`wrote ${plan.puts.length} key(s) and deleted ${plan.deletes.length} in ${describeTarget(target)}; history recorded as ${by}`);
+  io.out(
+    `wrote ${plan.puts.length} key(s) and deleted ${plan.deletes.length} in ${describeTarget(target)}; history recorded as ${by}`,
+  );
   return 0;
 }
 
@@ -210,14 +227,25 @@ async function exportRows(file: string | undefined, flags: Flags, io: Io): Promi
 }
 
 function importRows(file: string | undefined, flags: Flags, io: Io): number {
-  if (file === undefined) throw new CliError("import-litellm needs the LiteLLM file: import-litellm FILE --models a,b | --provider NAME[,NAME]");
-  if ((flags.models === undefined) === (flags.provider === undefined)) throw new CliError("give exactly one of --models a,b or --provider NAME[,NAME]");
-  if (flags.source !== undefined && flags.commit !== undefined) throw new CliError("give --source or --commit, not both");
+  if (file === undefined)
+    throw new CliError(
+      "import-litellm needs the LiteLLM file: import-litellm FILE --models a,b | --provider NAME[,NAME]",
+    );
+  if ((flags.models === undefined) === (flags.provider === undefined))
+    throw new CliError("give exactly one of --models a,b or --provider NAME[,NAME]");
+  if (flags.source !== undefined && flags.commit !== undefined)
+    throw new CliError("give --source or --commit, not both");
   if (flags.prune === true && flags.into === undefined) throw new CliError("--prune works on the seed named by --into");
   if (flags["only-covered"] === true && flags.prune !== true) throw new CliError("--only-covered qualifies --prune");
-  const list = (value: string) => value.split(",").map((name) => name.trim()).filter((name) => name !== "");
-  const selection = flags.models !== undefined ? { models: list(flags.models) } : { providers: list(flags.provider as string) };
-  const source = flags.source ?? litellmSource(flags.commit !== undefined ? { commit: flags.commit } : { path: resolve(file) });
+  const list = (value: string) =>
+    value
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "");
+  const selection =
+    flags.models !== undefined ? { models: list(flags.models) } : { providers: list(flags.provider as string) };
+  const source =
+    flags.source ?? litellmSource(flags.commit !== undefined ? { commit: flags.commit } : { path: resolve(file) });
   const result = importLitellm(readJson(file), selection, source);
   for (const note of result.notes) io.err(`note    ${note}`);
   for (const warning of result.warnings) io.err(`warning ${warning}`);
@@ -227,7 +255,9 @@ function importRows(file: string | undefined, flags: Flags, io: Io): number {
   if (flags.out === undefined) io.out(text.trimEnd());
   else writeFileSync(flags.out, text);
   const count = Object.keys(result.seed.models).length;
-  io.err(`converted ${count} models${flags.out === undefined ? "" : ` into ${flags.out}`}; review them, add verified_at, then merge into pricing.seed.json`);
+  io.err(
+    `converted ${count} models${flags.out === undefined ? "" : ` into ${flags.out}`}; review them, add verified_at, then merge into pricing.seed.json`,
+  );
   return count === 0 ? 1 : 0;
 }
 
@@ -236,8 +266,13 @@ function mergeRows(into: string, result: ImportResult, byName: boolean, flags: F
   const existing = loadSeed({ ...flags, seed: into }, io);
   let prune: Prune = false;
   if (flags.prune === true) {
-    if (byName) throw new CliError("--prune needs whole providers (--provider), not --models: a list of names covers no provider");
-    const seedProviders = [...new Set(Object.values(existing.models).flatMap((row) => (row.provider === undefined ? [] : [row.provider])))];
+    if (byName)
+      throw new CliError(
+        "--prune needs whole providers (--provider), not --models: a list of names covers no provider",
+      );
+    const seedProviders = [
+      ...new Set(Object.values(existing.models).flatMap((row) => (row.provider === undefined ? [] : [row.provider]))),
+    ];
     const uncovered = seedProviders.filter((provider) => !result.providers.includes(provider)).sort();
     if (uncovered.length > 0 && flags["only-covered"] !== true) {
       throw new CliError(
@@ -275,7 +310,8 @@ function readTarget(flags: Flags, io: Io): Target {
     target.persistTo = flags["persist-to"];
   }
   if (flags.config !== undefined) target.config = flags.config;
-  if (flags.local !== true && flags.remote !== true) io.err(`pricing: no target given; reading ${describeTarget(target)} (--remote for the deployed namespace)`);
+  if (flags.local !== true && flags.remote !== true)
+    io.err(`pricing: no target given; reading ${describeTarget(target)} (--remote for the deployed namespace)`);
   return target;
 }
 
@@ -318,7 +354,9 @@ async function using<T>(target: Target, work: (kv: Kv) => Promise<T>): Promise<T
 
 async function read(kv: Kv): Promise<{ snapshot: KvSnapshot; histories: Map<string, string | null> }> {
   const rowHistory = historyKey(PRICING_PREFIX);
-  const names = (await kv.list()).filter((name) => [PRICING_PREFIX, ALIAS_PREFIX, rowHistory].some((prefix) => name.startsWith(prefix)));
+  const names = (await kv.list()).filter((name) =>
+    [PRICING_PREFIX, ALIAS_PREFIX, rowHistory].some((prefix) => name.startsWith(prefix)),
+  );
   const values = await kv.getMany(names);
   const snapshot: KvSnapshot = { rows: new Map(), aliases: new Map() };
   const histories = new Map<string, string | null>();

@@ -61,7 +61,8 @@ export async function openKv(target: Target): Promise<Kv> {
 export function describeTarget(target: Target): string {
   const details = ["binding PRICING"];
   if (target.env !== undefined) details.push(`env ${target.env}`);
-  if (target.where === "local") details.push(target.persistTo === undefined ? "state in .wrangler/state" : `state in ${target.persistTo}`);
+  if (target.where === "local")
+    details.push(target.persistTo === undefined ? "state in .wrangler/state" : `state in ${target.persistTo}`);
   return `${target.where === "remote" ? "REMOTE" : "local"} KV (${details.join(", ")})`;
 }
 
@@ -85,7 +86,10 @@ export class LocalKv implements Kv {
     // wrangler's own mapping of the binding to its local namespace id.
     const { kvNamespaces } = wrangler.unstable_getMiniflareWorkerOptions(config, target.env).workerOptions;
     const binding = (kvNamespaces as Record<string, { id: string } | string> | undefined)?.PRICING;
-    if (binding === undefined) throw new Error(`${config} binds no KV namespace PRICING${target.env === undefined ? "" : ` in env ${target.env}`}`);
+    if (binding === undefined)
+      throw new Error(
+        `${config} binds no KV namespace PRICING${target.env === undefined ? "" : ` in env ${target.env}`}`,
+      );
     const mf = new Miniflare(
       convertV4MiniflareOptions({
         script: "export default {}",
@@ -157,7 +161,9 @@ export class WranglerKv implements Kv {
 
   /** Every key name, or those under a prefix (wrangler pages through list() itself). */
   async list(prefix?: string): Promise<string[]> {
-    const keys = this.#json(["kv", "key", "list", ...(prefix === undefined ? [] : ["--prefix", prefix])]) as { name: string }[];
+    const keys = this.#json(["kv", "key", "list", ...(prefix === undefined ? [] : ["--prefix", prefix])]) as {
+      name: string;
+    }[];
     return keys.map((key) => key.name);
   }
 
@@ -166,7 +172,10 @@ export class WranglerKv implements Kv {
     const values = new Map<string, string | null>();
     for (let start = 0; start < keys.length; start += BATCH) {
       const batch = keys.slice(start, start + BATCH);
-      const got = this.#withFile(batch, (file) => this.#json(["kv", "bulk", "get", file])) as Record<string, { value: string | null }>;
+      const got = this.#withFile(batch, (file) => this.#json(["kv", "bulk", "get", file])) as Record<
+        string,
+        { value: string | null }
+      >;
       for (const key of batch) values.set(key, got[key]?.value ?? null);
     }
     return values;

@@ -33,7 +33,8 @@ export interface ImportResult {
  */
 export function litellmSource(origin: { commit: string } | { path: string }): string {
   if ("commit" in origin) {
-    if (!/^[0-9a-f]{7,40}$/i.test(origin.commit)) throw new Error(`--commit must be a git commit hash, not ${origin.commit}`);
+    if (!/^[0-9a-f]{7,40}$/i.test(origin.commit))
+      throw new Error(`--commit must be a git commit hash, not ${origin.commit}`);
     return LITELLM_SOURCE.replace("/blob/main/", `/blob/${origin.commit}/`);
   }
   return new URL(`file://${origin.path.startsWith("/") ? "" : "/"}${origin.path}`).href;
@@ -69,14 +70,18 @@ export function importLitellm(data: unknown, selection: Selection, source: strin
     if (result.row !== null) converted.set(name, result.row);
   }
   const models = foldDatedNames(converted, notes);
-  const providers = [...new Set(Object.values(models).flatMap((row) => (row.provider === undefined ? [] : [row.provider])))].sort();
+  const providers = [
+    ...new Set(Object.values(models).flatMap((row) => (row.provider === undefined ? [] : [row.provider]))),
+  ].sort();
   return { seed: { models }, notes, warnings: priceWarnings(models), providers };
 }
 
 // [file key, model name] pairs: a provider's entries lose their `provider/` prefix.
 function selectEntries(data: Record<string, unknown>, selection: Selection, notes: string[]): [string, string][] {
   if ("models" in selection) {
-    const missing = selection.models.filter((name) => modelNameOf(name, "") === null || !Object.hasOwn(data, name) || !isEntry(data[name]));
+    const missing = selection.models.filter(
+      (name) => modelNameOf(name, "") === null || !Object.hasOwn(data, name) || !isEntry(data[name]),
+    );
     if (missing.length > 0) throw new Error(`not in the LiteLLM file: ${missing.join(", ")}`);
     return selection.models.map((name) => [name, name]);
   }
@@ -90,9 +95,12 @@ function selectEntries(data: Record<string, unknown>, selection: Selection, note
     if (name === null) notes.push(`${JSON.stringify(key).slice(0, 80)}: skipped, not a model name the gate accepts`);
     else picked.push([key, name]);
   }
-  const found = new Set(picked.map(([key]) => seedProvider((data[key] as { litellm_provider: string }).litellm_provider)));
+  const found = new Set(
+    picked.map(([key]) => seedProvider((data[key] as { litellm_provider: string }).litellm_provider)),
+  );
   const absent = [...wanted].filter((provider) => !found.has(provider));
-  if (absent.length > 0) throw new Error(`no model in the LiteLLM file has litellm_provider ${absent.map((p) => `"${p}"`).join(", ")}`);
+  if (absent.length > 0)
+    throw new Error(`no model in the LiteLLM file has litellm_provider ${absent.map((p) => `"${p}"`).join(", ")}`);
   return picked;
 }
 

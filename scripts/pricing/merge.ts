@@ -38,7 +38,14 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
   const models: Record<string, PricingRow> = { ...existing.models };
   const owner = new Map<string, string>();
   for (const [model, row] of Object.entries(models)) for (const alias of row.aliases ?? []) owner.set(alias, model);
-  const result: MergeResult = { seed: { ...existing, models }, added: [], aliased: [], conflicts: [], pruned: [], kept: [] };
+  const result: MergeResult = {
+    seed: { ...existing, models },
+    added: [],
+    aliased: [],
+    conflicts: [],
+    pruned: [],
+    kept: [],
+  };
 
   for (const [model, row] of Object.entries(imported.models)) {
     const aliasOf = owner.get(model);
@@ -48,7 +55,9 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
     }
     const held = models[model];
     if (held !== undefined && priceKey(held) !== priceKey(row)) {
-      const changes = fieldChanges(prices(held), prices(row)).map((change) => `${change.field} ${show(change.from)} → ${show(change.to)}`);
+      const changes = fieldChanges(prices(held), prices(row)).map(
+        (change) => `${change.field} ${show(change.from)} → ${show(change.to)}`,
+      );
       result.conflicts.push(`${model}: the file has ${changes.join(", ")}; the seed's row is kept`);
       continue;
     }
@@ -59,7 +68,9 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
         claimed.push(alias);
         owner.set(alias, model);
       } else if (other !== model) {
-        result.conflicts.push(`alias ${alias}: the file gives it to ${model}, the seed to ${other}; the seed's is kept`);
+        result.conflicts.push(
+          `alias ${alias}: the file gives it to ${model}, the seed to ${other}; the seed's is kept`,
+        );
       }
     }
     if (held === undefined) {
@@ -77,7 +88,9 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
     for (const [model, row] of Object.entries(existing.models)) {
       if (imported.models[model] !== undefined || row.provider === undefined || !providers.has(row.provider)) continue;
       if (row.retires_at !== undefined) {
-        result.kept.push(`${model}: not in the file, kept because it retires on ${row.retires_at} (it maps requests to its replacement)`);
+        result.kept.push(
+          `${model}: not in the file, kept because it retires on ${row.retires_at} (it maps requests to its replacement)`,
+        );
         continue;
       }
       // A replacement without a row would leave its retired models unpriced (and the seed invalid).
@@ -95,7 +108,19 @@ export function mergeSeeds(existing: PricingSeed, imported: PricingSeed, prune: 
 
 function prices(row: PricingRow): Record<string, unknown> {
   // Scheduled changes are the seed's own: a merge keeps them with the row and never compares them.
-  const { aliases: _a, provider: _p, source: _s, source_note: _n, verified_at: _v, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, scheduled: _c, ...rest } = row;
+  const {
+    aliases: _a,
+    provider: _p,
+    source: _s,
+    source_note: _n,
+    verified_at: _v,
+    deprecated_at: _d,
+    retires_at: _r,
+    replaced_by: _b,
+    lifecycle_source: _l,
+    scheduled: _c,
+    ...rest
+  } = row;
   return rest;
 }
 

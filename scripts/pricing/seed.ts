@@ -5,7 +5,13 @@
  */
 import { describeIssues, fieldIssues } from "../../src/gate/issues";
 import { aliasKey, pricingKey } from "../../src/store/keys";
-import { PricingRowSchema, PricingSeedSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/store/schema";
+import {
+  PricingRowSchema,
+  PricingSeedSchema,
+  storedValue,
+  type PricingRow,
+  type PricingSeed,
+} from "../../src/store/schema";
 import { canonicalJson } from "../../src/writes/canonical";
 import { cacheGapWarnings, cacheRatioWarnings } from "../../src/writes/ratios";
 import { priceWarnings } from "./checks";
@@ -34,7 +40,9 @@ const STALE_AFTER_DAYS = 180;
 export function validateSeed(json: unknown, today: Date): Verdict {
   const parsed = PricingSeedSchema.safeParse(json);
   if (!parsed.success) {
-    const errors = fieldIssues(parsed.error).map((issue) => `${issue.path === "" ? "(file)" : issue.path}: ${issue.message}`);
+    const errors = fieldIssues(parsed.error).map(
+      (issue) => `${issue.path === "" ? "(file)" : issue.path}: ${issue.message}`,
+    );
     // An error elsewhere must not hide what is worth a look in the rows that are valid.
     return { seed: null, errors, warnings: rowWarnings(validRows(json), today) };
   }
@@ -58,18 +66,25 @@ function rowWarnings(models: Readonly<Record<string, PricingRow>>, today: Date):
   for (const [model, row] of Object.entries(models)) {
     const at = (field: string) => `models.${model}.${field}`;
     for (const warning of cacheRatioWarnings(model, row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
-    if (row.output < row.input) warnings.push(`${at("output")}: is below input (${row.output} < ${row.input}); output usually costs more`);
-    if (row.cache_read !== undefined && row.cache_read > row.input) warnings.push(`${at("cache_read")}: is above input (${row.cache_read} > ${row.input})`);
-    if (row.verified_at === undefined) warnings.push(`${at("verified_at")}: is missing; say when the price was checked`);
+    if (row.output < row.input)
+      warnings.push(`${at("output")}: is below input (${row.output} < ${row.input}); output usually costs more`);
+    if (row.cache_read !== undefined && row.cache_read > row.input)
+      warnings.push(`${at("cache_read")}: is above input (${row.cache_read} > ${row.input})`);
+    if (row.verified_at === undefined)
+      warnings.push(`${at("verified_at")}: is missing; say when the price was checked`);
     else {
       const ageDays = (today.getTime() - Date.parse(row.verified_at)) / 86_400_000;
       if (ageDays < -1) warnings.push(`${at("verified_at")}: ${row.verified_at} is in the future`);
-      else if (ageDays > STALE_AFTER_DAYS) warnings.push(`${at("verified_at")}: ${row.verified_at} is over ${STALE_AFTER_DAYS} days old; check the price again`);
+      else if (ageDays > STALE_AFTER_DAYS)
+        warnings.push(
+          `${at("verified_at")}: ${row.verified_at} is over ${STALE_AFTER_DAYS} days old; check the price again`,
+        );
     }
     if (row.source === undefined) warnings.push(`${at("source")}: is missing; say where the price comes from`);
     for (const warning of cacheGapWarnings(row)) warnings.push(`${at(warning.path)}: ${warning.message}`);
     warnings.push(...scheduleWarnings(row, today).map((warning) => `${at(warning.path)}: ${warning.message}`));
-    if (row.replaced_by !== undefined && row.retires_at === undefined) warnings.push(`${at("replaced_by")}: takes effect only with retires_at`);
+    if (row.replaced_by !== undefined && row.retires_at === undefined)
+      warnings.push(`${at("replaced_by")}: takes effect only with retires_at`);
   }
   warnings.push(...priceWarnings(models));
   return warnings;
@@ -88,7 +103,10 @@ export function scheduleWarnings(row: PricingRow, today: Date): { path: string; 
   const warnings: { path: string; message: string }[] = [];
   (row.scheduled ?? []).forEach((change, index) => {
     if (Date.parse(change.effective_at) <= today.getTime()) {
-      warnings.push({ path: `scheduled.${index}`, message: `took effect on ${change.effective_at}; fold it into the row's prices and drop it` });
+      warnings.push({
+        path: `scheduled.${index}`,
+        message: `took effect on ${change.effective_at}; fold it into the row's prices and drop it`,
+      });
     }
   });
   return warnings;
@@ -146,8 +164,10 @@ export function diffSeed(seed: PricingSeed, kv: KvSnapshot): SeedDiff {
     }
     const from = storedValue(text);
     const stored = PricingRowSchema.safeParse(from);
-    if (!stored.success) rows.push({ model, kind: "invalid_in_kv", from, to: row, problem: describeIssues(stored.error) });
-    else if (canonicalJson(stored.data) !== canonicalJson(row)) rows.push({ model, kind: "changed", from, to: row, fields: fieldChanges(stored.data, row) });
+    if (!stored.success)
+      rows.push({ model, kind: "invalid_in_kv", from, to: row, problem: describeIssues(stored.error) });
+    else if (canonicalJson(stored.data) !== canonicalJson(row))
+      rows.push({ model, kind: "changed", from, to: row, fields: fieldChanges(stored.data, row) });
   }
   for (const [model, text] of kv.rows) {
     if (!Object.hasOwn(seed.models, model)) rows.push({ model, kind: "only_in_kv", from: storedValue(text) });
@@ -155,15 +175,20 @@ export function diffSeed(seed: PricingSeed, kv: KvSnapshot): SeedDiff {
 
   const aliases: AliasDiff[] = [];
   const wanted = new Map<string, string>();
-  for (const [model, row] of Object.entries(seed.models)) for (const alias of row.aliases ?? []) wanted.set(alias, model);
+  for (const [model, row] of Object.entries(seed.models))
+    for (const alias of row.aliases ?? []) wanted.set(alias, model);
   for (const [alias, model] of wanted) {
     const from = kv.aliases.get(alias)?.trim() ?? null;
     if (from !== model) aliases.push({ alias, from, to: model });
   }
   for (const [alias, target] of kv.aliases) {
-    if (!wanted.has(alias) && Object.hasOwn(seed.models, target.trim())) aliases.push({ alias, from: target.trim(), to: null });
+    if (!wanted.has(alias) && Object.hasOwn(seed.models, target.trim()))
+      aliases.push({ alias, from: target.trim(), to: null });
   }
-  return { rows: rows.sort((a, b) => a.model.localeCompare(b.model)), aliases: aliases.sort((a, b) => a.alias.localeCompare(b.alias)) };
+  return {
+    rows: rows.sort((a, b) => a.model.localeCompare(b.model)),
+    aliases: aliases.sort((a, b) => a.alias.localeCompare(b.alias)),
+  };
 }
 
 /**
@@ -178,7 +203,8 @@ export function fieldChanges(from: Record<string, unknown>, to: Record<string, u
   for (const field of fields) {
     const a = from[field];
     const b = to[field];
-    if (field === "long_context" && isObject(a) && isObject(b)) changes.push(...fieldChanges(a, b, `${prefix}${field}.`));
+    if (field === "long_context" && isObject(a) && isObject(b))
+      changes.push(...fieldChanges(a, b, `${prefix}${field}.`));
     else if (canonicalJson(a) !== canonicalJson(b)) changes.push({ field: `${prefix}${field}`, from: a, to: b });
   }
   return changes;
@@ -275,7 +301,11 @@ export function formatDiff(diff: SeedDiff): string[] {
     }
   });
   for (const alias of diff.aliases) {
-    lines.push(alias.to === null ? `- alias ${alias.alias} → ${alias.from} (stale)` : `${alias.from === null ? "+" : "~"} alias ${alias.alias} → ${alias.to}${alias.from === null ? "" : ` (was ${alias.from})`}`);
+    lines.push(
+      alias.to === null
+        ? `- alias ${alias.alias} → ${alias.from} (stale)`
+        : `${alias.from === null ? "+" : "~"} alias ${alias.alias} → ${alias.to}${alias.from === null ? "" : ` (was ${alias.from})`}`,
+    );
   }
   return lines;
 }

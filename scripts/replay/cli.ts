@@ -85,7 +85,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     args = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: "boolean" }, html: { type: "string" }, priors: { type: "boolean" }, pricing: { type: "string" }, mode: { type: "string" }, format: { type: "string" }, sessions: { type: "string" } },
+      options: {
+        json: { type: "boolean" },
+        html: { type: "string" },
+        priors: { type: "boolean" },
+        pricing: { type: "string" },
+        mode: { type: "string" },
+        format: { type: "string" },
+        sessions: { type: "string" },
+      },
     });
   } catch (error) {
     io.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
@@ -94,7 +102,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = args;
   const mode = values.mode ?? "cache_aware";
   if (positionals.length === 0 || (mode !== "cache_aware" && mode !== "seed")) {
-    io.err(positionals.length === 0 ? `no PATH given\n${USAGE}` : `--mode must be cache_aware or seed, not ${JSON.stringify(mode)}`);
+    io.err(
+      positionals.length === 0
+        ? `no PATH given\n${USAGE}`
+        : `--mode must be cache_aware or seed, not ${JSON.stringify(mode)}`,
+    );
     return 2;
   }
   if (values.format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(values.format)) {
@@ -124,12 +136,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
     try {
       text = readFileSync(path, "utf8");
     } catch (error) {
-      issues.push({ path, line: null, expected: `a readable file (${error instanceof Error ? error.message : String(error)})` });
+      issues.push({
+        path,
+        line: null,
+        expected: `a readable file (${error instanceof Error ? error.message : String(error)})`,
+      });
       continue;
     }
     const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined);
     issues.push(...found);
-    for (const issue of issues.slice(before)) io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);
+    for (const issue of issues.slice(before))
+      io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);
     if (trace === null) continue;
     const result = replayTrace(trace, prices, undefined, mode);
     totals.add(result);
@@ -137,7 +154,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if ("skipped" in result) io.err(`${path}: skipped: ${result.skipped}`);
     else {
       series.add(result);
-      if (values.json === true) sessions.push({ path, ...result, policies: result.policies.map(({ cumulative: _c, ...p }) => p) });
+      if (values.json === true)
+        sessions.push({ path, ...result, policies: result.policies.map(({ cumulative: _c, ...p }) => p) });
     }
     const now = Date.now();
     if (now - lastProgress > 1_000) {
@@ -150,12 +168,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const summary = totals.summary();
   if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
   if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));
-  else if (values.json === true) io.out(JSON.stringify({ mode, summary, sessions, skipped: rows.filter((r) => r.skipped !== null), issues }, null, 2));
+  else if (values.json === true)
+    io.out(
+      JSON.stringify({ mode, summary, sessions, skipped: rows.filter((r) => r.skipped !== null), issues }, null, 2),
+    );
   else io.out(reportText(summary, rows, issues, mode, Number(values.sessions ?? 20)));
   return summary.sessions === 0 ? 1 : 0;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const io: Io = { out: (t) => process.stdout.write(`${t}\n`), err: (t) => process.stderr.write(t.startsWith("\r") ? t : `${t}\n`), tty: process.stderr.isTTY === true };
+  const io: Io = {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(t.startsWith("\r") ? t : `${t}\n`),
+    tty: process.stderr.isTTY === true,
+  };
   process.exitCode = await main(process.argv.slice(2), io);
 }

@@ -7,7 +7,17 @@
  * its own tenant, so each learns from its own ledger only.
  */
 import { toolRow } from "./demo";
-import { bill, drawSession, trueHorizon, usd, WORLDS, type Prices, type Transport, type Verdict, type World } from "./world";
+import {
+  bill,
+  drawSession,
+  trueHorizon,
+  usd,
+  WORLDS,
+  type Prices,
+  type Transport,
+  type Verdict,
+  type World,
+} from "./world";
 
 export type Policy = "never" | "config" | "learning" | "oracle";
 
@@ -21,7 +31,8 @@ export interface AdaptiveDemo {
 /** D6's world: a stubbed output needed again is re-fetched by re-running the tool (60%), which outcomes cannot show. */
 export const REFETCH_WORLD: World = {
   id: 6,
-  title: "a loss the model cannot see: a stubbed output needed again (80%) is re-fetched by re-running the tool 60% of the time",
+  title:
+    "a loss the model cannot see: a stubbed output needed again (80%) is re-fetched by re-running the tool 60% of the time",
   tool: "sim6.read_file",
   model: "claude-opus-4-6",
   mode: "cache_aware",
@@ -43,7 +54,8 @@ export const REFETCH_WORLD: World = {
  */
 export const SHARED_WORLD: World = {
   id: 7,
-  title: "one tenant, two tools: grep recalled 80% (the config fires and loses), read_file recalled 10% over a long horizon (the config never fires)",
+  title:
+    "one tenant, two tools: grep recalled 80% (the config fires and loses), read_file recalled 10% over a long horizon (the config never fires)",
   tool: "sim7.grep",
   second: { tool: "sim7.read_file", recall: 0.1, outputTokens: [2_800, 3_200] },
   model: "claude-opus-4-6",
@@ -61,9 +73,24 @@ export const SHARED_WORLD: World = {
 const world = (id: number) => WORLDS.find((w) => w.id === id)!;
 
 export const ADAPTIVE_DEMOS: readonly AdaptiveDemo[] = [
-  { id: "D4", title: "wrong priors (demonstration 3's world), no holdout: learning against the oracle", world: { ...world(3), holdoutFraction: 0 }, policies: ["never", "config", "learning", "oracle"] },
-  { id: "D4shared", title: SHARED_WORLD.title, world: SHARED_WORLD, policies: ["never", "config", "learning", "oracle"] },
-  { id: "D5", title: "the +94.8% world (demonstration 2's, seed mode): the breaker opens for the losing tool", world: world(2), policies: ["never", "config", "learning"] },
+  {
+    id: "D4",
+    title: "wrong priors (demonstration 3's world), no holdout: learning against the oracle",
+    world: { ...world(3), holdoutFraction: 0 },
+    policies: ["never", "config", "learning", "oracle"],
+  },
+  {
+    id: "D4shared",
+    title: SHARED_WORLD.title,
+    world: SHARED_WORLD,
+    policies: ["never", "config", "learning", "oracle"],
+  },
+  {
+    id: "D5",
+    title: "the +94.8% world (demonstration 2's, seed mode): the breaker opens for the losing tool",
+    world: world(2),
+    policies: ["never", "config", "learning"],
+  },
   { id: "D6", title: REFETCH_WORLD.title, world: REFETCH_WORLD, policies: ["never", "config", "learning"] },
 ];
 
@@ -97,7 +124,8 @@ export interface AdaptiveOptions {
 
 async function ok(send: Transport, method: "GET" | "POST" | "PUT", path: string, body?: unknown, tenant?: string) {
   const res = await send(method, path, body, tenant);
-  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+  if (res.status !== 200)
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
   return res.body;
 }
 
@@ -109,7 +137,9 @@ async function reportAll(send: Transport, path: string, items: unknown[], tenant
     for (let i = 0; i < pending.length; i += 100) {
       const chunk = pending.slice(i, i + 100);
       const body = await ok(send, "POST", path, { items: chunk }, tenant);
-      body.results.forEach((r: { status: string }, j: number) => r.status === "unknown_decision" && retry.push(chunk[j]));
+      body.results.forEach(
+        (r: { status: string }, j: number) => r.status === "unknown_decision" && retry.push(chunk[j]),
+      );
     }
     pending = retry;
     if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -117,7 +147,12 @@ async function reportAll(send: Transport, path: string, items: unknown[], tenant
 }
 
 /** What a request says under a policy: the oracle is told the output's tool's true p, the mean h and q; the others leave them to the gate. */
-function requestFor(w: World, policy: Policy, session: ReturnType<typeof drawSession>, output: { tokens: number; tool: string }) {
+function requestFor(
+  w: World,
+  policy: Policy,
+  session: ReturnType<typeof drawSession>,
+  output: { tokens: number; tool: string },
+) {
   const recall = w.second !== undefined && output.tool === w.second.tool ? w.second.recall : w.recall;
   return {
     model_name: w.model,
@@ -131,12 +166,23 @@ function requestFor(w: World, policy: Policy, session: ReturnType<typeof drawSes
 }
 
 /** Plays every session of a world under one policy, as its own tenant, refreshing its learning as the Cron Trigger would. */
-export async function playPolicy(demo: AdaptiveDemo, policy: Policy, send: Transport, options: AdaptiveOptions, prices: Prices): Promise<PolicyRun> {
+export async function playPolicy(
+  demo: AdaptiveDemo,
+  policy: Policy,
+  send: Transport,
+  options: AdaptiveOptions,
+  prices: Prices,
+): Promise<PolicyRun> {
   const w = demo.world;
   const tenant = `${demo.id.toLowerCase()}-${policy}`;
   const run: PolicyRun = { policy, tenant, bills: [], openedAfter: null, openedAt: null, lastBreaker: null };
   const threshold = w.threshold === undefined ? {} : { large_offload_threshold_tokens: w.threshold };
-  await ok(send, "PUT", "/v1/admin/config", { pricing_mode: w.mode, holdout_fraction: w.holdoutFraction, learning_enabled: policy === "learning", ...threshold });
+  await ok(send, "PUT", "/v1/admin/config", {
+    pricing_mode: w.mode,
+    holdout_fraction: w.holdoutFraction,
+    learning_enabled: policy === "learning",
+    ...threshold,
+  });
   const batch = Math.max(1, Math.ceil(options.sessions / options.refreshes));
   for (let start = 0; start < options.sessions; start += batch) {
     const outcomes: unknown[] = [];
@@ -146,9 +192,21 @@ export async function playPolicy(demo: AdaptiveDemo, policy: Policy, send: Trans
     const agent = async () => {
       for (let index = next++; index < end; index = next++) {
         const session = drawSession(w, index, options.seed);
-        let verdicts: Verdict[] = session.outputs.map(() => ({ decision_id: "", fire: false, stub_tokens: 0, recall_input_tokens: 0, recall_output_tokens: 0 }));
+        let verdicts: Verdict[] = session.outputs.map(() => ({
+          decision_id: "",
+          fire: false,
+          stub_tokens: 0,
+          recall_input_tokens: 0,
+          recall_output_tokens: 0,
+        }));
         if (policy !== "never" && session.outputs.length > 0) {
-          const body = await ok(send, "POST", "/v1/gate/batch", { items: session.outputs.map((o) => requestFor(w, policy, session, o)) }, tenant);
+          const body = await ok(
+            send,
+            "POST",
+            "/v1/gate/batch",
+            { items: session.outputs.map((o) => requestFor(w, policy, session, o)) },
+            tenant,
+          );
           verdicts = body.decisions.map((d: any) => ({ decision_id: d.decision_id, fire: d.fire, ...d.inputs }));
         }
         const { usage, outcomes: reported } = bill(w, session, verdicts);
@@ -164,7 +222,9 @@ export async function playPolicy(demo: AdaptiveDemo, policy: Policy, send: Trans
     await reportAll(send, "/v1/sessions", bills, tenant);
     if (policy !== "learning") continue;
     const refresh = await ok(send, "POST", `/v1/admin/learning/refresh?tenant=${tenant}`, {});
-    run.lastBreaker = (await ok(send, "GET", `/v1/admin/learning?tenant=${tenant}`)).tools.find((t: any) => t.tool_name === w.tool)?.breaker ?? null;
+    run.lastBreaker =
+      (await ok(send, "GET", `/v1/admin/learning?tenant=${tenant}`)).tools.find((t: any) => t.tool_name === w.tool)
+        ?.breaker ?? null;
     const opened = refresh.breaker_changes.find((c: any) => c.tool_name === w.tool && c.to === "open");
     if (opened && run.openedAfter === null) {
       run.openedAfter = end;
@@ -187,7 +247,11 @@ const savingsOf = (runs: Map<Policy, PolicyRun>, policy: Policy, from: number) =
  * note says: D4 by the share of the oracle's savings and the learned ranges,
  * D5 and D6 by the breaker opening and the tool no longer losing after it.
  */
-export async function runAdaptive(demo: AdaptiveDemo, send: Transport, options: AdaptiveOptions): Promise<AdaptiveResult> {
+export async function runAdaptive(
+  demo: AdaptiveDemo,
+  send: Transport,
+  options: AdaptiveOptions,
+): Promise<AdaptiveResult> {
   const stored = await ok(send, "GET", `/v1/admin/pricing/${demo.world.model}`);
   const prices: Prices = stored.row ?? stored;
   const runs = new Map<Policy, PolicyRun>();
@@ -200,32 +264,68 @@ export async function runAdaptive(demo: AdaptiveDemo, send: Transport, options: 
     const oracle = savingsOf(runs, "oracle", half);
     const learned = savingsOf(runs, "learning", half);
     const config = savingsOf(runs, "config", half);
-    figures.push(`  savings over the second half (${options.sessions - half} sessions): oracle ${money(oracle)}, learning ${money(learned)} (${((100 * learned) / oracle).toFixed(1)}% of the oracle's), learning off ${money(config)} (${((100 * config) / oracle).toFixed(1)}%)`);
-    checks.push({ name: "learning reaches at least 90% of the oracle's savings over the second half", pass: learned >= 0.9 * oracle });
+    figures.push(
+      `  savings over the second half (${options.sessions - half} sessions): oracle ${money(oracle)}, learning ${money(learned)} (${((100 * learned) / oracle).toFixed(1)}% of the oracle's), learning off ${money(config)} (${((100 * config) / oracle).toFixed(1)}%)`,
+    );
+    checks.push({
+      name: "learning reaches at least 90% of the oracle's savings over the second half",
+      pass: learned >= 0.9 * oracle,
+    });
   }
   if (demo.id === "D4") {
     const view = await ok(send, "GET", `/v1/admin/learning?tenant=${learn.tenant}`);
     const tool = view.tools.find((t: any) => t.tool_name === demo.world.tool);
-    const truth = { recall_probability: demo.world.recall, horizon: trueHorizon(demo.world), cache_hit_rate: demo.world.cacheHitRate };
+    const truth = {
+      recall_probability: demo.world.recall,
+      horizon: trueHorizon(demo.world),
+      cache_hit_rate: demo.world.cacheHitRate,
+    };
     for (const [field, value] of Object.entries(truth)) {
       const p = tool?.priors[field];
-      figures.push(`  learned ${field}: ${p?.value.toFixed(4)} [${p?.range?.[0].toFixed(4)}, ${p?.range?.[1].toFixed(4)}] n=${p?.n}, true ${value}`);
-      checks.push({ name: `the learned ${field}'s 90% range holds the true ${value}`, pass: p?.range != null && p.range[0] <= value && value <= p.range[1] });
+      figures.push(
+        `  learned ${field}: ${p?.value.toFixed(4)} [${p?.range?.[0].toFixed(4)}, ${p?.range?.[1].toFixed(4)}] n=${p?.n}, true ${value}`,
+      );
+      checks.push({
+        name: `the learned ${field}'s 90% range holds the true ${value}`,
+        pass: p?.range != null && p.range[0] <= value && value <= p.range[1],
+      });
     }
   } else if (demo.id !== "D4shared") {
-    figures.push(`  breaker: ${learn.openedAfter === null ? "never opened" : `opened after ${learn.openedAfter} sessions`}; at the last refresh ${JSON.stringify(learn.lastBreaker)}`);
+    figures.push(
+      `  breaker: ${learn.openedAfter === null ? "never opened" : `opened after ${learn.openedAfter} sessions`}; at the last refresh ${JSON.stringify(learn.lastBreaker)}`,
+    );
     checks.push({ name: `the breaker opens for ${demo.world.tool}`, pass: learn.openedAfter !== null });
     if (learn.openedAfter !== null && learn.openedAt !== null) {
-      const avoided = sum(runs.get("config")!.bills.slice(learn.openedAfter)) - sum(learn.bills.slice(learn.openedAfter));
-      figures.push(`  loss avoided against learning off, over the ${options.sessions - learn.openedAfter} sessions after it opened: ${money(avoided)}`);
-      const query = new URLSearchParams({ tool_name: demo.world.tool, from: new Date(learn.openedAt).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+      const avoided =
+        sum(runs.get("config")!.bills.slice(learn.openedAfter)) - sum(learn.bills.slice(learn.openedAfter));
+      figures.push(
+        `  loss avoided against learning off, over the ${options.sessions - learn.openedAfter} sessions after it opened: ${money(avoided)}`,
+      );
+      const query = new URLSearchParams({
+        tool_name: demo.world.tool,
+        from: new Date(learn.openedAt).toISOString(),
+        to: new Date(Date.now() + 60_000).toISOString(),
+      });
       const after = await ok(send, "GET", `/v1/savings?${query}`, undefined, learn.tenant);
       const since = toolRow(after, demo.world.tool);
-      figures.push(`  treatment − holdout after it opened: ${since?.verdict ?? "no sessions"} over ${since?.treated ?? 0} + ${since?.held_out ?? 0} sessions`);
-      checks.push({ name: "after it opened, the tool's treatment − holdout is no longer losing", pass: since?.verdict !== "losing" });
+      figures.push(
+        `  treatment − holdout after it opened: ${since?.verdict ?? "no sessions"} over ${since?.treated ?? 0} + ${since?.held_out ?? 0} sessions`,
+      );
+      checks.push({
+        name: "after it opened, the tool's treatment − holdout is no longer losing",
+        pass: since?.verdict !== "losing",
+      });
     }
-    const before = await ok(send, "GET", `/v1/savings?tool_name=${demo.world.tool}`, undefined, runs.get("config")!.tenant);
-    figures.push(`  learning off, whole run: treatment − holdout ${toolRow(before, demo.world.tool)?.verdict ?? "no sessions"}, realized net ${money(before.net.realized_usd)} (predicted ${money(before.net.predicted_usd)})`);
+    const before = await ok(
+      send,
+      "GET",
+      `/v1/savings?tool_name=${demo.world.tool}`,
+      undefined,
+      runs.get("config")!.tenant,
+    );
+    figures.push(
+      `  learning off, whole run: treatment − holdout ${toolRow(before, demo.world.tool)?.verdict ?? "no sessions"}, realized net ${money(before.net.realized_usd)} (predicted ${money(before.net.predicted_usd)})`,
+    );
   }
   return { demo, sessions: options.sessions, runs, figures, checks };
 }

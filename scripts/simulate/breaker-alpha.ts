@@ -45,7 +45,13 @@ export function falseOpenings(world: NullWorld): { runs: number; opening: number
   for (let run = 0; run < world.runs; run++) {
     const rows: ToolSessionRow[] = [];
     for (let i = 0; i < world.sessions; i++) {
-      rows.push({ tool_name: "t", session_id: `s${i}`, at: i, treated: rng() >= world.holdout, cost: Math.exp(world.sigma * normal(rng)) });
+      rows.push({
+        tool_name: "t",
+        session_id: `s${i}`,
+        at: i,
+        treated: rng() >= world.holdout,
+        cost: Math.exp(world.sigma * normal(rng)),
+      });
     }
     const held = Uint8Array.from(rows, (r) => (r.treated ? 0 : 1));
     const cost = Float64Array.from(rows, (r) => r.cost);
@@ -53,7 +59,8 @@ export function falseOpenings(world: NullWorld): { runs: number; opening: number
     let oldSeen = false;
     for (let t = world.every; t <= world.sessions && !(seen && oldSeen); t += world.every) {
       if (!seen && openingSequence(rows.slice(0, t), world.holdout).verdict === "losing") seen = true;
-      if (!oldSeen && packedSequence(held.subarray(0, t), cost.subarray(0, t), 1 - world.holdout).verdict === "losing") oldSeen = true;
+      if (!oldSeen && packedSequence(held.subarray(0, t), cost.subarray(0, t), 1 - world.holdout).verdict === "losing")
+        oldSeen = true;
     }
     if (seen) opened++;
     if (oldSeen) oldOpened++;
@@ -62,4 +69,6 @@ export function falseOpenings(world: NullWorld): { runs: number; opening: number
 }
 
 /** The table's grid: holdout 0.05, 0.1 and 0.5 by σ 0.5 to 2; the skewed worlds run twice as long, as the audit's did. */
-export const ALPHA_GRID = [0.05, 0.1, 0.5].flatMap((holdout) => [0.5, 1, 1.5, 2].map((sigma) => ({ holdout, sigma, sessions: sigma >= 1.5 ? 2_000 : 1_000 })));
+export const ALPHA_GRID = [0.05, 0.1, 0.5].flatMap((holdout) =>
+  [0.5, 1, 1.5, 2].map((sigma) => ({ holdout, sigma, sessions: sigma >= 1.5 ? 2_000 : 1_000 })),
+);

@@ -20,7 +20,12 @@ import { bill, drawSession, seeded, usd, WORLDS, type Prices, type Verdict } fro
 export const OPUS_PRICES: Prices = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
 
 /** The config's stub and recall sizes (DEFAULT_GATE_CONFIG), as the seed's answers carry them. */
-const FIRED: Omit<Verdict, "decision_id"> = { fire: true, stub_tokens: 200, recall_input_tokens: 2_000, recall_output_tokens: 500 };
+const FIRED: Omit<Verdict, "decision_id"> = {
+  fire: true,
+  stub_tokens: 200,
+  recall_input_tokens: 2_000,
+  recall_output_tokens: 500,
+};
 
 export type PowerRule = "opening" | "old" | "adjusted";
 
@@ -31,7 +36,13 @@ export type PowerRule = "opening" | "old" | "adjusted";
  * @example
  * sessionsToOpen({ holdout: 0.5, sessions: 2_000, every: 20, runs: 40, seed: 1 }).opening.median // ≈ 600
  */
-export function sessionsToOpen(options: { holdout: number; sessions: number; every: number; runs: number; seed: number }) {
+export function sessionsToOpen(options: {
+  holdout: number;
+  sessions: number;
+  every: number;
+  runs: number;
+  seed: number;
+}) {
   const world = WORLDS.find((w) => w.id === 2)!;
   const found: Record<PowerRule, number[]> = { opening: [], old: [], adjusted: [] };
   for (let run = 0; run < options.runs; run++) {
@@ -41,8 +52,17 @@ export function sessionsToOpen(options: { holdout: number; sessions: number; eve
     for (let i = 0; i < options.sessions; i++) {
       const session = drawSession(world, run * 100_000 + i, options.seed);
       const treated = rng() >= options.holdout;
-      const verdicts = session.outputs.map(() => ({ decision_id: "", ...(treated ? FIRED : { ...FIRED, fire: false, stub_tokens: 0 }) }));
-      rows.push({ tool_name: "t", session_id: session.id, at: i, treated, cost: usd(OPUS_PRICES, bill(world, session, verdicts).usage) });
+      const verdicts = session.outputs.map(() => ({
+        decision_id: "",
+        ...(treated ? FIRED : { ...FIRED, fire: false, stub_tokens: 0 }),
+      }));
+      rows.push({
+        tool_name: "t",
+        session_id: session.id,
+        at: i,
+        treated,
+        cost: usd(OPUS_PRICES, bill(world, session, verdicts).usage),
+      });
       // The tokens the session re-wrote on its cache misses: the history, once per missed turn.
       misses.push(session.context * session.hits.slice(2).filter((hit) => !hit).length);
     }
@@ -51,9 +71,15 @@ export function sessionsToOpen(options: { holdout: number; sessions: number; eve
     const cost = Float64Array.from(rows, (r) => r.cost);
     const first: Record<PowerRule, number | null> = { opening: null, old: null, adjusted: null };
     for (let t = options.every; t <= options.sessions; t += options.every) {
-      if (first.opening === null && openingSequence(rows.slice(0, t), options.holdout).verdict === "losing") first.opening = t;
-      if (first.old === null && packedSequence(held.subarray(0, t), cost.subarray(0, t), 1 - options.holdout).verdict === "losing") first.old = t;
-      if (first.adjusted === null && openingSequence(adjusted.slice(0, t), options.holdout).verdict === "losing") first.adjusted = t;
+      if (first.opening === null && openingSequence(rows.slice(0, t), options.holdout).verdict === "losing")
+        first.opening = t;
+      if (
+        first.old === null &&
+        packedSequence(held.subarray(0, t), cost.subarray(0, t), 1 - options.holdout).verdict === "losing"
+      )
+        first.old = t;
+      if (first.adjusted === null && openingSequence(adjusted.slice(0, t), options.holdout).verdict === "losing")
+        first.adjusted = t;
     }
     for (const rule of ["opening", "old", "adjusted"] as const) found[rule].push(first[rule] ?? Infinity);
   }
@@ -62,7 +88,12 @@ export function sessionsToOpen(options: { holdout: number; sessions: number; eve
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
     return { median: at(0.5), q1: at(0.25), q3: at(0.75), never: xs.filter((x) => x === Infinity).length };
   };
-  return { runs: options.runs, opening: summary(found.opening), old: summary(found.old), adjusted: summary(found.adjusted) };
+  return {
+    runs: options.runs,
+    opening: summary(found.opening),
+    old: summary(found.old),
+    adjusted: summary(found.adjusted),
+  };
 }
 
 /**

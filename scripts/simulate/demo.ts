@@ -38,12 +38,18 @@ const RETRIES = 40;
 
 async function expectOk(send: Transport, method: "GET" | "POST" | "PUT", path: string, body?: unknown) {
   const res = await send(method, path, body);
-  if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 400)}`);
+  if (res.status !== 200)
+    throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 400)}`);
   return res.body;
 }
 
 /** Posts items in chunks of 100; items a shard does not know yet (its write still in flight) are retried, a bounded number of times. */
-async function report(send: Transport, path: string, items: unknown[], options: DemoOptions): Promise<Record<string, number>> {
+async function report(
+  send: Transport,
+  path: string,
+  items: unknown[],
+  options: DemoOptions,
+): Promise<Record<string, number>> {
   const tally: Record<string, number> = {};
   let pending = items;
   for (let attempt = 0; pending.length > 0; attempt++) {
@@ -71,7 +77,10 @@ async function report(send: Transport, path: string, items: unknown[], options: 
 export async function runDemo(world: World, send: Transport, options: DemoOptions): Promise<DemoResult> {
   const started = options.now();
   const from = new Date(started - 1).toISOString();
-  await expectOk(send, "PUT", "/v1/admin/config", { pricing_mode: world.mode, holdout_fraction: world.holdoutFraction });
+  await expectOk(send, "PUT", "/v1/admin/config", {
+    pricing_mode: world.mode,
+    holdout_fraction: world.holdoutFraction,
+  });
   const prices = (await expectOk(send, "GET", `/v1/admin/pricing/${world.model}`)) as Prices & { row?: Prices };
   const row: Prices = prices.row ?? prices;
 
@@ -106,25 +115,41 @@ export async function runDemo(world: World, send: Transport, options: DemoOption
       outcomes.push(...reported);
       sessions.push({ session_id: session.id, model_name: world.model, turns: world.turns, usage });
       // The report counts a tool's sessions by their decisions: a session with none is not one of them.
-      if (items.some((item) => item.tool_name === world.tool)) ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
+      if (items.some((item) => item.tool_name === world.tool))
+        ownBills[heldOut ? "holdout" : "treatment"].push(usd(row, usage));
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const outcomeTally = await report(send, "/v1/outcomes", outcomes, options);
   const sessionTally = await report(send, "/v1/sessions", sessions, options);
   if ((outcomeTally.accepted ?? 0) !== outcomes.length || (sessionTally.accepted ?? 0) !== sessions.length) {
-    throw new Error(`reports not all accepted: outcomes ${JSON.stringify(outcomeTally)}, sessions ${JSON.stringify(sessionTally)}`);
+    throw new Error(
+      `reports not all accepted: outcomes ${JSON.stringify(outcomeTally)}, sessions ${JSON.stringify(sessionTally)}`,
+    );
   }
   // The mixed world reads the whole tenant's report: one row per tool.
-  const query = new URLSearchParams({ ...(world.second === undefined ? { tool_name: world.tool } : {}), from, to: new Date(options.now() + 60_000).toISOString() });
+  const query = new URLSearchParams({
+    ...(world.second === undefined ? { tool_name: world.tool } : {}),
+    from,
+    to: new Date(options.now() + 60_000).toISOString(),
+  });
   const figures = await expectOk(send, "GET", `/v1/savings?${query}`);
-  return { world, sessions: options.sessions, decisions, report: figures, ownBills, checks: checksFor(world, figures), elapsedMs: options.now() - started };
+  return {
+    world,
+    sessions: options.sessions,
+    decisions,
+    report: figures,
+    ownBills,
+    checks: checksFor(world, figures),
+    elapsedMs: options.now() - started,
+  };
 }
 
 const inside = (value: number, ci: [number, number] | null) => ci !== null && ci[0] <= value && value <= ci[1];
 
 /** The report's verdict row for one tool. */
-export const toolRow = (report: Report, tool: string) => (report.holdout.tools as Report[]).find((t) => t.tool_name === tool);
+export const toolRow = (report: Report, tool: string) =>
+  (report.holdout.tools as Report[]).find((t) => t.tool_name === tool);
 
 /**
  * What each demonstration must show, from the report alone. Every verdict
@@ -134,25 +159,49 @@ export function checksFor(world: World, report: Report): Check[] {
   switch (world.id) {
     case 1:
       return [
-        { name: "realized net tracks predicted: 0 inside the interval of (realized − predicted)", pass: inside(0, report.net.mean_gap_ci95) },
-        { name: `holdout verdict for ${world.tool} is saving`, pass: toolRow(report, world.tool)?.verdict === "saving" },
+        {
+          name: "realized net tracks predicted: 0 inside the interval of (realized − predicted)",
+          pass: inside(0, report.net.mean_gap_ci95),
+        },
+        {
+          name: `holdout verdict for ${world.tool} is saving`,
+          pass: toolRow(report, world.tool)?.verdict === "saving",
+        },
       ];
     case 2:
       return [
         { name: "predicted net is positive", pass: report.net.predicted_usd > 0 },
         { name: "realized net is negative", pass: report.net.realized_usd < 0 },
-        { name: `holdout verdict for ${world.tool} is losing`, pass: toolRow(report, world.tool)?.verdict === "losing" },
+        {
+          name: `holdout verdict for ${world.tool} is losing`,
+          pass: toolRow(report, world.tool)?.verdict === "losing",
+        },
       ];
     case 3:
       return [
-        { name: `realized recall's interval holds the true ${world.recall}`, pass: inside(world.recall, report.recall.ci95) },
-        { name: `realized horizon's interval holds the true ${trueHorizon(world)}`, pass: inside(trueHorizon(world), report.horizon.ci95) },
-        { name: `realized cache hit rate's interval holds the true ${world.cacheHitRate}`, pass: inside(world.cacheHitRate, report.cache_hit_rate.ci95) },
+        {
+          name: `realized recall's interval holds the true ${world.recall}`,
+          pass: inside(world.recall, report.recall.ci95),
+        },
+        {
+          name: `realized horizon's interval holds the true ${trueHorizon(world)}`,
+          pass: inside(trueHorizon(world), report.horizon.ci95),
+        },
+        {
+          name: `realized cache hit rate's interval holds the true ${world.cacheHitRate}`,
+          pass: inside(world.cacheHitRate, report.cache_hit_rate.ci95),
+        },
       ];
     case 4:
       return [
-        { name: `holdout verdict for ${world.tool} is losing`, pass: toolRow(report, world.tool)?.verdict === "losing" },
-        { name: `holdout verdict for ${world.second?.tool} is saving`, pass: toolRow(report, world.second?.tool ?? "")?.verdict === "saving" },
+        {
+          name: `holdout verdict for ${world.tool} is losing`,
+          pass: toolRow(report, world.tool)?.verdict === "losing",
+        },
+        {
+          name: `holdout verdict for ${world.second?.tool} is saving`,
+          pass: toolRow(report, world.second?.tool ?? "")?.verdict === "saving",
+        },
       ];
     default:
       // D6's world is played only by the adaptive demonstrations (./adaptive.ts), which judge it themselves.
@@ -160,9 +209,11 @@ export function checksFor(world: World, report: Report): Check[] {
   }
 }
 
-const money = (x: number | null | undefined) => (x === null || x === undefined ? "n/a" : `${x < 0 ? "−" : "+"}$${Math.abs(x).toFixed(4)}`);
+const money = (x: number | null | undefined) =>
+  x === null || x === undefined ? "n/a" : `${x < 0 ? "−" : "+"}$${Math.abs(x).toFixed(4)}`;
 const num = (x: number | null | undefined, digits = 3) => (x === null || x === undefined ? "n/a" : x.toFixed(digits));
-const ci = (c: [number, number] | null, f: (x: number) => string) => (c === null ? "[n/a]" : `[${f(c[0])}, ${f(c[1])}]`);
+const ci = (c: [number, number] | null, f: (x: number) => string) =>
+  c === null ? "[n/a]" : `[${f(c[0])}, ${f(c[1])}]`;
 const meanOf = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /** The demonstration's figures as the report gives them, one per line, its verdict last. */

@@ -30,13 +30,21 @@ watchdog.unref();
 // A per-run admin token, never written anywhere: the simulator sets config:gate per world.
 const token = randomBytes(24).toString("hex");
 // One gate key per tenant: each policy of D4–D6 learns from its own ledger only.
-const tenants = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`))];
+const tenants = [
+  "default",
+  ...ADAPTIVE_DEMOS.flatMap((demo) =>
+    demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`),
+  ),
+];
 const keys = new Map(tenants.map((tenant) => [tenant, randomBytes(24).toString("hex")]));
 const scriptPath = await bundle("src/index.ts", "simulate-worker");
 const worker = await startWorker({
   scriptPath,
   port,
-  bindings: { ADMIN_TOKEN: `simulator:${token}`, GATE_API_KEYS: [...keys].map(([tenant, key]) => `${tenant}:${key}`).join(",") },
+  bindings: {
+    ADMIN_TOKEN: `simulator:${token}`,
+    GATE_API_KEYS: [...keys].map(([tenant, key]) => `${tenant}:${key}`).join(","),
+  },
 });
 
 /** HTTP to the local worker: admin routes carry the run's token. */
@@ -44,7 +52,11 @@ async function send(method, path, body, tenant = "default") {
   const headers = {};
   if (body !== undefined) headers["content-type"] = "application/json";
   headers.authorization = `Bearer ${path.startsWith("/v1/admin/") ? token : keys.get(tenant)}`;
-  const res = await fetch(`${worker.base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${worker.base}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text === "" ? null : JSON.parse(text) };
 }
@@ -76,7 +88,9 @@ try {
     console.log(`\n${describeAdaptive(result).join("\n")}`);
     failed += result.checks.filter((check) => !check.pass).length;
   }
-  console.log(`\nsimulate: ${sessions} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failed === 0 ? "every check passed" : `${failed} checks FAILED`}`);
+  console.log(
+    `\nsimulate: ${sessions} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failed === 0 ? "every check passed" : `${failed} checks FAILED`}`,
+  );
 } finally {
   await worker.stop();
 }

@@ -5,7 +5,15 @@
  * data read again and again. Pure and seeded; test/ledger/ledger-statistics.test.ts
  * runs them small, `npm run simulate:statistics` at the size docs/ledger.md quotes.
  */
-import { clusteredInterval, type ClusterSums, confidenceSequence, meanInterval, type Moments, type SequenceSession, welch } from "../../src/ledger";
+import {
+  clusteredInterval,
+  type ClusterSums,
+  confidenceSequence,
+  meanInterval,
+  type Moments,
+  type SequenceSession,
+  welch,
+} from "../../src/ledger";
 import { seeded } from "./world";
 
 /** A standard normal draw (Box–Muller) from a uniform generator. */
@@ -89,14 +97,23 @@ export function clusteredCoverage(options: { runs: number; sessions: number; see
  * @example
  * falseAlarms({ runs: 300, sessions: 1_000, every: 20, seed: 1 }) // { sequence: ≈0.03, welch: ≈0.3 }
  */
-export function falseAlarms(options: { runs: number; sessions: number; every: number; seed: number; holdout?: number }) {
+export function falseAlarms(options: {
+  runs: number;
+  sessions: number;
+  every: number;
+  seed: number;
+  holdout?: number;
+}) {
   const rng = seeded(options.seed);
   const holdout = options.holdout ?? 0.1;
   let sequence = 0;
   let welchAlarms = 0;
   for (let run = 0; run < options.runs; run++) {
     const sessions: SequenceSession[] = [];
-    const arms: [Moments, Moments] = [{ n: 0, sum: 0, sumsq: 0 }, { n: 0, sum: 0, sumsq: 0 }];
+    const arms: [Moments, Moments] = [
+      { n: 0, sum: 0, sumsq: 0 },
+      { n: 0, sum: 0, sumsq: 0 },
+    ];
     let seqSeen = false;
     let welchSeen = false;
     for (let i = 1; i <= options.sessions; i++) {

@@ -6,7 +6,12 @@
  */
 
 /** One HTTP exchange with the worker, as `tenant` (a gate key's name; `default` when left out). */
-export type Transport = (method: "GET" | "POST" | "PUT", path: string, body?: unknown, tenant?: string) => Promise<{ status: number; body: any }>;
+export type Transport = (
+  method: "GET" | "POST" | "PUT",
+  path: string,
+  body?: unknown,
+  tenant?: string,
+) => Promise<{ status: number; body: any }>;
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
@@ -60,7 +65,8 @@ export const WORLDS: readonly World[] = [
   },
   {
     id: 2,
-    title: "seed gate in a cached world (q 0.9, 120k-180k of history), a tool recalled 80% of the time against the prior 0.25",
+    title:
+      "seed gate in a cached world (q 0.9, 120k-180k of history), a tool recalled 80% of the time against the prior 0.25",
     tool: "sim2.read_file",
     model: "claude-opus-4-6",
     mode: "seed",
@@ -74,7 +80,8 @@ export const WORLDS: readonly World[] = [
   },
   {
     id: 3,
-    title: "priors that are wrong (true p 0.4, q 0.75, mean horizon 6.5 against 0.25, 0.9, 4): the ledger recovers the truth",
+    title:
+      "priors that are wrong (true p 0.4, q 0.75, mean horizon 6.5 against 0.25, 0.9, 4): the ledger recovers the truth",
     tool: "sim3.web_fetch",
     model: "claude-opus-4-6",
     mode: "cache_aware",
@@ -88,7 +95,8 @@ export const WORLDS: readonly World[] = [
   },
   {
     id: 4,
-    title: "seed gate, two tools in the same sessions (docs/design/ledger.md §2): read_file (12k outputs, 480k of history, recalled 90% of the time) loses, grep (25k, never recalled) saves",
+    title:
+      "seed gate, two tools in the same sessions (docs/design/ledger.md §2): read_file (12k outputs, 480k of history, recalled 90% of the time) loses, grep (25k, never recalled) saves",
     tool: "sim4.read_file",
     second: { tool: "sim4.grep", recall: 0, outputTokens: [24_000, 26_000] },
     model: "claude-opus-4-6",
@@ -156,7 +164,13 @@ export function drawSession(world: World, index: number, seed: number): Session 
     if (rng() >= world.outputChance) continue;
     const second = world.second !== undefined && turn % 2 === 0 ? world.second : null;
     const recall = second?.recall ?? world.recall;
-    const out = { turn, tool: second?.tool ?? world.tool, tokens: between(rng, second?.outputTokens ?? world.outputTokens), recalledIfStubbed: rng() < recall, recallHopHit: rng() < world.cacheHitRate };
+    const out = {
+      turn,
+      tool: second?.tool ?? world.tool,
+      tokens: between(rng, second?.outputTokens ?? world.outputTokens),
+      recalledIfStubbed: rng() < recall,
+      recallHopHit: rng() < world.cacheHitRate,
+    };
     // Drawn only in a world that re-fetches, so the other worlds' dice are as they were.
     outputs.push({ ...out, refetchedIfStubbed: world.refetch !== undefined && rng() < world.refetch });
   }
@@ -232,7 +246,12 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
       ...(world.mode === "seed" ? { context_tokens: session.context } : {}),
     };
   });
-  const usage = { input_tokens: 0, output_tokens: output, cache_read_input_tokens: read, cache_creation_input_tokens: written };
+  const usage = {
+    input_tokens: 0,
+    output_tokens: output,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: written,
+  };
   return { usage, outcomes };
 }
 
@@ -240,5 +259,10 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
 export function usd(prices: Prices, usage: ReturnType<typeof bill>["usage"]): number {
   const read = prices.cache_read ?? prices.input;
   const write = prices.cache_write ?? prices.input;
-  return (usage.output_tokens * prices.output + usage.cache_read_input_tokens * read + usage.cache_creation_input_tokens * write) / 1e6;
+  return (
+    (usage.output_tokens * prices.output +
+      usage.cache_read_input_tokens * read +
+      usage.cache_creation_input_tokens * write) /
+    1e6
+  );
 }

@@ -16,7 +16,10 @@ const check = process.argv.includes("--check");
 let stale = 0;
 for (const target of await targets()) {
   const { js, dts } = generate(target);
-  for (const [path, text] of [[target.path, js], [target.path.replace(/\.js$/, ".d.ts"), dts]] as const) {
+  for (const [path, text] of [
+    [target.path, js],
+    [target.path.replace(/\.js$/, ".d.ts"), dts],
+  ] as const) {
     const file = join(ROOT, path);
     const current = (() => {
       try {

@@ -5,7 +5,8 @@
 // answers an empty base class.
 import { register } from "node:module";
 
-const STUB = "data:text/javascript,export class DurableObject {} export class WorkerEntrypoint {} export const env = {};";
+const STUB =
+  "data:text/javascript,export class DurableObject {} export class WorkerEntrypoint {} export const env = {};";
 const hooks = `export async function resolve(specifier, context, next) {
   return specifier.startsWith("cloudflare:") ? { url: ${JSON.stringify(STUB)}, shortCircuit: true } : next(specifier, context);
 }`;

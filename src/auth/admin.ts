@@ -39,7 +39,8 @@ export function adminAuth(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     // An empty header is no address either: it would be one bucket for every such caller.
     const address = c.req.header("cf-connecting-ip") || undefined;
-    const key = address === undefined ? undefined : await lockoutKey(address, c.req.header("authorization"), c.env.ADMIN_TOKEN);
+    const key =
+      address === undefined ? undefined : await lockoutKey(address, c.req.header("authorization"), c.env.ADMIN_TOKEN);
     if (key !== undefined) refuseIfLockedOut(key);
     try {
       await authenticate(c);
@@ -76,7 +77,11 @@ export const ADMIN_LOCKOUT_SECONDS = 60;
  * await lockoutKey("127.0.0.1", "Bearer ops-alice:…", env.ADMIN_TOKEN) // "127.0.0.1#ops-alice"
  * await lockoutKey("127.0.0.1", "Bearer …", env.ADMIN_TOKEN)           // "127.0.0.1#"
  */
-export async function lockoutKey(address: string, authorization: string | undefined, secret: string | undefined): Promise<string> {
+export async function lockoutKey(
+  address: string,
+  authorization: string | undefined,
+  secret: string | undefined,
+): Promise<string> {
   const token = bearerToken(authorization);
   const colon = token?.indexOf(":") ?? -1;
   const claimed = token === null || colon <= 0 || !isSet(secret) ? "" : token.slice(0, colon);
@@ -108,29 +113,40 @@ async function countFailure(limiter: RateLimit | undefined, key: string): Promis
   const until = Date.now() + ADMIN_LOCKOUT_SECONDS * 1000;
   lockedOut.set(key, until);
   const [from, name] = key.split("#");
-  console.warn(`offload-gate: too many failed admin authentications from ${from}${name ? ` naming ${name}` : ""}; refusing them for ${ADMIN_LOCKOUT_SECONDS} s`);
+  console.warn(
+    `offload-gate: too many failed admin authentications from ${from}${name ? ` naming ${name}` : ""}; refusing them for ${ADMIN_LOCKOUT_SECONDS} s`,
+  );
   throw tooManyFailures(until);
 }
 
 function tooManyFailures(until: number): ApiError {
   const seconds = Math.max(1, Math.ceil((until - Date.now()) / 1000));
-  return new ApiError("rate_limited", `too many failed admin authentications from this address (and this token's name); retry after ${seconds} s`, [], {
-    "Retry-After": String(seconds),
-  });
+  return new ApiError(
+    "rate_limited",
+    `too many failed admin authentications from this address (and this token's name); retry after ${seconds} s`,
+    [],
+    {
+      "Retry-After": String(seconds),
+    },
+  );
 }
 
 async function authenticate(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<void> {
   const secret = c.env.ADMIN_TOKEN;
   if (!isSet(secret)) throw refuse("the admin API is disabled: no ADMIN_TOKEN is configured", "cannot be checked");
   const ring = await keyRing(secret, "admin", "ADMIN_TOKEN");
-  if (ring.names.length === 0) throw refuse("the admin API is disabled: ADMIN_TOKEN holds no valid token", "cannot be checked");
+  if (ring.names.length === 0)
+    throw refuse("the admin API is disabled: ADMIN_TOKEN holds no valid token", "cannot be checked");
   const token = bearerToken(c.req.header("authorization"));
   if (token === null) throw refuse(`admin routes require Authorization: Bearer <token>, ${TOKEN_PART}`, "is required");
   const name = await matchToken(ring, token);
-  if (name === null) throw refuse(`the admin token is not valid; send ${TOKEN_PART}`, "is not a valid admin token", "invalid_token");
+  if (name === null)
+    throw refuse(`the admin token is not valid; send ${TOKEN_PART}`, "is not a valid admin token", "invalid_token");
   const gateSecret = c.env.GATE_API_KEYS;
   if (isSet(gateSecret) && (await matchToken(await keyRing(gateSecret, "default", "GATE_API_KEYS"), token)) !== null) {
-    console.warn(`offload-gate: admin token "${name}" is also a gate key; refused on admin routes until one is rotated`);
+    console.warn(
+      `offload-gate: admin token "${name}" is also a gate key; refused on admin routes until one is rotated`,
+    );
     throw refuse("this token is also a gate key, so it cannot open admin routes", "is a gate key", "invalid_token");
   }
   c.set("admin", name);

@@ -44,22 +44,32 @@ export async function gateTenant(secret: string | undefined, authorization: stri
   if (!isSet(secret)) {
     if (!announcedOpen) {
       announcedOpen = true;
-      console.log("offload-gate: GATE_API_KEYS is unset, so the gate is open: /v1/gate answers any caller as tenant \"default\"");
+      console.log(
+        'offload-gate: GATE_API_KEYS is unset, so the gate is open: /v1/gate answers any caller as tenant "default"',
+      );
     }
     return OPEN_TENANT;
   }
   const ring = await keyRing(secret, OPEN_TENANT, "GATE_API_KEYS");
   const token = bearerToken(authorization);
   if (token === null) {
-    throw new ApiError("unauthorized", "this gate requires a key: send Authorization: Bearer <key>", [
-      { path: "authorization", message: "is required" },
-    ], CHALLENGE);
+    throw new ApiError(
+      "unauthorized",
+      "this gate requires a key: send Authorization: Bearer <key>",
+      [{ path: "authorization", message: "is required" }],
+      CHALLENGE,
+    );
   }
   const name = await matchToken(ring, token);
   if (name === null) {
-    throw new ApiError("unauthorized", "the gate key is not valid", [{ path: "authorization", message: "is not a valid key" }], {
-      "WWW-Authenticate": 'Bearer realm="offload-gate", error="invalid_token"',
-    });
+    throw new ApiError(
+      "unauthorized",
+      "the gate key is not valid",
+      [{ path: "authorization", message: "is not a valid key" }],
+      {
+        "WWW-Authenticate": 'Bearer realm="offload-gate", error="invalid_token"',
+      },
+    );
   }
   return name;
 }

@@ -86,16 +86,22 @@ async function buildRing(text: string, unnamed: string, secretName: string): Pro
   const names: string[] = [];
   const tokens: string[] = [];
   const problems: string[] = [];
-  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const entries = text
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
   entries.forEach((entry, index) => {
     const colon = entry.indexOf(":");
     const name = colon < 0 ? unnamed : entry.slice(0, colon).trim();
     const token = colon < 0 ? entry : entry.slice(colon + 1).trim();
     const where = `${secretName} entry ${index + 1}`;
     if (!NAME_PATTERN.test(name)) problems.push(`${where}: the name must match [A-Za-z0-9._-]{1,64}`);
-    else if (token.length < MIN_TOKEN_LENGTH) problems.push(`${where} (${name}): the token is shorter than ${MIN_TOKEN_LENGTH} characters`);
+    else if (token.length < MIN_TOKEN_LENGTH)
+      problems.push(`${where} (${name}): the token is shorter than ${MIN_TOKEN_LENGTH} characters`);
     else if (estimatedBits(token) < MIN_TOKEN_BITS) {
-      problems.push(`${where} (${name}): the token is too predictable (about ${Math.floor(estimatedBits(token))} bits; at least ${MIN_TOKEN_BITS} needed)`);
+      problems.push(
+        `${where} (${name}): the token is too predictable (about ${Math.floor(estimatedBits(token))} bits; at least ${MIN_TOKEN_BITS} needed)`,
+      );
     } else if (tokens.includes(token)) problems.push(`${where} (${name}): the token repeats an earlier entry's`);
     else {
       names.push(name);

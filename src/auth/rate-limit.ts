@@ -31,7 +31,10 @@ async function chargeOnce(limiter: RateLimit | undefined, tenant: string): Promi
   try {
     outcome = await limiter.limit({ key: `gate:${tenant}` });
   } catch (error) {
-    console.warn("offload-gate: rate limiter failed; letting the request through", error instanceof Error ? error.message : error);
+    console.warn(
+      "offload-gate: rate limiter failed; letting the request through",
+      error instanceof Error ? error.message : error,
+    );
     return;
   }
   if (!outcome.success) {

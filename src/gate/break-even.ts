@@ -177,7 +177,13 @@ function outputBreakEven(model: NetModel, params: CacheAwareParams, from: number
  * net(o) > 0 in exact arithmetic. On a flat or falling piece only `low` can
  * fire, and the decision's own predicate there says whether it does.
  */
-function pieceRoot(model: NetModel, params: CacheAwareParams, low: number, h: number, fires: (o: number) => boolean): number {
+function pieceRoot(
+  model: NetModel,
+  params: CacheAwareParams,
+  low: number,
+  h: number,
+  fires: (o: number) => boolean,
+): number {
   const { stubbed, mKeep, mStub, recall, outputRate } = perRequest(model, model.keep(low), params);
   const a = model.suffix;
   const stubCarry = carryRate(stubbed, mStub, h);

@@ -78,7 +78,14 @@ export function cacheAwareTerms(row: CachePriceRates, params: CacheAwareParams):
  * termsAt(requestRates(opusRow, params), { ...params, cacheHitRate: 0.8 }).net
  */
 export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwareTerms {
-  const { outputTokens: o, horizon: h, recallProbability: p, cacheHitRate: q, contextTokens: ctx, suffixTokens: a } = params;
+  const {
+    outputTokens: o,
+    horizon: h,
+    recallProbability: p,
+    cacheHitRate: q,
+    contextTokens: ctx,
+    suffixTokens: a,
+  } = params;
   const { keep, stubbed } = rates;
   const mKeep = laterTurnRate(keep, q);
   const mStub = laterTurnRate(stubbed, q);
@@ -93,7 +100,11 @@ export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwa
   // The hop is one more call over the whole history: read from the cache up to the stub, written
   // after it (the recalled slice and the suffix). On entry A is 0 and this is today's sum, bit for bit.
   const recall =
-    p * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + ctx * mStub + a * stubbed.write);
+    p *
+    (params.recallInputTokens * stubbed.write +
+      params.recallOutputTokens * stubbed.out +
+      ctx * mStub +
+      a * stubbed.write);
   // On entry suffix is 0 and this is today's sum, bit for bit.
   const net = reprefill + premium - (stub + recall + suffix);
   return { reprefill, premium, suffix, stub, recall, net, keep, stubbed };

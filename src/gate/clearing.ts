@@ -21,7 +21,14 @@ import type { CachePriceRates, PricingLookup } from "./types";
 /** The edit's type as the Messages API names it. */
 export const CLEAR_TOOL_USES = "clear_tool_uses_20250919";
 /** Why a clearing answer is what it is. */
-export const CLEARING_REASON_CODES = ["clear_positive", "clear_not_positive", "no_tool_results", "unpriced", "pricing_unavailable", "pricing_incomplete"] as const;
+export const CLEARING_REASON_CODES = [
+  "clear_positive",
+  "clear_not_positive",
+  "no_tool_results",
+  "unpriced",
+  "pricing_unavailable",
+  "pricing_incomplete",
+] as const;
 export type ClearingReasonCode = (typeof CLEARING_REASON_CODES)[number];
 
 /** Tokens of the API's placeholder for a cleared result, unless the request says. */
@@ -72,7 +79,9 @@ export interface ClearingChoice {
  */
 export function clearedBy(segments: readonly ClearingSegment[], keep: number, exclude: ReadonlySet<string>): number[] {
   const uses = segments.flatMap((segment, index) => (segment.id === undefined ? [] : [index]));
-  return uses.slice(0, Math.max(0, uses.length - keep)).filter((index) => !exclude.has(segments[index]!.tool_name ?? ""));
+  return uses
+    .slice(0, Math.max(0, uses.length - keep))
+    .filter((index) => !exclude.has(segments[index]!.tool_name ?? ""));
 }
 
 /**
@@ -86,13 +95,16 @@ export function clearedBy(segments: readonly ClearingSegment[], keep: number, ex
 export function bestClearing(inputs: ClearingInputs, row: CachePriceRates): ClearingChoice | null {
   const placeholder = inputs.placeholder_tokens ?? DEFAULT_PLACEHOLDER_TOKENS;
   // Every tool result is a candidate (the API clears small ones too), each replaced by the placeholder.
-  const segments = inputs.segments.map(({ tool_name: _, ...segment }) => (segment.id === undefined ? segment : { ...segment, stub_tokens: placeholder }));
+  const segments = inputs.segments.map(({ tool_name: _, ...segment }) =>
+    segment.id === undefined ? segment : { ...segment, stub_tokens: placeholder },
+  );
   const priced = row.prompt_cache === false ? { ...inputs, cache_hit_rate: 0 } : inputs;
   const model = planModel({ ...priced, segments, large_offload_threshold_tokens: 0 }, row);
   if (model.candidates.length === 0) return null;
   const memberOf = new Map(model.candidates.map((c, k) => [c.segment, k]));
   const uses = model.candidates.length;
-  let best: Omit<ClearingChoice, "considered" | "missing" | "edit"> & { keep: number; exclude: string[] } | null = null;
+  let best: (Omit<ClearingChoice, "considered" | "missing" | "edit"> & { keep: number; exclude: string[] }) | null =
+    null;
   let considered = 0;
   // Fewer exclusions first and more kept first: on a tie the simpler, gentler rule stands.
   for (const exclude of subsetsBySize(excludable(inputs.segments))) {
@@ -104,7 +116,13 @@ export function bestClearing(inputs: ClearingInputs, row: CachePriceRates): Clea
       const terms = planTerms(model, members);
       if (best === null || terms.net > best.terms.net) {
         const cleared = members.map((k) => model.candidates[k]!);
-        best = { keep, exclude, terms, cleared: cleared.map((c) => c.id), cleared_tokens: cleared.reduce((sum, c) => sum + c.tokens, 0) };
+        best = {
+          keep,
+          exclude,
+          terms,
+          cleared: cleared.map((c) => c.id),
+          cleared_tokens: cleared.reduce((sum, c) => sum + c.tokens, 0),
+        };
       }
     }
   }
@@ -115,7 +133,10 @@ export function bestClearing(inputs: ClearingInputs, row: CachePriceRates): Clea
     type: CLEAR_TOOL_USES,
     trigger: { type: "input_tokens", value: Math.max(0, model.total - 1) },
     keep: { type: "tool_uses", value: keep },
-    clear_at_least: { type: "input_tokens", value: Math.max(0, rest.cleared_tokens - rest.cleared.length * placeholder) },
+    clear_at_least: {
+      type: "input_tokens",
+      value: Math.max(0, rest.cleared_tokens - rest.cleared.length * placeholder),
+    },
     exclude_tools: exclude,
   };
   return { ...rest, edit, considered, missing: missingCachePrice([model.keep, rest.terms.stubbed], model.q) };
@@ -141,8 +162,14 @@ export function clearingReason(inputs: ClearingInputs, choice: ClearingChoice, u
 // The tools whose results may be excluded: the ones holding the most tokens, at most MAX_EXCLUDABLE_TOOLS.
 function excludable(segments: readonly ClearingSegment[]): string[] {
   const tokens = new Map<string, number>();
-  for (const s of segments) if (s.id !== undefined && s.tool_name !== undefined) tokens.set(s.tool_name, (tokens.get(s.tool_name) ?? 0) + s.tokens);
-  return [...tokens.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, MAX_EXCLUDABLE_TOOLS).map(([name]) => name).sort();
+  for (const s of segments)
+    if (s.id !== undefined && s.tool_name !== undefined)
+      tokens.set(s.tool_name, (tokens.get(s.tool_name) ?? 0) + s.tokens);
+  return [...tokens.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_EXCLUDABLE_TOOLS)
+    .map(([name]) => name)
+    .sort();
 }
 
 // Every subset of `names`, smallest first, each in the names' order.
@@ -176,17 +203,47 @@ export interface ClearingOutcome {
  * decideClearing(P1_WITH_TOOLS, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" }).reason_code // "clear_positive"
  */
 export function decideClearing(inputs: ClearingInputs, lookup: PricingLookup<CachePriceRates>): ClearingOutcome {
-  const planned = decidePlan({ ...inputs, segments: inputs.segments.map(({ tool_name: _, ...segment }) => segment) }, lookup);
+  const planned = decidePlan(
+    { ...inputs, segments: inputs.segments.map(({ tool_name: _, ...segment }) => segment) },
+    lookup,
+  );
   const plan = { stub: planned.stub, net_saving_usd: planned.net_saving_usd, reason_code: planned.reason_code };
   const uses = inputs.segments.filter((segment) => segment.id !== undefined).length;
-  const none = { context_management: null, edit: null, cleared: [], cleared_tokens: 0, net_usd: 0, keep_cost_usd: 0, clear_cost_usd: 0, considered: 0, plan, left_on_table_usd: plan.net_saving_usd };
+  const none = {
+    context_management: null,
+    edit: null,
+    cleared: [],
+    cleared_tokens: 0,
+    net_usd: 0,
+    keep_cost_usd: 0,
+    clear_cost_usd: 0,
+    considered: 0,
+    plan,
+    left_on_table_usd: plan.net_saving_usd,
+  };
   if (uses === 0) return { ...none, reason: "no tool results: no segment has an id", reason_code: "no_tool_results" };
-  if (lookup.status === "unpriced") return { ...none, reason: `no MODEL_PRICING row for ${inputs.model_name}: nothing cleared`, reason_code: "unpriced" };
-  if (lookup.status === "unavailable") return { ...none, reason: `pricing unavailable for ${inputs.model_name}: ${lookup.detail}; nothing cleared`, reason_code: "pricing_unavailable" };
+  if (lookup.status === "unpriced")
+    return {
+      ...none,
+      reason: `no MODEL_PRICING row for ${inputs.model_name}: nothing cleared`,
+      reason_code: "unpriced",
+    };
+  if (lookup.status === "unavailable")
+    return {
+      ...none,
+      reason: `pricing unavailable for ${inputs.model_name}: ${lookup.detail}; nothing cleared`,
+      reason_code: "pricing_unavailable",
+    };
   const choice = bestClearing(inputs, lookup.row)!;
   const positive = choice.terms.net > 0 && choice.missing === null;
-  const reason_code: ClearingReasonCode = choice.missing !== null ? "pricing_incomplete" : positive ? "clear_positive" : "clear_not_positive";
-  const head = choice.missing !== null ? `pricing incomplete: no ${choice.missing} price, so a cache hit cannot be priced; nothing cleared. ` : positive ? "" : "send no edit: the best rule loses money. ";
+  const reason_code: ClearingReasonCode =
+    choice.missing !== null ? "pricing_incomplete" : positive ? "clear_positive" : "clear_not_positive";
+  const head =
+    choice.missing !== null
+      ? `pricing incomplete: no ${choice.missing} price, so a cache hit cannot be priced; nothing cleared. `
+      : positive
+        ? ""
+        : "send no edit: the best rule loses money. ";
   const net = positive ? choice.terms.net : 0;
   return {
     context_management: positive ? { edits: [choice.edit] } : null,

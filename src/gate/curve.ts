@@ -78,7 +78,8 @@ export function gateCurves(
   const threshold = preFilterTokens(inputs, mode);
   const beT = flips.break_even_output_tokens;
   const tokensMax =
-    span.outputTokensMax ?? Math.max(1_000, 2 * tokens, Math.ceil(1.2 * threshold), beT === null ? 0 : Math.ceil(1.5 * beT));
+    span.outputTokensMax ??
+    Math.max(1_000, 2 * tokens, Math.ceil(1.2 * threshold), beT === null ? 0 : Math.ceil(1.5 * beT));
   const tokenXs = grid(tokensMax, span.points, [tokens, beT, threshold - 1, threshold]);
 
   const { break_even_horizon, break_even_output_tokens } = decideOutcome(mode, inputs, lookup);

@@ -35,10 +35,7 @@ const ZERO_TERMS = {
  *   { input: 5, output: 25 },
  * ).fire // true: net=$0.3893
  */
-export function evaluateOffloadGate(
-  inputs: OffloadGateInputs,
-  pricing: PriceRates | undefined,
-): OffloadGateDecision {
+export function evaluateOffloadGate(inputs: OffloadGateInputs, pricing: PriceRates | undefined): OffloadGateDecision {
   const threshold = inputs.large_offload_threshold_tokens ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS;
   // The pre-filter is a hard gate independent of the math, and it runs
   // before the pricing lookup.
@@ -53,7 +50,12 @@ export function evaluateOffloadGate(
   }
 
   const params = seedParams(inputs);
-  const { reprefill: reprefillSaving, stub: stubCarryCost, recall: expectedRecallHopCost, net } = seedTerms(pricing, params);
+  const {
+    reprefill: reprefillSaving,
+    stub: stubCarryCost,
+    recall: expectedRecallHopCost,
+    net,
+  } = seedTerms(pricing, params);
   const { horizon: h, recallProbability: pRecall } = params;
   return {
     fire: net > 0,
@@ -154,8 +156,14 @@ export function clampProbability(p: number): number {
  * preFilterTokens({}, "cache_aware") // 0
  * preFilterTokens({ large_offload_threshold_tokens: 2_000 }, "cache_aware") // 2000
  */
-export function preFilterTokens(inputs: Pick<OffloadGateInputs, "large_offload_threshold_tokens">, mode: PricingMode = "seed"): number {
-  return inputs.large_offload_threshold_tokens ?? (mode === "seed" ? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS : DEFAULT_CACHE_AWARE_FLOOR_TOKENS);
+export function preFilterTokens(
+  inputs: Pick<OffloadGateInputs, "large_offload_threshold_tokens">,
+  mode: PricingMode = "seed",
+): number {
+  return (
+    inputs.large_offload_threshold_tokens ??
+    (mode === "seed" ? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS : DEFAULT_CACHE_AWARE_FLOOR_TOKENS)
+  );
 }
 
 /**
@@ -188,7 +196,12 @@ export function decideGate(inputs: OffloadGateInputs, lookup: PricingLookup): Ta
       return { ...decision, reason_code: decision.fire ? "net_positive" : "net_not_positive" };
     }
     case "unpriced":
-      if (lookup.detail !== undefined) return { ...ZERO_TERMS, reason: `no usable pricing for ${pyRepr(inputs.model_name)}: ${lookup.detail}`, reason_code: "unpriced" };
+      if (lookup.detail !== undefined)
+        return {
+          ...ZERO_TERMS,
+          reason: `no usable pricing for ${pyRepr(inputs.model_name)}: ${lookup.detail}`,
+          reason_code: "unpriced",
+        };
       return { ...evaluateOffloadGate(inputs, undefined), reason_code: "unpriced" };
     case "unavailable":
       return {

@@ -53,6 +53,9 @@ export function missingCachePrice(requests: readonly TokenRates[], qMax: number)
  * // "pricing incomplete: gemini-3.5-flash has no cache_read price and q=0.90 > 0, so a cache hit cannot be priced; ${verdict}. Terms with a hit at the input price: "
  */
 export function gapReason(field: MissingPrice, q: number, model: string, verdict = "not fired"): string {
-  const what = field === "cache_read" ? "no cache_read price" : "no long_context.cache_read price (nor a cache_read to fall back to)";
+  const what =
+    field === "cache_read"
+      ? "no cache_read price"
+      : "no long_context.cache_read price (nor a cache_read to fall back to)";
   return `pricing incomplete: ${model} has ${what} and q=${pyFixed(q, 2)} > 0, so a cache hit cannot be priced; ${verdict}. Terms with a hit at the input price: `;
 }

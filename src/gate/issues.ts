@@ -27,7 +27,10 @@ interface SchemaIssue {
  * @example
  * fieldIssues(error) // [{ path: "horizon", message: "must be an integer ≥ 0" }, { path: "horizn", message: "is not a known field" }]
  */
-export function fieldIssues(error: { readonly issues: readonly SchemaIssue[] }, prefix: readonly (string | number)[] = []): FieldIssue[] {
+export function fieldIssues(
+  error: { readonly issues: readonly SchemaIssue[] },
+  prefix: readonly (string | number)[] = [],
+): FieldIssue[] {
   return error.issues.flatMap((issue) => {
     const base = [...prefix, ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
     if (issue.code === "unrecognized_keys" && issue.keys !== undefined) {
@@ -45,7 +48,10 @@ export function fieldIssues(error: { readonly issues: readonly SchemaIssue[] }, 
  * @example
  * describeIssues(error) // "input: must not be negative; cache_raed: is not a known field"
  */
-export function describeIssues(error: { readonly issues: readonly SchemaIssue[] }, prefix: readonly (string | number)[] = []): string {
+export function describeIssues(
+  error: { readonly issues: readonly SchemaIssue[] },
+  prefix: readonly (string | number)[] = [],
+): string {
   return fieldIssues(error, prefix)
     .map((issue) => `${issue.path === "" ? "" : `${issue.path}: `}${issue.message}`)
     .join("; ");

@@ -43,7 +43,8 @@ export type LifecycleStep<Row extends PriceRates> =
  */
 export function lifecycleStatus(row: LifecycleFields, today: string): LifecycleStatus {
   if (row.retires_at !== undefined && row.retires_at <= today) return "retired";
-  if (row.retires_at !== undefined || (row.deprecated_at !== undefined && row.deprecated_at <= today)) return "deprecated";
+  if (row.retires_at !== undefined || (row.deprecated_at !== undefined && row.deprecated_at <= today))
+    return "deprecated";
   return "active";
 }
 
@@ -70,7 +71,8 @@ export function resolveLifecycle<Row extends PriceRates & LifecycleFields>(
   if (first.status !== "priced") return { kind: "done", lookup: first, lifecycle: null };
   const { row } = first;
   // The common case, at the cost of two property reads.
-  if (row.retires_at === undefined && row.deprecated_at === undefined) return { kind: "done", lookup: first, lifecycle: null };
+  if (row.retires_at === undefined && row.deprecated_at === undefined)
+    return { kind: "done", lookup: first, lifecycle: null };
 
   const names = [first.canonical];
   const note = (priced: boolean): LifecycleNote => ({
@@ -82,25 +84,38 @@ export function resolveLifecycle<Row extends PriceRates & LifecycleFields>(
     priced_as_replacement: priced,
     chain: [...names],
   });
-  const unpriced = (detail: string): LifecycleStep<Row> => ({ kind: "done", lookup: { status: "unpriced", detail }, lifecycle: note(false) });
+  const unpriced = (detail: string): LifecycleStep<Row> => ({
+    kind: "done",
+    lookup: { status: "unpriced", detail },
+    lifecycle: note(false),
+  });
 
   let current = first;
   for (let hop = 0; ; hop += 1) {
     const retiresAt = current.row.retires_at;
-    if (retiresAt === undefined || retiresAt > today) return { kind: "done", lookup: current, lifecycle: note(hop > 0) };
+    if (retiresAt === undefined || retiresAt > today)
+      return { kind: "done", lookup: current, lifecycle: note(hop > 0) };
     const next = current.row.replaced_by;
     const retired = `${current.canonical} retired on ${retiresAt}`;
     if (next === undefined) return unpriced(`${retired} and names no replacement`);
     if (names.includes(next)) return unpriced(`${retired}; its replacements loop (${[...names, next].join(" → ")})`);
-    if (hop >= MAX_REPLACEMENT_HOPS) return unpriced(`${retired}; its replacement chain is longer than ${MAX_REPLACEMENT_HOPS} (${[...names, next].join(" → ")})`);
+    if (hop >= MAX_REPLACEMENT_HOPS)
+      return unpriced(
+        `${retired}; its replacement chain is longer than ${MAX_REPLACEMENT_HOPS} (${[...names, next].join(" → ")})`,
+      );
     const lookup = chain[hop + 1];
     if (lookup === undefined) return { kind: "follow", model: next };
     if (lookup.status === "unavailable") {
-      return { kind: "done", lookup: { status: "unavailable", detail: `${retired}; its replacement ${next}: ${lookup.detail}` }, lifecycle: note(false) };
+      return {
+        kind: "done",
+        lookup: { status: "unavailable", detail: `${retired}; its replacement ${next}: ${lookup.detail}` },
+        lifecycle: note(false),
+      };
     }
     if (lookup.status === "unpriced") return unpriced(`${retired}; its replacement ${next} has no pricing row`);
     // An alias may lead back to a model already passed through.
-    if (names.includes(lookup.canonical)) return unpriced(`${retired}; its replacements loop (${[...names, lookup.canonical].join(" → ")})`);
+    if (names.includes(lookup.canonical))
+      return unpriced(`${retired}; its replacements loop (${[...names, lookup.canonical].join(" → ")})`);
     names.push(lookup.canonical);
     current = lookup;
   }

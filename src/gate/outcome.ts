@@ -65,7 +65,10 @@ export function decideOutcome(
   const qMax = mode === "seed" ? 0 : Math.max(params.cacheHitRate, ...(box?.cacheHitRates ?? []));
   const missing = missingCachePrice(mode === "seed" ? [] : Object.values(requestRates(row, params)), qMax);
   if (missing !== null) {
-    const reason = gapReason(missing, qMax, inputs.model_name) + point.reason + (extras.worst === null ? "" : worstCaseClause(extras.worst));
+    const reason =
+      gapReason(missing, qMax, inputs.model_name) +
+      point.reason +
+      (extras.worst === null ? "" : worstCaseClause(extras.worst));
     return outcome({ ...point, fire: false, reason, reason_code: "pricing_incomplete" }, mode, extras, breakEvens);
   }
   if (extras.worst === null) return outcome(point, mode, extras, breakEvens);

@@ -60,7 +60,11 @@ export function decidePlan(inputs: PlanInputs, lookup: PricingLookup<CachePriceR
     case "unpriced":
       return unpriced(inputs, "unpriced", `no MODEL_PRICING row for ${pyRepr(inputs.model_name)}`);
     case "unavailable":
-      return unpriced(inputs, "pricing_unavailable", `pricing unavailable for ${pyRepr(inputs.model_name)}: ${lookup.detail}`);
+      return unpriced(
+        inputs,
+        "pricing_unavailable",
+        `pricing unavailable for ${pyRepr(inputs.model_name)}: ${lookup.detail}`,
+      );
     case "priced":
       return pricedPlan(inputs, lookup.row);
     default:
@@ -95,7 +99,9 @@ function unpriced(inputs: PlanInputs, code: PlanReasonCode, reason: string): Pla
     plan_cost_usd: 0,
     rewrite_from_tokens: totalOf(inputs),
     rewritten_tokens: 0,
-    candidates: inputs.segments.flatMap((s) => (s.id === undefined ? [] : [{ id: s.id, stubbed: false, alone_net_saving_usd: null }])),
+    candidates: inputs.segments.flatMap((s) =>
+      s.id === undefined ? [] : [{ id: s.id, stubbed: false, alone_net_saving_usd: null }],
+    ),
     reason,
     reason_code: code,
     exact: true,
@@ -115,9 +121,16 @@ function pricedPlan(requested: PlanInputs, row: CachePriceRates): PlanOutcome {
   const choice = bestPlan(model);
   if (choice === null) throw new Error("a plan with an eligible candidate found no plan");
   const missing = missingCachePrice([model.keep, choice.terms.stubbed], model.q);
-  const stubbed = new Set(choice.terms.net > 0 && missing === null ? choice.members.map((k) => model.candidates[k]!.segment) : []);
+  const stubbed = new Set(
+    choice.terms.net > 0 && missing === null ? choice.members.map((k) => model.candidates[k]!.segment) : [],
+  );
   // Each candidate alone is the retroactive gate's own decision for it.
-  const alone = new Map(model.candidates.map((c) => [c.segment, cacheAwareTerms(row, cacheAwareParams(aloneRequest(inputs, model, c))).net]));
+  const alone = new Map(
+    model.candidates.map((c) => [
+      c.segment,
+      cacheAwareTerms(row, cacheAwareParams(aloneRequest(inputs, model, c))).net,
+    ]),
+  );
   const candidates = inputs.segments.flatMap((segment, index) =>
     segment.id === undefined
       ? []
@@ -133,7 +146,10 @@ function pricedPlan(requested: PlanInputs, row: CachePriceRates): PlanOutcome {
     rewrite_from_tokens: positive ? terms.rewriteFrom : model.total,
     rewritten_tokens: positive ? terms.rewritten : 0,
     candidates,
-    reason: (missing === null ? "" : gapReason(missing, model.q, inputs.model_name, "nothing stubbed")) + planReason(inputs, model, choice.members.length, terms, positive) + (choice.exact ? "" : "; search cut at its node budget"),
+    reason:
+      (missing === null ? "" : gapReason(missing, model.q, inputs.model_name, "nothing stubbed")) +
+      planReason(inputs, model, choice.members.length, terms, positive) +
+      (choice.exact ? "" : "; search cut at its node budget"),
     reason_code: missing !== null ? "pricing_incomplete" : positive ? "plan_positive" : "plan_not_positive",
     exact: choice.exact,
   };

@@ -42,8 +42,7 @@ function exactFixed(magnitude: number, digits: number): string {
     const denominator = 1n << BigInt(-exponent);
     const quotient = numerator / denominator;
     const twiceRemainder = 2n * (numerator % denominator);
-    const roundUp =
-      twiceRemainder > denominator || (twiceRemainder === denominator && quotient % 2n === 1n);
+    const roundUp = twiceRemainder > denominator || (twiceRemainder === denominator && quotient % 2n === 1n);
     rounded = roundUp ? quotient + 1n : quotient;
   }
   if (digits === 0) return rounded.toString();

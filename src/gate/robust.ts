@@ -87,7 +87,12 @@ export function worstCase(mode: PricingMode, row: CachePriceRates, params: Cache
       for (const q of qs) {
         const net = netAt(h, p, q);
         if (net < worst.net_saving_usd || Number.isNaN(net)) {
-          worst = { net_saving_usd: net, horizon: h, recall_probability: p, cache_hit_rate: box.cacheHitRates === null ? null : q };
+          worst = {
+            net_saving_usd: net,
+            horizon: h,
+            recall_probability: p,
+            cache_hit_rate: box.cacheHitRates === null ? null : q,
+          };
         }
       }
     }

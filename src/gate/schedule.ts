@@ -76,6 +76,7 @@ function applyChange<Row extends ScheduledPriceRates>(row: Row, change: Schedule
   const { scheduled: _scheduled, ...rest } = row;
   const next: Record<string, unknown> = { ...rest };
   for (const field of CHANGE_FIELDS) if (change[field] !== undefined) next[field] = change[field];
-  if (change.long_context !== undefined) next.long_context = Object.freeze({ ...row.long_context, ...change.long_context });
+  if (change.long_context !== undefined)
+    next.long_context = Object.freeze({ ...row.long_context, ...change.long_context });
   return Object.freeze(next) as Row;
 }

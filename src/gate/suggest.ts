@@ -24,7 +24,8 @@ export function closestNames(name: string, known: Iterable<string>): string[] {
     if (other === wanted && candidate === name) continue;
     const contained = wanted.length >= 3 && other.length >= 3 && (other.includes(wanted) || wanted.includes(other));
     const distance = contained ? Math.abs(other.length - wanted.length) / 4 : editDistance(wanted, other);
-    if (distance <= Math.max(2, Math.ceil(Math.max(wanted.length, other.length) / 3))) scored.push({ name: candidate, score: distance });
+    if (distance <= Math.max(2, Math.ceil(Math.max(wanted.length, other.length) / 3)))
+      scored.push({ name: candidate, score: distance });
   }
   scored.sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : 1));
   return scored.slice(0, MAX_SUGGESTIONS).map((entry) => entry.name);

@@ -31,7 +31,9 @@ export function waitUntilOf(c: {
  * @example
  * const waitUntil = waitUntilFor(ctx); // ctx may be undefined in a test
  */
-export function waitUntilFor(ctx: { waitUntil(promise: Promise<unknown>): void } | undefined): (promise: Promise<unknown>) => void {
+export function waitUntilFor(
+  ctx: { waitUntil(promise: Promise<unknown>): void } | undefined,
+): (promise: Promise<unknown>) => void {
   return ctx === undefined ? (promise) => void promise.catch(() => undefined) : (promise) => ctx.waitUntil(promise);
 }
 

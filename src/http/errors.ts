@@ -145,7 +145,10 @@ export function jsonResponse(body: unknown, status: number, headers?: Record<str
  * jsonTextResponse('{"status":"ok"}', 200)
  */
 export function jsonTextResponse(text: string, status: number, headers?: Record<string, string>): Response {
-  return new Response(text, { status, headers: headers === undefined ? JSON_HEADERS : { ...headers, "content-type": "application/json" } });
+  return new Response(text, {
+    status,
+    headers: headers === undefined ? JSON_HEADERS : { ...headers, "content-type": "application/json" },
+  });
 }
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ "content-type": "application/json" });

@@ -27,7 +27,12 @@ const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
  */
 export function jsonBody(bodyOptional: readonly string[] = []): MiddlewareHandler {
   const optional = new Set(bodyOptional);
-  const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw tooLarge(); } });
+  const limit = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw tooLarge();
+    },
+  });
   return async (c, next) => {
     const method = c.req.method;
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
@@ -58,7 +63,10 @@ export function checkJsonHeaders(contentType: string | undefined, contentEncodin
   const [mediaType, ...parameters] = type.split(";");
   if (!JSON_MEDIA_TYPE.test(mediaType?.trim() ?? "")) {
     throw new ApiError("unsupported_media_type", "request body must be application/json", [
-      { path: "content-type", message: `must be application/json, not ${type === "" ? "missing" : JSON.stringify(type.slice(0, 64))}` },
+      {
+        path: "content-type",
+        message: `must be application/json, not ${type === "" ? "missing" : JSON.stringify(type.slice(0, 64))}`,
+      },
     ]);
   }
   // A parameter must be name=value (RFC 9110 §8.3.1): "application/json;" or
@@ -67,16 +75,24 @@ export function checkJsonHeaders(contentType: string | undefined, contentEncodin
   const malformed = parameters.find((parameter) => !MEDIA_PARAMETER.test(parameter));
   if (malformed !== undefined) {
     throw new ApiError("unsupported_media_type", "the content type has a malformed parameter", [
-      { path: "content-type", message: `has parameter ${JSON.stringify(malformed.trim().slice(0, 32))}; each parameter after ";" must be name=value, or leave the ";" out` },
+      {
+        path: "content-type",
+        message: `has parameter ${JSON.stringify(malformed.trim().slice(0, 32))}; each parameter after ";" must be name=value, or leave the ";" out`,
+      },
     ]);
   }
   // JSON is UTF-8 (RFC 8259): a body declared otherwise would be decoded
   // as UTF-8 anyway and reach the schema garbled, so refuse it as a media
   // type, not as invalid JSON.
-  const charset = parameters.map((parameter) => parameter.trim().match(/^charset\s*=\s*"?([^";]*)"?$/i)?.[1]).find((value) => value !== undefined);
+  const charset = parameters
+    .map((parameter) => parameter.trim().match(/^charset\s*=\s*"?([^";]*)"?$/i)?.[1])
+    .find((value) => value !== undefined);
   if (charset !== undefined && !UTF8.test(charset)) {
     throw new ApiError("unsupported_media_type", "a JSON body must be UTF-8", [
-      { path: "content-type", message: `declares charset ${JSON.stringify(charset.slice(0, 32))}; only utf-8 is accepted` },
+      {
+        path: "content-type",
+        message: `declares charset ${JSON.stringify(charset.slice(0, 32))}; only utf-8 is accepted`,
+      },
     ]);
   }
   // Bodies are read as sent: a compressed one would fail to parse.

@@ -23,7 +23,10 @@ export const ErrorSchema = z
  * @example
  * responses: { 200: json(HealthSchema, "The worker is up") }
  */
-export const json = <T>(schema: T, description: string) => ({ content: { "application/json": { schema } }, description });
+export const json = <T>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
 
 /** An error answer, as `json(ErrorSchema, ...)` describes it. */
 export type ErrorResponse = ReturnType<typeof json<typeof ErrorSchema>>;
@@ -34,7 +37,9 @@ export type ErrorResponse = ReturnType<typeof json<typeof ErrorSchema>>;
  * @example
  * request: { params: ModelParamSchema, ...jsonRequest(PricingRowSchema) }
  */
-export const jsonRequest = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: true } });
+export const jsonRequest = <T>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: true },
+});
 
 /**
  * A JSON body a route may go without: no body (and no content type) is
@@ -43,7 +48,9 @@ export const jsonRequest = <T>(schema: T) => ({ body: { content: { "application/
  * @example
  * request: { query: TenantQuerySchema, ...optionalJsonRequest(RefreshBodySchema) }
  */
-export const optionalJsonRequest = <T>(schema: T) => ({ body: { content: { "application/json": { schema } }, required: false } });
+export const optionalJsonRequest = <T>(schema: T) => ({
+  body: { content: { "application/json": { schema } }, required: false },
+});
 
 /**
  * The answers every route that takes a body can give before its handler

@@ -29,7 +29,11 @@ export const LEARNED_RANGES: Readonly<Record<LearnedField, readonly [number, num
 export function clampPooled(pooled: PooledPriors, root: PooledPriors): PooledPriors {
   return {
     horizon: clampField(pooled.horizon, root.horizon, LEARNED_RANGES.horizon),
-    recall_probability: clampField(pooled.recall_probability, root.recall_probability, LEARNED_RANGES.recall_probability),
+    recall_probability: clampField(
+      pooled.recall_probability,
+      root.recall_probability,
+      LEARNED_RANGES.recall_probability,
+    ),
     cache_hit_rate: clampField(pooled.cache_hit_rate, root.cache_hit_rate, LEARNED_RANGES.cache_hit_rate),
   };
 }

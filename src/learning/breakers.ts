@@ -9,7 +9,18 @@
  * a line in `history:breaker-log:<tenant>` with its evidence.
  */
 import { recordBreaker } from "../analytics/breaker";
-import { gatherRows, gatherToolSessions, isExplore, isProbe, meanSequence, rowsByTool, type SequenceResult, type ToolNetRow, toolVerdicts, writtenShards } from "../ledger";
+import {
+  gatherRows,
+  gatherToolSessions,
+  isExplore,
+  isProbe,
+  meanSequence,
+  rowsByTool,
+  type SequenceResult,
+  type ToolNetRow,
+  toolVerdicts,
+  writtenShards,
+} from "../ledger";
 import type { GateConfig } from "../store/config";
 import { parseHistory, withEntry } from "../store/history";
 import { historyKey } from "../store/keys";
@@ -64,7 +75,12 @@ export const CLOSE_MARGIN_USD = 0;
  * ruleState({ interval: [-0.4, 0.1], held_out: 80, ... }, "open", 40) // "open": not shown to save
  * ruleState({ interval: [-0.4, -0.1], held_out: 80, withheld: null, ... }, "open", 40) // "closed"
  */
-export function ruleState(result: SequenceResult, current: "open" | "closed", openedWith: number | null, rule: BreakerState["rule"] = "holdout"): "open" | "closed" {
+export function ruleState(
+  result: SequenceResult,
+  current: "open" | "closed",
+  openedWith: number | null,
+  rule: BreakerState["rule"] = "holdout",
+): "open" | "closed" {
   if (result.verdict === "losing") return "open";
   if (current === "closed") return "closed";
   const weight = rule === "holdout" ? result.held_out : result.sessions;
@@ -81,8 +97,14 @@ export function ruleState(result: SequenceResult, current: "open" | "closed", op
  * realizedNetSequence(rows, 30).verdict // "losing" when the upper end of the net is below 0
  */
 export function realizedNetSequence(rows: readonly ToolNetRow[], minSessions: number): SequenceResult {
-  const ordered = [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
-  return meanSequence(ordered.map((row) => -row.net), undefined, minSessions);
+  const ordered = [...rows].sort(
+    (a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0),
+  );
+  return meanSequence(
+    ordered.map((row) => -row.net),
+    undefined,
+    minSessions,
+  );
 }
 
 /**
@@ -96,11 +118,19 @@ export function realizedNetSequence(rows: readonly ToolNetRow[], minSessions: nu
 export async function judgeBreakers(
   env: Env,
   input: JudgeInput,
-): Promise<{ ok: true; breakers: Record<string, BreakerState>; changes: BreakerChange[] } | { ok: false; detail: string }> {
+): Promise<
+  { ok: true; breakers: Record<string, BreakerState>; changes: BreakerChange[] } | { ok: false; detail: string }
+> {
   const { tenant, config, now, window, previous } = input;
   const [overrides, evidence] = await Promise.all([readOverrides(env.PRICING, tenant), gatherEvidence(env, input)]);
-  if (evidence === null) return { ok: false, detail: "a ledger shard did not answer the breaker's evidence; the last value stays" };
-  const tools = new Set([...input.tools, ...evidence.tools, ...Object.keys(previous?.breakers ?? {}), ...Object.keys(overrides)]);
+  if (evidence === null)
+    return { ok: false, detail: "a ledger shard did not answer the breaker's evidence; the last value stays" };
+  const tools = new Set([
+    ...input.tools,
+    ...evidence.tools,
+    ...Object.keys(previous?.breakers ?? {}),
+    ...Object.keys(overrides),
+  ]);
   const breakers: Record<string, BreakerState> = dict();
   const changes: BreakerChange[] = [];
   for (const tool of [...tools].sort()) {
@@ -114,11 +144,33 @@ export async function judgeBreakers(
     const mode = own(overrides, tool) ?? "auto";
     const from = prior?.state ?? "closed";
     const state = mode === "auto" ? ruleState(result, from, prior?.opened_with ?? null, evidence.rule) : mode;
-    const summary = { sessions: result.sessions, treated: result.treated, held_out: result.held_out, estimate: result.estimate, interval: result.interval, verdict: result.verdict };
+    const summary = {
+      sessions: result.sessions,
+      treated: result.treated,
+      held_out: result.held_out,
+      estimate: result.estimate,
+      interval: result.interval,
+      verdict: result.verdict,
+    };
     // What opened it, so it closes only on as much evidence (held out with a holdout, else sessions).
-    const openedWith = state === "open" ? (from === "open" ? (prior?.opened_with ?? null) : evidence.rule === "holdout" ? result.held_out : result.sessions) : null;
-    breakers[tool] = { state, mode, rule: evidence.rule, since: from === state ? (prior?.since ?? null) : now, evidence: summary, ...(openedWith === null ? {} : { opened_with: openedWith }) };
-    if (from !== state) changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
+    const openedWith =
+      state === "open"
+        ? from === "open"
+          ? (prior?.opened_with ?? null)
+          : evidence.rule === "holdout"
+            ? result.held_out
+            : result.sessions
+        : null;
+    breakers[tool] = {
+      state,
+      mode,
+      rule: evidence.rule,
+      since: from === state ? (prior?.since ?? null) : now,
+      evidence: summary,
+      ...(openedWith === null ? {} : { opened_with: openedWith }),
+    };
+    if (from !== state)
+      changes.push({ tool_name: tool, from, to: state, mode, rule: evidence.rule, evidence: summary });
   }
   if (changes.length > 0) await logChanges(env, tenant, changes, input.by);
   return { ok: true, breakers, changes };
@@ -138,13 +190,20 @@ interface Evidence {
  */
 async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | null> {
   const { tenant, config, window } = input;
-  const options = { shards: await writtenShards(env.PRICING, tenant, config.ledger_shards), timeoutMs: config.ledger_timeout_ms };
+  const options = {
+    shards: await writtenShards(env.PRICING, tenant, config.ledger_shards),
+    timeoutMs: config.ledger_timeout_ms,
+  };
   const holdout = config.holdout_fraction;
   if (holdout > 0) {
     const sessions = await gatherToolSessions(env.LEDGER, tenant, options.shards, window, options.timeoutMs);
     if (sessions.unavailable > 0) return null;
     // Exploring sessions decide on another p: set aside in both arms alike (the hash ignores the arm), so verdicts are not diluted.
-    const byTool = rowsByTool(sessions.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction)));
+    const byTool = rowsByTool(
+      sessions.rows.filter(
+        (row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction),
+      ),
+    );
     const probe = config.breaker_probe_fraction;
     // While open, the treated sessions that were stopped stubbed nothing: only the probes show what
     // stubbing costs, against the holdout. Among those, a pair is treated with π = (1 − h)·f ÷ ((1 − h)·f + h).
@@ -163,12 +222,18 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
   }
   const nets = await gatherRows(env.LEDGER, tenant, options, (shard) => shard.toolNets(tenant, window.from, window.to));
   if (nets.unavailable > 0) return null;
-  const kept = nets.rows.filter((row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction));
+  const kept = nets.rows.filter(
+    (row) => !isExplore(tenant, row.session_id, row.tool_name, config.learning_explore_fraction),
+  );
   const byTool = groupBy(kept, (row) => row.tool_name);
   return {
     rule: "realized_net",
     tools: [...byTool.keys()],
-    judge: (tool, since) => realizedNetSequence((byTool.get(tool) ?? []).filter((row) => row.at >= since), config.breaker_min_sessions),
+    judge: (tool, since) =>
+      realizedNetSequence(
+        (byTool.get(tool) ?? []).filter((row) => row.at >= since),
+        config.breaker_min_sessions,
+      ),
   };
 }
 
@@ -189,13 +254,34 @@ async function logChanges(env: Env, tenant: string, changes: BreakerChange[], by
   let doc = parseHistory(await env.PRICING.get(historyKey(subject))) ?? parseHistory(null)!;
   const at = new Date();
   for (const change of changes) {
-    doc = withEntry(doc, { action: "put", by, before: { tool_name: change.tool_name, state: change.from }, after: { ...change, state: change.to } }, at).doc;
-    recordBreaker(env.DECISIONS, { tenant, tool_name: change.tool_name, state: change.to, mode: change.mode, rule: change.rule, ...evidenceOf(change) });
+    doc = withEntry(
+      doc,
+      {
+        action: "put",
+        by,
+        before: { tool_name: change.tool_name, state: change.from },
+        after: { ...change, state: change.to },
+      },
+      at,
+    ).doc;
+    recordBreaker(env.DECISIONS, {
+      tenant,
+      tool_name: change.tool_name,
+      state: change.to,
+      mode: change.mode,
+      rule: change.rule,
+      ...evidenceOf(change),
+    });
   }
   await env.PRICING.put(historyKey(subject), JSON.stringify(doc));
 }
 
 function evidenceOf(change: BreakerChange) {
   const e = change.evidence;
-  return { sessions: e?.sessions ?? 0, estimate: e?.estimate ?? null, interval: e?.interval ?? null, verdict: e?.verdict ?? "inconclusive" };
+  return {
+    sessions: e?.sessions ?? 0,
+    estimate: e?.estimate ?? null,
+    interval: e?.interval ?? null,
+    verdict: e?.verdict ?? "inconclusive",
+  };
 }

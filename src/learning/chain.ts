@@ -35,7 +35,12 @@ export interface DecisionLevels {
  * @example
  * levelsOf(value, "read_file", "claude-opus-4-6", "ge10k").replay // the imported read_file sums, or undefined
  */
-export function levelsOf(value: Readonly<LearnedValue> | null, tool: string | null, model: string | null, band: SizeBand | null): DecisionLevels {
+export function levelsOf(
+  value: Readonly<LearnedValue> | null,
+  tool: string | null,
+  model: string | null,
+  band: SizeBand | null,
+): DecisionLevels {
   const entry = tool === null ? undefined : own(value?.tools, tool);
   const replayed = tool === null ? undefined : own(value?.replay, tool);
   return {

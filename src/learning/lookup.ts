@@ -20,7 +20,11 @@ const memo = new WeakMap<Readonly<LearnedValue>, WeakMap<Readonly<GateConfig>, M
  * rootOf(DEFAULT_GATE_CONFIG) // { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }
  */
 export function rootOf(config: Readonly<GateConfig>): RootPriors {
-  return { horizon: config.expected_conversation_depth, recall_probability: config.p_recall, cache_hit_rate: config.cache_hit_rate };
+  return {
+    horizon: config.expected_conversation_depth,
+    recall_probability: config.p_recall,
+    cache_hit_rate: config.cache_hit_rate,
+  };
 }
 
 /**
@@ -32,7 +36,13 @@ export function rootOf(config: Readonly<GateConfig>): RootPriors {
  * @example
  * learnedFor(value, config, "read_file", "claude-opus-4-6", "ge10k").recall_probability // { value: 0.754…, source: "learned", n: 12, ... }
  */
-export function learnedFor(value: Readonly<LearnedValue>, config: Readonly<GateConfig>, tool: string | null, model: string, band: SizeBand | null = null): PooledPriors {
+export function learnedFor(
+  value: Readonly<LearnedValue>,
+  config: Readonly<GateConfig>,
+  tool: string | null,
+  model: string,
+  band: SizeBand | null = null,
+): PooledPriors {
   let byConfig = memo.get(value);
   if (byConfig === undefined) memo.set(value, (byConfig = new WeakMap()));
   let byKey = byConfig.get(config);

@@ -34,7 +34,11 @@ export const BREAKER_ALPHA = 0.05;
  * @example
  * openingSequence(rowsOf("read_file"), 0.1).verdict // "losing" | "saving" | "inconclusive"
  */
-export function openingSequence(rows: readonly ToolSessionRow[], holdoutFraction: number, alpha = BREAKER_ALPHA): SequenceResult {
+export function openingSequence(
+  rows: readonly ToolSessionRow[],
+  holdoutFraction: number,
+  alpha = BREAKER_ALPHA,
+): SequenceResult {
   const pi = 1 - holdoutFraction;
   const scale = pi * (1 - pi);
   let costSum = 0;
@@ -55,7 +59,16 @@ export function openingSequence(rows: readonly ToolSessionRow[], holdoutFraction
   const t = rows.length;
   const held = t - treated;
   const estimate = t > 0 ? psiSum / t : null;
-  const none = { sessions: t, treated, held_out: held, estimate, sd: null, interval: null, verdict: "inconclusive", withheld: t > 0 ? "too_few_sessions" : null } as const;
+  const none = {
+    sessions: t,
+    treated,
+    held_out: held,
+    estimate,
+    sd: null,
+    interval: null,
+    verdict: "inconclusive",
+    withheld: t > 0 ? "too_few_sessions" : null,
+  } as const;
   if (t < 2 || treated === 0 || scale === 0 || estimate === null) return none;
   const guardedHeldSq = Math.max(heldSq, held * (treatedSq / treated) * (pi / (1 - pi)) ** 2);
   const sd = Math.sqrt(Math.max(0, (treatedSq + guardedHeldSq - (psiSum * psiSum) / t) / (t - 1)));
@@ -63,6 +76,7 @@ export function openingSequence(rows: readonly ToolSessionRow[], holdoutFraction
   const interval: [number, number] = [estimate - half, estimate + half];
   const base = { sessions: t, treated, held_out: held, estimate, sd, interval };
   if (sd === 0) return { ...base, verdict: "inconclusive", withheld: "zero_spread" };
-  if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM) return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
+  if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM)
+    return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
   return { ...base, verdict: interval[0] > 0 ? "losing" : interval[1] < 0 ? "saving" : "inconclusive", withheld: null };
 }

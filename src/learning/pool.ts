@@ -70,7 +70,14 @@ export function addSums(a: LevelSums, b: LevelSums): LevelSums {
  * @example
  * poolField({ value: 0.25, source: "config", n: 0, concentration: 10, sd: null }, 200, 60 / 200, 10, null).value // 0.2976190476190476
  */
-export function poolField(parent: PooledField, n: number, mean: number, weight: number, sd: number | null, source: PooledSource = "learned"): PooledField {
+export function poolField(
+  parent: PooledField,
+  n: number,
+  mean: number,
+  weight: number,
+  sd: number | null,
+  source: PooledSource = "learned",
+): PooledField {
   if (n === 0) return parent;
   const value = (weight * parent.value + n * mean) / (weight + n);
   return { value, source, n, concentration: weight + n, sd };
@@ -83,12 +90,38 @@ export function poolField(parent: PooledField, n: number, mean: number, weight: 
  * @example
  * poolLevel(rootPooled({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, 10), tenantSums, 10)
  */
-export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number, source: PooledSource = "learned"): PooledPriors {
+export function poolLevel(
+  parent: PooledPriors,
+  sums: LevelSums,
+  weight: number,
+  source: PooledSource = "learned",
+): PooledPriors {
   const qObserved = sums.q_turns > 0 ? sums.q_n : 0;
   return {
-    recall_probability: poolField(parent.recall_probability, sums.p_n, sums.p_n > 0 ? sums.p_r / sums.p_n : 0, weight, null, source),
-    horizon: poolField(parent.horizon, sums.h_n, sums.h_n > 0 ? sums.h_sum / sums.h_n : 0, weight, sampleSd(sums), source),
-    cache_hit_rate: poolField(parent.cache_hit_rate, qObserved, qObserved > 0 ? sums.q_cached / sums.q_turns : 0, weight, null, source),
+    recall_probability: poolField(
+      parent.recall_probability,
+      sums.p_n,
+      sums.p_n > 0 ? sums.p_r / sums.p_n : 0,
+      weight,
+      null,
+      source,
+    ),
+    horizon: poolField(
+      parent.horizon,
+      sums.h_n,
+      sums.h_n > 0 ? sums.h_sum / sums.h_n : 0,
+      weight,
+      sampleSd(sums),
+      source,
+    ),
+    cache_hit_rate: poolField(
+      parent.cache_hit_rate,
+      qObserved,
+      qObserved > 0 ? sums.q_cached / sums.q_turns : 0,
+      weight,
+      null,
+      source,
+    ),
   };
 }
 
@@ -100,7 +133,11 @@ export function poolLevel(parent: PooledPriors, sums: LevelSums, weight: number,
  */
 export function rootPooled(root: RootPriors, weight: number): PooledPriors {
   const field = (value: number): PooledField => ({ value, source: "config", n: 0, concentration: weight, sd: null });
-  return { horizon: field(root.horizon), recall_probability: field(root.recall_probability), cache_hit_rate: field(root.cache_hit_rate) };
+  return {
+    horizon: field(root.horizon),
+    recall_probability: field(root.recall_probability),
+    cache_hit_rate: field(root.cache_hit_rate),
+  };
 }
 
 /** One level of a chain: its sums and whose observations they are. */
@@ -117,7 +154,11 @@ export interface ChainLevel {
  * learnPriors(root, [tenantSums, toolSums, toolModelSums], 10).recall_probability.value // 0.7543290043290043 (example L3)
  * learnPriors(root, [{ sums: imported, source: "replay" }], 10).recall_probability.source // "replay"
  */
-export function learnPriors(root: RootPriors, levels: ReadonlyArray<LevelSums | ChainLevel | undefined>, weight: number): PooledPriors {
+export function learnPriors(
+  root: RootPriors,
+  levels: ReadonlyArray<LevelSums | ChainLevel | undefined>,
+  weight: number,
+): PooledPriors {
   const config = rootPooled(root, weight);
   let pooled = config;
   for (const level of levels) {

@@ -34,7 +34,10 @@ export function betaQuantile(level: number, a: number, b: number): number {
  * @example
  * unitRange({ value: 0.7543290043290043, n: 12, concentration: 22, sd: null }, 0.9) // [0.594030…, 0.887834…]
  */
-export function unitRange(field: Pick<PooledField, "value" | "n" | "concentration">, credible: number): [number, number] {
+export function unitRange(
+  field: Pick<PooledField, "value" | "n" | "concentration">,
+  credible: number,
+): [number, number] {
   const m = field.value;
   if (m <= 0 || m >= 1) return [m, m];
   const a = m * field.concentration;
@@ -50,7 +53,10 @@ export function unitRange(field: Pick<PooledField, "value" | "n" | "concentratio
  * @example
  * horizonRange({ value: 6.711484593837535, n: 60, concentration: 70, sd: 3 }, 0.9) // [6.121692…, 7.301277…]
  */
-export function horizonRange(field: Pick<PooledField, "value" | "n" | "concentration" | "sd">, credible: number): [number, number] | null {
+export function horizonRange(
+  field: Pick<PooledField, "value" | "n" | "concentration" | "sd">,
+  credible: number,
+): [number, number] | null {
   if (field.sd === null) return null;
   const half = (normalQuantile(1 - (1 - credible) / 2) * field.sd) / Math.sqrt(field.concentration);
   const [lo, hi] = LEARNED_RANGES.horizon;

@@ -35,12 +35,18 @@ export interface RefreshReport {
  * @example
  * const report = await refreshLearning(env, "acme", Date.now(), "ops-alice");
  */
-export async function refreshLearning(env: Env, tenant: string, now: number, by = "learning-refresh"): Promise<RefreshReport> {
+export async function refreshLearning(
+  env: Env,
+  tenant: string,
+  now: number,
+  by = "learning-refresh",
+): Promise<RefreshReport> {
   const parsed = parseGateConfig(await env.PRICING.get(GATE_CONFIG_KEY));
   const base = { tenant, computed_at: null, tools: 0, breaker_changes: [], shards: { queried: 0, unavailable: 0 } };
   if (!parsed.ok) return { ...base, status: "config_unavailable", detail: parsed.detail };
   const config = parsed.config;
-  if (!config.learning_enabled) return { ...base, status: "disabled", detail: "learning_enabled is false in config:gate" };
+  if (!config.learning_enabled)
+    return { ...base, status: "disabled", detail: "learning_enabled is false in config:gate" };
 
   const days = Math.min(config.learning_window_days, config.ledger_retention_days);
   const window = { from: now - days * DAY_MS, to: now + 1 };
@@ -48,22 +54,53 @@ export async function refreshLearning(env: Env, tenant: string, now: number, by 
   const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
   const shards = { queried: written.length, unavailable: 0 };
   const [gathered, previous, replay] = await Promise.all([
-    gatherRows(env.LEDGER, tenant, { ...shardOptions(config), shards: written }, (shard) => shard.learningSums(tenant, window.from, window.to)),
+    gatherRows(env.LEDGER, tenant, { ...shardOptions(config), shards: written }, (shard) =>
+      shard.learningSums(tenant, window.from, window.to),
+    ),
     readPublished(env.PRICING, tenant),
     readReplayPriors(env.PRICING, tenant),
   ]);
   shards.unavailable = gathered.unavailable;
   if (gathered.unavailable > 0) {
-    return { ...base, shards, status: "partial", detail: `${gathered.unavailable} of ${written.length} shard(s) did not answer; the last value stays` };
+    return {
+      ...base,
+      shards,
+      status: "partial",
+      detail: `${gathered.unavailable} of ${written.length} shard(s) did not answer; the last value stays`,
+    };
   }
   const levels = mergeLevels(gathered.rows);
-  const judged = await judgeBreakers(env, { tenant, config, now, window, previous, tools: Object.keys(levels.tools), by });
+  const judged = await judgeBreakers(env, {
+    tenant,
+    config,
+    now,
+    window,
+    previous,
+    tools: Object.keys(levels.tools),
+    by,
+  });
   if (!judged.ok) return { ...base, shards, status: "partial", detail: judged.detail };
   // The replay level travels in the value the gate already reads: no second KV read per request.
-  const value: LearnedValue = { version: 1, tenant, computed_at: now, window, ...levels, breakers: judged.breakers, ...(replay === null ? {} : { replay: replay.tools }) };
+  const value: LearnedValue = {
+    version: 1,
+    tenant,
+    computed_at: now,
+    window,
+    ...levels,
+    breakers: judged.breakers,
+    ...(replay === null ? {} : { replay: replay.tools }),
+  };
   await env.PRICING.put(learningKey(tenant), JSON.stringify(value));
   rememberLearned(tenant, Object.freeze(value));
-  return { ...base, shards, status: "published", detail: null, computed_at: now, tools: Object.keys(levels.tools).length, breaker_changes: judged.changes };
+  return {
+    ...base,
+    shards,
+    status: "published",
+    detail: null,
+    computed_at: now,
+    tools: Object.keys(levels.tools).length,
+    breaker_changes: judged.changes,
+  };
 }
 
 /**

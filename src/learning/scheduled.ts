@@ -38,7 +38,8 @@ export async function runLearningRefresh(env: Env, now: number): Promise<Refresh
   for (const tenant of await knownTenants(env)) {
     if (!isDue(await readPublished(env.PRICING, tenant), parsed.config, now)) continue;
     const report = await refreshLearning(env, tenant, now);
-    if (report.status !== "published") console.warn(`offload-gate: learning refresh of ${tenant}: ${report.status}: ${report.detail}`);
+    if (report.status !== "published")
+      console.warn(`offload-gate: learning refresh of ${tenant}: ${report.status}: ${report.detail}`);
     reports.push(report);
   }
   return reports;

@@ -59,7 +59,11 @@ export interface LearningView {
  * @example
  * learningView("acme", value, config).tools[0].priors.recall_probability // { value: 0.659…, n: 40, range: [0.52…, 0.78…] }
  */
-export function learningView(tenant: string, value: Readonly<LearnedValue> | null, config: Readonly<GateConfig>): LearningView {
+export function learningView(
+  tenant: string,
+  value: Readonly<LearnedValue> | null,
+  config: Readonly<GateConfig>,
+): LearningView {
   const w = config.learning_prior_weight;
   const level = config.learning_credible ?? VIEW_CREDIBLE;
   const root = rootOf(config);
@@ -73,14 +77,23 @@ export function learningView(tenant: string, value: Readonly<LearnedValue> | nul
     tenant,
     enabled: config.learning_enabled,
     computed_at: value === null ? null : new Date(value.computed_at).toISOString(),
-    window: value === null ? null : { from: new Date(value.window.from).toISOString(), to: new Date(value.window.to).toISOString() },
+    window:
+      value === null
+        ? null
+        : { from: new Date(value.window.from).toISOString(), to: new Date(value.window.to).toISOString() },
     prior_weight: w,
     credible: config.learning_credible,
     range_level: level,
     config: root,
     tenant_level: levelOf(null, null, tenantSums),
     // Every tool with sums, imported priors or a breaker (a tool judged on bills alone may have no outcomes).
-    tools: [...new Set([...Object.keys(value?.tools ?? {}), ...Object.keys(value?.replay ?? {}), ...Object.keys(value?.breakers ?? {})])]
+    tools: [
+      ...new Set([
+        ...Object.keys(value?.tools ?? {}),
+        ...Object.keys(value?.replay ?? {}),
+        ...Object.keys(value?.breakers ?? {}),
+      ]),
+    ]
       .sort()
       .map((tool) => [tool, own(value?.tools, tool) ?? { sums: undefined, models: {} }] as const)
       .map(([tool, entry]) => ({

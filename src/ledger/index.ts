@@ -22,19 +22,53 @@
  */
 
 export { assign } from "./model/assign";
-export { DECISION_ID_PATTERN, formatDecisionId, holdoutKey, inHoldout, isExplore, isProbe, SESSION_ID_PATTERN, shardOfDecisionId, TOOL_NAME_PATTERN } from "./model/ids";
+export {
+  DECISION_ID_PATTERN,
+  formatDecisionId,
+  holdoutKey,
+  inHoldout,
+  isExplore,
+  isProbe,
+  SESSION_ID_PATTERN,
+  shardOfDecisionId,
+  TOOL_NAME_PATTERN,
+} from "./model/ids";
 export { requestsCost, sessionCost, type LedgerDecision, type OutcomeReport, type SessionUsage } from "./model/savings";
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 
-export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch, type ClusterSums, type Moments } from "./stats/stats";
-export { confidenceSequence, meanSequence, MIN_SESSIONS_PER_ARM, packedSequence, sequenceRadius, type SequenceResult, type SequenceSession } from "./stats/sequence";
+export {
+  clusteredInterval,
+  incompleteBeta,
+  meanInterval,
+  normalQuantile,
+  welch,
+  type ClusterSums,
+  type Moments,
+} from "./stats/stats";
+export {
+  confidenceSequence,
+  meanSequence,
+  MIN_SESSIONS_PER_ARM,
+  packedSequence,
+  sequenceRadius,
+  type SequenceResult,
+  type SequenceSession,
+} from "./stats/sequence";
 export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats/verdicts";
 export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
 
 export { LedgerShard } from "./shard/shard";
 export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard/learning-sums";
 
-export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions, reportOutcomes, reportSessions, type Indexed } from "./transport/ask";
+export {
+  gatherRows,
+  gatherSums,
+  gatherToolPairs,
+  gatherToolSessions,
+  reportOutcomes,
+  reportSessions,
+  type Indexed,
+} from "./transport/ask";
 export { ledgerShard } from "./transport/client";
 export { chunkMessages, ledgerMessage } from "./transport/message";
 export { handDecisions } from "./transport/queue";
@@ -47,7 +81,10 @@ export { forgetWrittenShards, writtenShards } from "./transport/written";
  * @example
  * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
  */
-export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace }): Promise<void> {
+export async function consumeLedgerBatch(
+  batch: MessageBatch<unknown>,
+  env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace },
+): Promise<void> {
   const consumer = await import("./transport/consumer");
   await consumer.consumeLedgerBatch(batch, env);
 }

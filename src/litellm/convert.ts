@@ -96,16 +96,26 @@ export function isTextModel(entry: Readonly<Record<string, unknown>>): boolean {
  * convertEntry("claude-x", { input_cost_per_token: 3e-6, output_cost_per_token: 1.5e-5 }, "https://example.com/prices.json").row
  * // { input: 3, output: 15, source: "https://example.com/prices.json" }
  */
-export function convertEntry(name: string, entry: Readonly<Record<string, unknown>>, source: string): { row: PricingRow | null; notes: string[] } {
+export function convertEntry(
+  name: string,
+  entry: Readonly<Record<string, unknown>>,
+  source: string,
+): { row: PricingRow | null; notes: string[] } {
   const notes: string[] = [];
   const row: Record<string, unknown> = {};
   for (const [from, to] of Object.entries(BASE_FIELDS)) {
     const price = perMillion(entry[from]);
     if (price !== undefined) row[to] = price;
   }
-  if (!isTextModel(entry)) return { row: null, notes: [`${name}: skipped, mode ${String(entry.mode)} is not a text-generation model`] };
+  if (!isTextModel(entry))
+    return { row: null, notes: [`${name}: skipped, mode ${String(entry.mode)} is not a text-generation model`] };
   if (row.input === undefined || row.output === undefined) {
-    return { row: null, notes: [`${name}: skipped, it has no input_cost_per_token and output_cost_per_token (mode ${String(entry.mode ?? "unknown")})`] };
+    return {
+      row: null,
+      notes: [
+        `${name}: skipped, it has no input_cost_per_token and output_cost_per_token (mode ${String(entry.mode ?? "unknown")})`,
+      ],
+    };
   }
 
   const tiers = new Map<number, Record<string, unknown>>();
@@ -121,17 +131,22 @@ export function convertEntry(name: string, entry: Readonly<Record<string, unknow
   const first = thresholds[0];
   if (first !== undefined) {
     row.long_context = { threshold_tokens: first, ...tiers.get(first) };
-    if (thresholds.length > 1) notes.push(`${name}: LiteLLM has tiers above ${thresholds.join(", ")} tokens; only the first (${first}) is kept`);
+    if (thresholds.length > 1)
+      notes.push(`${name}: LiteLLM has tiers above ${thresholds.join(", ")} tokens; only the first (${first}) is kept`);
   }
-  if (typeof entry.litellm_provider === "string" && entry.litellm_provider !== "") row.provider = seedProvider(entry.litellm_provider).slice(0, 64);
+  if (typeof entry.litellm_provider === "string" && entry.litellm_provider !== "")
+    row.provider = seedProvider(entry.litellm_provider).slice(0, 64);
   row.source = source;
   if (typeof entry.deprecation_date === "string" && /^\d{4}-\d{2}-\d{2}$/.test(entry.deprecation_date)) {
     row.retires_at = entry.deprecation_date;
-    notes.push(`${name}: LiteLLM's deprecation_date ${entry.deprecation_date} is kept as retires_at; name its replaced_by by hand`);
+    notes.push(
+      `${name}: LiteLLM's deprecation_date ${entry.deprecation_date} is kept as retires_at; name its replaced_by by hand`,
+    );
   }
 
   const parsed = PricingRowSchema.safeParse(row);
-  if (!parsed.success) return { row: null, notes: [`${name}: skipped, the converted row is invalid: ${describeIssues(parsed.error)}`] };
+  if (!parsed.success)
+    return { row: null, notes: [`${name}: skipped, the converted row is invalid: ${describeIssues(parsed.error)}`] };
   return { row: parsed.data, notes };
 }
 
@@ -150,7 +165,10 @@ export function perMillion(value: unknown): number | undefined {
  * foldDatedNames(new Map([["gpt-5", row], ["gpt-5-2025-08-07", row]]), notes)
  * // { "gpt-5": { ...row, aliases: ["gpt-5-2025-08-07"] } }
  */
-export function foldDatedNames(converted: ReadonlyMap<string, PricingRow>, notes: string[]): Record<string, PricingRow> {
+export function foldDatedNames(
+  converted: ReadonlyMap<string, PricingRow>,
+  notes: string[],
+): Record<string, PricingRow> {
   const models = new Map<string, PricingRow>();
   const dated: [string, string][] = [];
   for (const [name, row] of converted) {
@@ -166,7 +184,8 @@ export function foldDatedNames(converted: ReadonlyMap<string, PricingRow>, notes
   const folded = new Map<string, { key: string; aliases: Set<string> }>();
   const ownerOf = (base: string, owner: PricingRow) => {
     let entry = folded.get(base);
-    if (entry === undefined) folded.set(base, (entry = { key: priceKey(owner), aliases: new Set(owner.aliases ?? []) }));
+    if (entry === undefined)
+      folded.set(base, (entry = { key: priceKey(owner), aliases: new Set(owner.aliases ?? []) }));
     return entry;
   };
   for (const [name, base] of dated) {
@@ -202,6 +221,8 @@ type Tier = Partial<Record<(typeof PRICE_FIELDS)[number], number>> & { threshold
  */
 export function priceKey(row: PricingRow): string {
   const pick = (tier: Tier) =>
-    [tier.threshold_tokens, ...PRICE_FIELDS.map((field) => tier[field])].map((value) => (value === undefined ? "-" : String(value))).join(",");
+    [tier.threshold_tokens, ...PRICE_FIELDS.map((field) => tier[field])]
+      .map((value) => (value === undefined ? "-" : String(value)))
+      .join(",");
   return row.long_context === undefined ? pick(row) : `${pick(row)}|${pick(row.long_context)}`;
 }

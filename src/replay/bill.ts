@@ -62,7 +62,9 @@ export function fitSizes(trace: Trace): Sizes {
     inputEstimate[i] = cum[cum.length - 1]!;
     inputLength[i] = cum.length - 1;
   });
-  const known = calls.flatMap((call, i) => (call.usage === null ? [] : [{ i, r: recordedInput(call.usage), e: inputEstimate[i]! }]));
+  const known = calls.flatMap((call, i) =>
+    call.usage === null ? [] : [{ i, r: recordedInput(call.usage), e: inputEstimate[i]! }],
+  );
   let method: CalibrationMethod = "none";
   let factor = 1;
   let constant = 0;
@@ -102,6 +104,9 @@ export function fitSizes(trace: Trace): Sizes {
     }
     for (const id of call.added) sized[id] = 1;
   });
-  const output = Float64Array.from(calls, (call) => call.usage?.output ?? (call.output_chars / CHARS_PER_TOKEN) * factor);
+  const output = Float64Array.from(
+    calls,
+    (call) => call.usage?.output ?? (call.output_chars / CHARS_PER_TOKEN) * factor,
+  );
   return { tokens, output, constant, factor, method, known_calls: known.length, measured_parts: measured };
 }

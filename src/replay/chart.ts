@@ -32,7 +32,8 @@ export class CostSeries {
       }
       if (this.at.length >= MAX_POINTS) this.halve();
     }
-    for (const p of result.policies) this.base.set(p.name, (this.base.get(p.name) ?? 0) + (p.cumulative[p.cumulative.length - 1] ?? 0));
+    for (const p of result.policies)
+      this.base.set(p.name, (this.base.get(p.name) ?? 0) + (p.cumulative[p.cumulative.length - 1] ?? 0));
     this.calls += result.calls;
   }
 
@@ -46,9 +47,23 @@ export class CostSeries {
   }
 }
 
-const COLORS = ["#1f2937", "#2563eb", "#16a34a", "#9333ea", "#dc2626", "#ea580c", "#ca8a04", "#0891b2", "#db2777", "#65a30d", "#475569", "#7c3aed"];
+const COLORS = [
+  "#1f2937",
+  "#2563eb",
+  "#16a34a",
+  "#9333ea",
+  "#dc2626",
+  "#ea580c",
+  "#ca8a04",
+  "#0891b2",
+  "#db2777",
+  "#65a30d",
+  "#475569",
+  "#7c3aed",
+];
 
-const escapeXml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+const escapeXml = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
 /**
  * The chart as an SVG element.
@@ -75,14 +90,22 @@ export function chartSvg(series: CostSeries): string {
   ];
   for (let k = 0; k <= 4; k++) {
     const v = (maxY * k) / 4;
-    parts.push(`<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">$${v.toFixed(v < 1 ? 3 : 2)}</text>`);
-    parts.push(`<text x="${x((maxX * k) / 4)}" y="${h - bottom + 16}" text-anchor="middle" font-size="11">${Math.round((maxX * k) / 4)}</text>`);
+    parts.push(
+      `<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end" font-size="11">$${v.toFixed(v < 1 ? 3 : 2)}</text>`,
+    );
+    parts.push(
+      `<text x="${x((maxX * k) / 4)}" y="${h - bottom + 16}" text-anchor="middle" font-size="11">${Math.round((maxX * k) / 4)}</text>`,
+    );
   }
   [...series.points.entries()].forEach(([name, list], index) => {
     const color = COLORS[index % COLORS.length]!;
     const d = list.map((v, k) => `${k === 0 ? "M" : "L"}${x(series.at[k]!).toFixed(1)},${y(v).toFixed(1)}`).join("");
-    parts.push(`<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}" data-policy="${escapeXml(name)}"/>`);
-    parts.push(`<text x="${w - right + 10}" y="${top + 14 + index * 16}" font-size="12" fill="${color}">${escapeXml(name)}</text>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}" data-policy="${escapeXml(name)}"/>`,
+    );
+    parts.push(
+      `<text x="${w - right + 10}" y="${top + 14 + index * 16}" font-size="12" fill="${color}">${escapeXml(name)}</text>`,
+    );
   });
   parts.push("</svg>");
   return parts.join("");

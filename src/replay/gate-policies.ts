@@ -58,7 +58,10 @@ export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePri
     const decision =
       mode === "seed"
         ? evaluateOffloadGate(inputs, s.priced.row)
-        : evaluateCacheAwareGate({ ...inputs, cache_hit_rate: p.cache_hit_rate, context_tokens: s.full(position), cache_ttl: s.ttl }, s.priced.row);
+        : evaluateCacheAwareGate(
+            { ...inputs, cache_hit_rate: p.cache_hit_rate, context_tokens: s.full(position), cache_ttl: s.ttl },
+            s.priced.row,
+          );
     return decision.fire ? p.stub_tokens : null;
   });
 }
@@ -96,7 +99,16 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         }
         segments.push({ tokens: fixed + s.full(s.ctx.length) - s.full(last) });
         const plan = decidePlan(
-          { model_name: s.priced.canonical, horizon: p.horizon, recall_probability: p.recall_probability, cache_hit_rate: p.cache_hit_rate, cache_ttl: s.ttl, large_offload_threshold_tokens: p.threshold, stub_tokens: p.stub_tokens, segments: segments.filter((g) => g.tokens > 0 || g.id !== undefined) },
+          {
+            model_name: s.priced.canonical,
+            horizon: p.horizon,
+            recall_probability: p.recall_probability,
+            cache_hit_rate: p.cache_hit_rate,
+            cache_ttl: s.ttl,
+            large_offload_threshold_tokens: p.threshold,
+            stub_tokens: p.stub_tokens,
+            segments: segments.filter((g) => g.tokens > 0 || g.id !== undefined),
+          },
           { status: "priced", row: s.priced.row, canonical: s.priced.canonical },
         );
         let changed = Infinity;
@@ -110,4 +122,3 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
     }),
   };
 }
-

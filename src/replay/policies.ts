@@ -51,8 +51,15 @@ function applySet(s: StepState, want: Set<number>, stubTokens: number): number {
  * @example
  * clearToolUses().params // { trigger: 100000, keep: 3, clear_at_least: 0, exclude_tools: [] }
  */
-export function clearToolUses(options: { trigger?: number; keep?: number; clear_at_least?: number; exclude_tools?: string[] } = {}): Policy {
-  const params = { trigger: options.trigger ?? 100_000, keep: options.keep ?? 3, clear_at_least: options.clear_at_least ?? 0, exclude_tools: options.exclude_tools ?? [] };
+export function clearToolUses(
+  options: { trigger?: number; keep?: number; clear_at_least?: number; exclude_tools?: string[] } = {},
+): Policy {
+  const params = {
+    trigger: options.trigger ?? 100_000,
+    keep: options.keep ?? 3,
+    clear_at_least: options.clear_at_least ?? 0,
+    exclude_tools: options.exclude_tools ?? [],
+  };
   const excluded = new Set(params.exclude_tools);
   return {
     name: "clear_tool_uses",
@@ -62,7 +69,8 @@ export function clearToolUses(options: { trigger?: number; keep?: number; clear_
         const want = new Set<number>();
         if (s.full(s.ctx.length) > params.trigger) {
           const last = s.outputs.length - params.keep;
-          for (let j = 0; j < last; j++) if (!excluded.has(s.trace.parts[s.ctx[s.outputs[j]!]!]!.tool ?? "")) want.add(s.outputs[j]!);
+          for (let j = 0; j < last; j++)
+            if (!excluded.has(s.trace.parts[s.ctx[s.outputs[j]!]!]!.tool ?? "")) want.add(s.outputs[j]!);
         }
         let more = 0;
         for (const position of want) {
@@ -105,7 +113,10 @@ export function observationMask(options: { keep_last?: number; every?: number } 
  * sizeOnly({ threshold: 10_000 }).params.stub_tokens // 200
  */
 export function sizeOnly(options: { threshold?: number; stub_tokens?: number } = {}): Policy {
-  const params = { threshold: options.threshold ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, stub_tokens: options.stub_tokens ?? DEFAULT_STUB_TOKENS };
+  const params = {
+    threshold: options.threshold ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+    stub_tokens: options.stub_tokens ?? DEFAULT_STUB_TOKENS,
+  };
   return onEntry("size_only", params, (s, id) => (s.sizes.tokens[id]! >= params.threshold ? params.stub_tokens : null));
 }
 
@@ -123,7 +134,10 @@ export function deepagentsEviction(options: { threshold_tokens?: number; preview
     if (s.sizes.tokens[id]! <= params.threshold_tokens) return null;
     const part = s.trace.parts[id]!;
     // Each preview line cut at 500 characters, so a one-line dump does not keep itself whole.
-    const preview = part.text === null ? 800 : part.text.split("\n", params.preview_lines).reduce((sum, line) => sum + Math.min(line.length, 500) + 1, 0);
+    const preview =
+      part.text === null
+        ? 800
+        : part.text.split("\n", params.preview_lines).reduce((sum, line) => sum + Math.min(line.length, 500) + 1, 0);
     return PLACEHOLDER_TOKENS * 4 + (preview / 4) * s.sizes.factor;
   });
 }
@@ -138,7 +152,9 @@ export function deepagentsEviction(options: { threshold_tokens?: number; preview
 export function claudeCodePersist(options: { threshold_chars?: number; preview_chars?: number } = {}): Policy {
   const params = { threshold_chars: options.threshold_chars ?? 50_000, preview_chars: options.preview_chars ?? 2_000 };
   return onEntry("claude_code_persist", params, (s, id) =>
-    s.trace.parts[id]!.chars > params.threshold_chars ? PLACEHOLDER_TOKENS * 4 + (params.preview_chars / 4) * s.sizes.factor : null,
+    s.trace.parts[id]!.chars > params.threshold_chars
+      ? PLACEHOLDER_TOKENS * 4 + (params.preview_chars / 4) * s.sizes.factor
+      : null,
   );
 }
 

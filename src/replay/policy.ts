@@ -27,7 +27,11 @@ export const PLACEHOLDER_TOKENS = 10;
  * @example
  * onEntry("size_only", {}, (s, id) => (s.sizes.tokens[id]! >= 10_000 ? 200 : null))
  */
-export function onEntry(name: string, params: PolicyParams, stubOf: (s: StepState, id: number, position: number) => number | null): Policy {
+export function onEntry(
+  name: string,
+  params: PolicyParams,
+  stubOf: (s: StepState, id: number, position: number) => number | null,
+): Policy {
   return {
     name,
     params,
@@ -53,4 +57,3 @@ export function onEntry(name: string, params: PolicyParams, stubOf: (s: StepStat
     },
   };
 }
-

@@ -51,7 +51,13 @@ export function priceBook(models: Record<string, SeedRow>): PriceLookup {
     if (cached !== undefined) return cached;
     const lower = model.toLowerCase();
     const bare = lower.includes("/") ? lower.slice(lower.lastIndexOf("/") + 1) : lower;
-    const candidates = [lower, bare, bare.replace(/-\d{8}$/, ""), bare.replace(/@\d{8}$/, ""), bare.replace(/-latest$/, "")];
+    const candidates = [
+      lower,
+      bare,
+      bare.replace(/-\d{8}$/, ""),
+      bare.replace(/@\d{8}$/, ""),
+      bare.replace(/-latest$/, ""),
+    ];
     const found = candidates.map((c) => names.get(c)).find((c) => c !== undefined) ?? null;
     resolved.set(model, found);
     return found;
@@ -72,7 +78,9 @@ export function priceBook(models: Record<string, SeedRow>): PriceLookup {
       const step = resolveLifecycle(chain, day);
       if (step.kind === "done") return step.lookup.status === "priced" ? inForce(step.lookup.canonical, at) : null;
       const next = canonicalOf(step.model);
-      chain.push(next === null ? { status: "unpriced" } : { status: "priced", row: inForce(next, at).row, canonical: next });
+      chain.push(
+        next === null ? { status: "unpriced" } : { status: "priced", row: inForce(next, at).row, canonical: next },
+      );
     }
   };
 }

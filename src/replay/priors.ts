@@ -80,7 +80,8 @@ export function mergePriors(into: ToolPriors, from: ToolPriors): ToolPriors {
   for (const [tool, entry] of Object.entries(from)) {
     const target = (into[tool] ??= { sums: emptySums(), bands: {} });
     addSums(target.sums, entry.sums);
-    for (const [band, sums] of Object.entries(entry.bands) as [SizeBand, LevelSums][]) addSums((target.bands[band] ??= emptySums()), sums);
+    for (const [band, sums] of Object.entries(entry.bands) as [SizeBand, LevelSums][])
+      addSums((target.bands[band] ??= emptySums()), sums);
   }
   return into;
 }
@@ -91,7 +92,13 @@ export function mergePriors(into: ToolPriors, from: ToolPriors): ToolPriors {
  * @example
  * priorsOf(trace, sizes.tokens, keepBill, byPart, firstCall).Read?.bands.lt2k?.p_r
  */
-export function priorsOf(trace: Trace, tokens: Float64Array, keep: PolicyBill, byPart: Map<number, Detection[]>, firstCall: Int32Array): ToolPriors {
+export function priorsOf(
+  trace: Trace,
+  tokens: Float64Array,
+  keep: PolicyBill,
+  byPart: Map<number, Detection[]>,
+  firstCall: Int32Array,
+): ToolPriors {
   const n = trace.calls.length;
   // Per output: how many calls carried it, and how many of those read it from the cache.
   const turns = new Int32Array(trace.parts.length);

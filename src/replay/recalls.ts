@@ -28,7 +28,8 @@ export interface Detection {
 const MAX_TOKENS_PER_PART = 4_000;
 const MAX_DETECTIONS = 32;
 const FILE_KEYS = ["file_path", "path", "notebook_path", "filename", "file"];
-const FILE_IN_TEXT = /(?:^|[\s'"=:(])((?:~|\.{1,2})?\/?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s'":,;)\]])/g;
+const FILE_IN_TEXT =
+  /(?:^|[\s'"=:(])((?:~|\.{1,2})?\/?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s'":,;)\]])/g;
 const IDENTIFIER = /[A-Za-z_$][\w$]{7,}/g;
 
 /** The files and the command a tool call names. */

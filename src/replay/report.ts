@@ -35,7 +35,19 @@ export interface SessionRow {
  * sessionRow("logs/a.jsonl", result).error_pct // 0.0018
  */
 export function sessionRow(path: string, result: TraceReplay | SkippedTrace): SessionRow {
-  if ("skipped" in result) return { path, session: result.session, format: result.format, calls: 0, keep_usd: null, error_pct: null, factor: null, method: "", saving_pct: {}, skipped: result.skipped };
+  if ("skipped" in result)
+    return {
+      path,
+      session: result.session,
+      format: result.format,
+      calls: 0,
+      keep_usd: null,
+      error_pct: null,
+      factor: null,
+      method: "",
+      saving_pct: {},
+      skipped: result.skipped,
+    };
   return {
     path,
     session: result.session,
@@ -50,7 +62,8 @@ export function sessionRow(path: string, result: TraceReplay | SkippedTrace): Se
   };
 }
 
-const usd = (v: number) => `${v < 0 ? "−" : ""}$${Math.abs(v) < 10 ? Math.abs(v).toFixed(4) : Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
+const usd = (v: number) =>
+  `${v < 0 ? "−" : ""}$${Math.abs(v) < 10 ? Math.abs(v).toFixed(4) : Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 })}`;
 const signedUsd = (v: number) => (v > 0 ? `+${usd(v)}` : usd(v));
 const pct = (v: number, digits = 1) => `${v > 0 ? "+" : v < 0 ? "−" : ""}${Math.abs(v).toFixed(digits)}%`;
 const int = (v: number) => `${v < 0 ? "−" : ""}${Math.round(Math.abs(v)).toLocaleString("en-US")}`;
@@ -61,17 +74,38 @@ const diffPct = (p: PolicyTotal) => `${pct(-p.saving_pct[1])} … ${pct(-p.savin
 
 function columns(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? "").length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 /** The policy table's cells, header first. */
 export function policyCells(summary: ReplaySummary): string[][] {
   return [
-    ["policy", "cost", "vs keep-everything ($)", "(%)", "recalls (detected / pessimistic)", "cache writes caused (tokens)", "verdict"],
+    [
+      "policy",
+      "cost",
+      "vs keep-everything ($)",
+      "(%)",
+      "recalls (detected / pessimistic)",
+      "cache writes caused (tokens)",
+      "verdict",
+    ],
     ...summary.policies.map((p) =>
       p.name === "keep_everything"
         ? [p.name, usd(p.cost_usd), "—", "—", "—", "—", "what happened"]
-        : [p.name, usd(p.cost_usd), diffUsd(p), diffPct(p), `${p.recalls_detected} / ${p.stubbed}`, int(p.cache_writes_caused_tokens), p.verdict],
+        : [
+            p.name,
+            usd(p.cost_usd),
+            diffUsd(p),
+            diffPct(p),
+            `${p.recalls_detected} / ${p.stubbed}`,
+            int(p.cache_writes_caused_tokens),
+            p.verdict,
+          ],
     ),
   ];
 }
@@ -79,10 +113,18 @@ export function policyCells(summary: ReplaySummary): string[][] {
 /** The per-tool table's cells: outputs, tokens, recalled, and stubbed / recalled under each policy. */
 export function toolCells(summary: ReplaySummary, limit = 15): string[][] {
   const names = summary.policies.map((p) => p.name).filter((n) => n !== "keep_everything");
-  const tools = Object.entries(summary.tools).sort((a, b) => b[1].tokens - a[1].tokens).slice(0, limit);
+  const tools = Object.entries(summary.tools)
+    .sort((a, b) => b[1].tokens - a[1].tokens)
+    .slice(0, limit);
   return [
     ["tool", "outputs", "tokens", "recalled", ...names.map((n) => `${n} stub/rec`)],
-    ...tools.map(([tool, t]) => [tool, int(t.outputs), int(t.tokens), `${t.outputs === 0 ? 0 : Math.round((100 * t.recalled) / t.outputs)}%`, ...names.map((n) => `${t.policies[n]?.stubbed ?? 0}/${t.policies[n]?.recalls ?? 0}`)]),
+    ...tools.map(([tool, t]) => [
+      tool,
+      int(t.outputs),
+      int(t.tokens),
+      `${t.outputs === 0 ? 0 : Math.round((100 * t.recalled) / t.outputs)}%`,
+      ...names.map((n) => `${t.policies[n]?.stubbed ?? 0}/${t.policies[n]?.recalls ?? 0}`),
+    ]),
   ];
 }
 
@@ -94,23 +136,36 @@ export function sessionCells(rows: readonly SessionRow[], policies: readonly str
     ...rows.map((r) =>
       r.skipped !== null
         ? [r.path, r.format, "—", "skipped", r.skipped, "", ...names.map(() => "")]
-        : [r.path, r.format, String(r.calls), r.keep_usd === null ? "—" : usd(r.keep_usd), r.error_pct === null ? "no usage" : pct(r.error_pct, 3), `${r.factor?.toFixed(2)} (${r.method})`, ...names.map((n) => rangePct(r.saving_pct[n]))],
+        : [
+            r.path,
+            r.format,
+            String(r.calls),
+            r.keep_usd === null ? "—" : usd(r.keep_usd),
+            r.error_pct === null ? "no usage" : pct(r.error_pct, 3),
+            `${r.factor?.toFixed(2)} (${r.method})`,
+            ...names.map((n) => rangePct(r.saving_pct[n])),
+          ],
     ),
   ];
 }
 
-const rangePct = (range: [number, number] | undefined) => (range === undefined ? "" : `${pct(-range[1])} … ${pct(-range[0])}`);
+const rangePct = (range: [number, number] | undefined) =>
+  range === undefined ? "" : `${pct(-range[1])} … ${pct(-range[0])}`;
 
 /** The header lines: what was replayed and how close the bill model came to the recorded bills. */
 export function headline(summary: ReplaySummary, mode: string): string[] {
-  const lines = [`replay: ${summary.sessions} sessions, ${int(summary.calls)} calls (${summary.skipped} skipped); pricing: ${mode}${mode === "cache_aware" ? " (the default)" : ", no cache"}`];
+  const lines = [
+    `replay: ${summary.sessions} sessions, ${int(summary.calls)} calls (${summary.skipped} skipped); pricing: ${mode}${mode === "cache_aware" ? " (the default)" : ", no cache"}`,
+  ];
   const c = summary.check;
   lines.push(
     c.calls === 0
       ? "keep-everything check: no call recorded its usage; sizes are calibrated estimates (see each session's factor)"
       : `keep-everything check: modelled ${usd(c.modelled_usd)} against recorded ${usd(c.recorded_usd)} over the ${int(c.calls)} calls with usage: error ${pct(c.error_pct, 3)}`,
   );
-  lines.push("differences read detected recalls … every stubbed output recalled once; a policy \"saves\" only when both ends do");
+  lines.push(
+    'differences read detected recalls … every stubbed output recalled once; a policy "saves" only when both ends do',
+  );
   return lines;
 }
 
@@ -120,10 +175,32 @@ export function headline(summary: ReplaySummary, mode: string): string[] {
  * @example
  * reportText(totals.summary(), rows, issues, "cache_aware").split("\n")[0] // "replay: 6 sessions, 180 calls (0 skipped); …"
  */
-export function reportText(summary: ReplaySummary, rows: readonly SessionRow[], issues: readonly ParseIssue[], mode: string, sessionLimit = 20): string {
-  const out = [...headline(summary, mode), "", ...columns(policyCells(summary)), "", "per tool", ...columns(toolCells(summary))];
+export function reportText(
+  summary: ReplaySummary,
+  rows: readonly SessionRow[],
+  issues: readonly ParseIssue[],
+  mode: string,
+  sessionLimit = 20,
+): string {
+  const out = [
+    ...headline(summary, mode),
+    "",
+    ...columns(policyCells(summary)),
+    "",
+    "per tool",
+    ...columns(toolCells(summary)),
+  ];
   const shown = rows.slice(0, sessionLimit);
-  out.push("", `per session${rows.length > shown.length ? ` (first ${shown.length} of ${rows.length}; --json has all)` : ""}`, ...columns(sessionCells(shown, summary.policies.map((p) => p.name))));
+  out.push(
+    "",
+    `per session${rows.length > shown.length ? ` (first ${shown.length} of ${rows.length}; --json has all)` : ""}`,
+    ...columns(
+      sessionCells(
+        shown,
+        summary.policies.map((p) => p.name),
+      ),
+    ),
+  );
   if (issues.length > 0) out.push("", `${issues.length} unreadable lines or files (also on stderr)`);
   return out.join("\n");
 }
@@ -137,7 +214,12 @@ export function htmlTable(cells: string[][], id: string): string {
 }
 
 /** The report's body as HTML: headline, chart, tables. */
-export function reportBody(summary: ReplaySummary, rows: readonly SessionRow[], series: CostSeries, mode: string): string {
+export function reportBody(
+  summary: ReplaySummary,
+  rows: readonly SessionRow[],
+  series: CostSeries,
+  mode: string,
+): string {
   return [
     ...headline(summary, mode).map((l) => `<p>${esc(l)}</p>`),
     `<figure>${chartSvg(series)}<figcaption>Cumulative cost per call under each policy (detected recalls charged at their call).</figcaption></figure>`,
@@ -146,7 +228,13 @@ export function reportBody(summary: ReplaySummary, rows: readonly SessionRow[], 
     "<h2>Per tool</h2>",
     htmlTable(toolCells(summary), "tools"),
     "<h2>Per session</h2>",
-    htmlTable(sessionCells(rows, summary.policies.map((p) => p.name)), "sessions"),
+    htmlTable(
+      sessionCells(
+        rows,
+        summary.policies.map((p) => p.name),
+      ),
+      "sessions",
+    ),
   ].join("\n");
 }
 
@@ -156,7 +244,12 @@ export function reportBody(summary: ReplaySummary, rows: readonly SessionRow[], 
  * @example
  * reportHtml(summary, rows, series, "cache_aware").startsWith("<!doctype html>") // true
  */
-export function reportHtml(summary: ReplaySummary, rows: readonly SessionRow[], series: CostSeries, mode: string): string {
+export function reportHtml(
+  summary: ReplaySummary,
+  rows: readonly SessionRow[],
+  series: CostSeries,
+  mode: string,
+): string {
   const style =
     "body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#111}table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;white-space:nowrap}th{background:#f4f4f5}figure{margin:1rem 0}svg{max-width:100%;height:auto;border:1px solid #eee}";
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>offload-gate replay</title><style>${style}</style></head><body><h1>Replay: what each policy would have cost</h1>\n${reportBody(summary, rows, series, mode)}\n</body></html>\n`;

@@ -50,7 +50,14 @@ export interface TraceReplay {
   calls: number;
   /** cache_aware (the default): billed with the provider's cache; seed: the reference's bill, no cache. */
   mode: PricingMode;
-  calibration: { method: CalibrationMethod; factor: number; constant_tokens: number; known_calls: number; measured_parts: number; ttl: CacheTtl };
+  calibration: {
+    method: CalibrationMethod;
+    factor: number;
+    constant_tokens: number;
+    known_calls: number;
+    measured_parts: number;
+    ttl: CacheTtl;
+  };
   /** The recorded bill over the calls with usage, and keep-everything's model of those calls. */
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
   /** The file's own recorded cost total (SWE-agent, mini-swe-agent, ATIF), where it has one. */
@@ -76,16 +83,26 @@ export interface SkippedTrace {
  * const r = replayTrace(trace, priceBook(seed.models));
  * "skipped" in r ? r.skipped : r.policies.map((p) => [p.name, p.saving_pct])
  */
-export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[] = defaultPolicies(), mode: PricingMode = "cache_aware"): TraceReplay | SkippedTrace {
+export function replayTrace(
+  trace: Trace,
+  prices: PriceLookup,
+  policies: Policy[] = defaultPolicies(),
+  mode: PricingMode = "cache_aware",
+): TraceReplay | SkippedTrace {
   const models = new Map<string, number>();
   for (const call of trace.calls) models.set(call.model, (models.get(call.model) ?? 0) + 1);
   const model = [...models.entries()].sort((a, b) => b[1] - a[1])[0]![0];
   const unknown = [...models.keys()].filter((m) => prices(m, null) === null);
   if (unknown.length === models.size) {
-    return { session: trace.session, format: trace.format, skipped: `unknown model ${unknown.map((m) => JSON.stringify(m)).join(", ")}: no pricing row (add one to the seed, or pass a pricing file)` };
+    return {
+      session: trace.session,
+      format: trace.format,
+      skipped: `unknown model ${unknown.map((m) => JSON.stringify(m)).join(", ")}: no pricing row (add one to the seed, or pass a pricing file)`,
+    };
   }
   const notes = [...trace.notes];
-  if (unknown.length > 0) notes.push(`calls of ${unknown.join(", ")} have no pricing row and are left out of every cost`);
+  if (unknown.length > 0)
+    notes.push(`calls of ${unknown.join(", ")} have no pricing row and are left out of every cost`);
   const sizes = fitSizes(trace);
   const ttl = traceTtl(trace);
   const { byPart, firstCall } = detectRecalls(trace);
@@ -104,7 +121,15 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
     modelled += keep.perCall[i]!;
     checked++;
   });
-  const check = checked === 0 ? null : { calls: checked, recorded_usd: recorded, modelled_usd: modelled, error_pct: recorded === 0 ? 0 : (100 * (modelled - recorded)) / recorded };
+  const check =
+    checked === 0
+      ? null
+      : {
+          calls: checked,
+          recorded_usd: recorded,
+          modelled_usd: modelled,
+          error_pct: recorded === 0 ? 0 : (100 * (modelled - recorded)) / recorded,
+        };
 
   const tools: TraceReplay["tools"] = byName();
   trace.parts.forEach((p, id) => {
@@ -125,7 +150,14 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
     model,
     calls: trace.calls.length,
     mode,
-    calibration: { method: sizes.method, factor: sizes.factor, constant_tokens: sizes.constant, known_calls: sizes.known_calls, measured_parts: sizes.measured_parts, ttl },
+    calibration: {
+      method: sizes.method,
+      factor: sizes.factor,
+      constant_tokens: sizes.constant,
+      known_calls: sizes.known_calls,
+      measured_parts: sizes.measured_parts,
+      ttl,
+    },
     check,
     recorded_total_usd: trace.totals?.cost_usd ?? null,
     unpriced_calls: keep.unpriced,
@@ -136,7 +168,14 @@ export function replayTrace(trace: Trace, prices: PriceLookup, policies: Policy[
   };
 }
 
-function priceRecalls(policy: Policy, bill: PolicyBill, keep: PolicyBill, trace: Trace, tokens: Float64Array, byPart: ReturnType<typeof detectRecalls>["byPart"]): PolicyResult {
+function priceRecalls(
+  policy: Policy,
+  bill: PolicyBill,
+  keep: PolicyBill,
+  trace: Trace,
+  tokens: Float64Array,
+  byPart: ReturnType<typeof detectRecalls>["byPart"],
+): PolicyResult {
   const hopAt = new Float64Array(trace.calls.length);
   let detected = 0;
   let pessimisticCost = 0;

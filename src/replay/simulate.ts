@@ -69,7 +69,14 @@ export const explicitWrites = (row: PricedRow): boolean => row.row.provider === 
  * @example
  * simulate(trace, fitSizes(trace), prices, "5m", keepEverything().start()).cost
  */
-export function simulate(trace: Trace, sizes: Sizes, prices: PriceLookup, ttl: CacheTtl, run: PolicyRun, mode: PricingMode = "cache_aware"): PolicyBill {
+export function simulate(
+  trace: Trace,
+  sizes: Sizes,
+  prices: PriceLookup,
+  ttl: CacheTtl,
+  run: PolicyRun,
+  mode: PricingMode = "cache_aware",
+): PolicyBill {
   const n = trace.calls.length;
   const perCall = new Float64Array(n);
   const input = new Float64Array(n);
@@ -103,7 +110,18 @@ export function simulate(trace: Trace, sizes: Sizes, prices: PriceLookup, ttl: C
     const priced = prices(call.model, call.at);
     let from = call.keep;
     if (priced !== null) {
-      const changed = run.step({ call: i, trace, sizes, ctx, outputs, keep: call.keep, stub, priced, ttl, full: fullAt });
+      const changed = run.step({
+        call: i,
+        trace,
+        sizes,
+        ctx,
+        outputs,
+        keep: call.keep,
+        stub,
+        priced,
+        ttl,
+        full: fullAt,
+      });
       if (changed < from) from = changed;
     }
     eff.length = from + 1;
@@ -153,7 +171,13 @@ export function recordedCost(usage: Usage, priced: PricedRow | null): number | n
   const total = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h;
   const r5 = ratesAt(priced.row, total, "5m");
   const r1 = ratesAt(priced.row, total, "1h");
-  return usage.input * r5.in + usage.cache_read * r5.read + usage.cache_write_5m * r5.write + usage.cache_write_1h * r1.write + usage.output * r5.out;
+  return (
+    usage.input * r5.in +
+    usage.cache_read * r5.read +
+    usage.cache_write_5m * r5.write +
+    usage.cache_write_1h * r1.write +
+    usage.output * r5.out
+  );
 }
 
 /**

@@ -31,7 +31,15 @@ export interface ReplaySummary {
   keep_everything_usd: number;
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number };
   policies: PolicyTotal[];
-  tools: Record<string, { outputs: number; tokens: number; recalled: number; policies: Record<string, { stubbed: number; recalls: number }> }>;
+  tools: Record<
+    string,
+    {
+      outputs: number;
+      tokens: number;
+      recalled: number;
+      policies: Record<string, { stubbed: number; recalls: number }>;
+    }
+  >;
   priors: ToolPriors;
 }
 
@@ -74,7 +82,15 @@ export class ReplayTotals {
     }
     for (const p of result.policies) {
       if (p.name === "keep_everything") this.keep += p.cost_usd;
-      const t = this.policies.get(p.name) ?? { name: p.name, cost_usd: 0, cost_pessimistic_usd: 0, saving_usd: [0, 0], stubbed: 0, recalls_detected: 0, cache_writes_caused_tokens: 0 };
+      const t = this.policies.get(p.name) ?? {
+        name: p.name,
+        cost_usd: 0,
+        cost_pessimistic_usd: 0,
+        saving_usd: [0, 0],
+        stubbed: 0,
+        recalls_detected: 0,
+        cache_writes_caused_tokens: 0,
+      };
       t.cost_usd += p.cost_usd;
       t.cost_pessimistic_usd += p.cost_pessimistic_usd;
       t.saving_usd = [t.saving_usd[0] + p.saving_usd[0], t.saving_usd[1] + p.saving_usd[1]];
@@ -106,8 +122,17 @@ export class ReplayTotals {
       skipped: this.skipped,
       calls: this.calls,
       keep_everything_usd: this.keep,
-      check: { calls, recorded_usd, modelled_usd, error_pct: recorded_usd === 0 ? 0 : (100 * (modelled_usd - recorded_usd)) / recorded_usd },
-      policies: [...this.policies.values()].map((p) => ({ ...p, saving_pct: [pct(p.saving_usd[0]), pct(p.saving_usd[1])] as SavingRange, verdict: verdictOf(p.saving_usd) })),
+      check: {
+        calls,
+        recorded_usd,
+        modelled_usd,
+        error_pct: recorded_usd === 0 ? 0 : (100 * (modelled_usd - recorded_usd)) / recorded_usd,
+      },
+      policies: [...this.policies.values()].map((p) => ({
+        ...p,
+        saving_pct: [pct(p.saving_usd[0]), pct(p.saving_usd[1])] as SavingRange,
+        verdict: verdictOf(p.saving_usd),
+      })),
       tools: this.tools,
       priors: this.priors,
     };

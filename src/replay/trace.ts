@@ -138,12 +138,20 @@ export class TraceBuilder {
   ) {}
 
   /** Appends a part to the history; a tool output with no tool name takes its call's. Returns its id. */
-  add(part: { kind: PartKind; text?: string | null; chars?: number; hash?: number; tool?: string | null; call_id?: string | null }): number {
+  add(part: {
+    kind: PartKind;
+    text?: string | null;
+    chars?: number;
+    hash?: number;
+    tool?: string | null;
+    call_id?: string | null;
+  }): number {
     const text = part.text ?? null;
     const callId = part.call_id ?? null;
     let tool = part.tool ?? null;
     if (part.kind === "tool_call" && callId !== null && tool !== null) this.toolOf.set(callId, tool);
-    if (part.kind === "tool_output" && tool === null) tool = (callId !== null ? this.toolOf.get(callId) : undefined) ?? "unknown";
+    if (part.kind === "tool_output" && tool === null)
+      tool = (callId !== null ? this.toolOf.get(callId) : undefined) ?? "unknown";
     const id = this.parts.length;
     this.parts.push({
       kind: part.kind,
@@ -195,7 +203,14 @@ export class TraceBuilder {
   }
 
   finish(): Trace {
-    return { format: this.format, session: this.session, parts: this.parts, calls: this.calls, totals: this.totals, notes: this.notes };
+    return {
+      format: this.format,
+      session: this.session,
+      parts: this.parts,
+      calls: this.calls,
+      totals: this.totals,
+      notes: this.notes,
+    };
   }
 }
 
@@ -209,7 +224,15 @@ export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content
-      .map((block) => (typeof block === "string" ? block : isRecord(block) && typeof block.text === "string" ? block.text : isRecord(block) ? JSON.stringify(block) : ""))
+      .map((block) =>
+        typeof block === "string"
+          ? block
+          : isRecord(block) && typeof block.text === "string"
+            ? block.text
+            : isRecord(block)
+              ? JSON.stringify(block)
+              : "",
+      )
       .join("\n");
   }
   if (content === null || content === undefined) return "";

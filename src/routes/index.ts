@@ -32,12 +32,26 @@ const app = createApp();
 // each request once against the rate limit).
 app.use("/v1/gate/*", gateKeys());
 // A plan counts one request, like a batch: its work is bounded (≤ 1 ms of CPU at the limits).
-for (const path of ["/v1/plan", "/v1/context-management", "/v1/outcomes", "/v1/sessions", "/v1/savings", "/v1/learning"]) app.use(path, gateKeys());
+for (const path of [
+  "/v1/plan",
+  "/v1/context-management",
+  "/v1/outcomes",
+  "/v1/sessions",
+  "/v1/savings",
+  "/v1/learning",
+])
+  app.use(path, gateKeys());
 app.use("/v1/admin/*", adminAuth());
 // The refresh alone takes no body at all (docs/learning.md shows it so).
 app.use("/v1/*", jsonBody([REFRESH_PATH]));
 
-const routes = app.route("/", health).route("/", gate).route("/", plan).route("/", admin).route("/", ledger).route("/", learning);
+const routes = app
+  .route("/", health)
+  .route("/", gate)
+  .route("/", plan)
+  .route("/", admin)
+  .route("/", ledger)
+  .route("/", learning);
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", replayPage).route("/", docs);

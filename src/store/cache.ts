@@ -70,7 +70,12 @@ export class RefreshingCache<T> {
    * other: a flood of made-up names cannot push out the rows real traffic
    * uses.
    */
-  constructor(options: { maxEntries: number; maxNegative?: number; isNegative?: (value: T) => boolean; now?: () => number }) {
+  constructor(options: {
+    maxEntries: number;
+    maxNegative?: number;
+    isNegative?: (value: T) => boolean;
+    now?: () => number;
+  }) {
     this.#maxEntries = options.maxEntries;
     this.#maxNegative = options.maxNegative ?? options.maxEntries;
     this.#isNegative = options.isNegative ?? (() => false);

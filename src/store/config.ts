@@ -38,18 +38,20 @@ export const GateConfigSchema = z
   .strictObject({
     expected_conversation_depth: z.number().int().nonnegative().max(MAX_HORIZON).optional(),
     p_recall: z.number().min(0).max(1).optional(),
-    large_offload_threshold_tokens: tokenCount
-      .nullable()
-      .optional()
-      .openapi({
-        description:
-          "The size pre-filter: smaller outputs never fire. null (the default): the seed's 10,000 tokens, and in cache_aware mode no floor (the request's break-even size decides); a number is the floor in both modes",
-      }),
+    large_offload_threshold_tokens: tokenCount.nullable().optional().openapi({
+      description:
+        "The size pre-filter: smaller outputs never fire. null (the default): the seed's 10,000 tokens, and in cache_aware mode no floor (the request's break-even size decides); a number is the floor in both modes",
+    }),
     stub_tokens: tokenCount.optional(),
     recall_input_tokens: tokenCount.optional(),
     recall_output_tokens: tokenCount.optional(),
     pricing_cache_ttl_seconds: z.number().int().min(1).max(3600).optional(),
-    pricing_max_stale_seconds: z.number().int().min(0).max(7 * 86_400).optional(),
+    pricing_max_stale_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400)
+      .optional(),
     kv_budget_ms: z.number().int().min(1).max(10_000).optional(),
     pricing_mode: z.enum(PRICING_MODES).optional(),
     cache_hit_rate: z.number().min(0).max(1).optional(),
@@ -68,38 +70,63 @@ export const GateConfigSchema = z
     holdout_fraction: z.number().min(0).max(MAX_HOLDOUT_FRACTION).optional(),
     ledger_shards: z.number().int().min(1).max(MAX_LEDGER_SHARDS).optional(),
     ledger_retention_days: z.number().int().min(1).max(3_650).optional(),
-    ledger_raw_days: z
+    ledger_raw_days: z.number().int().min(1).max(3_650).optional().openapi({
+      description:
+        "How long raw decisions and outcomes are kept (an outcome must arrive within it); rollups keep the rest for the retention. At most ledger_retention_days",
+    }),
+    ledger_timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    learning_enabled: z.boolean().optional().openapi({
+      description: "Learn priors and run the breaker from the ledger (docs/learning.md); false: config priors only",
+    }),
+    learning_prior_weight: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: "w: how many observations the parent level's value counts as" }),
+    learning_window_days: z
       .number()
       .int()
       .min(1)
       .max(3_650)
       .optional()
-      .openapi({ description: "How long raw decisions and outcomes are kept (an outcome must arrive within it); rollups keep the rest for the retention. At most ledger_retention_days" }),
-    ledger_timeout_ms: z.number().int().min(1).max(30_000).optional(),
-    learning_enabled: z.boolean().optional().openapi({ description: "Learn priors and run the breaker from the ledger (docs/learning.md); false: config priors only" }),
-    learning_prior_weight: z.number().positive().max(1_000_000).optional().openapi({ description: "w: how many observations the parent level's value counts as" }),
-    learning_window_days: z.number().int().min(1).max(3_650).optional().openapi({ description: "The learning window; at most the retention is used" }),
-    learning_credible: z
+      .openapi({ description: "The learning window; at most the retention is used" }),
+    learning_credible: z.number().gt(0).lt(1).nullable().optional().openapi({
+      description: "A learned value's central credible interval becomes its range (the robust rule); null: off",
+    }),
+    learning_refresh_seconds: z
       .number()
-      .gt(0)
-      .lt(1)
-      .nullable()
+      .int()
+      .min(60)
+      .max(86_400)
       .optional()
-      .openapi({ description: "A learned value's central credible interval becomes its range (the robust rule); null: off" }),
-    learning_refresh_seconds: z.number().int().min(60).max(86_400).optional().openapi({ description: "How often a tenant's learned value is recomputed" }),
-    learning_explore_fraction: z
+      .openapi({ description: "How often a tenant's learned value is recomputed" }),
+    learning_explore_fraction: z.number().min(0).max(MAX_EXPLORE_FRACTION).optional().openapi({
+      description:
+        "The share of a tool's sessions that decide on its learned p's lower credible bound, so a tool that stopped firing keeps being measured (docs/learning.md)",
+    }),
+    breaker_probe_fraction: z
       .number()
       .min(0)
-      .max(MAX_EXPLORE_FRACTION)
+      .max(1)
       .optional()
-      .openapi({ description: "The share of a tool's sessions that decide on its learned p's lower credible bound, so a tool that stopped firing keeps being measured (docs/learning.md)" }),
-    breaker_probe_fraction: z.number().min(0).max(1).optional().openapi({ description: "The share of sessions an open breaker still decides as usual" }),
-    breaker_min_sessions: z.number().int().min(2).max(1_000_000).optional().openapi({ description: "Sessions the realized-net rule needs before it judges" }),
+      .openapi({ description: "The share of sessions an open breaker still decides as usual" }),
+    breaker_min_sessions: z
+      .number()
+      .int()
+      .min(2)
+      .max(1_000_000)
+      .optional()
+      .openapi({ description: "Sessions the realized-net rule needs before it judges" }),
   })
   .superRefine((config, ctx) => {
     const retention = config.ledger_retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS;
     if (config.ledger_raw_days !== undefined && config.ledger_raw_days > retention) {
-      ctx.addIssue({ code: "custom", path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["ledger_raw_days"],
+        message: `must be at most ledger_retention_days (${retention})`,
+      });
     }
   })
   .openapi("GateConfig");

@@ -57,9 +57,16 @@ export function parseHistory(text: string | null): HistoryDoc | undefined {
  * @example
  * const { doc, entry } = withEntry(parseHistory(null)!, { action: "put", by: "cli:ops", before: null, after: row }, new Date());
  */
-export function withEntry(doc: HistoryDoc, change: Omit<HistoryEntry, "version" | "at">, at: Date): { doc: HistoryDoc; entry: HistoryEntry } {
+export function withEntry(
+  doc: HistoryDoc,
+  change: Omit<HistoryEntry, "version" | "at">,
+  at: Date,
+): { doc: HistoryDoc; entry: HistoryEntry } {
   const entry: HistoryEntry = { version: doc.next_version, at: at.toISOString(), ...change };
-  return { doc: { next_version: doc.next_version + 1, entries: [...doc.entries, entry].slice(-MAX_HISTORY_ENTRIES) }, entry };
+  return {
+    doc: { next_version: doc.next_version + 1, entries: [...doc.entries, entry].slice(-MAX_HISTORY_ENTRIES) },
+    entry,
+  };
 }
 
 /** The current version of a key: the last change's, or 0 before any. */
@@ -75,7 +82,10 @@ export function currentVersion(doc: HistoryDoc): number {
  * @example
  * valueAt(doc, 0) // { found: true, value: <the row before the first recorded change> }
  */
-export function valueAt(doc: HistoryDoc, version: number): { found: true; value: unknown } | { found: false; earliest: number | null } {
+export function valueAt(
+  doc: HistoryDoc,
+  version: number,
+): { found: true; value: unknown } | { found: false; earliest: number | null } {
   const entry = doc.entries.find((candidate) => candidate.version === version);
   if (entry !== undefined) return { found: true, value: entry.after };
   const first = doc.entries[0];

@@ -35,7 +35,9 @@ export const GATE_CONFIG_KEY = `${CONFIG_PREFIX}gate`;
  * rowEntries({ "gpt-5": { input: 1.25, output: 10, aliases: ["gpt-5-2025-08-07"] } })
  * // [{ key: "pricing:gpt-5", value: '{"input":1.25,...}' }, { key: "alias:gpt-5-2025-08-07", value: "gpt-5" }]
  */
-export function rowEntries(models: Readonly<Record<string, { aliases?: readonly string[] }>>): { key: string; value: string }[] {
+export function rowEntries(
+  models: Readonly<Record<string, { aliases?: readonly string[] }>>,
+): { key: string; value: string }[] {
   const entries: { key: string; value: string }[] = [];
   for (const [model, row] of Object.entries(models)) {
     entries.push({ key: pricingKey(model), value: JSON.stringify(row) });

@@ -78,7 +78,14 @@ export const BreakerStateSchema = z.strictObject({
 /** A tool's imported sums, and optionally its sums per size band (./bands.ts). */
 export const ReplayToolSchema = z.strictObject({
   sums: LevelSumsSchema,
-  bands: z.strictObject(Object.fromEntries(SIZE_BANDS.map((band) => [band, LevelSumsSchema.optional()])) as Record<(typeof SIZE_BANDS)[number], z.ZodOptional<typeof LevelSumsSchema>>).optional(),
+  bands: z
+    .strictObject(
+      Object.fromEntries(SIZE_BANDS.map((band) => [band, LevelSumsSchema.optional()])) as Record<
+        (typeof SIZE_BANDS)[number],
+        z.ZodOptional<typeof LevelSumsSchema>
+      >,
+    )
+    .optional(),
 });
 
 /** The replay level as a published value carries it: imported tools by name, with no prototype (./names.ts). */
@@ -108,7 +115,10 @@ export type BreakerState = z.infer<typeof BreakerStateSchema>;
  * @example
  * parseLearned("acme", null) // { value: null, problem: null }
  */
-export function parseLearned(tenant: string, text: string | null): { value: Readonly<LearnedValue> | null; problem: string | null } {
+export function parseLearned(
+  tenant: string,
+  text: string | null,
+): { value: Readonly<LearnedValue> | null; problem: string | null } {
   if (text === null) return { value: null, problem: null };
   let json: unknown;
   try {
@@ -117,13 +127,18 @@ export function parseLearned(tenant: string, text: string | null): { value: Read
     return { value: null, problem: `${learningKey(tenant)} is not valid JSON` };
   }
   const parsed = LearnedValueSchema.safeParse(json);
-  if (!parsed.success) return { value: null, problem: `${learningKey(tenant)} is invalid: ${describeIssues(parsed.error)}` };
-  if (parsed.data.tenant !== tenant) return { value: null, problem: `${learningKey(tenant)} holds another tenant's value` };
+  if (!parsed.success)
+    return { value: null, problem: `${learningKey(tenant)} is invalid: ${describeIssues(parsed.error)}` };
+  if (parsed.data.tenant !== tenant)
+    return { value: null, problem: `${learningKey(tenant)} holds another tenant's value` };
   return { value: Object.freeze(parsed.data), problem: null };
 }
 
 // One value per tenant; "nothing learned" is as worth holding as a value.
-const learned = new RefreshingCache<Readonly<LearnedValue> | null>({ maxEntries: 1_024, isNegative: (value) => value === null });
+const learned = new RefreshingCache<Readonly<LearnedValue> | null>({
+  maxEntries: 1_024,
+  isNegative: (value) => value === null,
+});
 
 /**
  * A tenant's learned value, from the isolate when it holds one: null when

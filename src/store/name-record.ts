@@ -25,8 +25,15 @@ export function nameRecord<T extends z.ZodType>(value: T, key: z.ZodType<string>
     for (const [name, entry] of Object.entries(raw)) {
       const named = key.safeParse(name);
       const parsed = value.safeParse(entry);
-      if (!named.success) ctx.addIssue({ code: "custom", path: [name], message: named.error.issues[0]?.message ?? "is not a valid name" });
-      if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: [name, ...issue.path], message: issue.message });
+      if (!named.success)
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: named.error.issues[0]?.message ?? "is not a valid name",
+        });
+      if (!parsed.success)
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: "custom", path: [name, ...issue.path], message: issue.message });
       if (named.success && parsed.success) out[name] = parsed.data;
     }
     return out;

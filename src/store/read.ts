@@ -29,7 +29,11 @@ type ConfigOutcome = { ok: true; config: Readonly<GateConfig> } | { ok: false; d
 
 // Bounded, so a caller cycling through made-up model names cannot grow the
 // isolate; "no such row" answers get a quarter of it and evict only each other.
-const rows = new RefreshingCache<RowOutcome>({ maxEntries: 2_048, maxNegative: 512, isNegative: (outcome) => outcome.kind !== "row" });
+const rows = new RefreshingCache<RowOutcome>({
+  maxEntries: 2_048,
+  maxNegative: 512,
+  isNegative: (outcome) => outcome.kind !== "row",
+});
 const configs = new RefreshingCache<ConfigOutcome>({ maxEntries: 1 });
 
 /** The policy the current config sets for every cached KV read. */
@@ -58,7 +62,10 @@ const policies = new WeakMap<Readonly<GateConfig>, CachePolicy>();
  * const read = await readGateConfig(env.PRICING, ctx.waitUntil.bind(ctx));
  * if (read.ok) read.config.p_recall;
  */
-export async function readGateConfig(kv: KVNamespace, waitUntil: WaitUntil): Promise<ConfigOutcome & { stale: PricingRead["stale"] }> {
+export async function readGateConfig(
+  kv: KVNamespace,
+  waitUntil: WaitUntil,
+): Promise<ConfigOutcome & { stale: PricingRead["stale"] }> {
   const held = configs.peek(GATE_CONFIG_KEY);
   const policy = cachePolicy(held?.ok ? held.config : DEFAULT_GATE_CONFIG);
   const read = await configs.read(GATE_CONFIG_KEY, () => loadConfig(kv), policy, waitUntil);
@@ -140,7 +147,10 @@ export function rememberRow(model: string, row: PricingRow | null): void {
  */
 export function rememberAlias(alias: string, canonical: string | null, row: PricingRow | null): void {
   forgetListings();
-  rows.set(pricingKey(alias), canonical === null || row === null ? { kind: "absent" } : { kind: "row", row, canonical });
+  rows.set(
+    pricingKey(alias),
+    canonical === null || row === null ? { kind: "absent" } : { kind: "row", row, canonical },
+  );
 }
 
 /**
@@ -209,12 +219,18 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
   }
   const row = await kv.get(pricingKey(target));
   if (row === null) {
-    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} points to ${target}, which has no pricing row` });
+    return logIfInvalid({
+      kind: "invalid",
+      detail: `${aliasKey(model)} points to ${target}, which has no pricing row`,
+    });
   }
   const parsed = parseRow(target, row);
   // An alias key written straight into KV is only trusted when its target names it back (as every write makes them).
   if (parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(model)) {
-    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} points to ${target}, whose row does not list ${model} among its aliases` });
+    return logIfInvalid({
+      kind: "invalid",
+      detail: `${aliasKey(model)} points to ${target}, whose row does not list ${model} among its aliases`,
+    });
   }
   return logIfInvalid(parsed);
 }
@@ -227,7 +243,10 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
  */
 export function parseRow(canonical: string, text: string): RowOutcome {
   if (text.length > MAX_ROW_BYTES) {
-    return { kind: "invalid", detail: `${pricingKey(canonical)} is oversized (${text.length} bytes > ${MAX_ROW_BYTES})` };
+    return {
+      kind: "invalid",
+      detail: `${pricingKey(canonical)} is oversized (${text.length} bytes > ${MAX_ROW_BYTES})`,
+    };
   }
   let json: unknown;
   try {

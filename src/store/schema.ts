@@ -84,7 +84,11 @@ export const ScheduledChangeSchema = z
   .superRefine((change, ctx) => {
     const tierPriced = Object.values(change.long_context ?? {}).some((value) => value !== undefined);
     if (!CHANGE_PRICES.some((field) => field !== "long_context" && change[field] !== undefined) && !tierPriced) {
-      ctx.addIssue({ code: "custom", path: [], message: `must change at least one price (${CHANGE_PRICES.join(", ")})` });
+      ctx.addIssue({
+        code: "custom",
+        path: [],
+        message: `must change at least one price (${CHANGE_PRICES.join(", ")})`,
+      });
     }
   })
   .openapi("ScheduledChange", { example: { effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 } });
@@ -108,14 +112,16 @@ export const PricingRowSchema = z
       .max(32)
       .superRefine((aliases, ctx) => {
         aliases.forEach((alias, index) => {
-          if (aliases.indexOf(alias) !== index) ctx.addIssue({ code: "custom", path: [index], message: `repeats ${alias}` });
+          if (aliases.indexOf(alias) !== index)
+            ctx.addIssue({ code: "custom", path: [index], message: `repeats ${alias}` });
         });
       })
       .optional(),
     provider: z.string().min(1).max(64).optional(),
     source: SourceUrlSchema.optional(),
     source_note: z.string().min(1).max(500, "must be at most 500 characters").optional().openapi({
-      description: "How the figures were checked: which came from the provider, which only from a tracker, which could not be confirmed.",
+      description:
+        "How the figures were checked: which came from the provider, which only from a tracker, which could not be confirmed.",
     }),
     verified_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     deprecated_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
@@ -123,17 +129,23 @@ export const PricingRowSchema = z
     replaced_by: ModelNameSchema.optional(),
     lifecycle_source: SourceUrlSchema.optional(),
     prompt_cache: z.boolean({ error: "must be true or false" }).optional().openapi({
-      description: "false: the model has no prompt cache; cache-aware decisions price it at q = 0. Omitted: it has one.",
+      description:
+        "false: the model has no prompt cache; cache-aware decisions price it at q = 0. Omitted: it has one.",
     }),
     scheduled: z.array(ScheduledChangeSchema).max(MAX_SCHEDULED_CHANGES).optional().openapi({
-      description: "Dated price changes, oldest first: the gate prices each request at the change in force when it arrives.",
+      description:
+        "Dated price changes, oldest first: the gate prices each request at the change in force when it arrives.",
     }),
   })
   .superRefine((row, ctx) => {
     scheduleIssues(row, ctx);
     // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.
     if (row.deprecated_at !== undefined && row.retires_at !== undefined && row.deprecated_at > row.retires_at) {
-      ctx.addIssue({ code: "custom", path: ["retires_at"], message: `must not be before deprecated_at (${row.deprecated_at})` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["retires_at"],
+        message: `must not be before deprecated_at (${row.deprecated_at})`,
+      });
     }
   })
   .openapi("PricingRow", {
@@ -153,23 +165,50 @@ function scheduleIssues(row: Omit<PricingRow, never>, ctx: RowContext): void {
   (row.scheduled ?? []).forEach((change, index) => {
     const at = Date.parse(change.effective_at);
     if (previous !== null && at === previous.at) {
-      ctx.addIssue({ code: "custom", path: ["scheduled", index, "effective_at"], message: `repeats the instant of scheduled.${previous.index}.effective_at` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["scheduled", index, "effective_at"],
+        message: `repeats the instant of scheduled.${previous.index}.effective_at`,
+      });
     } else if (previous !== null && at < previous.at) {
-      ctx.addIssue({ code: "custom", path: ["scheduled", index, "effective_at"], message: `must be after scheduled.${previous.index}.effective_at: changes are sorted, oldest first` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["scheduled", index, "effective_at"],
+        message: `must be after scheduled.${previous.index}.effective_at: changes are sorted, oldest first`,
+      });
     }
     previous = { at, index };
     tier = change.long_context?.threshold_tokens ?? tier;
     if (change.long_context !== undefined && tier === undefined) {
-      ctx.addIssue({ code: "custom", path: ["scheduled", index, "long_context", "threshold_tokens"], message: "is required: the row has no long_context tier before this change" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["scheduled", index, "long_context", "threshold_tokens"],
+        message: "is required: the row has no long_context tier before this change",
+      });
     }
   });
   if (row.prompt_cache === false) {
-    const places: [string, Record<string, unknown> | undefined][] = [["", row], ["long_context.", row.long_context]];
-    (row.scheduled ?? []).forEach((change, index) => places.push([`scheduled.${index}.`, change], [`scheduled.${index}.long_context.`, change.long_context]));
+    const places: [string, Record<string, unknown> | undefined][] = [
+      ["", row],
+      ["long_context.", row.long_context],
+    ];
+    (row.scheduled ?? []).forEach((change, index) =>
+      places.push([`scheduled.${index}.`, change], [`scheduled.${index}.long_context.`, change.long_context]),
+    );
     for (const [prefix, prices] of places) {
       for (const field of ["cache_read", "cache_write", "cache_write_1h"]) {
         if (prices?.[field] !== undefined) {
-          ctx.addIssue({ code: "custom", path: [...prefix.split(".").filter((p) => p !== "").map((p) => (/^\d+$/.test(p) ? Number(p) : p)), field], message: "must be left out: prompt_cache is false" });
+          ctx.addIssue({
+            code: "custom",
+            path: [
+              ...prefix
+                .split(".")
+                .filter((p) => p !== "")
+                .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
+              field,
+            ],
+            message: "must be left out: prompt_cache is false",
+          });
         }
       }
     }
@@ -214,12 +253,21 @@ export const PricingSeedSchema = z
       // A replacement without a row would answer "unpriced" from the day the model retires.
       const next = row.replaced_by;
       if (next !== undefined && !Object.hasOwn(seed.models, next) && !owner.has(next)) {
-        ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `names ${next}, which has no row (nor alias) in this seed` });
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", model, "replaced_by"],
+          message: `names ${next}, which has no row (nor alias) in this seed`,
+        });
       }
     }
     for (const model of Object.keys(seed.models)) {
       const loop = replacementLoop(seed.models, model);
-      if (loop !== null) ctx.addIssue({ code: "custom", path: ["models", model, "replaced_by"], message: `replacements loop: ${loop.join(" → ")}` });
+      if (loop !== null)
+        ctx.addIssue({
+          code: "custom",
+          path: ["models", model, "replaced_by"],
+          message: `replacements loop: ${loop.join(" → ")}`,
+        });
     }
   });
 

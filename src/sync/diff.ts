@@ -2,7 +2,16 @@
  * The price source against KV: what a sync would propose. Pure: plain data
  * in, proposed changes (or why the source is refused) out.
  */
-import { badPrice, convertEntry, foldDatedNames, isTextModel, modelNameOf, PRICE_FIELDS, priceKey, seedProvider } from "../litellm/convert";
+import {
+  badPrice,
+  convertEntry,
+  foldDatedNames,
+  isTextModel,
+  modelNameOf,
+  PRICE_FIELDS,
+  priceKey,
+  seedProvider,
+} from "../litellm/convert";
 import { priceInForce, priceSchedule } from "../gate";
 import { describeIssues } from "../gate/issues";
 import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../store/schema";
@@ -43,7 +52,9 @@ export interface KvPricing {
 /** The providers (seed names) a sync compares: those given, else every provider with a row in KV. */
 export function trackedProviders(kv: KvPricing, configured: readonly string[] | undefined): Set<string> {
   if (configured !== undefined) return new Set(configured.map(seedProvider));
-  return new Set([...kv.rows.values()].flatMap((row) => (row.provider === undefined ? [] : [row.provider.toLowerCase()])));
+  return new Set(
+    [...kv.rows.values()].flatMap((row) => (row.provider === undefined ? [] : [row.provider.toLowerCase()])),
+  );
 }
 
 /**
@@ -79,11 +90,15 @@ export function diffSource(
     if (!isTextModel(entry)) continue;
     const name = modelNameOf(key, entry.litellm_provider);
     if (name === null) {
-      skipped.push({ model: key.slice(0, 128), reason: "it is not a model name the gate accepts ([A-Za-z0-9._:/@+-]{1,128}, not a reserved name)" });
+      skipped.push({
+        model: key.slice(0, 128),
+        reason: "it is not a model name the gate accepts ([A-Za-z0-9._:/@+-]{1,128}, not a reserved name)",
+      });
       continue;
     }
     const bad = badPrice(entry);
-    if (bad !== null) return { ok: false, detail: `the source's entry ${JSON.stringify(key.slice(0, 128))} is malformed: ${bad}` };
+    if (bad !== null)
+      return { ok: false, detail: `the source's entry ${JSON.stringify(key.slice(0, 128))} is malformed: ${bad}` };
     const { row, notes } = convertEntry(name, entry, source);
     if (row !== null) converted.set(name, row);
     else skipped.push({ model: name, reason: (notes[0] ?? "it converts to no row").replace(`${name}: skipped, `, "") });
@@ -97,7 +112,8 @@ export function diffSource(
     const proposed = Object.hasOwn(file, model) ? file[model] : undefined;
     if (proposed === undefined) {
       // A model the source lists but that was skipped is not gone from it: no removal is proposed.
-      if (before.retires_at === undefined && !unreadable.has(model)) found.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
+      if (before.retires_at === undefined && !unreadable.has(model))
+        found.push({ model, kind: "removed", before, after: null, fields: priceChanges(before, null) });
     } else if (priceKey(proposed) !== priceKey(inForce(before, now))) {
       const after = withPrices(before, proposed, source, now);
       found.push({ model, kind: "changed", before, after, fields: priceChanges(inForce(before, now), after) });
@@ -117,7 +133,10 @@ export function diffSource(
     else skipped.push({ model: change.model, reason: problem });
   }
   if (changes.length > MAX_PROPOSED_CHANGES) {
-    return { ok: false, detail: `the source would propose ${changes.length} changes, over the limit of ${MAX_PROPOSED_CHANGES}` };
+    return {
+      ok: false,
+      detail: `the source would propose ${changes.length} changes, over the limit of ${MAX_PROPOSED_CHANGES}`,
+    };
   }
   return { ok: true, changes: changes.sort((a, b) => a.model.localeCompare(b.model)), skipped };
 }

@@ -16,10 +16,19 @@ import type { ProposedChange } from "./diff";
 export const PendingChangeSchema = z
   .strictObject({
     model: ModelNameSchema,
-    kind: z.enum(["changed", "added", "removed"]).openapi({ description: "changed: new prices for a row KV has; added: a model KV lacks; removed: a row the source no longer lists" }),
-    status: z.enum(["pending", "rejected"]).openapi({ description: "rejected: kept so the next sync does not propose the same change again" }),
-    before: PricingRowSchema.nullable().openapi({ description: "KV's row when the sync ran; an approval refuses if it has changed since" }),
-    after: PricingRowSchema.nullable().openapi({ description: "The row an approval writes; null: an approval deletes the row" }),
+    kind: z.enum(["changed", "added", "removed"]).openapi({
+      description:
+        "changed: new prices for a row KV has; added: a model KV lacks; removed: a row the source no longer lists",
+    }),
+    status: z
+      .enum(["pending", "rejected"])
+      .openapi({ description: "rejected: kept so the next sync does not propose the same change again" }),
+    before: PricingRowSchema.nullable().openapi({
+      description: "KV's row when the sync ran; an approval refuses if it has changed since",
+    }),
+    after: PricingRowSchema.nullable().openapi({
+      description: "The row an approval writes; null: an approval deletes the row",
+    }),
     fields: z.array(z.strictObject({ field: z.string(), from: z.number().nullable(), to: z.number().nullable() })),
     source: z.url(),
     detected_at: z.iso.datetime(),
@@ -33,7 +42,10 @@ export type PendingChange = z.infer<typeof PendingChangeSchema>;
 
 /** A proposal's digest: lowercase hex SHA-256, as the listing gives it and an approval sends it back. */
 export const DigestSchema = z
-  .string({ error: (issue) => (issue.input === undefined ? "is required: send the digest the listing gives for this change" : "must be a string") })
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? "is required: send the digest the listing gives for this change" : "must be a string",
+  })
   .regex(/^[0-9a-f]{64}$/, "must be the 64 hex digits the listing gives for this change")
   .openapi({ example: "4f1c0a3e9d2b7c6a5f8e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a" });
 
@@ -46,7 +58,9 @@ export const DigestSchema = z
  * @example
  * await pendingDigest(change) // "4f1c0a3e…" (64 hex digits)
  */
-export async function pendingDigest(change: Pick<PendingChange, "model" | "kind" | "before" | "after">): Promise<string> {
+export async function pendingDigest(
+  change: Pick<PendingChange, "model" | "kind" | "before" | "after">,
+): Promise<string> {
   const text = canonicalJson({ model: change.model, kind: change.kind, before: change.before, after: change.after });
   const hash = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
   return Array.from(hash, (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -118,7 +132,9 @@ export function pendingFrom(values: ReadonlyMap<string, string>): PendingList {
  * @example
  * parsePending('{"model":"gpt-5",...}') // { ok: true, change: {...} }
  */
-export function parsePending(text: string | null): { ok: true; change: PendingChange } | { ok: false; detail: string } | null {
+export function parsePending(
+  text: string | null,
+): { ok: true; change: PendingChange } | { ok: false; detail: string } | null {
   if (text === null) return null;
   let json: unknown;
   try {
@@ -166,7 +182,11 @@ export async function storeProposals(
   for (const proposal of proposals) {
     const previous = held.get(proposal.model);
     held.delete(proposal.model);
-    if (previous != null && previous.kind === proposal.kind && canonicalJson(previous.after) === canonicalJson(proposal.after)) {
+    if (
+      previous != null &&
+      previous.kind === proposal.kind &&
+      canonicalJson(previous.after) === canonicalJson(proposal.after)
+    ) {
       outcome.unchanged.push(proposal.model);
       continue;
     }

@@ -16,7 +16,15 @@ import { fetchSource, parseSource } from "./source";
 export type SyncReport =
   | { status: "disabled"; detail: string }
   | { status: "failed"; detail: string }
-  | { status: "done"; source: string; proposed: number; written: string[]; unchanged: string[]; deleted: string[]; skipped: SkippedEntry[] };
+  | {
+      status: "done";
+      source: string;
+      proposed: number;
+      written: string[];
+      unchanged: string[];
+      deleted: string[];
+      skipped: SkippedEntry[];
+    };
 
 /** How many skipped entries the log line names; the report holds them all. */
 const LOGGED_SKIPS = 20;
@@ -63,11 +71,15 @@ function logged(report: SyncReport): SyncReport {
   if (report.status === "failed") console.error(`offload-gate price sync failed: ${report.detail}`);
   else if (report.status === "disabled") console.log(`offload-gate price sync: ${report.detail}`);
   else {
-    console.log(`offload-gate price sync: ${report.proposed} change(s) from ${report.source}; ${report.written.length} stored, ${report.deleted.length} withdrawn`);
+    console.log(
+      `offload-gate price sync: ${report.proposed} change(s) from ${report.source}; ${report.written.length} stored, ${report.deleted.length} withdrawn`,
+    );
     if (report.skipped.length > 0) {
       const named = report.skipped.slice(0, LOGGED_SKIPS).map(({ model, reason }) => `${model}: ${reason}`);
       const more = report.skipped.length > LOGGED_SKIPS ? `; and ${report.skipped.length - LOGGED_SKIPS} more` : "";
-      console.warn(`offload-gate price sync skipped ${report.skipped.length} source entr${report.skipped.length === 1 ? "y" : "ies"} that cannot become a valid row: ${named.join("; ")}${more}`);
+      console.warn(
+        `offload-gate price sync skipped ${report.skipped.length} source entr${report.skipped.length === 1 ? "y" : "ies"} that cannot become a valid row: ${named.join("; ")}${more}`,
+      );
     }
   }
   return report;

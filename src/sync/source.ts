@@ -10,7 +10,9 @@ export const MAX_SOURCE_BYTES = 8 * 1024 * 1024;
 export const SOURCE_TIMEOUT_MS = 20_000;
 
 /** A fetched-and-parsed source, or why there is none. */
-export type SourceResult = { ok: true; entries: ReadonlyMap<string, Readonly<Record<string, unknown>>> } | { ok: false; detail: string };
+export type SourceResult =
+  | { ok: true; entries: ReadonlyMap<string, Readonly<Record<string, unknown>>> }
+  | { ok: false; detail: string };
 
 /**
  * Fetches the source and reads at most MAX_SOURCE_BYTES of it.
@@ -19,10 +21,16 @@ export type SourceResult = { ok: true; entries: ReadonlyMap<string, Readonly<Rec
  * const text = await fetchSource("https://example.com/prices.json", fetch);
  * if (!text.ok) console.error(text.detail);
  */
-export async function fetchSource(url: string, fetcher: typeof fetch): Promise<{ ok: true; text: string } | { ok: false; detail: string }> {
+export async function fetchSource(
+  url: string,
+  fetcher: typeof fetch,
+): Promise<{ ok: true; text: string } | { ok: false; detail: string }> {
   let response: Response;
   try {
-    response = await fetcher(url, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(SOURCE_TIMEOUT_MS) });
+    response = await fetcher(url, {
+      headers: { accept: "application/json" },
+      signal: AbortSignal.timeout(SOURCE_TIMEOUT_MS),
+    });
   } catch (error) {
     return { ok: false, detail: `fetching ${url} failed: ${error instanceof Error ? error.message : String(error)}` };
   }

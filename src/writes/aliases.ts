@@ -57,7 +57,11 @@ export async function listAliases(kv: KVNamespace): Promise<AliasView[]> {
  * @example
  * await deleteStrayAlias(env.PRICING, "gpt-5-old", "ops-alice");
  */
-export async function deleteStrayAlias(kv: KVNamespace, alias: string, by: string): Promise<AliasView & { version: number }> {
+export async function deleteStrayAlias(
+  kv: KVNamespace,
+  alias: string,
+  by: string,
+): Promise<AliasView & { version: number }> {
   const [text, history] = await Promise.all([kv.get(aliasKey(alias)), readHistory(kv, aliasKey(alias))]);
   if (text === null) throw new ApiError("not_found", `no alias key for ${alias}`);
   const target = text.trim();

@@ -47,7 +47,11 @@ export interface AuditedOutcome {
  * @example
  * await auditedWrite(kv, { subject: "config:gate", by: "ops-alice", before, after: config, history }, async () => { await kv.put("config:gate", text); return true; });
  */
-export async function auditedWrite(kv: KVNamespace, change: AuditedChange, write: () => Promise<boolean>): Promise<AuditedOutcome> {
+export async function auditedWrite(
+  kv: KVNamespace,
+  change: AuditedChange,
+  write: () => Promise<boolean>,
+): Promise<AuditedOutcome> {
   const { subject, by, before, after, history, rollbackTo } = change;
   const last = history.entries.at(-1);
   if (last !== undefined && isRecorded(last, change)) {
@@ -97,20 +101,32 @@ export interface RestoreWording {
  * @example
  * const value = restorable(history, 3, PricingRowSchema, { name: "gpt-5", noun: "row", listRange: true, invalidTail: ", so it cannot be restored" });
  */
-export function restorable<T>(history: HistoryDoc, version: number, schema: z.ZodType<T>, wording: RestoreWording): T | null {
+export function restorable<T>(
+  history: HistoryDoc,
+  version: number,
+  schema: z.ZodType<T>,
+  wording: RestoreWording,
+): T | null {
   const target = valueAt(history, version);
   if (!target.found) {
-    const range = target.earliest === null ? "it has no history" : `versions ${target.earliest}–${currentVersion(history)} can be restored`;
-    throw new ApiError("not_found", `${wording.name} has no version ${version}${wording.listRange ? `: ${range}` : ""}`, [
-      { path: "version", message: "is not in the history" },
-    ]);
+    const range =
+      target.earliest === null
+        ? "it has no history"
+        : `versions ${target.earliest}–${currentVersion(history)} can be restored`;
+    throw new ApiError(
+      "not_found",
+      `${wording.name} has no version ${version}${wording.listRange ? `: ${range}` : ""}`,
+      [{ path: "version", message: "is not in the history" }],
+    );
   }
   if (target.value === null) return null;
   const parsed = schema.safeParse(target.value);
   if (!parsed.success) {
-    throw new ApiError("invalid_request", `version ${version} of ${wording.name} is not a valid ${wording.noun}${wording.invalidTail}`, [
-      { path: "version", message: `holds an invalid ${wording.noun}` },
-    ]);
+    throw new ApiError(
+      "invalid_request",
+      `version ${version} of ${wording.name} is not a valid ${wording.noun}${wording.invalidTail}`,
+      [{ path: "version", message: `holds an invalid ${wording.noun}` }],
+    );
   }
   return parsed.data;
 }

@@ -53,7 +53,13 @@ export interface OverridesView {
  * @example
  * await putBreakerMode(env.PRICING, "acme", "read_file", "closed", "ops-alice");
  */
-export async function putBreakerMode(kv: KVNamespace, tenant: string, tool: string, mode: BreakerMode, by: string): Promise<OverridesView> {
+export async function putBreakerMode(
+  kv: KVNamespace,
+  tenant: string,
+  tool: string,
+  mode: BreakerMode,
+  by: string,
+): Promise<OverridesView> {
   const current = await readOverrides(kv, tenant);
   const next: BreakerOverrides = dict(Object.entries(current).filter(([name]) => name !== tool));
   if (mode !== "auto") next[tool] = mode;
@@ -66,13 +72,24 @@ export async function putBreakerMode(kv: KVNamespace, tenant: string, tool: stri
  * @example
  * await rollbackOverrides(env.PRICING, "acme", 1, "ops-alice");
  */
-export async function rollbackOverrides(kv: KVNamespace, tenant: string, version: number, by: string): Promise<OverridesView> {
+export async function rollbackOverrides(
+  kv: KVNamespace,
+  tenant: string,
+  version: number,
+  by: string,
+): Promise<OverridesView> {
   const history = await readHistory(kv, breakersKey(tenant));
   const wording = { name: breakersKey(tenant), noun: "set of breaker overrides", listRange: true, invalidTail: "" };
   return writeOverrides(kv, tenant, restorable(history, version, BreakerOverridesSchema, wording), by, version);
 }
 
-async function writeOverrides(kv: KVNamespace, tenant: string, after: BreakerOverrides | null, by: string, rollbackTo?: number): Promise<OverridesView> {
+async function writeOverrides(
+  kv: KVNamespace,
+  tenant: string,
+  after: BreakerOverrides | null,
+  by: string,
+  rollbackTo?: number,
+): Promise<OverridesView> {
   const key = breakersKey(tenant);
   const [text, history] = await Promise.all([kv.get(key), readHistory(kv, key)]);
   const before = text === null ? null : storedValue(text);

@@ -2,7 +2,13 @@
  * Gate config writes for the admin API: `config:gate`, validated, audited in
  * `history:config:gate`, and served at once by the isolate that wrote it.
  */
-import { DEFAULT_GATE_CONFIG, GateConfigSchema, parseGateConfig, type GateConfig, type GateConfigInput } from "../store/config";
+import {
+  DEFAULT_GATE_CONFIG,
+  GateConfigSchema,
+  parseGateConfig,
+  type GateConfig,
+  type GateConfigInput,
+} from "../store/config";
 import { currentVersion } from "../store/history";
 import { GATE_CONFIG_KEY } from "../store/keys";
 import { rememberGateConfig } from "../store/read";
@@ -47,7 +53,12 @@ export async function readConfigView(kv: KVNamespace): Promise<ConfigView> {
  * @example
  * await putConfig(env.PRICING, { p_recall: 0.2 }, "ops-alice");
  */
-export async function putConfig(kv: KVNamespace, config: GateConfigInput | null, by: string, rollbackTo?: number): Promise<ConfigView> {
+export async function putConfig(
+  kv: KVNamespace,
+  config: GateConfigInput | null,
+  by: string,
+  rollbackTo?: number,
+): Promise<ConfigView> {
   const [text, history] = await Promise.all([kv.get(GATE_CONFIG_KEY), readHistory(kv, GATE_CONFIG_KEY)]);
   const before = text === null ? null : storedValue(text);
   const change = { subject: GATE_CONFIG_KEY, by, before, after: config, history, rollbackTo };

@@ -21,12 +21,14 @@ export function droppedFieldWarnings(before: PricingRow | null, after: PricingRo
   if (before === null) return [];
   const warnings: ErrorIssue[] = [];
   for (const field of Object.keys(before) as (keyof PricingRow)[]) {
-    if (!UNWATCHED.has(field) && before[field] !== undefined && after[field] === undefined) warnings.push(dropped(field, before[field]));
+    if (!UNWATCHED.has(field) && before[field] !== undefined && after[field] === undefined)
+      warnings.push(dropped(field, before[field]));
   }
   if (before.long_context !== undefined && after.long_context !== undefined) {
     for (const field of PRICE_FIELDS) {
       const had = before.long_context[field];
-      if (had !== undefined && after.long_context[field] === undefined) warnings.push(dropped(`long_context.${field}`, had));
+      if (had !== undefined && after.long_context[field] === undefined)
+        warnings.push(dropped(`long_context.${field}`, had));
     }
   }
   return warnings;

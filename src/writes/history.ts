@@ -12,7 +12,8 @@ import { withKvRetry } from "./kv-retry";
  */
 export async function readHistory(kv: KVNamespace, subject: string): Promise<HistoryDoc> {
   const doc = parseHistory(await kv.get(historyKey(subject)));
-  if (doc === undefined) throw new ApiError("internal", `${historyKey(subject)} is corrupt; fix or delete it before writing ${subject}`);
+  if (doc === undefined)
+    throw new ApiError("internal", `${historyKey(subject)} is corrupt; fix or delete it before writing ${subject}`);
   return doc;
 }
 
@@ -23,9 +24,13 @@ export async function readHistory(kv: KVNamespace, subject: string): Promise<His
  * @example
  * await historyVersion(env.PRICING, "pricing:gpt-5") // { version: 3, problem: null }
  */
-export async function historyVersion(kv: KVNamespace, subject: string): Promise<{ version: number | null; problem: string | null }> {
+export async function historyVersion(
+  kv: KVNamespace,
+  subject: string,
+): Promise<{ version: number | null; problem: string | null }> {
   const doc = parseHistory(await kv.get(historyKey(subject)));
-  if (doc === undefined) return { version: null, problem: `${historyKey(subject)} is corrupt; fix or delete it before writing ${subject}` };
+  if (doc === undefined)
+    return { version: null, problem: `${historyKey(subject)} is corrupt; fix or delete it before writing ${subject}` };
   return { version: currentVersion(doc), problem: null };
 }
 

@@ -18,16 +18,25 @@ export const KV_WRITE_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 200 };
  * @example
  * await withKvRetry(() => env.PRICING.put("pricing:gpt-5", text), "pricing:gpt-5");
  */
-export async function withKvRetry<T>(write: () => Promise<T>, key: string, policy: RetryPolicy = KV_WRITE_RETRY): Promise<T> {
+export async function withKvRetry<T>(
+  write: () => Promise<T>,
+  key: string,
+  policy: RetryPolicy = KV_WRITE_RETRY,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
       if (!isKvRateLimit(error)) throw error;
       if (attempt >= policy.attempts) {
-        throw new ApiError("unavailable", `KV is refusing writes to ${key} (429 after ${attempt} attempts); retry shortly`, [], {
-          "Retry-After": "1",
-        });
+        throw new ApiError(
+          "unavailable",
+          `KV is refusing writes to ${key} (429 after ${attempt} attempts); retry shortly`,
+          [],
+          {
+            "Retry-After": "1",
+          },
+        );
       }
       const delay = policy.baseDelayMs * 2 ** (attempt - 1);
       await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * (delay / 2)));

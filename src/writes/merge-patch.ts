@@ -11,7 +11,8 @@
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isObject(patch)) return patch;
   const result: Record<string, unknown> = {};
-  const define = (key: string, value: unknown) => Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
+  const define = (key: string, value: unknown) =>
+    Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
   if (isObject(target)) for (const [key, value] of Object.entries(target)) define(key, value);
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
@@ -20,4 +21,5 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   return result;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

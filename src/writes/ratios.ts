@@ -16,19 +16,25 @@ export const ANTHROPIC_CACHE_RATIOS = { cache_read: 0.1, cache_write: 1.25, cach
  * // [{ path: "cache_read", message: "is 0.5, not at most 0.1 × input (0.3), as Anthropic prices it" }]
  */
 export function cacheRatioWarnings(model: string, row: PricingRow): ErrorIssue[] {
-  const anthropic = row.provider === undefined ? model.startsWith("claude") : row.provider.toLowerCase() === "anthropic";
+  const anthropic =
+    row.provider === undefined ? model.startsWith("claude") : row.provider.toLowerCase() === "anthropic";
   if (!anthropic) return [];
   const tiers: [string, Partial<PricingRow>, number][] = [["", row, row.input]];
-  if (row.long_context !== undefined) tiers.push(["long_context.", row.long_context, row.long_context.input ?? row.input]);
+  if (row.long_context !== undefined)
+    tiers.push(["long_context.", row.long_context, row.long_context.input ?? row.input]);
   const warnings: ErrorIssue[] = [];
   for (const [prefix, tier, input] of tiers) {
     for (const [field, ratio] of Object.entries(ANTHROPIC_CACHE_RATIOS)) {
       const actual = tier[field as keyof typeof ANTHROPIC_CACHE_RATIOS];
       const expected = input * ratio;
       const tolerance = 1e-9 * Math.max(1, expected);
-      const odd = field === "cache_read" ? actual !== undefined && actual > expected + tolerance : actual !== undefined && Math.abs(actual - expected) > tolerance;
+      const odd =
+        field === "cache_read"
+          ? actual !== undefined && actual > expected + tolerance
+          : actual !== undefined && Math.abs(actual - expected) > tolerance;
       if (odd) {
-        const wanted = field === "cache_read" ? `at most ${ratio} × input (${expected})` : `${ratio} × input (${expected})`;
+        const wanted =
+          field === "cache_read" ? `at most ${ratio} × input (${expected})` : `${ratio} × input (${expected})`;
         warnings.push({ path: `${prefix}${field}`, message: `is ${actual}, not ${wanted}, as Anthropic prices it` });
       }
     }
@@ -53,11 +59,17 @@ export function zeroPriceWarnings(row: PricingRow, bodyText: string): ErrorIssue
   for (const [, key, literal] of bodyText.matchAll(NUMBER_AFTER_KEY)) {
     const mantissa = literal!.split(/[eE]/)[0]!;
     if (Number(literal) === 0 && /[1-9]/.test(mantissa)) {
-      warnings.push({ path: key!, message: `is ${literal}, which underflows to 0: every term it prices reads as free` });
+      warnings.push({
+        path: key!,
+        message: `is ${literal}, which underflows to 0: every term it prices reads as free`,
+      });
     }
   }
   if (row.output === 0 && row.input > 0) {
-    warnings.push({ path: "output", message: `is 0 while input is ${row.input}: the recall hop's answer would be priced as free` });
+    warnings.push({
+      path: "output",
+      message: `is 0 while input is ${row.input}: the recall hop's answer would be priced as free`,
+    });
   }
   return warnings;
 }

@@ -31,14 +31,23 @@ export const ReplayPriorsSchema = z
   .strictObject({
     version: z.literal(1),
     source: z.literal("replay"),
-    tools: nameRecord(ReplayToolSchema, toolName).refine((tools) => Object.keys(tools).length <= MAX_REPLAY_TOOLS, `must hold at most ${MAX_REPLAY_TOOLS} tools`),
+    tools: nameRecord(ReplayToolSchema, toolName).refine(
+      (tools) => Object.keys(tools).length <= MAX_REPLAY_TOOLS,
+      `must hold at most ${MAX_REPLAY_TOOLS} tools`,
+    ),
   })
   .openapi("ReplayPriors", {
-    description: "Per tool, LevelSums over replayed transcripts (p_n, p_r, h_n, h_sum, h_sumsq, q_n, q_cached, q_turns), and optionally per size band: lt2k, 2k-10k, ge10k.",
+    description:
+      "Per tool, LevelSums over replayed transcripts (p_n, p_r, h_n, h_sum, h_sumsq, q_n, q_cached, q_turns), and optionally per size band: lt2k, 2k-10k, ge10k.",
     example: {
       version: 1,
       source: "replay",
-      tools: { read_file: { sums: { p_n: 40, p_r: 26, h_n: 120, h_sum: 600, h_sumsq: 3600, q_n: 0, q_cached: 0, q_turns: 0 }, bands: { lt2k: { p_n: 10, p_r: 4, h_n: 30, h_sum: 150, h_sumsq: 900, q_n: 0, q_cached: 0, q_turns: 0 } } } },
+      tools: {
+        read_file: {
+          sums: { p_n: 40, p_r: 26, h_n: 120, h_sum: 600, h_sumsq: 3600, q_n: 0, q_cached: 0, q_turns: 0 },
+          bands: { lt2k: { p_n: 10, p_r: 4, h_n: 30, h_sum: 150, h_sumsq: 900, q_n: 0, q_cached: 0, q_turns: 0 } },
+        },
+      },
     },
   });
 
@@ -76,7 +85,12 @@ export interface ReplayPriorsView {
  * @example
  * await putReplayPriors(env.PRICING, "acme", { version: 1, source: "replay", tools }, "ops-alice");
  */
-export function putReplayPriors(kv: KVNamespace, tenant: string, priors: ReplayPriors, by: string): Promise<ReplayPriorsView> {
+export function putReplayPriors(
+  kv: KVNamespace,
+  tenant: string,
+  priors: ReplayPriors,
+  by: string,
+): Promise<ReplayPriorsView> {
   return writePriors(kv, tenant, priors, by);
 }
 
@@ -87,13 +101,30 @@ export function putReplayPriors(kv: KVNamespace, tenant: string, priors: ReplayP
  * @example
  * await rollbackReplayPriors(env.PRICING, "acme", 1, "ops-alice");
  */
-export async function rollbackReplayPriors(kv: KVNamespace, tenant: string, version: number, by: string): Promise<ReplayPriorsView> {
+export async function rollbackReplayPriors(
+  kv: KVNamespace,
+  tenant: string,
+  version: number,
+  by: string,
+): Promise<ReplayPriorsView> {
   const key = replayPriorsKey(tenant);
   const wording = { name: key, noun: "set of replay priors", listRange: true, invalidTail: "" };
-  return writePriors(kv, tenant, restorable(await readHistory(kv, key), version, ReplayPriorsSchema, wording), by, version);
+  return writePriors(
+    kv,
+    tenant,
+    restorable(await readHistory(kv, key), version, ReplayPriorsSchema, wording),
+    by,
+    version,
+  );
 }
 
-async function writePriors(kv: KVNamespace, tenant: string, after: ReplayPriors | null, by: string, rollbackTo?: number): Promise<ReplayPriorsView> {
+async function writePriors(
+  kv: KVNamespace,
+  tenant: string,
+  after: ReplayPriors | null,
+  by: string,
+  rollbackTo?: number,
+): Promise<ReplayPriorsView> {
   const key = replayPriorsKey(tenant);
   const [text, history] = await Promise.all([kv.get(key), readHistory(kv, key)]);
   const before = text === null ? null : storedValue(text);
@@ -103,5 +134,10 @@ async function writePriors(kv: KVNamespace, tenant: string, after: ReplayPriors 
     else await withKvRetry(() => kv.put(key, JSON.stringify(after)), key);
     return true;
   });
-  return { tenant, tools: after === null ? 0 : Object.keys(after.tools).length, version: outcome.version, changed: outcome.changed };
+  return {
+    tenant,
+    tools: after === null ? 0 : Object.keys(after.tools).length,
+    version: outcome.version,
+    changed: outcome.changed,
+  };
 }

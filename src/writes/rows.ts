@@ -132,9 +132,16 @@ export async function putPricing(
  * @example
  * await patchPricing(env.PRICING, "gpt-5", { input: 1.5 }, "ops-alice", '{"input":1.5}');
  */
-export async function patchPricing(kv: KVNamespace, model: string, patch: Record<string, unknown>, by: string, bodyText: string): Promise<WriteOutcome> {
+export async function patchPricing(
+  kv: KVNamespace,
+  model: string,
+  patch: Record<string, unknown>,
+  by: string,
+  bodyText: string,
+): Promise<WriteOutcome> {
   const stored = await readStoredRow(kv, model);
-  if (stored === null) throw new ApiError("not_found", `no pricing row for ${model}; create it with PUT /v1/admin/pricing/${model}`);
+  if (stored === null)
+    throw new ApiError("not_found", `no pricing row for ${model}; create it with PUT /v1/admin/pricing/${model}`);
   const parsed = PricingRowSchema.safeParse(mergePatch(stored.row ?? stored.value, patch));
   if (!parsed.success) throw invalidRequest(fieldIssues(parsed.error));
   return putPricing(kv, model, parsed.data, by, undefined, bodyText);
@@ -148,7 +155,12 @@ export async function patchPricing(kv: KVNamespace, model: string, patch: Record
  * @example
  * await deletePricing(env.PRICING, "gpt-4", "ops-alice");
  */
-export async function deletePricing(kv: KVNamespace, model: string, by: string, rollbackTo?: number): Promise<WriteOutcome> {
+export async function deletePricing(
+  kv: KVNamespace,
+  model: string,
+  by: string,
+  rollbackTo?: number,
+): Promise<WriteOutcome> {
   const [current, history, pointing] = await Promise.all([
     readStoredRow(kv, model),
     readHistory(kv, pricingKey(model)),
@@ -178,7 +190,12 @@ export async function deletePricing(kv: KVNamespace, model: string, by: string, 
  * @example
  * await rollbackPricing(env.PRICING, "gpt-5", 3, "ops-alice");
  */
-export async function rollbackPricing(kv: KVNamespace, model: string, version: number, by: string): Promise<WriteOutcome> {
+export async function rollbackPricing(
+  kv: KVNamespace,
+  model: string,
+  version: number,
+  by: string,
+): Promise<WriteOutcome> {
   const history = await readHistory(kv, pricingKey(model));
   const wording = { name: model, noun: "row", listRange: true, invalidTail: ", so it cannot be restored" };
   const row = restorable(history, version, PricingRowSchema, wording);
@@ -186,14 +203,19 @@ export async function rollbackPricing(kv: KVNamespace, model: string, version: n
 }
 
 // A stray alias key must not block a row for good: say how to clear it.
-const REMEDY = "update that row, or delete the key with DELETE /v1/admin/aliases/{alias} if it is stray (GET /v1/admin/aliases flags it)";
+const REMEDY =
+  "update that row, or delete the key with DELETE /v1/admin/aliases/{alias} if it is stray (GET /v1/admin/aliases flags it)";
 
 // Refuses aliases another row holds; returns those whose key must be
 // written (the rest already point here: no write, so no 429 risk).
 async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): Promise<string[]> {
   const [ownAlias, ...found] = await Promise.all([
     kv.get(aliasKey(model)),
-    ...aliases.map(async (alias) => ({ alias, row: await kv.get(pricingKey(alias)), target: await kv.get(aliasKey(alias)) })),
+    ...aliases.map(async (alias) => ({
+      alias,
+      row: await kv.get(pricingKey(alias)),
+      target: await kv.get(aliasKey(alias)),
+    })),
   ]);
   const issues: ErrorIssue[] = [];
   if (ownAlias !== null) issues.push({ path: "model", message: `is an alias of ${ownAlias.trim()}; ${REMEDY}` });
@@ -201,7 +223,8 @@ async function checkAliases(kv: KVNamespace, model: string, aliases: string[]): 
     const path = `aliases.${index}`;
     if (alias === model) issues.push({ path, message: "is the model's own name" });
     else if (row !== null) issues.push({ path, message: `${alias} has its own pricing row` });
-    else if (target !== null && target.trim() !== model) issues.push({ path, message: `${alias} is already an alias of ${target.trim()}; ${REMEDY}` });
+    else if (target !== null && target.trim() !== model)
+      issues.push({ path, message: `${alias} is already an alias of ${target.trim()}; ${REMEDY}` });
   });
   if (issues.length > 0) throw invalidRequest(issues);
   return found.filter(({ target }) => target?.trim() !== model).map(({ alias }) => alias);

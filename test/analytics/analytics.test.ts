@@ -5,7 +5,6 @@ import type { GateOutcome } from "../../src/gate";
 import { R1 } from "../fixtures/cache-aware-examples";
 import { EXAMPLE_A, OPUS, postGate, putRow, resetState } from "../support/helpers";
 
-
 beforeEach(async () => {
   await resetState();
   await putRow("claude-opus-4-6", OPUS);
@@ -53,7 +52,12 @@ describe("the Analytics Engine data point", () => {
 
   it("records placement, TTL, the suffix rewrite and the worst corner of a ranged cache-aware decision", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    const res = await postGate({ ...R1, pricing_mode: "cache_aware", cache_ttl: "1h", recall_probability_range: [0.2, 0.4] });
+    const res = await postGate({
+      ...R1,
+      pricing_mode: "cache_aware",
+      cache_ttl: "1h",
+      recall_probability_range: [0.2, 0.4],
+    });
     const answer = await res.json<GateOutcome>();
     const point = write.mock.calls[0]?.[0] as AnalyticsEngineDataPoint;
     expect(point.blobs?.slice(2, 4)).toEqual(["net_not_positive", "cache_aware"]);

@@ -45,7 +45,14 @@ describe("npm run pricing -- validate", () => {
 
   it("counts in words, and shows the valid rows' warnings next to another row's error", async () => {
     const file = join(dir, "one-error.json");
-    const odd = { input: 3, output: 15, cache_read: 0.9, provider: "anthropic", source: "https://example.test/p", verified_at: "2026-11-30" };
+    const odd = {
+      input: 3,
+      output: 15,
+      cache_read: 0.9,
+      provider: "anthropic",
+      source: "https://example.test/p",
+      verified_at: "2026-11-30",
+    };
     writeFileSync(file, JSON.stringify({ models: { "gpt-5": { input: -1, output: 10 }, "claude-odd": odd } }));
     const result = await run(["validate", file]);
     expect(result.code).toBe(1);
@@ -74,11 +81,24 @@ describe("npm run pricing -- validate", () => {
 describe("npm run pricing -- import-litellm", () => {
   it("writes a seed-format file for review", async () => {
     const out = join(dir, "imported.json");
-    const result = await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--provider", "anthropic", "--out", out]);
+    const result = await run([
+      "import-litellm",
+      `${FIXTURES}litellm-sample.json`,
+      "--provider",
+      "anthropic",
+      "--out",
+      out,
+    ]);
     expect(result.code).toBe(0);
     const written = JSON.parse(readFileSync(out, "utf8"));
     expect(Object.keys(written.models)).toEqual(["claude-haiku-odd", "claude-opus-4-1", "claude-sonnet-4-5"]);
-    expect(written.models["claude-opus-4-1"]).toMatchObject({ input: 15, output: 75, cache_read: 1.5, cache_write: 18.75, cache_write_1h: 30 });
+    expect(written.models["claude-opus-4-1"]).toMatchObject({
+      input: 15,
+      output: 75,
+      cache_read: 1.5,
+      cache_write: 18.75,
+      cache_write_1h: 30,
+    });
     expect(result.err).toContain("converted 3 models");
     // What it wrote passes validate, with warnings for the reviewer (no verified_at yet, an odd ratio).
     const check = await run(["validate", out]);
@@ -92,7 +112,10 @@ describe("npm run pricing -- import-litellm", () => {
     expect(result.code).toBe(0);
     expect(Object.keys(JSON.parse(result.out).models)).toEqual(["gemini-2.5-pro", "gpt-5"]);
     expect((await run(["import-litellm", `${FIXTURES}litellm-sample.json`])).code).toBe(2);
-    expect((await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--models", "gpt-5", "--provider", "openai"])).code).toBe(2);
+    expect(
+      (await run(["import-litellm", `${FIXTURES}litellm-sample.json`, "--models", "gpt-5", "--provider", "openai"]))
+        .code,
+    ).toBe(2);
   });
 });
 
@@ -105,9 +128,18 @@ describe("npm run pricing -- import-litellm --into: a merge that keeps the seed"
 
   it("adds what the seed lacks, reports conflicts instead of failing, and records the file's path as the source", async () => {
     const seedFile = copy("merge-into.json");
-    const result = await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--provider", "anthropic,openai", "--into", seedFile]);
+    const result = await run([
+      "import-litellm",
+      `${FIXTURES}litellm-dated.json`,
+      "--provider",
+      "anthropic,openai",
+      "--into",
+      seedFile,
+    ]);
     expect(result.code).toBe(0);
-    expect(result.out).toContain(`merged into ${seedFile}: 4 added (claude-3-5-haiku, claude-sonnet-4-5, gpt-4o-2024-05-13, gpt-5), 1 aliases added, 0 pruned, 2 conflicts`);
+    expect(result.out).toContain(
+      `merged into ${seedFile}: 4 added (claude-3-5-haiku, claude-sonnet-4-5, gpt-4o-2024-05-13, gpt-5), 1 aliases added, 0 pruned, 2 conflicts`,
+    );
     expect(result.err).toContain("conflict claude-haiku-4-5: the file has cache_write 1.25 → 0.125");
     expect(result.err).toContain("warning models.claude-haiku-4-5.cache_write: 0.125 is below input (1)");
     const merged = JSON.parse(readFileSync(seedFile, "utf8"));
@@ -119,7 +151,20 @@ describe("npm run pricing -- import-litellm --into: a merge that keeps the seed"
   it("pins the source to a LiteLLM commit with --commit", async () => {
     const seedFile = copy("merge-commit.json");
     const sha = "89abcdef0123456789abcdef0123456789abcdef";
-    expect((await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--provider", "openai", "--into", seedFile, "--commit", sha])).code).toBe(0);
+    expect(
+      (
+        await run([
+          "import-litellm",
+          `${FIXTURES}litellm-dated.json`,
+          "--provider",
+          "openai",
+          "--into",
+          seedFile,
+          "--commit",
+          sha,
+        ])
+      ).code,
+    ).toBe(0);
     expect(JSON.parse(readFileSync(seedFile, "utf8")).models["gpt-5"].source).toBe(
       `https://github.com/BerriAI/litellm/blob/${sha}/model_prices_and_context_window.json`,
     );
@@ -128,7 +173,15 @@ describe("npm run pricing -- import-litellm --into: a merge that keeps the seed"
   it("refuses --prune when the file covers only some of the seed's providers, and writes nothing", async () => {
     const seedFile = copy("merge-prune-refused.json");
     const before = readFileSync(seedFile, "utf8");
-    const result = await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--provider", "anthropic", "--into", seedFile, "--prune"]);
+    const result = await run([
+      "import-litellm",
+      `${FIXTURES}litellm-dated.json`,
+      "--provider",
+      "anthropic",
+      "--into",
+      seedFile,
+      "--prune",
+    ]);
     expect(result.code).toBe(2);
     expect(result.err).toContain("refusing to prune: the file covers anthropic but not google, openai");
     expect(readFileSync(seedFile, "utf8")).toBe(before);
@@ -136,20 +189,48 @@ describe("npm run pricing -- import-litellm --into: a merge that keeps the seed"
 
   it("prunes only the providers the file covers with --only-covered, keeping retiring rows", async () => {
     const seedFile = copy("merge-prune-covered.json");
-    const result = await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--provider", "anthropic", "--into", seedFile, "--prune", "--only-covered"]);
+    const result = await run([
+      "import-litellm",
+      `${FIXTURES}litellm-dated.json`,
+      "--provider",
+      "anthropic",
+      "--into",
+      seedFile,
+      "--prune",
+      "--only-covered",
+    ]);
     expect(result.code).toBe(0);
     // claude-opus-4-8 is claude-opus-4-1's replacement: kept, so the retired model stays priced.
     expect(result.out).toContain("0 pruned");
-    expect(result.err).toContain("claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement");
+    expect(result.err).toContain(
+      "claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement",
+    );
     const merged = JSON.parse(readFileSync(seedFile, "utf8"));
     expect(Object.keys(merged.models).sort()).toEqual(
-      ["claude-3-5-haiku", "claude-haiku-4-5", "claude-opus-4-1", "claude-opus-4-8", "claude-sonnet-4-5", "gemini-2.5-flash", "gpt-4.1", "gpt-4o"].sort(),
+      [
+        "claude-3-5-haiku",
+        "claude-haiku-4-5",
+        "claude-opus-4-1",
+        "claude-opus-4-8",
+        "claude-sonnet-4-5",
+        "gemini-2.5-flash",
+        "gpt-4.1",
+        "gpt-4o",
+      ].sort(),
     );
   });
 
   it("refuses --prune with --models: a list of names covers no provider", async () => {
     const seedFile = copy("merge-prune-models.json");
-    const result = await run(["import-litellm", `${FIXTURES}litellm-dated.json`, "--models", "gpt-5", "--into", seedFile, "--prune"]);
+    const result = await run([
+      "import-litellm",
+      `${FIXTURES}litellm-dated.json`,
+      "--models",
+      "gpt-5",
+      "--into",
+      seedFile,
+      "--prune",
+    ]);
     expect(result.code).toBe(2);
     expect(result.err).toContain("--prune needs whole providers");
   });
@@ -171,7 +252,9 @@ describe("npm run pricing -- seed: never a write by surprise", () => {
 
   it("asks on a terminal when no target is named, and writes nothing on no", async () => {
     const result = await run(["seed"], { interactive: true, answers: ["n"] });
-    expect(result.asked).toEqual(["No target given: this would write local KV (binding PRICING, state in .wrangler/state). Use that target? [y/N] "]);
+    expect(result.asked).toEqual([
+      "No target given: this would write local KV (binding PRICING, state in .wrangler/state). Use that target? [y/N] ",
+    ]);
     expect(result.code).toBe(2);
     expect(result.err).toContain("nothing written");
   });
@@ -185,7 +268,9 @@ describe("npm run pricing -- --env: only the environments wrangler.toml defines"
   it("refuses an --env that wrangler.toml does not define, naming those it does", async () => {
     const result = await run(["diff", "--local", "--env", "prod"]);
     expect(result.code).toBe(2);
-    expect(result.err).toBe("pricing: --env prod is not an environment of wrangler.toml (it defines: staging, production)");
+    expect(result.err).toBe(
+      "pricing: --env prod is not an environment of wrangler.toml (it defines: staging, production)",
+    );
   });
 
   it("refuses --remote without --env, since the top level is local development", async () => {
@@ -196,7 +281,16 @@ describe("npm run pricing -- --env: only the environments wrangler.toml defines"
 
   it("reads through an environment wrangler.toml defines", async () => {
     const empty = join(dir, "env-state");
-    const result = await run(["diff", "--seed", `${FIXTURES}seed-small.json`, "--local", "--env", "staging", "--persist-to", empty]);
+    const result = await run([
+      "diff",
+      "--seed",
+      `${FIXTURES}seed-small.json`,
+      "--local",
+      "--env",
+      "staging",
+      "--persist-to",
+      empty,
+    ]);
     expect(result.err).toBe("");
     expect(result.code).toBe(1);
     expect(result.out).toContain("+ claude-opus-4-6");
@@ -214,7 +308,10 @@ describe("seed, diff and export against local KV (wrangler, --persist-to a tempo
     expect(first.code).toBe(0);
     expect(first.out).toContain("wrote 5 key(s) and deleted 0");
 
-    expect(await run(["diff", "--seed", seedFile, ...target])).toMatchObject({ code: 0, out: expect.stringContaining("no differences") });
+    expect(await run(["diff", "--seed", seedFile, ...target])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining("no differences"),
+    });
 
     const kv = await openKv({ where: "local", persistTo: state });
     await kv.putMany([
@@ -230,9 +327,16 @@ describe("seed, diff and export against local KV (wrangler, --persist-to a tempo
     const second = await run(["seed", "--seed", seedFile, ...target, "--yes"]);
     expect(second.out).toContain("wrote 1 key(s) and deleted 0");
     const reader = await openKv({ where: "local", persistTo: state });
-    const history = JSON.parse((await reader.getMany(["history:pricing:gpt-5"])).get("history:pricing:gpt-5") as string);
+    const history = JSON.parse(
+      (await reader.getMany(["history:pricing:gpt-5"])).get("history:pricing:gpt-5") as string,
+    );
     await reader.close();
-    expect(history.entries.map((entry: { action: string; before: { input: number } | null }) => [entry.action, entry.before?.input ?? null])).toEqual([
+    expect(
+      history.entries.map((entry: { action: string; before: { input: number } | null }) => [
+        entry.action,
+        entry.before?.input ?? null,
+      ]),
+    ).toEqual([
       ["put", null],
       ["put", 1],
     ]);

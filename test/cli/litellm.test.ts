@@ -15,7 +15,14 @@ describe("importLitellm", () => {
       cache_read: 0.3,
       cache_write: 3.75,
       cache_write_1h: 6,
-      long_context: { threshold_tokens: 200_000, input: 6, output: 22.5, cache_read: 0.6, cache_write: 7.5, cache_write_1h: 12 },
+      long_context: {
+        threshold_tokens: 200_000,
+        input: 6,
+        output: 22.5,
+        cache_read: 0.6,
+        cache_write: 7.5,
+        cache_write_1h: 12,
+      },
       provider: "anthropic",
       source: LITELLM_SOURCE,
     });
@@ -25,7 +32,13 @@ describe("importLitellm", () => {
     const { seed, notes } = importLitellm(SAMPLE, { providers: ["openai"] }, LITELLM_SOURCE);
     expect(Object.keys(seed.models)).toEqual(["gpt-5", "gpt-5-mini"]);
     expect(seed.models["gpt-5-mini"]?.cache_read).toBe(0.025);
-    expect(seed.models["gpt-5"]).toEqual({ input: 1.25, output: 10, cache_read: 0.125, provider: "openai", source: LITELLM_SOURCE });
+    expect(seed.models["gpt-5"]).toEqual({
+      input: 1.25,
+      output: 10,
+      cache_read: 0.125,
+      provider: "openai",
+      source: LITELLM_SOURCE,
+    });
     expect(notes).toEqual([
       "gpt-image-broken: skipped, input_cost_per_token is out of range (-0.000001)",
       "text-embedding-3-small: skipped, mode embedding is not a text-generation model",
@@ -43,18 +56,27 @@ describe("importLitellm", () => {
   it("keeps the first long-context tier when LiteLLM has several, and says so", () => {
     const { seed, notes } = importLitellm(SAMPLE, { models: ["gemini-tiered"] }, LITELLM_SOURCE);
     expect(seed.models["gemini-tiered"]?.long_context).toEqual({ threshold_tokens: 128_000, input: 2, output: 8 });
-    expect(notes).toEqual(["gemini-tiered: LiteLLM has tiers above 128000, 200000 tokens; only the first (128000) is kept"]);
+    expect(notes).toEqual([
+      "gemini-tiered: LiteLLM has tiers above 128000, 200000 tokens; only the first (128000) is kept",
+    ]);
   });
 
   it("writes a file the worker's own seed schema accepts", () => {
     const { seed } = importLitellm(SAMPLE, { models: ["claude-opus-4-1", "gemini-2.5-pro", "gpt-5"] }, LITELLM_SOURCE);
     expect(PricingSeedSchema.safeParse(seed).success).toBe(true);
-    expect(seed.models["gemini-2.5-pro"]).toMatchObject({ cache_read: 0.3125, long_context: { threshold_tokens: 200_000, input: 2.5 } });
+    expect(seed.models["gemini-2.5-pro"]).toMatchObject({
+      cache_read: 0.3125,
+      long_context: { threshold_tokens: 200_000, input: 2.5 },
+    });
   });
 
   it("refuses a named model the file does not have, and a provider it does not know", () => {
-    expect(() => importLitellm(SAMPLE, { models: ["gpt-5", "gpt-9"] }, LITELLM_SOURCE)).toThrow("not in the LiteLLM file: gpt-9");
-    expect(() => importLitellm(SAMPLE, { providers: ["nobody"] }, LITELLM_SOURCE)).toThrow('no model in the LiteLLM file has litellm_provider "nobody"');
+    expect(() => importLitellm(SAMPLE, { models: ["gpt-5", "gpt-9"] }, LITELLM_SOURCE)).toThrow(
+      "not in the LiteLLM file: gpt-9",
+    );
+    expect(() => importLitellm(SAMPLE, { providers: ["nobody"] }, LITELLM_SOURCE)).toThrow(
+      'no model in the LiteLLM file has litellm_provider "nobody"',
+    );
   });
 
   it("rounds away float noise", () => {
@@ -79,8 +101,14 @@ describe("importLitellm: dated names, odd prices, provider prefixes", () => {
   });
 
   it("names the row after the base model when the file only has the dated snapshot", () => {
-    expect(anthropic.seed.models["claude-sonnet-4-5"]).toMatchObject({ input: 3, output: 15, aliases: ["claude-sonnet-4-5-20250929"] });
-    expect(anthropic.notes).toContain("claude-sonnet-4-5-20250929: imported as claude-sonnet-4-5, with claude-sonnet-4-5-20250929 as its alias");
+    expect(anthropic.seed.models["claude-sonnet-4-5"]).toMatchObject({
+      input: 3,
+      output: 15,
+      aliases: ["claude-sonnet-4-5-20250929"],
+    });
+    expect(anthropic.notes).toContain(
+      "claude-sonnet-4-5-20250929: imported as claude-sonnet-4-5, with claude-sonnet-4-5-20250929 as its alias",
+    );
   });
 
   it("keeps a dated snapshot that bills differently as its own row, and says so", () => {
@@ -89,7 +117,9 @@ describe("importLitellm: dated names, odd prices, provider prefixes", () => {
   });
 
   it("warns, for every provider, about a cache write below input, a tier missing a base price, and a missing 1-hour write", () => {
-    expect(anthropic.warnings).toContain("models.claude-haiku-4-5.cache_write: 0.125 is below input (1); a cache write costs at least the input it stores");
+    expect(anthropic.warnings).toContain(
+      "models.claude-haiku-4-5.cache_write: 0.125 is below input (1); a cache write costs at least the input it stores",
+    );
     expect(anthropic.warnings).toContain(
       "models.claude-haiku-4-5.cache_write_1h: is missing, but anthropic sells 1-hour cache writes (other anthropic rows have one)",
     );
@@ -115,13 +145,20 @@ describe("importLitellm: dated names, odd prices, provider prefixes", () => {
   });
 
   it("keeps LiteLLM's deprecation_date as retires_at, asking for the replacement by hand", () => {
-    expect(anthropic.seed.models["claude-3-5-haiku"]).toMatchObject({ retires_at: "2026-02-19", aliases: ["claude-3-5-haiku-20241022"] });
-    expect(anthropic.notes).toContain("claude-3-5-haiku-20241022: LiteLLM's deprecation_date 2026-02-19 is kept as retires_at; name its replaced_by by hand");
+    expect(anthropic.seed.models["claude-3-5-haiku"]).toMatchObject({
+      retires_at: "2026-02-19",
+      aliases: ["claude-3-5-haiku-20241022"],
+    });
+    expect(anthropic.notes).toContain(
+      "claude-3-5-haiku-20241022: LiteLLM's deprecation_date 2026-02-19 is kept as retires_at; name its replaced_by by hand",
+    );
   });
 
   it("records the file's origin in every row: a commit, or the local path", () => {
     const pinned = litellmSource({ commit: "0123456789abcdef0123456789abcdef01234567" });
-    expect(pinned).toBe("https://github.com/BerriAI/litellm/blob/0123456789abcdef0123456789abcdef01234567/model_prices_and_context_window.json");
+    expect(pinned).toBe(
+      "https://github.com/BerriAI/litellm/blob/0123456789abcdef0123456789abcdef01234567/model_prices_and_context_window.json",
+    );
     const rows = Object.values(importLitellm(DATED, { providers: ["openai"] }, pinned).seed.models);
     expect(rows.every((row) => row.source === pinned)).toBe(true);
     expect(litellmSource({ path: "/tmp/prices dir/litellm.json" })).toBe("file:///tmp/prices%20dir/litellm.json");

@@ -20,13 +20,17 @@ describe("mergeSeeds: the seed's rows and aliases are kept, disagreements report
   });
 
   it("reports a row the file prices differently and keeps the seed's, lifecycle and all", () => {
-    expect(merged.conflicts).toContain("claude-haiku-4-5: the file has cache_write 1.25 → 0.125, cache_write_1h 2 → (absent); the seed's row is kept");
+    expect(merged.conflicts).toContain(
+      "claude-haiku-4-5: the file has cache_write 1.25 → 0.125, cache_write_1h 2 → (absent); the seed's row is kept",
+    );
     expect(merged.seed.models["claude-haiku-4-5"]).toEqual(SEED.models["claude-haiku-4-5"]);
     expect(merged.seed.models["claude-opus-4-1"]).toEqual(SEED.models["claude-opus-4-1"]);
   });
 
   it("reports an alias that another seed row claims, and leaves it with that row", () => {
-    expect(merged.conflicts).toContain("alias gpt-5-2025-08-07: the file gives it to gpt-5, the seed to gpt-4.1; the seed's is kept");
+    expect(merged.conflicts).toContain(
+      "alias gpt-5-2025-08-07: the file gives it to gpt-5, the seed to gpt-4.1; the seed's is kept",
+    );
     expect(merged.seed.models["gpt-5"]?.aliases).toBeUndefined();
     expect(merged.seed.models["gpt-4.1"]?.aliases).toEqual(["gpt-5-2025-08-07"]);
   });
@@ -34,7 +38,9 @@ describe("mergeSeeds: the seed's rows and aliases are kept, disagreements report
   it("does not add a row under a name the seed uses as an alias", () => {
     const clash = mergeSeeds(SEED, { models: { "claude-haiku-4-5-20251001": { input: 1, output: 5 } } }, false);
     expect(clash.added).toEqual([]);
-    expect(clash.conflicts).toEqual(["claude-haiku-4-5-20251001: is an alias of claude-haiku-4-5 in the seed; the file's row is not added"]);
+    expect(clash.conflicts).toEqual([
+      "claude-haiku-4-5-20251001: is an alias of claude-haiku-4-5 in the seed; the file's row is not added",
+    ]);
   });
 
   it("prunes only the named providers' rows the file lacks, never a row that retires (it maps to its replacement) nor a replacement", () => {
@@ -42,11 +48,17 @@ describe("mergeSeeds: the seed's rows and aliases are kept, disagreements report
     const pruned = mergeSeeds(SEED, anthropicOnly.seed, { providers: anthropicOnly.providers });
     // claude-opus-4-1 names claude-opus-4-8 as its replacement: it stays.
     expect(pruned.pruned).toEqual([]);
-    expect(pruned.kept).toEqual(["claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement"]);
+    expect(pruned.kept).toEqual([
+      "claude-opus-4-8: not in the file, kept because claude-opus-4-1 names it as a replacement",
+    ]);
     expect(pruned.seed.models["gpt-4.1"]).toBeDefined();
     expect(pruned.seed.models["gemini-2.5-flash"]).toBeDefined();
 
-    const withoutOpus = { models: Object.fromEntries(Object.entries(anthropicOnly.seed.models).filter(([model]) => model !== "claude-opus-4-1")) };
+    const withoutOpus = {
+      models: Object.fromEntries(
+        Object.entries(anthropicOnly.seed.models).filter(([model]) => model !== "claude-opus-4-1"),
+      ),
+    };
     const kept = mergeSeeds(SEED, withoutOpus, { providers: ["anthropic"] });
     expect(kept.pruned).toEqual([]);
     expect(kept.kept).toEqual([

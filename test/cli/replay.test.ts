@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/replay/cli";
-import { atifTrajectory, claudeCodeSession, codexRollout, miniSweAgentTraj, offloadLog, sweAgentTraj } from "../replay/fixtures";
+import {
+  atifTrajectory,
+  claudeCodeSession,
+  codexRollout,
+  miniSweAgentTraj,
+  offloadLog,
+  sweAgentTraj,
+} from "../replay/fixtures";
 
 const dir = mkdtempSync(join(tmpdir(), "offload-gate-replay-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,8 +37,21 @@ describe("npm run replay", () => {
     const { code, out, err } = await run([join(dir, "runs")]);
     expect(code).toBe(0);
     expect(out).toMatch(/^replay: 6 sessions, 120 calls \(0 skipped\); pricing: cache_aware \(the default\)/);
-    expect(out).toMatch(/keep-everything check: modelled \$\S+ against recorded \$\S+ over the 100 calls with usage: error [+−]?0\.00\d%/);
-    for (const policy of ["keep_everything", "gate_seed", "gate_cache_aware", "gate_plan", "clear_tool_uses", "mask_last_10 ", "mask_last_10_every_10", "size_only", "deepagents_evict", "claude_code_persist"]) {
+    expect(out).toMatch(
+      /keep-everything check: modelled \$\S+ against recorded \$\S+ over the 100 calls with usage: error [+−]?0\.00\d%/,
+    );
+    for (const policy of [
+      "keep_everything",
+      "gate_seed",
+      "gate_cache_aware",
+      "gate_plan",
+      "clear_tool_uses",
+      "mask_last_10 ",
+      "mask_last_10_every_10",
+      "size_only",
+      "deepagents_evict",
+      "claude_code_persist",
+    ]) {
       expect(out).toContain(`\n${policy}`);
     }
     expect(out).toContain("per tool\n");
@@ -62,7 +82,16 @@ describe("npm run replay", () => {
     const doc = JSON.parse(out);
     expect(doc).toMatchObject({ version: 1, source: "replay" });
     const read = doc.tools.Read;
-    expect(Object.keys(read.sums).sort()).toEqual(["h_n", "h_sum", "h_sumsq", "p_n", "p_r", "q_cached", "q_n", "q_turns"]);
+    expect(Object.keys(read.sums).sort()).toEqual([
+      "h_n",
+      "h_sum",
+      "h_sumsq",
+      "p_n",
+      "p_r",
+      "q_cached",
+      "q_n",
+      "q_turns",
+    ]);
     expect(Object.keys(read.bands).sort()).toEqual(["2k-10k", "ge10k"]);
     expect(read.sums.p_r).toBeLessThanOrEqual(read.sums.p_n);
   });
@@ -79,8 +108,10 @@ describe("npm run replay", () => {
 
   it("prices without a cache in seed mode, where the ranking of the rolling mask turns around", async () => {
     const cached = JSON.parse((await run([join(dir, "runs", "claude"), "--json"])).out).summary.policies;
-    const seed = JSON.parse((await run([join(dir, "runs", "claude"), "--json", "--mode", "seed"])).out).summary.policies;
-    const mask = (list: { name: string; saving_usd: [number, number] }[]) => list.find((p) => p.name === "mask_last_10")!.saving_usd[1];
+    const seed = JSON.parse((await run([join(dir, "runs", "claude"), "--json", "--mode", "seed"])).out).summary
+      .policies;
+    const mask = (list: { name: string; saving_usd: [number, number] }[]) =>
+      list.find((p) => p.name === "mask_last_10")!.saving_usd[1];
     expect(mask(cached)).toBeLessThan(0);
     expect(mask(seed)).toBeGreaterThan(0);
   });

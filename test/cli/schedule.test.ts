@@ -22,7 +22,10 @@ const snapshot = (models: Record<string, unknown>): KvSnapshot => ({
 describe("the CLI keeps scheduled changes intact", () => {
   it("validates a row with scheduled changes, and refuses them unsorted, naming the field", () => {
     expect(validateSeed(seed({ "gemini-3.8-flash": FLASH }), TODAY)).toMatchObject({ errors: [], warnings: [] });
-    const unsorted = { ...FLASH, scheduled: [FLASH.scheduled![0]!, { effective_at: "2026-12-31T00:00:00Z", input: 1 }] };
+    const unsorted = {
+      ...FLASH,
+      scheduled: [FLASH.scheduled![0]!, { effective_at: "2026-12-31T00:00:00Z", input: 1 }],
+    };
     expect(validateSeed(seed({ m: unsorted }), TODAY).errors).toEqual([
       "models.m.scheduled.1.effective_at: must be after scheduled.0.effective_at: changes are sorted, oldest first",
     ]);
@@ -40,11 +43,18 @@ describe("the CLI keeps scheduled changes intact", () => {
     const lines = formatDiff(diffSeed(seed({ "gemini-3.8-flash": FLASH }), kv));
     expect(lines).toEqual([`~ gemini-3.8-flash: scheduled (absent) → ${JSON.stringify(FLASH.scheduled)}`]);
     expect(exportSeed(snapshot({ "gemini-3.8-flash": FLASH })).seed.models["gemini-3.8-flash"]).toEqual(FLASH);
-    expect(diffSeed(seed({ "gemini-3.8-flash": FLASH }), snapshot({ "gemini-3.8-flash": FLASH }))).toEqual({ rows: [], aliases: [] });
+    expect(diffSeed(seed({ "gemini-3.8-flash": FLASH }), snapshot({ "gemini-3.8-flash": FLASH }))).toEqual({
+      rows: [],
+      aliases: [],
+    });
   });
 
   it("keeps the seed's scheduled changes in a LiteLLM merge, whatever the file says", () => {
-    const merged = mergeSeeds(seed({ "gemini-3.8-flash": FLASH }), seed({ "gemini-3.8-flash": { input: 0.75, output: 3.75, cache_read: 0.075 } }), false);
+    const merged = mergeSeeds(
+      seed({ "gemini-3.8-flash": FLASH }),
+      seed({ "gemini-3.8-flash": { input: 0.75, output: 3.75, cache_read: 0.075 } }),
+      false,
+    );
     expect(merged.seed.models["gemini-3.8-flash"]).toEqual(FLASH);
     expect(merged.conflicts).toEqual([]);
   });
@@ -56,7 +66,9 @@ describe("the CLI and the gap rule", () => {
     expect(validateSeed(seed({ "gpt-5": retiring }), TODAY).errors).toEqual([
       "models.gpt-5.replaced_by: names gpt-5.6-sol, which has no row (nor alias) in this seed",
     ]);
-    expect(validateSeed(seed({ "gpt-5": retiring, "gpt-5.6-sol": { ...FLASH, scheduled: undefined } }), TODAY).errors).toEqual([]);
+    expect(
+      validateSeed(seed({ "gpt-5": retiring, "gpt-5.6-sol": { ...FLASH, scheduled: undefined } }), TODAY).errors,
+    ).toEqual([]);
   });
 
   it("warns about a row without cache_read, unless it has no prompt cache", () => {

@@ -34,7 +34,8 @@ function parseDataclasses(source: string): Map<string, Map<string, PyField>> {
     const fields = new Map<string, PyField>();
     for (let j = i + 2; j < lines.length && !/^\S/.test(lines[j] ?? ""); j++) {
       const m = /^ {4}([a-z]\w*): (.+?)(?: = (.+))?$/.exec(lines[j] ?? "");
-      if (m !== null) fields.set(m[1] as string, { annotation: m[2] as string, required: m[3] === undefined, default: m[3] ?? null });
+      if (m !== null)
+        fields.set(m[1] as string, { annotation: m[2] as string, required: m[3] === undefined, default: m[3] ?? null });
     }
     classes.set(header[1] as string, fields);
   }
@@ -45,13 +46,15 @@ function parseDataclasses(source: string): Map<string, Map<string, PyField>> {
 const LOCAL = new Set(["extra", "error"]);
 
 let doc: Json;
-const resolve = (schema: Json): Json => (schema.$ref ? resolve(doc.components.schemas[String(schema.$ref).split("/").pop() as string]) : schema);
+const resolve = (schema: Json): Json =>
+  schema.$ref ? resolve(doc.components.schemas[String(schema.$ref).split("/").pop() as string]) : schema;
 
 /** The JSON types a schema admits: "null" included when it is nullable. */
 function jsonTypes(raw: Json): Set<string> {
   const schema = resolve(raw);
   const types = new Set<string>();
-  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) for (const t of jsonTypes(branch)) types.add(t);
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])])
+    for (const t of jsonTypes(branch)) types.add(t);
   if (Array.isArray(schema.type)) for (const t of schema.type) types.add(t);
   else if (typeof schema.type === "string") types.add(schema.type);
   else if (schema.enum !== undefined) for (const v of schema.enum) types.add(v === null ? "null" : typeof v);
@@ -141,11 +144,19 @@ describe("the Python client's models.py against /openapi.json", () => {
 
   for (const [name, locate] of Object.entries(COPIES)) {
     it(`${name} has the schema's field names, no more and no fewer`, () => {
-      const fields = [...(classes.get(name)?.keys() ?? [])].filter((f) => !LOCAL.has(f) && !(CLIENT_ONLY[name] ?? []).includes(f));
+      const fields = [...(classes.get(name)?.keys() ?? [])].filter(
+        (f) => !LOCAL.has(f) && !(CLIENT_ONLY[name] ?? []).includes(f),
+      );
       const { properties } = objectOf(locate(doc));
       const schemaNames = Object.keys(properties).filter((f) => !(ANSWER_FIELDS_IN_EXTRA[name] ?? []).includes(f));
-      expect(fields.filter((f) => !(f in properties)), "fields the schema does not have").toEqual([]);
-      expect(schemaNames.filter((f) => !fields.includes(f)), "schema fields the dataclass lacks").toEqual([]);
+      expect(
+        fields.filter((f) => !(f in properties)),
+        "fields the schema does not have",
+      ).toEqual([]);
+      expect(
+        schemaNames.filter((f) => !fields.includes(f)),
+        "schema fields the dataclass lacks",
+      ).toEqual([]);
     });
 
     it(`${name} requires what the schema requires${REQUESTS.has(name) ? "" : " of the fields the client acts on"}, and types each field as the schema does`, () => {

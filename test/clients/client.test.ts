@@ -32,7 +32,9 @@ describe("hc<AppType>", () => {
   });
 
   it("reads the documented error shape from a 400", async () => {
-    const res = await client.v1.gate.$post({ json: { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 1.5 } });
+    const res = await client.v1.gate.$post({
+      json: { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 1.5 },
+    });
     expect(res.status).toBe(400);
     if (res.status !== 400) throw new Error(`unexpected ${res.status}`);
     const body = await res.json();

@@ -30,7 +30,8 @@ async function answerOf(body: unknown): Promise<object | null> {
 
 beforeAll(async () => {
   await resetState();
-  for (const [model, row] of Object.entries(VECTOR_PRICING)) if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });
+  for (const [model, row] of Object.entries(VECTOR_PRICING))
+    if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });
   await putRow("claude-opus-4-6", OPUS);
   await putRow("claude-opus-4-5-20251101", { ...OPUS, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 });
 });
@@ -51,7 +52,10 @@ describe("the gate answer's serialiser", () => {
 
   it("writes the answers of 10,000 generated requests as JSON.stringify does", async () => {
     // Half the fuzz corpus (mostly refused), half bodies the gate mostly decides.
-    const bodies = [...fc.sample(gateRequest, { seed: 20261202, numRuns: 5_000 }), ...fc.sample(acceptedGate, { seed: 20261202, numRuns: 5_000 })];
+    const bodies = [
+      ...fc.sample(gateRequest, { seed: 20261202, numRuns: 5_000 }),
+      ...fc.sample(acceptedGate, { seed: 20261202, numRuns: 5_000 }),
+    ];
     const models = new Set<string>();
     let written = 0;
     for (const body of bodies) {
@@ -66,9 +70,21 @@ describe("the gate answer's serialiser", () => {
   }, 120_000);
 
   it("writes any object as JSON.stringify does: frozen parts, NaN, -0, undefined, nested arrays, batches", () => {
-    const leaf = fc.oneof(fc.jsonValue(), fc.constantFrom(Number.NaN, -0, Number.POSITIVE_INFINITY, undefined, "a − b", 'q"uote\\n'));
-    const flat = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.double(), fc.string(), fc.boolean(), fc.constant(null)), { maxKeys: 5 });
-    const part = fc.oneof(leaf, flat.map((value) => Object.freeze(value)), fc.array(leaf, { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 6 }), leaf, { maxKeys: 4 }));
+    const leaf = fc.oneof(
+      fc.jsonValue(),
+      fc.constantFrom(Number.NaN, -0, Number.POSITIVE_INFINITY, undefined, "a − b", 'q"uote\\n'),
+    );
+    const flat = fc.dictionary(
+      fc.string({ maxLength: 8 }),
+      fc.oneof(fc.double(), fc.string(), fc.boolean(), fc.constant(null)),
+      { maxKeys: 5 },
+    );
+    const part = fc.oneof(
+      leaf,
+      flat.map((value) => Object.freeze(value)),
+      fc.array(leaf, { maxLength: 4 }),
+      fc.dictionary(fc.string({ maxLength: 6 }), leaf, { maxKeys: 4 }),
+    );
     const answer = fc.dictionary(fc.string({ maxLength: 10 }), part, { maxKeys: 12 });
     const batch = fc.array(fc.oneof(answer, leaf), { maxLength: 5 }).map((decisions) => ({ decisions }));
     fc.assert(

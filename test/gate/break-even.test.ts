@@ -21,7 +21,6 @@ import { runs } from "../support/runs";
 // Fixed, so CI is reproducible; change it to explore (tens of thousands of runs passed while building).
 const SEED = 6_2027;
 
-
 /** Whether a cache-aware decision prices every term: the gap rule never fires on a guessed cache read. */
 const gapFree = (inputs: CacheAwareInputs, row: CachePriceRates) => {
   const params = cacheAwareParams(inputs);
@@ -29,7 +28,9 @@ const gapFree = (inputs: CacheAwareInputs, row: CachePriceRates) => {
 };
 
 const fires = (mode: PricingMode, inputs: CacheAwareInputs, row: CachePriceRates) =>
-  mode === "seed" ? evaluateOffloadGate(inputs, row).fire : gapFree(inputs, row) && evaluateCacheAwareGate(inputs, row).fire;
+  mode === "seed"
+    ? evaluateOffloadGate(inputs, row).fire
+    : gapFree(inputs, row) && evaluateCacheAwareGate(inputs, row).fire;
 
 /**
  * The same predicate, faster: past the pre-filter the cache-aware decision
@@ -67,7 +68,10 @@ const row = fc
     read: fc.option(fc.double({ min: 0.05, max: 1.2, noNaN: true }), { nil: undefined }),
     write: fc.option(fc.double({ min: 0.8, max: 2, noNaN: true }), { nil: undefined }),
     tier: fc.option(
-      fc.record({ threshold_tokens: fc.integer({ min: 1, max: 300_000 }), factor: fc.double({ min: 0.5, max: 3, noNaN: true }) }),
+      fc.record({
+        threshold_tokens: fc.integer({ min: 1, max: 300_000 }),
+        factor: fc.double({ min: 0.5, max: 3, noNaN: true }),
+      }),
       { nil: undefined },
     ),
   })
@@ -78,7 +82,11 @@ const row = fc
     if (tier === undefined) return base;
     return {
       ...base,
-      long_context: { threshold_tokens: tier.threshold_tokens, input: input * tier.factor, output: input * outFactor * tier.factor },
+      long_context: {
+        threshold_tokens: tier.threshold_tokens,
+        input: input * tier.factor,
+        output: input * outFactor * tier.factor,
+      },
     };
   });
 
@@ -119,21 +127,40 @@ function placementAndTtl(suffix: fc.Arbitrary<number>) {
 
 /** Rows with a 1-hour write price or without (then the 5-minute write stands in), tiers with theirs. */
 const rowWith1h = fc
-  .record({ base: row, write1h: fc.option(fc.double({ min: 1, max: 3, noNaN: true }), { nil: undefined }), tier1h: fc.boolean() })
+  .record({
+    base: row,
+    write1h: fc.option(fc.double({ min: 1, max: 3, noNaN: true }), { nil: undefined }),
+    tier1h: fc.boolean(),
+  })
   .map(({ base, write1h, tier1h }): CachePriceRates => {
     if (write1h === undefined) return base;
     const input = base.input ?? 0;
     const withRow = { ...base, cache_write_1h: input * write1h };
     if (base.long_context === undefined || !tier1h) return withRow;
-    return { ...withRow, long_context: { ...base.long_context, cache_write_1h: (base.long_context.input ?? input) * write1h } };
+    return {
+      ...withRow,
+      long_context: { ...base.long_context, cache_write_1h: (base.long_context.input ?? input) * write1h },
+    };
   });
 
 /** Retroactive and 1-hour requests, in cache_aware mode (the seed has neither). */
 const v2Request = fc
-  .tuple(pricedRequest, fc.record({ ...placementAndTtl(fc.integer({ min: 0, max: 250_000 })), offload_at: fc.constant<OffloadAt>("retroactive") }))
+  .tuple(
+    pricedRequest,
+    fc.record({
+      ...placementAndTtl(fc.integer({ min: 0, max: 250_000 })),
+      offload_at: fc.constant<OffloadAt>("retroactive"),
+    }),
+  )
   .map(([inputs, extra]) => ({ ...inputs, ...extra }));
 const v2OutputRequest = fc
-  .tuple(outputRequest, fc.record({ ...placementAndTtl(fc.integer({ min: 0, max: 40_000 })), cache_ttl: fc.constantFrom<CacheTtl>("5m", "1h") }))
+  .tuple(
+    outputRequest,
+    fc.record({
+      ...placementAndTtl(fc.integer({ min: 0, max: 40_000 })),
+      cache_ttl: fc.constantFrom<CacheTtl>("5m", "1h"),
+    }),
+  )
   .map(([inputs, extra]) => ({ ...inputs, ...extra }));
 
 const found = { horizon: { priced: 0, some: 0 }, output: { runs: 0, inRange: 0 } };
@@ -153,18 +180,39 @@ describe("break_even_horizon", () => {
   }, 120_000);
 
   it("is null when the output is below the pre-filter, at every horizon", () => {
-    const inputs = { model_name: "m", output_tokens: 9_999, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    const inputs = {
+      model_name: "m",
+      output_tokens: 9_999,
+      horizon: 4,
+      recall_probability: 0.3,
+      cache_hit_rate: 0.9,
+      context_tokens: 0,
+    };
     expect(breakEven("seed", inputs, OPUS).break_even_horizon).toBeNull();
   });
 
   it("is 1 for worked example 1 and null when the stub is as large as the output", () => {
-    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 60_000 };
+    const inputs = {
+      model_name: "m",
+      output_tokens: 20_000,
+      horizon: 4,
+      recall_probability: 0.3,
+      cache_hit_rate: 0.9,
+      context_tokens: 60_000,
+    };
     expect(breakEven("cache_aware", inputs, OPUS).break_even_horizon).toBe(1);
     expect(breakEven("seed", { ...inputs, stub_tokens: 20_000 }, OPUS).break_even_horizon).toBeNull();
   });
 
   it("is 3 for worked example 2 in cache_aware mode: it would fire with one more turn", () => {
-    const inputs = { model_name: "m", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, cache_hit_rate: 0.9, context_tokens: 150_000 };
+    const inputs = {
+      model_name: "m",
+      output_tokens: 12_000,
+      horizon: 2,
+      recall_probability: 0.5,
+      cache_hit_rate: 0.9,
+      context_tokens: 150_000,
+    };
     expect(breakEven("cache_aware", inputs, OPUS).break_even_horizon).toBe(3);
     expect(evaluateCacheAwareGate({ ...inputs, horizon: 3 }, OPUS).fire).toBe(true);
     expect(evaluateCacheAwareGate({ ...inputs, horizon: 2 }, OPUS).fire).toBe(false);
@@ -194,16 +242,32 @@ describe("break_even_output_tokens", () => {
   }, 120_000);
 
   it("is never below the pre-filter threshold", () => {
-    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    const inputs = {
+      model_name: "m",
+      output_tokens: 20_000,
+      horizon: 4,
+      recall_probability: 0.3,
+      cache_hit_rate: 0.9,
+      context_tokens: 0,
+    };
     // In seed mode 900 tokens would already pay at H=4; the pre-filter still says 10,000.
-    expect(breakEven("seed", { ...inputs, large_offload_threshold_tokens: 10_000 }, OPUS).break_even_output_tokens).toBe(10_000);
+    expect(
+      breakEven("seed", { ...inputs, large_offload_threshold_tokens: 10_000 }, OPUS).break_even_output_tokens,
+    ).toBe(10_000);
     expect(breakEven("seed", { ...inputs, large_offload_threshold_tokens: 0 }, OPUS).break_even_output_tokens).toBe(
       bruteOutput("seed", { ...inputs, large_offload_threshold_tokens: 0 }, OPUS, 10_000),
     );
   });
 
   it("is null at horizon 0, where nothing is carried", () => {
-    const inputs = { model_name: "m", output_tokens: 20_000, horizon: 0, recall_probability: 0.3, cache_hit_rate: 0.9, context_tokens: 0 };
+    const inputs = {
+      model_name: "m",
+      output_tokens: 20_000,
+      horizon: 0,
+      recall_probability: 0.3,
+      cache_hit_rate: 0.9,
+      context_tokens: 0,
+    };
     expect(breakEven("seed", inputs, OPUS)).toEqual({ break_even_horizon: 1, break_even_output_tokens: null });
   });
 
@@ -263,8 +327,16 @@ describe("both break-evens on retroactive and 1-hour inputs", () => {
   it("agree with the decision where the slope is zero: cache_read 0 and q = 1, entry or retroactive", () => {
     fc.assert(
       fc.property(fc.tuple(v2Request, fc.boolean()), row, ([inputs, entry], r) => {
-        const flat = { ...inputs, cache_hit_rate: 1, offload_at: entry ? ("entry" as const) : ("retroactive" as const) };
-        const zeroRead = { ...r, cache_read: 0, ...(r.long_context ? { long_context: { ...r.long_context, cache_read: 0 } } : {}) };
+        const flat = {
+          ...inputs,
+          cache_hit_rate: 1,
+          offload_at: entry ? ("entry" as const) : ("retroactive" as const),
+        };
+        const zeroRead = {
+          ...r,
+          cache_read: 0,
+          ...(r.long_context ? { long_context: { ...r.long_context, cache_read: 0 } } : {}),
+        };
         const closed = breakEven("cache_aware", flat, zeroRead).break_even_horizon;
         expect(closed).toBe(bruteHorizon("cache_aware", flat, zeroRead));
         expect(closed).toBe(fires("cache_aware", { ...flat, horizon: 1 }, zeroRead) ? 1 : null);
@@ -312,7 +384,10 @@ describe("both break-evens at the API's bounds", () => {
       context_tokens: tokens,
       ...placementAndTtl(tokens),
     })
-    .map((inputs) => ({ ...inputs, output_tokens: Math.max(inputs.output_tokens, inputs.large_offload_threshold_tokens) }));
+    .map((inputs) => ({
+      ...inputs,
+      output_tokens: Math.max(inputs.output_tokens, inputs.large_offload_threshold_tokens),
+    }));
 
   it("fire at the break-even and not just below it, or never where they are null", () => {
     fc.assert(
@@ -327,7 +402,8 @@ describe("both break-evens at the API's bounds", () => {
           }
         } else {
           for (const x of [inputs.large_offload_threshold_tokens, 1e11, 1e12]) {
-            if (x >= inputs.large_offload_threshold_tokens) expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
+            if (x >= inputs.large_offload_threshold_tokens)
+              expect(firesFast(m, { ...inputs, output_tokens: x }, r)).toBe(false);
           }
         }
       }),

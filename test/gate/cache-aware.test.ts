@@ -30,7 +30,13 @@ const EXAMPLE_1: CacheAwareInputs = {
   context_tokens: 60_000,
 };
 /** Design note, example 2: the seed fires, the cache-aware gate does not. */
-const EXAMPLE_2: CacheAwareInputs = { ...EXAMPLE_1, output_tokens: 12_000, horizon: 2, recall_probability: 0.5, context_tokens: 150_000 };
+const EXAMPLE_2: CacheAwareInputs = {
+  ...EXAMPLE_1,
+  output_tokens: 12_000,
+  horizon: 2,
+  recall_probability: 0.5,
+  context_tokens: 150_000,
+};
 /** Design note, example 3: sonnet-4-5, keeping the output crosses the 200k tier. */
 const EXAMPLE_3: CacheAwareInputs = { ...EXAMPLE_1, model_name: "claude-sonnet-4-5", context_tokens: 190_000 };
 
@@ -58,18 +64,21 @@ describe("the cache-aware gate on the design note's worked examples", () => {
     expect(cache.stub_carry_cost_usd).toBeCloseTo(0.001465, 12);
     expect(cache.expected_recall_hop_cost_usd).toBeCloseTo(0.093125, 12);
     expect(cache.net_saving_usd).toBeCloseTo(-0.00669, 12);
-    expect(cache.reason).toMatch(/^net=\$-0\.0067 \(saving=\$0\.0879 \+ premium=\$0\.0000 − stub=\$0\.0015 − recall=\$0\.0931\); H=2 p_recall=0\.50 q=0\.90 context=150000 tier=none mode=cache_aware/);
+    expect(cache.reason).toMatch(
+      /^net=\$-0\.0067 \(saving=\$0\.0879 \+ premium=\$0\.0000 − stub=\$0\.0015 − recall=\$0\.0931\); H=2 p_recall=0\.50 q=0\.90 context=150000 tier=none mode=cache_aware/,
+    );
 
     const seed = evaluateOffloadGate(EXAMPLE_2, OPUS);
     expect(seed.fire).toBe(true);
     expect(seed.net_saving_usd).toBeCloseTo(0.10675, 12);
 
-    expect(decideOutcome("cache_aware", EXAMPLE_2, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" }).reason_code).toBe(
-      "net_not_positive",
-    );
-    expect(decideOutcome("seed", EXAMPLE_2, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" }).reason_code).toBe(
-      "net_positive",
-    );
+    expect(
+      decideOutcome("cache_aware", EXAMPLE_2, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" })
+        .reason_code,
+    ).toBe("net_not_positive");
+    expect(
+      decideOutcome("seed", EXAMPLE_2, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" }).reason_code,
+    ).toBe("net_positive");
   });
 
   it("example 3 fires mostly on the long-context premium that stubbing avoids", () => {
@@ -119,7 +128,7 @@ describe("the long-context tier", () => {
     };
     const d = evaluateCacheAwareGate({ ...EXAMPLE_1, context_tokens: 250_000, cache_hit_rate: 0 }, gemini);
     // q = 0: every later turn writes again, at the tier's input price (2.5), never 0.
-    expect(d.reprefill_saving_usd).toBe((20_000 * 2.5e-6) * 4);
+    expect(d.reprefill_saving_usd).toBe(20_000 * 2.5e-6 * 4);
     expect(d.expected_recall_hop_cost_usd).toBeCloseTo(0.3 * (2_000 * 2.5e-6 + 500 * 15e-6 + 250_000 * 2.5e-6), 15);
   });
 });
@@ -189,7 +198,9 @@ const cachedRow = fc
   });
 
 const cacheRequest = seedRequest.chain((request) =>
-  fc.record({ context_tokens: fc.integer({ min: 0, max: 500_000 }) }).map((extra) => ({ ...request, ...extra, model_name: "m" })),
+  fc
+    .record({ context_tokens: fc.integer({ min: 0, max: 500_000 }) })
+    .map((extra) => ({ ...request, ...extra, model_name: "m" })),
 );
 
 const net = (inputs: CacheAwareInputs, row: CachePriceRates) => evaluateCacheAwareGate(inputs, row).net_saving_usd;
@@ -201,7 +212,9 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         const inputs = { ...request, large_offload_threshold_tokens: 0 };
         const larger = { ...inputs, output_tokens: inputs.output_tokens + extra };
         expect(net(larger, row)).toBeGreaterThanOrEqual(net(inputs, row));
-        expect(evaluateOffloadGate(larger, row).net_saving_usd).toBeGreaterThanOrEqual(evaluateOffloadGate(inputs, row).net_saving_usd);
+        expect(evaluateOffloadGate(larger, row).net_saving_usd).toBeGreaterThanOrEqual(
+          evaluateOffloadGate(inputs, row).net_saving_usd,
+        );
       }),
       { numRuns: runs(2_000), seed: SEED },
     );
@@ -212,7 +225,9 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
       fc.property(cacheRequest, cachedRow, fc.double({ min: 0, max: 1, noNaN: true }), (request, row, other) => {
         const inputs = { ...request, large_offload_threshold_tokens: 0 };
         const [low, high] = [Math.min(inputs.recall_probability, other), Math.max(inputs.recall_probability, other)];
-        expect(net({ ...inputs, recall_probability: high }, row)).toBeLessThanOrEqual(net({ ...inputs, recall_probability: low }, row));
+        expect(net({ ...inputs, recall_probability: high }, row)).toBeLessThanOrEqual(
+          net({ ...inputs, recall_probability: low }, row),
+        );
         expect(evaluateOffloadGate({ ...inputs, recall_probability: high }, row).net_saving_usd).toBeLessThanOrEqual(
           evaluateOffloadGate({ ...inputs, recall_probability: low }, row).net_saving_usd,
         );
@@ -235,7 +250,10 @@ describe("monotonicity of net (cache_aware, and the seed where it applies)", () 
         const atHigh = evaluateCacheAwareGate({ ...inputs, cache_hit_rate: high }, row);
         // net is a difference of two terms that both shrink as q grows; exact arithmetic
         // never lets it rise, floating point may by a few ulps of the terms.
-        const ulps = 4 * Number.EPSILON * (atLow.reprefill_saving_usd + atLow.stub_carry_cost_usd + atLow.expected_recall_hop_cost_usd);
+        const ulps =
+          4 *
+          Number.EPSILON *
+          (atLow.reprefill_saving_usd + atLow.stub_carry_cost_usd + atLow.expected_recall_hop_cost_usd);
         expect(atHigh.net_saving_usd).toBeLessThanOrEqual(atLow.net_saving_usd + ulps);
       }),
       { numRuns: runs(2_000), seed: SEED },
@@ -261,9 +279,15 @@ describe("robustness", () => {
       output: anyPrice,
       cache_read: fc.option(anyPrice, { nil: undefined }),
       cache_write: fc.option(anyPrice, { nil: undefined }),
-      long_context: fc.option(fc.record({ threshold_tokens: fc.integer({ min: 1, max: 1e12 }), input: fc.option(anyPrice, { nil: undefined }) }), {
-        nil: undefined,
-      }),
+      long_context: fc.option(
+        fc.record({
+          threshold_tokens: fc.integer({ min: 1, max: 1e12 }),
+          input: fc.option(anyPrice, { nil: undefined }),
+        }),
+        {
+          nil: undefined,
+        },
+      ),
     });
     const anyInputs = fc.record({
       model_name: fc.string({ maxLength: 20 }),

@@ -42,8 +42,28 @@ const EDGES: Array<[string, unknown]> = [
   ["a point outside its range", { ...EXAMPLE_A, horizon: 9, horizon_range: [2, 6] }],
   ["a probability outside its range", { ...EXAMPLE_A, recall_probability: 0.9, recall_probability_range: [0.1, 0.5] }],
   ["suffix_tokens without a retroactive offload", { ...EXAMPLE_A, suffix_tokens: 10 }],
-  ["suffix_tokens with a retroactive offload", { ...EXAMPLE_A, pricing_mode: "cache_aware", offload_at: "retroactive", suffix_tokens: 10 }],
-  ["every field at once", { ...EXAMPLE_A, pricing_mode: "cache_aware", cache_hit_rate: 0.9, cache_hit_rate_range: [0.8, 1], context_tokens: 5, offload_at: "retroactive", suffix_tokens: 1, cache_ttl: "1h", horizon_range: [2, 6], recall_probability_range: [0.1, 0.5], session_id: "s:1", tool_name: "web/fetch", dry_run: false }],
+  [
+    "suffix_tokens with a retroactive offload",
+    { ...EXAMPLE_A, pricing_mode: "cache_aware", offload_at: "retroactive", suffix_tokens: 10 },
+  ],
+  [
+    "every field at once",
+    {
+      ...EXAMPLE_A,
+      pricing_mode: "cache_aware",
+      cache_hit_rate: 0.9,
+      cache_hit_rate_range: [0.8, 1],
+      context_tokens: 5,
+      offload_at: "retroactive",
+      suffix_tokens: 1,
+      cache_ttl: "1h",
+      horizon_range: [2, 6],
+      recall_probability_range: [0.1, 0.5],
+      session_id: "s:1",
+      tool_name: "web/fetch",
+      dry_run: false,
+    },
+  ],
   ["a model name ending in a newline", { ...EXAMPLE_A, model_name: "gpt-5\n" }],
   ["a model name of 129 characters", { ...EXAMPLE_A, model_name: "m".repeat(129) }],
   ["a model name of 128 characters", { ...EXAMPLE_A, model_name: "m".repeat(128) }],
@@ -59,7 +79,10 @@ const EDGES: Array<[string, unknown]> = [
   ["a range of three", { ...EXAMPLE_A, horizon_range: [1, 2, 3] }],
   ["a range of one", { ...EXAMPLE_A, horizon_range: [1] }],
   ["a fractional horizon range", { ...EXAMPLE_A, horizon: undefined, horizon_range: [1.5, 2] }],
-  ["NaN and Infinity (never in JSON)", { ...EXAMPLE_A, output_tokens: Number.NaN, recall_probability: Number.POSITIVE_INFINITY }],
+  [
+    "NaN and Infinity (never in JSON)",
+    { ...EXAMPLE_A, output_tokens: Number.NaN, recall_probability: Number.POSITIVE_INFINITY },
+  ],
   ["null for an optional field", { ...EXAMPLE_A, horizon: null }],
   ["an unknown enum value", { ...EXAMPLE_A, pricing_mode: "Seed" }],
   ["dry_run as a string", { ...EXAMPLE_A, dry_run: "true" }],
@@ -88,7 +111,8 @@ describe("the gate request's compiled validator", () => {
 
   it("gives zod's verdict, and zod's data, on 10,000 plausible bodies its cross-field rules mostly pass", () => {
     let accepted = 0;
-    for (const body of fc.sample(acceptedGate, { seed: SEED, numRuns: 10_000 })) if (expectZodsVerdict(asSent(body))) accepted += 1;
+    for (const body of fc.sample(acceptedGate, { seed: SEED, numRuns: 10_000 }))
+      if (expectZodsVerdict(asSent(body))) accepted += 1;
     expect(accepted).toBeGreaterThan(7_000);
     expect(accepted).toBeLessThan(10_000);
   }, 60_000);
@@ -102,7 +126,10 @@ describe("the gate request's compiled validator", () => {
 
 describe("the batch envelope's compiled validator", () => {
   const envelope = fc.oneof(
-    fc.record({ items: fc.array(gateRequest, { maxLength: 110 }), dry_run: fc.oneof(fc.boolean(), fc.jsonValue()) }, { requiredKeys: [] }),
+    fc.record(
+      { items: fc.array(gateRequest, { maxLength: 110 }), dry_run: fc.oneof(fc.boolean(), fc.jsonValue()) },
+      { requiredKeys: [] },
+    ),
     fc.record({ items: fc.jsonValue(), extra: fc.jsonValue() }, { requiredKeys: [] }),
     fc.jsonValue(),
   );

@@ -63,7 +63,10 @@ describe("the economic pre-filter in cache_aware mode", () => {
     const floored = decideOutcome("cache_aware", { ...D1, large_offload_threshold_tokens: 5_000 }, priced);
     expect(floored).toMatchObject({ fire: false, reason_code: "below_threshold", break_even_output_tokens: null });
     expect(floored.reason).toBe("below large_offload_threshold (4000 < 5000 tokens)");
-    expect(breakEven("cache_aware", { ...D1, output_tokens: 6_000, large_offload_threshold_tokens: 5_000 }, OPUS).break_even_output_tokens).toBe(5_000);
+    expect(
+      breakEven("cache_aware", { ...D1, output_tokens: 6_000, large_offload_threshold_tokens: 5_000 }, OPUS)
+        .break_even_output_tokens,
+    ).toBe(5_000);
   });
 
   it("leaves the seed's pre-filter where the reference has it: 10,000 tokens, before any pricing", () => {
@@ -75,12 +78,24 @@ describe("the economic pre-filter in cache_aware mode", () => {
 
   it("says an unpriced model is unpriced, not below a threshold, however small its output", () => {
     const d = decideOutcome("cache_aware", { ...D1, output_tokens: 50 }, { status: "unpriced" });
-    expect(d).toMatchObject({ fire: false, reason_code: "unpriced", reason: "no MODEL_PRICING row for 'claude-opus-4-6'" });
+    expect(d).toMatchObject({
+      fire: false,
+      reason_code: "unpriced",
+      reason: "no MODEL_PRICING row for 'claude-opus-4-6'",
+    });
   });
 });
 
 describe("the recall hop, priced as it is billed", () => {
-  const R1: CacheAwareInputs = { ...D1, output_tokens: 20_000, horizon: 4, recall_probability: 0.3, context_tokens: 60_000, offload_at: "retroactive", suffix_tokens: 30_000 };
+  const R1: CacheAwareInputs = {
+    ...D1,
+    output_tokens: 20_000,
+    horizon: 4,
+    recall_probability: 0.3,
+    context_tokens: 60_000,
+    offload_at: "retroactive",
+    suffix_tokens: 30_000,
+  };
 
   it("reads the history before the stub from the cache and writes the 30,000 tokens after it (R1)", () => {
     const d = evaluateCacheAwareGate(R1, OPUS);
@@ -96,7 +111,9 @@ describe("the recall hop, priced as it is billed", () => {
   });
 
   it("costs more the more is cached after the stub: a longer suffix makes every hop dearer", () => {
-    const hops = [0, 10_000, 30_000].map((a) => evaluateCacheAwareGate({ ...R1, suffix_tokens: a }, OPUS).expected_recall_hop_cost_usd);
+    const hops = [0, 10_000, 30_000].map(
+      (a) => evaluateCacheAwareGate({ ...R1, suffix_tokens: a }, OPUS).expected_recall_hop_cost_usd,
+    );
     expect(hops[1]! - hops[0]!).toBeCloseTo(0.3 * 10_000 * 6.25e-6, 12);
     expect(hops[2]! - hops[0]!).toBeCloseTo(0.3 * 30_000 * 6.25e-6, 12);
   });

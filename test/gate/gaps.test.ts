@@ -15,7 +15,11 @@ import { OPUS } from "../fixtures/rows";
 /** gemini-3.5-flash as the seed had it before issue 22: no cache_read. */
 const NO_READ: CachePriceRates = { input: 1.5, output: 9 };
 /** gemini-3.1-pro-preview's shape: a base read price, none above 200k. */
-const TIER_NO_READ: CachePriceRates = { input: 2, output: 12, long_context: { threshold_tokens: 200_000, input: 4, output: 18 } };
+const TIER_NO_READ: CachePriceRates = {
+  input: 2,
+  output: 12,
+  long_context: { threshold_tokens: 200_000, input: 4, output: 18 },
+};
 
 const INPUTS: CacheAwareInputs = {
   model_name: "gemini-3.5-flash",
@@ -62,7 +66,11 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
   });
 
   it("counts a q range reaching above 0 as q > 0", () => {
-    const outcome = decideOutcome("cache_aware", { ...INPUTS, cache_hit_rate: 0, cache_hit_rate_range: [0, 0.5] }, priced(NO_READ));
+    const outcome = decideOutcome(
+      "cache_aware",
+      { ...INPUTS, cache_hit_rate: 0, cache_hit_rate_range: [0, 0.5] },
+      priced(NO_READ),
+    );
     expect(outcome.reason_code).toBe("pricing_incomplete");
     expect(outcome.reason).toContain("q=0.50");
   });
@@ -74,7 +82,10 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
 
   it("prices a row with prompt_cache false at q = 0, and says so", () => {
     const row: CachePriceRates = { ...NO_READ, prompt_cache: false };
-    expect(cacheInputsFor({ ...INPUTS, cache_hit_rate_range: [0.5, 1] }, row)).toEqual({ ...INPUTS, cache_hit_rate: 0 });
+    expect(cacheInputsFor({ ...INPUTS, cache_hit_rate_range: [0.5, 1] }, row)).toEqual({
+      ...INPUTS,
+      cache_hit_rate: 0,
+    });
     const outcome = decideOutcome("cache_aware", { ...INPUTS, cache_hit_rate_range: [0.5, 1] }, priced(row));
     const atZero = evaluateCacheAwareGate({ ...INPUTS, cache_hit_rate: 0 }, NO_READ);
     expect(outcome.reason_code).toBe("net_positive");
@@ -84,7 +95,10 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
   });
 
   it("gives no break-even where every decision would have to guess", () => {
-    expect(breakEven("cache_aware", INPUTS, NO_READ)).toEqual({ break_even_horizon: null, break_even_output_tokens: null });
+    expect(breakEven("cache_aware", INPUTS, NO_READ)).toEqual({
+      break_even_horizon: null,
+      break_even_output_tokens: null,
+    });
     expect(decideOutcome("cache_aware", INPUTS, priced(NO_READ)).break_even_horizon).toBeNull();
     // At q = 0 the same row has break-evens.
     expect(breakEven("cache_aware", { ...INPUTS, cache_hit_rate: 0 }, NO_READ).break_even_horizon).not.toBeNull();
@@ -92,7 +106,11 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
 
   it("finds break-evens where every request it prices has a read price", () => {
     // A read price above 100k only: with the history above it, both requests are in the tier.
-    const row: CachePriceRates = { input: 2, output: 12, long_context: { threshold_tokens: 100_000, input: 4, cache_read: 0.4 } };
+    const row: CachePriceRates = {
+      input: 2,
+      output: 12,
+      long_context: { threshold_tokens: 100_000, input: 4, cache_read: 0.4 },
+    };
     const inputs = { ...INPUTS, context_tokens: 120_000, horizon: 6, recall_probability: 0.1 };
     const found = breakEven("cache_aware", inputs, row).break_even_output_tokens;
     expect(found).not.toBeNull();
@@ -100,7 +118,10 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
     expect(at(found!).fire).toBe(true);
     if (found! > 10_000) expect(at(found! - 1).fire).toBe(false);
     // Below the tier the stub's request has no read price: nothing fires, and no break-even is given.
-    expect(breakEven("cache_aware", { ...inputs, context_tokens: 60_000 }, row)).toEqual({ break_even_horizon: null, break_even_output_tokens: null });
+    expect(breakEven("cache_aware", { ...inputs, context_tokens: 60_000 }, row)).toEqual({
+      break_even_horizon: null,
+      break_even_output_tokens: null,
+    });
   });
 
   it("makes a clearing plan stub nothing on a row without a read price, candidates still priced", () => {
@@ -110,7 +131,11 @@ describe("the gap rule: a missing cache_read never becomes a guess", () => {
     expect(plan.net_saving_usd).toBe(0);
     expect(plan.reason).toMatch(/^pricing incomplete: .* no cache_read price .*nothing stubbed/);
     expect(plan.candidates.every((c) => c.alone_net_saving_usd !== null)).toBe(true);
-    const noCache = decidePlan(P1, { status: "priced", row: { input: 5, output: 25, prompt_cache: false }, canonical: "m" });
+    const noCache = decidePlan(P1, {
+      status: "priced",
+      row: { input: 5, output: 25, prompt_cache: false },
+      canonical: "m",
+    });
     expect(noCache.reason_code).not.toBe("pricing_incomplete");
     expect(noCache.reason).toContain("q=0.00");
   });

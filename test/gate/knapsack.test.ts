@@ -24,9 +24,12 @@ const total = (values: number[], picked: number[]) => picked.reduce((sum, i) => 
 
 describe("the knapsack the tier search uses", () => {
   it("finds the best subset that fits, as enumeration does, within or strictly below the capacity", () => {
-    const items = fc.array(fc.record({ value: fc.integer({ min: -50, max: 1_000 }), weight: fc.integer({ min: 1, max: 500 }) }), {
-      maxLength: 12,
-    });
+    const items = fc.array(
+      fc.record({ value: fc.integer({ min: -50, max: 1_000 }), weight: fc.integer({ min: 1, max: 500 }) }),
+      {
+        maxLength: 12,
+      },
+    );
     fc.assert(
       fc.property(items, fc.integer({ min: 0, max: 3_000 }), fc.boolean(), (list, capacity, strict) => {
         const values = list.map((item) => item.value);

@@ -28,7 +28,11 @@ const ADVERSARIAL: PlanInputs = {
   ...P1,
   model_name: "claude-sonnet-4-5",
   large_offload_threshold_tokens: 1_000,
-  segments: Array.from({ length: 64 }, (_, i) => ({ id: `c${i}`, tokens: 3_100 + ((i * 401) % 1_000), recall_probability: 0.3 + (i % 10) / 1_000 })),
+  segments: Array.from({ length: 64 }, (_, i) => ({
+    id: `c${i}`,
+    tokens: 3_100 + ((i * 401) % 1_000),
+    recall_probability: 0.3 + (i % 10) / 1_000,
+  })),
 };
 
 /** The nodes one plan's search branches at, with a budget of `nodes`. */

@@ -168,7 +168,8 @@ describe("the answer", () => {
         if (plan.reason_code === "pricing_incomplete") expect(plan.stub).toEqual([]);
         else {
           for (const c of plan.candidates) {
-            if (c.alone_net_saving_usd !== null) expect(plan.net_saving_usd).toBeGreaterThanOrEqual(c.alone_net_saving_usd);
+            if (c.alone_net_saving_usd !== null)
+              expect(plan.net_saving_usd).toBeGreaterThanOrEqual(c.alone_net_saving_usd);
           }
         }
         const scale = Math.max(1e-12, Math.abs(plan.keep_cost_usd));
@@ -191,7 +192,9 @@ describe("the answer", () => {
     expect(plan.reason).toBe("no candidates at or above large_offload_threshold (50000 tokens): 3 below it");
     expect(plan.candidates.every((c) => !c.stubbed && c.alone_net_saving_usd === null)).toBe(true);
     expect(plan.rewrite_from_tokens).toBe(101_500);
-    expect(decidePlan({ ...P1, segments: [{ tokens: 5 }] }, priced(OPUS)).reason).toBe("no candidates: no segment has an id");
+    expect(decidePlan({ ...P1, segments: [{ tokens: 5 }] }, priced(OPUS)).reason).toBe(
+      "no candidates: no segment has an id",
+    );
   });
 
   it("never stubs when the model is unpriced or pricing cannot be read, and says why", () => {
@@ -210,11 +213,13 @@ describe("the answer", () => {
     const plan = decidePlan({ ...P1, horizon: 0 }, priced(OPUS));
     expect([plan.reason_code, plan.stub, plan.keep_cost_usd]).toEqual(["plan_not_positive", [], 0]);
   });
-
 });
 
 describe("a one-candidate plan and the retroactive gate", () => {
-  const anyRow = fc.oneof(untieredRow, tieredCase(4).map(({ row }) => row));
+  const anyRow = fc.oneof(
+    untieredRow,
+    tieredCase(4).map(({ row }) => row),
+  );
 
   it("agree to the last bit: every candidate's plan alone is the gate's net, and so is its alone_net_saving_usd", () => {
     fc.assert(

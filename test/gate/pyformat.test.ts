@@ -44,9 +44,13 @@ describe("pyFixed", () => {
   it("agrees with an exact BigInt rounding on random doubles, ties included", () => {
     const ties = fc.integer({ min: -1_000_000, max: 1_000_000 }).map((n) => (2 * n + 1) / 2 ** 5);
     fc.assert(
-      fc.property(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), ties), fc.integer({ min: 0, max: 6 }), (x, digits) => {
-        expect(pyFixed(x, digits)).toBe(exactHalfEven(x, digits));
-      }),
+      fc.property(
+        fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), ties),
+        fc.integer({ min: 0, max: 6 }),
+        (x, digits) => {
+          expect(pyFixed(x, digits)).toBe(exactHalfEven(x, digits));
+        },
+      ),
       { numRuns: runs(2_000), seed: 20261130 },
     );
   });

@@ -33,9 +33,16 @@ const row = fc
     read: factor(0, 1.2),
     write: factor(0.8, 2),
     write1h: factor(1, 3),
-    tier: fc.option(fc.record({ threshold_tokens: fc.integer({ min: 1, max: 400_000 }), factor: fc.double({ min: 0.5, max: 3, noNaN: true }), cached: fc.boolean() }), {
-      nil: undefined,
-    }),
+    tier: fc.option(
+      fc.record({
+        threshold_tokens: fc.integer({ min: 1, max: 400_000 }),
+        factor: fc.double({ min: 0.5, max: 3, noNaN: true }),
+        cached: fc.boolean(),
+      }),
+      {
+        nil: undefined,
+      },
+    ),
   })
   .map(({ input, out, read, write, write1h, tier }): CachePriceRates => {
     const base: CachePriceRates = { input, output: input * out };
@@ -44,7 +51,11 @@ const row = fc
     if (write1h !== undefined) base.cache_write_1h = input * write1h;
     if (tier === undefined) return base;
     const f = tier.factor;
-    const long_context: NonNullable<CachePriceRates["long_context"]> = { threshold_tokens: tier.threshold_tokens, input: input * f, output: input * out * f };
+    const long_context: NonNullable<CachePriceRates["long_context"]> = {
+      threshold_tokens: tier.threshold_tokens,
+      input: input * f,
+      output: input * out * f,
+    };
     if (tier.cached) {
       if (base.cache_read !== undefined) long_context.cache_read = base.cache_read * f;
       if (base.cache_write !== undefined) long_context.cache_write = base.cache_write * f;
@@ -85,7 +96,9 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
         const { offload_at: _o, suffix_tokens, cache_ttl: _t, ...today } = inputs;
         const before = evaluateFrozenCacheAwareGate(today, r);
         // "entry" ignores A, so an explicit entry may carry any suffix_tokens.
-        const now = explicit ? { ...today, offload_at: "entry" as const, suffix_tokens, cache_ttl: "5m" as const } : today;
+        const now = explicit
+          ? { ...today, offload_at: "entry" as const, suffix_tokens, cache_ttl: "5m" as const }
+          : today;
         const decided = decide("cache_aware", now, r);
         // The gap rule (issue 22) changes only the verdict on a row without a read price at q > 0.
         const gap = decided.reason_code === "pricing_incomplete";
@@ -94,10 +107,24 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
         for (const after of [evaluateCacheAwareGate(now, r), decided]) {
           const guessed = gap && after === decided;
           expect(after.fire).toBe(guessed ? false : before.fire);
-          for (const key of ["net_saving_usd", "reprefill_saving_usd", "stub_carry_cost_usd", "expected_recall_hop_cost_usd", "context_premium_saving_usd"] as const) {
+          for (const key of [
+            "net_saving_usd",
+            "reprefill_saving_usd",
+            "stub_carry_cost_usd",
+            "expected_recall_hop_cost_usd",
+            "context_premium_saving_usd",
+          ] as const) {
             expect(Object.is(after[key], before[key]), key).toBe(true);
           }
-          expect(after.reason).toBe(guessed ? gapReason(missingCachePrice(Object.values(requestRates(r, params)), params.cacheHitRate)!, params.cacheHitRate, "m") + before.reason : before.reason);
+          expect(after.reason).toBe(
+            guessed
+              ? gapReason(
+                  missingCachePrice(Object.values(requestRates(r, params)), params.cacheHitRate)!,
+                  params.cacheHitRate,
+                  "m",
+                ) + before.reason
+              : before.reason,
+          );
           expect(after.suffix_rewrite_cost_usd).toBe(0);
         }
       }),
@@ -107,7 +134,8 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
 });
 
 /** Two ends in [lo, hi] order, drawn from `value`. */
-const rangeOf = (value: fc.Arbitrary<number>) => fc.tuple(value, value).map(([a, b]): Range => (a <= b ? [a, b] : [b, a]));
+const rangeOf = (value: fc.Arbitrary<number>) =>
+  fc.tuple(value, value).map(([a, b]): Range => (a <= b ? [a, b] : [b, a]));
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
 const ranges = fc
   .record({
@@ -115,7 +143,10 @@ const ranges = fc
     recall_probability_range: maybe(rangeOf(unit)),
     cache_hit_rate_range: maybe(rangeOf(unit)),
   })
-  .filter((r) => r.horizon_range !== undefined || r.recall_probability_range !== undefined || r.cache_hit_rate_range !== undefined);
+  .filter(
+    (r) =>
+      r.horizon_range !== undefined || r.recall_probability_range !== undefined || r.cache_hit_rate_range !== undefined,
+  );
 
 /** A point inside the box; 20 more like it are drawn per case. */
 const between = (range: Range | undefined, point: number, t: number, integer: boolean) => {
@@ -137,51 +168,68 @@ describe("robust priors", () => {
   it("never fire where the point, a corner or any of 20 interior points has net ≤ 0; fire wherever all corners pay", () => {
     const seen = { fired: 0, cornerFailed: 0 };
     fc.assert(
-      fc.property(mode, request, ranges, row, fc.array(fc.tuple(unit, unit, unit), { minLength: 20, maxLength: 20 }), (m, base, box, r, interior) => {
-        // Points inside their ranges, as the API requires them.
-        const inputs: CacheAwareInputs = {
-          ...base,
-          ...box,
-          horizon: between(box.horizon_range, base.horizon, 0.5, true),
-          recall_probability: between(box.recall_probability_range, base.recall_probability, 0.37, false),
-          cache_hit_rate: between(box.cache_hit_rate_range, base.cache_hit_rate, 0.61, false),
-        };
-        const { horizon_range: _h, recall_probability_range: _p, cache_hit_rate_range: _q, ...point } = inputs;
-        const netAt = (h: number, p: number, q: number) =>
-          decide(m, { ...point, horizon: h, recall_probability: p, cache_hit_rate: q }, r).net_saving_usd;
-        const answer: GateOutcome = decide(m, inputs, r);
-        const cornerNets = corners(m, inputs).map(([h, p, q]) => netAt(h, p, q));
-        const pointNet = netAt(inputs.horizon, inputs.recall_probability, inputs.cache_hit_rate);
-        const seedWithQOnly = m === "seed" && box.horizon_range === undefined && box.recall_probability_range === undefined;
+      fc.property(
+        mode,
+        request,
+        ranges,
+        row,
+        fc.array(fc.tuple(unit, unit, unit), { minLength: 20, maxLength: 20 }),
+        (m, base, box, r, interior) => {
+          // Points inside their ranges, as the API requires them.
+          const inputs: CacheAwareInputs = {
+            ...base,
+            ...box,
+            horizon: between(box.horizon_range, base.horizon, 0.5, true),
+            recall_probability: between(box.recall_probability_range, base.recall_probability, 0.37, false),
+            cache_hit_rate: between(box.cache_hit_rate_range, base.cache_hit_rate, 0.61, false),
+          };
+          const { horizon_range: _h, recall_probability_range: _p, cache_hit_rate_range: _q, ...point } = inputs;
+          const netAt = (h: number, p: number, q: number) =>
+            decide(m, { ...point, horizon: h, recall_probability: p, cache_hit_rate: q }, r).net_saving_usd;
+          const answer: GateOutcome = decide(m, inputs, r);
+          const cornerNets = corners(m, inputs).map(([h, p, q]) => netAt(h, p, q));
+          const pointNet = netAt(inputs.horizon, inputs.recall_probability, inputs.cache_hit_rate);
+          const seedWithQOnly =
+            m === "seed" && box.horizon_range === undefined && box.recall_probability_range === undefined;
 
-        if (answer.fire) {
-          seen.fired++;
-          expect(pointNet).toBeGreaterThan(0);
-          for (const net of cornerNets) expect(net).toBeGreaterThan(0);
-          for (const [th, tp, tq] of interior) {
-            const h = between(box.horizon_range, inputs.horizon, th, true);
-            const p = between(box.recall_probability_range, inputs.recall_probability, tp, false);
-            const q = m === "seed" ? inputs.cache_hit_rate : between(box.cache_hit_rate_range, inputs.cache_hit_rate, tq, false);
-            expect(netAt(h, p, q)).toBeGreaterThan(0);
+          if (answer.fire) {
+            seen.fired++;
+            expect(pointNet).toBeGreaterThan(0);
+            for (const net of cornerNets) expect(net).toBeGreaterThan(0);
+            for (const [th, tp, tq] of interior) {
+              const h = between(box.horizon_range, inputs.horizon, th, true);
+              const p = between(box.recall_probability_range, inputs.recall_probability, tp, false);
+              const q =
+                m === "seed"
+                  ? inputs.cache_hit_rate
+                  : between(box.cache_hit_rate_range, inputs.cache_hit_rate, tq, false);
+              expect(netAt(h, p, q)).toBeGreaterThan(0);
+            }
+          } else if (
+            pointNet > 0 &&
+            cornerNets.every((net) => net > 0) &&
+            answer.reason_code !== "pricing_incomplete"
+          ) {
+            expect.fail("a box whose point and corners all pay must fire");
           }
-        } else if (pointNet > 0 && cornerNets.every((net) => net > 0) && answer.reason_code !== "pricing_incomplete") {
-          expect.fail("a box whose point and corners all pay must fire");
-        }
-        if (seedWithQOnly) {
-          expect(answer.worst_case).toBeNull();
-          return;
-        }
-        expect(answer.worst_case?.net_saving_usd).toBe(Math.min(pointNet, ...cornerNets));
-        if (m === "seed") expect(answer.worst_case?.cache_hit_rate).toBeNull();
-        else expect(typeof answer.worst_case?.cache_hit_rate).toBe("number");
-        const qMax = Math.max(inputs.cache_hit_rate, ...(box.cache_hit_rate_range ?? []));
-        const gapped = m === "cache_aware" && missingCachePrice(Object.values(requestRates(r, cacheAwareParams(inputs))), qMax) !== null;
-        if (gapped) expect(answer.reason_code).toBe("pricing_incomplete");
-        else if (pointNet > 0 && !answer.fire) {
-          seen.cornerFailed++;
-          expect(answer.reason_code).toBe("worst_case_not_positive");
-        } else expect(answer.reason_code).toBe(answer.fire ? "net_positive" : "net_not_positive");
-      }),
+          if (seedWithQOnly) {
+            expect(answer.worst_case).toBeNull();
+            return;
+          }
+          expect(answer.worst_case?.net_saving_usd).toBe(Math.min(pointNet, ...cornerNets));
+          if (m === "seed") expect(answer.worst_case?.cache_hit_rate).toBeNull();
+          else expect(typeof answer.worst_case?.cache_hit_rate).toBe("number");
+          const qMax = Math.max(inputs.cache_hit_rate, ...(box.cache_hit_rate_range ?? []));
+          const gapped =
+            m === "cache_aware" &&
+            missingCachePrice(Object.values(requestRates(r, cacheAwareParams(inputs))), qMax) !== null;
+          if (gapped) expect(answer.reason_code).toBe("pricing_incomplete");
+          else if (pointNet > 0 && !answer.fire) {
+            seen.cornerFailed++;
+            expect(answer.reason_code).toBe("worst_case_not_positive");
+          } else expect(answer.reason_code).toBe(answer.fire ? "net_positive" : "net_not_positive");
+        },
+      ),
       { numRuns: RUNS, seed: SEED },
     );
     // Not vacuous: the box both passes and fails often.
@@ -202,7 +250,9 @@ const grid = fc.integer({ min: 0, max: 2 ** 20 }).map((k) => k / 2 ** 20);
  * are relative to these, not to a small difference of them.
  */
 function scale(m: PricingMode, inputs: CacheAwareInputs, r: CachePriceRates, d: GateOutcome): number {
-  const terms = [d.net_saving_usd, d.reprefill_saving_usd, d.stub_carry_cost_usd, d.expected_recall_hop_cost_usd].map(Math.abs);
+  const terms = [d.net_saving_usd, d.reprefill_saving_usd, d.stub_carry_cost_usd, d.expected_recall_hop_cost_usd].map(
+    Math.abs,
+  );
   if (m === "seed") return Math.max(...terms);
   const params = cacheAwareParams(inputs);
   const { keep, stubbed } = requestRates(r, params);
@@ -216,7 +266,8 @@ function scale(m: PricingMode, inputs: CacheAwareInputs, r: CachePriceRates, d: 
     ctx * h * Math.max(gKeep, gStub),
     a * cStub,
     a * h * gKeep,
-    params.recallProbability * (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + (ctx + a) * gStub),
+    params.recallProbability *
+      (params.recallInputTokens * stubbed.write + params.recallOutputTokens * stubbed.out + (ctx + a) * gStub),
   ];
   return Math.max(...terms, ...gross);
 }
@@ -229,7 +280,11 @@ describe("net is affine", () => {
       const points = [a, b, (a + b) / 2];
       const [da, db, dm] = points.map(at) as [GateOutcome, GateOutcome, GateOutcome];
       const error = Math.abs(dm.net_saving_usd - (da.net_saving_usd + db.net_saving_usd) / 2);
-      const size = Math.max(...points.map((x, i) => scale(m, { ...inputs, horizon: Math.max(1, inputs.horizon), [field]: x }, r, [da, db, dm][i] as GateOutcome)));
+      const size = Math.max(
+        ...points.map((x, i) =>
+          scale(m, { ...inputs, horizon: Math.max(1, inputs.horizon), [field]: x }, r, [da, db, dm][i] as GateOutcome),
+        ),
+      );
       const key = field === "recall_probability" ? "p" : "q";
       worstUlps[key] = Math.max(worstUlps[key], error / ulp(size));
       expect(error).toBeLessThanOrEqual(4 * ulp(size));
@@ -241,6 +296,8 @@ describe("net is affine", () => {
 
   it("in q, everything else fixed, within 4 ulps of the largest quantity it is summed from (cache_aware)", () => {
     fc.assert(affine("cache_hit_rate", fc.constant("cache_aware")), { numRuns: RUNS, seed: SEED });
-    console.log(`net's worst departure from affine: ${worstUlps.p.toFixed(2)} ulps in p, ${worstUlps.q.toFixed(2)} ulps in q`);
+    console.log(
+      `net's worst departure from affine: ${worstUlps.p.toFixed(2)} ulps in p, ${worstUlps.q.toFixed(2)} ulps in q`,
+    );
   }, 120_000);
 });

@@ -72,7 +72,12 @@ describe("the worked examples of retroactive offload, the 1-hour cache and range
     expect(d.reason_code).toBe("worst_case_not_positive");
     // The point's own terms are still the answer's terms.
     expect(d.net_saving_usd).toBe(point.net_saving_usd);
-    expect(d.worst_case).toEqual({ net_saving_usd: expect.closeTo(-0.01828, 12), horizon: 2, recall_probability: 0.5, cache_hit_rate: 0.8 });
+    expect(d.worst_case).toEqual({
+      net_saving_usd: expect.closeTo(-0.01828, 12),
+      horizon: 2,
+      recall_probability: 0.5,
+      cache_hit_rate: 0.8,
+    });
     expect(d.reason).toBe(`${point.reason}; worst=$-0.0183 at H=2 p_recall=0.50 q=0.80`);
   });
 });
@@ -148,12 +153,22 @@ describe("prior ranges", () => {
   });
 
   it("fire in seed mode only if every corner of horizon and recall ranges pays, and name the worst one", () => {
-    const inputs = { ...EXAMPLE_1, horizon: 4, horizon_range: [1, 6] as const, recall_probability_range: [0.1, 0.5] as const };
+    const inputs = {
+      ...EXAMPLE_1,
+      horizon: 4,
+      horizon_range: [1, 6] as const,
+      recall_probability_range: [0.1, 0.5] as const,
+    };
     const d = decide(inputs, "seed");
     expect(d.fire).toBe(true);
     expect(d.reason_code).toBe("net_positive");
     // The seed's worst corner: one turn, the likeliest recall. The seed has no q.
-    expect(d.worst_case).toEqual({ net_saving_usd: 20_000 * 5e-6 - (200 * 5e-6 + 0.5 * (2_000 * 5e-6 + 500 * 25e-6)), horizon: 1, recall_probability: 0.5, cache_hit_rate: null });
+    expect(d.worst_case).toEqual({
+      net_saving_usd: 20_000 * 5e-6 - (200 * 5e-6 + 0.5 * (2_000 * 5e-6 + 500 * 25e-6)),
+      horizon: 1,
+      recall_probability: 0.5,
+      cache_hit_rate: null,
+    });
     expect(d.reason).toMatch(/^net=\$0\.3893 .* model=claude-opus-4-6; worst=\$0\.0878 at H=1 p_recall=0\.50$/);
   });
 
@@ -174,7 +189,11 @@ describe("prior ranges", () => {
 
   it("check the horizons {lo, max(lo, 1), hi}, each probability's two ends, and no q in seed mode", () => {
     const point = { horizon: 3, recallProbability: 0.3, cacheHitRate: 0.9 };
-    expect(priorBox("cache_aware", { horizon_range: [0, 6] }, point)).toEqual({ horizons: [0, 1, 6], recallProbabilities: [0.3], cacheHitRates: [0.9] });
+    expect(priorBox("cache_aware", { horizon_range: [0, 6] }, point)).toEqual({
+      horizons: [0, 1, 6],
+      recallProbabilities: [0.3],
+      cacheHitRates: [0.9],
+    });
     expect(priorBox("cache_aware", { horizon_range: [2, 2], cache_hit_rate_range: [0.5, 1] }, point)).toEqual({
       horizons: [2],
       recallProbabilities: [0.3],

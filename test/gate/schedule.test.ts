@@ -46,13 +46,20 @@ describe("priceSchedule and priceInForce", () => {
   });
 
   it("lists only the changes still to come", () => {
-    expect(upcomingChanges(FLASH, JAN - 1).map((c) => c.effective_at)).toEqual(["2027-01-01T00:00:00Z", "2027-03-01T00:00:00+01:00"]);
+    expect(upcomingChanges(FLASH, JAN - 1).map((c) => c.effective_at)).toEqual([
+      "2027-01-01T00:00:00Z",
+      "2027-03-01T00:00:00+01:00",
+    ]);
     expect(upcomingChanges(FLASH, JAN).map((c) => c.effective_at)).toEqual(["2027-03-01T00:00:00+01:00"]);
     expect(upcomingChanges(FLASH, MAR)).toEqual([]);
   });
 
   it("prices a seed decision at the prices in force: double the price, double the terms", () => {
-    const lookup = (now: number) => ({ status: "priced" as const, row: priceInForce(schedule, now).row, canonical: "gemini-3.8-flash" });
+    const lookup = (now: number) => ({
+      status: "priced" as const,
+      row: priceInForce(schedule, now).row,
+      canonical: "gemini-3.8-flash",
+    });
     const inputs = { ...EXAMPLE_A, model_name: "gemini-3.8-flash", cache_hit_rate: 0, context_tokens: 0 };
     const before = decideOutcome("seed", inputs, lookup(JAN - 1));
     const after = decideOutcome("seed", inputs, lookup(JAN));

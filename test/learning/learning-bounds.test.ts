@@ -27,7 +27,9 @@ const valueWith = (tenant_sums: LevelSums, tool: LevelSums = SUMS) =>
   });
 
 /** The sums one shard's LEARNING_SUMS would give for these outcomes (the ledger's LEARNING_SUMS). */
-function sumsOf(outcomes: ReadonlyArray<{ fire: boolean; recalled: boolean; turns: number; cached: number | null }>): LevelSums {
+function sumsOf(
+  outcomes: ReadonlyArray<{ fire: boolean; recalled: boolean; turns: number; cached: number | null }>,
+): LevelSums {
   const s = emptySums();
   for (const o of outcomes) {
     s.h_n += 1;
@@ -44,7 +46,12 @@ function sumsOf(outcomes: ReadonlyArray<{ fire: boolean; recalled: boolean; turn
   return s;
 }
 const outcome = fc
-  .record({ fire: fc.boolean(), recalled: fc.boolean(), turns: fc.integer({ min: 0, max: MAX_HORIZON }), cachedShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true })) })
+  .record({
+    fire: fc.boolean(),
+    recalled: fc.boolean(),
+    turns: fc.integer({ min: 0, max: MAX_HORIZON }),
+    cachedShare: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
+  })
   .map(({ cachedShare, ...o }) => ({ ...o, cached: cachedShare === null ? null : Math.floor(cachedShare * o.turns) }));
 
 describe("a stored learned value's sums", () => {

@@ -24,7 +24,14 @@ async function putConfig(config: Record<string, unknown>) {
 async function losingSessions(n: number, prefix = "lose") {
   const items = [];
   for (let i = 0; i < n; i++) {
-    const res = await callWorker("/v1/gate", { json: { ...GATE, output_tokens: 20_000, recall_input_tokens: 2_000 + 97 * (i % 11), session_id: `${prefix}-${i}` } });
+    const res = await callWorker("/v1/gate", {
+      json: {
+        ...GATE,
+        output_tokens: 20_000,
+        recall_input_tokens: 2_000 + 97 * (i % 11),
+        session_id: `${prefix}-${i}`,
+      },
+    });
     const body = await res.json<any>();
     if (body.fire) items.push({ decision_id: body.decision_id, turns_after: 0, recalled: true });
   }
@@ -56,7 +63,9 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
     ]);
     const evidence = report.breaker_changes[0].evidence;
     // Exploring sessions (learning_explore_fraction, default 0.02) are set aside from the evidence.
-    const exploring = Array.from({ length: 40 }, (_, i) => `lose-${i}`).filter((id) => isExplore("default", id, TOOL, 0.02)).length;
+    const exploring = Array.from({ length: 40 }, (_, i) => `lose-${i}`).filter((id) =>
+      isExplore("default", id, TOOL, 0.02),
+    ).length;
     expect(exploring).toBeGreaterThan(0);
     expect(evidence.sessions).toBe(40 - exploring);
     expect(evidence.verdict).toBe("losing");
@@ -68,7 +77,10 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
     const view = await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>();
     expect(view.tools[0].breaker).toMatchObject({ state: "open", mode: "auto", rule: "realized_net" });
     expect(view.breaker_rule_sees).toMatch(/cannot see costs/);
-    expect(view.breaker_log[0]).toMatchObject({ by: "ops-alice", after: { tool_name: TOOL, state: "open", evidence: { verdict: "losing" } } });
+    expect(view.breaker_log[0]).toMatchObject({
+      by: "ops-alice",
+      after: { tool_name: TOOL, state: "open", evidence: { verdict: "losing" } },
+    });
   });
 
   it("answers breaker_open with would_fire while open, and probe sessions decide as usual", async () => {
@@ -84,7 +96,14 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
       expect(body).toMatchObject({ fire: true, reason_code: "net_positive" });
     }
     // Another tool is not stopped.
-    const grep = await (await postJson("/v1/gate", { ...GATE, tool_name: "grep", output_tokens: 20_000, session_id: sessions(false, 1)[0] })).json<any>();
+    const grep = await (
+      await postJson("/v1/gate", {
+        ...GATE,
+        tool_name: "grep",
+        output_tokens: 20_000,
+        session_id: sessions(false, 1)[0],
+      })
+    ).json<any>();
     expect(grep.fire).toBe(true);
   });
 
@@ -105,10 +124,21 @@ describe("the breaker without a holdout (the realized-net rule)", () => {
 
 /** Probe sessions of read_file (and not exploring ones), each reporting its stub recalled at once (a loss) or never (a saving), or three in four ("mixed"). */
 async function probeSessions(n: number, outcome: boolean | "mixed", offset = 0) {
-  const ids = sessions(true, offset + n * 2).filter((id) => !isExplore("default", id, TOOL, 0.02)).slice(offset, offset + n);
+  const ids = sessions(true, offset + n * 2)
+    .filter((id) => !isExplore("default", id, TOOL, 0.02))
+    .slice(offset, offset + n);
   const items = [];
   for (const [i, session_id] of ids.entries()) {
-    const body = await (await callWorker("/v1/gate", { json: { ...GATE, output_tokens: 20_000 + 500 * (i % 7), recall_input_tokens: 2_000 + 97 * (i % 11), session_id } })).json<any>();
+    const body = await (
+      await callWorker("/v1/gate", {
+        json: {
+          ...GATE,
+          output_tokens: 20_000 + 500 * (i % 7),
+          recall_input_tokens: 2_000 + 97 * (i % 11),
+          session_id,
+        },
+      })
+    ).json<any>();
     expect(body.fire).toBe(true);
     const recalled = outcome === "mixed" ? i % 4 !== 0 : outcome;
     items.push({ decision_id: body.decision_id, turns_after: recalled ? 0 : 8, recalled });
@@ -127,10 +157,14 @@ describe("an open breaker, judged on one window (no flapping)", () => {
       expect(report.breaker_changes, JSON.stringify(report.breaker_changes)).toEqual([]);
     }
     // 60 probes, three in four losing: inconclusive, which once closed it.
-    const evidence = (await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>()).tools[0].breaker.evidence;
+    const evidence = (await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>()).tools[0].breaker
+      .evidence;
     expect(evidence).toMatchObject({ sessions: 60, verdict: "inconclusive" });
     const view = await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>();
-    expect(view.tools[0].breaker).toMatchObject({ state: "open", opened_with: opened.breaker_changes[0].evidence.sessions });
+    expect(view.tools[0].breaker).toMatchObject({
+      state: "open",
+      opened_with: opened.breaker_changes[0].evidence.sessions,
+    });
   });
 
   it("closes once its probes show a saving, on no fewer sessions than opened it", async () => {
@@ -157,13 +191,22 @@ describe("ops forcing a breaker", () => {
     expect(forced.status).toBe(200);
     const body = await forced.json<any>();
     expect(body).toMatchObject({ overrides: { [TOOL]: "closed" }, version: 1, changed: true });
-    expect(body.refresh.breaker_changes).toEqual([expect.objectContaining({ tool_name: TOOL, from: "open", to: "closed", mode: "closed" })]);
-    const decided = await (await postJson("/v1/gate", { ...GATE, output_tokens: 20_000, session_id: sessions(false, 1)[0] })).json<any>();
+    expect(body.refresh.breaker_changes).toEqual([
+      expect.objectContaining({ tool_name: TOOL, from: "open", to: "closed", mode: "closed" }),
+    ]);
+    const decided = await (
+      await postJson("/v1/gate", { ...GATE, output_tokens: 20_000, session_id: sessions(false, 1)[0] })
+    ).json<any>();
     expect(decided.fire).toBe(true);
 
     const history = await (await adminCall("GET", "/v1/admin/learning/breakers/default/history")).json<any>();
     expect(history).toMatchObject({ subject: "breakers:default", current_version: 1 });
-    expect(history.versions[0]).toMatchObject({ action: "put", by: "ops-alice", before: null, after: { [TOOL]: "closed" } });
+    expect(history.versions[0]).toMatchObject({
+      action: "put",
+      by: "ops-alice",
+      before: null,
+      after: { [TOOL]: "closed" },
+    });
 
     const rolled = await adminCall("POST", "/v1/admin/learning/breakers/default/rollback", { version: 0 });
     expect(rolled.status).toBe(200);
@@ -177,7 +220,9 @@ describe("ops forcing a breaker", () => {
     await refresh();
     const opened = await (await setBreaker({ tool_name: TOOL, state: "open" })).json<any>();
     expect(opened.refresh.breaker_changes).toEqual([expect.objectContaining({ to: "open", mode: "open" })]);
-    const stopped = await (await postJson("/v1/gate", { ...GATE, output_tokens: 20_000, session_id: sessions(false, 1)[0] })).json<any>();
+    const stopped = await (
+      await postJson("/v1/gate", { ...GATE, output_tokens: 20_000, session_id: sessions(false, 1)[0] })
+    ).json<any>();
     expect(stopped.reason_code).toBe("breaker_open");
     const auto = await (await setBreaker({ tool_name: TOOL, state: "auto" })).json<any>();
     expect(auto.overrides).toEqual({});
@@ -201,11 +246,18 @@ describe("the breaker with a holdout (the per-tool verdict of the confidence seq
     const bills = [];
     for (let i = 0; i < 90; i++) {
       const session_id = `h-${i}`;
-      const body = await (await callWorker("/v1/gate", { json: { ...GATE, output_tokens: 20_000, session_id } })).json<any>();
+      const body = await (
+        await callWorker("/v1/gate", { json: { ...GATE, output_tokens: 20_000, session_id } })
+      ).json<any>();
       const treated = body.reason_code !== "holdout";
       // Treated sessions re-ran the tool: their bills carry the output again.
       const input_tokens = 100_000 + 1_000 * (i % 7) + (treated ? 40_000 : 0);
-      bills.push({ session_id, model_name: "claude-opus-4-6", turns: 5, usage: { input_tokens, output_tokens: 1_000 } });
+      bills.push({
+        session_id,
+        model_name: "claude-opus-4-6",
+        turns: 5,
+        usage: { input_tokens, output_tokens: 1_000 },
+      });
     }
     expect((await callWorker("/v1/sessions", { json: { items: bills } })).status).toBe(200);
     const report = await refresh();
@@ -233,7 +285,11 @@ describe("POST /v1/admin/learning/refresh", () => {
     const headers = { authorization: `Bearer ${ALICE_TOKEN}` };
     const field = await call("/v1/admin/learning/refresh?tenant=default", jsonInit("POST", { tenant: "x" }, headers));
     expect(field.status).toBe(400);
-    const typed = await call("/v1/admin/learning/refresh?tenant=default", { method: "POST", headers: { ...headers, "content-type": "text/plain" }, body: "{}" });
+    const typed = await call("/v1/admin/learning/refresh?tenant=default", {
+      method: "POST",
+      headers: { ...headers, "content-type": "text/plain" },
+      body: "{}",
+    });
     expect(typed.status).toBe(415);
     const untyped = await call("/v1/admin/learning/refresh?tenant=default", { method: "POST", headers, body: "{}" });
     expect(untyped.status).toBe(415);

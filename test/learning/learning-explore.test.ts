@@ -15,7 +15,8 @@ const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: 
 const FRACTION = 0.3;
 const sessions = (explore: boolean, n: number) => {
   const out: string[] = [];
-  for (let i = 0; out.length < n; i++) if (isExplore("default", `x-${i}`, GATE.tool_name, FRACTION) === explore) out.push(`x-${i}`);
+  for (let i = 0; out.length < n; i++)
+    if (isExplore("default", `x-${i}`, GATE.tool_name, FRACTION) === explore) out.push(`x-${i}`);
   return out;
 };
 
@@ -65,18 +66,24 @@ describe("exploration", () => {
     expect(explored.inputs.recall_probability).toBe(low);
     expect(write.mock.calls[0]?.[0]?.blobs?.[15]).toBe("explore");
     // The very decision a caller sending that p would get.
-    const sent = await (await postJson("/v1/gate", { ...GATE, recall_probability: low, horizon: explored.inputs.horizon })).json<any>();
+    const sent = await (
+      await postJson("/v1/gate", { ...GATE, recall_probability: low, horizon: explored.inputs.horizon })
+    ).json<any>();
     expect(explored.net_saving_usd).toBe(sent.net_saving_usd);
     expect(explored.fire).toBe(sent.fire);
 
     // A p the caller sends is never explored.
-    const given = await (await postJson("/v1/gate", { ...GATE, recall_probability: 0.5, session_id: sessions(true, 1)[0] })).json<any>();
+    const given = await (
+      await postJson("/v1/gate", { ...GATE, recall_probability: 0.5, session_id: sessions(true, 1)[0] })
+    ).json<any>();
     expect(given.priors.recall_probability).toEqual({ value: 0.5, source: "request", n: 0 });
   });
 
   it.each([0.6, -0.1, "x"])("refuses learning_explore_fraction = %j with a 400 naming it", async (value) => {
     const res = await adminCall("PUT", "/v1/admin/config", { learning_explore_fraction: value });
     expect(res.status).toBe(400);
-    expect((await res.json<any>()).error.issues.map((i: { path: string }) => i.path)).toContain("learning_explore_fraction");
+    expect((await res.json<any>()).error.issues.map((i: { path: string }) => i.path)).toContain(
+      "learning_explore_fraction",
+    );
   });
 });

@@ -12,16 +12,45 @@ import { postJson, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
 
 const storable = (model: string) => pricing[model]?.output !== undefined;
-const vectors = VECTORS.filter((v) => v.api_valid && (pricing[v.inputs.model_name] === undefined || storable(v.inputs.model_name)));
+const vectors = VECTORS.filter(
+  (v) => v.api_valid && (pricing[v.inputs.model_name] === undefined || storable(v.inputs.model_name)),
+);
 // The worked examples 1–3 of docs/design/economics.md §3.6, through the API.
 const CACHE_AWARE = [
-  { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, context_tokens: 60_000, cache_hit_rate: 0.9 },
-  { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, context_tokens: 150_000, cache_hit_rate: 0.9 },
-  { model_name: "claude-sonnet-4-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, context_tokens: 190_000, cache_hit_rate: 0.9 },
+  {
+    model_name: "claude-opus-4-6",
+    output_tokens: 20_000,
+    horizon: 4,
+    recall_probability: 0.3,
+    context_tokens: 60_000,
+    cache_hit_rate: 0.9,
+  },
+  {
+    model_name: "claude-opus-4-6",
+    output_tokens: 12_000,
+    horizon: 2,
+    recall_probability: 0.5,
+    context_tokens: 150_000,
+    cache_hit_rate: 0.9,
+  },
+  {
+    model_name: "claude-sonnet-4-5",
+    output_tokens: 20_000,
+    horizon: 4,
+    recall_probability: 0.3,
+    context_tokens: 190_000,
+    cache_hit_rate: 0.9,
+  },
 ].flatMap((body) => [
   { ...body, pricing_mode: "cache_aware" },
   // The same with the priors left out, so the learner is the one to fill them in.
-  { model_name: body.model_name, output_tokens: body.output_tokens, context_tokens: body.context_tokens, pricing_mode: "cache_aware", tool_name: "read_file" },
+  {
+    model_name: body.model_name,
+    output_tokens: body.output_tokens,
+    context_tokens: body.context_tokens,
+    pricing_mode: "cache_aware",
+    tool_name: "read_file",
+  },
 ]);
 
 async function putConfig(config: Record<string, unknown>) {
@@ -46,7 +75,8 @@ const comparable = (list: Record<string, unknown>[]) => list.map(({ decision_id:
 beforeEach(async () => {
   await reset();
   await resetState();
-  for (const [model, row] of Object.entries(pricing)) if (storable(model)) await putRow(model, { input: row.input ?? 0, output: row.output ?? 0 });
+  for (const [model, row] of Object.entries(pricing))
+    if (storable(model)) await putRow(model, { input: row.input ?? 0, output: row.output ?? 0 });
   await putRow("claude-opus-4-6", OPUS);
   await putRow("claude-sonnet-4-5", SONNET_45);
 });
@@ -60,7 +90,9 @@ describe("a tenant with no outcomes", () => {
     const off = await answers(all());
     await putConfig({});
     // A refresh over an empty ledger publishes a value with nothing observed.
-    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe("published");
+    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe(
+      "published",
+    );
     const on = await answers(all());
     expect(on).toHaveLength(vectors.length + CACHE_AWARE.length);
     expect(comparable(on)).toEqual(comparable(off));
@@ -75,8 +107,16 @@ describe("a tenant with no outcomes", () => {
   it("and the conformance vectors still answer as the reference does", async () => {
     const on = await answers(vectors.map((v) => v.inputs));
     vectors.forEach((v, i) => {
-      const { fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason } = on[i]!;
-      expect({ fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason }).toEqual(v.expected);
+      const { fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason } =
+        on[i]!;
+      expect({
+        fire,
+        net_saving_usd,
+        reprefill_saving_usd,
+        stub_carry_cost_usd,
+        expected_recall_hop_cost_usd,
+        reason,
+      }).toEqual(v.expected);
     });
   });
 });
@@ -102,14 +142,22 @@ describe("learned priors, end to end", () => {
     const refresh = await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>();
     expect(refresh).toMatchObject({ status: "published", tools: 1, shards: { queried: 4, unavailable: 0 } });
 
-    const expected = learnPriors({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, [
-      { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-      { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-      { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-    ], 10);
+    const expected = learnPriors(
+      { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 },
+      [
+        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
+        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
+        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
+      ],
+      10,
+    );
     // p skips the tenant level for a named tool (src/learning/chain.ts): tool, then tool × model.
     const sums = { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 };
-    const recall = learnPriors({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 }, [sums, sums], 10).recall_probability;
+    const recall = learnPriors(
+      { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 },
+      [sums, sums],
+      10,
+    ).recall_probability;
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const learned = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(write.mock.calls[0]?.[0]?.blobs?.slice(14, 17)).toEqual(["learned", "learned", "config"]);
@@ -119,7 +167,9 @@ describe("learned priors, end to end", () => {
     expect(learned.inputs.recall_probability).toBe(recall.value);
     expect(learned.inputs.horizon).toBe(Math.trunc(expected.horizon.value));
 
-    const sent = await (await postJson("/v1/gate", { ...GATE, recall_probability: 0.1, horizon_range: [2, 3] })).json<any>();
+    const sent = await (
+      await postJson("/v1/gate", { ...GATE, recall_probability: 0.1, horizon_range: [2, 3] })
+    ).json<any>();
     expect(sent.priors.recall_probability).toEqual({ value: 0.1, source: "request", n: 0 });
     expect(sent.priors.horizon).toEqual({ value: 2, source: "request", n: 0 });
     expect(sent.inputs.recall_probability).toBe(0.1);
@@ -130,14 +180,21 @@ describe("learned priors, end to end", () => {
     expect(other.priors.recall_probability).toEqual({ value: 0.25, source: "config", n: 0 });
     expect(other.priors.horizon).toEqual({ value: (10 * 4 + 120) / 30, source: "learned", n: 20 });
     // A decision that names no tool still pools the tenant's p.
-    const untooled = await (await postJson("/v1/gate", { model_name: GATE.model_name, output_tokens: GATE.output_tokens })).json<any>();
+    const untooled = await (
+      await postJson("/v1/gate", { model_name: GATE.model_name, output_tokens: GATE.output_tokens })
+    ).json<any>();
     expect(untooled.priors.recall_probability.value).toBeCloseTo((10 * 0.25 + 15) / 30, 15);
 
     const view = await (await callWorker("/v1/learning")).json<any>();
-    expect(view.tools[0]).toMatchObject({ tool_name: "read_file", n: { recall_probability: 20, horizon: 20, cache_hit_rate: 0 } });
+    expect(view.tools[0]).toMatchObject({
+      tool_name: "read_file",
+      n: { recall_probability: 20, horizon: 20, cache_hit_rate: 0 },
+    });
     expect(view.tools[0].models[0].model).toBe("claude-opus-4-6");
     expect(view.config).toEqual({ horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 });
-    expect(view.tools[0].priors.recall_probability.range[0]).toBeLessThan(view.tools[0].priors.recall_probability.value);
+    expect(view.tools[0].priors.recall_probability.range[0]).toBeLessThan(
+      view.tools[0].priors.recall_probability.value,
+    );
   });
 
   it("are ranged with learning_credible, and the robust rule decides on them", async () => {
@@ -153,7 +210,9 @@ describe("learned priors, end to end", () => {
   it("are neither learned nor used with learning_enabled false", async () => {
     await teach(20, 15);
     await putConfig({ learning_enabled: false });
-    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe("disabled");
+    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe(
+      "disabled",
+    );
     const body = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(body.priors.recall_probability).toEqual({ value: 0.25, source: "config", n: 0 });
   });

@@ -17,7 +17,8 @@ const PRIORS = { version: 1, source: "replay", tools: { read_file: { sums: READ_
 const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: "read_file" };
 const w = 10;
 
-const importPriors = (body: unknown, tenant = "default") => adminCall("POST", `/v1/admin/learning/import?tenant=${tenant}`, body);
+const importPriors = (body: unknown, tenant = "default") =>
+  adminCall("POST", `/v1/admin/learning/import?tenant=${tenant}`, body);
 
 beforeEach(async () => {
   await reset();
@@ -31,7 +32,13 @@ describe("importing replay priors", () => {
     const res = await importPriors(PRIORS);
     expect(res.status).toBe(200);
     const body = await res.json<any>();
-    expect(body).toMatchObject({ tenant: "default", tools: 1, version: 1, changed: true, refresh: { status: "published" } });
+    expect(body).toMatchObject({
+      tenant: "default",
+      tools: 1,
+      version: 1,
+      changed: true,
+      refresh: { status: "published" },
+    });
 
     const answer = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(answer.priors.recall_probability).toEqual({ value: (w * 0.25 + 8) / (w + 40), source: "replay", n: 40 });
@@ -71,7 +78,11 @@ describe("importing replay priors", () => {
     await importPriors(PRIORS);
     const view = await (await callWorker("/v1/learning")).json<any>();
     expect(view.tools).toHaveLength(1);
-    expect(view.tools[0]).toMatchObject({ tool_name: "read_file", replay: { recall_probability: 40, horizon: 40, cache_hit_rate: 0 }, n: { recall_probability: 0 } });
+    expect(view.tools[0]).toMatchObject({
+      tool_name: "read_file",
+      replay: { recall_probability: 40, horizon: 40, cache_hit_rate: 0 },
+      n: { recall_probability: 0 },
+    });
     expect(view.tools[0].priors.recall_probability.source).toBe("replay");
   });
 
@@ -93,7 +104,9 @@ describe("importing replay priors", () => {
   });
 
   it("keeps a tool named after a built-in property as an ordinary tool", async () => {
-    const body = JSON.parse(`{"version":1,"source":"replay","tools":{"__proto__":{"sums":${JSON.stringify(READ_FILE)}}}}`);
+    const body = JSON.parse(
+      `{"version":1,"source":"replay","tools":{"__proto__":{"sums":${JSON.stringify(READ_FILE)}}}}`,
+    );
     expect((await importPriors(body)).status).toBe(200);
     const answer = await (await postJson("/v1/gate", { ...GATE, tool_name: "__proto__" })).json<any>();
     expect(answer.priors.recall_probability.source).toBe("replay");
@@ -124,7 +137,9 @@ describe("importing replay priors", () => {
   it("leaves out a corrupt stored value, so the gate decides on the config", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
     await env.PRICING.put(replayPriorsKey("default"), '{"version":1');
-    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe("published");
+    expect((await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>()).status).toBe(
+      "published",
+    );
     const answer = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(answer.priors.recall_probability.source).toBe("config");
     expect(warn).toHaveBeenCalledWith(expect.stringContaining("replay-priors:default is invalid"));

@@ -12,7 +12,15 @@ const ROOT = { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 };
 const none: LevelSums = { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
 /** Sums for n outcomes of mean m and sample sd s: Σx = n·m, Σx² = s²(n − 1) + n·m². */
 const horizons = (n: number, m: number, s: number) => ({ h_n: n, h_sum: n * m, h_sumsq: s * s * (n - 1) + n * m * m });
-const TENANT: LevelSums = { ...none, p_n: 200, p_r: 60, ...horizons(500, 5, 2), q_n: 300, q_cached: 2_700, q_turns: 3_600 };
+const TENANT: LevelSums = {
+  ...none,
+  p_n: 200,
+  p_r: 60,
+  ...horizons(500, 5, 2),
+  q_n: 300,
+  q_cached: 2_700,
+  q_turns: 3_600,
+};
 const TOOL: LevelSums = { ...none, p_n: 40, p_r: 30, ...horizons(60, 7, 3), q_n: 40, q_cached: 300, q_turns: 480 };
 const TOOL_MODEL: LevelSums = { ...none, p_n: 12, p_r: 10 };
 const values = (levels: Array<LevelSums | undefined>) => {
@@ -121,9 +129,38 @@ describe("a learned value, whatever was observed", () => {
             tools: tool === undefined ? {} : { x: { sums: tool, models: model === undefined ? {} : { m: model } } },
             breakers: {},
           };
-          const config = Object.freeze({ ...DEFAULT_GATE_CONFIG, p_recall: p, cache_hit_rate: q, expected_conversation_depth: h, learning_prior_weight: weight, learning_credible: credible });
-          const { inputs } = applyLearned({ model_name: "m", output_tokens: 1, tool_name: "x" }, { model_name: "m", output_tokens: 1, horizon: h, recall_probability: p, cache_hit_rate: q, large_offload_threshold_tokens: 0, stub_tokens: 0, recall_input_tokens: 0, recall_output_tokens: 0 }, "cache_aware", value, config, "m");
-          for (const x of [inputs.recall_probability, inputs.cache_hit_rate!, ...(inputs.recall_probability_range ?? []), ...(inputs.cache_hit_rate_range ?? [])]) {
+          const config = Object.freeze({
+            ...DEFAULT_GATE_CONFIG,
+            p_recall: p,
+            cache_hit_rate: q,
+            expected_conversation_depth: h,
+            learning_prior_weight: weight,
+            learning_credible: credible,
+          });
+          const { inputs } = applyLearned(
+            { model_name: "m", output_tokens: 1, tool_name: "x" },
+            {
+              model_name: "m",
+              output_tokens: 1,
+              horizon: h,
+              recall_probability: p,
+              cache_hit_rate: q,
+              large_offload_threshold_tokens: 0,
+              stub_tokens: 0,
+              recall_input_tokens: 0,
+              recall_output_tokens: 0,
+            },
+            "cache_aware",
+            value,
+            config,
+            "m",
+          );
+          for (const x of [
+            inputs.recall_probability,
+            inputs.cache_hit_rate!,
+            ...(inputs.recall_probability_range ?? []),
+            ...(inputs.cache_hit_rate_range ?? []),
+          ]) {
             expect(x).toBeGreaterThanOrEqual(0);
             expect(x).toBeLessThanOrEqual(1);
           }

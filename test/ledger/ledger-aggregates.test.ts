@@ -21,8 +21,10 @@ async function spanTables(tenant: string) {
     const sql = state.storage.sql;
     const spans = sql.exec("SELECT * FROM cluster_spans ORDER BY first_hour, last_hour").toArray();
     const clusters = sql.exec("SELECT * FROM session_clusters ORDER BY session_key").toArray();
-    const fresh = sql.exec(`SELECT session_key, MIN(hour) AS first_hour, MAX(hour) AS last_hour, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s,
-      TOTAL(h_n) AS h_n, TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM session_tools GROUP BY session_key ORDER BY session_key`).toArray();
+    const fresh = sql
+      .exec(`SELECT session_key, MIN(hour) AS first_hour, MAX(hour) AS last_hour, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s,
+      TOTAL(h_n) AS h_n, TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM session_tools GROUP BY session_key ORDER BY session_key`)
+      .toArray();
     return { spans, clusters, fresh };
   });
 }
@@ -57,14 +59,19 @@ describe("the per-session aggregates (schema 5)", () => {
       const inside = fresh.filter((c) => c.first_hour === span.first_hour && c.last_hour === span.last_hour);
       expect(Number(span.sessions)).toBe(inside.length);
       const gs = inside.reduce((s, c) => s + Number(c.g_s) ** 2, 0);
-      expect(Math.abs(Number(span.gap_cs2) + Number(span.gap_cs2_c) - gs)).toBeLessThanOrEqual(1e-12 * Math.max(gs, 1e-300));
+      expect(Math.abs(Number(span.gap_cs2) + Number(span.gap_cs2_c) - gs)).toBeLessThanOrEqual(
+        1e-12 * Math.max(gs, 1e-300),
+      );
       expect(Number(span.hor_g) + Number(span.hor_g_c)).toBe(inside.filter((c) => Number(c.h_n) > 0).length);
     }
   });
 
   const windows: [string, SumsFilter][] = [
     ["the whole ledger", { from: 0, to: now + HOUR }],
-    ["a window whose edges cut sessions, inside hours", { from: start + 9 * HOUR + 777_777, to: start + 50 * HOUR + 1_111 }],
+    [
+      "a window whose edges cut sessions, inside hours",
+      { from: start + 9 * HOUR + 777_777, to: start + 50 * HOUR + 1_111 },
+    ],
     ["a window on whole hours that cut sessions", { from: start + 12 * HOUR, to: start + 60 * HOUR }],
     ["one tool", { from: start, to: now, tool_name: "grep" }],
     ["a window inside one hour", { from: start + 30 * HOUR + 60_000, to: start + 30 * HOUR + 2_400_000 }],
@@ -119,13 +126,36 @@ describe("the packed pairs", () => {
   it("gain a pair and its arm when a billed session's decision arrives after its bill, and its cluster the decision's hour", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
-    const bill = (session_id: string, cost: number) => ({ session_id, model_name: "claude-opus-4-6", priced_as: "claude-opus-4-6", turns: 3, usage: { input_tokens: 1, output_tokens: 1 }, cost_usd: cost, report: `${session_id}/${cost}` });
-    await shard.record(tenant, [seedDecision({ decision_id: decisionIdOf(0, 1), at: 1_000, session_id: "late", tool_name: "grep" })], 30);
+    const bill = (session_id: string, cost: number) => ({
+      session_id,
+      model_name: "claude-opus-4-6",
+      priced_as: "claude-opus-4-6",
+      turns: 3,
+      usage: { input_tokens: 1, output_tokens: 1 },
+      cost_usd: cost,
+      report: `${session_id}/${cost}`,
+    });
+    await shard.record(
+      tenant,
+      [seedDecision({ decision_id: decisionIdOf(0, 1), at: 1_000, session_id: "late", tool_name: "grep" })],
+      30,
+    );
     await shard.reportSessions(tenant, 2_000, [bill("late", 2.5)], 30);
-    await shard.record(tenant, [
-      seedDecision({ decision_id: decisionIdOf(0, 2), at: 3_000, session_id: "late", tool_name: "read_file" }),
-      seedDecision({ decision_id: decisionIdOf(0, 3), at: HOUR + 5, session_id: "late", tool_name: "grep", holdout: true, fire: false }),
-    ], 30);
+    await shard.record(
+      tenant,
+      [
+        seedDecision({ decision_id: decisionIdOf(0, 2), at: 3_000, session_id: "late", tool_name: "read_file" }),
+        seedDecision({
+          decision_id: decisionIdOf(0, 3),
+          at: HOUR + 5,
+          session_id: "late",
+          tool_name: "grep",
+          holdout: true,
+          fire: false,
+        }),
+      ],
+      30,
+    );
     const window = { from: 0, to: 4_000_000_000_000 };
     const raw = await runInDurableObject(shard, (_i, state) => readRawToolSessions(state.storage.sql, window));
     expect(rowsOfPairs(await shard.toolPairs(tenant, window))).toEqual(rowsOfPairs(packRows(raw)));
@@ -134,7 +164,9 @@ describe("the packed pairs", () => {
       { tool_name: "read_file", session_id: "late", at: 2_000, treated: true, cost: 2.5 },
     ]);
     // Its cluster now spans both hours of its decisions.
-    const span = await runInDurableObject(shard, (_i, state) => state.storage.sql.exec("SELECT first_hour, last_hour FROM session_clusters WHERE session_key = 'late'").one());
+    const span = await runInDurableObject(shard, (_i, state) =>
+      state.storage.sql.exec("SELECT first_hour, last_hour FROM session_clusters WHERE session_key = 'late'").one(),
+    );
     expect(span).toEqual({ first_hour: 0, last_hour: HOUR });
   });
 
@@ -154,13 +186,17 @@ describe("the packed pairs", () => {
     const shards = [shardRows(1, 300), shardRows(2, 200), shardRows(3, 1)];
     const merged = mergePairs(shards.map(packRows));
     expect(merged).toEqual(packRows(shards.flat()));
-    expect(holdoutFigures(merged, 0.2, { n: 501, sum: 1_000, sumsq: 2_500 })).toEqual(holdoutFigures(shards.flat(), 0.2, { n: 501, sum: 1_000, sumsq: 2_500 }));
+    expect(holdoutFigures(merged, 0.2, { n: 501, sum: 1_000, sumsq: 2_500 })).toEqual(
+      holdoutFigures(shards.flat(), 0.2, { n: 501, sum: 1_000, sumsq: 2_500 }),
+    );
   });
 
   it("give the confidence sequence of the rows, to the bit", () => {
     const rows = shardRows(9, 900);
     const grep = packRows(rows).find((l) => l.tool_name === "grep");
-    const ordered = rows.filter((r) => r.tool_name === "grep").sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : 1));
+    const ordered = rows
+      .filter((r) => r.tool_name === "grep")
+      .sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : 1));
     expect(grep?.at.length).toBe(ordered.length);
     expect(toolVerdicts(rows, 0.2).get("grep")).toEqual(confidenceSequence(ordered, 0.8));
   });

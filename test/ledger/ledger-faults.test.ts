@@ -25,7 +25,10 @@ afterEach(async () => {
 describe("the gate's ledger write", () => {
   it("stores the decisions in their shards through the real binding", async () => {
     const tenant = `write-${Date.now()}`;
-    const decisions = [seedDecision({ decision_id: decisionIdOf(0, 1) }), seedDecision({ decision_id: decisionIdOf(2, 2) })];
+    const decisions = [
+      seedDecision({ decision_id: decisionIdOf(0, 1) }),
+      seedDecision({ decision_id: decisionIdOf(2, 2) }),
+    ];
     await writeDecisions(env.LEDGER, tenant, decisions, { retentionDays: 30, timeoutMs: 5_000 });
     const window = { from: 0, to: 4_000_000_000_000 };
     expect((await ledgerShard(env.LEDGER, tenant, 0).sums(tenant, window, 86_400_000)).decisions).toBe(1);
@@ -64,7 +67,13 @@ describe("the gate's ledger write", () => {
 });
 
 describe("a failing or slow ledger never changes the gate's answer, nor makes it wait", () => {
-  const REQUEST = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3, session_id: "conv-f" };
+  const REQUEST = {
+    model_name: "claude-opus-4-6",
+    output_tokens: 20_000,
+    horizon: 4,
+    recall_probability: 0.3,
+    session_id: "conv-f",
+  };
   const withoutId = ({ decision_id: _id, ...rest }: Record<string, unknown>) => rest;
 
   async function gateWith(ledger: Env["LEDGER"], config: Record<string, unknown> = {}) {

@@ -1,5 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { bucketFor, DECISION_ID_PATTERN, formatDecisionId, holdoutFigures, incompleteBeta, inHoldout, meanInterval, type Moments, normalQuantile, savingsFigures, shardOfDecisionId, welch } from "../../src/ledger";
+import {
+  bucketFor,
+  DECISION_ID_PATTERN,
+  formatDecisionId,
+  holdoutFigures,
+  incompleteBeta,
+  inHoldout,
+  meanInterval,
+  type Moments,
+  normalQuantile,
+  savingsFigures,
+  shardOfDecisionId,
+  welch,
+} from "../../src/ledger";
 import { shardFor, unitHash } from "../../src/ledger/model/ids";
 import { emptySums, mergeSums, type LedgerSums } from "../../src/ledger/stats/report";
 import { studentTCdf, studentTQuantile, wilsonInterval } from "../../src/ledger/stats/stats";
@@ -94,7 +107,13 @@ describe("decision ids and shards", () => {
   });
 
   it("refuses what is not a decision id", () => {
-    for (const bad of ["", "dec_1_abc", `dec_01_${"a".repeat(32)}`, `dec_999_${"a".repeat(32)}`, `DEC_1_${"a".repeat(32)}`]) {
+    for (const bad of [
+      "",
+      "dec_1_abc",
+      `dec_01_${"a".repeat(32)}`,
+      `dec_999_${"a".repeat(32)}`,
+      `DEC_1_${"a".repeat(32)}`,
+    ]) {
       expect(shardOfDecisionId(bad)).toBeNull();
     }
   });
@@ -149,7 +168,9 @@ describe("merging shards' sums", () => {
       decisions: 3,
       fired: 2,
       sessions: momentsOf([1, 2]),
-      series: [{ start: 0, decisions: 3, fired: 2, fired_with_outcome: 1, predicted_net_usd: 0.1, realized_net_usd: 0.2 }],
+      series: [
+        { start: 0, decisions: 3, fired: 2, fired_with_outcome: 1, predicted_net_usd: 0.1, realized_net_usd: 0.2 },
+      ],
     });
     const b = shard({
       decisions: 1,
@@ -168,7 +189,13 @@ describe("merging shards' sums", () => {
   });
 
   it("gives no holdout verdict on five sessions per arm, however clear the difference (Welch's is information only)", () => {
-    const rows = [5.1, 5.3, 5.2, 5.4, 5.0, 4.0, 4.2, 4.1, 3.9, 4.3].map((cost, i) => ({ tool_name: "grep", session_id: `s${i}`, at: i, treated: i < 5, cost }));
+    const rows = [5.1, 5.3, 5.2, 5.4, 5.0, 4.0, 4.2, 4.1, 3.9, 4.3].map((cost, i) => ({
+      tool_name: "grep",
+      session_id: `s${i}`,
+      at: i,
+      treated: i < 5,
+      cost,
+    }));
     const figures = holdoutFigures(rows, 0.5, momentsOf(rows.map((r) => r.cost)));
     const [grep] = figures.tools;
     expect(grep?.information.welch_difference_usd).toBeCloseTo(1.1, 10);

@@ -23,33 +23,53 @@ describe("the ledger's hourly rollups", () => {
 
   const windows: [string, SumsFilter, number][] = [
     ["the whole ledger, by day", { from: 0, to: now + HOUR }, DAY],
-    ["a window starting and ending inside hours, by hour", { from: start + 7 * HOUR + 1_234_567, to: start + 75 * HOUR + 98_765 }, HOUR],
+    [
+      "a window starting and ending inside hours, by hour",
+      { from: start + 7 * HOUR + 1_234_567, to: start + 75 * HOUR + 98_765 },
+      HOUR,
+    ],
     ["one tool", { from: start, to: now, tool_name: "read_file" }, HOUR],
-    ["one model, by its requested name or the one that priced it", { from: start + 30 * 60_000, to: now, model: "claude-opus-4-6" }, DAY],
+    [
+      "one model, by its requested name or the one that priced it",
+      { from: start + 30 * 60_000, to: now, model: "claude-opus-4-6" },
+      DAY,
+    ],
     ["one tool and model", { from: start, to: now, tool_name: "grep", model: "claude-sonnet-4-5" }, DAY],
-    ["a day starting and ending inside hours, by minute", { from: start + 20 * HOUR + 600_000, to: start + 44 * HOUR - 600_000 }, 60_000],
+    [
+      "a day starting and ending inside hours, by minute",
+      { from: start + 20 * HOUR + 600_000, to: start + 44 * HOUR - 600_000 },
+      60_000,
+    ],
   ];
 
-  it.each(windows)("gives every figure of the report and the learner as the raw rows do: %s", async (_name, filter, bucket) => {
-    const [rolled, raw] = await Promise.all([fromRollups(tenant, filter, bucket), fromRawRows(tenant, filter, bucket)]);
-    // The data must exercise the figures, not compare zeros.
-    expect(raw.sums.fired_with_outcome).toBeGreaterThan(5);
-    expect(raw.sums.clusters.gap.clusters).toBeGreaterThan(2);
-    expect(raw.pairs.length).toBeGreaterThan(2);
-    expect(raw.learning.length).toBeGreaterThan(0);
-    expect(close(rolled.sums, raw.sums)).toEqual([]);
-    expect(close(rolled.figures, raw.figures)).toEqual([]);
-    // The pairs, their arms and costs are read, not summed: exactly equal.
-    expect(rolled.pairs).toEqual(raw.pairs);
-    expect(close(rolled.holdout, raw.holdout)).toEqual([]);
-    // The learner's sums are counts and sums of whole turns: exactly equal.
-    expect(rolled.learning).toEqual(raw.learning);
-    expect(close(rolled.nets, raw.nets)).toEqual([]);
-  });
+  it.each(windows)(
+    "gives every figure of the report and the learner as the raw rows do: %s",
+    async (_name, filter, bucket) => {
+      const [rolled, raw] = await Promise.all([
+        fromRollups(tenant, filter, bucket),
+        fromRawRows(tenant, filter, bucket),
+      ]);
+      // The data must exercise the figures, not compare zeros.
+      expect(raw.sums.fired_with_outcome).toBeGreaterThan(5);
+      expect(raw.sums.clusters.gap.clusters).toBeGreaterThan(2);
+      expect(raw.pairs.length).toBeGreaterThan(2);
+      expect(raw.learning.length).toBeGreaterThan(0);
+      expect(close(rolled.sums, raw.sums)).toEqual([]);
+      expect(close(rolled.figures, raw.figures)).toEqual([]);
+      // The pairs, their arms and costs are read, not summed: exactly equal.
+      expect(rolled.pairs).toEqual(raw.pairs);
+      expect(close(rolled.holdout, raw.holdout)).toEqual([]);
+      // The learner's sums are counts and sums of whole turns: exactly equal.
+      expect(rolled.learning).toEqual(raw.learning);
+      expect(close(rolled.nets, raw.nets)).toEqual([]);
+    },
+  );
 
   it("is tested on sessions that span hours, so a session's cluster is summed across rollup hours", () => {
     const hoursOf = new Map<string, Set<number>>();
-    for (const d of world.decisions) if (d.session_id !== null) hoursOf.set(d.session_id, (hoursOf.get(d.session_id) ?? new Set()).add(Math.floor(d.at / HOUR)));
+    for (const d of world.decisions)
+      if (d.session_id !== null)
+        hoursOf.set(d.session_id, (hoursOf.get(d.session_id) ?? new Set()).add(Math.floor(d.at / HOUR)));
     expect([...hoursOf.values()].filter((h) => h.size > 1).length).toBeGreaterThan(50);
   });
 });
@@ -78,7 +98,9 @@ describe("the raw window", () => {
       session_tools: held.session_tools,
       sessions: held.sessions,
     });
-    const oldest = await runInDurableObject(shard, (_i, state) => Number(state.storage.sql.exec("SELECT MIN(at) AS at FROM decisions").one().at));
+    const oldest = await runInDurableObject(shard, (_i, state) =>
+      Number(state.storage.sql.exec("SELECT MIN(at) AS at FROM decisions").one().at),
+    );
     expect(oldest).toBeGreaterThanOrEqual(now - 2 * DAY - HOUR);
 
     // The same sources, whole hours from the rollups: not merely close, equal.
@@ -97,7 +119,9 @@ describe("the raw window", () => {
     const later = world.decisions.filter((d) => d.at >= inside.from && d.at < hour + HOUR).length;
     expect((await shard.sums(tenant, inside, HOUR)).decisions).toBe(later);
     await runDurableObjectAlarm(shard);
-    expect((await shard.sums(tenant, inside, HOUR)).decisions).toBe(world.decisions.filter((d) => d.at < hour + HOUR).length);
+    expect((await shard.sums(tenant, inside, HOUR)).decisions).toBe(
+      world.decisions.filter((d) => d.at < hour + HOUR).length,
+    );
   }, 60_000);
 });
 
@@ -127,13 +151,25 @@ describe("migration 4", () => {
 describe("how a window is read", () => {
   const H = HOUR;
   it("reads whole hours from rollups and the partial ends from raw rows while they are kept", () => {
-    expect(planWindow(1.5 * H, 4.25 * H, 0)).toEqual({ hours: { from: 2 * H, to: 4 * H }, raw: [{ from: 1.5 * H, to: 2 * H }, { from: 4 * H, to: 4.25 * H }] });
+    expect(planWindow(1.5 * H, 4.25 * H, 0)).toEqual({
+      hours: { from: 2 * H, to: 4 * H },
+      raw: [
+        { from: 1.5 * H, to: 2 * H },
+        { from: 4 * H, to: 4.25 * H },
+      ],
+    });
     expect(planWindow(2 * H, 4 * H, 0)).toEqual({ hours: { from: 2 * H, to: 4 * H }, raw: [] });
-    expect(planWindow(2.25 * H, 2.5 * H, 0)).toEqual({ hours: { from: 2 * H, to: 2 * H }, raw: [{ from: 2.25 * H, to: 2.5 * H }] });
+    expect(planWindow(2.25 * H, 2.5 * H, 0)).toEqual({
+      hours: { from: 2 * H, to: 2 * H },
+      raw: [{ from: 2.25 * H, to: 2.5 * H }],
+    });
   });
 
   it("takes a partial hour whole once its raw rows are gone, and keeps reading the kept end raw", () => {
-    expect(planWindow(1.5 * H, 4.25 * H, 3 * H)).toEqual({ hours: { from: 1 * H, to: 4 * H }, raw: [{ from: 4 * H, to: 4.25 * H }] });
+    expect(planWindow(1.5 * H, 4.25 * H, 3 * H)).toEqual({
+      hours: { from: 1 * H, to: 4 * H },
+      raw: [{ from: 4 * H, to: 4.25 * H }],
+    });
     expect(planWindow(1.5 * H, 4.25 * H, 10 * H)).toEqual({ hours: { from: 1 * H, to: 5 * H }, raw: [] });
     expect(planWindow(2.25 * H, 2.5 * H, 3 * H)).toEqual({ hours: { from: 2 * H, to: 3 * H }, raw: [] });
   });

@@ -5,7 +5,16 @@ import { MIN_SESSIONS_PER_ARM, sequenceRadius } from "../../src/ledger/stats/seq
 // docs/design/ledger.md §4.6, worked example S1 (holdout 0.2, so π = 0.8). The expected
 // figures are the note's, reproduced independently in python3 as well.
 const S1 = [
-  [1, 5.0], [0, 6.0], [1, 4.5], [1, 5.5], [0, 6.5], [1, 4.0], [1, 5.0], [1, 4.8], [0, 5.9], [1, 5.2],
+  [1, 5.0],
+  [0, 6.0],
+  [1, 4.5],
+  [1, 5.5],
+  [0, 6.5],
+  [1, 4.0],
+  [1, 5.0],
+  [1, 4.8],
+  [0, 5.9],
+  [1, 5.2],
 ].map(([a, y]) => ({ treated: a === 1, cost: y! }));
 
 describe("the confidence sequence", () => {
@@ -17,7 +26,10 @@ describe("the confidence sequence", () => {
   });
 
   it("gives no verdict while either arm has fewer than 30 sessions, however clear the difference", () => {
-    const sessions = Array.from({ length: 200 }, (_, i) => ({ treated: i % 10 !== 0, cost: i % 10 !== 0 ? 10 + (i % 3) : 1 + (i % 2) }));
+    const sessions = Array.from({ length: 200 }, (_, i) => ({
+      treated: i % 10 !== 0,
+      cost: i % 10 !== 0 ? 10 + (i % 3) : 1 + (i % 2),
+    }));
     const few = confidenceSequence(sessions, 0.9);
     expect(few.held_out).toBeLessThan(MIN_SESSIONS_PER_ARM);
     expect(few.interval![0]).toBeGreaterThan(0);

@@ -31,7 +31,9 @@ describe("a ledger shard", () => {
     const decision = seedDecision();
     await shard.record(tenant, [decision], 30);
     const outcome = { decision_id: decision.decision_id, turns_after: 4, recalled: true, context_tokens: 150_000 };
-    expect(await shard.reportOutcomes(tenant, Date.now(), [outcome])).toEqual([{ status: "accepted", repeated: false }]);
+    expect(await shard.reportOutcomes(tenant, Date.now(), [outcome])).toEqual([
+      { status: "accepted", repeated: false },
+    ]);
     expect(await shard.reportOutcomes(tenant, Date.now(), [outcome])).toEqual([{ status: "accepted", repeated: true }]);
   });
 
@@ -101,7 +103,14 @@ describe("a ledger shard", () => {
       { decision_id: ids[1] ?? "", turns_after: 4, recalled: false, context_tokens: 150_000, cached_turns: 2 },
     ]);
     const sums = await shard.sums(tenant, WINDOW, DAY);
-    expect(sums).toMatchObject({ decisions: 3, fired: 2, holdout_decisions: 1, outcomes: 2, fired_with_outcome: 2, recalled: 1 });
+    expect(sums).toMatchObject({
+      decisions: 3,
+      fired: 2,
+      holdout_decisions: 1,
+      outcomes: 2,
+      fired_with_outcome: 2,
+      recalled: 1,
+    });
     expect(sums.predicted_net_usd).toBeCloseTo(2 * 0.230375, 12);
     expect(sums.prior_recall_sum).toBeCloseTo(0.5, 12);
     expect(sums.cache_hit_rate).toEqual({ n: 1, sum: 0.5, sumsq: 0.25 });
@@ -117,7 +126,13 @@ describe("a ledger shard", () => {
       [
         seedDecision({ decision_id: decisionIdOf(0, 1), at: 1_000, tool_name: "a" }),
         seedDecision({ decision_id: decisionIdOf(0, 2), at: 2_000, tool_name: "b" }),
-        seedDecision({ decision_id: decisionIdOf(0, 3), at: 3_000, tool_name: "b", model_name: "gpt-5", priced_as: "gpt-5" }),
+        seedDecision({
+          decision_id: decisionIdOf(0, 3),
+          at: 3_000,
+          tool_name: "b",
+          model_name: "gpt-5",
+          priced_as: "gpt-5",
+        }),
       ],
       30,
     );
@@ -129,9 +144,19 @@ describe("a ledger shard", () => {
   it("counts missed savings: decisions that did not fire whose counterfactual was positive, the holdout's left out", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
-    const missed = seedDecision({ decision_id: decisionIdOf(0, 1), fire: false, would_fire: false, reason_code: "net_not_positive" });
+    const missed = seedDecision({
+      decision_id: decisionIdOf(0, 1),
+      fire: false,
+      would_fire: false,
+      reason_code: "net_not_positive",
+    });
     const held = seedDecision({ decision_id: decisionIdOf(0, 2), fire: false, holdout: true, reason_code: "holdout" });
-    const loss = seedDecision({ decision_id: decisionIdOf(0, 3), fire: false, would_fire: false, reason_code: "net_not_positive" });
+    const loss = seedDecision({
+      decision_id: decisionIdOf(0, 3),
+      fire: false,
+      would_fire: false,
+      reason_code: "net_not_positive",
+    });
     await shard.record(tenant, [missed, held, loss], 30);
     await shard.reportOutcomes(tenant, Date.now(), [
       { decision_id: missed.decision_id, turns_after: 10, recalled: false },
@@ -148,9 +173,14 @@ describe("a ledger shard", () => {
   it("keeps a cache-aware decision's placement and cache write, and prices its outcome with them", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
-    const decision = seedDecision({ pricing_mode: "cache_aware", inputs: { ...seedDecision().inputs, context_tokens: 0, cache_ttl: "1h" } });
+    const decision = seedDecision({
+      pricing_mode: "cache_aware",
+      inputs: { ...seedDecision().inputs, context_tokens: 0, cache_ttl: "1h" },
+    });
     await shard.record(tenant, [decision], 30);
-    await shard.reportOutcomes(tenant, Date.now(), [{ decision_id: decision.decision_id, turns_after: 4, recalled: false, cached_turns: 4 }]);
+    await shard.reportOutcomes(tenant, Date.now(), [
+      { decision_id: decision.decision_id, turns_after: 4, recalled: false, cached_turns: 4 },
+    ]);
     const sums = await shard.sums(tenant, WINDOW, DAY);
     expect(sums.realized_net_usd).toBeCloseTo(11_800 * (10e-6 + 3 * 0.5e-6), 12);
   });
@@ -168,7 +198,13 @@ describe("a ledger shard", () => {
       state.storage.sql.exec("DELETE FROM meta WHERE key = 'schema_version'");
     });
     await evictDurableObject(shard);
-    expect(await shard.record(tenant, [seedDecision({ decision_id: decisionIdOf(0, 5), inputs: { ...seedDecision().inputs, cache_ttl: "1h" } })], 30)).toEqual({
+    expect(
+      await shard.record(
+        tenant,
+        [seedDecision({ decision_id: decisionIdOf(0, 5), inputs: { ...seedDecision().inputs, cache_ttl: "1h" } })],
+        30,
+      ),
+    ).toEqual({
       recorded: 1,
     });
     expect((await shard.sums(tenant, WINDOW, DAY)).decisions).toBe(2);
@@ -192,7 +228,11 @@ describe("a ledger shard", () => {
   it("joins a session's bill to its tool's arm, as its decisions were answered, and is idempotent on it", async () => {
     const tenant = freshTenant();
     const shard = ledgerShard(env.LEDGER, tenant, 0);
-    await shard.record(tenant, [seedDecision({ session_id: "held", holdout: true, fire: false, reason_code: "holdout" })], 30);
+    await shard.record(
+      tenant,
+      [seedDecision({ session_id: "held", holdout: true, fire: false, reason_code: "holdout" })],
+      30,
+    );
     const results = await shard.reportSessions(
       tenant,
       Date.now(),
@@ -209,7 +249,9 @@ describe("a ledger shard", () => {
     expect(again).toEqual([{ status: "accepted", repeated: true }, expect.objectContaining({ status: "conflict" })]);
     const sums = await shard.sums(tenant, WINDOW, DAY);
     expect(sums.sessions.n).toBe(2);
-    expect(rowsOfPairs(await shard.toolPairs(tenant, WINDOW))).toEqual([expect.objectContaining({ session_id: "held", tool_name: "web.fetch", treated: false })]);
+    expect(rowsOfPairs(await shard.toolPairs(tenant, WINDOW))).toEqual([
+      expect.objectContaining({ session_id: "held", tool_name: "web.fetch", treated: false }),
+    ]);
   });
 
   it("purges decisions, their outcomes and sessions past the retention when its alarm runs", async () => {

@@ -9,7 +9,13 @@ import { clusteredInterval, meanInterval } from "../../src/ledger";
 describe("the clustered interval", () => {
   it("matches an independent python3/scipy computation on sessions of unequal length", () => {
     // python3: mu = xs.mean(); var = G/(G-1) * Σ_g (Σ_i (x - mu))² / N²; mu ± scipy.stats.t.ppf(0.975, G-1) * √var
-    const { m, c } = summarize([[1.0, 2.0, 2.5, 4.0], [0.5], [3.0, 3.5], [2.0, 1.0, 0.0, 5.0, 6.0, 1.5], [2.2, 2.8, 3.1]]);
+    const { m, c } = summarize([
+      [1.0, 2.0, 2.5, 4.0],
+      [0.5],
+      [3.0, 3.5],
+      [2.0, 1.0, 0.0, 5.0, 6.0, 1.5],
+      [2.2, 2.8, 3.1],
+    ]);
     const { mean, ci95 } = clusteredInterval(m.n, m.sum, c);
     expect(mean).toBeCloseTo(2.5062499999999996, 12);
     expect(ci95![0]).toBeCloseTo(1.990567255715562, 9);

@@ -1,6 +1,15 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { confidenceSequence, gatherToolSessions, holdoutKey, inHoldout, ledgerShard, type PricedSession, type ToolSessionRow, toolVerdicts } from "../../src/ledger";
+import {
+  confidenceSequence,
+  gatherToolSessions,
+  holdoutKey,
+  inHoldout,
+  ledgerShard,
+  type PricedSession,
+  type ToolSessionRow,
+  toolVerdicts,
+} from "../../src/ledger";
 import { rowsOfPairs } from "../../src/ledger/stats/pairs";
 import { tenantVerdict } from "../../src/ledger/stats/verdicts";
 import { seeded } from "../../scripts/simulate/world";
@@ -32,7 +41,8 @@ const bill = (session_id: string, cost: number): PricedSession => ({
 
 describe("the holdout per (session, tool)", () => {
   const sessions = Array.from({ length: 4_000 }, (_, i) => `conv-${i}`);
-  const draw = (s: string, tool: string | null, fraction: number) => inHoldout("acme", holdoutKey(s, tool, "dec_0_x"), fraction);
+  const draw = (s: string, tool: string | null, fraction: number) =>
+    inHoldout("acme", holdoutKey(s, tool, "dec_0_x"), fraction);
 
   it("draws each tool's arm in a session independently of the other tools'", () => {
     const both = sessions.filter((s) => draw(s, "read_file", 0.2) && draw(s, "grep", 0.2)).length;
@@ -51,7 +61,7 @@ describe("the holdout per (session, tool)", () => {
     }
   });
 
-  it("uses the tool name \"\" without a tool, and the decision id without a session", () => {
+  it('uses the tool name "" without a tool, and the decision id without a session', () => {
     expect(holdoutKey("conv-1", null, "dec_0_a")).toBe(holdoutKey("conv-1", "", "dec_0_b"));
     expect(holdoutKey(null, "grep", "dec_0_a")).toBe("dec_0_a");
     expect(holdoutKey("conv-1", "grep", "dec_0_a")).not.toBe(holdoutKey("conv-1", "read_file", "dec_0_a"));
@@ -62,14 +72,30 @@ describe("a shard's (session, tool) pairs", () => {
   it("gives one row per billed session and tool it had a decision about, with that tool's arm and the session's cost", async () => {
     const tenant = `pairs-${Date.now()}`;
     const shard = ledgerShard(env.LEDGER, tenant, 0);
-    await shard.record(tenant, [
-      seedDecision({ decision_id: decisionIdOf(0, 1), session_id: "s1", tool_name: "read_file", holdout: true, fire: false }),
-      seedDecision({ decision_id: decisionIdOf(0, 2), session_id: "s1", tool_name: "read_file", holdout: true, fire: false }),
-      seedDecision({ decision_id: decisionIdOf(0, 3), session_id: "s1", tool_name: "grep" }),
-      seedDecision({ decision_id: decisionIdOf(0, 4), session_id: "s1", tool_name: null }),
-      seedDecision({ decision_id: decisionIdOf(0, 5), session_id: "s2", tool_name: "grep" }),
-      seedDecision({ decision_id: decisionIdOf(0, 6), session_id: "unbilled", tool_name: "grep" }),
-    ], 30);
+    await shard.record(
+      tenant,
+      [
+        seedDecision({
+          decision_id: decisionIdOf(0, 1),
+          session_id: "s1",
+          tool_name: "read_file",
+          holdout: true,
+          fire: false,
+        }),
+        seedDecision({
+          decision_id: decisionIdOf(0, 2),
+          session_id: "s1",
+          tool_name: "read_file",
+          holdout: true,
+          fire: false,
+        }),
+        seedDecision({ decision_id: decisionIdOf(0, 3), session_id: "s1", tool_name: "grep" }),
+        seedDecision({ decision_id: decisionIdOf(0, 4), session_id: "s1", tool_name: null }),
+        seedDecision({ decision_id: decisionIdOf(0, 5), session_id: "s2", tool_name: "grep" }),
+        seedDecision({ decision_id: decisionIdOf(0, 6), session_id: "unbilled", tool_name: "grep" }),
+      ],
+      30,
+    );
     await shard.reportSessions(tenant, 1_000, [bill("s1", 2.5)], 30);
     await shard.reportSessions(tenant, 2_000, [bill("s2", 1.5)], 30);
     const rows = rowsOfPairs(await shard.toolPairs(tenant, WINDOW));
@@ -120,8 +146,16 @@ describe("the per-tool verdicts", () => {
   it("combines the tools tenant-wide by share, with each tool's bounds at α ÷ K", () => {
     const rows = mixedWorld(1_000, 11);
     const tenant = tenantVerdict(rows, 0.2, 2_000);
-    const read = confidenceSequence(rows.filter((r) => r.tool_name === "read_file"), 0.8, 0.025);
-    const grep = confidenceSequence(rows.filter((r) => r.tool_name === "grep"), 0.8, 0.025);
+    const read = confidenceSequence(
+      rows.filter((r) => r.tool_name === "read_file"),
+      0.8,
+      0.025,
+    );
+    const grep = confidenceSequence(
+      rows.filter((r) => r.tool_name === "grep"),
+      0.8,
+      0.025,
+    );
     expect(tenant.tools).toBe(2);
     expect(tenant.alpha_per_tool).toBe(0.025);
     expect(tenant.estimate).toBeCloseTo(0.5 * read.estimate! + 0.5 * grep.estimate!, 12);
@@ -130,7 +164,11 @@ describe("the per-tool verdicts", () => {
   });
 
   it("withholds the tenant-wide verdict while any tool has too few sessions per arm", () => {
-    const rows = [...mixedWorld(1_000, 5), { tool_name: "rare", session_id: "x", at: 5, treated: true, cost: 1 }, { tool_name: "rare", session_id: "y", at: 6, treated: false, cost: 2 }];
+    const rows = [
+      ...mixedWorld(1_000, 5),
+      { tool_name: "rare", session_id: "x", at: 5, treated: true, cost: 1 },
+      { tool_name: "rare", session_id: "y", at: 6, treated: false, cost: 2 },
+    ];
     expect(tenantVerdict(rows, 0.2, 1_002)).toMatchObject({ verdict: "inconclusive", withheld: "too_few_sessions" });
   });
 });

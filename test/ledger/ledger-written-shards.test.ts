@@ -62,11 +62,17 @@ describe("reads of a tenant that wrote", () => {
   it("ask exactly the shards its decisions and bills went to, each marked once in KV", async () => {
     const shards = new Set<number>();
     for (let i = 0; i < 6; i++) {
-      const answer = await (await callWorker("/v1/gate", { json: { model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: `w-${i}` } })).json<any>();
+      const answer = await (
+        await callWorker("/v1/gate", {
+          json: { model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: `w-${i}` },
+        })
+      ).json<any>();
       shards.add(shardOfDecisionId(answer.decision_id)!);
     }
     const marks = await env.PRICING.list({ prefix: LEDGER_SHARD_PREFIX });
-    expect(marks.keys.map((key) => key.name).sort()).toEqual([...shards].map((shard) => ledgerShardKey("default", shard)).sort());
+    expect(marks.keys.map((key) => key.name).sort()).toEqual(
+      [...shards].map((shard) => ledgerShardKey("default", shard)).sort(),
+    );
 
     // Another isolate knows nothing yet: it reads the marks from KV.
     forgetWrittenShards();
@@ -79,7 +85,9 @@ describe("reads of a tenant that wrote", () => {
 
   it("see a shard that holds only bills", async () => {
     const usage = { input_tokens: 1_000, output_tokens: 100 };
-    const res = await callWorker("/v1/sessions", { json: { items: [{ session_id: "bill-only", model_name: "claude-opus-4-6", turns: 3, usage }] } });
+    const res = await callWorker("/v1/sessions", {
+      json: { items: [{ session_id: "bill-only", model_name: "claude-opus-4-6", turns: 3, usage }] },
+    });
     expect((await res.json<any>()).accepted).toBe(1);
     forgetWrittenShards();
     const report = await (await callWorker("/v1/savings")).json<any>();

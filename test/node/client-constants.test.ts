@@ -17,7 +17,13 @@ describe("the clients' shared constants", () => {
 
   it("write every constant into both clients, under the same names", () => {
     const { typescript, python } = render(readConstants());
-    for (const name of ["CHARS_PER_TOKEN", "RECALL_TOOL_NAME", "SESSION_ID_PREFIX", "DEFAULT_MIN_CHARS", "STUB_TEMPLATE"]) {
+    for (const name of [
+      "CHARS_PER_TOKEN",
+      "RECALL_TOOL_NAME",
+      "SESSION_ID_PREFIX",
+      "DEFAULT_MIN_CHARS",
+      "STUB_TEMPLATE",
+    ]) {
       expect(typescript).toMatch(new RegExp(`^export const ${name} = `, "m"));
       expect(python).toMatch(new RegExp(`^${name} = `, "m"));
     }
@@ -25,7 +31,9 @@ describe("the clients' shared constants", () => {
 
   it("refuse a stub template with a placeholder the clients do not fill, and a count that is not a positive integer", () => {
     const base = JSON.parse(JSON.stringify(readConstants()));
-    expect(() => readConstants(JSON.stringify({ ...base, stub_template: "call {tool} now" }))).toThrow(/unknown placeholders tool/);
+    expect(() => readConstants(JSON.stringify({ ...base, stub_template: "call {tool} now" }))).toThrow(
+      /unknown placeholders tool/,
+    );
     expect(() => readConstants(JSON.stringify({ ...base, chars_per_token: 0 }))).toThrow(/chars_per_token/);
   });
 });

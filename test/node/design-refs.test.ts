@@ -43,9 +43,12 @@ function citations(): { file: string; page: string; section: string }[] {
   for (const file of SCANNED.flatMap(files)) {
     const text = readFileSync(file, "utf8");
     for (const line of text.split("\n")) {
-      for (const m of line.matchAll(/design\/([a-z-]+\.md)(?:\))?((?:[^§\n/]{0,40}?§\d+(?:\.\d+)*(?:\s*(?:–|,|and)\s*§?\d+(?:\.\d+)*)*)*)/g)) {
+      for (const m of line.matchAll(
+        /design\/([a-z-]+\.md)(?:\))?((?:[^§\n/]{0,40}?§\d+(?:\.\d+)*(?:\s*(?:–|,|and)\s*§?\d+(?:\.\d+)*)*)*)/g,
+      )) {
         for (const s of (m[2] ?? "").matchAll(/§?(\d+(?:\.\d+)*)/g)) {
-          if ((m[2] ?? "").includes("§")) found.push({ file: relative(ROOT, file), page: m[1] as string, section: s[1] as string });
+          if ((m[2] ?? "").includes("§"))
+            found.push({ file: relative(ROOT, file), page: m[1] as string, section: s[1] as string });
         }
       }
     }
@@ -58,7 +61,9 @@ describe("the design's citations", () => {
     const pages = sections();
     const found = citations();
     expect(found.length).toBeGreaterThan(40);
-    const broken = found.filter((c) => !(pages.get(c.page)?.has(c.section) ?? false)).map((c) => `${c.file}: ${c.page} §${c.section}`);
+    const broken = found
+      .filter((c) => !(pages.get(c.page)?.has(c.section) ?? false))
+      .map((c) => `${c.file}: ${c.page} §${c.section}`);
     expect(broken).toEqual([]);
   });
 

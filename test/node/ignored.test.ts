@@ -29,7 +29,13 @@ describe("a clone after following the docs", () => {
   });
 
   it("still tracks the sources next to them", () => {
-    expect(["clients/python/pyproject.toml", "clients/python/build_backend/offload_gate_build.py", "clients/typescript/package.json"].filter(ignored)).toEqual([]);
+    expect(
+      [
+        "clients/python/pyproject.toml",
+        "clients/python/build_backend/offload_gate_build.py",
+        "clients/typescript/package.json",
+      ].filter(ignored),
+    ).toEqual([]);
   });
 });
 

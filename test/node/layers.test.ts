@@ -42,7 +42,9 @@ function folderGraph(): Map<string, Set<string>> {
 /** Every relative import of a file (static, re-export or dynamic), resolved to a path without extension. */
 function importsOfFile(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((match) => resolve(dirname(file), match[1] as string));
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((match) =>
+    resolve(dirname(file), match[1] as string),
+  );
 }
 
 const LEDGER = join(SRC, "ledger");
@@ -50,7 +52,9 @@ const ROOMS = ["model", "stats", "shard", "transport"] as const;
 
 /** Room → what its files import: the other rooms, and the folders of src/ outside the ledger. */
 function roomGraph(): Map<string, { rooms: Set<string>; outside: Set<string> }> {
-  const graph = new Map(ROOMS.map((room) => [room as string, { rooms: new Set<string>(), outside: new Set<string>() }]));
+  const graph = new Map(
+    ROOMS.map((room) => [room as string, { rooms: new Set<string>(), outside: new Set<string>() }]),
+  );
   for (const room of ROOMS) {
     const edges = graph.get(room)!;
     for (const file of sources(join(LEDGER, room))) {
@@ -58,7 +62,8 @@ function roomGraph(): Map<string, { rooms: Set<string>; outside: Set<string> }> 
         if (!target.startsWith(SRC)) continue;
         const inLedger = relative(LEDGER, target);
         if (inLedger.startsWith("..")) edges.outside.add(relative(SRC, target).split("/")[0] as string);
-        else if (inLedger.split("/")[0] !== room) edges.rooms.add(inLedger.includes("/") ? (inLedger.split("/")[0] as string) : inLedger);
+        else if (inLedger.split("/")[0] !== room)
+          edges.rooms.add(inLedger.includes("/") ? (inLedger.split("/")[0] as string) : inLedger);
       }
     }
   }
@@ -70,7 +75,21 @@ const importsOf = (folder: string) => [...(graph.get(folder) ?? [])].sort();
 
 describe("the folder import graph of src/", () => {
   it("has the folders this test knows", () => {
-    expect([...graph.keys()].sort()).toEqual(["analytics", "auth", "gate", "http", "index", "learning", "ledger", "litellm", "replay", "routes", "store", "sync", "writes"]);
+    expect([...graph.keys()].sort()).toEqual([
+      "analytics",
+      "auth",
+      "gate",
+      "http",
+      "index",
+      "learning",
+      "ledger",
+      "litellm",
+      "replay",
+      "routes",
+      "store",
+      "sync",
+      "writes",
+    ]);
   });
 
   it("keeps the core and http/ free of any other folder of the project", () => {
@@ -126,9 +145,16 @@ describe("the outcomes ledger's rooms", () => {
   const outsideOf = (room: string) => [...(rooms.get(room)?.outside ?? [])].sort();
 
   it("holds every file of src/ledger in a room, the front door alone at the top", () => {
-    const top = sources(LEDGER).filter((file) => !relative(LEDGER, file).includes("/")).map((file) => relative(LEDGER, file));
+    const top = sources(LEDGER)
+      .filter((file) => !relative(LEDGER, file).includes("/"))
+      .map((file) => relative(LEDGER, file));
     expect(top).toEqual(["index.ts"]);
-    expect(readdirSync(LEDGER, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()).toEqual([...ROOMS].sort());
+    expect(
+      readdirSync(LEDGER, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual([...ROOMS].sort());
   });
 
   it("keeps the model free of the other rooms, importing only the core and the config's bounds", () => {
@@ -147,7 +173,11 @@ describe("the outcomes ledger's rooms", () => {
   });
 
   it("runs SQL in the shard's room alone", () => {
-    const elsewhere = sources(SRC).filter((file) => !file.startsWith(`${LEDGER}/shard/`) && /\bSqlStorage\b|\.sql\.exec\(|\bsql\.exec\(/.test(readFileSync(file, "utf8")));
+    const elsewhere = sources(SRC).filter(
+      (file) =>
+        !file.startsWith(`${LEDGER}/shard/`) &&
+        /\bSqlStorage\b|\.sql\.exec\(|\bsql\.exec\(/.test(readFileSync(file, "utf8")),
+    );
     expect(elsewhere.map((file) => relative(SRC, file))).toEqual([]);
   });
 
@@ -156,7 +186,10 @@ describe("the outcomes ledger's rooms", () => {
   });
 
   it("lets code outside the ledger (src/ and scripts/) import it through its front door only", () => {
-    const outside = [...sources(SRC).filter((file) => !file.startsWith(`${LEDGER}/`)), ...sources(resolve(SRC, "../scripts"))];
+    const outside = [
+      ...sources(SRC).filter((file) => !file.startsWith(`${LEDGER}/`)),
+      ...sources(resolve(SRC, "../scripts")),
+    ];
     const inner = outside.flatMap((file) =>
       importsOfFile(file)
         .filter((target) => target.startsWith(`${LEDGER}/`))
@@ -170,7 +203,11 @@ describe("the gate's routes", () => {
   it("lets the request side (built at startup) import the answer side for types only", () => {
     const request = join(SRC, "routes/gate/request");
     const values = sources(request).flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+["'](\.\.\/answer\/[^"']+)["']/gm)].map((match) => `${relative(SRC, file)} → ${match[1]}`),
+      [
+        ...readFileSync(file, "utf8").matchAll(
+          /^(?:import|export)\s+(?!type\b)[^;]*?from\s+["'](\.\.\/answer\/[^"']+)["']/gm,
+        ),
+      ].map((match) => `${relative(SRC, file)} → ${match[1]}`),
     );
     expect(values).toEqual([]);
     // The rule has something to hold: the request side does use the answer side's types.

@@ -30,10 +30,20 @@ async function startupInputs(): Promise<{ startup: string[]; all: string[] }> {
     const chunk = pending.pop() as string;
     if (loaded.has(chunk)) continue;
     loaded.add(chunk);
-    for (const imported of outputs[chunk]?.imports ?? []) if (imported.kind === "import-statement" && imported.path in outputs) pending.push(imported.path);
+    for (const imported of outputs[chunk]?.imports ?? [])
+      if (imported.kind === "import-statement" && imported.path in outputs) pending.push(imported.path);
   }
   // A file whose code was shaken out of a chunk (types, unused exports) costs startup nothing.
-  const inputsOf = (chunks: string[]) => [...new Set(chunks.flatMap((chunk) => Object.entries(outputs[chunk]?.inputs ?? {}).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => normalize(path))))].sort();
+  const inputsOf = (chunks: string[]) =>
+    [
+      ...new Set(
+        chunks.flatMap((chunk) =>
+          Object.entries(outputs[chunk]?.inputs ?? {})
+            .filter(([, input]) => input.bytesInOutput > 0)
+            .map(([path]) => normalize(path)),
+        ),
+      ),
+    ].sort();
   return { startup: inputsOf([...loaded]), all: inputsOf(Object.keys(outputs)) };
 }
 
@@ -53,7 +63,15 @@ beforeAll(async () => {
 
 describe("what the entry's startup loads", () => {
   it("is the gate's direct path, GET /healthz and the ledger's Durable Object class", () => {
-    for (const file of ["src/index.ts", "src/routes/gate/request/direct.ts", "src/routes/gate/request/batch.ts", "src/routes/health-ok.ts", "src/ledger/shard/shard.ts", "src/gate/decision.ts", "src/store/read.ts"]) {
+    for (const file of [
+      "src/index.ts",
+      "src/routes/gate/request/direct.ts",
+      "src/routes/gate/request/batch.ts",
+      "src/routes/health-ok.ts",
+      "src/ledger/shard/shard.ts",
+      "src/gate/decision.ts",
+      "src/store/read.ts",
+    ]) {
       expect(startup, file).toContain(file);
     }
   });
@@ -61,19 +79,28 @@ describe("what the entry's startup loads", () => {
   it("leaves every route module of the app and the OpenAPI wiring to the first request that needs them", () => {
     const routes = project().filter((file) => file.startsWith("src/routes/"));
     // Startup's route files are the gate's request side and /healthz's answer: no answer/, no other resource.
-    expect(routes.filter((file) => !file.startsWith("src/routes/gate/request/") && file !== "src/routes/health-ok.ts")).toEqual([]);
+    expect(
+      routes.filter((file) => !file.startsWith("src/routes/gate/request/") && file !== "src/routes/health-ok.ts"),
+    ).toEqual([]);
     // No module that builds an OpenAPI route (createRoute) runs at startup.
     expect(project().filter((file) => readFileSync(join(ROOT, file), "utf8").includes("createRoute("))).toEqual([]);
   });
 
   it("leaves out the answers' schemas, the console and the documentation pages", () => {
     expect(startup.filter((file) => file.startsWith("src/routes/gate/answer/"))).toEqual([]);
-    expect(startup.filter((file) => /^src\/routes\/(console|docs)\//.test(file) || /\.client\.(js|css)$/.test(file))).toEqual([]);
+    expect(
+      startup.filter((file) => /^src\/routes\/(console|docs)\//.test(file) || /\.client\.(js|css)$/.test(file)),
+    ).toEqual([]);
     expect(startup.filter((file) => file.startsWith("npm:swagger-ui"))).toEqual([]);
   });
 
   it("leaves the queue consumer, its message schema and the Cron Triggers' modules to their first run", () => {
-    for (const file of ["src/ledger/transport/consumer.ts", "src/ledger/transport/message-schema.ts", "src/learning/scheduled.ts", "src/sync/scheduled.ts"]) {
+    for (const file of [
+      "src/ledger/transport/consumer.ts",
+      "src/ledger/transport/message-schema.ts",
+      "src/learning/scheduled.ts",
+      "src/sync/scheduled.ts",
+    ]) {
       expect(startup, file).not.toContain(file);
       // Still in the bundle: loaded later, not lost.
       expect(all, file).toContain(file);
@@ -81,14 +108,21 @@ describe("what the entry's startup loads", () => {
   });
 
   it("bundles the rest of the app for later: the app, its answer side and the console", () => {
-    for (const file of ["src/routes/index.ts", "src/routes/gate/answer/routes.ts", "src/routes/gate/answer/decision-schema.ts", "src/routes/console/index.tsx"]) {
+    for (const file of [
+      "src/routes/index.ts",
+      "src/routes/gate/answer/routes.ts",
+      "src/routes/gate/answer/decision-schema.ts",
+      "src/routes/console/index.tsx",
+    ]) {
       expect(all, file).toContain(file);
     }
   });
   it("builds none of the gate request's zod schemas: the validators compiled from them check a body, zod only a body they refuse", () => {
     expect(startup).toContain("src/routes/gate/request/validators.generated.js");
     expect(startup).toContain("src/routes/gate/request/compiled.ts");
-    for (const file of ["schema.ts", "batch-schema.ts", "fields.ts", "dry-run.ts", "economics-fields.ts"].map((name) => `src/routes/gate/request/${name}`)) {
+    for (const file of ["schema.ts", "batch-schema.ts", "fields.ts", "dry-run.ts", "economics-fields.ts"].map(
+      (name) => `src/routes/gate/request/${name}`,
+    )) {
       expect(startup, file).not.toContain(file);
       expect(all, file).toContain(file);
     }

@@ -24,14 +24,18 @@ describe("the validators compiled from the zod schemas", () => {
     for (const { path, ...target } of TARGETS) {
       const { js, dts } = generate({ path, ...target });
       expect(readFileSync(join(ROOT, path), "utf8"), `${path} is stale: run npm run validators`).toBe(js);
-      expect(readFileSync(join(ROOT, path.replace(/\.js$/, ".d.ts")), "utf8"), `${path} is stale: run npm run validators`).toBe(dts);
+      expect(
+        readFileSync(join(ROOT, path.replace(/\.js$/, ".d.ts")), "utf8"),
+        `${path} is stale: run npm run validators`,
+      ).toBe(dts);
     }
   });
 
   it("carries each schema's hash, so a stale module names the schema that moved", () => {
     for (const target of TARGETS) {
       const text = readFileSync(join(ROOT, target.path), "utf8");
-      for (const [name, schema] of Object.entries(target.schemas)) expect(text).toContain(`"${name}": "${schemaHash(jsonSchemaOf(schema))}"`);
+      for (const [name, schema] of Object.entries(target.schemas))
+        expect(text).toContain(`"${name}": "${schemaHash(jsonSchemaOf(schema))}"`);
     }
   });
 

@@ -12,7 +12,10 @@ const newTenant = (name: string) => `${name}-${Date.now()}-${tenantCount++}`;
 
 /** A batch as the queue delivers it: one message per decision, as the gate sends them. */
 function batchOf(bodies: unknown[], queue = QUEUE) {
-  return createMessageBatch(queue, bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(1_800_000_000_000), attempts: 1, body })));
+  return createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(1_800_000_000_000), attempts: 1, body })),
+  );
 }
 
 /** Runs the worker's own queue handler on a batch; answers what it acked and retried. */
@@ -22,8 +25,10 @@ async function consume(batch: MessageBatch) {
   return getQueueResult(batch, ctx);
 }
 
-const held = async (tenant: string, shard: number) => (await ledgerShard(env.LEDGER, tenant, shard).storage()).decisions;
-const messages = (tenant: string, shard: number, ns: number[]) => ns.map((n) => ledgerMessage(tenant, seedDecision({ decision_id: decisionIdOf(shard, n) }), 30));
+const held = async (tenant: string, shard: number) =>
+  (await ledgerShard(env.LEDGER, tenant, shard).storage()).decisions;
+const messages = (tenant: string, shard: number, ns: number[]) =>
+  ns.map((n) => ledgerMessage(tenant, seedDecision({ decision_id: decisionIdOf(shard, n) }), 30));
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -52,14 +57,25 @@ describe("the ledger queue's consumer", () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const tenant = newTenant("split");
     // The object named "<tenant>/1" already belongs to another tenant, so it refuses this tenant's writes.
-    await ledgerShard(env.LEDGER, tenant, 1).record("someone-else", [seedDecision({ decision_id: decisionIdOf(1, 99) })], 30);
-    const batch = batchOf([...messages(tenant, 0, [1, 2]), ...messages(tenant, 1, [3, 4]), ...messages(tenant, 2, [5])]);
+    await ledgerShard(env.LEDGER, tenant, 1).record(
+      "someone-else",
+      [seedDecision({ decision_id: decisionIdOf(1, 99) })],
+      30,
+    );
+    const batch = batchOf([
+      ...messages(tenant, 0, [1, 2]),
+      ...messages(tenant, 1, [3, 4]),
+      ...messages(tenant, 2, [5]),
+    ]);
     const result = await consume(batch);
     expect(result.retryMessages.map((m) => m.msgId).sort()).toEqual(["msg-2", "msg-3"]);
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1", "msg-4"]);
     expect(result.ackAll).toBe(false);
     expect([await held(tenant, 0), await held(tenant, 2)]).toEqual([2, 1]);
-    expect(log).toHaveBeenCalledWith(expect.stringContaining(`ledger write failed (tenant ${tenant}, shard 1, 2 decisions)`), "this ledger shard belongs to another tenant");
+    expect(log).toHaveBeenCalledWith(
+      expect.stringContaining(`ledger write failed (tenant ${tenant}, shard 1, 2 decisions)`),
+      "this ledger shard belongs to another tenant",
+    );
   });
 
   it("acks and logs a malformed message without storing it, and stores the rest of its batch", async () => {
@@ -97,7 +113,10 @@ describe("the ledger queue's consumer", () => {
     const bodies = [1, 2].map((n) => ledgerMessage(tenant, seedDecision({ decision_id: decisionIdOf(0, n) }), 30, 3));
     expect((await consume(batchOf(bodies))).retryMessages).toEqual([]);
     const kept = await runInDurableObject(ledgerShard(env.LEDGER, tenant, 0), (_instance, state) =>
-      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'raw_days'").toArray().map((row) => Number(row.value)),
+      state.storage.sql
+        .exec("SELECT value FROM meta WHERE key = 'raw_days'")
+        .toArray()
+        .map((row) => Number(row.value)),
     );
     expect(kept).toEqual([3]);
   });

@@ -20,7 +20,11 @@ let runs = 0;
 async function callWith(path: string, body: unknown, over: Partial<Record<keyof Env, unknown>> = {}) {
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://gate.test${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+    new Request(`http://gate.test${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    }),
     { ...env, ...over } as Env,
     ctx,
   );
@@ -30,7 +34,9 @@ async function callWith(path: string, body: unknown, over: Partial<Record<keyof 
 /** How many decisions about `tool` every shard of the tenant holds. */
 async function stored(tool: string): Promise<number> {
   let total = 0;
-  for (let shard = 0; shard < SHARDS; shard++) total += (await ledgerShard(env.LEDGER, TENANT, shard).sums(TENANT, { ...window, tool_name: tool }, 86_400_000)).decisions;
+  for (let shard = 0; shard < SHARDS; shard++)
+    total += (await ledgerShard(env.LEDGER, TENANT, shard).sums(TENANT, { ...window, tool_name: tool }, 86_400_000))
+      .decisions;
   return total;
 }
 
@@ -70,7 +76,11 @@ describe("queued ledger writes: gate → LEDGER_QUEUE → consumer → shard", (
     const broken = { LEDGER: env.LEDGER_THROWING };
     const calls = [
       await callWith("/v1/gate", item, broken),
-      await callWith("/v1/gate/batch", { items: [item, { ...item, output_tokens: 500 }, { ...item, session_id: `t-${tool}` }] }, broken),
+      await callWith(
+        "/v1/gate/batch",
+        { items: [item, { ...item, output_tokens: 500 }, { ...item, session_id: `t-${tool}` }] },
+        broken,
+      ),
       await callWith("/v1/plan", { ...WORKED_EXAMPLE_P1, tool_name: tool, session_id: `s-${tool}` }, broken),
     ];
     for (const call of calls) {
@@ -83,7 +93,11 @@ describe("queued ledger writes: gate → LEDGER_QUEUE → consumer → shard", (
 
   it("writes straight to the shards without the binding, as before the queue", async () => {
     const tool = uniqueTool("direct");
-    const { res, ctx } = await callWith("/v1/gate", { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool }, noQueue);
+    const { res, ctx } = await callWith(
+      "/v1/gate",
+      { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool },
+      noQueue,
+    );
     expect(res.status).toBe(200);
     await waitOnExecutionContext(ctx);
     // Stored by the time the request's waitUntil work is done: no consumer involved.
@@ -93,7 +107,12 @@ describe("queued ledger writes: gate → LEDGER_QUEUE → consumer → shard", (
 });
 
 describe("a failing or slow queue never changes the gate's answer, nor makes it wait", () => {
-  const body = (tool: string) => ({ items: [{ model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool }, { model_name: "claude-opus-4-6", output_tokens: 500, tool_name: tool }] });
+  const body = (tool: string) => ({
+    items: [
+      { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: tool },
+      { model_name: "claude-opus-4-6", output_tokens: 500, tool_name: tool },
+    ],
+  });
 
   it("answers byte for byte as without a queue (but for the ids), with a working, a throwing and a hanging queue", async () => {
     vi.spyOn(console, "error").mockImplementation(() => undefined);
@@ -119,7 +138,10 @@ describe("a failing or slow queue never changes the gate's answer, nor makes it 
     await waitOnExecutionContext(call.ctx);
     expect(queueFailures.errors).toBe(before + 1);
     expect(await stored(tool)).toBe(2);
-    expect(log).toHaveBeenCalledWith(expect.stringContaining("ledger queue send failed (2 decisions)"), "ledger queue is down (test)");
+    expect(log).toHaveBeenCalledWith(
+      expect.stringContaining("ledger queue send failed (2 decisions)"),
+      "ledger queue is down (test)",
+    );
   });
 
   it("falls back to the direct write when a send hangs past ledger_timeout_ms", async () => {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { parseTranscript, priceBook, replayTrace, type SeedRow, type TraceReplay } from "../../src/replay";
 import seed from "../../pricing.seed.json" with { type: "json" };
-import { atifTrajectory, claudeCodeSession, codexRollout, miniSweAgentTraj, offloadLog, SYSTEM_TOKENS, sweAgentTraj } from "./fixtures";
+import {
+  atifTrajectory,
+  claudeCodeSession,
+  codexRollout,
+  miniSweAgentTraj,
+  offloadLog,
+  SYSTEM_TOKENS,
+  sweAgentTraj,
+} from "./fixtures";
 
 const prices = priceBook(seed.models as Record<string, SeedRow>);
 const story = { turns: 24, outputChars: (k: number) => (k % 6 === 0 ? 60_000 : 6_000) };
@@ -48,7 +56,11 @@ describe("the bill model", () => {
 
   it("reports a transcript of an unknown model and skips it", () => {
     const r = replayTrace(parseTranscript(claudeCodeSession({ model: "claude-imaginary-9" }), "f").trace!, prices);
-    expect(r).toEqual({ session: "cc-session-1", format: "claude-code", skipped: 'unknown model "claude-imaginary-9": no pricing row (add one to the seed, or pass a pricing file)' });
+    expect(r).toEqual({
+      session: "cc-session-1",
+      format: "claude-code",
+      skipped: 'unknown model "claude-imaginary-9": no pricing row (add one to the seed, or pass a pricing file)',
+    });
   });
 
   it("finds a row under a provider prefix and a dated suffix", () => {
@@ -57,14 +69,21 @@ describe("the bill model", () => {
   });
 
   it("prices a call made after its model retired at the replacement, as the provider bills it", () => {
-    const book = priceBook({ old: { input: 1, output: 2, retires_at: "2026-12-01", replaced_by: "new" }, new: { input: 3, output: 4 } });
+    const book = priceBook({
+      old: { input: 1, output: 2, retires_at: "2026-12-01", replaced_by: "new" },
+      new: { input: 3, output: 4 },
+    });
     expect(book("old", Date.parse("2026-11-30T12:00:00Z"))?.canonical).toBe("old");
     expect(book("old", Date.parse("2026-12-01T00:00:00Z"))?.canonical).toBe("new");
-    expect(priceBook({ old: { input: 1, output: 2, retires_at: "2026-12-01" } })("old", Date.parse("2026-12-02T00:00:00Z"))).toBeNull();
+    expect(
+      priceBook({ old: { input: 1, output: 2, retires_at: "2026-12-01" } })("old", Date.parse("2026-12-02T00:00:00Z")),
+    ).toBeNull();
   });
 
   it("prices each call at the row in force at its timestamp", () => {
-    const scheduled = priceBook({ m: { input: 1, output: 2, provider: "x", scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 3 }] } });
+    const scheduled = priceBook({
+      m: { input: 1, output: 2, provider: "x", scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 3 }] },
+    });
     expect(scheduled("m", Date.parse("2026-12-31T23:59:59Z"))?.row.input).toBe(1);
     expect(scheduled("m", Date.parse("2027-01-01T00:00:00Z"))?.row.input).toBe(3);
   });

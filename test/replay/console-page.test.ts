@@ -4,7 +4,11 @@ import { call, OPUS, putRow, resetState } from "../support/helpers";
 
 beforeEach(async () => {
   await resetState();
-  await putRow("claude-opus-4-6", { ...OPUS, provider: "anthropic", scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 6 }] });
+  await putRow("claude-opus-4-6", {
+    ...OPUS,
+    provider: "anthropic",
+    scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 6 }],
+  });
   await putRow("broken-row", { input: -1, output: 2 });
 });
 
@@ -15,7 +19,9 @@ describe("GET /console/replay", () => {
     const html = await res.text();
     expect(html).toContain('id="replay-file"');
     expect(html).toContain(`<script src="${REPLAY_SCRIPT}" defer=""></script>`);
-    const data = JSON.parse(/<script type="application\/json" id="replay-pricing">([\s\S]*?)<\/script>/.exec(html)![1]!);
+    const data = JSON.parse(
+      /<script type="application\/json" id="replay-pricing">([\s\S]*?)<\/script>/.exec(html)![1]!,
+    );
     expect(Object.keys(data.models)).toEqual(["claude-opus-4-6"]);
     expect(data.models["claude-opus-4-6"].scheduled).toEqual([{ effective_at: "2027-01-01T00:00:00Z", input: 6 }]);
   });

@@ -13,7 +13,14 @@ const policy = (name: string) => result.policies.find((p) => p.name === name)!;
 
 describe("replay on a cached session of many medium outputs", () => {
   it("shows today's gate defaults stub nothing: every output is under the 10,000-token pre-filter", () => {
-    for (const name of ["gate_seed", "gate_cache_aware", "gate_plan", "size_only", "deepagents_evict", "claude_code_persist"]) {
+    for (const name of [
+      "gate_seed",
+      "gate_cache_aware",
+      "gate_plan",
+      "size_only",
+      "deepagents_evict",
+      "claude_code_persist",
+    ]) {
       expect(policy(name).stubbed, name).toBe(0);
       expect(verdictOf(policy(name).saving_usd), name).toBe("no change");
     }

@@ -60,7 +60,8 @@ export function storySteps(story: Story = {}): Step[] {
   });
 }
 
-const iso = (story: Story, call: number) => new Date(Date.parse(story.start ?? "2026-11-01T10:00:00Z") + call * (story.gapMs ?? 30_000)).toISOString();
+const iso = (story: Story, call: number) =>
+  new Date(Date.parse(story.start ?? "2026-11-01T10:00:00Z") + call * (story.gapMs ?? 30_000)).toISOString();
 const TASK = "Fix the failing checksum test in src/.";
 
 /**
@@ -75,10 +76,17 @@ export function anthropicUsage(story: Story = {}) {
   let total = SYSTEM_TOKENS + tok(TASK);
   let previous = 0;
   return steps.map((step, k) => {
-    if (k > 0) total += tok(steps[k - 1]!.answer) + tok(JSON.stringify({ file_path: steps[k - 1]!.file })) + tok(steps[k - 1]!.output);
+    if (k > 0)
+      total +=
+        tok(steps[k - 1]!.answer) + tok(JSON.stringify({ file_path: steps[k - 1]!.file })) + tok(steps[k - 1]!.output);
     const read = k === 0 || gap >= 5 * 60_000 ? 0 : previous;
     previous = total;
-    return { input_tokens: 2, cache_read_input_tokens: read, cache_creation_input_tokens: total - read - 2, output_tokens: 40 + step.k };
+    return {
+      input_tokens: 2,
+      cache_read_input_tokens: read,
+      cache_creation_input_tokens: total - read - 2,
+      output_tokens: 40 + step.k,
+    };
   });
 }
 
@@ -93,12 +101,45 @@ export function claudeCodeSession(story: Story = {}): string {
     const id = `msg_${k}`;
     const at = iso(story, k);
     const u = usage[k];
-    lines.push({ ...base, type: "assistant", uuid: `a${k}a`, requestId: `req_${k}`, timestamp: at, message: { id, role: "assistant", model, content: [{ type: "text", text: step.answer }], usage: u } });
-    lines.push({ ...base, type: "assistant", uuid: `a${k}b`, requestId: `req_${k}`, timestamp: at, message: { id, role: "assistant", model, content: [{ type: "tool_use", id: `toolu_${k}`, name: "Read", input: { file_path: step.file } }], usage: u } });
-    lines.push({ ...base, type: "user", uuid: `t${k}`, timestamp: at, message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${k}`, content: step.output }] } });
+    lines.push({
+      ...base,
+      type: "assistant",
+      uuid: `a${k}a`,
+      requestId: `req_${k}`,
+      timestamp: at,
+      message: { id, role: "assistant", model, content: [{ type: "text", text: step.answer }], usage: u },
+    });
+    lines.push({
+      ...base,
+      type: "assistant",
+      uuid: `a${k}b`,
+      requestId: `req_${k}`,
+      timestamp: at,
+      message: {
+        id,
+        role: "assistant",
+        model,
+        content: [{ type: "tool_use", id: `toolu_${k}`, name: "Read", input: { file_path: step.file } }],
+        usage: u,
+      },
+    });
+    lines.push({
+      ...base,
+      type: "user",
+      uuid: `t${k}`,
+      timestamp: at,
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${k}`, content: step.output }] },
+    });
   });
   // A subagent's record, left out and counted.
-  lines.push({ ...base, isSidechain: true, type: "user", uuid: "side", timestamp: iso(story, 99), message: { role: "user", content: "subtask" } });
+  lines.push({
+    ...base,
+    isSidechain: true,
+    type: "user",
+    uuid: "side",
+    timestamp: iso(story, 99),
+    message: { role: "user", content: "subtask" },
+  });
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
 
@@ -107,23 +148,73 @@ export function codexRollout(story: Story = {}): string {
   const model = story.model ?? "gpt-5";
   const usage = anthropicUsage(story);
   const lines: unknown[] = [
-    { timestamp: iso(story, 0), type: "session_meta", payload: { id: "codex-session-1", timestamp: iso(story, 0), cwd: "/work", originator: "codex_cli_rs", cli_version: "0.50.0", instructions: null } },
-    { timestamp: iso(story, 0), type: "response_item", payload: { type: "message", role: "user", content: [{ type: "input_text", text: TASK }] } },
-    { timestamp: iso(story, 0), type: "turn_context", payload: { cwd: "/work", approval_policy: "on-request", model, effort: "medium", summary: "auto" } },
+    {
+      timestamp: iso(story, 0),
+      type: "session_meta",
+      payload: {
+        id: "codex-session-1",
+        timestamp: iso(story, 0),
+        cwd: "/work",
+        originator: "codex_cli_rs",
+        cli_version: "0.50.0",
+        instructions: null,
+      },
+    },
+    {
+      timestamp: iso(story, 0),
+      type: "response_item",
+      payload: { type: "message", role: "user", content: [{ type: "input_text", text: TASK }] },
+    },
+    {
+      timestamp: iso(story, 0),
+      type: "turn_context",
+      payload: { cwd: "/work", approval_policy: "on-request", model, effort: "medium", summary: "auto" },
+    },
   ];
   let total = 0;
   storySteps(story).forEach((step, k) => {
     const at = iso(story, k);
     const u = usage[k]!;
     const prompt = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-    const last = { input_tokens: prompt, cached_input_tokens: u.cache_read_input_tokens, output_tokens: u.output_tokens, reasoning_output_tokens: 0, total_tokens: prompt + u.output_tokens };
+    const last = {
+      input_tokens: prompt,
+      cached_input_tokens: u.cache_read_input_tokens,
+      output_tokens: u.output_tokens,
+      reasoning_output_tokens: 0,
+      total_tokens: prompt + u.output_tokens,
+    };
     total += last.total_tokens;
-    lines.push({ timestamp: at, type: "response_item", payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: step.answer }] } });
-    lines.push({ timestamp: at, type: "response_item", payload: { type: "function_call", name: "shell", arguments: JSON.stringify({ command: ["bash", "-lc", step.command] }), call_id: `call_${k}` } });
-    const info = { total_token_usage: { ...last, total_tokens: total }, last_token_usage: last, model_context_window: 272_000 };
+    lines.push({
+      timestamp: at,
+      type: "response_item",
+      payload: { type: "message", role: "assistant", content: [{ type: "output_text", text: step.answer }] },
+    });
+    lines.push({
+      timestamp: at,
+      type: "response_item",
+      payload: {
+        type: "function_call",
+        name: "shell",
+        arguments: JSON.stringify({ command: ["bash", "-lc", step.command] }),
+        call_id: `call_${k}`,
+      },
+    });
+    const info = {
+      total_token_usage: { ...last, total_tokens: total },
+      last_token_usage: last,
+      model_context_window: 272_000,
+    };
     lines.push({ timestamp: at, type: "event_msg", payload: { type: "token_count", info } });
     lines.push({ timestamp: at, type: "event_msg", payload: { type: "token_count", info } });
-    lines.push({ timestamp: at, type: "response_item", payload: { type: "function_call_output", call_id: `call_${k}`, output: JSON.stringify({ output: step.output, metadata: { exit_code: 0 } }) } });
+    lines.push({
+      timestamp: at,
+      type: "response_item",
+      payload: {
+        type: "function_call_output",
+        call_id: `call_${k}`,
+        output: JSON.stringify({ output: step.output, metadata: { exit_code: 0 } }),
+      },
+    });
   });
   return lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
 }
@@ -141,13 +232,36 @@ export function sweAgentTraj(story: Story = {}): string {
   for (const step of storySteps(story)) {
     sent += Math.round(chars * TOKENS_PER_CHAR);
     const content = `${step.answer}\n\n${step.command}`;
-    history.push({ role: "assistant", content, thought: step.answer, action: step.command, agent: "main", message_type: "action" });
+    history.push({
+      role: "assistant",
+      content,
+      thought: step.answer,
+      action: step.command,
+      agent: "main",
+      message_type: "action",
+    });
     history.push({ role: "user", content: step.output, agent: "main", message_type: "observation" });
-    trajectory.push({ action: step.command, observation: step.output, response: content, thought: step.answer, execution_time: 0.1, state: {} });
+    trajectory.push({
+      action: step.command,
+      observation: step.output,
+      response: content,
+      thought: step.answer,
+      execution_time: 0.1,
+      state: {},
+    });
     chars += content.length + step.output.length;
   }
   const replay_config = JSON.stringify({ agent: { model: { name: story.model ?? "claude-sonnet-4-5" } } });
-  return JSON.stringify({ environment: "swe_main", trajectory, history, info: { exit_status: "submitted", model_stats: { instance_cost: 0, tokens_sent: sent, tokens_received: 300, api_calls: trajectory.length } }, replay_config });
+  return JSON.stringify({
+    environment: "swe_main",
+    trajectory,
+    history,
+    info: {
+      exit_status: "submitted",
+      model_stats: { instance_cost: 0, tokens_sent: sent, tokens_received: 300, api_calls: trajectory.length },
+    },
+    replay_config,
+  });
 }
 
 /** A mini-swe-agent .traj.json: messages with LiteLLM usage (OpenAI-style cached tokens). */
@@ -160,11 +274,34 @@ export function miniSweAgentTraj(story: Story = {}): string {
   storySteps(story).forEach((step, k) => {
     const u = usage[k]!;
     const prompt = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
-    const response = { id: `chatcmpl-${k}`, model: story.model ?? "gpt-5-mini", usage: { prompt_tokens: prompt, completion_tokens: u.output_tokens, total_tokens: prompt + u.output_tokens, prompt_tokens_details: { cached_tokens: u.cache_read_input_tokens } } };
-    messages.push({ role: "assistant", content: `THOUGHT: ${step.answer}\n\n\`\`\`bash\n${step.command}\n\`\`\``, extra: { response } });
+    const response = {
+      id: `chatcmpl-${k}`,
+      model: story.model ?? "gpt-5-mini",
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: u.output_tokens,
+        total_tokens: prompt + u.output_tokens,
+        prompt_tokens_details: { cached_tokens: u.cache_read_input_tokens },
+      },
+    };
+    messages.push({
+      role: "assistant",
+      content: `THOUGHT: ${step.answer}\n\n\`\`\`bash\n${step.command}\n\`\`\``,
+      extra: { response },
+    });
     messages.push({ role: "user", content: `<returncode>0</returncode>\n<output>\n${step.output}\n</output>` });
   });
-  return JSON.stringify({ info: { exit_status: "Submitted", submission: "", model_stats: { instance_cost: 0.05, api_calls: storySteps(story).length }, config: { model: { model_name: story.model ?? "gpt-5-mini" } }, mini_version: "1.0.0" }, messages, trajectory_format: "mini-swe-agent-1" });
+  return JSON.stringify({
+    info: {
+      exit_status: "Submitted",
+      submission: "",
+      model_stats: { instance_cost: 0.05, api_calls: storySteps(story).length },
+      config: { model: { model_name: story.model ?? "gpt-5-mini" } },
+      mini_version: "1.0.0",
+    },
+    messages,
+    trajectory_format: "mini-swe-agent-1",
+  });
 }
 
 /** An ATIF trajectory: system and user steps, then agent steps with metrics and observations. */
@@ -181,10 +318,21 @@ export function atifTrajectory(story: Story = {}): string {
       message: step.answer,
       tool_calls: [{ tool_call_id: `call_${k}`, function_name: "read_file", arguments: { path: step.file } }],
       observation: { results: [{ source_call_id: `call_${k}`, content: step.output }] },
-      metrics: { prompt_tokens: prompt, completion_tokens: u.output_tokens, cached_tokens: u.cache_read_input_tokens, extra: { cache_creation_input_tokens: u.cache_creation_input_tokens } },
+      metrics: {
+        prompt_tokens: prompt,
+        completion_tokens: u.output_tokens,
+        cached_tokens: u.cache_read_input_tokens,
+        extra: { cache_creation_input_tokens: u.cache_creation_input_tokens },
+      },
     });
   });
-  return JSON.stringify({ schema_version: "ATIF-v1.4", session_id: "atif-session-1", agent: { name: "synthetic-agent", version: "0.1.0", model_name: story.model ?? "claude-sonnet-4-5" }, steps, final_metrics: { total_steps: steps.length } });
+  return JSON.stringify({
+    schema_version: "ATIF-v1.4",
+    session_id: "atif-session-1",
+    agent: { name: "synthetic-agent", version: "0.1.0", model_name: story.model ?? "claude-sonnet-4-5" },
+    steps,
+    final_metrics: { total_steps: steps.length },
+  });
 }
 
 /** The clients' own session log: each call's whole input as parts (sizes and hashes; text where kept). */
@@ -201,11 +349,24 @@ export function offloadLog(story: Story = {}): string {
         timestamp: iso(story, k),
         input: [...input],
         output_chars: step.answer.length,
-        usage: { input: u.input_tokens, cache_read: u.cache_read_input_tokens, cache_write_5m: u.cache_creation_input_tokens, cache_write_1h: 0, output: u.output_tokens },
+        usage: {
+          input: u.input_tokens,
+          cache_read: u.cache_read_input_tokens,
+          cache_write_5m: u.cache_creation_input_tokens,
+          cache_write_1h: 0,
+          output: u.output_tokens,
+        },
       });
       input.push(
         { kind: "assistant", chars: step.answer.length, hash: `answer-${k}`, text: step.answer },
-        { kind: "tool_call", tool: "Read", call_id: `c${k}`, chars: JSON.stringify({ file_path: step.file }).length, hash: `call-${k}`, text: JSON.stringify({ file_path: step.file }) },
+        {
+          kind: "tool_call",
+          tool: "Read",
+          call_id: `c${k}`,
+          chars: JSON.stringify({ file_path: step.file }).length,
+          hash: `call-${k}`,
+          text: JSON.stringify({ file_path: step.file }),
+        },
         { kind: "tool_output", tool: "Read", call_id: `c${k}`, chars: step.output.length, hash: `out-${k}` },
       );
       return line;

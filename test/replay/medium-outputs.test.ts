@@ -9,7 +9,16 @@
  * everything even when every stubbed output is recalled once.
  */
 import { describe, expect, it } from "vitest";
-import { gatePlan, gatePolicy, keepEverything, parseTranscript, priceBook, replayTrace, type SeedRow, type TraceReplay } from "../../src/replay";
+import {
+  gatePlan,
+  gatePolicy,
+  keepEverything,
+  parseTranscript,
+  priceBook,
+  replayTrace,
+  type SeedRow,
+  type TraceReplay,
+} from "../../src/replay";
 import seed from "../../pricing.seed.json" with { type: "json" };
 import { claudeCodeSession } from "./fixtures";
 
@@ -24,7 +33,13 @@ const WORLD = [
 
 function replayed(story: (typeof WORLD)[number]) {
   const trace = parseTranscript(claudeCodeSession(story), "medium.jsonl").trace!;
-  const policies = [keepEverything(), gatePolicy("seed"), gatePolicy("cache_aware"), named(gatePolicy("cache_aware", { threshold: 0 }), "economic"), named(gatePlan({ threshold: 0, horizon: 20, every: 5 }), "plan")];
+  const policies = [
+    keepEverything(),
+    gatePolicy("seed"),
+    gatePolicy("cache_aware"),
+    named(gatePolicy("cache_aware", { threshold: 0 }), "economic"),
+    named(gatePlan({ threshold: 0, horizon: 20, every: 5 }), "plan"),
+  ];
   const result = replayTrace(trace, prices, policies) as TraceReplay;
   return (name: string) => result.policies.find((p) => p.name === name)!;
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { detectFormat, EXPECTED_FORMATS, parseTranscript, type TraceFormat } from "../../src/replay";
-import { atifTrajectory, claudeCodeSession, codexRollout, miniSweAgentTraj, offloadLog, sweAgentTraj } from "./fixtures";
+import {
+  atifTrajectory,
+  claudeCodeSession,
+  codexRollout,
+  miniSweAgentTraj,
+  offloadLog,
+  sweAgentTraj,
+} from "./fixtures";
 
 const story = { turns: 6 };
 const FILES: [TraceFormat, string, string][] = [
@@ -17,29 +24,62 @@ describe("each transcript format", () => {
     expect(detectFormat(text)).toBe(format);
   });
 
-  it.each(FILES)("parses into one trace with a call per model answer and a tool output per observation: %s", (format, path, text) => {
-    const { trace, issues } = parseTranscript(text, path);
-    expect(issues).toEqual([]);
-    expect(trace?.format).toBe(format);
-    expect(trace?.calls).toHaveLength(6);
-    const outputs = trace!.parts.filter((p) => p.kind === "tool_output");
-    expect(outputs).toHaveLength(format === "offload-log" ? 5 : 6);
-    // Every output is tied to a named tool, never left as "unknown".
-    expect(outputs.every((p) => p.tool !== null && p.tool !== "unknown")).toBe(true);
-    // Append-only: each call keeps the whole input of the one before.
-    trace!.calls.slice(1).forEach((call, i) => expect(call.keep).toBe(trace!.calls[i]!.keep + trace!.calls[i]!.added.length));
-  });
+  it.each(FILES)(
+    "parses into one trace with a call per model answer and a tool output per observation: %s",
+    (format, path, text) => {
+      const { trace, issues } = parseTranscript(text, path);
+      expect(issues).toEqual([]);
+      expect(trace?.format).toBe(format);
+      expect(trace?.calls).toHaveLength(6);
+      const outputs = trace!.parts.filter((p) => p.kind === "tool_output");
+      expect(outputs).toHaveLength(format === "offload-log" ? 5 : 6);
+      // Every output is tied to a named tool, never left as "unknown".
+      expect(outputs.every((p) => p.tool !== null && p.tool !== "unknown")).toBe(true);
+      // Append-only: each call keeps the whole input of the one before.
+      trace!.calls
+        .slice(1)
+        .forEach((call, i) => expect(call.keep).toBe(trace!.calls[i]!.keep + trace!.calls[i]!.added.length));
+    },
+  );
 
   it("takes a streamed Claude Code answer's usage once, from records sharing message.id", () => {
     const { trace } = parseTranscript(claudeCodeSession(story), "s.jsonl");
     // Two records per answer, one call each; its usage is the answer's, not twice it.
-    expect(trace!.calls[1]!.usage).toEqual({ input: 2, cache_read: expect.any(Number), cache_write_5m: expect.any(Number), cache_write_1h: 0, output: 41 });
+    expect(trace!.calls[1]!.usage).toEqual({
+      input: 2,
+      cache_read: expect.any(Number),
+      cache_write_5m: expect.any(Number),
+      cache_write_1h: 0,
+      output: 41,
+    });
     expect(trace!.notes).toContain("1 sidechain records (a subagent's own context) left out");
   });
 
   it("splits Anthropic's cache writes by TTL where cache_creation says", () => {
-    const line = JSON.stringify({ type: "assistant", sessionId: "s", timestamp: "2026-11-01T10:00:00Z", message: { id: "m", model: "claude-sonnet-4-5", content: [], usage: { input_tokens: 1, cache_creation_input_tokens: 900, cache_read_input_tokens: 0, output_tokens: 5, cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 800 } } } });
-    expect(parseTranscript(line, "s.jsonl").trace!.calls[0]!.usage).toEqual({ input: 1, cache_read: 0, cache_write_5m: 100, cache_write_1h: 800, output: 5 });
+    const line = JSON.stringify({
+      type: "assistant",
+      sessionId: "s",
+      timestamp: "2026-11-01T10:00:00Z",
+      message: {
+        id: "m",
+        model: "claude-sonnet-4-5",
+        content: [],
+        usage: {
+          input_tokens: 1,
+          cache_creation_input_tokens: 900,
+          cache_read_input_tokens: 0,
+          output_tokens: 5,
+          cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 800 },
+        },
+      },
+    });
+    expect(parseTranscript(line, "s.jsonl").trace!.calls[0]!.usage).toEqual({
+      input: 1,
+      cache_read: 0,
+      cache_write_5m: 100,
+      cache_write_1h: 800,
+      output: 5,
+    });
   });
 
   it("counts a Codex token_count that repeats the totals only once", () => {
@@ -63,13 +103,20 @@ describe("what cannot be read", () => {
     const { trace, issues } = parseTranscript(lines.join("\n"), "p/broken.jsonl");
     expect(issues).toEqual([
       { path: "p/broken.jsonl", line: 4, expected: "one JSON object on the line" },
-      { path: "p/broken.jsonl", line: 5, expected: '"type" user or assistant (or a known non-message type), found "mystery"' },
+      {
+        path: "p/broken.jsonl",
+        line: 5,
+        expected: '"type" user or assistant (or a known non-message type), found "mystery"',
+      },
     ]);
     expect(trace!.calls).toHaveLength(6);
   });
 
   it("reports a file that is no known format with the formats it expected, and guesses nothing", () => {
-    expect(parseTranscript("just some notes\n", "notes.txt")).toEqual({ trace: null, issues: [{ path: "notes.txt", line: null, expected: EXPECTED_FORMATS }] });
+    expect(parseTranscript("just some notes\n", "notes.txt")).toEqual({
+      trace: null,
+      issues: [{ path: "notes.txt", line: null, expected: EXPECTED_FORMATS }],
+    });
     expect(parseTranscript('{"hello": "world"}', "x.json").trace).toBeNull();
   });
 
@@ -80,8 +127,13 @@ describe("what cannot be read", () => {
   });
 
   it("reports a transcript with no model call", () => {
-    const { trace, issues } = parseTranscript(JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content: "hi" } }), "s.jsonl");
+    const { trace, issues } = parseTranscript(
+      JSON.stringify({ type: "user", sessionId: "s", message: { role: "user", content: "hi" } }),
+      "s.jsonl",
+    );
     expect(trace).toBeNull();
-    expect(issues).toEqual([{ path: "s.jsonl", line: null, expected: "at least one model call in this claude-code transcript" }]);
+    expect(issues).toEqual([
+      { path: "s.jsonl", line: null, expected: "at least one model call in this claude-code transcript" },
+    ]);
   });
 });

@@ -48,7 +48,11 @@ describe("each policy's arithmetic on the worked example", () => {
   it("keep-everything: each call reads what the call before sent and writes the rest", () => {
     // 1,000 written + 100 out; 1,000 read + 20,100 written + 100 out; 21,100 read + 10,100 written.
     const r = run([]);
-    expect(policy(r, "keep_everything").cumulative).toEqual([expect.closeTo(0.0175, 12), expect.closeTo(0.27475, 12), expect.closeTo(0.4221, 12)]);
+    expect(policy(r, "keep_everything").cumulative).toEqual([
+      expect.closeTo(0.0175, 12),
+      expect.closeTo(0.27475, 12),
+      expect.closeTo(0.4221, 12),
+    ]);
   });
 
   it("size-only at 10,000 tokens: both outputs stubbed on entry, each charged one recall at the pessimistic end", () => {
@@ -106,7 +110,9 @@ describe("the rest of the policies on the worked example", () => {
   it("the cache-aware gate fires on both (net ≈ $0.3621 and $0.1618 at q = 0.9, context 1,100 and 21,200), so it bills as size-only", () => {
     const inputs = { model_name: "m", horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, stub_tokens: 200 };
     const row = prices("m", null)!.row;
-    expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 20_000, context_tokens: 1_100 }, row).net_saving_usd).toBeCloseTo(0.379 - 0.00379 - 0.01309125, 12);
+    expect(
+      evaluateCacheAwareGate({ ...inputs, output_tokens: 20_000, context_tokens: 1_100 }, row).net_saving_usd,
+    ).toBeCloseTo(0.379 - 0.00379 - 0.01309125, 12);
     expect(evaluateCacheAwareGate({ ...inputs, output_tokens: 10_000, context_tokens: 21_200 }, row).fire).toBe(true);
     const r = run([gatePolicy("cache_aware"), sizeOnly()]);
     expect(policy(r, "gate_cache_aware").cost_usd).toBeCloseTo(policy(r, "size_only").cost_usd, 15);
@@ -124,13 +130,24 @@ describe("the rest of the policies on the worked example", () => {
     // A one-line output: its preview is one line cut at 500 characters, 40 + 501 ÷ 4 tokens.
     const stub = 40 + 501 / 4;
     expect(p.stubbed).toBe(1);
-    expect(p.cost_usd).toBeCloseTo(0.0175 + (0.001 + (100 + stub) * 12.5e-6 + 0.005) + ((1_100 + stub) * 1e-6 + 10_100 * 12.5e-6), 12);
+    expect(p.cost_usd).toBeCloseTo(
+      0.0175 + (0.001 + (100 + stub) * 12.5e-6 + 0.005) + ((1_100 + stub) * 1e-6 + 10_100 * 12.5e-6),
+      12,
+    );
   });
 
   it("the clearing plan asked at the third call stubs what decidePlan answers there, in one rewrite", () => {
     const p = policy(run([gatePlan({ every: 2 })]), "gate_plan");
     const plan = decidePlan(
-      { model_name: "m", horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9, cache_ttl: "5m", stub_tokens: 200, segments: [{ tokens: 1_100 }, { id: "3", tokens: 20_000 }, { tokens: 100 }, { id: "6", tokens: 10_000 }] },
+      {
+        model_name: "m",
+        horizon: 4,
+        recall_probability: 0.25,
+        cache_hit_rate: 0.9,
+        cache_ttl: "5m",
+        stub_tokens: 200,
+        segments: [{ tokens: 1_100 }, { id: "3", tokens: 20_000 }, { tokens: 100 }, { id: "6", tokens: 10_000 }],
+      },
       { status: "priced", row: prices("m", null)!.row, canonical: "m" },
     );
     expect(plan.stub).toEqual(["3", "6"]);

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { detectRecalls, keepEverything, observationMask, priceBook, recallAfter, replayTrace, targetOf, TraceBuilder, type TraceReplay } from "../../src/replay";
+import {
+  detectRecalls,
+  keepEverything,
+  observationMask,
+  priceBook,
+  recallAfter,
+  replayTrace,
+  targetOf,
+  TraceBuilder,
+  type TraceReplay,
+} from "../../src/replay";
 
 const LINE = "def compute_checksum_for_module_1(payload, seed=1):";
 const t0 = Date.parse("2026-11-01T10:00:00Z");
@@ -59,7 +69,10 @@ describe("recall detection", () => {
   });
 
   it("charges a masking policy the recalls it caused, by rule and by tool", () => {
-    const r = replayTrace(session().trace, prices, [keepEverything(), observationMask({ keep_last: 0 })]) as TraceReplay;
+    const r = replayTrace(session().trace, prices, [
+      keepEverything(),
+      observationMask({ keep_last: 0 }),
+    ]) as TraceReplay;
     const mask = r.policies[1]!;
     expect(mask.stubbed).toBe(4);
     expect(mask.recalls).toEqual({ detected: 2, pessimistic: 4, by_rule: { same_file: 1, same_command: 1 } });

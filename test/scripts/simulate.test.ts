@@ -15,7 +15,12 @@ import { OPUS, putRow, resetState } from "../support/helpers";
 const SIZES: Record<number, number> = { 1: 200, 2: 700, 3: 200, 4: 200 };
 
 // One gate key per tenant: each policy of D4–D6 learns from its own ledger only.
-const TENANTS = ["default", ...ADAPTIVE_DEMOS.flatMap((demo) => demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`))];
+const TENANTS = [
+  "default",
+  ...ADAPTIVE_DEMOS.flatMap((demo) =>
+    demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`),
+  ),
+];
 const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
 const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
 /** Sessions per policy of the adaptive demonstrations, at the test's size. */
@@ -28,7 +33,11 @@ const transport: Transport = async (method, path, body, tenant = "default") => {
   headers.set("authorization", `Bearer ${path.startsWith("/v1/admin/") ? ALICE_TOKEN : KEYS.get(tenant)}`);
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request(`http://gate.test${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+    new Request(`http://gate.test${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
     { ...env, GATE_API_KEYS },
     ctx,
   );
@@ -55,7 +64,12 @@ beforeAll(async () => {
     results.set(world.id, result);
   }
   for (const demo of ADAPTIVE_DEMOS) {
-    const result = await runAdaptive(demo, transport, { sessions: ADAPTIVE_SIZES[demo.id], seed: 7, concurrency: 4, refreshes: 16 });
+    const result = await runAdaptive(demo, transport, {
+      sessions: ADAPTIVE_SIZES[demo.id],
+      seed: 7,
+      concurrency: 4,
+      refreshes: 16,
+    });
     console.log(describeAdaptive(result).join("\n"));
     adaptive.set(demo.id, result);
   }
@@ -83,7 +97,10 @@ describe("the simulator's demonstrations, from the ledger's report alone", () =>
 
   it("4: two tools in the same sessions, one losing and one saving: the report ends losing for the one and saving for the other", () => {
     const r = results.get(4)!.report;
-    expect(r.holdout.tools.map((t: { tool_name: string }) => t.tool_name).sort()).toEqual(["sim4.grep", "sim4.read_file"]);
+    expect(r.holdout.tools.map((t: { tool_name: string }) => t.tool_name).sort()).toEqual([
+      "sim4.grep",
+      "sim4.read_file",
+    ]);
     expect(toolRow(r, "sim4.read_file")?.verdict).toBe("losing");
     expect(toolRow(r, "sim4.grep")?.verdict).toBe("saving");
     expect(describeDemo(results.get(4)!).at(-1)).toMatch(/verdict (losing|saving)$/);

@@ -20,7 +20,11 @@ describe("the isolate's cache evicts the least recently used value", () => {
   });
 
   it("never lets a negative value evict a positive one", async () => {
-    const cache = new RefreshingCache<string | null>({ maxEntries: 2, maxNegative: 2, isNegative: (value) => value === null });
+    const cache = new RefreshingCache<string | null>({
+      maxEntries: 2,
+      maxNegative: 2,
+      isNegative: (value) => value === null,
+    });
     await cache.read("row-1", load("1"), POLICY, noWait);
     await cache.read("row-2", load("2"), POLICY, noWait);
     for (let index = 0; index < 50; index++) await cache.read(`unknown-${index}`, load(null), POLICY, noWait);
@@ -45,7 +49,10 @@ describe("batches of unknown names", () => {
     const big = { model_name: "gpt-5", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
     expect((await (await postGate(big)).json<any>()).reason_code).toBe("net_positive");
     for (let batch = 0; batch < 25; batch++) {
-      const items = Array.from({ length: 100 }, (_, index) => ({ model_name: `made-up-${batch}-${index}`, output_tokens: 20_000 }));
+      const items = Array.from({ length: 100 }, (_, index) => ({
+        model_name: `made-up-${batch}-${index}`,
+        output_tokens: 20_000,
+      }));
       expect((await postJson("/v1/gate/batch", { items })).status).toBe(200);
     }
     const get = vi.spyOn(env.PRICING, "get");
@@ -56,19 +63,33 @@ describe("batches of unknown names", () => {
   it("counts each further distinct model of a batch against the tenant's limit", async () => {
     // TEST_TIGHT_LIMITER allows 3 per 60 s; a fresh tenant each run.
     const run = crypto.randomUUID().slice(0, 8);
-    const overrides = { GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER, GATE_API_KEYS: `batcher-${run}:key-${run}-0123456789abcdef` };
+    const overrides = {
+      GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER,
+      GATE_API_KEYS: `batcher-${run}:key-${run}-0123456789abcdef`,
+    };
     const items = ["a", "b", "c", "d"].map((name) => ({ model_name: `model-${name}`, output_tokens: 20_000 }));
-    const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)));
+    const res = await callWithEnv(
+      overrides,
+      "/v1/gate/batch",
+      jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)),
+    );
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("60");
   });
 
   it("counts a batch of one model once", async () => {
     const run = crypto.randomUUID().slice(0, 8);
-    const overrides = { GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER, GATE_API_KEYS: `single-${run}:key-${run}-0123456789abcdef` };
+    const overrides = {
+      GATE_RATE_LIMITER: env.TEST_TIGHT_LIMITER,
+      GATE_API_KEYS: `single-${run}:key-${run}-0123456789abcdef`,
+    };
     const items = Array.from({ length: 50 }, () => ({ model_name: "gpt-5", output_tokens: 20_000 }));
     for (let call = 0; call < 3; call++) {
-      const res = await callWithEnv(overrides, "/v1/gate/batch", jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)));
+      const res = await callWithEnv(
+        overrides,
+        "/v1/gate/batch",
+        jsonInit("POST", { items }, bearer(`key-${run}-0123456789abcdef`)),
+      );
       expect(res.status).toBe(200);
     }
   });

@@ -47,7 +47,12 @@ describe("pricing.seed.json", () => {
 
   it("keeps Anthropic's cache ratios: 5-minute write 1.25×, 1-hour write 2× input, reads 0.1× but where a newer model cut them", () => {
     // The 2026 cuts Anthropic lists: Fable 5.1 reads at 0.025×, Opus 5.5 and Sonnet 5.5 at 0.05×.
-    const cutReads: Record<string, number> = { "claude-fable-5-2": 0.025, "claude-fable-5-1": 0.025, "claude-opus-5-5": 0.05, "claude-sonnet-5-5": 0.05 };
+    const cutReads: Record<string, number> = {
+      "claude-fable-5-2": 0.025,
+      "claude-fable-5-1": 0.025,
+      "claude-opus-5-5": 0.05,
+      "claude-sonnet-5-5": 0.05,
+    };
     expect(anthropic.length).toBeGreaterThanOrEqual(16);
     for (const [model, row] of anthropic) {
       for (const tier of [row, row.long_context]) {
@@ -105,7 +110,9 @@ describe("pricing.seed.json", () => {
   });
 
   it("prices every named replacement here", () => {
-    const missing = rows.flatMap(([, row]) => (row.replaced_by === undefined || parsed.models[row.replaced_by] !== undefined ? [] : [row.replaced_by]));
+    const missing = rows.flatMap(([, row]) =>
+      row.replaced_by === undefined || parsed.models[row.replaced_by] !== undefined ? [] : [row.replaced_by],
+    );
     expect(missing).toEqual([]);
   });
 
@@ -148,31 +155,59 @@ describe("pricing.seed.json", () => {
 describe("pricing.seed.json after issue 22", () => {
   it("names no replacement that has no row: the gate would answer unpriced from the retirement on", () => {
     for (const [model, row] of rows) {
-      if (row.replaced_by !== undefined) expect(Object.hasOwn(parsed.models, row.replaced_by), `${model} → ${row.replaced_by}`).toBe(true);
+      if (row.replaced_by !== undefined)
+        expect(Object.hasOwn(parsed.models, row.replaced_by), `${model} → ${row.replaced_by}`).toBe(true);
     }
-    const dangling = { models: { ...parsed.models, "gpt-5": { ...parsed.models["gpt-5"]!, replaced_by: "gpt-9-none" } } };
+    const dangling = {
+      models: { ...parsed.models, "gpt-5": { ...parsed.models["gpt-5"]!, replaced_by: "gpt-9-none" } },
+    };
     expect(PricingSeedSchema.safeParse(dangling).error?.issues[0]?.path).toEqual(["models", "gpt-5", "replaced_by"]);
   });
 
   it("gives every row a cache_read, or says its model has no prompt cache", () => {
-    for (const [model, row] of rows) expect(row.cache_read !== undefined || row.prompt_cache === false, model).toBe(true);
+    for (const [model, row] of rows)
+      expect(row.cache_read !== undefined || row.prompt_cache === false, model).toBe(true);
   });
 
   it("replaces gpt-5, gpt-5-mini and o3 by gpt-6.1, and gpt-4.1 and gpt-4o by gpt-6-luna on 2027-01-14", () => {
-    expect(["gpt-5", "o3", "gpt-5-mini"].map((m) => parsed.models[m]?.replaced_by)).toEqual(["gpt-6.1-sol", "gpt-6.1-sol", "gpt-6.1-terra"]);
-    for (const m of ["gpt-4.1", "gpt-4o"]) expect(parsed.models[m]).toMatchObject({ retires_at: "2027-01-14", replaced_by: "gpt-6-luna" });
+    expect(["gpt-5", "o3", "gpt-5-mini"].map((m) => parsed.models[m]?.replaced_by)).toEqual([
+      "gpt-6.1-sol",
+      "gpt-6.1-sol",
+      "gpt-6.1-terra",
+    ]);
+    for (const m of ["gpt-4.1", "gpt-4o"])
+      expect(parsed.models[m]).toMatchObject({ retires_at: "2027-01-14", replaced_by: "gpt-6-luna" });
   });
 
   it("doubles the Gemini 3.6, 3.7 and 3.8 Flash prices at 2027-01-01T00:00:00Z", () => {
     for (const m of ["gemini-3.6-flash", "gemini-3.7-flash", "gemini-3.8-flash"]) {
-      expect(parsed.models[m]).toMatchObject({ input: 0.75, output: 3.75, scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 }] });
+      expect(parsed.models[m]).toMatchObject({
+        input: 0.75,
+        output: 3.75,
+        scheduled: [{ effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 }],
+      });
     }
     expect(parsed.models["gemini-4-argon"]).toMatchObject({ input: 4, output: 20 });
   });
 
   it("has a row for each model issue 22 found missing", () => {
-    const wanted = ["claude-fable-5-2", "gpt-6.2-astra", "gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-5.6-sol", "gpt-5.6-luna"];
-    wanted.push("gemini-4-argon", "gemini-4-hydrogen", "gemini-4-neon", "gemini-3.6-flash", "gemini-3.7-flash", "gemini-2.5-flash-lite");
+    const wanted = [
+      "claude-fable-5-2",
+      "gpt-6.2-astra",
+      "gpt-6-astra",
+      "gpt-6-sol",
+      "gpt-6-luna",
+      "gpt-5.6-sol",
+      "gpt-5.6-luna",
+    ];
+    wanted.push(
+      "gemini-4-argon",
+      "gemini-4-hydrogen",
+      "gemini-4-neon",
+      "gemini-3.6-flash",
+      "gemini-3.7-flash",
+      "gemini-2.5-flash-lite",
+    );
     expect(wanted.filter((m) => !Object.hasOwn(parsed.models, m))).toEqual([]);
   });
 });

@@ -5,7 +5,12 @@ import { bearer, call, jsonInit } from "./helpers";
 import { ALICE_TOKEN } from "./secrets";
 
 /** Calls an admin route with a bearer token (Alice's unless given; null sends none). */
-export function adminCall(method: string, path: string, body?: unknown, token: string | null = ALICE_TOKEN): Promise<Response> {
+export function adminCall(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = ALICE_TOKEN,
+): Promise<Response> {
   const headers = bearer(token ?? undefined);
   return call(path, body === undefined ? { method, headers } : jsonInit(method, body, headers));
 }

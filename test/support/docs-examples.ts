@@ -23,7 +23,12 @@ const FENCE = /```(\w*)\n([\s\S]*?)```/g;
 
 /** Every sh block of a doc with curl commands in it, and the json block right after it, if any. */
 export function examplesOf(doc: string, text: string): Example[] {
-  const blocks = [...text.matchAll(FENCE)].map((match) => ({ lang: match[1], body: match[2] ?? "", end: (match.index ?? 0) + match[0].length, start: match.index ?? 0 }));
+  const blocks = [...text.matchAll(FENCE)].map((match) => ({
+    lang: match[1],
+    body: match[2] ?? "",
+    end: (match.index ?? 0) + match[0].length,
+    start: match.index ?? 0,
+  }));
   const examples: Example[] = [];
   blocks.forEach((block, index) => {
     if (block.lang !== "sh") return;
@@ -38,7 +43,9 @@ export function examplesOf(doc: string, text: string): Example[] {
 
 /** The curl commands of a shell block: quotes may span lines, a backslash continues one, `#` starts a comment. */
 export function curlCommands(script: string): Curl[] {
-  return shellCommands(script.replace(/\\\n/g, " ")).flatMap((words) => (words[0] === "curl" ? [parseCurl(words.slice(1))] : []));
+  return shellCommands(script.replace(/\\\n/g, " ")).flatMap((words) =>
+    words[0] === "curl" ? [parseCurl(words.slice(1))] : [],
+  );
 }
 
 function parseCurl(words: string[]): Curl {
@@ -97,13 +104,19 @@ function shellCommands(script: string): string[][] {
  * matchesDoc({ a: 1, b: 2 }, { a: 1, "...": "..." }) // true
  */
 export function matchesDoc(actual: unknown, shown: unknown): boolean {
-  if (Array.isArray(shown)) return Array.isArray(actual) && actual.length === shown.length && shown.every((item, i) => matchesDoc(actual[i], item));
+  if (Array.isArray(shown))
+    return (
+      Array.isArray(actual) && actual.length === shown.length && shown.every((item, i) => matchesDoc(actual[i], item))
+    );
   if (typeof shown === "object" && shown !== null) {
     if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return false;
     const keys = Object.keys(shown).filter((key) => key !== "...");
     const partial = "..." in shown;
     if (!partial && Object.keys(actual).length !== keys.length) return false;
-    return keys.every((key) => key in actual && matchesDoc((actual as Record<string, unknown>)[key], (shown as Record<string, unknown>)[key]));
+    return keys.every(
+      (key) =>
+        key in actual && matchesDoc((actual as Record<string, unknown>)[key], (shown as Record<string, unknown>)[key]),
+    );
   }
   return Object.is(actual, shown);
 }

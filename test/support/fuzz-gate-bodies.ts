@@ -14,7 +14,8 @@ export const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus
 /** A probability: any double in [0, 1]. */
 export const unitDouble = fc.double({ min: 0, max: 1, noNaN: true });
 /** A [lo, hi] pair of `value`, in order. */
-export const orderedPair = <T extends number>(value: fc.Arbitrary<T>) => fc.tuple(value, value).map(([a, b]) => (a <= b ? [a, b] : [b, a]));
+export const orderedPair = <T extends number>(value: fc.Arbitrary<T>) =>
+  fc.tuple(value, value).map(([a, b]) => (a <= b ? [a, b] : [b, a]));
 
 /** A gate request a careful caller might send: every field in its range. */
 export const plausibleGate = fc.record(
@@ -70,18 +71,23 @@ export const gateRequest = fc.oneof(
   { weight: 3, arbitrary: plausibleGate },
   {
     weight: 3,
-    arbitrary: fc
-      .tuple(plausibleGate, wildGate, fc.nat())
-      .map(([body, wild, pick]) => {
-        const keys = Object.keys(wild);
-        const key = keys[pick % Math.max(keys.length, 1)];
-        return key === undefined ? body : { ...body, [key]: wild[key as keyof typeof wild] };
-      }),
+    arbitrary: fc.tuple(plausibleGate, wildGate, fc.nat()).map(([body, wild, pick]) => {
+      const keys = Object.keys(wild);
+      const key = keys[pick % Math.max(keys.length, 1)];
+      return key === undefined ? body : { ...body, [key]: wild[key as keyof typeof wild] };
+    }),
   },
   { weight: 1, arbitrary: wildGate },
 );
 
-const CACHE_AWARE_ONLY = ["cache_hit_rate", "context_tokens", "offload_at", "suffix_tokens", "cache_ttl", "cache_hit_rate_range"] as const;
+const CACHE_AWARE_ONLY = [
+  "cache_hit_rate",
+  "context_tokens",
+  "offload_at",
+  "suffix_tokens",
+  "cache_ttl",
+  "cache_hit_rate_range",
+] as const;
 
 /**
  * Plausible bodies without most of what the checks across fields refuse (a

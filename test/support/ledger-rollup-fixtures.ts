@@ -1,8 +1,25 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
-import { holdoutFigures, type LedgerDecision, ledgerShard, type OutcomeReport, type PricedSession, savingsFigures, type ToolModelSums, type ToolNetRow, type ToolSessionRow } from "../../src/ledger";
-import { LEARNING_SUMS, TOOL_NETS, toolModelSumsOf, toolNetOf, type LearningSumsRow, type ToolNetSqlRow } from "../../src/ledger/shard/learning-sums";
+import {
+  holdoutFigures,
+  type LedgerDecision,
+  ledgerShard,
+  type OutcomeReport,
+  type PricedSession,
+  savingsFigures,
+  type ToolModelSums,
+  type ToolNetRow,
+  type ToolSessionRow,
+} from "../../src/ledger";
+import {
+  LEARNING_SUMS,
+  TOOL_NETS,
+  toolModelSumsOf,
+  toolNetOf,
+  type LearningSumsRow,
+  type ToolNetSqlRow,
+} from "../../src/ledger/shard/learning-sums";
 import { rowsOfPairs } from "../../src/ledger/stats/pairs";
 import { readRawSums, readRawToolSessions } from "../../src/ledger/shard/raw-reads";
 import type { SumsFilter } from "../../src/ledger/shard/sql";
@@ -128,7 +145,8 @@ export function rollupWorld(seed: number, start: number, hours: number, sessions
  */
 export function close(a: unknown, b: unknown, path = "$"): string[] {
   if (typeof a === "number" && typeof b === "number") {
-    if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(a) < 2 ** 53) return a === b ? [] : [`${path}: ${a} ≠ ${b}`];
+    if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(a) < 2 ** 53)
+      return a === b ? [] : [`${path}: ${a} ≠ ${b}`];
     return Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b)) ? [] : [`${path}: ${a} ≠ ${b}`];
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -137,26 +155,40 @@ export function close(a: unknown, b: unknown, path = "$"): string[] {
   }
   if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    return [...keys].flatMap((k) => close((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`));
+    return [...keys].flatMap((k) =>
+      close((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`),
+    );
   }
   return Object.is(a, b) ? [] : [`${path}: ${String(a)} ≠ ${String(b)}`];
 }
 
 export async function write(tenant: string, world: RollupWorld, rawDays?: number): Promise<void> {
   const shard = ledgerShard(env.LEDGER, tenant, 0);
-  for (let i = 0; i < world.decisions.length; i += 100) await shard.record(tenant, world.decisions.slice(i, i + 100), 30, rawDays);
+  for (let i = 0; i < world.decisions.length; i += 100)
+    await shard.record(tenant, world.decisions.slice(i, i + 100), 30, rawDays);
   for (let i = 0; i < world.outcomes.length; i += 50) {
     const chunk = world.outcomes.slice(i, i + 50);
-    const results = await shard.reportOutcomes(tenant, chunk[0]?.at ?? 0, chunk.map((o) => o.item));
+    const results = await shard.reportOutcomes(
+      tenant,
+      chunk[0]?.at ?? 0,
+      chunk.map((o) => o.item),
+    );
     expect(results.every((r) => r.status === "accepted")).toBe(true);
   }
   for (let i = 0; i < world.bills.length; i += 50) {
     const chunk = world.bills.slice(i, i + 50);
-    await shard.reportSessions(tenant, chunk[0]?.at ?? 0, chunk.map((b) => b.item), 30, rawDays);
+    await shard.reportSessions(
+      tenant,
+      chunk[0]?.at ?? 0,
+      chunk.map((b) => b.item),
+      30,
+      rawDays,
+    );
   }
 }
 
-const byKey = <T>(rows: T[], key: (r: T) => string) => [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+const byKey = <T>(rows: T[], key: (r: T) => string) =>
+  [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
 const pairKey = (r: ToolSessionRow) => `${r.tool_name}/${r.session_id}`;
 
 /** Everything the savings report and the learner read, from the shard's rollups (its own reads). */
@@ -166,7 +198,14 @@ export async function fromRollups(tenant: string, filter: SumsFilter, bucket: nu
   const pairs = byKey(rowsOfPairs(await shard.toolPairs(tenant, filter)), pairKey);
   const learning = byKey(await shard.learningSums(tenant, filter.from, filter.to), (r) => `${r.tool}/${r.model}`);
   const nets = byKey(await shard.toolNets(tenant, filter.from, filter.to), (r) => `${r.tool_name}/${r.session_id}`);
-  return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };
+  return {
+    sums,
+    figures: savingsFigures(sums),
+    holdout: holdoutFigures(pairs, 0.3, sums.sessions),
+    pairs,
+    learning,
+    nets,
+  };
 }
 
 /** The same, computed as before rollups: today's queries over the raw rows. */
@@ -175,9 +214,21 @@ export async function fromRawRows(tenant: string, filter: SumsFilter, bucket: nu
     const sql = state.storage.sql;
     const sums = readRawSums(sql, filter, bucket);
     const pairs = byKey(readRawToolSessions(sql, filter), pairKey);
-    const learning: ToolModelSums[] = byKey(sql.exec<LearningSumsRow>(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf), (r) => `${r.tool}/${r.model}`);
-    const nets: ToolNetRow[] = byKey(sql.exec<ToolNetSqlRow>(TOOL_NETS, filter.from, filter.to).toArray().map(toolNetOf), (r) => `${r.tool_name}/${r.session_id}`);
-    return { sums, figures: savingsFigures(sums), holdout: holdoutFigures(pairs, 0.3, sums.sessions), pairs, learning, nets };
+    const learning: ToolModelSums[] = byKey(
+      sql.exec<LearningSumsRow>(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf),
+      (r) => `${r.tool}/${r.model}`,
+    );
+    const nets: ToolNetRow[] = byKey(
+      sql.exec<ToolNetSqlRow>(TOOL_NETS, filter.from, filter.to).toArray().map(toolNetOf),
+      (r) => `${r.tool_name}/${r.session_id}`,
+    );
+    return {
+      sums,
+      figures: savingsFigures(sums),
+      holdout: holdoutFigures(pairs, 0.3, sums.sessions),
+      pairs,
+      learning,
+      nets,
+    };
   });
 }
-

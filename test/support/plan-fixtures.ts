@@ -55,7 +55,10 @@ export const untieredRow: fc.Arbitrary<CachePriceRates> = rowParts.map((r) => ({
 }));
 
 // fast-check's doubles crowd the ends of [0, 1]; mix in evenly spread hundredths.
-const probability = fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 100 }).map((x) => x / 100));
+const probability = fc.oneof(
+  fc.double({ min: 0, max: 1, noNaN: true }),
+  fc.integer({ min: 0, max: 100 }).map((x) => x / 100),
+);
 
 /** One history segment: fixed context, or a candidate with its own p and stub size now and then. */
 const segment = fc.oneof(

@@ -13,7 +13,8 @@ const scale = parseScale((env as unknown as { TEST_RUNS?: string }).TEST_RUNS);
 function parseScale(text: string | undefined): number {
   if (text === undefined || text === "") return 1;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`TEST_RUNS must be a positive number (a scale: 1 is CI's counts); got ${JSON.stringify(text)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`TEST_RUNS must be a positive number (a scale: 1 is CI's counts); got ${JSON.stringify(text)}`);
   return value;
 }
 

@@ -11,7 +11,9 @@ describe("the admin routes in the OpenAPI document", () => {
   it("lists every admin route, each behind adminBearer and documenting its 401", () => {
     const admin = Object.entries(doc.paths ?? {}).filter(([path]) => path.startsWith("/v1/admin"));
     const operations = admin.flatMap(([path, item]) =>
-      Object.entries(item as Record<string, { security?: unknown; responses?: Record<string, unknown> }>).map(([method, op]) => ({ path, method, op })),
+      Object.entries(item as Record<string, { security?: unknown; responses?: Record<string, unknown> }>).map(
+        ([method, op]) => ({ path, method, op }),
+      ),
     );
     expect(operations.map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort()).toEqual([
       "DELETE /v1/admin/aliases/{alias}",

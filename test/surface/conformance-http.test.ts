@@ -5,7 +5,10 @@ import { VECTOR_PRICING as pricing, VECTORS } from "../fixtures/vectors";
 // The API's rows must carry an output price (a missing one would under-price every recall hop),
 // so the one vector model without it is checked by the core's conformance test alone.
 const storable = (model: string) => pricing[model]?.output !== undefined;
-const vectors = VECTORS.filter((vector) => vector.api_valid && (pricing[vector.inputs.model_name] === undefined || storable(vector.inputs.model_name)));
+const vectors = VECTORS.filter(
+  (vector) =>
+    vector.api_valid && (pricing[vector.inputs.model_name] === undefined || storable(vector.inputs.model_name)),
+);
 
 beforeAll(async () => {
   await resetState();
@@ -27,8 +30,23 @@ describe("the conformance vectors through POST /v1/gate/batch", () => {
       const { decisions } = await res.json<{ decisions: Record<string, unknown>[] }>();
       chunk.forEach((vector, i) => {
         const answer = decisions[i] as Record<string, unknown>;
-        const { fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason } = answer;
-        expect({ id: vector.id, fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason }).toEqual({
+        const {
+          fire,
+          net_saving_usd,
+          reprefill_saving_usd,
+          stub_carry_cost_usd,
+          expected_recall_hop_cost_usd,
+          reason,
+        } = answer;
+        expect({
+          id: vector.id,
+          fire,
+          net_saving_usd,
+          reprefill_saving_usd,
+          stub_carry_cost_usd,
+          expected_recall_hop_cost_usd,
+          reason,
+        }).toEqual({
           id: vector.id,
           ...vector.expected,
         });

@@ -8,7 +8,11 @@ import { call, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 
 // Every doc, as text: an example added to any of them is run here.
-const DOCS = import.meta.glob<string>(["../../docs/*.md", "../../README.md"], { query: "?raw", import: "default", eager: true });
+const DOCS = import.meta.glob<string>(["../../docs/*.md", "../../README.md"], {
+  query: "?raw",
+  import: "default",
+  eager: true,
+});
 const SEED = seed.models as Record<string, Record<string, unknown>>;
 
 const adminExamples = (): Example[] =>
@@ -24,7 +28,9 @@ async function seedKv(): Promise<void> {
   await resetState();
   const histories = Object.entries(SEED).map(([model, row]) => ({
     key: historyKey(pricingKey(model)),
-    value: JSON.stringify(withEntry(parseHistory(null)!, { action: "put", by: "cli:docs", before: null, after: row }, new Date()).doc),
+    value: JSON.stringify(
+      withEntry(parseHistory(null)!, { action: "put", by: "cli:docs", before: null, after: row }, new Date()).doc,
+    ),
   }));
   await Promise.all([...rowEntries(SEED), ...histories].map(({ key, value }) => env.PRICING.put(key, value)));
   const row = SEED["gpt-5"]!;
@@ -47,7 +53,9 @@ beforeEach(seedKv);
 
 describe("the docs' admin examples", () => {
   it("are found: the price update, its patch, the audit, the config and the pending changes", () => {
-    const commands = adminExamples().flatMap((example) => example.commands.map((curl) => `${curl.method} ${new URL(curl.url.replace("$GATE", "http://x")).pathname}`));
+    const commands = adminExamples().flatMap((example) =>
+      example.commands.map((curl) => `${curl.method} ${new URL(curl.url.replace("$GATE", "http://x")).pathname}`),
+    );
     expect(commands).toEqual(
       expect.arrayContaining([
         "PATCH /v1/admin/pricing/gpt-5",
@@ -69,17 +77,25 @@ describe("the docs' admin examples", () => {
         let last: unknown;
         for (const curl of commands) {
           const where = `${doc}: ${curl.method} ${curl.url}`;
-          const headers = Object.fromEntries(Object.entries(curl.headers).map(([name, value]) => [name, value.replaceAll("$ADMIN", ALICE_TOKEN)]));
+          const headers = Object.fromEntries(
+            Object.entries(curl.headers).map(([name, value]) => [name, value.replaceAll("$ADMIN", ALICE_TOKEN)]),
+          );
           const path = curl.url.replace("$GATE", "").replace(/^https?:\/\/[^/]+/, "");
           const res = await call(path, { method: curl.method, headers, body: await withListedDigest(path, curl.body) });
           const text = await res.text();
           expect(res.status, `${where} → ${text}`).toBeLessThan(300);
           last = JSON.parse(text);
           // A write the docs show must not be one that warns (a field dropped, an odd ratio).
-          const warnings = (last as { warnings?: unknown[]; write?: { warnings?: unknown[] } }).warnings ?? (last as { write?: { warnings?: unknown[] } }).write?.warnings;
+          const warnings =
+            (last as { warnings?: unknown[]; write?: { warnings?: unknown[] } }).warnings ??
+            (last as { write?: { warnings?: unknown[] } }).write?.warnings;
           expect(warnings ?? [], where).toEqual([]);
         }
-        if (answer !== undefined) expect(matchesDoc(last, answer), `${doc}: answer ${JSON.stringify(last)} is not ${JSON.stringify(answer)}`).toBe(true);
+        if (answer !== undefined)
+          expect(
+            matchesDoc(last, answer),
+            `${doc}: answer ${JSON.stringify(last)} is not ${JSON.stringify(answer)}`,
+          ).toBe(true);
       }
     }
   }, 30_000);
@@ -93,7 +109,9 @@ describe("the docs' admin examples", () => {
     );
     expect(rows.length).toBeGreaterThan(0);
     for (const { doc, value } of rows) {
-      const model = Object.keys(SEED).find((name) => (SEED[name]!.aliases as string[] | undefined)?.includes((value.aliases as string[])[0]!));
+      const model = Object.keys(SEED).find((name) =>
+        (SEED[name]!.aliases as string[] | undefined)?.includes((value.aliases as string[])[0]!),
+      );
       expect(model, `${doc}: a row with alias ${(value.aliases as string[])[0]}`).toBeDefined();
       expect(value, doc).toEqual(SEED[model!]);
     }
@@ -105,7 +123,9 @@ const DIGEST_PLACEHOLDER = "<the digest from step 1>";
 async function withListedDigest(path: string, body: string | undefined): Promise<string | undefined> {
   if (body === undefined || !body.includes(DIGEST_PLACEHOLDER)) return body;
   const model = decodeURIComponent(path.split("/")[4] ?? "");
-  const listing = await (await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })).json<{ changes: { model: string; digest: string }[] }>();
+  const listing = await (
+    await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })
+  ).json<{ changes: { model: string; digest: string }[] }>();
   const digest = listing.changes.find((change) => change.model === model)?.digest;
   expect(digest, `a pending change for ${model} in the listing`).toBeDefined();
   return body.replace(DIGEST_PLACEHOLDER, digest!);

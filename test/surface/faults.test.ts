@@ -236,29 +236,38 @@ describe("when Analytics Engine throws", () => {
 
 describe("a corrupt or oversized row", () => {
   const cases: [string, string, string][] = [
-    ["not JSON", "{\"input\": 5, \"output\":", "pricing:broken-model is not valid JSON"],
+    ["not JSON", '{"input": 5, "output":', "pricing:broken-model is not valid JSON"],
     [
       "over 16 KiB",
       JSON.stringify({ input: 5, output: 25, provider: "x".repeat(17_000) }),
       "pricing:broken-model is oversized (17037 bytes > 16384)",
     ],
-    ["against the schema", JSON.stringify({ input: -5, output: 25 }), "pricing:broken-model is invalid: input: must not be negative"],
+    [
+      "against the schema",
+      JSON.stringify({ input: -5, output: 25 }),
+      "pricing:broken-model is invalid: input: must not be negative",
+    ],
   ];
 
-  it.each(cases)("answers pricing_unavailable for a row %s, and logs it once, not once per request", async (_what, text, detail) => {
-    await putRow("broken-model", text);
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const bodies = await Promise.all(Array.from({ length: 5 }, () => decide({ ...EXAMPLE_A, model_name: "broken-model" })));
-    for (let i = 0; i < 20; i++) bodies.push(await decide({ ...EXAMPLE_A, model_name: "broken-model" }));
-    for (const body of bodies) {
-      expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable", priced_as: null });
-      expect(body.reason).toBe(`pricing unavailable for 'broken-model': ${detail}`);
-    }
-    expect(warn.mock.calls).toEqual([[`offload-gate: ${detail}`]]);
-  });
+  it.each(cases)(
+    "answers pricing_unavailable for a row %s, and logs it once, not once per request",
+    async (_what, text, detail) => {
+      await putRow("broken-model", text);
+      const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+      const bodies = await Promise.all(
+        Array.from({ length: 5 }, () => decide({ ...EXAMPLE_A, model_name: "broken-model" })),
+      );
+      for (let i = 0; i < 20; i++) bodies.push(await decide({ ...EXAMPLE_A, model_name: "broken-model" }));
+      for (const body of bodies) {
+        expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable", priced_as: null });
+        expect(body.reason).toBe(`pricing unavailable for 'broken-model': ${detail}`);
+      }
+      expect(warn.mock.calls).toEqual([[`offload-gate: ${detail}`]]);
+    },
+  );
 
   it("logs a corrupt config:gate once and does not fire while it stays corrupt", async () => {
-    await putGateConfig("{\"p_recall\": 7}");
+    await putGateConfig('{"p_recall": 7}');
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     for (let i = 0; i < 10; i++) {
       const body = await decide();
@@ -270,7 +279,6 @@ describe("a corrupt or oversized row", () => {
 });
 
 describe("concurrent price writes while gates read", () => {
-
   it("prices every answer by exactly the old row or the new one, never a mix", async () => {
     // A 1 s TTL and a clock moved on each round make every round re-read KV
     // while a write to the same key is in flight.
@@ -279,7 +287,10 @@ describe("concurrent price writes while gates read", () => {
     for (let round = 0; round < 12; round++) {
       advanceClock(1_500);
       const row = round % 2 === 0 ? NEW : OPUS;
-      const requests = Array.from({ length: 8 }, (_, i) => ({ ...EXAMPLE_A, output_tokens: 12_000 + 1_000 * i + round }));
+      const requests = Array.from({ length: 8 }, (_, i) => ({
+        ...EXAMPLE_A,
+        output_tokens: 12_000 + 1_000 * i + round,
+      }));
       const [, ...bodies] = await Promise.all([putRow(MODEL, row), ...requests.map((request) => decide(request))]);
       bodies.forEach((body, i) => seen.add(pricedByOneRow(body, requests[i] as typeof EXAMPLE_A)));
     }
@@ -291,7 +302,10 @@ describe("concurrent price writes while gates read", () => {
     const seen = new Set<string>();
     for (let round = 0; round < 10; round++) {
       const row = round % 2 === 0 ? NEW : OPUS;
-      const requests = Array.from({ length: 8 }, (_, i) => ({ ...EXAMPLE_A, output_tokens: 12_000 + 1_000 * i + round }));
+      const requests = Array.from({ length: 8 }, (_, i) => ({
+        ...EXAMPLE_A,
+        output_tokens: 12_000 + 1_000 * i + round,
+      }));
       const [written, ...bodies] = await Promise.all([
         adminCall("PUT", `/v1/admin/pricing/${MODEL}`, row),
         ...requests.map((request) => decide(request)),
@@ -310,7 +324,14 @@ function canonical(row: object): string {
   return JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b))));
 }
 
-function omitModel({ model: _model, price_effective_at: _at, ...prices }: { model: string; price_effective_at?: string | null }): object {
+function omitModel({
+  model: _model,
+  price_effective_at: _at,
+  ...prices
+}: {
+  model: string;
+  price_effective_at?: string | null;
+}): object {
   return prices;
 }
 

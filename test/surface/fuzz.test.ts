@@ -46,7 +46,16 @@ const PENDING_DIGEST = await pendingDigest(PENDING_GPT5);
 
 async function putPending(): Promise<void> {
   await env.PRICING.put("pending:gpt-5", JSON.stringify(PENDING_GPT5));
-  await env.PRICING.put("pending:claude-opus-4-6", JSON.stringify({ ...PENDING_GPT5, model: "claude-opus-4-6", status: "rejected", rejected_by: "ops-bob", rejected_at: "2026-11-30T07:00:00.000Z" }));
+  await env.PRICING.put(
+    "pending:claude-opus-4-6",
+    JSON.stringify({
+      ...PENDING_GPT5,
+      model: "claude-opus-4-6",
+      status: "rejected",
+      rejected_by: "ops-bob",
+      rejected_at: "2026-11-30T07:00:00.000Z",
+    }),
+  );
   await env.PRICING.put("pending:unknown-model", "{ not json");
 }
 
@@ -63,7 +72,10 @@ const path = fc.oneof(
   { weight: 2, arbitrary: fc.constant("/v1/gate/curve") },
   { weight: 3, arbitrary: fc.constant("/v1/plan") },
   { weight: 2, arbitrary: fc.constant("/v1/context-management") },
-  { weight: 1, arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("/v1/admin/pricing", "/v1/admin/aliases", "/v1/admin/config", "/v1/admin/pending"),
+  },
   {
     weight: 1,
     arbitrary: fc
@@ -72,7 +84,19 @@ const path = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("/healthz", "/openapi.json", "/docs", "/", "/console/replay", "/console/replay/", "/v1", "/v1/", "/v1/gate/", "//v1/gate", "/V1/GATE"),
+    arbitrary: fc.constantFrom(
+      "/healthz",
+      "/openapi.json",
+      "/docs",
+      "/",
+      "/console/replay",
+      "/console/replay/",
+      "/v1",
+      "/v1/",
+      "/v1/gate/",
+      "//v1/gate",
+      "/V1/GATE",
+    ),
   },
   {
     weight: 3,
@@ -87,7 +111,12 @@ const path = fc.oneof(
     weight: 2,
     arbitrary: fc
       .tuple(
-        fc.constantFrom("/v1/learning", "/v1/admin/learning", "/v1/admin/learning/refresh", "/v1/admin/learning/import"),
+        fc.constantFrom(
+          "/v1/learning",
+          "/v1/admin/learning",
+          "/v1/admin/learning/refresh",
+          "/v1/admin/learning/import",
+        ),
         fc.oneof(fc.constantFrom("", "tenant=default", "tenant=agents-prod", "tenant="), fc.webQueryParameters()),
       )
       .map(([route, query]) => (query === "" ? route : `${route}?${query}`)),
@@ -95,20 +124,29 @@ const path = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .tuple(fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment), fc.constantFrom("", "/history", "/rollback"))
+      .tuple(
+        fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment),
+        fc.constantFrom("", "/history", "/rollback"),
+      )
       .map(([tenant, rest]) => `/v1/admin/learning/breakers/${tenant}${rest}`),
   },
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment), fc.constantFrom("/history", "/rollback", ""))
+      .tuple(
+        fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment),
+        fc.constantFrom("/history", "/rollback", ""),
+      )
       .map(([tenant, rest]) => `/v1/admin/learning/import/${tenant}${rest}`),
   },
   { weight: 1, arbitrary: fc.webPath() },
   {
     weight: 1,
     arbitrary: fc
-      .tuple(fc.constantFrom("/v1/gate", "/healthz", "/v1/admin/pricing", "/v1/savings", "/v1/admin/savings"), fc.webQueryParameters())
+      .tuple(
+        fc.constantFrom("/v1/gate", "/healthz", "/v1/admin/pricing", "/v1/savings", "/v1/admin/savings"),
+        fc.webQueryParameters(),
+      )
       .map(([route, query]) => `${route}?${query}`),
   },
   {
@@ -118,8 +156,14 @@ const path = fc.oneof(
         fc.constantFrom("/v1/savings", "/v1/admin/savings"),
         fc.record(
           {
-            from: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 30 })),
-            to: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 30 })),
+            from: fc.oneof(
+              fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string({ maxLength: 30 }),
+            ),
+            to: fc.oneof(
+              fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+              fc.string({ maxLength: 30 }),
+            ),
             tool_name: fc.oneof(fc.constantFrom("grep", "web.fetch"), fc.string({ maxLength: 80 })),
             model: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
             tenant: fc.oneof(fc.constantFrom("default", "agents-prod"), fc.string({ maxLength: 80 })),
@@ -140,19 +184,22 @@ const method = fc.oneof(
 const contentType = fc.option(
   fc.oneof(
     { weight: 8, arbitrary: fc.constant("application/json") },
-    { weight: 2, arbitrary: fc.constantFrom(
-      "application/json",
-      "application/json; charset=utf-8",
-      "APPLICATION/JSON",
-      "application/vnd.api+json",
-      "application/problem+json",
-      "application/merge-patch+json",
-      "text/plain",
-      "text/json",
-      "application/x-www-form-urlencoded",
-      "multipart/form-data; boundary=xyz",
-      "",
-    ) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "APPLICATION/JSON",
+        "application/vnd.api+json",
+        "application/problem+json",
+        "application/merge-patch+json",
+        "text/plain",
+        "text/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=xyz",
+        "",
+      ),
+    },
     { weight: 1, arbitrary: fc.stringMatching(/^[\x20-\x7e]{0,60}$/) },
   ),
   { nil: undefined, freq: 10 },
@@ -230,31 +277,38 @@ const planRequest = fc.oneof(
   { weight: 3, arbitrary: plausiblePlan },
   {
     weight: 2,
-    arbitrary: fc
-      .tuple(plausiblePlan, wildSegment, fc.nat())
-      .map(([body, wild, at]) => {
-        const cut = at % (body.segments.length + 1);
-        return { ...body, segments: [...body.segments.slice(0, cut), wild, ...body.segments.slice(cut)] };
-      }),
+    arbitrary: fc.tuple(plausiblePlan, wildSegment, fc.nat()).map(([body, wild, at]) => {
+      const cut = at % (body.segments.length + 1);
+      return { ...body, segments: [...body.segments.slice(0, cut), wild, ...body.segments.slice(cut)] };
+    }),
   },
   {
     weight: 1,
-    arbitrary: fc
-      .tuple(plausiblePlan, fc.nat({ max: 600 }), fc.nat({ max: 3 }))
-      .map(([body, count, ids]) => ({
-        ...body,
-        segments: Array.from({ length: count }, (_, i) => ({ id: `c${i % (ids + 1) === 0 ? i : 0}`, tokens: 12_000 })),
-      })),
+    arbitrary: fc.tuple(plausiblePlan, fc.nat({ max: 600 }), fc.nat({ max: 3 })).map(([body, count, ids]) => ({
+      ...body,
+      segments: Array.from({ length: count }, (_, i) => ({ id: `c${i % (ids + 1) === 0 ? i : 0}`, tokens: 12_000 })),
+    })),
   },
   { weight: 1, arbitrary: fc.tuple(plausiblePlan, wildGate).map(([body, wild]) => ({ ...body, ...wild })) },
 );
 
 // A plan's body with tools named on some segments (the clearing's exclude_tools), and the placeholder's size.
 const clearingRequest = fc
-  .tuple(planRequest, fc.array(fc.oneof(fc.constantFrom("grep", "web_fetch", "read_file"), fc.string({ maxLength: 70 }), fc.jsonValue()), { maxLength: 6 }), fc.oneof(fc.nat({ max: 400 }), fc.double(), fc.jsonValue()))
+  .tuple(
+    planRequest,
+    fc.array(
+      fc.oneof(fc.constantFrom("grep", "web_fetch", "read_file"), fc.string({ maxLength: 70 }), fc.jsonValue()),
+      { maxLength: 6 },
+    ),
+    fc.oneof(fc.nat({ max: 400 }), fc.double(), fc.jsonValue()),
+  )
   .map(([body, tools, placeholder]) => {
     const segments = Array.isArray(body.segments)
-      ? body.segments.map((segment: unknown, i: number) => (i < tools.length && typeof segment === "object" && segment !== null ? { ...segment, tool_name: tools[i] } : segment))
+      ? body.segments.map((segment: unknown, i: number) =>
+          i < tools.length && typeof segment === "object" && segment !== null
+            ? { ...segment, tool_name: tools[i] }
+            : segment,
+        )
       : body.segments;
     return { ...body, segments, placeholder_tokens: placeholder };
   });
@@ -304,7 +358,12 @@ const outcomeItem = fc.record(
   { requiredKeys: ["decision_id", "turns_after", "recalled"] },
 );
 // Each provider's usage shape (docs/api.md#post-v1sessions), its counts plausible or wild.
-const tokenCount = fc.oneof({ weight: 4, arbitrary: fc.nat({ max: 5_000_000 }) }, fc.double(), fc.constant(null), fc.jsonValue());
+const tokenCount = fc.oneof(
+  { weight: 4, arbitrary: fc.nat({ max: 5_000_000 }) },
+  fc.double(),
+  fc.constant(null),
+  fc.jsonValue(),
+);
 const providerUsage = fc.oneof(
   fc.record(
     {
@@ -312,16 +371,60 @@ const providerUsage = fc.oneof(
       output_tokens: tokenCount,
       cache_read_input_tokens: tokenCount,
       cache_creation_input_tokens: tokenCount,
-      cache_creation: fc.oneof(fc.record({ ephemeral_5m_input_tokens: tokenCount, ephemeral_1h_input_tokens: tokenCount }, { requiredKeys: [] }), fc.jsonValue()),
-      iterations: fc.oneof(fc.array(fc.record({ type: fc.constantFrom("compaction", "message"), input_tokens: tokenCount, output_tokens: tokenCount })), fc.jsonValue()),
+      cache_creation: fc.oneof(
+        fc.record(
+          { ephemeral_5m_input_tokens: tokenCount, ephemeral_1h_input_tokens: tokenCount },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue(),
+      ),
+      iterations: fc.oneof(
+        fc.array(
+          fc.record({
+            type: fc.constantFrom("compaction", "message"),
+            input_tokens: tokenCount,
+            output_tokens: tokenCount,
+          }),
+        ),
+        fc.jsonValue(),
+      ),
     },
     { requiredKeys: ["input_tokens", "output_tokens"] },
   ),
-  fc.record({ prompt_tokens: tokenCount, completion_tokens: tokenCount, prompt_tokens_details: fc.record({ cached_tokens: tokenCount }) }, { requiredKeys: [] }),
-  fc.record({ input_tokens: tokenCount, output_tokens: tokenCount, input_tokens_details: fc.record({ cached_tokens: tokenCount }), total_tokens: tokenCount }, { requiredKeys: ["input_tokens_details"] }),
-  fc.record({ promptTokenCount: tokenCount, cachedContentTokenCount: tokenCount, candidatesTokenCount: tokenCount, thoughtsTokenCount: tokenCount }, { requiredKeys: [] }),
   fc.record(
-    { inputTokens: tokenCount, outputTokens: tokenCount, cacheReadInputTokens: tokenCount, cacheWriteInputTokens: tokenCount, cacheDetails: fc.array(fc.record({ ttl: fc.constantFrom("5m", "1h", "x"), inputTokens: tokenCount })) },
+    {
+      prompt_tokens: tokenCount,
+      completion_tokens: tokenCount,
+      prompt_tokens_details: fc.record({ cached_tokens: tokenCount }),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      input_tokens: tokenCount,
+      output_tokens: tokenCount,
+      input_tokens_details: fc.record({ cached_tokens: tokenCount }),
+      total_tokens: tokenCount,
+    },
+    { requiredKeys: ["input_tokens_details"] },
+  ),
+  fc.record(
+    {
+      promptTokenCount: tokenCount,
+      cachedContentTokenCount: tokenCount,
+      candidatesTokenCount: tokenCount,
+      thoughtsTokenCount: tokenCount,
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    {
+      inputTokens: tokenCount,
+      outputTokens: tokenCount,
+      cacheReadInputTokens: tokenCount,
+      cacheWriteInputTokens: tokenCount,
+      cacheDetails: fc.array(fc.record({ ttl: fc.constantFrom("5m", "1h", "x"), inputTokens: tokenCount })),
+    },
     { requiredKeys: [] },
   ),
   fc.dictionary(fc.string({ maxLength: 20 }), fc.jsonValue(), { maxKeys: 4 }),
@@ -338,7 +441,19 @@ const sessionItem = fc.record(
 
 // Merge patches of a row: fields changed, removed (null) or wild, and a key that must stay a key.
 const mergePatchBody = fc.dictionary(
-  fc.constantFrom("input", "output", "cache_read", "cache_write", "long_context", "aliases", "deprecated_at", "retires_at", "replaced_by", "__proto__", "x"),
+  fc.constantFrom(
+    "input",
+    "output",
+    "cache_read",
+    "cache_write",
+    "long_context",
+    "aliases",
+    "deprecated_at",
+    "retires_at",
+    "replaced_by",
+    "__proto__",
+    "x",
+  ),
   fc.oneof(fc.constant(null), fc.double({ min: 0, max: 100, noNaN: true }), fc.jsonValue()),
   { maxKeys: 4 },
 );
@@ -360,14 +475,22 @@ const bodyText = fc.oneof(
   { weight: 2, arbitrary: pricingRow.map((row) => JSON.stringify(row)) },
   { weight: 3, arbitrary: plausibleRow.map((row) => JSON.stringify(row)) },
   { weight: 2, arbitrary: mergePatchBody.map((patch) => JSON.stringify(patch)) },
-  { weight: 1, arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ version: fc.oneof(fc.nat({ max: 4 }), fc.jsonValue()) }).map((body) => JSON.stringify(body)),
+  },
   // An approval's or rejection's body: the listed digest, another one, or anything at all.
   {
     weight: 2,
     arbitrary: fc
       .record(
         {
-          digest: fc.oneof(fc.constant(PENDING_DIGEST), fc.stringMatching(/^[0-9a-f]{64}$/), fc.stringMatching(/^[0-9A-Fa-f]{0,70}$/), fc.jsonValue()),
+          digest: fc.oneof(
+            fc.constant(PENDING_DIGEST),
+            fc.stringMatching(/^[0-9a-f]{64}$/),
+            fc.stringMatching(/^[0-9A-Fa-f]{0,70}$/),
+            fc.jsonValue(),
+          ),
           note: fc.oneof(fc.string({ maxLength: 600 }), fc.jsonValue()),
         },
         { requiredKeys: [] },
@@ -400,7 +523,10 @@ const bodyText = fc.oneof(
     weight: 1,
     arbitrary: fc
       .record(
-        { tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()), state: fc.oneof(fc.constantFrom("open", "closed", "auto"), fc.jsonValue()) },
+        {
+          tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()),
+          state: fc.oneof(fc.constantFrom("open", "closed", "auto"), fc.jsonValue()),
+        },
         { requiredKeys: [] },
       )
       .map((body) => JSON.stringify(body)),
@@ -418,10 +544,22 @@ const bodyText = fc.oneof(
               fc.record(
                 {
                   sums: fc.oneof(
-                    fc.record({ p_n: fc.double(), p_r: fc.double(), h_n: fc.nat(), h_sum: fc.nat(), h_sumsq: fc.nat(), q_n: fc.nat(), q_cached: fc.nat(), q_turns: fc.nat() }),
+                    fc.record({
+                      p_n: fc.double(),
+                      p_r: fc.double(),
+                      h_n: fc.nat(),
+                      h_sum: fc.nat(),
+                      h_sumsq: fc.nat(),
+                      q_n: fc.nat(),
+                      q_cached: fc.nat(),
+                      q_turns: fc.nat(),
+                    }),
                     fc.jsonValue(),
                   ),
-                  bands: fc.oneof(fc.dictionary(fc.constantFrom("lt2k", "2k-10k", "ge10k", "huge"), fc.jsonValue(), { maxKeys: 3 }), fc.jsonValue()),
+                  bands: fc.oneof(
+                    fc.dictionary(fc.constantFrom("lt2k", "2k-10k", "ge10k", "huge"), fc.jsonValue(), { maxKeys: 3 }),
+                    fc.jsonValue(),
+                  ),
                 },
                 { requiredKeys: [] },
               ),
@@ -436,8 +574,11 @@ const bodyText = fc.oneof(
   },
   { weight: 2, arbitrary: fc.json() },
   { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
-  { weight: 1, arbitrary: fc.constantFrom("", "{", "[]", "null", "{\"model_name\":", "\u0000", "{\"items\":null}") },
-  { weight: 1, arbitrary: fc.constant(JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })) },
+  { weight: 1, arbitrary: fc.constantFrom("", "{", "[]", "null", '{"model_name":', "\u0000", '{"items":null}') },
+  {
+    weight: 1,
+    arbitrary: fc.constant(JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })),
+  },
 );
 
 // Admin paths mostly carry the admin token, so the fuzz reaches their handlers.
@@ -569,7 +710,9 @@ describe("the whole API under fuzzing", () => {
         if (decision.fire) expect(["claude-opus-4-6", "gpt-5"]).toContain(decision.priced_as?.model);
         expect(Number.isFinite(decision.net_saving_usd)).toBe(true);
         // A dry run has no id, and says so; a recorded decision has its id.
-        expect([decision.dry_run, typeof decision.decision_id]).toEqual(body.dry_run === true ? [true, "undefined"] : [undefined, "string"]);
+        expect([decision.dry_run, typeof decision.decision_id]).toEqual(
+          body.dry_run === true ? [true, "undefined"] : [undefined, "string"],
+        );
       }),
       { seed: SEED, numRuns: runs(300) },
     );
@@ -604,7 +747,8 @@ describe("the whole API under fuzzing", () => {
         expect(Number.isFinite(decision.suffix_rewrite_cost_usd)).toBe(true);
         if (decision.worst_case !== null) expect(Number.isFinite(decision.worst_case.net_saving_usd)).toBe(true);
         if (decision.fire) expect(decision.worst_case === null || decision.worst_case.net_saving_usd > 0).toBe(true);
-        if (!("horizon_range" in body) && decision.reason_code !== "below_threshold") expect(decision.worst_case).toBeNull();
+        if (!("horizon_range" in body) && decision.reason_code !== "below_threshold")
+          expect(decision.worst_case).toBeNull();
       }),
       { seed: SEED, numRuns: runs(300) },
     );
@@ -616,20 +760,24 @@ describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
     const { mergePatch } = await import("../../src/writes/merge-patch");
     const { PricingRowSchema } = await import("../../src/store/schema");
     await fc.assert(
-      fc.asyncProperty(mergePatchBody, fc.constantFrom("application/merge-patch+json", "application/json"), async (patch, type) => {
-        const before = (await env.PRICING.get("pricing:gpt-5", "json")) as object;
-        const spec: RequestSpec = { ...ADMIN_PATCH, contentType: type, body: JSON.stringify(patch) };
-        const { res, text } = await send(spec);
-        const after = await env.PRICING.get("pricing:gpt-5", "json");
-        if (res.status === 200) {
-          expect(JSON.parse(text).row).toEqual(mergePatch(before, JSON.parse(JSON.stringify(patch))));
-          expect(PricingRowSchema.safeParse(after).success).toBe(true);
-        } else {
-          expect(res.status, text).toBe(400);
-          expect(JSON.parse(text).error.issues.length).toBeGreaterThan(0);
-          expect(after).toEqual(before);
-        }
-      }),
+      fc.asyncProperty(
+        mergePatchBody,
+        fc.constantFrom("application/merge-patch+json", "application/json"),
+        async (patch, type) => {
+          const before = (await env.PRICING.get("pricing:gpt-5", "json")) as object;
+          const spec: RequestSpec = { ...ADMIN_PATCH, contentType: type, body: JSON.stringify(patch) };
+          const { res, text } = await send(spec);
+          const after = await env.PRICING.get("pricing:gpt-5", "json");
+          if (res.status === 200) {
+            expect(JSON.parse(text).row).toEqual(mergePatch(before, JSON.parse(JSON.stringify(patch))));
+            expect(PricingRowSchema.safeParse(after).success).toBe(true);
+          } else {
+            expect(res.status, text).toBe(400);
+            expect(JSON.parse(text).error.issues.length).toBeGreaterThan(0);
+            expect(after).toEqual(before);
+          }
+        },
+      ),
       { seed: SEED, numRuns: runs(150) },
     );
   }, 60_000);
@@ -728,7 +876,9 @@ describe("the clearing plan under fuzzing", () => {
         if (plan.stub.length > 0) expect(["claude-opus-4-6", "gpt-5"]).toContain(plan.priced_as?.model);
         const threshold = plan.inputs.large_offload_threshold_tokens;
         for (const id of plan.stub) {
-          expect(body.segments.find((segment) => "id" in segment && segment.id === id)?.tokens).toBeGreaterThanOrEqual(threshold);
+          expect(body.segments.find((segment) => "id" in segment && segment.id === id)?.tokens).toBeGreaterThanOrEqual(
+            threshold,
+          );
         }
       }),
       { seed: SEED, numRuns: runs(200) },
@@ -793,10 +943,18 @@ describe("edge cases the fuzzer reaches", () => {
   };
 
   const cases: [string, Partial<RequestSpec>, number][] = [
-    ["a body over the limit", { body: JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) }) }, 413],
+    [
+      "a body over the limit",
+      { body: JSON.stringify({ model_name: "gpt-5", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) }) },
+      413,
+    ],
     ["a NUL byte for a body", { body: "\u0000" }, 400],
     ["a JSON array for a body", { body: "[]" }, 400],
-    ["a model name of 129 characters", { body: JSON.stringify({ model_name: "m".repeat(129), output_tokens: 20_000 }) }, 400],
+    [
+      "a model name of 129 characters",
+      { body: JSON.stringify({ model_name: "m".repeat(129), output_tokens: 20_000 }) },
+      400,
+    ],
     ["a form-encoded body", { contentType: "application/x-www-form-urlencoded", body: "model_name=gpt-5" }, 415],
     ["no content type", { contentType: undefined }, 415],
     ["a content type with a trailing ;", { contentType: "application/json;" }, 415],

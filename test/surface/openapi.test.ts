@@ -38,13 +38,18 @@ function servedOperations(): string[] {
 
 function documentedOperations(): string[] {
   return Object.entries(doc.paths as Json)
-    .flatMap(([path, item]) => Object.keys(item as Json).filter((key) => HTTP_METHODS.includes(key)).map((method) => `${method} ${path}`))
+    .flatMap(([path, item]) =>
+      Object.keys(item as Json)
+        .filter((key) => HTTP_METHODS.includes(key))
+        .map((method) => `${method} ${path}`),
+    )
     .sort();
 }
 
 /** A standalone JSON Schema (2020-12) for a node of the document, its `$ref`s pointing at `$defs`. */
 function standalone(schema: unknown): Schema {
-  const rewrite = (value: unknown) => JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
+  const rewrite = (value: unknown) =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/components/schemas/', '"#/$defs/'));
   return { ...rewrite(schema), $defs: rewrite(doc.components?.schemas ?? {}) };
 }
 
@@ -54,7 +59,9 @@ function validate(schema: unknown, value: unknown): string[] {
 }
 
 const resolve = (schema: Json): Json =>
-  typeof schema.$ref === "string" ? resolve(doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")]) : schema;
+  typeof schema.$ref === "string"
+    ? resolve(doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")])
+    : schema;
 
 /** Keys the value carries that its documented schema does not declare: the document must not under-describe an answer. */
 function undeclaredKeys(value: unknown, schema: Json, at = "$"): string[] {
@@ -62,7 +69,8 @@ function undeclaredKeys(value: unknown, schema: Json, at = "$"): string[] {
   for (const branch of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) {
     if (validate(branch, value).length === 0) return undeclaredKeys(value, branch, at);
   }
-  if (Array.isArray(value)) return value.flatMap((item, i) => (s.items ? undeclaredKeys(item, s.items, `${at}[${i}]`) : []));
+  if (Array.isArray(value))
+    return value.flatMap((item, i) => (s.items ? undeclaredKeys(item, s.items, `${at}[${i}]`) : []));
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, child]) => {
     const declared = s.properties?.[key];
@@ -93,11 +101,13 @@ function examplesIn(node: unknown, where: string, out: Example[] = []): Example[
   const { example, examples, ...rest } = obj;
   if ("schema" in obj && (example !== undefined || examples !== undefined)) {
     if (example !== undefined) out.push({ where, schema: obj.schema, value: example });
-    for (const [name, entry] of Object.entries((examples ?? {}) as Json)) out.push({ where: `${where}#${name}`, schema: obj.schema, value: entry.value });
+    for (const [name, entry] of Object.entries((examples ?? {}) as Json))
+      out.push({ where: `${where}#${name}`, schema: obj.schema, value: entry.value });
   } else if (example !== undefined || Array.isArray(examples)) {
     const schema = { ...rest };
     if (example !== undefined) out.push({ where, schema, value: example });
-    for (const [i, value] of (Array.isArray(examples) ? examples : []).entries()) out.push({ where: `${where}#${i}`, schema, value });
+    for (const [i, value] of (Array.isArray(examples) ? examples : []).entries())
+      out.push({ where: `${where}#${i}`, schema, value });
   }
   for (const [key, child] of Object.entries(rest)) examplesIn(child, `${where}/${key}`, out);
   return out;
@@ -107,9 +117,13 @@ describe("GET /openapi.json", () => {
   it("serves an OpenAPI 3.1 document with the bearer security schemes", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.title).toBe("offload-gate");
-    const bearer = Object.values(doc.components.securitySchemes as Json).filter((s: Json) => s.type === "http" && s.scheme === "bearer");
+    const bearer = Object.values(doc.components.securitySchemes as Json).filter(
+      (s: Json) => s.type === "http" && s.scheme === "bearer",
+    );
     expect(bearer.length).toBeGreaterThanOrEqual(2);
-    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["GateRequest", "GateDecision", "Error"]));
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(["GateRequest", "GateDecision", "Error"]),
+    );
   });
 
   it("describes every route the app serves, and nothing it does not", () => {
@@ -121,7 +135,8 @@ describe("GET /openapi.json", () => {
 
   it("documents the dry run on the gate, the batch and the plan, and the answers without an id", () => {
     const schemas = doc.components.schemas as Json;
-    for (const name of ["GateRequest", "GateBatchRequest", "PlanRequest"]) expect(schemas[name].properties.dry_run.type).toBe("boolean");
+    for (const name of ["GateRequest", "GateBatchRequest", "PlanRequest"])
+      expect(schemas[name].properties.dry_run.type).toBe("boolean");
     for (const name of ["GateDecision", "Plan"]) {
       const dryRun = schemas[name].properties.dry_run;
       expect([dryRun.type, dryRun.const ?? dryRun.enum]).toEqual(["boolean", [true]]);
@@ -141,7 +156,9 @@ describe("GET /openapi.json", () => {
     const examples = examplesIn(doc, "#");
     // GateRequest, GateDecision, and the property examples at least.
     expect(examples.length).toBeGreaterThan(8);
-    const failures = examples.flatMap((example) => validate(example.schema, example.value).map((error) => `${example.where} ${error}`));
+    const failures = examples.flatMap((example) =>
+      validate(example.schema, example.value).map((error) => `${example.where} ${error}`),
+    );
     expect(failures).toEqual([]);
   });
 
@@ -153,10 +170,13 @@ describe("GET /openapi.json", () => {
       const op = doc.paths[route.path.replace(/:(\w+)/g, "{$1}")][route.method];
       const bodies: [Json | undefined, Json | undefined][] = [
         [route.request?.body?.content?.["application/json"], op.requestBody?.content?.["application/json"]],
-        ...Object.entries(route.responses).map(([status, response]) => [
-          (response as Json).content?.["application/json"],
-          op.responses[status]?.content?.["application/json"],
-        ] as [Json | undefined, Json | undefined]),
+        ...Object.entries(route.responses).map(
+          ([status, response]) =>
+            [(response as Json).content?.["application/json"], op.responses[status]?.content?.["application/json"]] as [
+              Json | undefined,
+              Json | undefined,
+            ],
+        ),
       ];
       for (const [zodMedia, docMedia] of bodies) {
         if (zodMedia === undefined || docMedia === undefined) continue;
@@ -187,22 +207,94 @@ describe("the documented error shape", () => {
     body === undefined ? { method, headers: bearer(ALICE_TOKEN) } : jsonInit(method, body, bearer(ALICE_TOKEN));
   // [what, documented operation, status, the real request]
   const cases: [string, string, number, () => Promise<Response>][] = [
-    ["a field out of range", "post /v1/gate", 400, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: -1 })],
-    ["an unknown field", "post /v1/gate", 400, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon_turns: 4 })],
+    [
+      "a field out of range",
+      "post /v1/gate",
+      400,
+      () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: -1 }),
+    ],
+    [
+      "an unknown field",
+      "post /v1/gate",
+      400,
+      () => postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, horizon_turns: 4 }),
+    ],
     ["a body that is not JSON", "post /v1/gate", 400, () => postGate("{not json")],
-    ["a body that is too large", "post /v1/gate", 413, () => postGate({ model_name: "claude-opus-4-6", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) })],
-    ["a body that is not JSON by type", "post /v1/gate", 415, () => call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" })],
-    ["a missing gate key", "post /v1/gate", 401, () => callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate", gateJson({ model_name: "m", output_tokens: 1 }))],
-    ["a curve point count out of range", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: 20_000 }, points: 1_000 })],
-    ["a curve of a bad request", "post /v1/gate/curve", 400, () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: -1 } })],
-    ["a plan's repeated id", "post /v1/plan", 400, () => postJson("/v1/plan", { model_name: "m", segments: [{ id: "a", tokens: 1 }, { id: "a", tokens: 2 }] })],
+    [
+      "a body that is too large",
+      "post /v1/gate",
+      413,
+      () => postGate({ model_name: "claude-opus-4-6", output_tokens: 1, pad: "x".repeat(MAX_BODY_BYTES) }),
+    ],
+    [
+      "a body that is not JSON by type",
+      "post /v1/gate",
+      415,
+      () => call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }),
+    ],
+    [
+      "a missing gate key",
+      "post /v1/gate",
+      401,
+      () =>
+        callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate", gateJson({ model_name: "m", output_tokens: 1 })),
+    ],
+    [
+      "a curve point count out of range",
+      "post /v1/gate/curve",
+      400,
+      () =>
+        postJson("/v1/gate/curve", {
+          request: { model_name: "claude-opus-4-6", output_tokens: 20_000 },
+          points: 1_000,
+        }),
+    ],
+    [
+      "a curve of a bad request",
+      "post /v1/gate/curve",
+      400,
+      () => postJson("/v1/gate/curve", { request: { model_name: "claude-opus-4-6", output_tokens: -1 } }),
+    ],
+    [
+      "a plan's repeated id",
+      "post /v1/plan",
+      400,
+      () =>
+        postJson("/v1/plan", {
+          model_name: "m",
+          segments: [
+            { id: "a", tokens: 1 },
+            { id: "a", tokens: 2 },
+          ],
+        }),
+    ],
     ["a missing admin token", "get /v1/admin/pricing", 401, () => call("/v1/admin/pricing")],
-    ["a negative price", "put /v1/admin/pricing/{model}", 400, () => call("/v1/admin/pricing/new-model", admin("PUT", { input: -1, output: 2 }))],
-    ["a model without a row", "get /v1/admin/pricing/{model}", 404, () => call("/v1/admin/pricing/no-such-model", admin("GET"))],
-    ["an outcome report over 100 items", "post /v1/outcomes", 400, () => call("/v1/outcomes", gateJson({ items: Array(101).fill({}) }))],
+    [
+      "a negative price",
+      "put /v1/admin/pricing/{model}",
+      400,
+      () => call("/v1/admin/pricing/new-model", admin("PUT", { input: -1, output: 2 })),
+    ],
+    [
+      "a model without a row",
+      "get /v1/admin/pricing/{model}",
+      404,
+      () => call("/v1/admin/pricing/no-such-model", admin("GET")),
+    ],
+    [
+      "an outcome report over 100 items",
+      "post /v1/outcomes",
+      400,
+      () => call("/v1/outcomes", gateJson({ items: Array(101).fill({}) })),
+    ],
     ["a session report that is not {items}", "post /v1/sessions", 400, () => call("/v1/sessions", gateJson([]))],
     ["a savings window that is not a date", "get /v1/savings", 400, () => call("/v1/savings?from=yesterday")],
-    ["an admin savings report without a tenant", "get /v1/admin/savings", 400, () => call("/v1/admin/savings", admin("GET"))],
+    [
+      "an admin savings report without a tenant",
+      "get /v1/admin/savings",
+      400,
+      () => call("/v1/admin/savings", admin("GET")),
+    ],
   ];
 
   it.each(cases)("is what the app answers for %s", async (_what, operation, status, send) => {
@@ -221,7 +313,9 @@ describe("the documented error shape", () => {
   it("would catch an answer the document does not describe", () => {
     const schema = doc.paths["/v1/gate"].post.responses["400"].content["application/json"].schema;
     expect(validate(schema, { error: { code: "invalid_request", message: "m" } })).not.toEqual([]);
-    expect(undeclaredKeys({ error: { code: "c", message: "m", issues: [], field: "horizon" } }, schema)).toEqual(["$.error.field"]);
+    expect(undeclaredKeys({ error: { code: "c", message: "m", issues: [], field: "horizon" } }, schema)).toEqual([
+      "$.error.field",
+    ]);
   });
 
   it("describes the 200 answer completely", async () => {
@@ -233,7 +327,12 @@ describe("the documented error shape", () => {
   });
 
   it("describes the curve's 200 answer completely", async () => {
-    const request = { model_name: "claude-opus-4-6", output_tokens: 20_000, pricing_mode: "cache_aware", context_tokens: 60_000 };
+    const request = {
+      model_name: "claude-opus-4-6",
+      output_tokens: 20_000,
+      pricing_mode: "cache_aware",
+      context_tokens: 60_000,
+    };
     const res = await postJson("/v1/gate/curve", { request, points: 5 });
     expect(res.status).toBe(200);
     const body = await res.json<Json>();
@@ -254,22 +353,36 @@ describe("the documented error shape", () => {
 });
 
 describe("the outcomes ledger's answers", () => {
-  const schemaOf = (path: string, method: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
+  const schemaOf = (path: string, method: string) =>
+    doc.paths[path][method].responses["200"].content["application/json"].schema;
   const complete = (body: unknown, schema: Json) => {
     expect(validate(schema, body)).toEqual([]);
     expect(undeclaredKeys(body, schema)).toEqual([]);
   };
 
   it("are described completely: reports, their item results, and the savings report", async () => {
-    const decision = await (await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: "doc-1", tool_name: "grep" })).json<Json>();
+    const decision = await (
+      await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: "doc-1", tool_name: "grep" })
+    ).json<Json>();
     const outcomes = await call("/v1/outcomes", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ items: [{ decision_id: decision.decision_id, turns_after: 3, recalled: false }, { decision_id: "x" }] }),
+      body: JSON.stringify({
+        items: [{ decision_id: decision.decision_id, turns_after: 3, recalled: false }, { decision_id: "x" }],
+      }),
     });
     complete(await outcomes.json(), schemaOf("/v1/outcomes", "post"));
-    const session = { session_id: "doc-1", model_name: "claude-opus-4-6", turns: 3, usage: { input_tokens: 10, output_tokens: 10 } };
-    const sessions = await call("/v1/sessions", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ items: [session] }) });
+    const session = {
+      session_id: "doc-1",
+      model_name: "claude-opus-4-6",
+      turns: 3,
+      usage: { input_tokens: 10, output_tokens: 10 },
+    };
+    const sessions = await call("/v1/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ items: [session] }),
+    });
     complete(await sessions.json(), schemaOf("/v1/sessions", "post"));
     const savings = await (await call("/v1/savings?tool_name=grep")).json<Json>();
     expect(savings.series.length).toBeGreaterThan(0);

@@ -68,7 +68,10 @@ describe("evaluateOffloadGate properties", () => {
       fc.property(inputs, row, fc.double({ min: 0, max: 1, noNaN: true }), (given, pricing, extra) => {
         const base = { ...given, large_offload_threshold_tokens: 0 };
         const lessLikely = evaluateOffloadGate(base, pricing);
-        const moreLikely = evaluateOffloadGate({ ...base, recall_probability: base.recall_probability + extra }, pricing);
+        const moreLikely = evaluateOffloadGate(
+          { ...base, recall_probability: base.recall_probability + extra },
+          pricing,
+        );
         expect(moreLikely.net_saving_usd).toBeLessThanOrEqual(lessLikely.net_saving_usd);
       }),
       RUNS,

@@ -25,10 +25,13 @@ function namesFor(role: Role, name: string) {
 /** What differs between two runs of the same story: ids, clocks, the name under test, and the last bits of sums. */
 function normalized(text: string, name: string): unknown {
   // `queried` counts the shards the tenant wrote, which its session and tenant names hash to.
-  const volatile = /^(decision_id|computed_at|since|at|window|from|to|changed_at|version|refreshed_at|took_ms|duration_ms|queried)$/;
-  return JSON.parse(text.replaceAll(`"${name}"`, '"t1"').replaceAll(`:${name}`, ":t1").replaceAll(`=${name}`, "=t1"), (key, value) =>
-    // Sums over sessions sorted by id may add in another order: equal to 12 digits.
-    volatile.test(key) ? "·" : typeof value === "number" ? Number(value.toPrecision(12)) : value,
+  const volatile =
+    /^(decision_id|computed_at|since|at|window|from|to|changed_at|version|refreshed_at|took_ms|duration_ms|queried)$/;
+  return JSON.parse(
+    text.replaceAll(`"${name}"`, '"t1"').replaceAll(`:${name}`, ":t1").replaceAll(`=${name}`, "=t1"),
+    (key, value) =>
+      // Sums over sessions sorted by id may add in another order: equal to 12 digits.
+      volatile.test(key) ? "·" : typeof value === "number" ? Number(value.toPrecision(12)) : value,
   );
 }
 
@@ -51,7 +54,14 @@ async function story(role: Role, name: string): Promise<Array<{ step: string; st
     steps.push({ step, status: res.status, body: normalized(await res.text(), name) });
     return steps.at(-1)!;
   };
-  const gate = (session: string) => ({ model_name: n.model, output_tokens: 20_000, horizon: 4, recall_probability: 0.3, tool_name: n.tool, session_id: session });
+  const gate = (session: string) => ({
+    model_name: n.model,
+    output_tokens: 20_000,
+    horizon: 4,
+    recall_probability: 0.3,
+    tool_name: n.tool,
+    session_id: session,
+  });
   const tenant = encodeURIComponent(n.tenant);
 
   await putRow(n.model, OPUS);
@@ -60,22 +70,40 @@ async function story(role: Role, name: string): Promise<Array<{ step: string; st
     const res = await callWorker("/v1/gate", { json: gate(i === 0 ? n.session : `${n.session}-${i}`), headers }, env);
     const body = await res.clone().json<any>();
     await keep(`gate ${i}`, res);
-    if (body.fire) items.push({ decision_id: body.decision_id, turns_after: 3 + i, recalled: i % 2 === 0, cached_turns: 2 });
+    if (body.fire)
+      items.push({ decision_id: body.decision_id, turns_after: 3 + i, recalled: i % 2 === 0, cached_turns: 2 });
   }
   await keep("outcomes", await callWorker("/v1/outcomes", { json: { items }, headers }, env));
-  const bill = { session_id: n.session, model_name: n.model, turns: 6, usage: { input_tokens: 9_000, output_tokens: 800, cache_read_input_tokens: 40_000 } };
+  const bill = {
+    session_id: n.session,
+    model_name: n.model,
+    turns: 6,
+    usage: { input_tokens: 9_000, output_tokens: 800, cache_read_input_tokens: 40_000 },
+  };
   await keep("sessions", await callWorker("/v1/sessions", { json: { items: [bill] }, headers }, env));
   await keep("refresh", await adminCall("POST", `/v1/admin/learning/refresh?tenant=${tenant}`, {}));
   await keep("gate on the learned value", await callWorker("/v1/gate", { json: gate(`${n.session}-9`), headers }, env));
-  await keep("batch on the learned value", await callWorker("/v1/gate/batch", { json: { items: [gate(n.session), gate("other")] }, headers }, env));
+  await keep(
+    "batch on the learned value",
+    await callWorker("/v1/gate/batch", { json: { items: [gate(n.session), gate("other")] }, headers }, env),
+  );
   await keep("learning view", await callWorker("/v1/learning", { method: "GET", headers }, env));
   await keep("admin learning view", await adminCall("GET", `/v1/admin/learning?tenant=${tenant}`, undefined));
-  await keep("breaker override", await adminCall("PUT", `/v1/admin/learning/breakers/${tenant}`, { tool_name: n.tool, state: "closed" }));
+  await keep(
+    "breaker override",
+    await adminCall("PUT", `/v1/admin/learning/breakers/${tenant}`, { tool_name: n.tool, state: "closed" }),
+  );
   await keep("learning view after the override", await callWorker("/v1/learning", { method: "GET", headers }, env));
   await keep("second refresh", await adminCall("POST", `/v1/admin/learning/refresh?tenant=${tenant}`, {}));
-  await keep("savings", await callWorker(`/v1/savings?tool_name=${encodeURIComponent(n.tool)}`, { method: "GET", headers }, env));
+  await keep(
+    "savings",
+    await callWorker(`/v1/savings?tool_name=${encodeURIComponent(n.tool)}`, { method: "GET", headers }, env),
+  );
   await keep("admin savings", await adminCall("GET", `/v1/admin/savings?tenant=${tenant}`, undefined));
-  await keep("breaker back to the rule", await adminCall("PUT", `/v1/admin/learning/breakers/${tenant}`, { tool_name: n.tool, state: "auto" }));
+  await keep(
+    "breaker back to the rule",
+    await adminCall("PUT", `/v1/admin/learning/breakers/${tenant}`, { tool_name: n.tool, state: "auto" }),
+  );
   return steps;
 }
 
@@ -87,14 +115,17 @@ beforeEach(async () => {
 describe("a name of a built-in object property", () => {
   for (const role of ROLES) {
     const names = role === "model" ? BUILT_IN.filter((name) => name !== "__proto__") : BUILT_IN;
-    it.each(names)(`as a ${role} name (%s), every route, the learner, the views and the breakers answer as they do for t1`, async (name) => {
-      const reference = await story(role, "t1");
-      expect(reference.every((step) => step.status < 500)).toBe(true);
-      // The story really exercises the learner: decisions fired and a value was published.
-      expect(reference.find((step) => step.step === "refresh")?.body).toMatchObject({ status: "published" });
-      const named = await story(role, name);
-      expect(named).toEqual(reference);
-    });
+    it.each(names)(
+      `as a ${role} name (%s), every route, the learner, the views and the breakers answer as they do for t1`,
+      async (name) => {
+        const reference = await story(role, "t1");
+        expect(reference.every((step) => step.status < 500)).toBe(true);
+        // The story really exercises the learner: decisions fired and a value was published.
+        expect(reference.find((step) => step.step === "refresh")?.body).toMatchObject({ status: "published" });
+        const named = await story(role, name);
+        expect(named).toEqual(reference);
+      },
+    );
   }
 
   it("refuses __proto__ as a model name with a 400 naming model_name, as before", async () => {
@@ -110,7 +141,10 @@ describe("a stored learned value keyed by such names", () => {
     `{"version":1,"tenant":"acme","computed_at":1,"window":{"from":0,"to":1},"tenant_sums":${JSON.stringify(sums)},"tools":${tools},"breakers":{}}`;
 
   it("keeps a tool named __proto__ as an own key, with no prototype on the record", () => {
-    const { value: parsed } = parseLearned("acme", value(`{"__proto__":{"sums":${JSON.stringify(sums)},"models":{"constructor":${JSON.stringify(sums)}}}}`));
+    const { value: parsed } = parseLearned(
+      "acme",
+      value(`{"__proto__":{"sums":${JSON.stringify(sums)},"models":{"constructor":${JSON.stringify(sums)}}}}`),
+    );
     expect(Object.getPrototypeOf(parsed!.tools)).toBeNull();
     expect(Object.keys(parsed!.tools)).toEqual(["__proto__"]);
     expect(Object.hasOwn(parsed!.tools["__proto__"]!.models, "constructor")).toBe(true);

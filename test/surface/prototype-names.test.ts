@@ -59,7 +59,10 @@ describe("names that shadow Object.prototype", () => {
     expect(asRow.status).toBe(400);
     expect((await asRow.json<any>()).error.issues).toContainEqual({ path: "model", message: "is a reserved name" });
     const asAlias = await adminCall("PUT", "/v1/admin/pricing/real-model", { ...ROW, aliases: ["__proto__"] });
-    expect((await asAlias.json<any>()).error.issues).toContainEqual({ path: "aliases.0", message: "is a reserved name" });
+    expect((await asAlias.json<any>()).error.issues).toContainEqual({
+      path: "aliases.0",
+      message: "is a reserved name",
+    });
   });
 
   it("lists a row stored as __proto__ straight in KV as an own key, not lost", async () => {

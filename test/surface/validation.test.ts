@@ -3,7 +3,6 @@ import { MAX_BODY_BYTES } from "../../src/http/guards";
 import { bearer, call, EXAMPLE_A, OPUS, postGate, putRow, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 
-
 interface ErrorBody {
   error: { code: string; message: string; issues: { path: string; message: string }[] };
 }
@@ -81,16 +80,28 @@ describe("POST /v1/gate with bad input", () => {
   });
 
   it.each([[-0.01], [1.01], [7]])("answers 400 when recall_probability is %d", async (recall_probability) => {
-    const body = await expectError(await postGate({ ...EXAMPLE_A, recall_probability }), 400, "invalid_request", "recall_probability");
+    const body = await expectError(
+      await postGate({ ...EXAMPLE_A, recall_probability }),
+      400,
+      "invalid_request",
+      "recall_probability",
+    );
     expect(body.error.issues[0]?.message).toBe("must be between 0 and 1");
   });
 
-  it.each([["stub_tokens", 1.5], ["recall_output_tokens", 0.1]])("answers 400 when %s is not an integer", async (field, value) => {
+  it.each([
+    ["stub_tokens", 1.5],
+    ["recall_output_tokens", 0.1],
+  ])("answers 400 when %s is not an integer", async (field, value) => {
     await expectError(await postGate({ ...EXAMPLE_A, [field]: value }), 400, "invalid_request", field);
   });
 
   it("answers 400 naming every unknown field, so a typo never falls back to a prior", async () => {
-    const body = await expectError(await postGate({ ...EXAMPLE_A, horizn: 4, recall_prob: 0.1 }), 400, "invalid_request");
+    const body = await expectError(
+      await postGate({ ...EXAMPLE_A, horizn: 4, recall_prob: 0.1 }),
+      400,
+      "invalid_request",
+    );
     expect(body.error.issues).toEqual([
       { path: "horizn", message: "is not a known field" },
       { path: "recall_prob", message: "is not a known field" },
@@ -117,7 +128,11 @@ describe("requests the gate refuses before reading them", () => {
   });
 
   it("answers 415 when the content type is not JSON", async () => {
-    const res = await call("/v1/gate", { method: "POST", headers: { "content-type": "text/plain" }, body: JSON.stringify(EXAMPLE_A) });
+    const res = await call("/v1/gate", {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: JSON.stringify(EXAMPLE_A),
+    });
     await expectError(res, 415, "unsupported_media_type", "content-type");
   });
 
@@ -131,24 +146,36 @@ describe("requests the gate refuses before reading them", () => {
     expect(res.status).toBe(200);
   });
 
-  it.each(["application/json; charset=utf-16", "application/json; charset=ISO-8859-1", 'application/json;charset="latin1"'])(
-    "answers 415, not invalid_json, for a JSON body declared as %s",
-    async (type) => {
-      const res = await call("/v1/gate", { method: "POST", headers: { "content-type": type }, body: JSON.stringify(EXAMPLE_A) });
-      await expectError(res, 415, "unsupported_media_type", "content-type");
-    },
-  );
+  it.each([
+    "application/json; charset=utf-16",
+    "application/json; charset=ISO-8859-1",
+    'application/json;charset="latin1"',
+  ])("answers 415, not invalid_json, for a JSON body declared as %s", async (type) => {
+    const res = await call("/v1/gate", {
+      method: "POST",
+      headers: { "content-type": type },
+      body: JSON.stringify(EXAMPLE_A),
+    });
+    await expectError(res, 415, "unsupported_media_type", "content-type");
+  });
 
   it.each([
     ["/v1/gate", "POST"],
     ["/v1/outcomes", "POST"],
     ["/v1/admin/config", "PUT"],
-  ])("answers 415 naming content-type on %s for a media type with a trailing or malformed parameter", async (path, method) => {
-    for (const type of ["application/json;", "application/json; ", "application/json; charset"]) {
-      const res = await call(path, { method, headers: { "content-type": type, ...bearer(ALICE_TOKEN) }, body: JSON.stringify(EXAMPLE_A) });
-      await expectError(res, 415, "unsupported_media_type", "content-type");
-    }
-  });
+  ])(
+    "answers 415 naming content-type on %s for a media type with a trailing or malformed parameter",
+    async (path, method) => {
+      for (const type of ["application/json;", "application/json; ", "application/json; charset"]) {
+        const res = await call(path, {
+          method,
+          headers: { "content-type": type, ...bearer(ALICE_TOKEN) },
+          body: JSON.stringify(EXAMPLE_A),
+        });
+        await expectError(res, 415, "unsupported_media_type", "content-type");
+      }
+    },
+  );
 
   it("accepts charset UTF-8 in any case, quoted or not", async () => {
     for (const type of ["application/json; charset=UTF-8", 'application/json; charset="utf8"']) {
@@ -156,10 +183,13 @@ describe("requests the gate refuses before reading them", () => {
     }
   });
 
-  it.each(["gzip", "br", "deflate"])("answers 415, not invalid_json, for a body sent with Content-Encoding %s", async (encoding) => {
-    const res = await postGate(EXAMPLE_A, { "content-encoding": encoding });
-    await expectError(res, 415, "unsupported_media_type", "content-encoding");
-  });
+  it.each(["gzip", "br", "deflate"])(
+    "answers 415, not invalid_json, for a body sent with Content-Encoding %s",
+    async (encoding) => {
+      const res = await postGate(EXAMPLE_A, { "content-encoding": encoding });
+      await expectError(res, 415, "unsupported_media_type", "content-encoding");
+    },
+  );
 
   it("answers 404 with a JSON body for an unknown route", async () => {
     await expectError(await call("/v1/nope"), 404, "not_found");

@@ -9,7 +9,14 @@ import { litellmSource, SOURCE_URL } from "../fixtures/litellm-source";
 import { putAlias, putRow, resetState } from "../support/helpers";
 
 const OPUS = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, provider: "anthropic" };
-const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, aliases: ["gpt-5-2025-08-07"], provider: "openai", verified_at: "2026-11-01" };
+const GPT5 = {
+  input: 1.25,
+  output: 10,
+  cache_read: 0.125,
+  aliases: ["gpt-5-2025-08-07"],
+  provider: "openai",
+  verified_at: "2026-11-01",
+};
 const O4_MINI = { input: 1.1, output: 4.4, cache_read: 0.275, provider: "openai" };
 const RETIRED = { input: 1, output: 2, provider: "openai", retires_at: "2026-01-01", replaced_by: "gpt-5" };
 
@@ -21,7 +28,11 @@ function serve(respond: (request: Request) => Response | Promise<Response>) {
 /** Runs the Worker's own `scheduled` export, as a Cron Trigger would. */
 async function runCron(): Promise<void> {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime: Date.parse("2026-11-30T06:17:00Z"), cron: "17 */6 * * *" }), env, ctx);
+  await worker.scheduled(
+    createScheduledController({ scheduledTime: Date.parse("2026-11-30T06:17:00Z"), cron: "17 */6 * * *" }),
+    env,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
 }
 
@@ -50,7 +61,13 @@ describe("the scheduled price sync (Cron Trigger), against a mocked source", () 
     await runCron();
 
     expect(fetched).toHaveBeenCalledTimes(1);
-    expect(new URL(fetched.mock.calls[0]?.[0] instanceof Request ? fetched.mock.calls[0][0].url : String(fetched.mock.calls[0]?.[0])).href).toBe(SOURCE_URL);
+    expect(
+      new URL(
+        fetched.mock.calls[0]?.[0] instanceof Request
+          ? fetched.mock.calls[0][0].url
+          : String(fetched.mock.calls[0]?.[0]),
+      ).href,
+    ).toBe(SOURCE_URL);
     const { changes } = await listPending(env.PRICING);
     expect(changes.map((change) => [change.model, change.kind, change.status])).toEqual([
       ["gpt-5", "changed", "pending"],
@@ -63,10 +80,23 @@ describe("the scheduled price sync (Cron Trigger), against a mocked source", () 
       { field: "cache_read", from: 0.125, to: 0.15 },
     ]);
     // The proposal keeps the row's names and provider, takes the source's prices, and says where they came from.
-    expect(changed?.after).toEqual({ input: 1.5, output: 10, cache_read: 0.15, aliases: ["gpt-5-2025-08-07"], provider: "openai", source: SOURCE_URL });
+    expect(changed?.after).toEqual({
+      input: 1.5,
+      output: 10,
+      cache_read: 0.15,
+      aliases: ["gpt-5-2025-08-07"],
+      provider: "openai",
+      source: SOURCE_URL,
+    });
     expect(changed?.before).toEqual(GPT5);
     expect(changed).toMatchObject({ source: SOURCE_URL, detected_at: "2026-11-30T06:17:00.000Z" });
-    expect(changes[1]?.after).toEqual({ input: 1, output: 5, cache_read: 0.05, provider: "openai", source: SOURCE_URL });
+    expect(changes[1]?.after).toEqual({
+      input: 1,
+      output: 5,
+      cache_read: 0.05,
+      provider: "openai",
+      source: SOURCE_URL,
+    });
     expect(changes[2]).toMatchObject({ before: O4_MINI, after: null });
     // Never applied: the rows are as they were.
     expect(await env.PRICING.get("pricing:gpt-5")).toBe(rowsBefore);
@@ -105,17 +135,79 @@ describe("the scheduled price sync (Cron Trigger), against a mocked source", () 
 
 describe("a failed fetch or a malformed or hostile source: a logged error, no pending change, no write", () => {
   const cases: [string, () => Response | Promise<Response>, RegExp][] = [
-    ["a network failure", () => Promise.reject(new TypeError("connection refused")), /fetching .* failed: connection refused/],
+    [
+      "a network failure",
+      () => Promise.reject(new TypeError("connection refused")),
+      /fetching .* failed: connection refused/,
+    ],
     ["an HTTP error", () => new Response("upstream down", { status: 503 }), /answered HTTP 503/],
-    ["a file that is not JSON", () => new Response("{ \"gpt-5\": { input_cost", { status: 200 }), /the source is not JSON/],
+    [
+      "a file that is not JSON",
+      () => new Response('{ "gpt-5": { input_cost', { status: 200 }),
+      /the source is not JSON/,
+    ],
     ["a JSON array", () => Response.json([1, 2, 3]), /not a JSON object of model entries/],
     ["an object with no model entries", () => Response.json({ sample_spec: {}, note: "hi" }), /has no model entries/],
-    ["a non-numeric price", () => Response.json(litellmSource({ "gpt-5": { input_cost_per_token: "0.0000015", output_cost_per_token: 1e-5, litellm_provider: "openai", mode: "chat" } })), /entry "gpt-5" is malformed: input_cost_per_token is not a number/],
-    ["a negative price", () => Response.json(litellmSource({ "gpt-6.1-terra": { input_cost_per_token: -1e-6, output_cost_per_token: 5e-6, litellm_provider: "openai", mode: "chat" } })), /input_cost_per_token is out of range/],
-    ["a huge price", () => Response.json(litellmSource({ "gpt-6.1-terra": { input_cost_per_token: 1e300, output_cost_per_token: 5e-6, litellm_provider: "openai", mode: "chat" } })), /out of range/],
-    ["a body over the size limit, streamed without Content-Length", () => new Response(hugeStream(MAX_SOURCE_BYTES + 1)), /over the 8388608-byte limit/],
-    ["a declared Content-Length over the limit", () => new Response("{}", { headers: { "content-length": String(MAX_SOURCE_BYTES * 4) } }), /over the 8388608-byte limit/],
-    ["a deeply nested file", () => new Response(`{"gpt-5": ${"[".repeat(200_000)}${"]".repeat(200_000)}}`), /has no model entries/],
+    [
+      "a non-numeric price",
+      () =>
+        Response.json(
+          litellmSource({
+            "gpt-5": {
+              input_cost_per_token: "0.0000015",
+              output_cost_per_token: 1e-5,
+              litellm_provider: "openai",
+              mode: "chat",
+            },
+          }),
+        ),
+      /entry "gpt-5" is malformed: input_cost_per_token is not a number/,
+    ],
+    [
+      "a negative price",
+      () =>
+        Response.json(
+          litellmSource({
+            "gpt-6.1-terra": {
+              input_cost_per_token: -1e-6,
+              output_cost_per_token: 5e-6,
+              litellm_provider: "openai",
+              mode: "chat",
+            },
+          }),
+        ),
+      /input_cost_per_token is out of range/,
+    ],
+    [
+      "a huge price",
+      () =>
+        Response.json(
+          litellmSource({
+            "gpt-6.1-terra": {
+              input_cost_per_token: 1e300,
+              output_cost_per_token: 5e-6,
+              litellm_provider: "openai",
+              mode: "chat",
+            },
+          }),
+        ),
+      /out of range/,
+    ],
+    [
+      "a body over the size limit, streamed without Content-Length",
+      () => new Response(hugeStream(MAX_SOURCE_BYTES + 1)),
+      /over the 8388608-byte limit/,
+    ],
+    [
+      "a declared Content-Length over the limit",
+      () => new Response("{}", { headers: { "content-length": String(MAX_SOURCE_BYTES * 4) } }),
+      /over the 8388608-byte limit/,
+    ],
+    [
+      "a deeply nested file",
+      () => new Response(`{"gpt-5": ${"[".repeat(200_000)}${"]".repeat(200_000)}}`),
+      /has no model entries/,
+    ],
     ["a flood of new models", () => Response.json(flood(600)), /would propose \d+ changes, over the limit of 500/],
   ];
 
@@ -177,11 +269,15 @@ describe("a proposal is checked against the row schema before it is stored", () 
     const report = await syncWith(litellmSource(snapshots("gpt-flood", 40)));
     expect(report.status).toBe("done");
     if (report.status !== "done") return;
-    expect(report.skipped).toEqual([{ model: "gpt-flood", reason: expect.stringMatching(/^the row it would write is invalid: aliases: .*32/) }]);
+    expect(report.skipped).toEqual([
+      { model: "gpt-flood", reason: expect.stringMatching(/^the row it would write is invalid: aliases: .*32/) },
+    ]);
     expect(await env.PRICING.get("pending:gpt-flood")).toBeNull();
     expect(await pendingModels()).toEqual(["gpt-5", "gpt-6.1-terra", "o4-mini"]);
     expect((await listPending(env.PRICING)).invalid).toEqual([]);
-    expect(String(warned.mock.calls[0]?.[0])).toMatch(/^offload-gate price sync skipped 1 source entry that cannot become a valid row: gpt-flood: /);
+    expect(String(warned.mock.calls[0]?.[0])).toMatch(
+      /^offload-gate price sync skipped 1 source entry that cannot become a valid row: gpt-flood: /,
+    );
   });
 
   it("reports an entry without an output price as skipped, with the reason, and does not take a skipped row for a removed one", async () => {
@@ -224,7 +320,16 @@ describe("a sync withdraws the pending changes it made once the source no longer
 
   it("withdraws an unreadable entry the sync stored before proposals were checked (40 aliases), and leaves one it did not write", async () => {
     const aliases = Object.keys(snapshots("gpt-flood", 40)).sort();
-    const stale = { model: "gpt-flood", kind: "added", status: "pending", before: null, after: { ...{ input: 2, output: 8, provider: "openai", source: SOURCE_URL }, aliases }, fields: [], source: SOURCE_URL, detected_at: "2026-11-29T06:17:00.000Z" };
+    const stale = {
+      model: "gpt-flood",
+      kind: "added",
+      status: "pending",
+      before: null,
+      after: { ...{ input: 2, output: 8, provider: "openai", source: SOURCE_URL }, aliases },
+      fields: [],
+      source: SOURCE_URL,
+      detected_at: "2026-11-29T06:17:00.000Z",
+    };
     await env.PRICING.put("pending:gpt-flood", JSON.stringify(stale));
     await env.PRICING.put("pending:by-hand", "{ not json");
     expect((await listPending(env.PRICING)).invalid.map((entry) => entry.model)).toEqual(["by-hand", "gpt-flood"]);
@@ -252,6 +357,12 @@ function hugeStream(bytes: number): ReadableStream<Uint8Array> {
 
 function flood(count: number): Record<string, unknown> {
   const file: Record<string, unknown> = {};
-  for (let i = 0; i < count; i += 1) file[`gpt-flood-${i}`] = { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6, litellm_provider: "openai", mode: "chat" };
+  for (let i = 0; i < count; i += 1)
+    file[`gpt-flood-${i}`] = {
+      input_cost_per_token: 1e-6,
+      output_cost_per_token: 2e-6,
+      litellm_provider: "openai",
+      mode: "chat",
+    };
   return file;
 }

@@ -20,10 +20,32 @@ const provider = new MockLanguageModelV4({
     const last = results.at(-1);
     const text = last?.type === "tool-result" && last.output.type === "text" ? last.output.value : "";
     const id = /\{"id":"([^"]+)"\}/.exec(text)?.[1];
-    const call = (toolName: string, input: object) => ({ type: "tool-call" as const, toolCallId: `call_${results.length + 1}`, toolName, input: JSON.stringify(input) });
-    if (results.length === 0) return { content: [call("fetch_report", { quarter: "Q3" })], finishReason: { unified: "tool-calls", raw: undefined }, usage: usage(1_500, 0), warnings: [] };
-    if (id) return { content: [call("recall_tool_output", { id })], finishReason: { unified: "tool-calls", raw: undefined }, usage: usage(300, 1_500), warnings: [] };
-    return { content: [{ type: "text", text: `The report is ${text.length.toLocaleString("en-US")} characters long.` }], finishReason: { unified: "stop", raw: undefined }, usage: usage(40_000, 1_500), warnings: [] };
+    const call = (toolName: string, input: object) => ({
+      type: "tool-call" as const,
+      toolCallId: `call_${results.length + 1}`,
+      toolName,
+      input: JSON.stringify(input),
+    });
+    if (results.length === 0)
+      return {
+        content: [call("fetch_report", { quarter: "Q3" })],
+        finishReason: { unified: "tool-calls", raw: undefined },
+        usage: usage(1_500, 0),
+        warnings: [],
+      };
+    if (id)
+      return {
+        content: [call("recall_tool_output", { id })],
+        finishReason: { unified: "tool-calls", raw: undefined },
+        usage: usage(300, 1_500),
+        warnings: [],
+      };
+    return {
+      content: [{ type: "text", text: `The report is ${text.length.toLocaleString("en-US")} characters long.` }],
+      finishReason: { unified: "stop", raw: undefined },
+      usage: usage(40_000, 1_500),
+      warnings: [],
+    };
   },
 });
 
@@ -33,7 +55,11 @@ const model = wrapLanguageModel({ model: provider, middleware: offloadGateMiddle
 
 const fetchReport = tool({
   description: "Fetches a quarterly report",
-  inputSchema: jsonSchema<{ quarter: string }>({ type: "object", properties: { quarter: { type: "string" } }, required: ["quarter"] }),
+  inputSchema: jsonSchema<{ quarter: string }>({
+    type: "object",
+    properties: { quarter: { type: "string" } },
+    required: ["quarter"],
+  }),
   execute: async ({ quarter }) => `${quarter} report\n${"revenue grew in every region; ".repeat(5_000)}`, // about 37,000 tokens
 });
 
@@ -45,8 +71,14 @@ const result = await generateText({
 });
 const summary = await session.end(); // every outcome and the session's bill, reported
 
-const sent = provider.doGenerateCalls[1]?.prompt.flatMap((message) => (message.role === "tool" ? message.content : []))[0];
+const sent = provider.doGenerateCalls[1]?.prompt.flatMap((message) =>
+  message.role === "tool" ? message.content : [],
+)[0];
 console.log("the model saw:", sent?.type === "tool-result" && sent.output.type === "text" ? sent.output.value : sent);
 console.log("answer:", result.text);
-console.log(`session: ${summary.turns} turns, ${summary.decisions} decision, ${summary.stubbed} stubbed, ${summary.recalled} recalled`);
-console.log(`reported: outcomes ${summary.outcomes?.ok ? summary.outcomes.accepted : "not taken"}, bill ${summary.session?.ok ? "accepted" : "not taken"}`);
+console.log(
+  `session: ${summary.turns} turns, ${summary.decisions} decision, ${summary.stubbed} stubbed, ${summary.recalled} recalled`,
+);
+console.log(
+  `reported: outcomes ${summary.outcomes?.ok ? summary.outcomes.accepted : "not taken"}, bill ${summary.session?.ok ? "accepted" : "not taken"}`,
+);

@@ -15,11 +15,36 @@ const model: Model = {
     const results = (Array.isArray(input) ? input : []).filter((item) => item.type === "function_call_result");
     const text = textOf(results.at(-1)?.output);
     const id = /\{"id":"([^"]+)"\}/.exec(text)?.[1];
-    const usage = new Usage({ requests: 1, inputTokens: 1_500 + Math.ceil(text.length / 4), outputTokens: 50, inputTokensDetails: { cached_tokens: results.length > 0 ? 1_500 : 0 } });
-    const call = (name: string, args: object) => [{ type: "function_call" as const, callId: `call_${results.length + 1}`, name, arguments: JSON.stringify(args), status: "completed" as const }];
+    const usage = new Usage({
+      requests: 1,
+      inputTokens: 1_500 + Math.ceil(text.length / 4),
+      outputTokens: 50,
+      inputTokensDetails: { cached_tokens: results.length > 0 ? 1_500 : 0 },
+    });
+    const call = (name: string, args: object) => [
+      {
+        type: "function_call" as const,
+        callId: `call_${results.length + 1}`,
+        name,
+        arguments: JSON.stringify(args),
+        status: "completed" as const,
+      },
+    ];
     if (results.length === 0) return { usage, output: call("fetch_report", { quarter: "Q3" }) };
     if (id) return { usage, output: call("recall_tool_output", { id }) };
-    return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: `The report is ${text.length.toLocaleString("en-US")} characters long.` }] }] };
+    return {
+      usage,
+      output: [
+        {
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [
+            { type: "output_text", text: `The report is ${text.length.toLocaleString("en-US")} characters long.` },
+          ],
+        },
+      ],
+    };
   },
   getStreamedResponse: () => {
     throw new Error("not streamed in this example");
@@ -34,11 +59,23 @@ const fetchReport = tool({
   parameters: z.object({ quarter: z.string() }),
   execute: async ({ quarter }) => `${quarter} report\n${"revenue grew in every region; ".repeat(5_000)}`, // about 37,000 tokens
 });
-const agent = new Agent({ name: "analyst", instructions: "Answer from the report.", model, tools: [fetchReport, recallFunctionTool(session)] });
+const agent = new Agent({
+  name: "analyst",
+  instructions: "Answer from the report.",
+  model,
+  tools: [fetchReport, recallFunctionTool(session)],
+});
 
 const seen: unknown[] = [];
 const filter = offloadInputFilter(session);
-const runner = new Runner({ tracingDisabled: true, callModelInputFilter: async (args) => { const data = await filter(args); seen.push(data.input); return data; } });
+const runner = new Runner({
+  tracingDisabled: true,
+  callModelInputFilter: async (args) => {
+    const data = await filter(args);
+    seen.push(data.input);
+    return data;
+  },
+});
 const result = await runner.run(agent, "How long is the Q3 report?");
 observeRun(session, result);
 const summary = await session.end(); // every outcome and the session's bill, reported
@@ -46,5 +83,9 @@ const summary = await session.end(); // every outcome and the session's bill, re
 const sent = (seen[1] as { type: string; output?: unknown }[]).find((item) => item.type === "function_call_result");
 console.log("the model saw:", textOf(sent?.output));
 console.log("answer:", result.finalOutput);
-console.log(`session: ${summary.turns} turns, ${summary.decisions} decision, ${summary.stubbed} stubbed, ${summary.recalled} recalled`);
-console.log(`reported: outcomes ${summary.outcomes?.ok ? summary.outcomes.accepted : "not taken"}, bill ${summary.session?.ok ? "accepted" : "not taken"}`);
+console.log(
+  `session: ${summary.turns} turns, ${summary.decisions} decision, ${summary.stubbed} stubbed, ${summary.recalled} recalled`,
+);
+console.log(
+  `reported: outcomes ${summary.outcomes?.ok ? summary.outcomes.accepted : "not taken"}, bill ${summary.session?.ok ? "accepted" : "not taken"}`,
+);

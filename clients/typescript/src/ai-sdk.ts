@@ -58,7 +58,10 @@ export interface AppliedEdit {
  * @example
  * const model = wrapLanguageModel({ model: base, middleware: offloadGateMiddleware(session, { plan: false }) }); // entry decisions only
  */
-export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOffloadOptions = {}): LanguageModelMiddleware {
+export function offloadGateMiddleware(
+  session: OffloadSession,
+  options: AiSdkOffloadOptions = {},
+): LanguageModelMiddleware {
   const plan = options.plan ?? true;
   const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
   const applied = (metadata: unknown) => {
@@ -84,7 +87,10 @@ export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOff
     },
     async wrapStream({ doStream }) {
       const { stream, ...rest } = await doStream();
-      const observed = new TransformStream<(typeof stream extends ReadableStream<infer P> ? P : never), (typeof stream extends ReadableStream<infer P> ? P : never)>({
+      const observed = new TransformStream<
+        typeof stream extends ReadableStream<infer P> ? P : never,
+        typeof stream extends ReadableStream<infer P> ? P : never
+      >({
         transform(part, controller) {
           if (part.type === "finish") {
             session.observe(usageOf(part.usage));
@@ -107,7 +113,8 @@ export function offloadGateMiddleware(session: OffloadSession, options: AiSdkOff
  */
 export function recallTool(session: OffloadSession) {
   return tool({
-    description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
+    description:
+      "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
     inputSchema: jsonSchema<{ id: string }>({
       type: "object",
       properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },
@@ -144,9 +151,19 @@ function serverClearing(session: OffloadSession) {
       const segments = params.prompt.flatMap((message) =>
         message.role !== "tool"
           ? [{ tokens: tokensOf(JSON.stringify(message.content)) }]
-          : message.content.map((part) => (isResult(part) ? { id: part.toolCallId, tool_name: part.toolName.slice(0, 64), tokens: tokensOf(textOf(part) ?? JSON.stringify(part.output)) } : { tokens: tokensOf(JSON.stringify(part)) })),
+          : message.content.map((part) =>
+              isResult(part)
+                ? {
+                    id: part.toolCallId,
+                    tool_name: part.toolName.slice(0, 64),
+                    tokens: tokensOf(textOf(part) ?? JSON.stringify(part.output)),
+                  }
+                : { tokens: tokensOf(JSON.stringify(part)) },
+            ),
       );
-      const answer = await session.contextManagement(segments.map((s) => ({ ...s, tokens: Math.max(0, s.tokens) })) as never);
+      const answer = await session.contextManagement(
+        segments.map((s) => ({ ...s, tokens: Math.max(0, s.tokens) })) as never,
+      );
       edits = answer?.context_management?.edits.map(toAiSdkEdit) ?? null;
     }
     if (edits === null) return params;
@@ -156,23 +173,40 @@ function serverClearing(session: OffloadSession) {
 }
 
 // The Messages API's edit in the AI SDK's Anthropic provider options: camelCase.
-function toAiSdkEdit(edit: { type: string; trigger: unknown; keep: unknown; clear_at_least: unknown; exclude_tools: string[] }) {
-  return { type: edit.type, trigger: edit.trigger, keep: edit.keep, clearAtLeast: edit.clear_at_least, ...(edit.exclude_tools.length > 0 ? { excludeTools: edit.exclude_tools } : {}) };
+function toAiSdkEdit(edit: {
+  type: string;
+  trigger: unknown;
+  keep: unknown;
+  clear_at_least: unknown;
+  exclude_tools: string[];
+}) {
+  return {
+    type: edit.type,
+    trigger: edit.trigger,
+    keep: edit.keep,
+    clearAtLeast: edit.clear_at_least,
+    ...(edit.exclude_tools.length > 0 ? { excludeTools: edit.exclude_tools } : {}),
+  };
 }
 
 function appliedEdits(metadata: unknown): AppliedEdit[] {
-  const cm = (metadata as { anthropic?: { contextManagement?: { appliedEdits?: unknown } } } | undefined)?.anthropic?.contextManagement;
+  const cm = (metadata as { anthropic?: { contextManagement?: { appliedEdits?: unknown } } } | undefined)?.anthropic
+    ?.contextManagement;
   return Array.isArray(cm?.appliedEdits) ? (cm.appliedEdits as AppliedEdit[]) : [];
 }
 
 async function rewrite(session: OffloadSession, prompt: Params["prompt"], plan: boolean): Promise<Params["prompt"]> {
   const parts = prompt.flatMap((message) => (message.role === "tool" ? message.content.filter(isResult) : []));
   // Already sent in full before this call (a plan's candidates), then this call's new ones decided.
-  const keptBefore = new Set(parts.filter((part) => session.status(part.toolCallId) === "kept").map((part) => part.toolCallId));
-  await Promise.all(parts.map((part) => {
-    const text = textOf(part);
-    return text === null ? undefined : session.offload(part.toolCallId, part.toolName, text);
-  }));
+  const keptBefore = new Set(
+    parts.filter((part) => session.status(part.toolCallId) === "kept").map((part) => part.toolCallId),
+  );
+  await Promise.all(
+    parts.map((part) => {
+      const text = textOf(part);
+      return text === null ? undefined : session.offload(part.toolCallId, part.toolName, text);
+    }),
+  );
   if (plan && keptBefore.size > 0) {
     const segments = prompt.map((message) => segmentsOf(session, message, keptBefore)).flat();
     const stubbable = segments.reduce((sum, s) => sum + ("id" in s ? s.tokens : 0), 0);
@@ -180,7 +214,11 @@ async function rewrite(session: OffloadSession, prompt: Params["prompt"], plan: 
     if (session.planDue(stubbable)) await session.plan(segments);
   }
   return prompt.map((message) => {
-    if (message.role !== "tool" || !message.content.some((part) => isResult(part) && session.stubFor(part.toolCallId) !== undefined)) return message;
+    if (
+      message.role !== "tool" ||
+      !message.content.some((part) => isResult(part) && session.stubFor(part.toolCallId) !== undefined)
+    )
+      return message;
     const content = message.content.map((part) => {
       const stub = isResult(part) ? session.stubFor(part.toolCallId) : undefined;
       return stub === undefined ? part : { ...part, output: { type: "text" as const, value: stub } };
@@ -195,7 +233,8 @@ function segmentsOf(session: OffloadSession, message: Message, candidates: Set<s
   if (message.role !== "tool") return [{ tokens: session.tokensFor(undefined, JSON.stringify(message.content)) }];
   return message.content.map((part) => {
     const text = isResult(part) ? (session.stubFor(part.toolCallId) ?? textOf(part)) : null;
-    if (isResult(part) && candidates.has(part.toolCallId) && text !== null) return { id: part.toolCallId, tokens: session.tokensFor(part.toolCallId, text) };
+    if (isResult(part) && candidates.has(part.toolCallId) && text !== null)
+      return { id: part.toolCallId, tokens: session.tokensFor(part.toolCallId, text) };
     return { tokens: session.tokensFor(undefined, text ?? JSON.stringify(part)) };
   });
 }
@@ -209,7 +248,8 @@ function textOf(part: ResultPart): string | null {
   const { type, value } = part.output as { type: string; value?: unknown };
   if (type === "text" && typeof value === "string") return value;
   if (type === "json") return JSON.stringify(value);
-  if (type === "content" && Array.isArray(value) && value.every((item) => item?.type === "text")) return value.map((item) => item.text).join("\n");
+  if (type === "content" && Array.isArray(value) && value.every((item) => item?.type === "text"))
+    return value.map((item) => item.text).join("\n");
   return null;
 }
 

@@ -17,7 +17,13 @@
  * }
  */
 import { readFile } from "node:fs/promises";
-import { createSdkMcpServer, tool, type HookCallbackMatcher, type HookEvent, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
+import {
+  createSdkMcpServer,
+  tool,
+  type HookCallbackMatcher,
+  type HookEvent,
+  type SDKMessage,
+} from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { recallPage } from "./recall-page.js";
 import type { OffloadSession } from "./session.js";
@@ -36,13 +42,23 @@ type Json = Record<string, unknown>;
  */
 const BUILT_IN: Record<string, { text(out: Json): string | null; stub(out: Json, stub: string): Json }> = {
   Bash: {
-    text: (out) => (typeof out.stdout === "string" ? out.stdout + (typeof out.stderr === "string" && out.stderr ? `\n${out.stderr}` : "") : null),
+    text: (out) =>
+      typeof out.stdout === "string"
+        ? out.stdout + (typeof out.stderr === "string" && out.stderr ? `\n${out.stderr}` : "")
+        : null,
     // The preview of a persisted output goes: the stub is all the model gets.
     stub: (out, stub) => ({ stdout: stub, stderr: "", interrupted: out.interrupted === true }),
   },
   Grep: {
-    text: (out) => (typeof out.content === "string" ? out.content : Array.isArray(out.filenames) ? out.filenames.join("\n") : null),
-    stub: (out, stub) => ({ mode: "content", numFiles: typeof out.numFiles === "number" ? out.numFiles : 0, filenames: [], content: stub, numLines: 1 }),
+    text: (out) =>
+      typeof out.content === "string" ? out.content : Array.isArray(out.filenames) ? out.filenames.join("\n") : null,
+    stub: (out, stub) => ({
+      mode: "content",
+      numFiles: typeof out.numFiles === "number" ? out.numFiles : 0,
+      filenames: [],
+      content: stub,
+      numLines: 1,
+    }),
   },
   WebFetch: {
     text: (out) => (typeof out.result === "string" ? out.result : null),
@@ -72,7 +88,10 @@ export const SUPPORTED_BUILT_IN_TOOLS = Object.keys(BUILT_IN);
  * @example
  * query({ prompt, options: { hooks: offloadHooks(session), mcpServers: { offload: recallServer(session) } } });
  */
-export function offloadHooks(session: OffloadSession, options: { serverName?: string } = {}): Partial<Record<HookEvent, HookCallbackMatcher[]>> {
+export function offloadHooks(
+  session: OffloadSession,
+  options: { serverName?: string } = {},
+): Partial<Record<HookEvent, HookCallbackMatcher[]>> {
   const recallName = mcpRecallName(session, options.serverName);
   return {
     PostToolUse: [
@@ -83,7 +102,9 @@ export function offloadHooks(session: OffloadSession, options: { serverName?: st
               if (input.hook_event_name !== "PostToolUse" || input.tool_name === recallName) return { continue: true };
               const id = toolUseId ?? input.tool_use_id;
               const replaced = await replace(session, id, input.tool_name, input.tool_response);
-              return replaced === null ? { continue: true } : { continue: true, hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: replaced } };
+              return replaced === null
+                ? { continue: true }
+                : { continue: true, hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: replaced } };
             } catch {
               return { continue: true };
             }
@@ -107,7 +128,12 @@ export function mcpRecallName(session: OffloadSession, serverName = RECALL_SERVE
   return session.recallToolName.startsWith(prefix) ? session.recallToolName : prefix + session.recallToolName;
 }
 
-async function replace(session: OffloadSession, id: string, toolName: string, response: unknown): Promise<unknown | null> {
+async function replace(
+  session: OffloadSession,
+  id: string,
+  toolName: string,
+  response: unknown,
+): Promise<unknown | null> {
   const mcp = toolName.startsWith("mcp__");
   const shape = BUILT_IN[toolName];
   if (!mcp && shape === undefined) return null;
@@ -116,7 +142,10 @@ async function replace(session: OffloadSession, id: string, toolName: string, re
   if (text === null) return null;
   // The whole output, not Claude Code's preview of it: what the gate weighs and recall returns.
   const saved = mcp ? savedPath(text) : typeof out.persistedOutputPath === "string" ? out.persistedOutputPath : null;
-  if (saved !== null) text = await readFile(saved, "utf8").then((file) => (saved.endsWith(".json") ? (mcpText(JSON.parse(file)) ?? file) : file)).catch(() => text);
+  if (saved !== null)
+    text = await readFile(saved, "utf8")
+      .then((file) => (saved.endsWith(".json") ? (mcpText(JSON.parse(file)) ?? file) : file))
+      .catch(() => text);
   const answer = await session.offload(id, toolName, text!);
   if (session.stubFor(id) === undefined) return null;
   return mcp ? [{ type: "text", text: answer }] : shape!.stub(out, answer);
@@ -124,7 +153,11 @@ async function replace(session: OffloadSession, id: string, toolName: string, re
 
 // An MCP result over Claude Code's token cap reaches the hook as its note naming the file it saved the result to.
 function savedPath(text: string): string | null {
-  return /^Error: result \([\d,]+ characters[^)]*\) exceeds maximum allowed tokens\. Output has been saved to (\/\S+?\.(?:txt|json))\b/.exec(text)?.[1] ?? null;
+  return (
+    /^Error: result \([\d,]+ characters[^)]*\) exceeds maximum allowed tokens\. Output has been saved to (\/\S+?\.(?:txt|json))\b/.exec(
+      text,
+    )?.[1] ?? null
+  );
 }
 
 // An MCP tool's result as text: a string, or content blocks that are all text.
@@ -149,8 +182,13 @@ export function recallServer(session: OffloadSession, options: { pageChars?: num
   const recall = tool(
     mcpRecallName(session, serverName).slice(`mcp__${serverName}__`.length),
     "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names. Long outputs come in pages: pass the offset the last page names.",
-    { id: z.string().describe("the tool call id named in the placeholder"), offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters") },
-    async ({ id, offset }) => ({ content: [{ type: "text" as const, text: recallPage(await session.recall(id), offset, options.pageChars) }] }),
+    {
+      id: z.string().describe("the tool call id named in the placeholder"),
+      offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters"),
+    },
+    async ({ id, offset }) => ({
+      content: [{ type: "text" as const, text: recallPage(await session.recall(id), offset, options.pageChars) }],
+    }),
     { searchHint: "recall an offloaded tool output by its id", alwaysLoad: true },
   );
   return createSdkMcpServer({ name: serverName, version: "0.1.0", tools: [recall] });
@@ -187,7 +225,9 @@ export async function observe(session: OffloadSession, message: SDKMessage): Pro
   }
   if (message.type !== "result") return;
   const total = resultUsage(session.model, message as unknown as Json);
-  const extra = Object.fromEntries(USAGE_KEYS.map((key) => [key, Math.max(0, total[key] - seen.usage[key])])) as ReturnType<typeof zero>;
+  const extra = Object.fromEntries(
+    USAGE_KEYS.map((key) => [key, Math.max(0, total[key] - seen.usage[key])]),
+  ) as ReturnType<typeof zero>;
   // A streamed call's message carries its usage before the output is counted: the rest goes on the bill, no new turn.
   if (USAGE_KEYS.some((key) => extra[key] > 0)) session.observe(extra, { turn: false });
   await session.end();
@@ -202,8 +242,18 @@ const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 
 function resultUsage(model: string, result: Json): ReturnType<typeof zero> {
   const row = (result.modelUsage as Record<string, Json> | undefined)?.[model];
   if (row !== undefined) {
-    return { input_tokens: num(row.inputTokens), output_tokens: num(row.outputTokens), cache_read_input_tokens: num(row.cacheReadInputTokens), cache_creation_input_tokens: num(row.cacheCreationInputTokens) };
+    return {
+      input_tokens: num(row.inputTokens),
+      output_tokens: num(row.outputTokens),
+      cache_read_input_tokens: num(row.cacheReadInputTokens),
+      cache_creation_input_tokens: num(row.cacheCreationInputTokens),
+    };
   }
   const u = (result.usage ?? {}) as Json;
-  return { input_tokens: num(u.input_tokens), output_tokens: num(u.output_tokens), cache_read_input_tokens: num(u.cache_read_input_tokens), cache_creation_input_tokens: num(u.cache_creation_input_tokens) };
+  return {
+    input_tokens: num(u.input_tokens),
+    output_tokens: num(u.output_tokens),
+    cache_read_input_tokens: num(u.cache_read_input_tokens),
+    cache_creation_input_tokens: num(u.cache_creation_input_tokens),
+  };
 }

@@ -29,7 +29,12 @@ export async function callGate(send: (signal: AbortSignal) => Promise<Response>,
   }
 }
 
-async function attemptWithin(send: (signal: AbortSignal) => Promise<Response>, remaining: number, budget: number, outer?: AbortSignal): Promise<Response> {
+async function attemptWithin(
+  send: (signal: AbortSignal) => Promise<Response>,
+  remaining: number,
+  budget: number,
+  outer?: AbortSignal,
+): Promise<Response> {
   const late = () => new GateError("gate_unreachable", `no answer within the ${budget} ms timeout`);
   if (remaining <= 0) throw late();
   const controller = new AbortController();
@@ -74,10 +79,17 @@ async function answerOf(response: Response): Promise<unknown> {
     body = undefined;
   }
   if (response.ok) {
-    if (body === undefined) throw new GateError("gate_bad_answer", `unreadable answer (HTTP ${response.status})`, response.status);
+    if (body === undefined)
+      throw new GateError("gate_bad_answer", `unreadable answer (HTTP ${response.status})`, response.status);
     return body;
   }
   const error = (body as { error?: { message?: unknown; issues?: Issue[] } } | undefined)?.error;
   const message = typeof error?.message === "string" ? error.message : `HTTP ${response.status}`;
-  throw new GateError(reasonCodeFor(response.status), `${message} (HTTP ${response.status})`, response.status, error?.issues ?? [], retryAfterSeconds(response));
+  throw new GateError(
+    reasonCodeFor(response.status),
+    `${message} (HTTP ${response.status})`,
+    response.status,
+    error?.issues ?? [],
+    retryAfterSeconds(response),
+  );
 }

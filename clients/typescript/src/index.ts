@@ -19,11 +19,31 @@ import { callGate } from "./http.js";
 
 export type { AppType, GateSchema, JSONValue, OutcomeReport, SessionReport } from "./app-type.js";
 export { FALLBACK_REASON_CODES, GateError, type FallbackReasonCode, type Issue } from "./errors.js";
-export { DEFAULT_MIN_CHARS, DEFAULT_PLAN_EVERY, defaultStub, familyFactor, MemoryRecallStore, OffloadSession, PlanCadence, RECALL_TOOL_NAME, TokenMeter, type HistorySegment, type OffloadSessionOptions, type RecallStore, type SessionSummary, type SessionUsage, type StubInfo } from "./session.js";
+export {
+  DEFAULT_MIN_CHARS,
+  DEFAULT_PLAN_EVERY,
+  defaultStub,
+  familyFactor,
+  MemoryRecallStore,
+  OffloadSession,
+  PlanCadence,
+  RECALL_TOOL_NAME,
+  TokenMeter,
+  type HistorySegment,
+  type OffloadSessionOptions,
+  type RecallStore,
+  type SessionSummary,
+  type SessionUsage,
+  type StubInfo,
+} from "./session.js";
 
 // A route's POST, its JSON body and its 200 answer, read from the generated
 // schema (never when the gate this client was built from has no such route).
-type PostOf<P extends string> = P extends keyof GateSchema ? (GateSchema[P] extends { $post: infer E } ? E : never) : never;
+type PostOf<P extends string> = P extends keyof GateSchema
+  ? GateSchema[P] extends { $post: infer E }
+    ? E
+    : never
+  : never;
 type Ok<E> = Extract<E, { status: 200 }> extends { output: infer O } ? O : never;
 type JsonIn<E> = E extends { input: { json: infer J } } ? J : never;
 
@@ -123,10 +143,20 @@ export function createGateClient(options: GateClientOptions = {}): GateClient {
   const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
   const headers = { "content-type": "application/json", accept: "application/json", ...auth };
 
-  async function post<T>(path: string, body: unknown, parse: (answer: unknown) => T, fallback: (e: GateError) => T, call: CallOptions = {}): Promise<T> {
-    const send = (signal: AbortSignal) => doFetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal });
+  async function post<T>(
+    path: string,
+    body: unknown,
+    parse: (answer: unknown) => T,
+    fallback: (e: GateError) => T,
+    call: CallOptions = {},
+  ): Promise<T> {
+    const send = (signal: AbortSignal) =>
+      doFetch(`${baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal });
     try {
-      const attempts = { timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxRetries: options.maxRetries ?? 2 };
+      const attempts = {
+        timeoutMs: call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        maxRetries: options.maxRetries ?? 2,
+      };
       return parse(await callGate(send, call.signal ? { ...attempts, signal: call.signal } : attempts));
     } catch (error) {
       const gateError = error instanceof GateError ? error : new GateError("gate_bad_answer", String(error));
@@ -154,15 +184,19 @@ export function createGateClient(options: GateClientOptions = {}): GateClient {
       for (const items of chunks(requests)) {
         const parse = (body: unknown) => {
           const entries = (body as { decisions?: unknown }).decisions;
-          if (!Array.isArray(entries) || entries.length !== items.length) throw new GateError("gate_bad_answer", `expected ${items.length} decisions`);
+          if (!Array.isArray(entries) || entries.length !== items.length)
+            throw new GateError("gate_bad_answer", `expected ${items.length} decisions`);
           return entries.map(parseDecision);
         };
-        decisions.push(...(await post("/v1/gate/batch", { items }, parse, (e) => items.map(() => fallbackDecision(e)), call)));
+        decisions.push(
+          ...(await post("/v1/gate/batch", { items }, parse, (e) => items.map(() => fallbackDecision(e)), call)),
+        );
       }
       return decisions;
     },
     plan: (request, call) => post("/v1/plan", request, parsePlan, fallbackPlan, call),
-    contextManagement: (request, call) => post("/v1/context-management", request, parseContextManagement, fallbackContextManagement, call),
+    contextManagement: (request, call) =>
+      post("/v1/context-management", request, parseContextManagement, fallbackContextManagement, call),
     reportOutcomes: (items, call) => report("/v1/outcomes", items, call),
     reportSessions: (items, call) => report("/v1/sessions", items, call),
   };
@@ -185,13 +219,21 @@ export function fallbackContextManagement(error: GateError): FallbackContextMana
 
 function fallbackOf(error: GateError, what: "decide" | "plan" | "price the clearing"): Fallback {
   const doing = what === "decide" ? "not offloading" : what === "plan" ? "stubbing nothing" : "sending no edit";
-  return { fallback: true, reason_code: error.reasonCode, reason: `the gate did not ${what} (${error.reasonCode}): ${error.message}; ${doing}`, issues: error.issues, error };
+  return {
+    fallback: true,
+    reason_code: error.reasonCode,
+    reason: `the gate did not ${what} (${error.reasonCode}): ${error.message}; ${doing}`,
+    issues: error.issues,
+    error,
+  };
 }
 
 function parseDecision(body: unknown): GateDecision {
   const entry = body as { fire?: unknown; reason_code?: unknown; error?: { message?: unknown; issues?: Issue[] } };
   if (entry !== null && typeof entry === "object" && entry.error !== undefined && entry.fire === undefined) {
-    return fallbackDecision(new GateError("gate_invalid_request", String(entry.error.message), 400, entry.error.issues ?? []));
+    return fallbackDecision(
+      new GateError("gate_invalid_request", String(entry.error.message), 400, entry.error.issues ?? []),
+    );
   }
   if (typeof entry?.fire !== "boolean" || typeof entry.reason_code !== "string") {
     throw new GateError("gate_bad_answer", "a decision must carry a boolean fire and a reason_code");
@@ -211,7 +253,11 @@ const TALLY_KEYS = ["accepted", "unknown_decision", "conflict", "invalid"] as co
 
 function parsePlan(body: unknown): GatePlan {
   const plan = body as { stub?: unknown; reason_code?: unknown };
-  if (!Array.isArray(plan?.stub) || !plan.stub.every((id) => typeof id === "string") || typeof plan.reason_code !== "string") {
+  if (
+    !Array.isArray(plan?.stub) ||
+    !plan.stub.every((id) => typeof id === "string") ||
+    typeof plan.reason_code !== "string"
+  ) {
     throw new GateError("gate_bad_answer", "a plan must carry stub, a list of ids, and a reason_code");
   }
   return Object.assign({}, body, { fallback: false }) as GatePlan;
@@ -227,8 +273,12 @@ function parseContextManagement(body: unknown): GateContextManagement {
 
 function parseTally(body: unknown): Tally {
   const tally = body as Partial<Tally> | null;
-  if (!Array.isArray(tally?.results)) throw new GateError("gate_bad_answer", "a report answer must carry results, a list");
-  return { results: tally.results, ...Object.fromEntries(TALLY_KEYS.map((key) => [key, Number(tally[key] ?? 0)])) } as Tally;
+  if (!Array.isArray(tally?.results))
+    throw new GateError("gate_bad_answer", "a report answer must carry results, a list");
+  return {
+    results: tally.results,
+    ...Object.fromEntries(TALLY_KEYS.map((key) => [key, Number(tally[key] ?? 0)])),
+  } as Tally;
 }
 
 function chunks<T>(items: readonly T[]): T[][] {

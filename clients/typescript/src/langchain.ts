@@ -49,7 +49,13 @@ export function offloadGateMiddleware(session: OffloadSession, options: LangChai
       try {
         const text = await session.offload(id, request.toolCall.name, result.content);
         if (text === result.content) return result;
-        return new ToolMessage({ content: text, tool_call_id: result.tool_call_id, name: result.name, id: result.id, status: result.status });
+        return new ToolMessage({
+          content: text,
+          tool_call_id: result.tool_call_id,
+          name: result.name,
+          id: result.id,
+          status: result.status,
+        });
       } catch {
         return result;
       }
@@ -78,17 +84,21 @@ export function offloadGateMiddleware(session: OffloadSession, options: LangChai
  * When a plan is due, its candidates are the results held in full.
  */
 async function planned(session: OffloadSession, messages: BaseMessage[], plan: boolean): Promise<BaseMessage[]> {
-  const idOf = (m: BaseMessage) => (ToolMessage.isInstance(m) && typeof m.content === "string" ? m.tool_call_id : undefined);
+  const idOf = (m: BaseMessage) =>
+    ToolMessage.isInstance(m) && typeof m.content === "string" ? m.tool_call_id : undefined;
   if (plan) {
     const segments = messages.map((m) => {
       const id = idOf(m);
       const text = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
-      return id !== undefined && session.status(id) === "kept" ? { id, tokens: session.tokensFor(id, text) } : { tokens: session.tokensFor(undefined, session.stubFor(id ?? "") ?? text) };
+      return id !== undefined && session.status(id) === "kept"
+        ? { id, tokens: session.tokensFor(id, text) }
+        : { tokens: session.tokensFor(undefined, session.stubFor(id ?? "") ?? text) };
     });
     const stubbable = segments.reduce((sum, s) => sum + ("id" in s ? s.tokens : 0), 0);
     if (session.planDue(stubbable)) await session.plan(segments);
   }
-  if (!messages.some((m) => session.stubFor(idOf(m) ?? "") !== undefined && m.content !== session.stubFor(idOf(m)!))) return messages;
+  if (!messages.some((m) => session.stubFor(idOf(m) ?? "") !== undefined && m.content !== session.stubFor(idOf(m)!)))
+    return messages;
   return messages.map((m) => {
     const id = idOf(m);
     const stub = id === undefined ? undefined : session.stubFor(id);
@@ -107,7 +117,8 @@ async function planned(session: OffloadSession, messages: BaseMessage[], plan: b
 export function recallTool(session: OffloadSession) {
   return tool(async ({ id }: { id: string }) => session.recall(id), {
     name: session.recallToolName,
-    description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
+    description:
+      "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
     schema: {
       type: "object",
       properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },

@@ -50,17 +50,25 @@ export function directoryRecallStore(dir: string): RecallStore {
  * const server = recallMcpServer(directoryRecallStore(dir));
  * await server.connect(new StdioServerTransport());
  */
-export function recallMcpServer(store: RecallStore, options: { toolName?: string; pageChars?: number } = {}): McpServer {
+export function recallMcpServer(
+  store: RecallStore,
+  options: { toolName?: string; pageChars?: number } = {},
+): McpServer {
   const server = new McpServer({ name: "offload-gate-recall", version: "0.1.0" });
   server.registerTool(
     options.toolName ?? RECALL_TOOL_NAME,
     {
-      description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names. Long outputs come in pages: pass the offset the last page names.",
-      inputSchema: { id: z.string().describe("the tool call id named in the placeholder"), offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters") },
+      description:
+        "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names. Long outputs come in pages: pass the offset the last page names.",
+      inputSchema: {
+        id: z.string().describe("the tool call id named in the placeholder"),
+        offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters"),
+      },
     },
     async ({ id, offset }) => {
       const text = await Promise.resolve(store.get(id)).catch(() => undefined);
-      if (text === undefined) return { isError: true, content: [{ type: "text", text: `no offloaded output has id ${JSON.stringify(id)}` }] };
+      if (text === undefined)
+        return { isError: true, content: [{ type: "text", text: `no offloaded output has id ${JSON.stringify(id)}` }] };
       return { content: [{ type: "text", text: recallPage(text, offset, options.pageChars) }] };
     },
   );
@@ -80,7 +88,8 @@ export async function serveStdio(argv: readonly string[] = process.argv.slice(2)
     return at >= 0 ? argv[at + 1] : undefined;
   };
   const dir = arg("--dir") ?? process.env.OFFLOAD_GATE_RECALL_DIR;
-  if (!dir) throw new Error("offload-gate-recall: pass --dir DIR (or set OFFLOAD_GATE_RECALL_DIR): the session's recall store");
+  if (!dir)
+    throw new Error("offload-gate-recall: pass --dir DIR (or set OFFLOAD_GATE_RECALL_DIR): the session's recall store");
   await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(new StdioServerTransport());
 }
 

@@ -37,15 +37,20 @@ export function offloadInputFilter(session: OffloadSession): CallModelInputFilte
   return async ({ modelData }) => {
     try {
       const results = modelData.input.filter(isResult);
-      await Promise.all(results.map((item) => {
-        const text = textOf(item);
-        return text === null ? undefined : session.offload(item.callId, item.name, text);
-      }));
+      await Promise.all(
+        results.map((item) => {
+          const text = textOf(item);
+          return text === null ? undefined : session.offload(item.callId, item.name, text);
+        }),
+      );
       const input = modelData.input.map((item) => {
         const stub = isResult(item) ? session.stubFor(item.callId) : undefined;
         // In the output's own form: a string stays a string, a text part a text part.
         if (stub === undefined) return item;
-        return { ...item, output: typeof (item as Result).output === "string" ? stub : { type: "text", text: stub } } as Item;
+        return {
+          ...item,
+          output: typeof (item as Result).output === "string" ? stub : { type: "text", text: stub },
+        } as Item;
       });
       return { ...modelData, input };
     } catch {
@@ -64,7 +69,8 @@ export function offloadInputFilter(session: OffloadSession): CallModelInputFilte
 export function recallFunctionTool(session: OffloadSession) {
   return tool({
     name: session.recallToolName,
-    description: "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
+    description:
+      "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
     parameters: z.object({ id: z.string().describe("the tool call id named in the placeholder") }),
     execute: async ({ id }) => session.recall(id),
   });
@@ -79,7 +85,9 @@ export function recallFunctionTool(session: OffloadSession) {
  */
 export function usageOfResponse(response: Pick<ModelResponse, "usage">) {
   const u = response.usage;
-  const details = Array.isArray(u.inputTokensDetails) ? u.inputTokensDetails : [u.inputTokensDetails as unknown as Record<string, number>];
+  const details = Array.isArray(u.inputTokensDetails)
+    ? u.inputTokensDetails
+    : [u.inputTokensDetails as unknown as Record<string, number>];
   const cached = details.reduce((sum, d) => sum + (typeof d?.cached_tokens === "number" ? d.cached_tokens : 0), 0);
   return {
     input_tokens: Math.max(0, u.inputTokens - cached),
@@ -97,7 +105,10 @@ export function usageOfResponse(response: Pick<ModelResponse, "usage">) {
  * const result = await run(agent, prompt, { callModelInputFilter: offloadInputFilter(session) });
  * observeRun(session, result);
  */
-export function observeRun(session: OffloadSession, result: { rawResponses: readonly Pick<ModelResponse, "usage">[] }): void {
+export function observeRun(
+  session: OffloadSession,
+  result: { rawResponses: readonly Pick<ModelResponse, "usage">[] },
+): void {
   for (const response of result.rawResponses) session.observe(usageOfResponse(response));
 }
 

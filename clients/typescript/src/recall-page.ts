@@ -25,4 +25,3 @@ export function recallPage(text: string, offset = 0, chars = RECALL_PAGE_CHARS):
   const tail = left > 0 ? `; ${left} left: call again with offset ${to}` : "; the end";
   return `${text.slice(from, to)}\n[recall: characters ${from}–${to} of ${text.length}${tail}]`;
 }
-

@@ -63,7 +63,12 @@ export class Ledger {
   #turns = 0;
   #cached = 0;
   #context = 0;
-  readonly #usage: SessionUsage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  readonly #usage: SessionUsage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
   // Of cache_creation_input_tokens, the writes reported as 1-hour ones: the bill prices them at the 1-hour rate.
   #written1h = 0;
 
@@ -102,25 +107,47 @@ export class Ledger {
   /** Adds a call's usage to the bill and, unless `turn` is false (usage a call already counted did not report), counts the turn. */
   observe(usage: ObservedUsage, turn = true): void {
     const counted = Object.fromEntries(USAGE_KEYS.map((key) => [key, tokens(usage[key])])) as unknown as SessionUsage;
-    this.#written1h += Math.min(tokens(usage.cache_creation?.ephemeral_1h_input_tokens), counted.cache_creation_input_tokens);
+    this.#written1h += Math.min(
+      tokens(usage.cache_creation?.ephemeral_1h_input_tokens),
+      counted.cache_creation_input_tokens,
+    );
     for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
     if (!turn) return;
     this.#turns += 1;
     if (counted.cache_read_input_tokens > 0) this.#cached += 1;
-    this.#context = counted.input_tokens + counted.cache_read_input_tokens + counted.cache_creation_input_tokens + counted.output_tokens;
+    this.#context =
+      counted.input_tokens +
+      counted.cache_read_input_tokens +
+      counted.cache_creation_input_tokens +
+      counted.output_tokens;
   }
 
   /** One outcome per decision and plan the gate answered with an id. */
   outcomes(): OutcomeReport[] {
-    const after = (mark: Mark) => ({ turns_after: this.#turns - mark.turnsAt, cached_turns: this.#cached - mark.cachedAt });
+    const after = (mark: Mark) => ({
+      turns_after: this.#turns - mark.turnsAt,
+      cached_turns: this.#cached - mark.cachedAt,
+    });
     const decisions = [...this.#held.values()].flatMap((held): OutcomeReport[] =>
       held.decisionId === undefined
         ? []
-        : [{ decision_id: held.decisionId, ...after(held), recalled: held.recalled, ...(held.contextTokens === undefined ? {} : { context_tokens: held.contextTokens }) }],
+        : [
+            {
+              decision_id: held.decisionId,
+              ...after(held),
+              recalled: held.recalled,
+              ...(held.contextTokens === undefined ? {} : { context_tokens: held.contextTokens }),
+            },
+          ],
     );
     const plans = this.#plans.map((plan): OutcomeReport => {
       const recalledIds = plan.recalledIds ?? [];
-      return { decision_id: plan.decisionId, ...after(plan), recalled: recalledIds.length > 0, recalled_ids: recalledIds };
+      return {
+        decision_id: plan.decisionId,
+        ...after(plan),
+        recalled: recalledIds.length > 0,
+        recalled_ids: recalledIds,
+      };
     });
     return [...decisions, ...plans];
   }
@@ -130,8 +157,21 @@ export class Ledger {
     if (this.#turns === 0) return null;
     const usage = { ...this.#usage };
     // Sent split by TTL only when there were 1-hour writes: otherwise the report is the one it always was.
-    const split = this.#written1h === 0 ? {} : { cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens - this.#written1h, ephemeral_1h_input_tokens: this.#written1h } };
-    return { session_id: sessionId, model_name: model, turns: this.#turns, usage: { ...usage, ...split } as SessionReport["usage"] };
+    const split =
+      this.#written1h === 0
+        ? {}
+        : {
+            cache_creation: {
+              ephemeral_5m_input_tokens: usage.cache_creation_input_tokens - this.#written1h,
+              ephemeral_1h_input_tokens: this.#written1h,
+            },
+          };
+    return {
+      session_id: sessionId,
+      model_name: model,
+      turns: this.#turns,
+      usage: { ...usage, ...split } as SessionReport["usage"],
+    };
   }
 
   summary(sessionId: string) {
@@ -142,7 +182,8 @@ export class Ledger {
       usage: { ...this.#usage },
       decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length,
       stubbed: held.filter((h) => h.stub !== undefined).length,
-      recalled: held.filter((h) => h.recalled).length + this.#plans.filter((p) => (p.recalledIds?.length ?? 0) > 0).length,
+      recalled:
+        held.filter((h) => h.recalled).length + this.#plans.filter((p) => (p.recalledIds?.length ?? 0) > 0).length,
     };
   }
 }

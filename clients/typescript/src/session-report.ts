@@ -12,7 +12,13 @@ import type { Ledger } from "./session-ledger.js";
  * @example
  * const { outcomes, session } = await reportSession(gate, ledger, "conv-1", "claude-opus-4-6", console.error);
  */
-export async function reportSession(gate: GateClient, ledger: Ledger, sessionId: string, model: string, onError: (error: unknown) => void) {
+export async function reportSession(
+  gate: GateClient,
+  ledger: Ledger,
+  sessionId: string,
+  model: string,
+  onError: (error: unknown) => void,
+) {
   let outcomes: GateReport | null = null;
   let session: GateReport | null = null;
   try {
@@ -38,7 +44,9 @@ export async function reportSession(gate: GateClient, ledger: Ledger, sessionId:
 export async function reportWithRetry(gate: GateClient, items: readonly OutcomeReport[]): Promise<GateReport> {
   let report = await gate.reportOutcomes(items);
   for (let attempt = 0; attempt < 10 && report.ok; attempt += 1) {
-    const unknown = report.results.flatMap((result, i) => ((result as { status?: string }).status === "unknown_decision" ? [i] : []));
+    const unknown = report.results.flatMap((result, i) =>
+      (result as { status?: string }).status === "unknown_decision" ? [i] : [],
+    );
     if (unknown.length === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
     const again = await gate.reportOutcomes(unknown.map((i) => items[i]!));
@@ -51,4 +59,3 @@ export async function reportWithRetry(gate: GateClient, items: readonly OutcomeR
   }
   return report;
 }
-

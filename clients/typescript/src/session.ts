@@ -5,7 +5,14 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type { ContextManagementRequest, GateClient, GateContextManagement, GateReport, GateRequest, PlanRequest } from "./index.js";
+import type {
+  ContextManagementRequest,
+  GateClient,
+  GateContextManagement,
+  GateReport,
+  GateRequest,
+  PlanRequest,
+} from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";
@@ -206,24 +213,38 @@ export class OffloadSession {
    */
   async plan(segments: readonly HistorySegment[], request: Partial<PlanRequest> = {}): Promise<string[]> {
     if (this.ended) return [];
-    const open = (s: HistorySegment): s is { id: string; tokens: number } => "id" in s && this.#ledger.get(s.id)?.stub === undefined;
+    const open = (s: HistorySegment): s is { id: string; tokens: number } =>
+      "id" in s && this.#ledger.get(s.id)?.stub === undefined;
     const sent = segments.map((s) => (open(s) && this.#ledger.get(s.id) ? s : { tokens: s.tokens }));
     if (!sent.some((s) => "id" in s)) return [];
     const held = this.#ledger.at();
-    const plan = await this.#gate.plan({ ...request, model_name: this.model, session_id: this.sessionId, segments: sent } as PlanRequest);
+    const plan = await this.#gate.plan({
+      ...request,
+      model_name: this.model,
+      session_id: this.sessionId,
+      segments: sent,
+    } as PlanRequest);
     const stubbed: string[] = [];
-    this.#cadence.asked(plan.stub.reduce((sum, id) => sum + (sent.find((s) => "id" in s && s.id === id)?.tokens ?? 0), 0));
+    this.#cadence.asked(
+      plan.stub.reduce((sum, id) => sum + (sent.find((s) => "id" in s && s.id === id)?.tokens ?? 0), 0),
+    );
     // Every stub of the plan goes in now, together: one rewrite of the cached history, not one per stub.
     for (const id of plan.stub) {
       const decision = this.#ledger.get(id);
       const original = decision?.original;
       if (!decision || original === undefined || !(await this.#keep(id, original))) continue;
-      decision.stub = this.#stub({ id, toolName: decision.toolName, chars: original.length, recallToolName: this.recallToolName });
+      decision.stub = this.#stub({
+        id,
+        toolName: decision.toolName,
+        chars: original.length,
+        recallToolName: this.recallToolName,
+      });
       decision.original = undefined;
       stubbed.push(id);
     }
     // Only a dry run answers without an id, and a session never asks one.
-    if (!plan.fallback && plan.decision_id !== undefined) this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
+    if (!plan.fallback && plan.decision_id !== undefined)
+      this.#ledger.addPlan({ ...held, decisionId: plan.decision_id, ids: stubbed });
     return stubbed;
   }
 
@@ -237,9 +258,17 @@ export class OffloadSession {
    * const answer = await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000, tool_name: "web_fetch" }]);
    * answer?.context_management // { edits: [...] } or null
    */
-  async contextManagement(segments: ContextManagementRequest["segments"], request: Partial<ContextManagementRequest> = {}): Promise<GateContextManagement | null> {
+  async contextManagement(
+    segments: ContextManagementRequest["segments"],
+    request: Partial<ContextManagementRequest> = {},
+  ): Promise<GateContextManagement | null> {
     if (this.ended || this.#gate.contextManagement === undefined) return null;
-    return this.#gate.contextManagement({ ...request, model_name: this.model, session_id: this.sessionId, segments } as ContextManagementRequest);
+    return this.#gate.contextManagement({
+      ...request,
+      model_name: this.model,
+      session_id: this.sessionId,
+      segments,
+    } as ContextManagementRequest);
   }
 
   /**
@@ -277,7 +306,17 @@ export class OffloadSession {
     const fire = decision.fire && (await this.#keep(id, output));
     const decisionId = decision.fallback ? undefined : decision.decision_id;
     // Kept in full (original), a later plan may still stub it.
-    const held: Held = { id, toolName, ...at, decisionId, fire, stub: fire ? stub : undefined, original: fire ? undefined : output, recalled: false, contextTokens: seed ? context : undefined };
+    const held: Held = {
+      id,
+      toolName,
+      ...at,
+      decisionId,
+      fire,
+      stub: fire ? stub : undefined,
+      original: fire ? undefined : output,
+      recalled: false,
+      contextTokens: seed ? context : undefined,
+    };
     this.#ledger.add(held);
     return held;
   }
@@ -295,6 +334,9 @@ export class OffloadSession {
 
   async #report(): Promise<SessionSummary> {
     await Promise.allSettled(this.#pending.values());
-    return { ...this.#ledger.summary(this.sessionId), ...(await reportSession(this.#gate, this.#ledger, this.sessionId, this.model, this.#onError)) };
+    return {
+      ...this.#ledger.summary(this.sessionId),
+      ...(await reportSession(this.#gate, this.#ledger, this.sessionId, this.model, this.#onError)),
+    };
   }
 }

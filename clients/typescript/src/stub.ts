@@ -19,7 +19,13 @@ export interface StubInfo {
  * // '[offloaded: the output of web_fetch call call_1 (160,000 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]'
  */
 export function defaultStub({ id, toolName, chars, recallToolName }: StubInfo): string {
-  const values: Record<string, string> = { tool_name: toolName, id, chars: chars.toLocaleString("en-US"), recall_tool_name: recallToolName, id_json: JSON.stringify({ id }) };
+  const values: Record<string, string> = {
+    tool_name: toolName,
+    id,
+    chars: chars.toLocaleString("en-US"),
+    recall_tool_name: recallToolName,
+    id_json: JSON.stringify({ id }),
+  };
   // One pass over the template: a value that looks like a placeholder stays as it is.
   return STUB_TEMPLATE.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole);
 }

@@ -21,7 +21,8 @@ import factors from "./token-factors.json" with { type: "json" };
 export function familyFactor(model: string): number {
   const name = model.slice(model.lastIndexOf("/") + 1).toLowerCase();
   let best = "";
-  for (const family of Object.keys(factors.tokens_per_char)) if (name.startsWith(family) && family.length > best.length) best = family;
+  for (const family of Object.keys(factors.tokens_per_char))
+    if (name.startsWith(family) && family.length > best.length) best = family;
   return best === "" ? factors.default_tokens_per_char : (factors.tokens_per_char as Record<string, number>)[best]!;
 }
 
@@ -85,7 +86,11 @@ export class TokenMeter {
    * @example
    * meter.observeUsage({ input_tokens: 2, cache_read_input_tokens: 40_000, cache_creation_input_tokens: 3_000, output_tokens: 90 })
    */
-  observeUsage(usage: Partial<Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number>>): void {
+  observeUsage(
+    usage: Partial<
+      Record<"input_tokens" | "output_tokens" | "cache_read_input_tokens" | "cache_creation_input_tokens", number>
+    >,
+  ): void {
     const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0);
     const prompt = n(usage.input_tokens) + n(usage.cache_read_input_tokens) + n(usage.cache_creation_input_tokens);
     this.observe({ input_tokens: prompt, output_tokens: n(usage.output_tokens) });

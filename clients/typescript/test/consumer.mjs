@@ -41,8 +41,14 @@ try {
       symlinkSync(moduleDir("@types/node"), join(project, "node_modules/@types/node"));
       symlinkSync(moduleDir("undici-types"), join(project, "node_modules/undici-types"));
     }
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: `consumer-${name}`, private: true, type: "module" }));
-    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { ...options, strict: true, noEmit: true, skipLibCheck: false } }, null, 2));
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: `consumer-${name}`, private: true, type: "module" }),
+    );
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { ...options, strict: true, noEmit: true, skipLibCheck: false } }, null, 2),
+    );
     cpSync(join(here, "test/consumer/main.ts"), join(project, "main.ts"));
     run(process.execPath, [tsc, "-p", "tsconfig.json"], project);
     console.log(`typescript-client: a plain ${name} project compiles against the packed client (${tarball})`);

@@ -33,7 +33,12 @@ describe("the integration guide's framework examples", () => {
 
     it(`runs ${file} against the local gate and prints what the guide says`, { skip }, () => {
       const env = { ...process.env, OFFLOAD_GATE_URL: baseUrl, OFFLOAD_GATE_API_KEY: apiKey };
-      const run = spawnSync(process.execPath, ["--import", "tsx", file], { cwd: root, env, encoding: "utf8", timeout: 60_000 });
+      const run = spawnSync(process.execPath, ["--import", "tsx", file], {
+        cwd: root,
+        env,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       assert.equal(run.status, 0, run.stderr);
       assert.equal(run.stdout, blockAfter(`prints: ${name}`));
     });

@@ -10,7 +10,19 @@ import { tool } from "@langchain/core/tools";
 import { createAgent } from "langchain";
 import { createGateClient, OffloadSession } from "offload-gate-client";
 import { offloadGateMiddleware } from "offload-gate-client/langchain";
-import { apiKey, baseUrl, bigOutput, billOf, closedPort, inHoldoutSession, MODEL, savings, skip, stubId, uniqueTool } from "./live-helpers.mjs";
+import {
+  apiKey,
+  baseUrl,
+  bigOutput,
+  billOf,
+  closedPort,
+  inHoldoutSession,
+  MODEL,
+  savings,
+  skip,
+  stubId,
+  uniqueTool,
+} from "./live-helpers.mjs";
 
 const usage = (input, read, write, output = 40) => ({
   input_tokens: input + read + write,
@@ -29,8 +41,14 @@ function scriptedModel({ toolName, calls = 1, usages }) {
     const last = done.at(-1);
     const u = usages[Math.min(n, usages.length - 1)];
     n += 1;
-    const call = (name, args) => new AIMessage({ content: "", tool_calls: [{ id: `call_${n}`, name, args, type: "tool_call" }], usage_metadata: u });
-    if (last?.name === toolName && typeof last.content === "string" && stubId(last.content)) return call("recall_tool_output", { id: stubId(last.content) });
+    const call = (name, args) =>
+      new AIMessage({
+        content: "",
+        tool_calls: [{ id: `call_${n}`, name, args, type: "tool_call" }],
+        usage_metadata: u,
+      });
+    if (last?.name === toolName && typeof last.content === "string" && stubId(last.content))
+      return call("recall_tool_output", { id: stubId(last.content) });
     if (done.filter((m) => m.name === toolName).length < calls) return call(toolName, { part: n });
     return new AIMessage({ content: "done", usage_metadata: u });
   };
@@ -39,12 +57,23 @@ function scriptedModel({ toolName, calls = 1, usages }) {
 }
 
 const agentTool = (name, outputFor) =>
-  tool(async ({ part }) => outputFor(part), { name, description: "reads a part of the report", schema: { type: "object", properties: { part: { type: "number" } }, required: ["part"] } });
+  tool(async ({ part }) => outputFor(part), {
+    name,
+    description: "reads a part of the report",
+    schema: { type: "object", properties: { part: { type: "number" } }, required: ["part"] },
+  });
 
 async function run(session, { toolName, calls, usages, outputFor }) {
   const model = scriptedModel({ toolName, calls, usages });
-  const agent = createAgent({ model, tools: [agentTool(toolName, outputFor)], middleware: [offloadGateMiddleware(session)] });
-  const state = await agent.invoke({ messages: [{ role: "user", content: "Summarize the report." }] }, { recursionLimit: 100 });
+  const agent = createAgent({
+    model,
+    tools: [agentTool(toolName, outputFor)],
+    middleware: [offloadGateMiddleware(session)],
+  });
+  const state = await agent.invoke(
+    { messages: [{ role: "user", content: "Summarize the report." }] },
+    { recursionLimit: 100 },
+  );
   return { model, state, prompts: model.calls.map((call) => call.messages) };
 }
 
@@ -55,14 +84,24 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const toolName = uniqueTool("fetch_report");
     const original = bigOutput(3);
     const session = new OffloadSession({ gate, model: MODEL });
-    const { state, prompts } = await run(session, { toolName, usages: [usage(1_200, 0, 1_000), usage(300, 2_200, 60), usage(41_000, 0, 0)], outputFor: () => original });
+    const { state, prompts } = await run(session, {
+      toolName,
+      usages: [usage(1_200, 0, 1_000), usage(300, 2_200, 60), usage(41_000, 0, 0)],
+      outputFor: () => original,
+    });
 
     assert.equal(state.messages.at(-1).content, "done");
     assert.equal(prompts.length, 3);
     const seen = toolMessages(prompts[1]).find((m) => m.name === toolName);
     assert.match(seen.content, /^\[offloaded: the output of fetch_report_\w+ call call_1 \(160,000 chars\)/);
-    assert.ok(!prompts[1].some((m) => String(m.content).includes("lorem ipsum")), "the second prompt holds the stub, not the output");
-    assert.ok(toolMessages(prompts[2]).find((m) => m.name === "recall_tool_output").content === original, "the recall answered the original");
+    assert.ok(
+      !prompts[1].some((m) => String(m.content).includes("lorem ipsum")),
+      "the second prompt holds the stub, not the output",
+    );
+    assert.ok(
+      toolMessages(prompts[2]).find((m) => m.name === "recall_tool_output").content === original,
+      "the recall answered the original",
+    );
 
     assert.ok(session.ended, "afterAgent ended the session");
     const summary = await session.end();
@@ -72,7 +111,12 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     assert.deepEqual([report.decisions, report.fired, report.outcomes, report.recall.realized], [1, 1, 1, 1]);
     assert.equal(report.horizon.realized_mean, 2);
     assert.equal(report.cache_hit_rate.realized_mean, 0.5);
-    const bill = { input_tokens: 42_500, output_tokens: 120, cache_read_input_tokens: 2_200, cache_creation_input_tokens: 1_060 };
+    const bill = {
+      input_tokens: 42_500,
+      output_tokens: 120,
+      cache_read_input_tokens: 2_200,
+      cache_creation_input_tokens: 1_060,
+    };
     assert.deepEqual(summary.usage, bill);
     const row = report.holdout.tools.find((t) => t.tool_name === toolName);
     assert.deepEqual([row.sessions, row.treated], [1, 1], "one billed session, treated for this tool");
@@ -83,7 +127,12 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const toolName = uniqueTool("held_fetch");
     await inHoldoutSession(gate, toolName, async (sessionId) => {
       const session = new OffloadSession({ gate, model: MODEL, sessionId });
-      const { prompts } = await run(session, { toolName, calls: 3, usages: [usage(1_000, 500, 0)], outputFor: (part) => bigOutput(part) });
+      const { prompts } = await run(session, {
+        toolName,
+        calls: 3,
+        usages: [usage(1_000, 500, 0)],
+        outputFor: (part) => bigOutput(part),
+      });
       const summary = await session.end();
       assert.equal(prompts.length, 4);
       for (const messages of prompts) assert.ok(!messages.some((m) => String(m.content).includes("[offloaded:")));
@@ -95,7 +144,11 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const down = createGateClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, timeoutMs: 500 });
     const session = new OffloadSession({ gate: down, model: MODEL });
     const original = bigOutput(4);
-    const { state, prompts } = await run(session, { toolName: "fetch_report", usages: [usage(1_000, 0, 0)], outputFor: () => original });
+    const { state, prompts } = await run(session, {
+      toolName: "fetch_report",
+      usages: [usage(1_000, 0, 0)],
+      outputFor: () => original,
+    });
     assert.equal(state.messages.at(-1).content, "done");
     assert.ok(toolMessages(prompts[1])[0].content === original, "the original went to the model");
     const summary = await session.end();
@@ -106,10 +159,27 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const toolName = uniqueTool("crawl");
     const session = new OffloadSession({ gate, model: MODEL });
     const sizes = [160_000, 2_000, 120_000, 9_000, 200_000, 60_000, 1_000, 140_000];
-    const { prompts: calls } = await run(session, { toolName, calls: sizes.length, usages: [usage(900, 30_000, 2_000)], outputFor: (part) => bigOutput(part, sizes[(part - 1) % sizes.length]) });
-    const prompts = calls.map((messages) => messages.map((m) => JSON.stringify({ type: m.type, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id })));
+    const { prompts: calls } = await run(session, {
+      toolName,
+      calls: sizes.length,
+      usages: [usage(900, 30_000, 2_000)],
+      outputFor: (part) => bigOutput(part, sizes[(part - 1) % sizes.length]),
+    });
+    const prompts = calls.map((messages) =>
+      messages.map((m) =>
+        JSON.stringify({ type: m.type, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id }),
+      ),
+    );
     assert.ok(prompts.length >= sizes.length + 1);
-    for (let i = 1; i < prompts.length; i += 1) assert.deepEqual(prompts[i].slice(0, prompts[i - 1].length), prompts[i - 1], `prompt ${i} keeps prompt ${i - 1} as its prefix`);
-    assert.ok(prompts.at(-1).some((m) => m.includes("[offloaded:")), "some results were stubbed");
+    for (let i = 1; i < prompts.length; i += 1)
+      assert.deepEqual(
+        prompts[i].slice(0, prompts[i - 1].length),
+        prompts[i - 1],
+        `prompt ${i} keeps prompt ${i - 1} as its prefix`,
+      );
+    assert.ok(
+      prompts.at(-1).some((m) => m.includes("[offloaded:")),
+      "some results were stubbed",
+    );
   });
 });

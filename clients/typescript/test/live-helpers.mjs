@@ -7,7 +7,8 @@ import { createServer } from "node:net";
 export const baseUrl = process.env.OFFLOAD_GATE_TEST_URL;
 export const apiKey = process.env.OFFLOAD_GATE_TEST_API_KEY;
 const adminToken = process.env.OFFLOAD_GATE_TEST_ADMIN_TOKEN;
-if (baseUrl === undefined && process.env.OFFLOAD_GATE_REQUIRE_INTEGRATION) throw new Error("OFFLOAD_GATE_TEST_URL is not set");
+if (baseUrl === undefined && process.env.OFFLOAD_GATE_REQUIRE_INTEGRATION)
+  throw new Error("OFFLOAD_GATE_TEST_URL is not set");
 export const skip = baseUrl === undefined && "no running gate";
 export const MODEL = "claude-opus-4-6";
 /** The seed row of MODEL, $ per million tokens: the bill is checked against it, not against the gate's own code. */
@@ -17,20 +18,28 @@ export const RATES = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 
 export const uniqueTool = (prefix) => `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** About 40,000 tokens of tool output (4 characters a token), different for each seed. */
-export const bigOutput = (seed, chars = 160_000) => `report ${seed}\n` + "lorem ipsum dolor sit amet ".repeat(Math.ceil(chars / 27)).slice(0, chars - 8 - String(seed).length);
+export const bigOutput = (seed, chars = 160_000) =>
+  `report ${seed}\n` +
+  "lorem ipsum dolor sit amet ".repeat(Math.ceil(chars / 27)).slice(0, chars - 8 - String(seed).length);
 
 /** The id a stub names, as a model would read it. */
 export const stubId = (text) => /\{"id":"([^"]+)"\}/.exec(text)?.[1];
 
 export async function savings(toolName) {
-  const response = await fetch(`${baseUrl}/v1/savings?tool_name=${encodeURIComponent(toolName)}`, { headers: { authorization: `Bearer ${apiKey}` } });
+  const response = await fetch(`${baseUrl}/v1/savings?tool_name=${encodeURIComponent(toolName)}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   if (!response.ok) throw new Error(`GET /v1/savings: HTTP ${response.status}`);
   return response.json();
 }
 
 /** The bill of a usage sum at MODEL's seed rates (no long-context tier at these sizes). */
 export const billOf = (usage) =>
-  (usage.input_tokens * RATES.input + usage.output_tokens * RATES.output + usage.cache_read_input_tokens * RATES.cache_read + usage.cache_creation_input_tokens * RATES.cache_write) / 1e6;
+  (usage.input_tokens * RATES.input +
+    usage.output_tokens * RATES.output +
+    usage.cache_read_input_tokens * RATES.cache_read +
+    usage.cache_creation_input_tokens * RATES.cache_write) /
+  1e6;
 
 /** A loopback port nothing listens on. */
 export function closedPort() {
@@ -63,7 +72,16 @@ export async function inHoldoutSession(gate, toolName, fn) {
   try {
     for (let i = 0; i < 64; i += 1) {
       const sessionId = `held-${toolName}-${i}`;
-      const probe = await gate.decide({ model_name: MODEL, output_tokens: 40_000, pricing_mode: "cache_aware", session_id: sessionId, tool_name: toolName }, { raiseOnError: true });
+      const probe = await gate.decide(
+        {
+          model_name: MODEL,
+          output_tokens: 40_000,
+          pricing_mode: "cache_aware",
+          session_id: sessionId,
+          tool_name: toolName,
+        },
+        { raiseOnError: true },
+      );
       if (probe.reason_code === "holdout") return await fn(sessionId);
     }
     throw new Error("no held-out session among 64 at holdout_fraction 0.5");

@@ -14,9 +14,13 @@ import { createGateClient, OffloadSession } from "offload-gate-client";
 import { directoryRecallStore } from "offload-gate-client/mcp";
 
 const server = fileURLToPath(new URL("../dist/mcp.js", import.meta.url));
-const json = (body) => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+const json = (body) =>
+  new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
 // A gate that fires on every output: what this test needs is the stub and its store.
-const firingGate = createGateClient({ fetch: async () => json({ fire: true, reason_code: "net_positive", net_saving_usd: 0.1, decision_id: `dec_0_${"1".repeat(32)}` }) });
+const firingGate = createGateClient({
+  fetch: async () =>
+    json({ fire: true, reason_code: "net_positive", net_saving_usd: 0.1, decision_id: `dec_0_${"1".repeat(32)}` }),
+});
 const text = (result) => result.content.map((c) => c.text).join("");
 
 describe("the recall MCP server over stdio", () => {
@@ -25,7 +29,11 @@ describe("the recall MCP server over stdio", () => {
   let client;
 
   before(async () => {
-    const session = new OffloadSession({ gate: firingGate, model: "claude-opus-4-6", store: directoryRecallStore(dir) });
+    const session = new OffloadSession({
+      gate: firingGate,
+      model: "claude-opus-4-6",
+      store: directoryRecallStore(dir),
+    });
     assert.match(await session.offload("toolu/01 ü", "web_fetch", original), /^\[offloaded:/);
     client = new Client({ name: "offload-mcp-test", version: "0.0.0" });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [server, "--dir", dir] }));
@@ -34,7 +42,10 @@ describe("the recall MCP server over stdio", () => {
 
   it("lists one tool, recall_tool_output, taking an id and an offset", async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ["recall_tool_output"]);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ["recall_tool_output"],
+    );
     assert.deepEqual(Object.keys(tools[0].inputSchema.properties).sort(), ["id", "offset"]);
   });
 

@@ -12,8 +12,14 @@ export async function startMockAnthropic(respond) {
   const server = createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
-    if (req.method !== "POST" || !req.url.startsWith("/v1/messages") || req.url.startsWith("/v1/messages/count_tokens")) {
-      res.writeHead(200, { "content-type": "application/json" }).end(req.url.startsWith("/v1/messages/count_tokens") ? JSON.stringify({ input_tokens: 1000 }) : "{}");
+    if (
+      req.method !== "POST" ||
+      !req.url.startsWith("/v1/messages") ||
+      req.url.startsWith("/v1/messages/count_tokens")
+    ) {
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(req.url.startsWith("/v1/messages/count_tokens") ? JSON.stringify({ input_tokens: 1000 }) : "{}");
       return;
     }
     const body = JSON.parse(raw || "{}");
@@ -21,36 +27,66 @@ export async function startMockAnthropic(respond) {
     n += 1;
     const { content, usage } = await respond(body, requests.length - 1);
     const stop = content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
-    const message = { id: `msg_mock_${n}`, type: "message", role: "assistant", model: body.model, content, stop_reason: stop, stop_sequence: null, usage };
+    const message = {
+      id: `msg_mock_${n}`,
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content,
+      stop_reason: stop,
+      stop_sequence: null,
+      usage,
+    };
     if (!body.stream) {
       res.writeHead(200, { "content-type": "application/json", "request-id": `req_${n}` }).end(JSON.stringify(message));
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "request-id": `req_${n}` });
     const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
-    send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } });
+    send("message_start", {
+      message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
+    });
     content.forEach((block, index) => {
       if (block.type === "text") {
         send("content_block_start", { index, content_block: { type: "text", text: "" } });
         send("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
       } else {
         send("content_block_start", { index, content_block: { ...block, input: {} } });
-        send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+        send("content_block_delta", {
+          index,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+        });
       }
       send("content_block_stop", { index });
     });
-    send("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    send("message_delta", {
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     send("message_stop", {});
     res.end();
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 /** Every tool_result block of a request, with its text (Claude Code's system reminders taken off). */
 export function toolResults(request) {
-  return request.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result").map((b) => ({
-    id: b.tool_use_id,
-    text: (typeof b.content === "string" ? b.content : (b.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n")).replace(/(\n\n<system-reminder>[\s\S]*?<\/system-reminder>)+$/, ""),
-  }));
+  return request.messages
+    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+    .filter((b) => b.type === "tool_result")
+    .map((b) => ({
+      id: b.tool_use_id,
+      text: (typeof b.content === "string"
+        ? b.content
+        : (b.content ?? [])
+            .filter((c) => c.type === "text")
+            .map((c) => c.text)
+            .join("\n")
+      ).replace(/(\n\n<system-reminder>[\s\S]*?<\/system-reminder>)+$/, ""),
+    }));
 }

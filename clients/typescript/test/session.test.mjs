@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createGateClient, defaultStub, familyFactor, OffloadSession, PlanCadence, TokenMeter } from "../dist/index.js";
 
-const json = (body) => new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+const json = (body) =>
+  new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
 const decisionId = (n) => `dec_0_${n.toString(16).padStart(32, "0")}`;
 
 /** A gate that fires (or not) on every output and accepts every report, after `unknownFirst` unknowns. */
@@ -16,34 +17,65 @@ function scriptedGate({ fire = true, unknownFirst = 0, plan = [] } = {}) {
     const path = new URL(url).pathname;
     const body = JSON.parse(init.body);
     sent.push({ path, body });
-    if (path === "/v1/gate") return json({ fire, reason_code: fire ? "net_positive" : "net_not_positive", net_saving_usd: 0, decision_id: decisionId(++decided) });
-    if (path === "/v1/plan") return json({ stub: plan, reason_code: "plan_positive", net_saving_usd: 0.1, decision_id: decisionId(900) });
+    if (path === "/v1/gate")
+      return json({
+        fire,
+        reason_code: fire ? "net_positive" : "net_not_positive",
+        net_saving_usd: 0,
+        decision_id: decisionId(++decided),
+      });
+    if (path === "/v1/plan")
+      return json({ stub: plan, reason_code: "plan_positive", net_saving_usd: 0.1, decision_id: decisionId(900) });
     const status = unknownFirst-- > 0 ? "unknown_decision" : "accepted";
     const n = body.items.length;
-    return json({ results: body.items.map(() => ({ status })), accepted: status === "accepted" ? n : 0, unknown_decision: status === "accepted" ? 0 : n, conflict: 0, invalid: 0 });
+    return json({
+      results: body.items.map(() => ({ status })),
+      accepted: status === "accepted" ? n : 0,
+      unknown_decision: status === "accepted" ? 0 : n,
+      conflict: 0,
+      invalid: 0,
+    });
   };
-  return { gate: createGateClient({ baseUrl: "http://gate.test", fetch }), sent: (path) => sent.filter((s) => s.path === path).map((s) => s.body) };
+  return {
+    gate: createGateClient({ baseUrl: "http://gate.test", fetch }),
+    sent: (path) => sent.filter((s) => s.path === path).map((s) => s.body),
+  };
 }
 
 describe("OffloadSession", () => {
   it("asks once per output, with the stub's size, the context, the session and the tool, and replays the answer", async () => {
     const { gate, sent } = scriptedGate();
     const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "conv-1" });
-    session.observe({ input_tokens: 100, output_tokens: 50, cache_read_input_tokens: 2_000, cache_creation_input_tokens: 300 });
+    session.observe({
+      input_tokens: 100,
+      output_tokens: 50,
+      cache_read_input_tokens: 2_000,
+      cache_creation_input_tokens: 300,
+    });
     const texts = await Promise.all([1, 2, 3].map(() => session.offload("c1", "web fetch", "x".repeat(50_000))));
     const stub = defaultStub({ id: "c1", toolName: "web fetch", chars: 50_000, recallToolName: "recall_tool_output" });
     assert.deepEqual(texts, [stub, stub, stub]);
     assert.equal(await session.offload("c1", "web fetch", "x".repeat(50_000)), stub);
-    assert.deepEqual(sent("/v1/gate"), [{
-      // Real tokens at Claude's factor (clients/token-factors.json: 0.35 a character), never chars ÷ 4.
-      output_tokens: 17_500, recall_input_tokens: 17_500, pricing_mode: "cache_aware", context_tokens: 2_450, model_name: "claude-opus-4-6",
-      stub_tokens: Math.ceil(stub.length * 0.35), session_id: "conv-1", tool_name: "web_fetch",
-    }]);
+    assert.deepEqual(sent("/v1/gate"), [
+      {
+        // Real tokens at Claude's factor (clients/token-factors.json: 0.35 a character), never chars ÷ 4.
+        output_tokens: 17_500,
+        recall_input_tokens: 17_500,
+        pricing_mode: "cache_aware",
+        context_tokens: 2_450,
+        model_name: "claude-opus-4-6",
+        stub_tokens: Math.ceil(stub.length * 0.35),
+        session_id: "conv-1",
+        tool_name: "web_fetch",
+      },
+    ]);
   });
 
   it("writes the same stub as the Python client", () => {
-    assert.equal(defaultStub({ id: "call_1", toolName: "fetch_report", chars: 150_010, recallToolName: "recall_tool_output" }),
-      '[offloaded: the output of fetch_report call call_1 (150,010 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]');
+    assert.equal(
+      defaultStub({ id: "call_1", toolName: "fetch_report", chars: 150_010, recallToolName: "recall_tool_output" }),
+      '[offloaded: the output of fetch_report call call_1 (150,010 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]',
+    );
   });
 
   it("never asks about small outputs or the recall tool's own results", async () => {
@@ -57,7 +89,12 @@ describe("OffloadSession", () => {
   it("keeps the original when the store cannot, and answers a recall of an unknown id with text", async () => {
     const errors = [];
     const store = { get: () => undefined, set: () => Promise.reject(new Error("disk full")) };
-    const session = new OffloadSession({ gate: scriptedGate().gate, model: "claude-opus-4-6", store, onError: (e) => errors.push(e) });
+    const session = new OffloadSession({
+      gate: scriptedGate().gate,
+      model: "claude-opus-4-6",
+      store,
+      onError: (e) => errors.push(e),
+    });
     assert.equal(await session.offload("c1", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
     assert.deepEqual([session.status("c1"), errors.length], ["kept", 1]);
     assert.equal(await session.recall("nope"), 'no offloaded output has id "nope"');
@@ -73,13 +110,29 @@ describe("OffloadSession", () => {
     session.observe({ input_tokens: 10, output_tokens: 1 });
     const summary = await session.end();
     const batches = sent("/v1/outcomes");
-    assert.deepEqual(batches.map((b) => b.items.length), [100, 50]);
+    assert.deepEqual(
+      batches.map((b) => b.items.length),
+      [100, 50],
+    );
     const items = batches.flatMap((b) => b.items);
     assert.deepEqual([...new Set(items.map((i) => `${i.turns_after}/${i.cached_turns}`))], ["2/1"]);
-    assert.deepEqual(items.filter((i) => i.recalled).map((i) => i.decision_id), [decisionId(8)]);
+    assert.deepEqual(
+      items.filter((i) => i.recalled).map((i) => i.decision_id),
+      [decisionId(8)],
+    );
     assert.equal(summary.outcomes.accepted, 150);
-    assert.deepEqual(sent("/v1/sessions"), [{ items: [{ session_id: "conv-2", model_name: "claude-opus-4-6", turns: 3,
-      usage: { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 } }] }]);
+    assert.deepEqual(sent("/v1/sessions"), [
+      {
+        items: [
+          {
+            session_id: "conv-2",
+            model_name: "claude-opus-4-6",
+            turns: 3,
+            usage: { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 },
+          },
+        ],
+      },
+    ]);
     assert.equal(await session.end(), summary);
     assert.equal(await session.offload("late", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
   });
@@ -90,18 +143,27 @@ describe("OffloadSession", () => {
     await session.offload("c1", "web_fetch", "x".repeat(50_000));
     session.observe({ input_tokens: 10, output_tokens: 1 });
     const { outcomes } = await session.end();
-    assert.deepEqual([sent("/v1/outcomes").length, outcomes.accepted, outcomes.unknown_decision, outcomes.results[0].status], [2, 1, 0, "accepted"]);
+    assert.deepEqual(
+      [sent("/v1/outcomes").length, outcomes.accepted, outcomes.unknown_decision, outcomes.results[0].status],
+      [2, 1, 0, "accepted"],
+    );
   });
 
   it("in seed mode sends the context with the outcome, not the decision", async () => {
     const { gate, sent } = scriptedGate({ fire: false });
-    const session = new OffloadSession({ gate, model: "claude-opus-4-6", request: { pricing_mode: "seed", horizon: 6 } });
+    const session = new OffloadSession({
+      gate,
+      model: "claude-opus-4-6",
+      request: { pricing_mode: "seed", horizon: 6 },
+    });
     session.observe({ input_tokens: 700, output_tokens: 20 });
     await session.offload("c1", "web_fetch", "x".repeat(50_000));
     const [body] = sent("/v1/gate");
     assert.deepEqual([body.pricing_mode, body.horizon, "context_tokens" in body], ["seed", 6, false]);
     await session.end();
-    assert.deepEqual(sent("/v1/outcomes")[0].items, [{ decision_id: decisionId(1), turns_after: 0, cached_turns: 0, recalled: false, context_tokens: 720 }]);
+    assert.deepEqual(sent("/v1/outcomes")[0].items, [
+      { decision_id: decisionId(1), turns_after: 0, cached_turns: 0, recalled: false, context_tokens: 720 },
+    ]);
   });
 
   it("stubs what a plan says from then on and reports the plan's recall on the plan", async () => {
@@ -109,13 +171,22 @@ describe("OffloadSession", () => {
     const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
     await session.offload("c1", "web_fetch", "x".repeat(50_000));
     session.observe({ input_tokens: 10, output_tokens: 1, cache_read_input_tokens: 12_000 });
-    assert.deepEqual(await session.plan([{ tokens: 800 }, { id: "c1", tokens: 12_500 }, { id: "unknown", tokens: 20_000 }]), ["c1"]);
+    assert.deepEqual(
+      await session.plan([{ tokens: 800 }, { id: "c1", tokens: 12_500 }, { id: "unknown", tokens: 20_000 }]),
+      ["c1"],
+    );
     assert.deepEqual(sent("/v1/plan")[0].segments, [{ tokens: 800 }, { id: "c1", tokens: 12_500 }, { tokens: 20_000 }]);
     assert.match(await session.offload("c1", "web_fetch", "x".repeat(50_000)), /^\[offloaded:/);
     assert.equal(await session.recall("c1"), "x".repeat(50_000));
     session.observe({ input_tokens: 10, output_tokens: 1 });
     await session.end();
-    assert.deepEqual(sent("/v1/outcomes")[0].items.map((i) => [i.decision_id, i.turns_after, i.recalled]), [[decisionId(1), 2, false], [decisionId(900), 1, true]]);
+    assert.deepEqual(
+      sent("/v1/outcomes")[0].items.map((i) => [i.decision_id, i.turns_after, i.recalled]),
+      [
+        [decisionId(1), 2, false],
+        [decisionId(900), 1, true],
+      ],
+    );
   });
 });
 
@@ -130,11 +201,21 @@ describe("sizes in real tokens", () => {
 
   it("measure an output from the prompt's growth between the calls before and after it, shared by characters", () => {
     const meter = new TokenMeter("claude-opus-4-6");
-    meter.observeUsage({ input_tokens: 2, cache_read_input_tokens: 4_000, cache_creation_input_tokens: 998, output_tokens: 100 });
+    meter.observeUsage({
+      input_tokens: 2,
+      cache_read_input_tokens: 4_000,
+      cache_creation_input_tokens: 998,
+      output_tokens: 100,
+    });
     meter.added("a", 6_000);
     meter.added("b", 2_000);
     meter.added("a", 6_000); // replayed on the next prompt: counted once
-    meter.observeUsage({ input_tokens: 2, cache_read_input_tokens: 5_100, cache_creation_input_tokens: 4_898, output_tokens: 80 });
+    meter.observeUsage({
+      input_tokens: 2,
+      cache_read_input_tokens: 5_100,
+      cache_creation_input_tokens: 4_898,
+      output_tokens: 80,
+    });
     // Grew 10,000 − 5,000 − 100 = 4,900 tokens over 8,000 characters.
     assert.deepEqual([meter.tokens("a", 6_000), meter.tokens("b", 2_000)], [3_675, 1_225]);
     // Learned: (20,000 · 0.35 + 4,900) / (20,000 + 8,000) tokens a character for what is not yet measured.
@@ -165,7 +246,8 @@ describe("the plan cadence", () => {
   it("asks at most once every K calls, and sooner once the stubbable tokens reach what the last paying plan stubbed", () => {
     const cadence = new PlanCadence(3);
     assert.equal(cadence.due(50_000), false);
-    cadence.call(); cadence.call();
+    cadence.call();
+    cadence.call();
     assert.equal(cadence.due(50_000), false);
     cadence.call();
     assert.deepEqual([cadence.due(0), cadence.due(50_000)], [false, true]);
@@ -184,7 +266,10 @@ describe("the plan cadence", () => {
     session.observe({ input_tokens: 10 });
     session.observe({ input_tokens: 10 });
     assert.equal(session.planDue(5_000), true);
-    assert.deepEqual(await session.plan([{ tokens: 800 }, { id: "c1", tokens: 2_800 }, { id: "c2", tokens: 2_800 }]), ["c1", "c2"]);
+    assert.deepEqual(await session.plan([{ tokens: 800 }, { id: "c1", tokens: 2_800 }, { id: "c2", tokens: 2_800 }]), [
+      "c1",
+      "c2",
+    ]);
     assert.deepEqual([session.status("c1"), session.status("c2"), sent("/v1/plan").length], ["stubbed", "stubbed", 1]);
     assert.deepEqual([session.planDue(5_599), session.planDue(5_600)], [false, true]);
   });

@@ -33,7 +33,15 @@ export function newDecisionId(tenant: string, sessionId: string | null, shards: 
  * @example
  * const { decisionId, holdout } = assign("acme", "session-1", "read_file", config);
  */
-export function assign(tenant: string, sessionId: string | null, toolName: string | null, config: Readonly<AssignConfig>): { decisionId: string; holdout: boolean } {
+export function assign(
+  tenant: string,
+  sessionId: string | null,
+  toolName: string | null,
+  config: Readonly<AssignConfig>,
+): { decisionId: string; holdout: boolean } {
   const decisionId = newDecisionId(tenant, sessionId, config.ledger_shards);
-  return { decisionId, holdout: inHoldout(tenant, holdoutKey(sessionId, toolName, decisionId), config.holdout_fraction) };
+  return {
+    decisionId,
+    holdout: inHoldout(tenant, holdoutKey(sessionId, toolName, decisionId), config.holdout_fraction),
+  };
 }

@@ -25,8 +25,10 @@ export const DECISION_ID_RANDOM_BYTES = 16;
  * formatDecisionId(3, new Uint8Array(16).fill(255)) // "dec_3_ffffffffffffffffffffffffffffffff"
  */
 export function formatDecisionId(shard: number, random: Uint8Array): string {
-  if (!Number.isInteger(shard) || shard < 0 || shard >= MAX_LEDGER_SHARDS) throw new RangeError(`shard ${shard} is out of range`);
-  if (random.length !== DECISION_ID_RANDOM_BYTES) throw new RangeError(`a decision id takes ${DECISION_ID_RANDOM_BYTES} random bytes`);
+  if (!Number.isInteger(shard) || shard < 0 || shard >= MAX_LEDGER_SHARDS)
+    throw new RangeError(`shard ${shard} is out of range`);
+  if (random.length !== DECISION_ID_RANDOM_BYTES)
+    throw new RangeError(`a decision id takes ${DECISION_ID_RANDOM_BYTES} random bytes`);
   let hex = "";
   for (const byte of random) hex += byte.toString(16).padStart(2, "0");
   return `dec_${shard}_${hex}`;

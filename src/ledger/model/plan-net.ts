@@ -64,13 +64,21 @@ export function planRealizedNet(
  * @example
  * planMismatch(plan, true, { ..., recalled: true, recalled_ids: ["nope"] }) // { path: "recalled_ids.0", message: "..." }
  */
-export function planMismatch(plan: LedgerPlan, fired: boolean, outcome: OutcomeReport): { path: string; message: string } | null {
+export function planMismatch(
+  plan: LedgerPlan,
+  fired: boolean,
+  outcome: OutcomeReport,
+): { path: string; message: string } | null {
   const ids = outcome.recalled_ids ?? [];
   const stubbed = new Set(fired ? plan.stub : []);
   const stray = ids.findIndex((id) => !stubbed.has(id));
   if (stray >= 0) return { path: `recalled_ids.${stray}`, message: "must be an id the plan stubbed" };
   if (outcome.recalled !== ids.length > 0) {
-    return { path: "recalled", message: "must be true exactly when recalled_ids names an id (for a plan, recalled_ids says which stubs were recalled)" };
+    return {
+      path: "recalled",
+      message:
+        "must be true exactly when recalled_ids names an id (for a plan, recalled_ids says which stubs were recalled)",
+    };
   }
   return null;
 }

@@ -1,5 +1,12 @@
 import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
-import { cacheAwareTerms, ratesAt, type CachePriceRates, type CacheTtl, type OffloadAt, type PricingMode } from "../../gate";
+import {
+  cacheAwareTerms,
+  ratesAt,
+  type CachePriceRates,
+  type CacheTtl,
+  type OffloadAt,
+  type PricingMode,
+} from "../../gate";
 
 /**
  * What the ledger prices: the realized net of a decision with an outcome,
@@ -105,7 +112,8 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
   if (decision.row === null) return null;
   const { inputs } = decision;
   const q = realizedCacheHitRate(outcome) ?? inputs.cache_hit_rate;
-  if (decision.plan !== undefined) return planRealizedNet(decision.plan, inputs, decision.row, decision.fire, outcome, q);
+  if (decision.plan !== undefined)
+    return planRealizedNet(decision.plan, inputs, decision.row, decision.fire, outcome, q);
   const p = decision.fire ? (outcome.recalled ? 1 : 0) : inputs.recall_probability;
   return cacheAwareTerms(decision.row, {
     outputTokens: inputs.output_tokens,
@@ -131,9 +139,13 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
  * @example
  * outcomeMismatch(notFired, { ..., recalled: true }) // { path: "recalled", message: "must be false: ..." }
  */
-export function outcomeMismatch(decision: LedgerDecision, outcome: OutcomeReport): { path: string; message: string } | null {
+export function outcomeMismatch(
+  decision: LedgerDecision,
+  outcome: OutcomeReport,
+): { path: string; message: string } | null {
   if (decision.plan !== undefined) return planMismatch(decision.plan, decision.fire, outcome);
-  if (outcome.recalled_ids !== undefined) return { path: "recalled_ids", message: "must be left out: only a clearing plan's outcome names recalled ids" };
+  if (outcome.recalled_ids !== undefined)
+    return { path: "recalled_ids", message: "must be left out: only a clearing plan's outcome names recalled ids" };
   if (outcome.recalled && !decision.fire) {
     return { path: "recalled", message: "must be false: the decision did not fire, so there was no stub to recall" };
   }
@@ -162,7 +174,8 @@ export function sessionCost(row: CachePriceRates, turns: number, usage: SessionU
   const written1h = usage.cache_creation_1h_input_tokens ?? 0;
   const meanRequest = turns > 0 ? (usage.input_tokens + read + written + written1h) / turns : 0;
   const rates = ratesAt(row, meanRequest);
-  const cost = usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
+  const cost =
+    usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
   // Added only when there are 1-hour writes, so a bill without them is the same sum as before.
   return written1h > 0 ? cost + written1h * ratesAt(row, meanRequest, "1h").write : cost;
 }

@@ -36,8 +36,12 @@ export const ADD_BILL = `INSERT INTO bill_hours (hour, model_name, priced_as, n,
 export function trimBillHours(sql: SqlStorage, cutoff: number): void {
   const hour = cutoff - (cutoff % HOUR_MS);
   sql.exec("DELETE FROM bill_hours WHERE hour <= ?", hour);
-  sql.exec(`INSERT INTO bill_hours SELECT ${HOUR_OF}, model_name, COALESCE(priced_as, ''), COUNT(*), TOTAL(cost), TOTAL(cost * cost)
-    FROM sessions WHERE at >= ? AND at < ? GROUP BY 1, 2, 3`, hour, hour + HOUR_MS);
+  sql.exec(
+    `INSERT INTO bill_hours SELECT ${HOUR_OF}, model_name, COALESCE(priced_as, ''), COUNT(*), TOTAL(cost), TOTAL(cost * cost)
+    FROM sessions WHERE at >= ? AND at < ? GROUP BY 1, 2, 3`,
+    hour,
+    hour + HOUR_MS,
+  );
 }
 
 /**
@@ -57,10 +61,21 @@ export function readBillMoments(sql: SqlStorage, from: number, to: number, model
   const parts = [`SELECT n, sum, sumsq FROM bill_hours WHERE hour >= ? AND hour < ?${byModel}`];
   const bindings: Bindings = [first, last, ...models];
   // The partial hours: before the first whole one and from the last on (one range when the window has none).
-  const ranges = first < last ? [[from, first], [last, to]] : [[from, to]];
+  const ranges =
+    first < last
+      ? [
+          [from, first],
+          [last, to],
+        ]
+      : [[from, to]];
   for (const [a, b] of ranges) {
     parts.push(`SELECT 1 AS n, cost AS sum, cost * cost AS sumsq FROM sessions WHERE at >= ? AND at < ?${rawModel}`);
     bindings.push(a as number, b as number, ...models);
   }
-  return sql.exec<SumsRow>(`SELECT TOTAL(n) AS n, TOTAL(sum) AS sum, TOTAL(sumsq) AS sumsq FROM (${parts.join(" UNION ALL ")})`, ...bindings).one();
+  return sql
+    .exec<SumsRow>(
+      `SELECT TOTAL(n) AS n, TOTAL(sum) AS sum, TOTAL(sumsq) AS sumsq FROM (${parts.join(" UNION ALL ")})`,
+      ...bindings,
+    )
+    .one();
 }

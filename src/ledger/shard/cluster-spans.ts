@@ -12,7 +12,15 @@ import type { SumsRow } from "./sql";
 type Row = SumsRow;
 
 /** A session's cluster sums (the summaries' columns the intervals read). */
-const SUMS = ["g_n", "g_s", "r_s", "h_n", "h_s", "q_n", "q_s"] as const satisfies readonly (keyof typeof SUMMARY_SUMS)[];
+const SUMS = [
+  "g_n",
+  "g_s",
+  "r_s",
+  "h_n",
+  "h_s",
+  "q_n",
+  "q_s",
+] as const satisfies readonly (keyof typeof SUMMARY_SUMS)[];
 const TERMS = Object.keys(CLUSTER_TERMS);
 const termExprs = (sign: string) => Object.values(CLUSTER_TERMS).map((e) => `${sign}TOTAL(${e})`);
 const sessionSums = `session_key, MIN(hour), MAX(hour), ${SUMS.map((n) => `TOTAL(${n})`).join(", ")}`;
@@ -80,7 +88,8 @@ export const KEYS_MOVED = `SELECT json_group_array(DISTINCT k.value ->> 0) AS ke
   WHERE c.session_key IS NULL OR k.value ->> 1 < c.first_hour OR k.value ->> 1 > c.last_hour`;
 
 /** The session keys of decisions just stored or given outcomes (bound: a JSON array of their ids), as a JSON array. */
-export const KEYS_OF_DECISIONS = "SELECT json_group_array(DISTINCT COALESCE(session_id, id)) AS keys FROM decisions WHERE id IN (SELECT value FROM json_each(?))";
+export const KEYS_OF_DECISIONS =
+  "SELECT json_group_array(DISTINCT COALESCE(session_id, id)) AS keys FROM decisions WHERE id IN (SELECT value FROM json_each(?))";
 
 /** The sessions whose first summary is before an hour (bound): the purge's, as a JSON array. */
 export const KEYS_BEFORE = "SELECT json_group_array(session_key) AS keys FROM session_clusters WHERE first_hour < ?";
@@ -98,18 +107,36 @@ export type KeysRow = { keys: string };
  * @example
  * unfilteredClusters(sql, 7_200_000, 36_000_000, []) // { gap_g: 412, gap_cs2: 0.31, ... }
  */
-export function unfilteredClusters(sql: SqlStorage, from: number, to: number, raw: { sql: string; bindings: (string | number)[] }[]): Row {
-  const whole = sql.exec<SumsRow>(`SELECT ${TERMS.map((n) => `TOTAL(${n}) + TOTAL(${n}_c) AS ${n}`).join(", ")}
-    FROM cluster_spans WHERE first_hour >= ? AND last_hour < ?`, from, to).one();
+export function unfilteredClusters(
+  sql: SqlStorage,
+  from: number,
+  to: number,
+  raw: { sql: string; bindings: (string | number)[] }[],
+): Row {
+  const whole = sql
+    .exec<SumsRow>(
+      `SELECT ${TERMS.map((n) => `TOTAL(${n}) + TOTAL(${n}_c) AS ${n}`).join(", ")}
+    FROM cluster_spans WHERE first_hour >= ? AND last_hour < ?`,
+      from,
+      to,
+    )
+    .one();
   const crossing = `SELECT c.session_key FROM cluster_spans p JOIN session_clusters c ON c.first_hour = p.first_hour AND c.last_hour = p.last_hour
     WHERE (p.first_hour < ? AND p.last_hour >= ?) OR (p.first_hour < ? AND p.last_hour >= ?)`;
-  const parts = [`SELECT session_key AS cluster, ${SUMS.join(", ")} FROM session_tools WHERE hour >= ? AND hour < ? AND session_key IN (${crossing})`];
+  const parts = [
+    `SELECT session_key AS cluster, ${SUMS.join(", ")} FROM session_tools WHERE hour >= ? AND hour < ? AND session_key IN (${crossing})`,
+  ];
   const bindings: (string | number)[] = [from, to, from, from, to, to];
   for (const r of raw) {
     parts.push(r.sql);
     bindings.push(...r.bindings);
   }
-  const edges = sql.exec<SumsRow>(`${CLUSTER_TOTALS}(SELECT cluster, ${SUMS.map((n) => `TOTAL(${n}) AS ${n}`).join(", ")}
-    FROM (${parts.join(" UNION ALL ")}) GROUP BY cluster)`, ...bindings).one();
+  const edges = sql
+    .exec<SumsRow>(
+      `${CLUSTER_TOTALS}(SELECT cluster, ${SUMS.map((n) => `TOTAL(${n}) AS ${n}`).join(", ")}
+    FROM (${parts.join(" UNION ALL ")}) GROUP BY cluster)`,
+      ...bindings,
+    )
+    .one();
   return Object.fromEntries(TERMS.map((n) => [n, (whole[n] ?? 0) + (edges[n] ?? 0)]));
 }

@@ -20,7 +20,6 @@ export interface LevelSums {
   q_turns: number;
 }
 
-
 /** One (tool, model)'s sums in one shard; `tool` is null for decisions without a tool_name. */
 export interface ToolModelSums {
   tool: string | null;
@@ -62,7 +61,16 @@ export function toolModelSumsOf(row: LearningSumsRow): ToolModelSums {
   return {
     tool: row.tool,
     model: row.model,
-    sums: { p_n: row.p_n, p_r: row.p_r, h_n: row.h_n, h_sum: row.h_sum, h_sumsq: row.h_sumsq, q_n: row.q_n, q_cached: row.q_cached, q_turns: row.q_turns },
+    sums: {
+      p_n: row.p_n,
+      p_r: row.p_r,
+      h_n: row.h_n,
+      h_sum: row.h_sum,
+      h_sumsq: row.h_sumsq,
+      q_n: row.q_n,
+      q_cached: row.q_cached,
+      q_turns: row.q_turns,
+    },
   };
 }
 

@@ -55,8 +55,18 @@ export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
     missed_savings_usd: num("missed_usd"),
   });
   sums.sessions = { n: num("n", billed), sum: num("sum", billed), sumsq: num("sumsq", billed) };
-  const cluster = (k: string) => ({ clusters: num(`${k}_g`, c), cs2: num(`${k}_cs2`, c), ncs: num(`${k}_ncs`, c), n2: num(`${k}_n2`, c) });
-  sums.clusters = { gap: cluster("gap"), horizon: cluster("hor"), cache_hit_rate: cluster("q"), recall: cluster("rec") };
+  const cluster = (k: string) => ({
+    clusters: num(`${k}_g`, c),
+    cs2: num(`${k}_cs2`, c),
+    ncs: num(`${k}_ncs`, c),
+    n2: num(`${k}_n2`, c),
+  });
+  sums.clusters = {
+    gap: cluster("gap"),
+    horizon: cluster("hor"),
+    cache_hit_rate: cluster("q"),
+    recall: cluster("rec"),
+  };
   return sums;
 }
 
@@ -99,5 +109,11 @@ export function readRawToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSe
   return sql
     .exec<ToolSessionSqlRow>(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
     .toArray()
-    .map((row) => ({ tool_name: row.tool_name, session_id: row.session_id, at: row.at, treated: row.held !== 1, cost: row.cost }));
+    .map((row) => ({
+      tool_name: row.tool_name,
+      session_id: row.session_id,
+      at: row.at,
+      treated: row.held !== 1,
+      cost: row.cost,
+    }));
 }

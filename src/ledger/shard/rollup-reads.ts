@@ -11,15 +11,35 @@ import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "../stats/report";
-import { CLUSTER_TOTALS, DECISION_COLUMNS, HOUR_MS, OUTCOME_COLUMNS, ROLLUP_KEY, rollupSelect, SUMMARY_SUMS } from "./rollup-sql";
-import { SERIES_SUMS, decisionWhere, whereOf, type SeriesSqlRow, type SumsFilter, type SumsRow, type ToolSessionSqlRow } from "./sql";
+import {
+  CLUSTER_TOTALS,
+  DECISION_COLUMNS,
+  HOUR_MS,
+  OUTCOME_COLUMNS,
+  ROLLUP_KEY,
+  rollupSelect,
+  SUMMARY_SUMS,
+} from "./rollup-sql";
+import {
+  SERIES_SUMS,
+  decisionWhere,
+  whereOf,
+  type SeriesSqlRow,
+  type SumsFilter,
+  type SumsRow,
+  type ToolSessionSqlRow,
+} from "./sql";
 import type { ToolSessionRow } from "../model/types";
 import { planWindow, type WindowPlan } from "./window";
 
 type Bindings = (string | number)[];
 type Row = SumsRow;
 
-const ROLLUP_COLUMNS = [...Object.keys(ROLLUP_KEY), ...Object.keys(DECISION_COLUMNS), ...Object.keys(OUTCOME_COLUMNS)].join(", ");
+const ROLLUP_COLUMNS = [
+  ...Object.keys(ROLLUP_KEY),
+  ...Object.keys(DECISION_COLUMNS),
+  ...Object.keys(OUTCOME_COLUMNS),
+].join(", ");
 
 /** The filter's conditions on rollup or summary rows (bare columns; '' keys never match a name). */
 function keyFilter(filter: SumsFilter): { where: string; bindings: Bindings } {
@@ -56,7 +76,12 @@ function rollupRows(plan: WindowPlan, filter: SumsFilter): { sql: string; bindin
 }
 
 /** Summary rows (cluster sums) for a plan: the table's whole hours, then raw decisions of the partial hours. */
-function summaryRows(plan: WindowPlan, filter: SumsFilter, columns: string, rawColumns: string): { sql: string; bindings: Bindings } {
+function summaryRows(
+  plan: WindowPlan,
+  filter: SumsFilter,
+  columns: string,
+  rawColumns: string,
+): { sql: string; bindings: Bindings } {
   const k = keyFilter(filter);
   const parts = [`SELECT ${columns} FROM session_tools WHERE hour >= ? AND hour < ?${k.where}`];
   const bindings: Bindings = [plan.hours.from, plan.hours.to, ...k.bindings];
@@ -69,7 +94,15 @@ function summaryRows(plan: WindowPlan, filter: SumsFilter, columns: string, rawC
 }
 
 const CLUSTER_COLUMNS = "session_key AS cluster, g_n, g_s, r_s, h_n, h_s, q_n, q_s";
-const RAW_CLUSTER_COLUMNS = `COALESCE(d.session_id, d.id) AS cluster, ${["g_n", "g_s", "r_s", "h_n", "h_s", "q_n", "q_s"]
+const RAW_CLUSTER_COLUMNS = `COALESCE(d.session_id, d.id) AS cluster, ${[
+  "g_n",
+  "g_s",
+  "r_s",
+  "h_n",
+  "h_s",
+  "q_n",
+  "q_s",
+]
   .map((n) => `${SUMMARY_SUMS[n as keyof typeof SUMMARY_SUMS]} AS ${n}`)
   .join(", ")}`;
 
@@ -84,12 +117,17 @@ const RAW_CLUSTER_COLUMNS = `COALESCE(d.session_id, d.id) AS cluster, ${["g_n", 
 export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, rawFrom: number): LedgerSums {
   const plan = planWindow(filter.from, filter.to, rawFrom);
   const rows = rollupRows(plan, filter);
-  const d = sql.exec<SumsRow>(`SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
+  const d = sql
+    .exec<SumsRow>(
+      `SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
     TOTAL(outcomes) AS outcomes, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized,
     TOTAL(fwo_gap_sumsq) AS gap_sumsq, TOTAL(fwo_recalled) AS recalled, TOTAL(fwo_prior_recall) AS prior_recall_sum,
     TOTAL(horizon_sum) AS horizon_sum, TOTAL(horizon_sumsq) AS horizon_sumsq, TOTAL(prior_horizon_sum) AS prior_horizon_sum,
     TOTAL(cache_n) AS cache_n, TOTAL(cache_sum) AS cache_sum, TOTAL(cache_sumsq) AS cache_sumsq, TOTAL(prior_cache_sum) AS prior_cache_sum,
-    TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`, ...rows.bindings).one();
+    TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`,
+      ...rows.bindings,
+    )
+    .one();
   const clusters = readClusters(sql, plan, filter);
   const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
@@ -106,13 +144,21 @@ function readClusters(sql: SqlStorage, plan: WindowPlan, filter: SumsFilter): Ro
   if (filter.tool_name === undefined && filter.model === undefined) {
     const raw = plan.raw.map((range) => {
       const r = rawFilter(filter, range);
-      return { sql: `SELECT ${RAW_CLUSTER_COLUMNS} FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE ${r.where}`, bindings: r.bindings };
+      return {
+        sql: `SELECT ${RAW_CLUSTER_COLUMNS} FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE ${r.where}`,
+        bindings: r.bindings,
+      };
     });
     return unfilteredClusters(sql, plan.hours.from, plan.hours.to, raw);
   }
   const c = summaryRows(plan, filter, CLUSTER_COLUMNS, RAW_CLUSTER_COLUMNS);
-  return sql.exec<SumsRow>(`${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
-    TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`, ...c.bindings).one();
+  return sql
+    .exec<SumsRow>(
+      `${CLUSTER_TOTALS}(SELECT cluster, TOTAL(g_n) AS g_n, TOTAL(g_s) AS g_s, TOTAL(r_s) AS r_s, TOTAL(h_n) AS h_n,
+    TOTAL(h_s) AS h_s, TOTAL(q_n) AS q_n, TOTAL(q_s) AS q_s FROM (${c.sql}) GROUP BY cluster)`,
+      ...c.bindings,
+    )
+    .one();
 }
 
 const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
@@ -133,7 +179,8 @@ function readBilled(sql: SqlStorage, filter: SumsFilter): Row {
   return sql.exec<SumsRow>(SUMMARY_SESSION_SUMS + b.where, ...b.bindings).one();
 }
 
-const SUMMARY_SESSION_SUMS = "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
+const SUMMARY_SESSION_SUMS =
+  "SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq FROM sessions s WHERE ";
 
 const bucketOf = (b: SeriesSqlRow): SeriesBucket => ({
   start: b.start,
@@ -149,22 +196,52 @@ const bucketOf = (b: SeriesSqlRow): SeriesBucket => ({
  * ones from raw rows where they are kept, and one point per hour (at its
  * start) for hours whose raw rows are gone.
  */
-function readSeries(sql: SqlStorage, filter: SumsFilter, plan: WindowPlan, bucketMs: number, rawFrom: number): SeriesBucket[] {
-  const totals = "TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized";
+function readSeries(
+  sql: SqlStorage,
+  filter: SumsFilter,
+  plan: WindowPlan,
+  bucketMs: number,
+  rawFrom: number,
+): SeriesBucket[] {
+  const totals =
+    "TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized";
   if (bucketMs >= HOUR_MS && bucketMs % HOUR_MS === 0) {
     const rows = rollupRows(plan, filter);
-    return sql.exec<SeriesSqlRow>(`SELECT hour - hour % ? AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, bucketMs, ...rows.bindings).toArray().map(bucketOf);
+    return sql
+      .exec<SeriesSqlRow>(
+        `SELECT hour - hour % ? AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`,
+        bucketMs,
+        ...rows.bindings,
+      )
+      .toArray()
+      .map(bucketOf);
   }
   const series: SeriesBucket[] = [];
-  const coarse = { hours: { from: plan.hours.from, to: Math.min(plan.hours.to, Math.max(plan.hours.from, rawFrom)) }, raw: [] };
+  const coarse = {
+    hours: { from: plan.hours.from, to: Math.min(plan.hours.to, Math.max(plan.hours.from, rawFrom)) },
+    raw: [],
+  };
   if (coarse.hours.from < coarse.hours.to) {
     const rows = rollupRows(coarse, filter);
-    series.push(...sql.exec<SeriesSqlRow>(`SELECT hour AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`, ...rows.bindings).toArray().map(bucketOf));
+    series.push(
+      ...sql
+        .exec<SeriesSqlRow>(
+          `SELECT hour AS start, ${totals} FROM (${rows.sql}) GROUP BY start ORDER BY start`,
+          ...rows.bindings,
+        )
+        .toArray()
+        .map(bucketOf),
+    );
   }
   const from = Math.max(filter.from, rawFrom);
   if (from < filter.to) {
     const d = decisionWhere({ ...filter, from });
-    series.push(...sql.exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings).toArray().map(bucketOf));
+    series.push(
+      ...sql
+        .exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
+        .toArray()
+        .map(bucketOf),
+    );
   }
   return series;
 }
@@ -179,10 +256,13 @@ function readSeries(sql: SqlStorage, filter: SumsFilter, plan: WindowPlan, bucke
 export function readLearningSums(sql: SqlStorage, from: number, to: number, rawFrom: number): ToolModelSums[] {
   const rows = rollupRows(planWindow(from, to, rawFrom), { from, to });
   return sql
-    .exec<LearningSumsRow>(`SELECT NULLIF(tool_name, '') AS tool, COALESCE(NULLIF(priced_as, ''), model_name) AS model,
+    .exec<LearningSumsRow>(
+      `SELECT NULLIF(tool_name, '') AS tool, COALESCE(NULLIF(priced_as, ''), model_name) AS model,
       TOTAL(fired_outcomes) AS p_n, TOTAL(fired_recalled) AS p_r, TOTAL(outcomes) AS h_n, TOTAL(horizon_sum) AS h_sum,
       TOTAL(horizon_sumsq) AS h_sumsq, TOTAL(cached_n) AS q_n, TOTAL(cached_turns) AS q_cached, TOTAL(cached_turns_after) AS q_turns
-      FROM (${rows.sql}) GROUP BY tool, model HAVING TOTAL(outcomes) > 0`, ...rows.bindings)
+      FROM (${rows.sql}) GROUP BY tool, model HAVING TOTAL(outcomes) > 0`,
+      ...rows.bindings,
+    )
     .toArray()
     .map(toolModelSumsOf);
 }
@@ -202,8 +282,11 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
     `COALESCE(d.tool_name, '') AS tool_name, COALESCE(d.session_id, d.id) AS cluster, ${SUMMARY_SUMS.g_n} AS g_n, ${SUMMARY_SUMS.net_s} AS net_s, o.at AS net_at`,
   );
   return sql
-    .exec<ToolNetSqlRow>(`SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
-      WHERE tool_name <> '' AND g_n > 0 GROUP BY tool_name, cluster`, ...rows.bindings)
+    .exec<ToolNetSqlRow>(
+      `SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
+      WHERE tool_name <> '' AND g_n > 0 GROUP BY tool_name, cluster`,
+      ...rows.bindings,
+    )
     .toArray()
     .map(toolNetOf);
 }
@@ -219,11 +302,20 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
 export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
   const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
   return sql
-    .exec<ToolSessionSqlRow>(`SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
+    .exec<ToolSessionSqlRow>(
+      `SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
       FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
-      WHERE ${w.where} GROUP BY s.session_id, t.tool_name`, ...w.bindings)
+      WHERE ${w.where} GROUP BY s.session_id, t.tool_name`,
+      ...w.bindings,
+    )
     .toArray()
-    .map((row) => ({ tool_name: row.tool_name, session_id: row.session_id, at: row.at, treated: row.held !== 1, cost: row.cost }));
+    .map((row) => ({
+      tool_name: row.tool_name,
+      session_id: row.session_id,
+      at: row.at,
+      treated: row.held !== 1,
+      cost: row.cost,
+    }));
 }
 
 /**
@@ -236,6 +328,8 @@ export function readLocations(sql: SqlStorage, sessionIds: readonly string[]): n
   return sessionIds.map((id) => {
     if (sql.exec("SELECT 1 FROM sessions WHERE session_id = ?", id).toArray().length > 0) return 2;
     // Its raw decisions may be purged already; its summaries are kept for the retention.
-    return sql.exec("SELECT 1 FROM session_tools WHERE session_key = ? AND solo = 0 LIMIT 1", id).toArray().length > 0 ? 1 : 0;
+    return sql.exec("SELECT 1 FROM session_tools WHERE session_key = ? AND solo = 0 LIMIT 1", id).toArray().length > 0
+      ? 1
+      : 0;
   });
 }

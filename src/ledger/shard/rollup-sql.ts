@@ -97,13 +97,27 @@ const NET_AT = `CASE WHEN ${FWO} THEN o.at END`;
  * summaries' reads and the per-span aggregates (./cluster-spans.ts) share.
  */
 export const CLUSTER_TERMS = {
-  gap_g: "g_n > 0", gap_cs2: "g_s * g_s", gap_ncs: "g_n * g_s", gap_n2: "g_n * g_n",
-  hor_g: "h_n > 0", hor_cs2: "h_s * h_s", hor_ncs: "h_n * h_s", hor_n2: "h_n * h_n",
-  q_g: "q_n > 0", q_cs2: "q_s * q_s", q_ncs: "q_n * q_s", q_n2: "q_n * q_n",
-  rec_g: "g_n > 0", rec_cs2: "r_s * r_s", rec_ncs: "g_n * r_s", rec_n2: "g_n * g_n",
+  gap_g: "g_n > 0",
+  gap_cs2: "g_s * g_s",
+  gap_ncs: "g_n * g_s",
+  gap_n2: "g_n * g_n",
+  hor_g: "h_n > 0",
+  hor_cs2: "h_s * h_s",
+  hor_ncs: "h_n * h_s",
+  hor_n2: "h_n * h_n",
+  q_g: "q_n > 0",
+  q_cs2: "q_s * q_s",
+  q_ncs: "q_n * q_s",
+  q_n2: "q_n * q_n",
+  rec_g: "g_n > 0",
+  rec_cs2: "r_s * r_s",
+  rec_ncs: "g_n * r_s",
+  rec_n2: "g_n * g_n",
 } as const;
 export const CLUSTER_TOTALS = `SELECT
-  ${Object.entries(CLUSTER_TERMS).map(([name, e]) => `TOTAL(${e}) AS ${name}`).join(", ")}
+  ${Object.entries(CLUSTER_TERMS)
+    .map(([name, e]) => `TOTAL(${e}) AS ${name}`)
+    .join(", ")}
   FROM `;
 
 const names = (o: object) => Object.keys(o);
@@ -169,7 +183,8 @@ export const ADD_SESSION_TOOL = `INSERT INTO session_tools (${[...names(SUMMARY_
   ON CONFLICT DO UPDATE SET held = MAX(held, excluded.held)`;
 
 // The decisions whose outcomes were just stored, bound as one JSON array (a statement takes at most 100 bindings).
-const NEW_OUTCOMES = "FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id IN (SELECT value FROM json_each(?))";
+const NEW_OUTCOMES =
+  "FROM decisions d JOIN outcomes o ON o.decision_id = d.id WHERE d.id IN (SELECT value FROM json_each(?))";
 
 /** Adds outcomes just stored (bound: a JSON array of their decision ids) to their decisions' hours' rollups. */
 export const ADD_OUTCOME_ROLLUPS = `INSERT INTO rollups (${[...names(ROLLUP_KEY), ...names(OUTCOME_COLUMNS)].join(", ")})

@@ -47,7 +47,9 @@ export function decisionOf(row: DecisionRow): LedgerDecision {
       recall_input_tokens: row.recall_input_tokens,
       recall_output_tokens: row.recall_output_tokens,
       // A plan's rows always hold it; a row written without one reads as no suffix, as before.
-      ...(row.offload_at === "retroactive" ? { offload_at: "retroactive" as const, suffix_tokens: row.suffix_tokens ?? 0 } : {}),
+      ...(row.offload_at === "retroactive"
+        ? { offload_at: "retroactive" as const, suffix_tokens: row.suffix_tokens ?? 0 }
+        : {}),
       ...(row.cache_ttl === "1h" ? { cache_ttl: "1h" as const } : {}),
     },
     row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(row.row_json),

@@ -4,7 +4,13 @@
  * of their decision's hour), session bills; and the retention's purge of
  * both horizons. ./shard.ts checks the tenant and holds the transaction.
  */
-import { outcomeMismatch, realizedCacheHitRate, realizedNet, type LedgerDecision, type OutcomeReport } from "../model/savings";
+import {
+  outcomeMismatch,
+  realizedCacheHitRate,
+  realizedNet,
+  type LedgerDecision,
+  type OutcomeReport,
+} from "../model/savings";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
 import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters, type KeysRow } from "./cluster-spans";
@@ -24,19 +30,41 @@ const UNKNOWN = "no decision of this tenant has this id";
  * @example
  * storeDecisions(sql, decisions, (json) => rowIdOf(json)) // 100
  */
-export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecision[], rowId: (json: string) => number): number {
+export function storeDecisions(
+  sql: SqlStorage,
+  decisions: readonly LedgerDecision[],
+  rowId: (json: string) => number,
+): number {
   const rollups = new Map<string, { key: (string | number)[]; decisions: number; fired: number }>();
   const summaries = new Map<string, { key: (string | number)[]; held: number }>();
   for (const d of decisions) {
     const i = d.inputs;
     const written = sql.exec(
       INSERT_DECISION,
-      d.decision_id, d.at, d.session_id, d.tool_name, d.model_name, d.priced_as, d.pricing_mode, d.reason_code,
-      d.fire ? 1 : 0, d.would_fire ? 1 : 0, d.holdout ? 1 : 0, d.predicted_net_usd,
-      i.output_tokens, i.horizon, i.recall_probability, i.cache_hit_rate, i.context_tokens,
-      i.stub_tokens, i.recall_input_tokens, i.recall_output_tokens,
+      d.decision_id,
+      d.at,
+      d.session_id,
+      d.tool_name,
+      d.model_name,
+      d.priced_as,
+      d.pricing_mode,
+      d.reason_code,
+      d.fire ? 1 : 0,
+      d.would_fire ? 1 : 0,
+      d.holdout ? 1 : 0,
+      d.predicted_net_usd,
+      i.output_tokens,
+      i.horizon,
+      i.recall_probability,
+      i.cache_hit_rate,
+      i.context_tokens,
+      i.stub_tokens,
+      i.recall_input_tokens,
+      i.recall_output_tokens,
       d.row === null ? null : rowId(JSON.stringify(d.row)),
-      i.offload_at ?? null, i.suffix_tokens ?? null, i.cache_ttl ?? null,
+      i.offload_at ?? null,
+      i.suffix_tokens ?? null,
+      i.cache_ttl ?? null,
       d.plan === undefined ? null : JSON.stringify(d.plan),
     ).rowsWritten;
     if (written === 0) continue;
@@ -62,7 +90,11 @@ export function storeDecisions(sql: SqlStorage, decisions: readonly LedgerDecisi
   for (const s of summaries.values()) sql.exec(ADD_SESSION_TOOL, ...s.key, s.held);
   if (summaries.size > 0) {
     const keys = JSON.stringify([...new Set([...summaries.values()].map((s) => s.key[0]))]);
-    refreshClusters(sql, sql.exec<KeysRow>(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one().keys);
+    refreshClusters(
+      sql,
+      sql.exec<KeysRow>(KEYS_MOVED, JSON.stringify([...summaries.values()].map((s) => [s.key[0], s.key[4]]))).one()
+        .keys,
+    );
     // A session billed already gains a pair, or its arm, in its bill's chunk.
     repackChunks(sql, sql.exec<ChunkKey>(CHUNKS_OF_SESSIONS, keys));
   }
@@ -96,7 +128,9 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
 
 function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemResult {
   const report = canonicalOutcome(item);
-  const held = sql.exec<{ report: string }>("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id).toArray()[0];
+  const held = sql
+    .exec<{ report: string }>("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id)
+    .toArray()[0];
   if (held !== undefined) {
     return held.report === report
       ? { status: "accepted", repeated: true }
@@ -106,10 +140,17 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemRes
   if (found === undefined) return { status: "unknown_decision", message: UNKNOWN };
   const decision = decisionOf(found);
   const mismatch = outcomeMismatch(decision, item);
-  if (mismatch !== null) return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
+  if (mismatch !== null)
+    return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
   sql.exec(
     "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    item.decision_id, at, report, item.turns_after, item.recalled ? 1 : 0, realizedCacheHitRate(item), realizedNet(decision, item),
+    item.decision_id,
+    at,
+    report,
+    item.turns_after,
+    item.recalled ? 1 : 0,
+    realizedCacheHitRate(item),
+    realizedNet(decision, item),
   );
   return { status: "accepted", repeated: false };
 }
@@ -123,7 +164,9 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemRes
  */
 export function storeSessions(sql: SqlStorage, at: number, items: readonly PricedSession[]): ItemResult[] {
   const results = items.map((item) => storeSession(sql, at, item));
-  const stored = items.filter((_, i) => results[i]?.status === "accepted" && results[i]?.repeated === false).map((item) => item.session_id);
+  const stored = items
+    .filter((_, i) => results[i]?.status === "accepted" && results[i]?.repeated === false)
+    .map((item) => item.session_id);
   if (stored.length > 0) repackChunks(sql, sql.exec<ChunkKey>(CHUNKS_OF_SESSIONS, JSON.stringify(stored)));
   return results;
 }
@@ -135,7 +178,9 @@ export function storeSessions(sql: SqlStorage, at: number, items: readonly Price
  * storeSession(sql, Date.now(), priced) // { status: "accepted", repeated: false }
  */
 export function storeSession(sql: SqlStorage, at: number, item: PricedSession): ItemResult {
-  const held = sql.exec<{ report: string }>("SELECT report FROM sessions WHERE session_id = ?", item.session_id).toArray()[0];
+  const held = sql
+    .exec<{ report: string }>("SELECT report FROM sessions WHERE session_id = ?", item.session_id)
+    .toArray()[0];
   if (held !== undefined) {
     return held.report === item.report
       ? { status: "accepted", repeated: true }
@@ -144,7 +189,12 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
   // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
   sql.exec(
     "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, 0)",
-    item.session_id, at, item.report, item.model_name, item.priced_as, item.cost_usd,
+    item.session_id,
+    at,
+    item.report,
+    item.model_name,
+    item.priced_as,
+    item.cost_usd,
   );
   sql.exec(ADD_BILL, at, item.model_name, item.priced_as, item.cost_usd);
   return { status: "accepted", repeated: false };
@@ -164,7 +214,9 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   const hours = cutoff - (cutoff % HOUR_MS);
   const rawCut = now - Math.min(rawDays, retentionDays) * DAY_MS;
   // Raw rows are whole only after every purge so far: a raw window raised later cannot bring back what went.
-  const before = Number(sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'raw_from'").toArray()[0]?.value ?? 0);
+  const before = Number(
+    sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'raw_from'").toArray()[0]?.value ?? 0,
+  );
   const rawFrom = Math.max(before, rawCut - (rawCut % HOUR_MS));
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);

@@ -10,13 +10,22 @@ import type { ToolPairList } from "../stats/pairs";
 import type { ItemResult, PricedSession } from "../model/types";
 
 /** The tables `storage()` counts. */
-const SIZED = ["decisions", "outcomes", "sessions", "rollups", "session_tools", "session_clusters", "cluster_spans", "bill_hours", "tool_chunks"] as const;
+const SIZED = [
+  "decisions",
+  "outcomes",
+  "sessions",
+  "rollups",
+  "session_tools",
+  "session_clusters",
+  "cluster_spans",
+  "bill_hours",
+  "tool_chunks",
+] as const;
 
 /** How often the retention alarm runs while the shard holds anything. */
 export const RETENTION_SWEEP_MS = 3_600_000;
 const UNKNOWN = "no decision of this tenant has this id";
 const OTHER_TENANT = "this ledger shard belongs to another tenant";
-
 
 /**
  * One shard of one tenant's outcomes ledger: a Durable Object with SQLite
@@ -73,7 +82,12 @@ export class LedgerShard extends DurableObject<Env> {
 
   /** The schema version this shard's tables are at: 0 for a new shard; 1 for one from before versions were kept. */
   private schemaVersion(): number {
-    const tables = new Set(this.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().map((row) => row.name));
+    const tables = new Set(
+      this.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .toArray()
+        .map((row) => row.name),
+    );
     if (!tables.has("meta")) return 0;
     const held = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
     return held === undefined ? 1 : Number(held.value);
@@ -85,7 +99,12 @@ export class LedgerShard extends DurableObject<Env> {
    * a caller that leaves it out leaves the one held. Answers how many it
    * stored, or why it refused them all.
    */
-  async record(tenant: string, decisions: LedgerDecision[], retentionDays: number, rawDays?: number): Promise<{ recorded: number } | { refused: string }> {
+  async record(
+    tenant: string,
+    decisions: LedgerDecision[],
+    retentionDays: number,
+    rawDays?: number,
+  ): Promise<{ recorded: number } | { refused: string }> {
     if (this.claim(tenant) === "other") return { refused: OTHER_TENANT };
     const recorded = this.ctx.storage.transactionSync(() => {
       this.keepRetention(retentionDays, rawDays);
@@ -109,7 +128,13 @@ export class LedgerShard extends DurableObject<Env> {
   }
 
   /** Stores session bills, one result per item: accepted (again, when repeated), conflict. */
-  async reportSessions(tenant: string, at: number, items: PricedSession[], retentionDays: number, rawDays?: number): Promise<ItemResult[]> {
+  async reportSessions(
+    tenant: string,
+    at: number,
+    items: PricedSession[],
+    retentionDays: number,
+    rawDays?: number,
+  ): Promise<ItemResult[]> {
     if (this.claim(tenant) === "other") return items.map(() => ({ status: "invalid", message: OTHER_TENANT }));
     const results = this.ctx.storage.transactionSync(() => {
       this.keepRetention(retentionDays, rawDays);
@@ -149,13 +174,21 @@ export class LedgerShard extends DurableObject<Env> {
    * decision in that session, with the tool's arm and the session's cost.
    */
   async toolPairs(tenant: string, filter: SumsFilter): Promise<ToolPairList[]> {
-    return this.claim(tenant, false) === "own" ? readToolPairs(this.sql, filter, () => readToolSessions(this.sql, filter)) : [];
+    return this.claim(tenant, false) === "own"
+      ? readToolPairs(this.sql, filter, () => readToolSessions(this.sql, filter))
+      : [];
   }
 
   /** What the shard holds (rows per table) and the bytes its database takes: for sizing (docs/ledger.md). */
   async storage(): Promise<Record<(typeof SIZED)[number], number> & { bytes: number }> {
-    const counts = SIZED.map((table) => [table, this.schemaReady ? this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n : 0]);
-    return { ...(Object.fromEntries(counts) as Record<(typeof SIZED)[number], number>), bytes: this.schemaReady ? this.sql.databaseSize : 0 };
+    const counts = SIZED.map((table) => [
+      table,
+      this.schemaReady ? this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).one().n : 0,
+    ]);
+    return {
+      ...(Object.fromEntries(counts) as Record<(typeof SIZED)[number], number>),
+      bytes: this.schemaReady ? this.sql.databaseSize : 0,
+    };
   }
 
   /** Purges both horizons (./shard-writes.ts, purge), then comes back in an hour while anything is left. */
@@ -166,7 +199,11 @@ export class LedgerShard extends DurableObject<Env> {
     this.rawFrom = this.ctx.storage.transactionSync(() => purge(this.sql, Date.now(), days, rawDays));
     this.rowIds.clear();
     this.alarmSet = false;
-    const left = this.sql.exec<{ n: number }>("SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n").one();
+    const left = this.sql
+      .exec<{ n: number }>(
+        "SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n",
+      )
+      .one();
     if (left.n > 0) await this.ensureAlarm();
   }
 

@@ -158,7 +158,12 @@ export function sessionWhere(filter: SumsFilter): { where: string; bindings: (st
  * @example
  * whereOf({ from, to, model: "gpt-5" }, "s.at", "s.tool = ?", "(s.model_name = ? OR s.priced_as = ?)")
  */
-export function whereOf(filter: SumsFilter, at: string, tool: string, model: string): { where: string; bindings: (string | number)[] } {
+export function whereOf(
+  filter: SumsFilter,
+  at: string,
+  tool: string,
+  model: string,
+): { where: string; bindings: (string | number)[] } {
   const parts = [`${at} >= ?`, `${at} < ?`];
   const bindings: (string | number)[] = [filter.from, filter.to];
   if (filter.tool_name !== undefined) {
@@ -210,7 +215,14 @@ export const SERIES_SUMS = `SELECT
   FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
 
 /** A row of SERIES_SUMS (and of the rollups' series in ./rollup-reads.ts): counts and TOTAL()s, never null. */
-export type SeriesSqlRow = { start: number; decisions: number; fired: number; fired_with_outcome: number; predicted: number; realized: number };
+export type SeriesSqlRow = {
+  start: number;
+  decisions: number;
+  fired: number;
+  fired_with_outcome: number;
+  predicted: number;
+  realized: number;
+};
 
 /**
  * The WHERE clause for the raw (session, tool) pairs (raw-reads.ts): sessions

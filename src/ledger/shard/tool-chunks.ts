@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS tool_chunks (
 const PAIRS_OF_CHUNK = `SELECT s.at AS at, s.session_id AS session_id, MAX(t.held) AS held, s.cost AS cost
   FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ?
   WHERE s.at >= ? AND s.at < ? GROUP BY s.session_id ORDER BY s.at, s.session_id`;
-const CHUNKS = "SELECT DISTINCT t.tool_name AS tool, s.at - s.at % 3600000 AS hour FROM session_tools t JOIN sessions s ON s.session_id = t.session_key WHERE t.solo = 0";
+const CHUNKS =
+  "SELECT DISTINCT t.tool_name AS tool, s.at - s.at % 3600000 AS hour FROM session_tools t JOIN sessions s ON s.session_id = t.session_key WHERE t.solo = 0";
 
 /** The chunks holding pairs of some sessions (bound: a JSON array of session ids). */
 export const CHUNKS_OF_SESSIONS = `${CHUNKS} AND t.session_key IN (SELECT value FROM json_each(?))`;
@@ -36,7 +37,12 @@ type PairSqlRow = { at: number; session_id: string; held: number; cost: number }
 
 /** n pairs as bill-time, cost and arm arrays over one buffer (a chunk's blob): 8 + 8 + 1 bytes a pair. */
 function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 17)) {
-  return { buffer, at: new Float64Array(buffer, 0, n), cost: new Float64Array(buffer, n * 8, n), held: new Uint8Array(buffer, n * 16, n) };
+  return {
+    buffer,
+    at: new Float64Array(buffer, 0, n),
+    cost: new Float64Array(buffer, n * 8, n),
+    held: new Uint8Array(buffer, n * 16, n),
+  };
 }
 
 /**
@@ -63,7 +69,14 @@ export function repackChunks(sql: SqlStorage, chunks: Iterable<ChunkKey>): void 
       p.cost[i] = row.cost;
       p.held[i] = row.held === 1 ? 1 : 0;
     });
-    sql.exec("INSERT OR REPLACE INTO tool_chunks (tool_name, hour, n, data, ids) VALUES (?, ?, ?, ?, ?)", tool, hour, rows.length, p.buffer, rows.map((r) => r.session_id).join("\n"));
+    sql.exec(
+      "INSERT OR REPLACE INTO tool_chunks (tool_name, hour, n, data, ids) VALUES (?, ?, ?, ?, ?)",
+      tool,
+      hour,
+      rows.length,
+      p.buffer,
+      rows.map((r) => r.session_id).join("\n"),
+    );
   }
 }
 
@@ -102,39 +115,59 @@ export function readToolPairs(sql: SqlStorage, filter: SumsFilter, rowsOf: () =>
   if (filter.model !== undefined) return packRows(rowsOf());
   const { from, to } = filter;
   const tool = filter.tool_name === undefined ? "" : " AND tool_name = ? AND tool_name <> ''";
-  const chunks = sql.exec(`SELECT tool_name, hour, n, data, ids FROM tool_chunks WHERE hour >= ? AND hour < ?${tool} ORDER BY tool_name, hour`,
-    from - (from % HOUR_MS), to, ...(filter.tool_name === undefined ? [] : [filter.tool_name])).raw();
-  const tools = new Map<string, { n: number; parts: { chunk: ReturnType<typeof packed>; ids: string; keep: number[] | null }[] }>();
+  const chunks = sql
+    .exec(
+      `SELECT tool_name, hour, n, data, ids FROM tool_chunks WHERE hour >= ? AND hour < ?${tool} ORDER BY tool_name, hour`,
+      from - (from % HOUR_MS),
+      to,
+      ...(filter.tool_name === undefined ? [] : [filter.tool_name]),
+    )
+    .raw();
+  const tools = new Map<
+    string,
+    { n: number; parts: { chunk: ReturnType<typeof packed>; ids: string; keep: number[] | null }[] }
+  >();
   for (const [name, hour, n, data, ids] of chunks) {
-    const chunk = packed(Number(n), data instanceof ArrayBuffer ? data : new Uint8Array(data as unknown as ArrayLike<number>).slice().buffer);
+    const chunk = packed(
+      Number(n),
+      data instanceof ArrayBuffer ? data : new Uint8Array(data as unknown as ArrayLike<number>).slice().buffer,
+    );
     // An edge hour keeps only the pairs billed inside the window.
     const edge = Number(hour) < from || Number(hour) + HOUR_MS > to;
-    const keep = edge ? Array.from(chunk.at.keys()).filter((i) => (chunk.at[i] as number) >= from && (chunk.at[i] as number) < to) : null;
+    const keep = edge
+      ? Array.from(chunk.at.keys()).filter((i) => (chunk.at[i] as number) >= from && (chunk.at[i] as number) < to)
+      : null;
     const held = tools.get(String(name)) ?? { n: 0, parts: [] };
     held.n += keep?.length ?? chunk.at.length;
     held.parts.push({ chunk, ids: String(ids), keep });
     tools.set(String(name), held);
   }
-  return orderTools([...tools].map(([tool_name, { n, parts }]) => {
-    const out = packed(n);
-    const ids: string[] = [];
-    let k = 0;
-    for (const { chunk, ids: joined, keep } of parts) {
-      if (keep === null) {
-        out.at.set(chunk.at, k);
-        out.cost.set(chunk.cost, k);
-        out.held.set(chunk.held, k);
-        k += chunk.at.length;
-        ids.push(joined);
-        continue;
+  return orderTools(
+    [...tools].map(([tool_name, { n, parts }]) => {
+      const out = packed(n);
+      const ids: string[] = [];
+      let k = 0;
+      for (const { chunk, ids: joined, keep } of parts) {
+        if (keep === null) {
+          out.at.set(chunk.at, k);
+          out.cost.set(chunk.cost, k);
+          out.held.set(chunk.held, k);
+          k += chunk.at.length;
+          ids.push(joined);
+          continue;
+        }
+        const split = joined.split("\n");
+        for (const i of keep) {
+          [out.at[k], out.cost[k], out.held[k]] = [
+            chunk.at[i] as number,
+            chunk.cost[i] as number,
+            chunk.held[i] as number,
+          ];
+          k++;
+        }
+        if (keep.length > 0) ids.push(keep.map((i) => split[i]).join("\n"));
       }
-      const split = joined.split("\n");
-      for (const i of keep) {
-        [out.at[k], out.cost[k], out.held[k]] = [chunk.at[i] as number, chunk.cost[i] as number, chunk.held[i] as number];
-        k++;
-      }
-      if (keep.length > 0) ids.push(keep.map((i) => split[i]).join("\n"));
-    }
-    return { tool_name, at: out.at, cost: out.cost, held: out.held, ids: ids.join("\n") };
-  }));
+      return { tool_name, at: out.at, cost: out.cost, held: out.held, ids: ids.join("\n") };
+    }),
+  );
 }

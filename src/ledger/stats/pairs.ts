@@ -16,7 +16,8 @@ export interface ToolPairList {
   ids: string;
 }
 
-const byReportOrder = (a: ToolSessionRow, b: ToolSessionRow) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0);
+const byReportOrder = (a: ToolSessionRow, b: ToolSessionRow) =>
+  a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0);
 
 /** A list from rows already in report order. */
 function listOf(tool_name: string, rows: readonly ToolSessionRow[]): ToolPairList {
@@ -55,7 +56,13 @@ export function packRows(rows: readonly ToolSessionRow[]): ToolPairList[] {
 export function rowsOfPairs(lists: readonly ToolPairList[]): ToolSessionRow[] {
   return lists.flatMap((l) => {
     const ids = l.at.length === 0 ? [] : l.ids.split("\n");
-    return Array.from(l.at, (at, i) => ({ tool_name: l.tool_name, session_id: ids[i] as string, at, treated: l.held[i] === 0, cost: l.cost[i] as number }));
+    return Array.from(l.at, (at, i) => ({
+      tool_name: l.tool_name,
+      session_id: ids[i] as string,
+      at,
+      treated: l.held[i] === 0,
+      cost: l.cost[i] as number,
+    }));
   });
 }
 
@@ -79,7 +86,10 @@ export function orderTools(lists: readonly ToolPairList[]): ToolPairList[] {
     .sort((a, b) => {
       const x = key.get(a) as string;
       const y = key.get(b) as string;
-      return (a.at[0] as number) - (b.at[0] as number) || (x < y ? -1 : x > y ? 1 : a.tool_name < b.tool_name ? -1 : a.tool_name > b.tool_name ? 1 : 0);
+      return (
+        (a.at[0] as number) - (b.at[0] as number) ||
+        (x < y ? -1 : x > y ? 1 : a.tool_name < b.tool_name ? -1 : a.tool_name > b.tool_name ? 1 : 0)
+      );
     });
 }
 
@@ -91,7 +101,10 @@ function mergeTwo(a: ToolPairList, b: ToolPairList): ToolPairList {
   const ids: string[] = [];
   let [i, j] = [0, 0];
   for (let k = 0; k < n; k++) {
-    const takeA = j >= b.at.length || (i < a.at.length && ((a.at[i] as number) < (b.at[j] as number) || (a.at[i] === b.at[j] && (ai[i] as string) <= (bi[j] as string))));
+    const takeA =
+      j >= b.at.length ||
+      (i < a.at.length &&
+        ((a.at[i] as number) < (b.at[j] as number) || (a.at[i] === b.at[j] && (ai[i] as string) <= (bi[j] as string))));
     const [from, at] = takeA ? [a, i++] : [b, j++];
     out.at[k] = from.at[at] as number;
     out.cost[k] = from.cost[at] as number;

@@ -1,4 +1,13 @@
-import { addClusters, addMoments, clusteredInterval, NO_CLUSTERS, NO_MOMENTS, type ClusterSums, type Interval, type Moments } from "./stats";
+import {
+  addClusters,
+  addMoments,
+  clusteredInterval,
+  NO_CLUSTERS,
+  NO_MOMENTS,
+  type ClusterSums,
+  type Interval,
+  type Moments,
+} from "./stats";
 
 /**
  * The savings report: per-shard sums (what each shard's SQL returns), merged
@@ -65,7 +74,12 @@ export function emptySums(): LedgerSums {
     missed_decisions: 0,
     missed_savings_usd: 0,
     sessions: { ...NO_MOMENTS },
-    clusters: { gap: { ...NO_CLUSTERS }, horizon: { ...NO_CLUSTERS }, cache_hit_rate: { ...NO_CLUSTERS }, recall: { ...NO_CLUSTERS } },
+    clusters: {
+      gap: { ...NO_CLUSTERS },
+      horizon: { ...NO_CLUSTERS },
+      cache_hit_rate: { ...NO_CLUSTERS },
+      recall: { ...NO_CLUSTERS },
+    },
     series: [],
   };
 }

@@ -64,8 +64,17 @@ export function sequenceRadius(t: number, alpha = SEQUENCE_ALPHA, tOpt = SEQUENC
  * s.interval // [-8.53631541400522, 6.079966207656012]
  * s.verdict  // "inconclusive" (fewer than 30 sessions per arm)
  */
-export function confidenceSequence(sessions: readonly SequenceSession[], treatedProbability: number, alpha = SEQUENCE_ALPHA): SequenceResult {
-  return packedSequence(Uint8Array.from(sessions, (s) => (s.treated ? 0 : 1)), Float64Array.from(sessions, (s) => s.cost), treatedProbability, alpha);
+export function confidenceSequence(
+  sessions: readonly SequenceSession[],
+  treatedProbability: number,
+  alpha = SEQUENCE_ALPHA,
+): SequenceResult {
+  return packedSequence(
+    Uint8Array.from(sessions, (s) => (s.treated ? 0 : 1)),
+    Float64Array.from(sessions, (s) => s.cost),
+    treatedProbability,
+    alpha,
+  );
 }
 
 /**
@@ -76,7 +85,12 @@ export function confidenceSequence(sessions: readonly SequenceSession[], treated
  * @example
  * packedSequence(Uint8Array.of(0, 1, 0), Float64Array.of(5, 6, 4.5), 0.8).estimate
  */
-export function packedSequence(held: ArrayLike<number>, cost: ArrayLike<number>, treatedProbability: number, alpha = SEQUENCE_ALPHA): SequenceResult {
+export function packedSequence(
+  held: ArrayLike<number>,
+  cost: ArrayLike<number>,
+  treatedProbability: number,
+  alpha = SEQUENCE_ALPHA,
+): SequenceResult {
   const pi = treatedProbability;
   const scale = pi * (1 - pi);
   let costSum = 0;
@@ -106,7 +120,11 @@ export function packedSequence(held: ArrayLike<number>, cost: ArrayLike<number>,
  * @example
  * meanSequence([-0.2, -0.1, -0.3]).interval // ψ̄ ± s · sequenceRadius(3)
  */
-export function meanSequence(values: readonly number[], alpha = SEQUENCE_ALPHA, minSessions = MIN_SESSIONS_PER_ARM): SequenceResult {
+export function meanSequence(
+  values: readonly number[],
+  alpha = SEQUENCE_ALPHA,
+  minSessions = MIN_SESSIONS_PER_ARM,
+): SequenceResult {
   let sum = 0;
   let sumsq = 0;
   for (const v of values) {
@@ -125,14 +143,24 @@ function closeSequence(t: number, treated: number, psiSum: number, psiSumSq: num
   const held = t - treated;
   const estimate = t > 0 ? psiSum / t : null;
   if (t < 2 || estimate === null) {
-    return { sessions: t, treated, held_out: held, estimate, sd: null, interval: null, verdict: "inconclusive", withheld: t > 0 ? "too_few_sessions" : null };
+    return {
+      sessions: t,
+      treated,
+      held_out: held,
+      estimate,
+      sd: null,
+      interval: null,
+      verdict: "inconclusive",
+      withheld: t > 0 ? "too_few_sessions" : null,
+    };
   }
   const sd = Math.sqrt(Math.max(0, (psiSumSq - (psiSum * psiSum) / t) / (t - 1)));
   const half = sd * sequenceRadius(t, alpha);
   const interval: [number, number] = [estimate - half, estimate + half];
   const base = { sessions: t, treated, held_out: held, estimate, sd, interval };
   if (sd === 0) return { ...base, verdict: "inconclusive", withheld: "zero_spread" };
-  if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM) return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
+  if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM)
+    return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
   return { ...base, verdict: verdictOfInterval(interval), withheld: null };
 }
 

@@ -138,9 +138,17 @@ export function studentTQuantile(p: number, df: number): number {
 /** The standard normal quantile at `p` (Acklam's rational approximation, refined by one Halley step). */
 export function normalQuantile(p: number): number {
   // The only quantile the report uses is 0.975; the general form keeps the t's limit honest.
-  const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
-  const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const a = [
+    -3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1,
+    2.506628277459239,
+  ];
+  const b = [
+    -5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1,
+  ];
+  const c = [
+    -7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+    2.938163982698783,
+  ];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const poly = (k: number[], x: number) => k.reduce((acc, coef) => acc * x + coef, 0);
   let x: number;
@@ -256,7 +264,11 @@ export function addClusters(a: ClusterSums, b: ClusterSums): ClusterSums {
  * @example
  * clusteredInterval(2, 6, { clusters: 2, cs2: 20, ncs: 6, n2: 2 }) // one value per cluster: as meanInterval of [2, 4]
  */
-export function clusteredInterval(n: number, sum: number, c: ClusterSums): { n: number; mean: number | null; ci95: Interval } {
+export function clusteredInterval(
+  n: number,
+  sum: number,
+  c: ClusterSums,
+): { n: number; mean: number | null; ci95: Interval } {
   if (n <= 0) return { n, mean: null, ci95: null };
   const mu = sum / n;
   if (c.clusters < 2) return { n, mean: mu, ci95: null };

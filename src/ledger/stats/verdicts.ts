@@ -13,7 +13,9 @@ import type { ToolSessionRow } from "../model/types";
 
 /** Report order: when the bill was reported, ties by session id (docs/design/ledger.md §4.2). */
 function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {
-  return [...rows].sort((a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
+  return [...rows].sort(
+    (a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0),
+  );
 }
 
 /**
@@ -41,16 +43,23 @@ export function rowsByTool(rows: readonly ToolSessionRow[]): Map<string, ToolSes
  * const verdicts = toolVerdicts(await gatherToolSessions(...).rows, 0.2);
  * verdicts.get("read_file")?.verdict // "losing" | "saving" | "inconclusive"
  */
-export function toolVerdicts(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, alpha = SEQUENCE_ALPHA): Map<string, SequenceResult> {
+export function toolVerdicts(
+  rows: readonly ToolSessionRow[] | readonly ToolPairList[],
+  holdoutFraction: number,
+  alpha = SEQUENCE_ALPHA,
+): Map<string, SequenceResult> {
   const verdicts = new Map<string, SequenceResult>();
-  for (const list of packed(rows)) verdicts.set(list.tool_name, packedSequence(list.held, list.cost, 1 - holdoutFraction, alpha));
+  for (const list of packed(rows))
+    verdicts.set(list.tool_name, packedSequence(list.held, list.cost, 1 - holdoutFraction, alpha));
   return verdicts;
 }
 
 /** Rows packed per tool; packed lists as they are. */
 function packed(pairs: readonly ToolSessionRow[] | readonly ToolPairList[]): readonly ToolPairList[] {
   const first = pairs[0];
-  return first === undefined || "ids" in first ? (pairs as readonly ToolPairList[]) : packRows(pairs as readonly ToolSessionRow[]);
+  return first === undefined || "ids" in first
+    ? (pairs as readonly ToolPairList[])
+    : packRows(pairs as readonly ToolSessionRow[]);
 }
 
 /** The tenant-wide figure (docs/design/ledger.md §4.5): each tool's effect weighted by the share of sessions it appears in. */
@@ -77,10 +86,22 @@ export interface TenantVerdict {
  * @example
  * tenantVerdict(rows, 0.2, 1_000) // { tools: 2, alpha_per_tool: 0.025, estimate: -0.08, interval: [...], verdict: "saving", withheld: null }
  */
-export function tenantVerdict(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, sessions: number, alpha = SEQUENCE_ALPHA): TenantVerdict {
+export function tenantVerdict(
+  rows: readonly ToolSessionRow[] | readonly ToolPairList[],
+  holdoutFraction: number,
+  sessions: number,
+  alpha = SEQUENCE_ALPHA,
+): TenantVerdict {
   const tools = packed(rows);
   const k = tools.length;
-  const none: TenantVerdict = { tools: k, alpha_per_tool: k > 0 ? alpha / k : null, estimate: null, interval: null, verdict: "inconclusive", withheld: null };
+  const none: TenantVerdict = {
+    tools: k,
+    alpha_per_tool: k > 0 ? alpha / k : null,
+    estimate: null,
+    interval: null,
+    verdict: "inconclusive",
+    withheld: null,
+  };
   if (k === 0 || sessions <= 0) return none;
   let estimate = 0;
   let lo = 0;
@@ -122,7 +143,11 @@ function momentsOf(list: ToolPairList, held: number): Moments {
  * holdoutFigures(rows, 0.2, { n: 1_000, sum: 2_400, sumsq: 6_000 }).tools[0]
  * // { tool_name: "grep", sessions: 1000, treated: 801, held_out: 199, verdict: "saving", ... }
  */
-export function holdoutFigures(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number, billed: Moments) {
+export function holdoutFigures(
+  rows: readonly ToolSessionRow[] | readonly ToolPairList[],
+  holdoutFraction: number,
+  billed: Moments,
+) {
   const lists = packed(rows);
   const verdicts = toolVerdicts(lists, holdoutFraction);
   const tools = lists.map((list) => {
@@ -154,7 +179,14 @@ export function holdoutFigures(rows: readonly ToolSessionRow[] | readonly ToolPa
     sessions: billed.n,
     mean_cost_usd: mean(billed),
     verdict: tenant.verdict,
-    tenant: { tools: tenant.tools, alpha_per_tool: tenant.alpha_per_tool, estimate_usd: tenant.estimate, interval: tenant.interval, verdict: tenant.verdict, withheld: tenant.withheld },
+    tenant: {
+      tools: tenant.tools,
+      alpha_per_tool: tenant.alpha_per_tool,
+      estimate_usd: tenant.estimate,
+      interval: tenant.interval,
+      verdict: tenant.verdict,
+      withheld: tenant.withheld,
+    },
     tools,
   };
 }

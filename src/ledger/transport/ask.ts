@@ -38,8 +38,15 @@ async function byShard<T>(
   const answers = new Map<number, ItemResult>();
   await Promise.all(
     [...groups].map(async ([shard, group]) => {
-      const results = await bounded(shard, timeoutMs, () => ask(shard, group.map((entry) => entry.item)));
-      group.forEach((entry, i) => answers.set(entry.index, results[i] ?? { status: "invalid", message: "no answer from the ledger" }));
+      const results = await bounded(shard, timeoutMs, () =>
+        ask(
+          shard,
+          group.map((entry) => entry.item),
+        ),
+      );
+      group.forEach((entry, i) =>
+        answers.set(entry.index, results[i] ?? { status: "invalid", message: "no answer from the ledger" }),
+      );
     }),
   );
   return answers;
@@ -74,8 +81,11 @@ export async function reportOutcomes(
     const shard = shardOfDecisionId(item.decision_id);
     return shard !== null && shard < options.shards;
   };
-  const answers = await byShard(items.filter((entry) => inRange(entry.item)), (item) => shardOfDecisionId(item.decision_id) ?? 0, options.timeoutMs, (shard, list) =>
-    ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list, options.rawDays),
+  const answers = await byShard(
+    items.filter((entry) => inRange(entry.item)),
+    (item) => shardOfDecisionId(item.decision_id) ?? 0,
+    options.timeoutMs,
+    (shard, list) => ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list, options.rawDays),
   );
   for (const entry of items) if (!inRange(entry.item)) answers.set(entry.index, UNKNOWN);
   return answers;
@@ -87,7 +97,12 @@ export async function reportOutcomes(
  * shard count. Raising ledger_shards moves the hash, not what is stored, so
  * a retried bill meets its first copy and is a repeat, not a second bill.
  */
-async function homesOf(namespace: LedgerNamespace, tenant: string, options: ReportOptions, ids: string[]): Promise<Map<string, number>> {
+async function homesOf(
+  namespace: LedgerNamespace,
+  tenant: string,
+  options: ReportOptions,
+  ids: string[],
+): Promise<Map<string, number>> {
   const homes = new Map<string, number>();
   if (options.shards <= 1 || ids.length === 0) return homes;
   const found = await Promise.all(
@@ -123,11 +138,18 @@ export async function reportSessions(
 ) {
   const none = new Uint8Array(16);
   const homes = await homesOf(namespace, tenant, options, [...new Set(items.map((entry) => entry.item.session_id))]);
-  const shardOf = (item: PricedSession) => homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
+  const shardOf = (item: PricedSession) =>
+    homes.get(item.session_id) ?? shardFor(tenant, item.session_id, options.shards, none);
   return byShard(items, shardOf, options.timeoutMs, async (shard, list) => {
     // A bill is a write like a decision: marked first, so the savings report asks its shard.
     await markWritten(options.index, tenant, shard);
-    return ledgerShard(namespace, tenant, shard).reportSessions(tenant, at, list, options.retentionDays, options.rawDays);
+    return ledgerShard(namespace, tenant, shard).reportSessions(
+      tenant,
+      at,
+      list,
+      options.retentionDays,
+      options.rawDays,
+    );
   });
 }
 
@@ -160,7 +182,13 @@ export async function bounded<T>(shard: number, ms: number, call: () => Promise<
 export type ShardSet = number | readonly number[];
 
 /** Asks every shard of the set, each within the budget; the answers that came, and which did not. */
-async function everyShard<T>(tenant: string, shards: ShardSet, timeoutMs: number, what: string, call: (shard: number) => Promise<T>) {
+async function everyShard<T>(
+  tenant: string,
+  shards: ShardSet,
+  timeoutMs: number,
+  what: string,
+  call: (shard: number) => Promise<T>,
+) {
   const list = typeof shards === "number" ? Array.from({ length: shards }, (_, shard) => shard) : shards;
   const settled = await Promise.allSettled(list.map((shard) => bounded(shard, timeoutMs, () => call(shard))));
   const answers: T[] = [];
@@ -170,7 +198,10 @@ async function everyShard<T>(tenant: string, shards: ShardSet, timeoutMs: number
     if (result.status === "fulfilled") answers.push(result.value);
     else {
       failed.push(shard);
-      console.error(`offload-gate: ledger shard unavailable for ${what} (tenant ${tenant}):`, result.reason instanceof Error ? result.reason.message : result.reason);
+      console.error(
+        `offload-gate: ledger shard unavailable for ${what} (tenant ${tenant}):`,
+        result.reason instanceof Error ? result.reason.message : result.reason,
+      );
     }
   }
   return { answers, failed };
@@ -252,8 +283,12 @@ export async function gatherRows<T>(
   options: { shards: ShardSet; timeoutMs: number },
   ask: (shard: ReturnType<typeof ledgerShard>) => Promise<T[]>,
 ): Promise<{ rows: T[]; unavailable: number }> {
-  const { answers, failed } = await everyShard(tenant, options.shards, options.timeoutMs, "the learning refresh", (shard) =>
-    ask(ledgerShard(namespace, tenant, shard)),
+  const { answers, failed } = await everyShard(
+    tenant,
+    options.shards,
+    options.timeoutMs,
+    "the learning refresh",
+    (shard) => ask(ledgerShard(namespace, tenant, shard)),
   );
   return { rows: answers.flat(), unavailable: failed.length };
 }

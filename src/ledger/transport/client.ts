@@ -44,7 +44,8 @@ export async function writeDecisions(
   if (decisions.length === 0) return;
   if (namespace === undefined) {
     // A deployment without the binding: counted every time, said once per isolate.
-    if (ledgerFailures.unbound++ === 0) console.error("offload-gate: no LEDGER binding; decisions are not recorded in the outcomes ledger");
+    if (ledgerFailures.unbound++ === 0)
+      console.error("offload-gate: no LEDGER binding; decisions are not recorded in the outcomes ledger");
     return;
   }
   const byShard = new Map<number, LedgerDecision[]>();
@@ -79,7 +80,9 @@ export interface LedgerWriteOptions {
 }
 
 /** One shard call's result: how many decisions it stored, or why it did not answer in time or failed. */
-export type ShardWrite = { ok: true; recorded: number } | { ok: false; timedOut: boolean; message: string; detail: string };
+export type ShardWrite =
+  | { ok: true; recorded: number }
+  | { ok: false; timedOut: boolean; message: string; detail: string };
 
 /**
  * Stores decisions of one shard with one call, waiting at most `timeoutMs`.
@@ -99,13 +102,27 @@ export async function recordInShard(
   try {
     // Marked beside the write, never delaying it (a failed mark is tried again on the next write).
     const result = await beforeDeadline<{ recorded: number } | { refused: string }>(async () => {
-      const [, written] = await Promise.all([markWritten(options.index, tenant, shard), ledgerShard(namespace, tenant, shard).record(tenant, decisions, options.retentionDays, options.rawDays)]);
+      const [, written] = await Promise.all([
+        markWritten(options.index, tenant, shard),
+        ledgerShard(namespace, tenant, shard).record(tenant, decisions, options.retentionDays, options.rawDays),
+      ]);
       return written;
     }, options.timeoutMs);
-    if (result === TIMED_OUT) return { ok: false, timedOut: true, message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`, detail: "" };
+    if (result === TIMED_OUT)
+      return {
+        ok: false,
+        timedOut: true,
+        message: `offload-gate: ledger write timed out after ${options.timeoutMs} ms (${where})`,
+        detail: "",
+      };
     if ("refused" in result) throw new Error(result.refused);
     return { ok: true, recorded: result.recorded };
   } catch (error) {
-    return { ok: false, timedOut: false, message: `offload-gate: ledger write failed (${where})`, detail: error instanceof Error ? error.message : String(error) };
+    return {
+      ok: false,
+      timedOut: false,
+      message: `offload-gate: ledger write failed (${where})`,
+      detail: error instanceof Error ? error.message : String(error),
+    };
   }
 }

@@ -36,15 +36,27 @@ interface Group {
  * @example
  * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
  */
-export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace }): Promise<void> {
+export async function consumeLedgerBatch(
+  batch: MessageBatch<unknown>,
+  env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace },
+): Promise<void> {
   const groups = groupMessages(batch);
   const namespace = env.LEDGER;
   await Promise.all(
     [...groups.values()].map(async (group) => {
       const result =
         namespace === undefined
-          ? { ok: false as const, message: "offload-gate: no LEDGER binding for the ledger queue's consumer", detail: "" }
-          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, { retentionDays: group.retentionDays, rawDays: group.rawDays, timeoutMs: CONSUMER_WRITE_TIMEOUT_MS, index: env.PRICING });
+          ? {
+              ok: false as const,
+              message: "offload-gate: no LEDGER binding for the ledger queue's consumer",
+              detail: "",
+            }
+          : await recordInShard(namespace, group.tenant, group.shard, group.decisions, {
+              retentionDays: group.retentionDays,
+              rawDays: group.rawDays,
+              timeoutMs: CONSUMER_WRITE_TIMEOUT_MS,
+              index: env.PRICING,
+            });
       if (result.ok) {
         consumerCounts.stored += result.recorded;
         consumerCounts.repeated += group.decisions.length - result.recorded;
@@ -52,7 +64,10 @@ export async function consumeLedgerBatch(batch: MessageBatch<unknown>, env: { LE
         return;
       }
       consumerCounts.retried += group.messages.length;
-      console.error(`${result.message} (queue ${batch.queue}); retrying its ${group.messages.length} messages`, result.detail);
+      console.error(
+        `${result.message} (queue ${batch.queue}); retrying its ${group.messages.length} messages`,
+        result.detail,
+      );
       for (const message of group.messages) message.retry();
     }),
   );
@@ -65,7 +80,9 @@ function groupMessages(batch: MessageBatch<unknown>): Map<string, Group> {
     const parsed = parseLedgerMessage(message.body);
     if (!parsed.ok) {
       consumerCounts.malformed++;
-      console.error(`offload-gate: malformed ledger message ${message.id} (queue ${batch.queue}) acked, not stored: ${parsed.reason}`);
+      console.error(
+        `offload-gate: malformed ledger message ${message.id} (queue ${batch.queue}) acked, not stored: ${parsed.reason}`,
+      );
       message.ack();
       continue;
     }
@@ -73,7 +90,14 @@ function groupMessages(batch: MessageBatch<unknown>): Map<string, Group> {
     const key = `${body.tenant}/${parsed.shard}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { tenant: body.tenant, shard: parsed.shard, retentionDays: body.retention_days, rawDays: body.raw_days, messages: [], decisions: [] };
+      group = {
+        tenant: body.tenant,
+        shard: parsed.shard,
+        retentionDays: body.retention_days,
+        rawDays: body.raw_days,
+        messages: [],
+        decisions: [],
+      };
       groups.set(key, group);
     }
     // The latest message's retention and raw window, as a direct write brings the config in force.

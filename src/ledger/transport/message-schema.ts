@@ -73,4 +73,3 @@ export function parseLedgerMessage(body: unknown): ParsedMessage {
   const message = parsed.data as LedgerMessage;
   return { ok: true, message, shard: shardOfDecisionId(message.decision.decision_id) ?? 0 };
 }
-

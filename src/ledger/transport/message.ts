@@ -32,8 +32,15 @@ const encoder = new TextEncoder();
  * @example
  * ledgerMessage("acme", record, 30, 2) // { v: 1, tenant: "acme", retention_days: 30, raw_days: 2, decision: record }
  */
-export function ledgerMessage(tenant: string, decision: LedgerDecision, retentionDays: number, rawDays?: number): LedgerMessage {
-  return rawDays === undefined ? { v: 1, tenant, retention_days: retentionDays, decision } : { v: 1, tenant, retention_days: retentionDays, raw_days: rawDays, decision };
+export function ledgerMessage(
+  tenant: string,
+  decision: LedgerDecision,
+  retentionDays: number,
+  rawDays?: number,
+): LedgerMessage {
+  return rawDays === undefined
+    ? { v: 1, tenant, retention_days: retentionDays, decision }
+    : { v: 1, tenant, retention_days: retentionDays, raw_days: rawDays, decision };
 }
 
 /**
@@ -43,11 +50,15 @@ export function ledgerMessage(tenant: string, decision: LedgerDecision, retentio
  * @example
  * chunkMessages([m1, m2]) // { batches: [[m1, m2]], oversized: [] }
  */
-export function chunkMessages(messages: readonly LedgerMessage[], limits: { messageBytes: number; batchMessages: number; batchBytes: number } = QUEUE_LIMITS): { batches: LedgerMessage[][]; oversized: LedgerMessage[] } {
+export function chunkMessages(
+  messages: readonly LedgerMessage[],
+  limits: { messageBytes: number; batchMessages: number; batchBytes: number } = QUEUE_LIMITS,
+): { batches: LedgerMessage[][]; oversized: LedgerMessage[] } {
   const batches: LedgerMessage[][] = [];
   const oversized: LedgerMessage[] = [];
   // A single gate decision (no plan) is a few KB at most: one message, one batch, nothing to measure.
-  if (messages.length === 1 && messages[0]?.decision.plan === undefined) return { batches: [[...messages]], oversized: [] };
+  if (messages.length === 1 && messages[0]?.decision.plan === undefined)
+    return { batches: [[...messages]], oversized: [] };
   let current: LedgerMessage[] = [];
   let bytes = 0;
   for (const message of messages) {

@@ -40,23 +40,40 @@ export async function handDecisions(
   const queue = env.LEDGER_QUEUE;
   options = { index: env.PRICING, ...options };
   if (queue === undefined || decisions.length === 0) return writeDecisions(env.LEDGER, tenant, decisions, options);
-  const { batches, oversized } = chunkMessages(decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays, options.rawDays)));
+  const { batches, oversized } = chunkMessages(
+    decisions.map((decision) => ledgerMessage(tenant, decision, options.retentionDays, options.rawDays)),
+  );
   const unsent = await Promise.all(batches.map((batch) => send(queue, batch, options.timeoutMs)));
   const direct = [...oversized, ...unsent.flat()].map((message) => message.decision);
   if (direct.length > 0) await writeDecisions(env.LEDGER, tenant, direct, options);
 }
 
 /** Sends one batch; answers the messages it could not send. */
-async function send(queue: NonNullable<LedgerBindings["LEDGER_QUEUE"]>, batch: LedgerMessage[], timeoutMs: number): Promise<LedgerMessage[]> {
+async function send(
+  queue: NonNullable<LedgerBindings["LEDGER_QUEUE"]>,
+  batch: LedgerMessage[],
+  timeoutMs: number,
+): Promise<LedgerMessage[]> {
   try {
     // One message needs no batch.
-    const sent = await beforeDeadline(() => (batch.length === 1 ? queue.send(batch[0], { contentType: "json" }) : queue.sendBatch(batch.map((body) => ({ body, contentType: "json" as const })))), timeoutMs);
+    const sent = await beforeDeadline(
+      () =>
+        batch.length === 1
+          ? queue.send(batch[0], { contentType: "json" })
+          : queue.sendBatch(batch.map((body) => ({ body, contentType: "json" as const }))),
+      timeoutMs,
+    );
     if (sent !== TIMED_OUT) return [];
     queueFailures.timeouts++;
-    console.error(`offload-gate: ledger queue send timed out after ${timeoutMs} ms (${batch.length} decisions); writing them directly`);
+    console.error(
+      `offload-gate: ledger queue send timed out after ${timeoutMs} ms (${batch.length} decisions); writing them directly`,
+    );
   } catch (error) {
     queueFailures.errors++;
-    console.error(`offload-gate: ledger queue send failed (${batch.length} decisions); writing them directly:`, error instanceof Error ? error.message : error);
+    console.error(
+      `offload-gate: ledger queue send failed (${batch.length} decisions); writing them directly:`,
+      error instanceof Error ? error.message : error,
+    );
   }
   return batch;
 }

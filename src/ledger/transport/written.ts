@@ -40,7 +40,10 @@ export async function markWritten(kv: KVNamespace | undefined, tenant: string, s
     await kv.put(ledgerShardKey(tenant, shard), "1");
     remember(name);
   } catch (error) {
-    console.warn(`offload-gate: could not mark ledger shard ${name} as written:`, error instanceof Error ? error.message : error);
+    console.warn(
+      `offload-gate: could not mark ledger shard ${name} as written:`,
+      error instanceof Error ? error.message : error,
+    );
   }
 }
 
@@ -64,7 +67,10 @@ export async function writtenShards(kv: KVNamespace | undefined, tenant: string,
         if (held) remember(name);
         return held;
       } catch (error) {
-        console.warn(`offload-gate: could not read whether ledger shard ${name} was written; asking it:`, error instanceof Error ? error.message : error);
+        console.warn(
+          `offload-gate: could not read whether ledger shard ${name} was written; asking it:`,
+          error instanceof Error ? error.message : error,
+        );
         return true;
       }
     }),

@@ -39,23 +39,45 @@ export function parseAtif(text: string, path: string): ParseResult {
     const message = textOf(step.message);
     if (step.source === "agent") {
       const model = typeof step.model_name === "string" ? step.model_name : defaultModel;
-      if (model === null) issues.push({ path, line: null, expected: `steps[${index}]: "model_name" (or agent.model_name)` });
+      if (model === null)
+        issues.push({ path, line: null, expected: `steps[${index}]: "model_name" (or agent.model_name)` });
       b.call(model ?? "unknown", instant(step.timestamp), metricsUsage(step.metrics), index);
-      if (typeof step.reasoning_content === "string" && step.reasoning_content !== "") b.output(b.chars(b.add({ kind: "assistant", text: step.reasoning_content })));
+      if (typeof step.reasoning_content === "string" && step.reasoning_content !== "")
+        b.output(b.chars(b.add({ kind: "assistant", text: step.reasoning_content })));
       if (message !== "") b.output(b.chars(b.add({ kind: "assistant", text: message })));
       for (const call of Array.isArray(step.tool_calls) ? step.tool_calls.filter(isRecord) : []) {
         const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
-        b.output(b.chars(b.add({ kind: "tool_call", text: args, tool: typeof call.function_name === "string" ? call.function_name : "unknown", call_id: typeof call.tool_call_id === "string" ? call.tool_call_id : null })));
+        b.output(
+          b.chars(
+            b.add({
+              kind: "tool_call",
+              text: args,
+              tool: typeof call.function_name === "string" ? call.function_name : "unknown",
+              call_id: typeof call.tool_call_id === "string" ? call.tool_call_id : null,
+            }),
+          ),
+        );
       }
     } else if (message !== "") b.add({ kind: step.source === "system" ? "system" : "user", text: message });
-    const results = isRecord(step.observation) && Array.isArray(step.observation.results) ? step.observation.results.filter(isRecord) : [];
+    const results =
+      isRecord(step.observation) && Array.isArray(step.observation.results)
+        ? step.observation.results.filter(isRecord)
+        : [];
     for (const result of results) {
-      b.add({ kind: "tool_output", text: textOf(result.content), call_id: typeof result.source_call_id === "string" ? result.source_call_id : null });
+      b.add({
+        kind: "tool_output",
+        text: textOf(result.content),
+        call_id: typeof result.source_call_id === "string" ? result.source_call_id : null,
+      });
     }
   });
   const final = isRecord(doc.final_metrics) ? doc.final_metrics : null;
   if (final !== null) {
-    b.totals = { input_tokens: count(final.total_prompt_tokens), output_tokens: count(final.total_completion_tokens), cost_usd: count(final.total_cost_usd) };
+    b.totals = {
+      input_tokens: count(final.total_prompt_tokens),
+      output_tokens: count(final.total_completion_tokens),
+      cost_usd: count(final.total_cost_usd),
+    };
   }
   return { trace: b.finish(), issues };
 }
@@ -72,5 +94,11 @@ export function metricsUsage(raw: unknown): Usage | null {
   const cached = count(raw.cached_tokens);
   const extra = isRecord(raw.extra) ? raw.extra : {};
   const written = count(extra.cache_creation_input_tokens);
-  return { input: Math.max(0, count(raw.prompt_tokens) - cached - written), cache_read: cached, cache_write_5m: written, cache_write_1h: 0, output: count(raw.completion_tokens) };
+  return {
+    input: Math.max(0, count(raw.prompt_tokens) - cached - written),
+    cache_read: cached,
+    cache_write_5m: written,
+    cache_write_1h: 0,
+    output: count(raw.completion_tokens),
+  };
 }

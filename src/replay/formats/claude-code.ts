@@ -39,7 +39,11 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
       continue;
     }
     if (value.type !== "user" && value.type !== "assistant") {
-      issues.push({ path, line, expected: `"type" user or assistant (or a known non-message type), found ${JSON.stringify(value.type)}` });
+      issues.push({
+        path,
+        line,
+        expected: `"type" user or assistant (or a known non-message type), found ${JSON.stringify(value.type)}`,
+      });
       continue;
     }
     if (value.isSidechain === true) {
@@ -66,7 +70,8 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
       synthetic++;
       continue;
     }
-    const id = typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : null;
+    const id =
+      typeof message.id === "string" ? message.id : typeof value.requestId === "string" ? value.requestId : null;
     const usage = usageOf(message.usage);
     if (id === null || id !== currentId) {
       b.call(model, instant(value.timestamp), usage, line);
@@ -94,7 +99,11 @@ function addUser(b: TraceBuilder, content: unknown): void {
   for (const block of content) {
     if (!isRecord(block)) continue;
     if (block.type === "tool_result") {
-      b.add({ kind: "tool_output", text: textOf(block.content), call_id: typeof block.tool_use_id === "string" ? block.tool_use_id : null });
+      b.add({
+        kind: "tool_output",
+        text: textOf(block.content),
+        call_id: typeof block.tool_use_id === "string" ? block.tool_use_id : null,
+      });
     } else if (block.type === "image") {
       // An image's tokens are not in its characters; the calibration to recorded usage absorbs them.
       b.add({ kind: "user", text: "[image]", chars: 6_400 });
@@ -105,7 +114,8 @@ function addUser(b: TraceBuilder, content: unknown): void {
 }
 
 function addAssistant(b: TraceBuilder, content: unknown): void {
-  const blocks = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+  const blocks =
+    typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
   for (const block of blocks) {
     if (!isRecord(block)) continue;
     let id: number;
@@ -117,7 +127,10 @@ function addAssistant(b: TraceBuilder, content: unknown): void {
         call_id: typeof block.id === "string" ? block.id : null,
       });
     } else {
-      id = b.add({ kind: "assistant", text: block.type === "thinking" ? String(block.thinking ?? "") : textOf([block]) });
+      id = b.add({
+        kind: "assistant",
+        text: block.type === "thinking" ? String(block.thinking ?? "") : textOf([block]),
+      });
     }
     b.output(b.chars(id));
   }

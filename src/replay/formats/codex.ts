@@ -14,7 +14,13 @@
 import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
 import { jsonLines, type ParseResult } from "./lines";
 
-const MODEL_OUTPUTS = new Set(["reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"]);
+const MODEL_OUTPUTS = new Set([
+  "reasoning",
+  "function_call",
+  "custom_tool_call",
+  "local_shell_call",
+  "web_search_call",
+]);
 const TOOL_OUTPUTS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"]);
 
 /**
@@ -39,7 +45,8 @@ export function parseCodex(text: string, path: string): ParseResult {
     switch (value.type) {
       case "session_meta":
         if (typeof p.id === "string") b.session = p.id;
-        if (typeof p.instructions === "string" && p.instructions !== "") b.add({ kind: "system", text: p.instructions });
+        if (typeof p.instructions === "string" && p.instructions !== "")
+          b.add({ kind: "system", text: p.instructions });
         break;
       case "turn_context":
         if (typeof p.model === "string") model = p.model;
@@ -53,7 +60,8 @@ export function parseCodex(text: string, path: string): ParseResult {
         if (p.type === "token_count" && isRecord(p.info)) {
           const total = isRecord(p.info.total_token_usage) ? count(p.info.total_token_usage.total_tokens) : -1;
           const call = b.last();
-          if (total !== lastTotal && call !== undefined && call.usage === null) call.usage = usageOf(p.info.last_token_usage);
+          if (total !== lastTotal && call !== undefined && call.usage === null)
+            call.usage = usageOf(p.info.last_token_usage);
           lastTotal = total;
         }
         break;
@@ -73,24 +81,45 @@ export function parseCodex(text: string, path: string): ParseResult {
         break;
       }
       default:
-        issues.push({ path, line, expected: `"type" session_meta, turn_context, response_item, event_msg or compacted, found ${JSON.stringify(value.type)}` });
+        issues.push({
+          path,
+          line,
+          expected: `"type" session_meta, turn_context, response_item, event_msg or compacted, found ${JSON.stringify(value.type)}`,
+        });
     }
   }
   if (b.session === "") b.session = path;
   return { trace: b.finish(), issues };
 }
 
-function addItem(b: TraceBuilder, p: Record<string, unknown>, kind: string, output: boolean, path: string, line: number, issues: ParseIssue[]): void {
+function addItem(
+  b: TraceBuilder,
+  p: Record<string, unknown>,
+  kind: string,
+  output: boolean,
+  path: string,
+  line: number,
+  issues: ParseIssue[],
+): void {
   const callId = typeof p.call_id === "string" ? p.call_id : null;
   let id: number;
   if (kind === "message") {
-    const role = p.role === "assistant" ? "assistant" : p.role === "developer" || p.role === "system" ? "system" : "user";
+    const role =
+      p.role === "assistant" ? "assistant" : p.role === "developer" || p.role === "system" ? "system" : "user";
     id = b.add({ kind: role, text: textOf(p.content) });
   } else if (kind === "reasoning") {
-    id = b.add({ kind: "assistant", text: textOf(p.summary) + (typeof p.encrypted_content === "string" ? p.encrypted_content : "") });
+    id = b.add({
+      kind: "assistant",
+      text: textOf(p.summary) + (typeof p.encrypted_content === "string" ? p.encrypted_content : ""),
+    });
   } else if (MODEL_OUTPUTS.has(kind)) {
     const args = p.arguments ?? p.input ?? p.action ?? {};
-    id = b.add({ kind: "tool_call", text: typeof args === "string" ? args : JSON.stringify(args), tool: typeof p.name === "string" ? p.name : kind === "local_shell_call" ? "shell" : kind, call_id: callId });
+    id = b.add({
+      kind: "tool_call",
+      text: typeof args === "string" ? args : JSON.stringify(args),
+      tool: typeof p.name === "string" ? p.name : kind === "local_shell_call" ? "shell" : kind,
+      call_id: callId,
+    });
   } else if (TOOL_OUTPUTS.has(kind)) {
     const out = p.output;
     id = b.add({ kind: "tool_output", text: isRecord(out) ? textOf(out.content) : textOf(out), call_id: callId });
@@ -111,5 +140,11 @@ function addItem(b: TraceBuilder, p: Record<string, unknown>, kind: string, outp
 export function usageOf(raw: unknown): Usage | null {
   if (!isRecord(raw)) return null;
   const cached = count(raw.cached_input_tokens);
-  return { input: Math.max(0, count(raw.input_tokens) - cached), cache_read: cached, cache_write_5m: 0, cache_write_1h: 0, output: count(raw.output_tokens) };
+  return {
+    input: Math.max(0, count(raw.input_tokens) - cached),
+    cache_read: cached,
+    cache_write_5m: 0,
+    cache_write_1h: 0,
+    output: count(raw.output_tokens),
+  };
 }

@@ -53,7 +53,12 @@ export function detectFormat(text: string): TraceFormat | null {
     const record = value as Record<string, unknown>;
     if (record.trace === OFFLOAD_LOG_MARKER) return "offload-log";
     if (typeof record.type === "string" && CODEX_TYPES.has(record.type) && "payload" in record) return "codex";
-    if (typeof record.type === "string" && CLAUDE_TYPES.has(record.type) && ("sessionId" in record || "uuid" in record || "leafUuid" in record)) return "claude-code";
+    if (
+      typeof record.type === "string" &&
+      CLAUDE_TYPES.has(record.type) &&
+      ("sessionId" in record || "uuid" in record || "leafUuid" in record)
+    )
+      return "claude-code";
     return null;
   }
   return null;
@@ -62,7 +67,8 @@ export function detectFormat(text: string): TraceFormat | null {
 function documentFormat(doc: unknown): TraceFormat | null {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
   const d = doc as Record<string, unknown>;
-  if (typeof d.schema_version === "string" && d.schema_version.startsWith("ATIF") && Array.isArray(d.steps)) return "atif";
+  if (typeof d.schema_version === "string" && d.schema_version.startsWith("ATIF") && Array.isArray(d.steps))
+    return "atif";
   if (Array.isArray(d.history) && ("trajectory" in d || "info" in d)) return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
   // A one-line JSONL file parses as a document too.

@@ -20,7 +20,11 @@ export interface ParseResult {
  * @example
  * [...jsonLines('{"a":1}\nnot json\n', "f.jsonl", issues)] // [{ line: 1, value: { a: 1 } }]; issues: line 2
  */
-export function* jsonLines(text: string, path: string, issues: ParseIssue[]): Generator<{ line: number; value: unknown }> {
+export function* jsonLines(
+  text: string,
+  path: string,
+  issues: ParseIssue[],
+): Generator<{ line: number; value: unknown }> {
   let start = 0;
   let line = 0;
   while (start <= text.length) {
@@ -51,7 +55,11 @@ export function jsonDocument(text: string, path: string, issues: ParseIssue[]): 
   try {
     return JSON.parse(text);
   } catch (error) {
-    issues.push({ path, line: null, expected: `a JSON document (${error instanceof Error ? error.message : "unreadable"})` });
+    issues.push({
+      path,
+      line: null,
+      expected: `a JSON document (${error instanceof Error ? error.message : "unreadable"})`,
+    });
     return null;
   }
 }

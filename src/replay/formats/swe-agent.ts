@@ -30,7 +30,12 @@ export function parseSweAgent(text: string, path: string): ParseResult {
   }
   const b = new TraceBuilder("swe-agent", sessionName(path));
   const model = modelOfSweAgent(doc);
-  if (model === null) issues.push({ path, line: null, expected: 'the model name in "replay_config" (agent.model.name) or "info.model_stats"' });
+  if (model === null)
+    issues.push({
+      path,
+      line: null,
+      expected: 'the model name in "replay_config" (agent.model.name) or "info.model_stats"',
+    });
   let command = "";
   doc.history.forEach((entry, index) => {
     if (!isRecord(entry)) {
@@ -43,13 +48,26 @@ export function parseSweAgent(text: string, path: string): ParseResult {
       b.call(model ?? "unknown", null, null, index);
       const calls = Array.isArray(entry.tool_calls) ? entry.tool_calls.filter(isRecord) : [];
       // A text-mode action is the command inside the answer: a tool call of its own, the characters split.
-      const action = calls.length === 0 && typeof entry.action === "string" && content.includes(entry.action) ? entry.action : "";
+      const action =
+        calls.length === 0 && typeof entry.action === "string" && content.includes(entry.action) ? entry.action : "";
       b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - action.length })));
-      if (action !== "") b.output(b.chars(b.add({ kind: "tool_call", text: action, tool: commandHead(action), call_id: `act-${index}` })));
+      if (action !== "")
+        b.output(
+          b.chars(b.add({ kind: "tool_call", text: action, tool: commandHead(action), call_id: `act-${index}` })),
+        );
       for (const call of calls) {
         const fn = isRecord(call.function) ? call.function : {};
         const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
-        b.output(b.chars(b.add({ kind: "tool_call", text: args, tool: typeof fn.name === "string" ? fn.name : "unknown", call_id: typeof call.id === "string" ? call.id : null })));
+        b.output(
+          b.chars(
+            b.add({
+              kind: "tool_call",
+              text: args,
+              tool: typeof fn.name === "string" ? fn.name : "unknown",
+              call_id: typeof call.id === "string" ? call.id : null,
+            }),
+          ),
+        );
       }
       command = action !== "" ? `act-${index}` : "";
       return;
@@ -59,14 +77,20 @@ export function parseSweAgent(text: string, path: string): ParseResult {
       const ids = Array.isArray(entry.tool_call_ids) ? entry.tool_call_ids : [];
       const callId = typeof ids[0] === "string" ? ids[0] : command !== "" ? command : null;
       // An observation answers an action; the task before the first action is the user's.
-      if ((role === "tool" || entry.message_type === "observation") && callId !== null) b.add({ kind: "tool_output", text: content, call_id: callId });
+      if ((role === "tool" || entry.message_type === "observation") && callId !== null)
+        b.add({ kind: "tool_output", text: content, call_id: callId });
       else b.add({ kind: "user", text: content });
       command = "";
     }
   });
   const stats = isRecord(doc.info) && isRecord(doc.info.model_stats) ? doc.info.model_stats : null;
   if (stats !== null) {
-    b.totals = { input_tokens: count(stats.tokens_sent), output_tokens: count(stats.tokens_received), cost_usd: count(stats.instance_cost), api_calls: count(stats.api_calls) };
+    b.totals = {
+      input_tokens: count(stats.tokens_sent),
+      output_tokens: count(stats.tokens_received),
+      cost_usd: count(stats.instance_cost),
+      api_calls: count(stats.api_calls),
+    };
   } else b.notes.push("no info.model_stats: no recorded totals to check against");
   b.notes.push("no timestamps: the cache is assumed never to expire");
   return { trace: b.finish(), issues };
@@ -105,7 +129,8 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
       command = bashBlock(content);
       const commandChars = command.length;
       b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - commandChars })));
-      if (command !== "") b.add({ kind: "tool_call", text: command, chars: commandChars, tool: "bash", call_id: `obs-${observations}` });
+      if (command !== "")
+        b.add({ kind: "tool_call", text: command, chars: commandChars, tool: "bash", call_id: `obs-${observations}` });
       return;
     }
     if (message.role === "system") b.add({ kind: "system", text: content });
@@ -134,7 +159,13 @@ export function litellmUsage(raw: unknown): Usage | null {
   const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
   const cached = count(details.cached_tokens);
   const written = count(raw.cache_creation_input_tokens);
-  return { input: Math.max(0, count(raw.prompt_tokens) - cached - written), cache_read: cached, cache_write_5m: written, cache_write_1h: 0, output: count(raw.completion_tokens) };
+  return {
+    input: Math.max(0, count(raw.prompt_tokens) - cached - written),
+    cache_read: cached,
+    cache_write_5m: written,
+    cache_write_1h: 0,
+    output: count(raw.completion_tokens),
+  };
 }
 
 function modelOfSweAgent(doc: Record<string, unknown>): string | null {
@@ -146,7 +177,13 @@ function modelOfSweAgent(doc: Record<string, unknown>): string | null {
       config = null;
     }
   }
-  if (isRecord(config) && isRecord(config.agent) && isRecord(config.agent.model) && typeof config.agent.model.name === "string") return config.agent.model.name;
+  if (
+    isRecord(config) &&
+    isRecord(config.agent) &&
+    isRecord(config.agent.model) &&
+    typeof config.agent.model.name === "string"
+  )
+    return config.agent.model.name;
   const info = isRecord(doc.info) ? doc.info : {};
   return typeof info.model_name === "string" ? info.model_name : null;
 }
@@ -159,10 +196,17 @@ function bashBlock(content: string): string {
 
 /** The first word of a command: the tool name a SWE-agent observation is filed under. */
 export function commandHead(command: string): string {
-  const match = /^\s*(?:```\w*\s*)?([A-Za-z_][\w.-]*)/m.exec(command.split("\n").find((l) => l.trim() !== "" && !l.startsWith("```")) ?? command);
+  const match = /^\s*(?:```\w*\s*)?([A-Za-z_][\w.-]*)/m.exec(
+    command.split("\n").find((l) => l.trim() !== "" && !l.startsWith("```")) ?? command,
+  );
   return match?.[1] ?? "unknown";
 }
 
 function sessionName(path: string): string {
-  return path.split("/").pop()?.replace(/\.traj(\.json)?$/, "") ?? path;
+  return (
+    path
+      .split("/")
+      .pop()
+      ?.replace(/\.traj(\.json)?$/, "") ?? path
+  );
 }

@@ -39,7 +39,9 @@ export interface AuditSpec<Params extends Record<string, string>, Restored> {
  * @example
  * adminConfig.route("/", auditRoutes({ path: "/v1/admin/config", subject: () => "config:gate", rollback: ..., restored: ConfigViewSchema, docs }));
  */
-export function auditRoutes<Params extends Record<string, string>, Restored>(spec: AuditSpec<Params, Restored>): OpenAPIHono<AppEnv> {
+export function auditRoutes<Params extends Record<string, string>, Restored>(
+  spec: AuditSpec<Params, Restored>,
+): OpenAPIHono<AppEnv> {
   const request = spec.params === undefined ? {} : { params: spec.params };
   const historyRoute = adminRoute({
     method: "get",

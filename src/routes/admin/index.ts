@@ -13,4 +13,8 @@ import { adminPricing } from "./pricing";
  * @example
  * app.use("/v1/admin/*", adminAuth()).route("/", admin);
  */
-export const admin = createApp().route("/", adminPricing).route("/", adminAliases).route("/", adminConfig).route("/", adminPending);
+export const admin = createApp()
+  .route("/", adminPricing)
+  .route("/", adminAliases)
+  .route("/", adminConfig)
+  .route("/", adminPending);

@@ -4,7 +4,15 @@ import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { pendingKey } from "../../store/keys";
 import { forgetListings } from "../../store/listing";
-import { DigestSchema, listPending, parsePending, pendingDigest, PendingChangeSchema, withDigests, type PendingChange } from "../../sync/pending";
+import {
+  DigestSchema,
+  listPending,
+  parsePending,
+  pendingDigest,
+  PendingChangeSchema,
+  withDigests,
+  type PendingChange,
+} from "../../sync/pending";
 import { canonicalJson } from "../../writes/canonical";
 import { deletePending } from "../../writes/pending";
 import { withKvRetry } from "../../writes/kv-retry";
@@ -25,7 +33,9 @@ const CONFLICT = {
 /** The body of an approval: the digest of the change the admin reviewed, and an optional note. */
 const ApproveBodySchema = z
   .strictObject({
-    digest: DigestSchema.openapi({ description: "The change's `digest` from GET /v1/admin/pending: the approval applies only that change" }),
+    digest: DigestSchema.openapi({
+      description: "The change's `digest` from GET /v1/admin/pending: the approval applies only that change",
+    }),
     note: z.string().max(500).optional(),
   })
   .openapi("PendingApproval");
@@ -33,20 +43,28 @@ const ApproveBodySchema = z
 /** The body of a rejection: an optional note, kept with it, and optionally the digest reviewed. */
 const RejectBodySchema = z
   .strictObject({
-    digest: DigestSchema.optional().openapi({ description: "When sent, the rejection applies only to the change with this digest" }),
+    digest: DigestSchema.optional().openapi({
+      description: "When sent, the rejection applies only to the change with this digest",
+    }),
     note: z.string().max(500).optional(),
   })
   .openapi("PendingRejection");
 
 const ListedChangeSchema = PendingChangeSchema.extend({
-  digest: DigestSchema.openapi({ description: "SHA-256 of the model, kind, before and after: what an approval sends back" }),
+  digest: DigestSchema.openapi({
+    description: "SHA-256 of the model, kind, before and after: what an approval sends back",
+  }),
 }).openapi("ListedPendingChange");
 
 const PendingListSchema = z
   .object({
     count: z.number().int(),
-    changes: z.array(ListedChangeSchema).openapi({ description: "Every stored change, pending or rejected, by model, each with its digest" }),
-    invalid: z.array(z.object({ model: z.string(), detail: z.string() })).openapi({ description: "Stored changes that do not parse" }),
+    changes: z
+      .array(ListedChangeSchema)
+      .openapi({ description: "Every stored change, pending or rejected, by model, each with its digest" }),
+    invalid: z
+      .array(z.object({ model: z.string(), detail: z.string() }))
+      .openapi({ description: "Stored changes that do not parse" }),
   })
   .openapi("PendingList");
 
@@ -121,24 +139,43 @@ const deleteRoute = createRoute({
 export const adminPending = createApp()
   .openapi(listRoute, async (c) => {
     const { changes, invalid } = await listPending(c.env.PRICING);
-    return c.json({ count: changes.length, changes: await withDigests(changes), invalid: invalid.map(({ model, detail }) => ({ model, detail })) }, 200);
+    return c.json(
+      {
+        count: changes.length,
+        changes: await withDigests(changes),
+        invalid: invalid.map(({ model, detail }) => ({ model, detail })),
+      },
+      200,
+    );
   })
   .openapi(approveRoute, async (c) => {
     const { model } = c.req.valid("param");
     const { digest } = c.req.valid("json");
     const change = await pendingOf(c.env.PRICING, model);
     await requireDigest(change, digest);
-    if (change.status === "rejected") throw new ApiError("conflict", `the change for ${model} was rejected; the next sync proposes again if the source still differs`);
+    if (change.status === "rejected")
+      throw new ApiError(
+        "conflict",
+        `the change for ${model} was rejected; the next sync proposes again if the source still differs`,
+      );
     const stored = await readStoredRow(c.env.PRICING, model);
     if (canonicalJson(stored?.value ?? null) !== canonicalJson(change.before)) {
-      throw new ApiError("conflict", `pricing:${model} changed since the sync proposed this change; reject it, and the next sync proposes against the new row`);
+      throw new ApiError(
+        "conflict",
+        `pricing:${model} changed since the sync proposed this change; reject it, and the next sync proposes against the new row`,
+      );
     }
     const by = c.get("admin");
     // An approval is a person checking the price: that is the row's verified_at.
     const write =
       change.after === null
         ? await deletePricing(c.env.PRICING, model, by)
-        : await putPricing(c.env.PRICING, model, { ...change.after, verified_at: new Date().toISOString().slice(0, 10) }, by);
+        : await putPricing(
+            c.env.PRICING,
+            model,
+            { ...change.after, verified_at: new Date().toISOString().slice(0, 10) },
+            by,
+          );
     await withKvRetry(() => c.env.PRICING.delete(pendingKey(model)), pendingKey(model));
     forgetListings();
     return c.json({ model, kind: change.kind, digest, write }, 200);
@@ -148,7 +185,13 @@ export const adminPending = createApp()
     const { note, digest } = c.req.valid("json");
     const change = await pendingOf(c.env.PRICING, model);
     if (digest !== undefined) await requireDigest(change, digest);
-    const rejected: PendingChange = { ...change, status: "rejected", rejected_by: c.get("admin"), rejected_at: new Date().toISOString(), ...(note === undefined ? {} : { note }) };
+    const rejected: PendingChange = {
+      ...change,
+      status: "rejected",
+      rejected_by: c.get("admin"),
+      rejected_at: new Date().toISOString(),
+      ...(note === undefined ? {} : { note }),
+    };
     await withKvRetry(() => c.env.PRICING.put(pendingKey(model), JSON.stringify(rejected)), pendingKey(model));
     forgetListings();
     return c.json({ ...rejected, digest: await pendingDigest(rejected) }, 200);
@@ -173,6 +216,10 @@ async function pendingOf(kv: KVNamespace, model: string): Promise<PendingChange>
   const parsed = parsePending(await kv.get(pendingKey(model)));
   if (parsed === null) throw new ApiError("not_found", `no pending change for ${model}`);
   // A stored change that does not parse cannot be applied or rejected safely: an admin deletes it.
-  if (!parsed.ok) throw new ApiError("conflict", `the pending change for ${model} is unreadable (${parsed.detail}); delete it: DELETE /v1/admin/pending/${encodeURIComponent(model)}`);
+  if (!parsed.ok)
+    throw new ApiError(
+      "conflict",
+      `the pending change for ${model} is unreadable (${parsed.detail}); delete it: DELETE /v1/admin/pending/${encodeURIComponent(model)}`,
+    );
   return parsed.change;
 }

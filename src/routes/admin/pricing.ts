@@ -4,12 +4,28 @@ import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import { pricingKey } from "../../store/keys";
 import { PricingRowSchema } from "../../store/schema";
 import { historyVersion } from "../../writes/history";
-import { deletePricing, listPricing, patchPricing, putPricing, readStoredRow, rollbackPricing } from "../../writes/rows";
+import {
+  deletePricing,
+  listPricing,
+  patchPricing,
+  putPricing,
+  readStoredRow,
+  rollbackPricing,
+} from "../../writes/rows";
 import { createApp } from "../app";
 import { auditRoutes } from "./audit";
-import { adminRoute, MergePatchSchema, ModelParamSchema, PricingListSchema, StoredRowSchema, WriteOutcomeSchema } from "./schema";
+import {
+  adminRoute,
+  MergePatchSchema,
+  ModelParamSchema,
+  PricingListSchema,
+  StoredRowSchema,
+  WriteOutcomeSchema,
+} from "./schema";
 
-const BAD_BODY = bodyErrors("The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it");
+const BAD_BODY = bodyErrors(
+  "The body is not JSON, or a field is wrong, unknown, negative or not finite; the error names it",
+);
 const BAD_MODEL = { 400: json(ErrorSchema, "Bad model name") };
 const NOT_FOUND = "No such row (or version)";
 
@@ -54,7 +70,10 @@ const patchRoute = adminRoute({
   request: {
     params: ModelParamSchema,
     body: {
-      content: { "application/merge-patch+json": { schema: MergePatchSchema }, "application/json": { schema: MergePatchSchema } },
+      content: {
+        "application/merge-patch+json": { schema: MergePatchSchema },
+        "application/json": { schema: MergePatchSchema },
+      },
       required: true,
     },
   },
@@ -86,14 +105,21 @@ export const adminPricing = createApp()
   .openapi(listRoute, async (c) => {
     const { rows, aliases } = await listPricing(c.env.PRICING);
     // fromEntries defines own keys: a row stored as "__proto__" is listed, not lost.
-    const models = Object.fromEntries(rows.flatMap((stored) => (stored.row === null ? [] : [[stored.model, stored.row] as const])));
-    const invalid = rows.flatMap((stored) => (stored.row === null ? [{ model: stored.model, problem: stored.problem ?? "invalid" }] : []));
+    const models = Object.fromEntries(
+      rows.flatMap((stored) => (stored.row === null ? [] : [[stored.model, stored.row] as const])),
+    );
+    const invalid = rows.flatMap((stored) =>
+      stored.row === null ? [{ model: stored.model, problem: stored.problem ?? "invalid" }] : [],
+    );
     return c.json({ count: rows.length, models, invalid, aliases }, 200);
   })
   .openapi(getRoute, async (c) => {
     const { model } = c.req.valid("param");
     // A corrupt history must not hide the row: it is flagged instead.
-    const [stored, history] = await Promise.all([readStoredRow(c.env.PRICING, model), historyVersion(c.env.PRICING, pricingKey(model))]);
+    const [stored, history] = await Promise.all([
+      readStoredRow(c.env.PRICING, model),
+      historyVersion(c.env.PRICING, pricingKey(model)),
+    ]);
     if (stored === null) throw new ApiError("not_found", `no pricing row for ${model}`);
     return c.json({ ...stored, version: history.version, history_problem: history.problem }, 200);
   })
@@ -108,7 +134,10 @@ export const adminPricing = createApp()
     c.req.valid("json");
     // The text, parsed again: a record's parse assigns keys, which would turn
     // an own "__proto__" into a prototype instead of a field to refuse.
-    return c.json(await patchPricing(c.env.PRICING, model, JSON.parse(text) as Record<string, unknown>, c.get("admin"), text), 200);
+    return c.json(
+      await patchPricing(c.env.PRICING, model, JSON.parse(text) as Record<string, unknown>, c.get("admin"), text),
+      200,
+    );
   })
   .openapi(deleteRoute, async (c) => {
     const { model } = c.req.valid("param");

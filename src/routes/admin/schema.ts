@@ -12,7 +12,10 @@ export const ADMIN_ERRORS = {
     headers: z.object({ "WWW-Authenticate": z.string().openapi({ example: 'Bearer realm="offload-gate-admin"' }) }),
   },
   429: {
-    ...json(ErrorSchema, "Too many failed admin authentications from this client address; Retry-After says when to retry"),
+    ...json(
+      ErrorSchema,
+      "Too many failed admin authentications from this client address; Retry-After says when to retry",
+    ),
     headers: z.object({ "Retry-After": z.string().openapi({ example: "60" }) }),
   },
   503: json(ErrorSchema, "KV kept refusing the write (429) after retries; Retry-After says when to try again"),
@@ -26,7 +29,12 @@ export const ADMIN_ERRORS = {
  * const getRoute = adminRoute({ method: "get", path: "/v1/admin/config", summary: "Read the gate config", responses: { 200: json(ConfigViewSchema, "The config") } });
  */
 export function adminRoute<const R extends Omit<RouteConfig, "tags" | "security">>(config: R) {
-  return createRoute({ tags: ["admin"], security: ADMIN_SECURITY, ...config, responses: { ...config.responses, ...ADMIN_ERRORS } });
+  return createRoute({
+    tags: ["admin"],
+    security: ADMIN_SECURITY,
+    ...config,
+    responses: { ...config.responses, ...ADMIN_ERRORS },
+  });
 }
 
 /** The `{model}` path parameter: a model name as KV keys accept it. */
@@ -46,8 +54,15 @@ export const StoredRowSchema = z
     model: z.string(),
     row: PricingRowSchema.nullable().openapi({ description: "The row; null when the stored value is invalid." }),
     problem: z.string().nullable().openapi({ description: "What is wrong with the stored value, or null." }),
-    value: z.unknown().openapi({ description: "The stored value as it is (JSON, or its text when it does not parse)." }),
-    version: z.number().int().nonnegative().nullable().openapi({ description: "The last change in its history; 0 before any; null when the history is corrupt." }),
+    value: z
+      .unknown()
+      .openapi({ description: "The stored value as it is (JSON, or its text when it does not parse)." }),
+    version: z
+      .number()
+      .int()
+      .nonnegative()
+      .nullable()
+      .openapi({ description: "The last change in its history; 0 before any; null when the history is corrupt." }),
     history_problem: z.string().nullable().openapi({ description: "What is wrong with the row's history, or null." }),
   })
   .openapi("StoredPricingRow");
@@ -56,7 +71,9 @@ export const StoredRowSchema = z
 export const PricingListSchema = z
   .object({
     count: z.number().int(),
-    models: z.record(z.string(), PricingRowSchema).openapi({ description: "Every valid row, in pricing.seed.json's shape." }),
+    models: z
+      .record(z.string(), PricingRowSchema)
+      .openapi({ description: "Every valid row, in pricing.seed.json's shape." }),
     invalid: z.array(z.object({ model: z.string(), problem: z.string() })),
     aliases: z.record(z.string(), z.string()).openapi({ description: "Every alias key and the model it points to." }),
   })
@@ -66,7 +83,8 @@ export const PricingListSchema = z
 export const MergePatchSchema = z
   .record(z.string(), z.unknown(), { error: "must be a JSON object: the fields to change, null to remove one" })
   .openapi("PricingMergePatch", {
-    description: "The fields to change; a field set to null is removed, a long_context object merges into the stored tier. The merged row must be a valid row.",
+    description:
+      "The fields to change; a field set to null is removed, a long_context object merges into the stored tier. The merged row must be a valid row.",
     example: { input: 1.5, verified_at: "2026-11-30" },
   });
 
@@ -77,7 +95,9 @@ export const WriteOutcomeSchema = z
     row: PricingRowSchema.nullable(),
     changed: z.boolean().openapi({ description: "false when the row already held this value: nothing was written." }),
     version: z.number().int().nonnegative(),
-    warnings: z.array(IssueSchema).openapi({ description: "Accepted, but worth a second look (e.g. unusual Anthropic cache ratios)." }),
+    warnings: z
+      .array(IssueSchema)
+      .openapi({ description: "Accepted, but worth a second look (e.g. unusual Anthropic cache ratios)." }),
   })
   .openapi("PricingWrite");
 
@@ -105,7 +125,9 @@ export const RollbackSchema = z
 export const ConfigViewSchema = z
   .object({
     stored: GateConfigSchema.nullable().openapi({ description: "config:gate as stored; null when absent or invalid." }),
-    effective: z.record(z.string(), z.unknown()).openapi({ description: "The config in force: stored fields over the defaults." }),
+    effective: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The config in force: stored fields over the defaults." }),
     problem: z.string().nullable(),
     version: z.number().int().nonnegative(),
     changed: z.boolean().optional(),
@@ -117,7 +139,10 @@ export const AliasViewSchema = z
   .object({
     alias: z.string(),
     target: z.string().openapi({ description: "The model the key points to." }),
-    stray: z.string().nullable().openapi({ description: "Why the key is stray (its model has no valid row that lists it), or null." }),
+    stray: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the key is stray (its model has no valid row that lists it), or null." }),
   })
   .openapi("AliasKey");
 
@@ -131,18 +156,29 @@ export const AliasListSchema = z
   .openapi("AliasList");
 
 /** DELETE /v1/admin/aliases/{alias}: the stray key removed, and its history version. */
-export const AliasDeletedSchema = AliasViewSchema.extend({ version: z.number().int().nonnegative() }).openapi("AliasDeleted");
+export const AliasDeletedSchema = AliasViewSchema.extend({ version: z.number().int().nonnegative() }).openapi(
+  "AliasDeleted",
+);
 
 /** The `{alias}` path parameter. */
 export const AliasParamSchema = z.object({
-  alias: ModelNameSchema.openapi({ param: { name: "alias", in: "path" }, description: "An alias name; a '/' in it is sent as %2F." }),
+  alias: ModelNameSchema.openapi({
+    param: { name: "alias", in: "path" },
+    description: "An alias name; a '/' in it is sent as %2F.",
+  }),
 });
 
 /** DELETE /v1/admin/pending/{model}: the entry removed, as it was stored, and its history version. */
 export const PendingDeletedSchema = z
   .object({
     model: z.string(),
-    deleted: z.unknown().openapi({ description: "The entry as it was stored: JSON, or its text when it does not parse" }),
-    version: z.number().int().nonnegative().openapi({ description: "The version of history:pending:<model> that records the deletion" }),
+    deleted: z
+      .unknown()
+      .openapi({ description: "The entry as it was stored: JSON, or its text when it does not parse" }),
+    version: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: "The version of history:pending:<model> that records the deletion" }),
   })
   .openapi("PendingDeleted");

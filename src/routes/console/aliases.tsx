@@ -29,7 +29,10 @@ export function aliasViews(keys: ReadonlyMap<string, string>, rows: readonly Tab
             : { model: target, row: null, problem: row.detail, value: row.raw };
       return { alias, target, stray: strayReason(alias, target, stored) };
     })
-    .sort((a, b) => Number(b.stray !== null) - Number(a.stray !== null) || (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0));
+    .sort(
+      (a, b) =>
+        Number(b.stray !== null) - Number(a.stray !== null) || (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0),
+    );
 }
 
 /**

@@ -26,7 +26,13 @@ import type * as Browser from "./browser/api";
  * route types come through hono's JSON view of the answer, which reads an
  * open object's `unknown` values as JSON values.)
  */
-export type Fits<Browser, Worker> = [Browser] extends [Worker] ? ([keyof Browser] extends [keyof Worker] ? ([keyof Worker] extends [keyof Browser] ? true : false) : false) : false;
+export type Fits<Browser, Worker> = [Browser] extends [Worker]
+  ? [keyof Browser] extends [keyof Worker]
+    ? [keyof Worker] extends [keyof Browser]
+      ? true
+      : false
+    : false
+  : false;
 type Holds<T extends true> = T;
 
 export type BrowserTypesAreTheWorkers = [
@@ -39,4 +45,3 @@ export type BrowserTypesAreTheWorkers = [
   Holds<Fits<Browser.ErrorBody, ErrorBody>>,
   Holds<Fits<Browser.PricingRow, PricingRow>>,
 ];
-

@@ -12,7 +12,12 @@ import type { ConsoleView } from "./page";
  * @example
  * <Calculator view={view} models={rows} defaultModel="claude-opus-4-6" priors={config} />
  */
-export function Calculator(props: { view: ConsoleView; models: TableRow[]; defaultModel: string; priors: Readonly<GateConfig> | null }) {
+export function Calculator(props: {
+  view: ConsoleView;
+  models: TableRow[];
+  defaultModel: string;
+  priors: Readonly<GateConfig> | null;
+}) {
   const { view, priors } = props;
   const hint = (value: number | undefined) => (value === undefined ? "blank: the prior" : `blank: the prior, ${value}`);
   return (
@@ -20,7 +25,14 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
       <h2 id="calc-h">Calculator</h2>
       <div class="field">
         <label for="f-model">Model</label>
-        <input id="f-model" name="model_name" list="model-list" required value={props.defaultModel} autocomplete="off" />
+        <input
+          id="f-model"
+          name="model_name"
+          list="model-list"
+          required
+          value={props.defaultModel}
+          autocomplete="off"
+        />
         <datalist id="model-list">
           {props.models.flatMap((row) =>
             row.status === "valid"
@@ -32,7 +44,16 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
       <div class="field">
         <label for="f-size">Output size</label>
         <div class="inline">
-          <input id="f-size" name="output_size" type="number" min="0" step="any" required value="20000" inputmode="decimal" />
+          <input
+            id="f-size"
+            name="output_size"
+            type="number"
+            min="0"
+            step="any"
+            required
+            value="20000"
+            inputmode="decimal"
+          />
           <label for="f-unit" class="sr-only">
             Output size unit
           </label>
@@ -45,12 +66,29 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
       <div class="two">
         <div class="field">
           <label for="f-horizon">Horizon (turns)</label>
-          <input id="f-horizon" name="horizon" type="number" min="0" step="1" placeholder={String(priors?.expected_conversation_depth ?? "")} aria-describedby="f-horizon-hint" />
+          <input
+            id="f-horizon"
+            name="horizon"
+            type="number"
+            min="0"
+            step="1"
+            placeholder={String(priors?.expected_conversation_depth ?? "")}
+            aria-describedby="f-horizon-hint"
+          />
           <small id="f-horizon-hint">{hint(priors?.expected_conversation_depth)}</small>
         </div>
         <div class="field">
           <label for="f-recall">Recall probability</label>
-          <input id="f-recall" name="recall_probability" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.p_recall ?? "")} aria-describedby="f-recall-hint" />
+          <input
+            id="f-recall"
+            name="recall_probability"
+            type="number"
+            min="0"
+            max="1"
+            step="0.01"
+            placeholder={String(priors?.p_recall ?? "")}
+            aria-describedby="f-recall-hint"
+          />
           <small id="f-recall-hint">{hint(priors?.p_recall)}</small>
         </div>
       </div>
@@ -68,7 +106,15 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
         <legend>Cache-aware inputs (sent only in cache_aware mode)</legend>
         <div class="field">
           <label for="f-cache-hit">Cache hit rate</label>
-          <input id="f-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.cache_hit_rate ?? "")} />
+          <input
+            id="f-cache-hit"
+            name="cache_hit_rate"
+            type="number"
+            min="0"
+            max="1"
+            step="0.01"
+            placeholder={String(priors?.cache_hit_rate ?? "")}
+          />
         </div>
         <div class="field">
           <label for="f-context">Context tokens</label>
@@ -85,7 +131,15 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
         </div>
         <div class="field">
           <label for="f-suffix">Cached tokens after it</label>
-          <input id="f-suffix" name="suffix_tokens" type="number" min="0" step="1" disabled aria-describedby="f-suffix-hint" />
+          <input
+            id="f-suffix"
+            name="suffix_tokens"
+            type="number"
+            min="0"
+            step="1"
+            disabled
+            aria-describedby="f-suffix-hint"
+          />
           <small id="f-suffix-hint">retroactive only: rewritten when the stub goes in</small>
         </div>
         <div class="field">
@@ -116,14 +170,23 @@ export function Calculator(props: { view: ConsoleView; models: TableRow[]; defau
           ).map(([name, label]) => (
             <div class="field">
               <label for={`f-${name}`}>{label}</label>
-              <input id={`f-${name}`} name={name} type="number" min="0" step="1" placeholder={String(priors?.[name] ?? "")} />
+              <input
+                id={`f-${name}`}
+                name={name}
+                type="number"
+                min="0"
+                step="1"
+                placeholder={String(priors?.[name] ?? "")}
+              />
             </div>
           ))}
         </div>
         <div class="field">
           <label for="f-gate-key">Gate key</label>
           <input id="f-gate-key" type="password" autocomplete="off" aria-describedby="f-gate-key-hint" />
-          <small id="f-gate-key-hint">Only when the worker has GATE_API_KEYS; sent as a bearer token, kept in this tab.</small>
+          <small id="f-gate-key-hint">
+            Only when the worker has GATE_API_KEYS; sent as a bearer token, kept in this tab.
+          </small>
         </div>
       </details>
       <button type="submit" id="calc-submit">

@@ -4,7 +4,8 @@ import type { ConsoleView } from "./page";
 const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   expected_conversation_depth: "the horizon prior: turns an output would be carried",
   p_recall: "the recall-probability prior",
-  large_offload_threshold_tokens: "the size floor: smaller outputs never fire (null: 10,000 in seed mode, none in cache_aware)",
+  large_offload_threshold_tokens:
+    "the size floor: smaller outputs never fire (null: 10,000 in seed mode, none in cache_aware)",
   stub_tokens: "tokens the stub costs every turn",
   recall_input_tokens: "tokens a recall hop re-reads",
   recall_output_tokens: "tokens a recall hop answers with",
@@ -50,7 +51,13 @@ export function ConfigPanel({ config }: { config: ConsoleView["config"] }) {
                 <th scope="row">
                   <code>{key}</code>
                 </th>
-                <td class="num">{String(typeof config.config[key] === "number" ? config.config[key].toLocaleString("en-US") : config.config[key])}</td>
+                <td class="num">
+                  {String(
+                    typeof config.config[key] === "number"
+                      ? config.config[key].toLocaleString("en-US")
+                      : config.config[key],
+                  )}
+                </td>
                 <td class="meaning">{CONFIG_MEANING[key]}</td>
               </tr>
             ))}

@@ -40,7 +40,12 @@ export type TableRow =
  * const rows = await loadPricingTable(env.PRICING, Date.now(), cachePolicy(config), waitUntil);
  * rows?.[0] // { model: "claude-opus-4-6", status: "valid", row: {...}, ageDays: 3, stale: false }
  */
-export async function loadPricingTable(kv: KVNamespace, now: number, policy: CachePolicy, waitUntil: WaitUntil): Promise<TableRow[] | null> {
+export async function loadPricingTable(
+  kv: KVNamespace,
+  now: number,
+  policy: CachePolicy,
+  waitUntil: WaitUntil,
+): Promise<TableRow[] | null> {
   const read = await readListing(kv, PRICING_PREFIX, policy, waitUntil);
   if (read.kind === "miss") return null;
   return [...read.value].map(([model, text]) => toTableRow(model, text, now)).sort(byProviderThenModel);
@@ -67,7 +72,16 @@ export function toTableRow(model: string, text: string, now: number): TableRow {
   const next = upcoming[0];
   const soon = next !== undefined && Date.parse(next.effective_at) - now <= CHANGE_SOON_DAYS * DAY_MS;
   const row = pricesInForce(parsed.row, now).row;
-  return { model, status: "valid", row, ageDays, stale: ageDays !== null && ageDays > STALE_AFTER_DAYS, lifecycle, upcoming, soon };
+  return {
+    model,
+    status: "valid",
+    row,
+    ageDays,
+    stale: ageDays !== null && ageDays > STALE_AFTER_DAYS,
+    lifecycle,
+    upcoming,
+    soon,
+  };
 }
 
 /**

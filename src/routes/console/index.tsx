@@ -58,12 +58,17 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     readListing(c.env.PRICING, PENDING_PREFIX, policy, waitUntil),
     readListing(c.env.PRICING, ALIAS_PREFIX, policy, waitUntil),
   ]);
-  if (rows === null) throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
+  if (rows === null)
+    throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
   // Each change with its digest: the Approve button sends it, so it applies only what the page shows.
   const pending: PendingView =
     pendingRead.kind === "miss"
       ? { ok: false, detail: `pending changes could not be read: ${pendingRead.detail}` }
-      : await (async ({ changes, invalid }) => ({ ok: true as const, changes: await withDigests(changes), invalid: invalid.length }))(pendingFrom(pendingRead.value));
+      : await (async ({ changes, invalid }) => ({
+          ok: true as const,
+          changes: await withDigests(changes),
+          invalid: invalid.length,
+        }))(pendingFrom(pendingRead.value));
   const view = {
     rows,
     config: config.ok ? { ok: true as const, config: config.config } : { ok: false as const, detail: config.detail },
@@ -75,7 +80,16 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     // them uses `consoleKit`), the charts before the calculator that draws them; then editing, the plan
     // view, the savings and learning panels and the table cue.
     css: `${css}\n${planCss}\n${savingsCss}`,
-    script: [sharedScript, chartsScript, script, editingScript, planScript, savingsScript, learningScript, tableScript].join("\n"),
+    script: [
+      sharedScript,
+      chartsScript,
+      script,
+      editingScript,
+      planScript,
+      savingsScript,
+      learningScript,
+      tableScript,
+    ].join("\n"),
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });

@@ -16,12 +16,14 @@ export function LearningPanel() {
         <div>
           <h2 id="learning-h">What the gate learned</h2>
           <p class="note">
-            Priors learned from the tenant's outcomes (<code>GET /v1/learning</code>), per tool and model, and the breaker
-            that stops stubbing a losing tool. docs/learning.md says when to trust them.
+            Priors learned from the tenant's outcomes (<code>GET /v1/learning</code>), per tool and model, and the
+            breaker that stops stubbing a losing tool. docs/learning.md says when to trust them.
           </p>
         </div>
         <form id="learning-form">
-          <button type="submit" id="l-load">Load</button>
+          <button type="submit" id="l-load">
+            Load
+          </button>
         </form>
       </div>
       <p id="learning-status" class="status" role="status" aria-live="polite">

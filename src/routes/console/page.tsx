@@ -27,8 +27,6 @@ export interface ConsoleView {
   script: string;
 }
 
-
-
 /**
  * The whole console: calculator, charts, pricing table and priors.
  * Server-rendered; the inline script only adds the calculator, the charts
@@ -66,8 +64,8 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
             <p class="eyebrow">offload-gate · ops console</p>
             <h1>Where does the gate flip?</h1>
             <p class="lede">
-              Stub a tool output only when <code>reprefill_saving − (stub_carry + expected_recall_hop) &gt; 0</code>. Try
-              a model, a size and a horizon; the curves show where the saving turns positive.
+              Stub a tool output only when <code>reprefill_saving − (stub_carry + expected_recall_hop) &gt; 0</code>.
+              Try a model, a size and a horizon; the curves show where the saving turns positive.
             </p>
             <nav aria-label="API">
               <a href="/docs">API docs</a>
@@ -80,7 +78,9 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
             <Calculator view={view} models={valid} defaultModel={defaultModel} priors={priors} />
             <section class="card" id="result" aria-labelledby="result-h" aria-live="polite">
               <h2 id="result-h">Decision</h2>
-              <p id="decision" class="decision pending" data-testid="decision">Submit the calculator to ask the gate.</p>
+              <p id="decision" class="decision pending" data-testid="decision">
+                Submit the calculator to ask the gate.
+              </p>
               <p class="reason">
                 <span class="label">reason</span> <code id="reason">—</code>
               </p>
@@ -97,9 +97,9 @@ export function ConsolePage({ view }: { view: ConsoleView }) {
               Net saving for <span id="chart-model">—</span>
             </h2>
             <p class="note">
-              Each point is what the gate answers there, in the decision's pricing mode (<code>POST /v1/gate/curve</code>:
-              the worker's own core, nothing recorded). The marked point is the decision above and the break-even is the
-              API's. Above zero, stubbing saves money.
+              Each point is what the gate answers there, in the decision's pricing mode (
+              <code>POST /v1/gate/curve</code>: the worker's own core, nothing recorded). The marked point is the
+              decision above and the break-even is the API's. Above zero, stubbing saves money.
             </p>
             <div class="charts">
               <figure>

@@ -2,9 +2,15 @@ import type { Child } from "hono/jsx";
 import type { PendingChange } from "../../sync/pending";
 
 /** What the console shows of the price sync: its stored changes, or why they could not be read. */
-export type PendingView = { ok: true; changes: (PendingChange & { digest: string })[]; invalid: number } | { ok: false; detail: string };
+export type PendingView =
+  | { ok: true; changes: (PendingChange & { digest: string })[]; invalid: number }
+  | { ok: false; detail: string };
 
-const KIND_WORDS: Record<PendingChange["kind"], string> = { changed: "new prices", added: "new model", removed: "gone from the source" };
+const KIND_WORDS: Record<PendingChange["kind"], string> = {
+  changed: "new prices",
+  added: "new model",
+  removed: "gone from the source",
+};
 
 /**
  * The scheduled price sync's proposals: each with what would change, where
@@ -21,7 +27,9 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
     return (
       <section class="card" id="pending" aria-labelledby="pending-h">
         <h2 id="pending-h">Pending price changes</h2>
-        <p class="banner bad" role="alert">{pending.detail}</p>
+        <p class="banner bad" role="alert">
+          {pending.detail}
+        </p>
       </section>
     );
   }
@@ -32,9 +40,9 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
       <h2 id="pending-h">Pending price changes</h2>
       <p class="summary">
         <span class={open.length > 0 ? "warn-text" : ""}>{open.length} waiting for approval</span> · {rejected} rejected
-        {pending.invalid > 0 ? <span class="bad-text"> · {pending.invalid} unreadable</span> : null} · proposed by the scheduled sync from{" "}
-        <code>price_source_url</code>; none applies until an admin approves it (unlock editing above, or{" "}
-        <code>POST /v1/admin/pending/&#123;model&#125;/approve</code>).
+        {pending.invalid > 0 ? <span class="bad-text"> · {pending.invalid} unreadable</span> : null} · proposed by the
+        scheduled sync from <code>price_source_url</code>; none applies until an admin approves it (unlock editing
+        above, or <code>POST /v1/admin/pending/&#123;model&#125;/approve</code>).
       </p>
       <p id="pending-status" class="status" role="status" />
       {pending.changes.length === 0 ? (
@@ -42,7 +50,9 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
       ) : (
         <div class="table-scroll">
           <table class="pending">
-            <caption class="sr-only">Price changes the sync proposes; none is applied until an admin approves it</caption>
+            <caption class="sr-only">
+              Price changes the sync proposes; none is applied until an admin approves it
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Model</th>
@@ -64,7 +74,11 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
                     <time datetime={change.detected_at}>{change.detected_at.slice(0, 16).replace("T", " ")}</time>
                   </td>
                   <td>
-                    {change.status === "pending" ? <span class="badge warn">pending</span> : <span class="badge">rejected by {change.rejected_by}</span>}
+                    {change.status === "pending" ? (
+                      <span class="badge warn">pending</span>
+                    ) : (
+                      <span class="badge">rejected by {change.rejected_by}</span>
+                    )}
                     {change.status === "pending" ? <Actions model={change.model} digest={change.digest} /> : null}
                   </td>
                 </tr>
@@ -80,10 +94,26 @@ export function PendingPanel({ pending }: { pending: PendingView }) {
 // Hidden until the admin token is accepted (the browser script shows them).
 const Actions = ({ model, digest }: { model: string; digest: string }) => (
   <span class="pending-actions">
-    <button type="button" class="pending-action" data-decide="approve" data-model={model} data-digest={digest} hidden aria-label={`Approve ${model}`}>
+    <button
+      type="button"
+      class="pending-action"
+      data-decide="approve"
+      data-model={model}
+      data-digest={digest}
+      hidden
+      aria-label={`Approve ${model}`}
+    >
       Approve
     </button>
-    <button type="button" class="pending-action secondary" data-decide="reject" data-model={model} data-digest={digest} hidden aria-label={`Reject ${model}`}>
+    <button
+      type="button"
+      class="pending-action secondary"
+      data-decide="reject"
+      data-model={model}
+      data-digest={digest}
+      hidden
+      aria-label={`Reject ${model}`}
+    >
       Reject
     </button>
   </span>

@@ -26,7 +26,14 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
           <div class="two">
             <div class="field">
               <label for="p-model">Model</label>
-              <input id="p-model" name="model_name" list="model-list" required value={defaultModel} autocomplete="off" />
+              <input
+                id="p-model"
+                name="model_name"
+                list="model-list"
+                required
+                value={defaultModel}
+                autocomplete="off"
+              />
             </div>
             <div class="field">
               <label for="p-horizon">Horizon (turns)</label>
@@ -34,7 +41,15 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
             </div>
             <div class="field">
               <label for="p-cache-hit">Cache hit rate</label>
-              <input id="p-cache-hit" name="cache_hit_rate" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.cache_hit_rate ?? "")} />
+              <input
+                id="p-cache-hit"
+                name="cache_hit_rate"
+                type="number"
+                min="0"
+                max="1"
+                step="0.01"
+                placeholder={String(priors?.cache_hit_rate ?? "")}
+              />
             </div>
             <div class="field">
               <label for="p-ttl">Cache TTL</label>
@@ -46,12 +61,19 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
           </div>
           <div class="field">
             <label for="p-history">History (JSON)</label>
-            <textarea id="p-history" name="segments" rows={12} wrap="off" spellcheck={false} aria-describedby="p-history-hint">
+            <textarea
+              id="p-history"
+              name="segments"
+              rows={12}
+              wrap="off"
+              spellcheck={false}
+              aria-describedby="p-history-hint"
+            >
               {history}
             </textarea>
             <small id="p-history-hint">
-              In order: <code>{'{"tokens": n}'}</code> for fixed context, <code>{'{"id", "tokens", "recall_probability"?}'}</code> for a
-              tool output that may be stubbed.
+              In order: <code>{'{"tokens": n}'}</code> for fixed context,{" "}
+              <code>{'{"id", "tokens", "recall_probability"?}'}</code> for a tool output that may be stubbed.
             </small>
           </div>
           <fieldset class="plan-build">
@@ -66,7 +88,14 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
             </div>
             <div class="field">
               <label for="p-add-p">Recall probability</label>
-              <input id="p-add-p" type="number" min="0" max="1" step="0.01" placeholder={String(priors?.p_recall ?? "")} />
+              <input
+                id="p-add-p"
+                type="number"
+                min="0"
+                max="1"
+                step="0.01"
+                placeholder={String(priors?.p_recall ?? "")}
+              />
             </div>
             <div class="plan-build-actions">
               <button type="button" id="p-add" class="secondary">
@@ -87,24 +116,40 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
             Submit a history to plan.
           </p>
           <figure class="plan-figure">
-            <figcaption id="plan-bar-cap">The history now and after the plan, to scale; the cached prefix is what stays.</figcaption>
+            <figcaption id="plan-bar-cap">
+              The history now and after the plan, to scale; the cached prefix is what stays.
+            </figcaption>
             <svg id="plan-bar" role="img" aria-labelledby="plan-bar-cap" viewBox="0 0 800 150" />
           </figure>
           <ul class="plan-legend" aria-label="Legend">
-            <li><span class="swatch fixed" /> fixed context</li>
-            <li><span class="swatch kept" /> tool output, kept</li>
-            <li><span class="swatch stubbed" /> tool output, stubbed</li>
-            <li><span class="swatch small" /> below the pre-filter</li>
-            <li><span class="swatch rewritten" /> written again</li>
+            <li>
+              <span class="swatch fixed" /> fixed context
+            </li>
+            <li>
+              <span class="swatch kept" /> tool output, kept
+            </li>
+            <li>
+              <span class="swatch stubbed" /> tool output, stubbed
+            </li>
+            <li>
+              <span class="swatch small" /> below the pre-filter
+            </li>
+            <li>
+              <span class="swatch rewritten" /> written again
+            </li>
           </ul>
           <table class="terms" id="plan-candidates">
             <caption class="sr-only">Each candidate: stubbed or kept, and the net of stubbing it alone</caption>
             <thead>
               <tr>
                 <th scope="col">Output</th>
-                <th scope="col" class="num">Tokens</th>
+                <th scope="col" class="num">
+                  Tokens
+                </th>
                 <th scope="col">Plan</th>
-                <th scope="col" class="num">Alone</th>
+                <th scope="col" class="num">
+                  Alone
+                </th>
               </tr>
             </thead>
             <tbody />

@@ -50,8 +50,14 @@ const STYLE =
 export const replayPage = createApp().get("/console/replay", csp, async (c) => {
   const waitUntil = waitUntilOf(c);
   const config = await readGateConfig(c.env.PRICING, waitUntil);
-  const listing = await readListing(c.env.PRICING, PRICING_PREFIX, cachePolicy(config.ok ? config.config : DEFAULT_GATE_CONFIG), waitUntil);
-  if (listing.kind === "miss") throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
+  const listing = await readListing(
+    c.env.PRICING,
+    PRICING_PREFIX,
+    cachePolicy(config.ok ? config.config : DEFAULT_GATE_CONFIG),
+    waitUntil,
+  );
+  if (listing.kind === "miss")
+    throw new ApiError("unavailable", "the pricing rows cannot be listed from KV right now; retry shortly");
   // Each valid row as stored, its scheduled changes included: replay prices each call at the row in force then.
   const models: Record<string, unknown> = {};
   for (const [model, text] of listing.value) {
@@ -71,9 +77,9 @@ export const replayPage = createApp().get("/console/replay", csp, async (c) => {
       <body>
         <h1>Replay a transcript</h1>
         <p>
-          Drop a Claude Code session, a Codex rollout, a SWE-agent or mini-swe-agent trajectory, an ATIF file or an offload-gate session log. It is read and
-          priced here, in your browser, at the {Object.keys(models).length} pricing rows this page was served with; nothing is sent anywhere.{" "}
-          <a href="/">Back to the console</a>.
+          Drop a Claude Code session, a Codex rollout, a SWE-agent or mini-swe-agent trajectory, an ATIF file or an
+          offload-gate session log. It is read and priced here, in your browser, at the {Object.keys(models).length}{" "}
+          pricing rows this page was served with; nothing is sent anywhere. <a href="/">Back to the console</a>.
         </p>
         <label id="replay-drop">
           Drop a file here, or choose one: <input id="replay-file" type="file" accept=".jsonl,.json,.traj" />

@@ -17,15 +17,17 @@ export function SavingsPanel() {
           <h2 id="savings-h">Did the gate save money?</h2>
           <p class="note">
             From the outcomes ledger (<code>GET /v1/savings</code>), for the tenant of the gate key above, or{" "}
-            <code>default</code> while the gate is open. Agents report outcomes and session bills; docs/ledger.md says how
-            each figure is priced.
+            <code>default</code> while the gate is open. Agents report outcomes and session bills; docs/ledger.md says
+            how each figure is priced.
           </p>
         </div>
         <form id="savings-form" class="savings-form">
           <label for="s-window">Window</label>
           <select id="s-window">
             <option value="3600000">last hour</option>
-            <option value="86400000" selected>last 24 hours</option>
+            <option value="86400000" selected>
+              last 24 hours
+            </option>
             <option value="604800000">last 7 days</option>
             <option value="2592000000">last 30 days</option>
           </select>
@@ -33,7 +35,9 @@ export function SavingsPanel() {
           <input id="s-tool" placeholder="every tool" autocomplete="off" spellcheck={false} />
           <label for="s-model">Model</label>
           <input id="s-model" placeholder="every model" autocomplete="off" spellcheck={false} />
-          <button type="submit" id="s-load">Load</button>
+          <button type="submit" id="s-load">
+            Load
+          </button>
         </form>
       </div>
       <p id="savings-status" class="status" role="status" aria-live="polite">
@@ -70,7 +74,8 @@ export function SavingsPanel() {
           <div class="savings-scroll">
             <table class="terms" id="savings-tools">
               <caption class="sr-only">
-                Per tool: its sessions in each arm, treatment − holdout per session with its confidence sequence, the verdict
+                Per tool: its sessions in each arm, treatment − holdout per session with its confidence sequence, the
+                verdict
               </caption>
               <thead>
                 <tr>

@@ -5,7 +5,8 @@ import type { TableRow } from "./data";
 const usd = (n: number | undefined) =>
   n === undefined ? "—" : `$${n.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 4 })}`;
 
-const compact = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${(n / 1000).toLocaleString("en-US")}k` : n.toLocaleString("en-US"));
+const compact = (n: number) =>
+  n >= 1000 && n % 1000 === 0 ? `${(n / 1000).toLocaleString("en-US")}k` : n.toLocaleString("en-US");
 
 /**
  * The pricing rows as stored: valid rows with their prices, lifecycle,
@@ -16,7 +17,11 @@ const compact = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${(n / 1000).toLo
  */
 export function PricingTable({ rows }: { rows: TableRow[] }) {
   if (rows.length === 0) {
-    return <p class="empty">No pricing rows in KV. Seed them with <code>npm run seed:local</code>.</p>;
+    return (
+      <p class="empty">
+        No pricing rows in KV. Seed them with <code>npm run seed:local</code>.
+      </p>
+    );
   }
   return (
     <div class="table-scroll" id="pricing-scroll" tabindex={0} role="region" aria-labelledby="pricing-h">
@@ -24,9 +29,15 @@ export function PricingTable({ rows }: { rows: TableRow[] }) {
         <thead>
           <tr>
             <th scope="col">Model</th>
-            <th scope="col" class="num">Input</th>
-            <th scope="col" class="num">Output</th>
-            <th scope="col" class="num">Cache read</th>
+            <th scope="col" class="num">
+              Input
+            </th>
+            <th scope="col" class="num">
+              Output
+            </th>
+            <th scope="col" class="num">
+              Cache read
+            </th>
             <th scope="col" class="num">
               <abbr title="5-minute cache write">Write 5m</abbr>
             </th>
@@ -48,7 +59,10 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
   const r: PricingRow = row.row;
   const lc = r.long_context;
   return (
-    <tr class={[row.stale ? "stale" : "", row.lifecycle === "active" ? "" : row.lifecycle].join(" ").trim() || undefined} data-model={row.model}>
+    <tr
+      class={[row.stale ? "stale" : "", row.lifecycle === "active" ? "" : row.lifecycle].join(" ").trim() || undefined}
+      data-model={row.model}
+    >
       <th scope="row">
         <ModelName model={row.model} />
         {r.provider !== undefined ? <span class="provider">{r.provider}</span> : null}
@@ -62,7 +76,9 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
       <td class="num">{usd(r.cache_write)}</td>
       <td class="num">{usd(r.cache_write_1h)}</td>
       <td class="long-context">
-        {lc === undefined ? "—" : `over ${compact(lc.threshold_tokens)}: ${usd(lc.input ?? r.input)} / ${usd(lc.output ?? r.output)}`}
+        {lc === undefined
+          ? "—"
+          : `over ${compact(lc.threshold_tokens)}: ${usd(lc.input ?? r.input)} / ${usd(lc.output ?? r.output)}`}
       </td>
       <td>{r.source === undefined ? "—" : <SourceLink href={r.source} />}</td>
       <td class="verified">
@@ -76,8 +92,18 @@ function ValidRow({ row }: { row: Extract<TableRow, { status: "valid" }> }) {
 function LifecycleBadge({ row }: { row: Extract<TableRow, { status: "valid" }> }): Child {
   if (row.lifecycle === "active") return null;
   const { retires_at: retiresAt, deprecated_at: deprecatedAt, replaced_by: replacement } = row.row;
-  const then = row.lifecycle === "retired" ? `retired ${retiresAt}` : retiresAt === undefined ? `deprecated ${deprecatedAt}` : `retires ${retiresAt}`;
-  const priced = replacement === undefined ? (row.lifecycle === "retired" ? "; unpriced" : "") : `; priced as ${replacement}${row.lifecycle === "retired" ? "" : " from then"}`;
+  const then =
+    row.lifecycle === "retired"
+      ? `retired ${retiresAt}`
+      : retiresAt === undefined
+        ? `deprecated ${deprecatedAt}`
+        : `retires ${retiresAt}`;
+  const priced =
+    replacement === undefined
+      ? row.lifecycle === "retired"
+        ? "; unpriced"
+        : ""
+      : `; priced as ${replacement}${row.lifecycle === "retired" ? "" : " from then"}`;
   return <span class={`badge ${row.lifecycle === "retired" ? "bad" : "warn"} lifecycle`}>{`${then}${priced}`}</span>;
 }
 
@@ -93,7 +119,8 @@ function Scheduled({ row }: { row: Extract<TableRow, { status: "valid" }> }): Ch
     <span class="scheduled">
       {row.upcoming.map((change, index) => (
         <span class={index === 0 && row.soon ? "badge warn soon" : "badge"}>
-          {index === 0 && row.soon ? "⚠ " : ""}from <time datetime={change.effective_at}>{change.effective_at}</time>: {prices(change)}
+          {index === 0 && row.soon ? "⚠ " : ""}from <time datetime={change.effective_at}>{change.effective_at}</time>:{" "}
+          {prices(change)}
         </span>
       ))}
     </span>
@@ -115,7 +142,8 @@ function InvalidRow({ row }: { row: Extract<TableRow, { status: "invalid" }> }) 
 }
 
 function Verified({ row }: { row: Extract<TableRow, { status: "valid" }> }): Child {
-  if (row.row.verified_at === undefined || row.ageDays === null) return <span class="badge warn">⚠ never verified</span>;
+  if (row.row.verified_at === undefined || row.ageDays === null)
+    return <span class="badge warn">⚠ never verified</span>;
   const age = `${row.ageDays} ${row.ageDays === 1 ? "day" : "days"} old`;
   return (
     <>
@@ -133,7 +161,8 @@ function SourceLink({ href }: { href: string }) {
     // The schema only admits URLs; show it as it is if that ever changes.
   }
   // Only a web page is a link: a file: source (a local import) is shown as text.
-  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:")) return <span class="source">{href}</span>;
+  if (url === null || (url.protocol !== "https:" && url.protocol !== "http:"))
+    return <span class="source">{href}</span>;
   const host = url.hostname;
   return (
     <a href={href} rel="noreferrer noopener" class="source">

@@ -22,12 +22,14 @@ const SECURITY_SCHEMES = {
   adminBearer: {
     type: "http",
     scheme: "bearer",
-    description: "An ADMIN_TOKEN token (`name:token` in the secret): send the part after `name:`; the whole `name:token` is accepted too.",
+    description:
+      "An ADMIN_TOKEN token (`name:token` in the secret): send the part after `name:`; the whole `name:token` is accepted too.",
   },
   gateBearer: {
     type: "http",
     scheme: "bearer",
-    description: "A GATE_API_KEYS key (`name:key` in the secret): send the part after `name:`; the whole `name:key` is accepted too. While GATE_API_KEYS is unset the gate is open.",
+    description:
+      "A GATE_API_KEYS key (`name:key` in the secret): send the part after `name:`; the whole `name:key` is accepted too. While GATE_API_KEYS is unset the gate is open.",
   },
 } as const;
 
@@ -42,7 +44,8 @@ const SECURITY_SCHEMES = {
  * serveOpenApi(app); // GET /openapi.json
  */
 export function serveOpenApi<E extends HonoEnv>(app: OpenAPIHono<E>): void {
-  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
+  for (const [name, scheme] of Object.entries(SECURITY_SCHEMES))
+    app.openAPIRegistry.registerComponent("securitySchemes", name, scheme);
 
   let document: ReturnType<typeof app.getOpenAPI31Document> | undefined;
   app.get("/openapi.json", (c) => {

@@ -26,13 +26,16 @@ import {
 } from "./schema";
 import { readLearningView } from "./view";
 
-const BAD_QUERY = { 400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it") };
+const BAD_QUERY = {
+  400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it"),
+};
 const BAD_BODY = bodyErrors("The body is not JSON, or tool_name or state is wrong; the error names it");
 
 export const learningRoute = createRoute({
   method: "get",
   path: "/v1/learning",
-  summary: "What the gate learned for the caller's tenant: priors per tool and model with their ranges, the config's values, the breakers",
+  summary:
+    "What the gate learned for the caller's tenant: priors per tool and model with their ranges, the config's values, the breakers",
   tags: ["learning"],
   security: GATE_SECURITY,
   responses: { 200: json(LearningViewSchema, "The learning view"), ...CALLER_ERRORS },
@@ -54,7 +57,11 @@ const refreshRoute = adminRoute({
   path: REFRESH_PATH,
   summary: "Recompute a tenant's learned priors and breakers now, and publish them (body: {} or none)",
   request: { query: TenantQuerySchema, ...optionalJsonRequest(RefreshBodySchema) },
-  responses: { 200: json(RefreshReportSchema, "What the refresh did"), ...BAD_QUERY, ...bodyErrors("The body is not JSON or not {}; the error says which") },
+  responses: {
+    200: json(RefreshReportSchema, "What the refresh did"),
+    ...BAD_QUERY,
+    ...bodyErrors("The body is not JSON or not {}; the error says which"),
+  },
 });
 
 const breakerRoute = adminRoute({
@@ -72,7 +79,8 @@ const breakerRoute = adminRoute({
 const importRoute = adminRoute({
   method: "post",
   path: "/v1/admin/learning/import",
-  summary: "Store priors measured from replayed history as the tenant's replay level (npm run replay -- --priors); audited, then refreshed",
+  summary:
+    "Store priors measured from replayed history as the tenant's replay level (npm run replay -- --priors); audited, then refreshed",
   request: { query: TenantQuerySchema, ...jsonRequest(ReplayPriorsSchema) },
   responses: {
     200: json(ReplayImportedSchema, "Stored (or already so), and the tenant refreshed"),
@@ -97,17 +105,32 @@ const importRoute = adminRoute({
  *   -H 'content-type: application/json' -d '{"tool_name":"read_file","state":"closed"}'
  */
 export const learning = createApp()
-  .openapi(learningRoute, async (c) => c.json(await readLearningView(c.env.PRICING, c.get("tenant") ?? OPEN_TENANT), 200))
-  .openapi(adminLearningRoute, async (c) => c.json(await readLearningView(c.env.PRICING, c.req.valid("query").tenant), 200))
-  .openapi(refreshRoute, async (c) => c.json(await refreshLearning(c.env, c.req.valid("query").tenant, Date.now(), c.get("admin")), 200))
+  .openapi(learningRoute, async (c) =>
+    c.json(await readLearningView(c.env.PRICING, c.get("tenant") ?? OPEN_TENANT), 200),
+  )
+  .openapi(adminLearningRoute, async (c) =>
+    c.json(await readLearningView(c.env.PRICING, c.req.valid("query").tenant), 200),
+  )
+  .openapi(refreshRoute, async (c) =>
+    c.json(await refreshLearning(c.env, c.req.valid("query").tenant, Date.now(), c.get("admin")), 200),
+  )
   .openapi(breakerRoute, async (c) => {
     const { tenant } = c.req.valid("param");
     const { tool_name: tool, state } = c.req.valid("json");
-    const [value, overrides] = await Promise.all([readPublished(c.env.PRICING, tenant), readOverrides(c.env.PRICING, tenant)]);
-    if (own(value?.tools, tool) === undefined && own(value?.breakers, tool) === undefined && own(overrides, tool) === undefined) {
-      throw new ApiError("not_found", `tenant ${tenant}'s ledger has never seen tool ${tool} (as of its last refresh)`, [
-        { path: "tool_name", message: "is not a tool of this tenant" },
-      ]);
+    const [value, overrides] = await Promise.all([
+      readPublished(c.env.PRICING, tenant),
+      readOverrides(c.env.PRICING, tenant),
+    ]);
+    if (
+      own(value?.tools, tool) === undefined &&
+      own(value?.breakers, tool) === undefined &&
+      own(overrides, tool) === undefined
+    ) {
+      throw new ApiError(
+        "not_found",
+        `tenant ${tenant}'s ledger has never seen tool ${tool} (as of its last refresh)`,
+        [{ path: "tool_name", message: "is not a tool of this tenant" }],
+      );
     }
     const written = await putBreakerMode(c.env.PRICING, tenant, tool, state, c.get("admin"));
     return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);

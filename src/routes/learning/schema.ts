@@ -18,7 +18,12 @@ export const TenantQuerySchema = z.strictObject({ tenant: TenantSchema }).openap
 export const TenantParamSchema = z.object({ tenant: TenantSchema.openapi({ param: { name: "tenant", in: "path" } }) });
 
 const Range = z.tuple([z.number(), z.number()]).nullable();
-const FieldView = z.object({ value: z.number(), source: z.enum(["config", "replay", "learned"]), n: z.number(), range: Range });
+const FieldView = z.object({
+  value: z.number(),
+  source: z.enum(["config", "replay", "learned"]),
+  n: z.number(),
+  range: Range,
+});
 const Fields = z.object({ horizon: FieldView, recall_probability: FieldView, cache_hit_rate: FieldView });
 const Counts = z.object({ horizon: z.number(), recall_probability: z.number(), cache_hit_rate: z.number() });
 const Level = { n: Counts.openapi({ description: "This level's own observations per field" }), priors: Fields };
@@ -28,7 +33,10 @@ export const LearningViewSchema = z
   .object({
     tenant: z.string(),
     enabled: z.boolean(),
-    computed_at: z.string().nullable().openapi({ description: "When the value the gate uses was computed; null: never (config priors)" }),
+    computed_at: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the value the gate uses was computed; null: never (config priors)" }),
     window: z.object({ from: z.string(), to: z.string() }).nullable(),
     prior_weight: z.number(),
     credible: z.number().nullable(),
@@ -39,14 +47,20 @@ export const LearningViewSchema = z
       z.object({
         tool_name: z.string(),
         ...Level,
-        replay: Counts.nullable().openapi({ description: "The imported replay level's observations per field; null: nothing imported for this tool" }),
+        replay: Counts.nullable().openapi({
+          description: "The imported replay level's observations per field; null: nothing imported for this tool",
+        }),
         breaker: BreakerStateSchema.nullable(),
         models: z.array(z.object({ model: z.string(), ...Level })),
       }),
     ),
-    breaker_rule_sees: z.string().openapi({ description: "What the breaker's rule can and cannot see with the holdout in force" }),
+    breaker_rule_sees: z
+      .string()
+      .openapi({ description: "What the breaker's rule can and cannot see with the holdout in force" }),
     problem: z.string().nullable().openapi({ description: "Why the published value is not used (corrupt), or null" }),
-    breaker_log: z.array(HistoryEntrySchema).openapi({ description: "The latest changes of breaker state, newest first, with their evidence" }),
+    breaker_log: z
+      .array(HistoryEntrySchema)
+      .openapi({ description: "The latest changes of breaker state, newest first, with their evidence" }),
   })
   .openapi("LearningView");
 
@@ -61,7 +75,16 @@ export const RefreshReportSchema = z
     detail: z.string().nullable(),
     computed_at: z.number().nullable(),
     tools: z.number().int(),
-    breaker_changes: z.array(z.object({ tool_name: z.string(), from: z.string(), to: z.string(), mode: z.string(), rule: z.string(), evidence: z.unknown() })),
+    breaker_changes: z.array(
+      z.object({
+        tool_name: z.string(),
+        from: z.string(),
+        to: z.string(),
+        mode: z.string(),
+        rule: z.string(),
+        evidence: z.unknown(),
+      }),
+    ),
     shards: z.object({ queried: z.number().int(), unavailable: z.number().int() }),
   })
   .openapi("LearningRefresh");
@@ -69,7 +92,9 @@ export const RefreshReportSchema = z
 /** The body of PUT /v1/admin/learning/breakers/{tenant}. */
 export const BreakerWriteSchema = z
   .strictObject({
-    tool_name: z.string({ error: requiredOr("must be a string") }).regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -"),
+    tool_name: z
+      .string({ error: requiredOr("must be a string") })
+      .regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -"),
     state: z.enum(BREAKER_MODES, { error: requiredOr('must be "open", "closed" or "auto"') }),
   })
   .openapi("BreakerWrite", { example: { tool_name: "read_file", state: "closed" } });
@@ -78,14 +103,18 @@ export const BreakerWriteSchema = z
 export const BreakerOverridesSchema = z
   .object({
     tenant: z.string(),
-    overrides: z.record(z.string(), z.enum(["open", "closed"])).openapi({ description: "The forced tools; a tool left out follows the rule" }),
+    overrides: z
+      .record(z.string(), z.enum(["open", "closed"]))
+      .openapi({ description: "The forced tools; a tool left out follows the rule" }),
     version: z.number().int(),
     changed: z.boolean(),
   })
   .openapi("BreakerOverrides");
 
 /** PUT's answer: the overrides, and the refresh that applied them at once. */
-export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: RefreshReportSchema }).openapi("BreakerWritten");
+export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: RefreshReportSchema }).openapi(
+  "BreakerWritten",
+);
 
 /** A tenant's imported replay priors after an import or a rollback: how many tools, and the key's version. */
 export const ReplayPriorsViewSchema = z
@@ -93,4 +122,6 @@ export const ReplayPriorsViewSchema = z
   .openapi("ReplayPriorsView");
 
 /** The import's answer: the stored priors' summary, and the refresh that applied them at once. */
-export const ReplayImportedSchema = ReplayPriorsViewSchema.extend({ refresh: RefreshReportSchema }).openapi("ReplayImported");
+export const ReplayImportedSchema = ReplayPriorsViewSchema.extend({ refresh: RefreshReportSchema }).openapi(
+  "ReplayImported",
+);

@@ -5,18 +5,37 @@ import { fieldIssues } from "../../gate/issues";
 import { waitUntilOf } from "../../http/app";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { type Indexed, type ItemResult, type OutcomeReport, type PricedSession, reportOutcomes, reportSessions, requestsCost, sessionCost } from "../../ledger";
+import {
+  type Indexed,
+  type ItemResult,
+  type OutcomeReport,
+  type PricedSession,
+  reportOutcomes,
+  reportSessions,
+  requestsCost,
+  sessionCost,
+} from "../../ledger";
 import type { CachePriceRates } from "../../gate";
 import { readGateConfig, readPricing } from "../../store/read";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate";
 import { sumUsage, USAGE_COMPONENTS } from "./usage";
-import { ItemResultSchema, MAX_REPORT_ITEMS, OutcomeItemSchema, ReportResponseSchema, reportRequestSchema, SessionItemSchema } from "./schema";
+import {
+  ItemResultSchema,
+  MAX_REPORT_ITEMS,
+  OutcomeItemSchema,
+  ReportResponseSchema,
+  reportRequestSchema,
+  SessionItemSchema,
+} from "./schema";
 
 const commonErrors = {
   ...bodyErrors(`The body is not JSON, is not {"items": [...]}, or holds more than ${MAX_REPORT_ITEMS} items`),
   ...CALLER_ERRORS,
-  503: json(ErrorSchema, "The ledger (or the pricing it needs) could not be reached; every report is idempotent, so retry it whole"),
+  503: json(
+    ErrorSchema,
+    "The ledger (or the pricing it needs) could not be reached; every report is idempotent, so retry it whole",
+  ),
 };
 
 export const outcomesRoute = createRoute({
@@ -26,7 +45,10 @@ export const outcomesRoute = createRoute({
   tags: ["ledger"],
   security: GATE_SECURITY,
   request: jsonRequest(reportRequestSchema("OutcomesRequest", "OutcomeReport")),
-  responses: { 200: json(ReportResponseSchema, "One result per item, in order: accepted, unknown_decision, conflict or invalid"), ...commonErrors },
+  responses: {
+    200: json(ReportResponseSchema, "One result per item, in order: accepted, unknown_decision, conflict or invalid"),
+    ...commonErrors,
+  },
 });
 
 export const sessionsRoute = createRoute({
@@ -36,7 +58,10 @@ export const sessionsRoute = createRoute({
   tags: ["ledger"],
   security: GATE_SECURITY,
   request: jsonRequest(reportRequestSchema("SessionsRequest", "SessionReport")),
-  responses: { 200: json(ReportResponseSchema, "One result per item, in order: accepted, conflict or invalid"), ...commonErrors },
+  responses: {
+    200: json(ReportResponseSchema, "One result per item, in order: accepted, conflict or invalid"),
+    ...commonErrors,
+  },
 });
 
 type ItemResultBody = z.infer<typeof ItemResultSchema>;
@@ -80,7 +105,10 @@ async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     console.error("offload-gate: ledger report failed:", error instanceof Error ? error.message : error);
-    throw new ApiError("unavailable", "the outcomes ledger could not be reached; retry the whole report (repeats are accepted)");
+    throw new ApiError(
+      "unavailable",
+      "the outcomes ledger could not be reached; retry the whole report (repeats are accepted)",
+    );
   }
 }
 
@@ -88,9 +116,21 @@ async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
 // without 1-hour writes keeps the key it always had; anything else adds what it billed.
 function sessionReport(s: z.infer<typeof SessionItemSchema>): string {
   const total = sumUsage(s.usage.requests);
-  const head = [s.session_id, s.model_name, s.turns, total.input_tokens, total.output_tokens, total.cache_read_input_tokens, total.cache_creation_input_tokens];
+  const head = [
+    s.session_id,
+    s.model_name,
+    s.turns,
+    total.input_tokens,
+    total.output_tokens,
+    total.cache_read_input_tokens,
+    total.cache_creation_input_tokens,
+  ];
   if (!s.usage.perRequest && total.cache_creation_1h_input_tokens === 0) return JSON.stringify(head);
-  return JSON.stringify([...head, total.cache_creation_1h_input_tokens, s.usage.perRequest ? s.usage.requests.map((r) => Object.values(r)) : null]);
+  return JSON.stringify([
+    ...head,
+    total.cache_creation_1h_input_tokens,
+    s.usage.perRequest ? s.usage.requests.map((r) => Object.values(r)) : null,
+  ]);
 }
 
 // A summed usage tiers by the mean request; a list prices each request at its own size.
@@ -110,8 +150,14 @@ export const reports = createApp()
     const tenant = c.get("tenant") ?? OPEN_TENANT;
     const { results, valid } = validate(c.req.valid("json").items, OutcomeItemSchema);
     const config = await configOf(c.env.PRICING, waitUntilOf(c));
-    const options = { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, rawDays: config.ledger_raw_days };
-    const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, Date.now(), options, valid as Indexed<OutcomeReport>[]));
+    const options = {
+      shards: config.ledger_shards,
+      timeoutMs: config.ledger_timeout_ms,
+      rawDays: config.ledger_raw_days,
+    };
+    const answers = await orUnavailable(() =>
+      reportOutcomes(c.env.LEDGER, tenant, Date.now(), options, valid as Indexed<OutcomeReport>[]),
+    );
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);
   })
@@ -128,7 +174,10 @@ export const reports = createApp()
       const { lookup } = await readPricing(c.env.PRICING, item.model_name, config, waitUntil);
       // A bill that cannot be priced is that item's problem, never the whole report's.
       if (lookup.status !== "priced") {
-        const why = lookup.status === "unpriced" ? "has no pricing row, so its bill cannot be priced" : "could not be priced: its pricing could not be read; report this item again";
+        const why =
+          lookup.status === "unpriced"
+            ? "has no pricing row, so its bill cannot be priced"
+            : "could not be priced: its pricing could not be read; report this item again";
         results[index] = invalid([{ path: `items.${index}.model_name`, message: why }]);
         continue;
       }
@@ -144,7 +193,19 @@ export const reports = createApp()
       });
     }
     const answers = await orUnavailable(() =>
-      reportSessions(c.env.LEDGER, tenant, Date.now(), { shards: config.ledger_shards, timeoutMs: config.ledger_timeout_ms, retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days, index: c.env.PRICING }, priced),
+      reportSessions(
+        c.env.LEDGER,
+        tenant,
+        Date.now(),
+        {
+          shards: config.ledger_shards,
+          timeoutMs: config.ledger_timeout_ms,
+          retentionDays: config.ledger_retention_days,
+          rawDays: config.ledger_raw_days,
+          index: c.env.PRICING,
+        },
+        priced,
+      ),
     );
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);

@@ -3,7 +3,15 @@ import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
 import { ErrorSchema, json } from "../../http/schema";
-import { BUCKET_MS, bucketFor, gatherSums, gatherToolPairs, holdoutFigures, savingsFigures, writtenShards } from "../../ledger";
+import {
+  BUCKET_MS,
+  bucketFor,
+  gatherSums,
+  gatherToolPairs,
+  holdoutFigures,
+  savingsFigures,
+  writtenShards,
+} from "../../ledger";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig } from "../../store/read";
 import { createApp } from "../app";
@@ -15,7 +23,8 @@ const DAY_MS = 86_400_000;
 export const savingsRoute = createRoute({
   method: "get",
   path: "/v1/savings",
-  summary: "What the gate saved the caller's tenant: predicted against realized net, priors against outcomes, holdout against treatment",
+  summary:
+    "What the gate saved the caller's tenant: predicted against realized net, priors against outcomes, holdout against treatment",
   tags: ["ledger"],
   security: GATE_SECURITY,
   request: { query: SavingsQuerySchema },
@@ -57,10 +66,20 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
   const to = query.to === undefined ? Date.now() : Date.parse(query.to);
   const from = query.from === undefined ? to - config.ledger_retention_days * DAY_MS : Date.parse(query.from);
-  if (!(from < to)) throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
+  if (!(from < to))
+    throw new ApiError("invalid_request", "from must be before to", [{ path: "from", message: "must be before to" }]);
   // Minutes come from raw rows: a short window older than the raw window is charted by the hour.
-  const bucket = bucketFor(from, to) === "minute" && from < Date.now() - Math.min(config.ledger_raw_days, config.ledger_retention_days) * DAY_MS ? "hour" : bucketFor(from, to);
-  const filter = { from, to, ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }), ...(query.model === undefined ? {} : { model: query.model }) };
+  const bucket =
+    bucketFor(from, to) === "minute" &&
+    from < Date.now() - Math.min(config.ledger_raw_days, config.ledger_retention_days) * DAY_MS
+      ? "hour"
+      : bucketFor(from, to);
+  const filter = {
+    from,
+    to,
+    ...(query.tool_name === undefined ? {} : { tool_name: query.tool_name }),
+    ...(query.model === undefined ? {} : { model: query.model }),
+  };
   // Only the shards the tenant ever wrote: one that never wrote gets an empty report, no object touched.
   const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
   const [gathered, pairs] = await Promise.all([
@@ -70,7 +89,8 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   const { sums } = gathered;
   // A shard that missed either read is missing from the report.
   const unavailable = new Set([...gathered.failed, ...pairs.failed]).size;
-  if (written.length > 0 && unavailable === written.length) throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
+  if (written.length > 0 && unavailable === written.length)
+    throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
   const holdout = holdoutFigures(pairs.pairs, config.holdout_fraction, sums.sessions);
   return {

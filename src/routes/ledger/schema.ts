@@ -28,13 +28,28 @@ export const OutcomeItemSchema = z
     recalled: z
       .boolean({ error: requiredOr("must be true or false") })
       .openapi({ description: "Whether the stub was recalled (false for a decision that did not fire)." }),
-    cached_turns: count(MAX_HORIZON, "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).").optional(),
-    context_tokens: count(MAX_TOKENS, "The history before the output at decision time, for decisions that did not carry it.").optional(),
+    cached_turns: count(
+      MAX_HORIZON,
+      "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).",
+    ).optional(),
+    context_tokens: count(
+      MAX_TOKENS,
+      "The history before the output at decision time, for decisions that did not carry it.",
+    ).optional(),
     recalled_ids: z
-      .array(z.string({ error: "must be a string" }).min(1, "must not be empty").max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`), { error: "must be an array of ids" })
+      .array(
+        z
+          .string({ error: "must be a string" })
+          .min(1, "must not be empty")
+          .max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
+        { error: "must be an array of ids" },
+      )
       .max(MAX_RECALLED_IDS, `must name at most ${MAX_RECALLED_IDS} ids`)
       .optional()
-      .openapi({ description: "For a clearing plan: which of its stubbed ids were recalled (recalled is true exactly when there are any)." }),
+      .openapi({
+        description:
+          "For a clearing plan: which of its stubbed ids were recalled (recalled is true exactly when there are any).",
+      }),
   })
   .superRefine((item, ctx) => {
     if (item.cached_turns !== undefined && item.cached_turns > item.turns_after) {
@@ -42,7 +57,12 @@ export const OutcomeItemSchema = z
     }
   })
   .openapi("OutcomeReport", {
-    example: { decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015", turns_after: 5, recalled: false, cached_turns: 4 },
+    example: {
+      decision_id: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
+      turns_after: 5,
+      recalled: false,
+      cached_turns: 4,
+    },
   });
 
 /** A finished session's whole bill, as the provider's usage blocks sum it. */
@@ -58,7 +78,12 @@ export const SessionItemSchema = z
       session_id: "conv-2026-11-30-0042",
       model_name: "claude-opus-4-6",
       turns: 12,
-      usage: { input_tokens: 4_200, output_tokens: 9_800, cache_read_input_tokens: 1_650_000, cache_creation_input_tokens: 210_000 },
+      usage: {
+        input_tokens: 4_200,
+        output_tokens: 9_800,
+        cache_read_input_tokens: 1_650_000,
+        cache_creation_input_tokens: 210_000,
+      },
     },
   });
 
@@ -68,10 +93,10 @@ export const reportRequestSchema = (name: string, ref: string) =>
     .strictObject({
       items: z
         .array(
-          z.unknown().openapi({ description: `A ${ref}; each item is validated on its own.`, allOf: [{ $ref: `#/components/schemas/${ref}` }] } as Record<
-            string,
-            unknown
-          >),
+          z.unknown().openapi({
+            description: `A ${ref}; each item is validated on its own.`,
+            allOf: [{ $ref: `#/components/schemas/${ref}` }],
+          } as Record<string, unknown>),
           { error: requiredOr(`must be an array of ${ref} items`) },
         )
         .max(MAX_REPORT_ITEMS, `must hold at most ${MAX_REPORT_ITEMS} items`),
@@ -82,7 +107,10 @@ export const reportRequestSchema = (name: string, ref: string) =>
 export const ItemResultSchema = z
   .object({
     status: z.enum(["accepted", "unknown_decision", "conflict", "invalid"]),
-    repeated: z.boolean().optional().openapi({ description: "On accepted: this exact report was already stored (a safe retry)." }),
+    repeated: z
+      .boolean()
+      .optional()
+      .openapi({ description: "On accepted: this exact report was already stored (a safe retry)." }),
     message: z.string().optional(),
     issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
@@ -102,16 +130,19 @@ export const ReportResponseSchema = z
 /** The savings report's filters. */
 export const SavingsQuerySchema = z
   .strictObject({
-    from: z.iso
-      .datetime({ offset: true, error: "must be an ISO 8601 date-time" })
-      .optional()
-      .openapi({ description: "Start of the window (decisions by their time, sessions by their report's). Default: the retention before `to`.", example: "2026-11-01T00:00:00Z" }),
+    from: z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" }).optional().openapi({
+      description:
+        "Start of the window (decisions by their time, sessions by their report's). Default: the retention before `to`.",
+      example: "2026-11-01T00:00:00Z",
+    }),
     to: z.iso
       .datetime({ offset: true, error: "must be an ISO 8601 date-time" })
       .optional()
       .openapi({ description: "End of the window, exclusive. Default: now.", example: "2026-12-01T00:00:00Z" }),
     tool_name: ToolNameSchema.optional(),
-    model: ModelNameSchema.optional().openapi({ description: "The requested model name or the canonical one that priced it." }),
+    model: ModelNameSchema.optional().openapi({
+      description: "The requested model name or the canonical one that priced it.",
+    }),
   })
   .openapi("SavingsQuery");
 
@@ -123,13 +154,16 @@ export const AdminSavingsQuerySchema = SavingsQuerySchema.extend({
     .openapi({ description: "The tenant: a gate key's name, or default.", example: "agents-prod" }),
 });
 
-const Interval = z.tuple([z.number(), z.number()]).nullable().openapi({ description: "95% interval; null when too few values." });
+const Interval = z
+  .tuple([z.number(), z.number()])
+  .nullable()
+  .openapi({ description: "95% interval; null when too few values." });
 const Maybe = z.number().nullable();
 const VerdictSchema = z.enum(["saving", "losing", "inconclusive"]);
-const Withheld = z
-  .enum(["too_few_sessions", "zero_spread"])
-  .nullable()
-  .openapi({ description: "Why the verdict is inconclusive whatever the interval says: fewer than 30 sessions in an arm, or no spread." });
+const Withheld = z.enum(["too_few_sessions", "zero_spread"]).nullable().openapi({
+  description:
+    "Why the verdict is inconclusive whatever the interval says: fewer than 30 sessions in an arm, or no spread.",
+});
 
 /** The 200 answer of the savings routes (docs/ledger.md explains each figure). */
 export const SavingsReportSchema = z
@@ -144,7 +178,9 @@ export const SavingsReportSchema = z
     net: z.object({
       fired_with_outcome: z.number().int(),
       predicted_usd: z.number().openapi({ description: "Summed predicted net of fired decisions with an outcome." }),
-      realized_usd: z.number().openapi({ description: "Summed realized net of the same decisions: the cache-aware bill." }),
+      realized_usd: z
+        .number()
+        .openapi({ description: "Summed realized net of the same decisions: the cache-aware bill." }),
       mean_gap_usd: Maybe.openapi({ description: "Mean of realized − predicted per decision." }),
       mean_gap_ci95: Interval,
     }),
@@ -153,28 +189,44 @@ export const SavingsReportSchema = z
     cache_hit_rate: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     missed_savings: z.object({ decisions: z.number().int(), usd: z.number() }),
     holdout: z.object({
-      fraction: z.number().openapi({ description: "holdout_fraction now: π = 1 − it is each (session, tool) pair's chance of being treated." }),
+      fraction: z.number().openapi({
+        description: "holdout_fraction now: π = 1 − it is each (session, tool) pair's chance of being treated.",
+      }),
       sessions: z.number().int().openapi({ description: "Sessions with a bill in the window." }),
       mean_cost_usd: Maybe,
       verdict: VerdictSchema.openapi({ description: "The tenant-wide verdict: `tenant`'s." }),
       tenant: z.object({
         tools: z.number().int(),
-        alpha_per_tool: Maybe.openapi({ description: "α ÷ K: the level each tool's bounds are taken at, so the sum holds for all K at once." }),
-        estimate_usd: Maybe.openapi({ description: "Σ over tools of share × the tool's treatment − holdout per session: what the gate changes a session's bill by." }),
-        interval: Interval.openapi({ description: "The same sum of each tool's confidence-sequence bounds at α ÷ K; valid at any time." }),
+        alpha_per_tool: Maybe.openapi({
+          description: "α ÷ K: the level each tool's bounds are taken at, so the sum holds for all K at once.",
+        }),
+        estimate_usd: Maybe.openapi({
+          description:
+            "Σ over tools of share × the tool's treatment − holdout per session: what the gate changes a session's bill by.",
+        }),
+        interval: Interval.openapi({
+          description: "The same sum of each tool's confidence-sequence bounds at α ÷ K; valid at any time.",
+        }),
         verdict: VerdictSchema,
         withheld: Withheld,
       }),
       tools: z.array(
         z.object({
-          tool_name: z.string().openapi({ description: "The tool; \"\" for decisions sent without one." }),
+          tool_name: z.string().openapi({ description: 'The tool; "" for decisions sent without one.' }),
           sessions: z.number().int(),
           treated: z.number().int(),
           held_out: z.number().int(),
           share: Maybe.openapi({ description: "The tool's sessions ÷ every billed session." }),
-          estimate_usd: Maybe.openapi({ description: "Treatment − holdout mean cost per session, by this tool's arm (ψ̄)." }),
-          interval: Interval.openapi({ description: "The confidence sequence's 95% interval: it holds however often the report is read." }),
-          verdict: VerdictSchema.openapi({ description: "From the confidence sequence only; inconclusive below 30 sessions per arm or with zero spread." }),
+          estimate_usd: Maybe.openapi({
+            description: "Treatment − holdout mean cost per session, by this tool's arm (ψ̄).",
+          }),
+          interval: Interval.openapi({
+            description: "The confidence sequence's 95% interval: it holds however often the report is read.",
+          }),
+          verdict: VerdictSchema.openapi({
+            description:
+              "From the confidence sequence only; inconclusive below 30 sessions per arm or with zero spread.",
+          }),
           withheld: Withheld,
           information: z
             .object({
@@ -184,7 +236,10 @@ export const SavingsReportSchema = z
               welch_ci95: Interval,
               welch_df: Maybe,
             })
-            .openapi({ description: "Information only, never a verdict: Welch's interval holds for one look at a fixed number of sessions." }),
+            .openapi({
+              description:
+                "Information only, never a verdict: Welch's interval holds for one look at a fixed number of sessions.",
+            }),
         }),
       ),
     }),
@@ -200,9 +255,16 @@ export const SavingsReportSchema = z
       }),
     ),
     shards: z.object({
-      queried: z.number().int().openapi({ description: "Shards asked: those the tenant ever wrote (ledger-shard:<tenant>:<n> in KV), so 0 for a tenant that never wrote." }),
-      unavailable: z.number().int().openapi({ description: "Shards that did not answer within ledger_timeout_ms: their data is missing from every figure." }),
-      partial: z.boolean().openapi({ description: "True when a shard was unavailable: the report covers only part of the ledger." }),
+      queried: z.number().int().openapi({
+        description:
+          "Shards asked: those the tenant ever wrote (ledger-shard:<tenant>:<n> in KV), so 0 for a tenant that never wrote.",
+      }),
+      unavailable: z.number().int().openapi({
+        description: "Shards that did not answer within ledger_timeout_ms: their data is missing from every figure.",
+      }),
+      partial: z
+        .boolean()
+        .openapi({ description: "True when a shard was unavailable: the report covers only part of the ledger." }),
     }),
   })
   .openapi("SavingsReport");

@@ -50,22 +50,27 @@ const AnthropicIteration = z.looseObject({ ...anthropicCounts, type: label }, { 
 const AnthropicUsage = z
   .strictObject({
     ...anthropicCounts,
-    iterations: z
-      .array(AnthropicIteration, { error: "must be an array" })
-      .nullish()
-      .openapi({ description: "Server-side compaction's sampling steps: when present, the bill is their sum (the top level leaves the compaction step out)." }),
+    iterations: z.array(AnthropicIteration, { error: "must be an array" }).nullish().openapi({
+      description:
+        "Server-side compaction's sampling steps: when present, the bill is their sum (the top level leaves the compaction step out).",
+    }),
     server_tool_use: z.looseObject({}, { error: "must be an object" }).nullish(),
     service_tier: label,
     inference_geo: label,
   })
-  .openapi("AnthropicUsage", { description: "Anthropic Messages `usage` (also what LangChain, the AI SDK and the Claude Agent SDK pass through)." });
+  .openapi("AnthropicUsage", {
+    description: "Anthropic Messages `usage` (also what LangChain, the AI SDK and the Claude Agent SDK pass through).",
+  });
 
 const OpenAIChatUsage = z
   .strictObject({
     prompt_tokens: tokens("Input tokens, cached ones included."),
     completion_tokens: tokens("Output tokens, reasoning included."),
     total_tokens: maybe("prompt_tokens + completion_tokens; not read."),
-    prompt_tokens_details: details({ cached_tokens: maybe("Of prompt_tokens, read from the cache."), audio_tokens: maybe("Not priced apart.") }),
+    prompt_tokens_details: details({
+      cached_tokens: maybe("Of prompt_tokens, read from the cache."),
+      audio_tokens: maybe("Not priced apart."),
+    }),
     completion_tokens_details: details({}),
   })
   .openapi("OpenAIChatUsage", { description: "OpenAI Chat Completions `usage`." });
@@ -78,7 +83,9 @@ const OpenAIResponsesUsage = z
     input_tokens_details: details({ cached_tokens: maybe("Of input_tokens, read from the cache.") }),
     output_tokens_details: details({}),
   })
-  .openapi("OpenAIResponsesUsage", { description: "OpenAI Responses `usage` (also the Agents SDK's per-response usage)." });
+  .openapi("OpenAIResponsesUsage", {
+    description: "OpenAI Responses `usage` (also the Agents SDK's per-response usage).",
+  });
 
 const GeminiUsage = z
   .strictObject({
@@ -94,7 +101,9 @@ const GeminiUsage = z
     toolUsePromptTokensDetails: modalities,
     trafficType: label,
   })
-  .openapi("GeminiUsage", { description: "Gemini `usageMetadata`. Context-cache storage (per hour) is not in it, so not on this bill." });
+  .openapi("GeminiUsage", {
+    description: "Gemini `usageMetadata`. Context-cache storage (per hour) is not in it, so not on this bill.",
+  });
 
 const BedrockUsage = z
   .strictObject({
@@ -104,7 +113,13 @@ const BedrockUsage = z
     cacheReadInputTokens: maybe("Input tokens read from the cache."),
     cacheWriteInputTokens: maybe("Input tokens written to the cache, every TTL."),
     cacheDetails: z
-      .array(z.strictObject({ ttl: z.enum(["5m", "1h"], { error: 'must be "5m" or "1h"' }), inputTokens: tokens("Written with this TTL.") }), { error: "must be an array" })
+      .array(
+        z.strictObject({
+          ttl: z.enum(["5m", "1h"], { error: 'must be "5m" or "1h"' }),
+          inputTokens: tokens("Written with this TTL."),
+        }),
+        { error: "must be an array" },
+      )
       .nullish(),
   })
   .openapi("BedrockUsage", { description: "Bedrock Converse `usage`." });
@@ -121,7 +136,17 @@ const SCHEMAS: Record<UsageShape, z.ZodType> = {
 const MARKERS: [UsageShape, string[]][] = [
   ["openai_chat", ["prompt_tokens", "completion_tokens", "prompt_tokens_details"]],
   ["openai_responses", ["input_tokens_details", "output_tokens_details", "total_tokens"]],
-  ["gemini", ["promptTokenCount", "candidatesTokenCount", "totalTokenCount", "cachedContentTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount"]],
+  [
+    "gemini",
+    [
+      "promptTokenCount",
+      "candidatesTokenCount",
+      "totalTokenCount",
+      "cachedContentTokenCount",
+      "thoughtsTokenCount",
+      "toolUsePromptTokenCount",
+    ],
+  ],
   ["bedrock", ["inputTokens", "outputTokens"]],
   ["anthropic", ["input_tokens", "output_tokens"]],
 ];
@@ -152,10 +177,19 @@ function anthropicBilled(u: Counts, path: (string | number)[], issues: Issue[]):
     write5m = n(split.ephemeral_5m_input_tokens);
     write1h = n(split.ephemeral_1h_input_tokens);
     if (typeof total === "number" && total !== write5m + write1h) {
-      issues.push({ path: [...path, "cache_creation_input_tokens"], message: "must equal cache_creation.ephemeral_5m_input_tokens + ephemeral_1h_input_tokens" });
+      issues.push({
+        path: [...path, "cache_creation_input_tokens"],
+        message: "must equal cache_creation.ephemeral_5m_input_tokens + ephemeral_1h_input_tokens",
+      });
     }
   }
-  return { input_tokens: n(u.input_tokens), output_tokens: n(u.output_tokens), cache_read_input_tokens: n(u.cache_read_input_tokens), cache_creation_input_tokens: write5m, cache_creation_1h_input_tokens: write1h };
+  return {
+    input_tokens: n(u.input_tokens),
+    output_tokens: n(u.output_tokens),
+    cache_read_input_tokens: n(u.cache_read_input_tokens),
+    cache_creation_input_tokens: write5m,
+    cache_creation_1h_input_tokens: write1h,
+  };
 }
 
 // An included count (cached of prompt) larger than what includes it is a broken report, never a negative input.
@@ -182,18 +216,33 @@ const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> =
   },
   gemini(u, issues) {
     const cached = n(u.cachedContentTokenCount);
-    const input = part(n(u.promptTokenCount), cached, ["cachedContentTokenCount"], "promptTokenCount", issues) + n(u.toolUsePromptTokenCount);
-    return { input_tokens: input, output_tokens: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount), cache_read_input_tokens: cached };
+    const input =
+      part(n(u.promptTokenCount), cached, ["cachedContentTokenCount"], "promptTokenCount", issues) +
+      n(u.toolUsePromptTokenCount);
+    return {
+      input_tokens: input,
+      output_tokens: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount),
+      cache_read_input_tokens: cached,
+    };
   },
   bedrock(u, issues) {
     const ttls = (u.cacheDetails as { ttl: string; inputTokens: number }[] | null | undefined) ?? [];
     const write1h = ttls.filter((d) => d.ttl === "1h").reduce((sum, d) => sum + d.inputTokens, 0);
-    const written = typeof u.cacheWriteInputTokens === "number" ? u.cacheWriteInputTokens : ttls.reduce((sum, d) => sum + d.inputTokens, 0);
+    const written =
+      typeof u.cacheWriteInputTokens === "number"
+        ? u.cacheWriteInputTokens
+        : ttls.reduce((sum, d) => sum + d.inputTokens, 0);
     if (ttls.length > 0 && ttls.reduce((sum, d) => sum + d.inputTokens, 0) !== written) {
       issues.push({ path: ["cacheWriteInputTokens"], message: "must equal the sum of cacheDetails[].inputTokens" });
     }
     const write5m = Math.max(0, written - write1h);
-    return { input_tokens: n(u.inputTokens), output_tokens: n(u.outputTokens), cache_read_input_tokens: n(u.cacheReadInputTokens), cache_creation_input_tokens: write5m, cache_creation_1h_input_tokens: write1h };
+    return {
+      input_tokens: n(u.inputTokens),
+      output_tokens: n(u.outputTokens),
+      cache_read_input_tokens: n(u.cacheReadInputTokens),
+      cache_creation_input_tokens: write5m,
+      cache_creation_1h_input_tokens: write1h,
+    };
   },
 };
 
@@ -205,7 +254,13 @@ const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> =
  * // { input_tokens: 4, output_tokens: 6, cache_read_input_tokens: 5, cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0 }
  */
 export function sumUsage(usages: readonly SessionUsage[]): Required<SessionUsage> {
-  const total = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cache_creation_1h_input_tokens: 0 };
+  const total = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_creation_1h_input_tokens: 0,
+  };
   for (const u of usages) for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += u[key] ?? 0;
   return total;
 }
@@ -219,19 +274,28 @@ export interface BilledUsage {
 }
 
 // One usage object: its shape by its names, its fields checked by that shape's schema, its bill.
-function billOne(value: unknown, path: (string | number)[], ctx: z.RefinementCtx): [UsageShape, Required<SessionUsage>] | null {
+function billOne(
+  value: unknown,
+  path: (string | number)[],
+  ctx: z.RefinementCtx,
+): [UsageShape, Required<SessionUsage>] | null {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     ctx.addIssue({ code: "custom", path, message: "must be a provider's usage object" });
     return null;
   }
   const shape = usageShape(value as Record<string, unknown>);
   if (shape === null) {
-    ctx.addIssue({ code: "custom", path, message: `is not a usage shape the gate knows (${USAGE_SHAPES.join(", ")}): none of their field names is in it` });
+    ctx.addIssue({
+      code: "custom",
+      path,
+      message: `is not a usage shape the gate knows (${USAGE_SHAPES.join(", ")}): none of their field names is in it`,
+    });
     return null;
   }
   const parsed = SCHEMAS[shape].safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [...path, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ ...issue, path: [...path, ...issue.path] } as Parameters<typeof ctx.addIssue>[0]);
     return null;
   }
   const issues: Issue[] = [];
@@ -240,7 +304,13 @@ function billOne(value: unknown, path: (string | number)[], ctx: z.RefinementCtx
   return issues.length > 0 ? null : [shape, sumUsage([billed])];
 }
 
-const REF: Record<UsageShape, string> = { anthropic: "AnthropicUsage", openai_chat: "OpenAIChatUsage", openai_responses: "OpenAIResponsesUsage", gemini: "GeminiUsage", bedrock: "BedrockUsage" };
+const REF: Record<UsageShape, string> = {
+  anthropic: "AnthropicUsage",
+  openai_chat: "OpenAIChatUsage",
+  openai_responses: "OpenAIResponsesUsage",
+  gemini: "GeminiUsage",
+  bedrock: "BedrockUsage",
+};
 const refs = USAGE_SHAPES.map((shape) => ({ $ref: `#/components/schemas/${REF[shape]}` }));
 
 /** `usage`: one provider usage object summed over the session, or up to 1,000 of them, one per request, of one shape. */
@@ -263,7 +333,8 @@ export const ProviderUsageSchema = z
     return { shape: billed[0]![0], requests: billed.map((b) => b![1]), perRequest: list };
   })
   .openapi({
-    description: "The provider's usage as it came: one object summed over the session's requests, or a list of one object per request (each then priced at its own size, as long-context tiers bill).",
+    description:
+      "The provider's usage as it came: one object summed over the session's requests, or a list of one object per request (each then priced at its own size, as long-context tiers bill).",
     // anyOf: a bare {input_tokens, output_tokens} is both an Anthropic and a Responses usage.
     anyOf: [...refs, { type: "array", minItems: 1, maxItems: MAX_USAGE_REQUESTS, items: { anyOf: refs } }],
   } as Record<string, unknown>);

@@ -4,7 +4,16 @@ import { MAX_TOKENS } from "../../store/config";
 import { requiredOr, wholeNumber } from "../gate/request/fields";
 import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/answer/decision-schema";
 import { ToolNameSchema } from "../gate/request/schema";
-import { MAX_PLAN_SEGMENTS, MAX_PLAN_CANDIDATES, PlanInputsSchema, WORKED_EXAMPLE_P1, checkPlanSegments, checkSegment, planRequestShape, segmentShape } from "./schema";
+import {
+  MAX_PLAN_SEGMENTS,
+  MAX_PLAN_CANDIDATES,
+  PlanInputsSchema,
+  WORKED_EXAMPLE_P1,
+  checkPlanSegments,
+  checkSegment,
+  planRequestShape,
+  segmentShape,
+} from "./schema";
 
 /**
  * POST /v1/context-management's body and answer: a plan's body whose
@@ -15,7 +24,9 @@ import { MAX_PLAN_SEGMENTS, MAX_PLAN_CANDIDATES, PlanInputsSchema, WORKED_EXAMPL
 const ClearingSegmentSchema = z
   .strictObject({
     ...segmentShape,
-    tool_name: ToolNameSchema.optional().openapi({ description: "The tool that produced this result, for exclude_tools." }),
+    tool_name: ToolNameSchema.optional().openapi({
+      description: "The tool that produced this result, for exclude_tools.",
+    }),
   })
   .superRefine((segment, ctx) => checkSegment(segment, ctx, ["recall_probability", "stub_tokens", "tool_name"]))
   .openapi("ClearingSegment");
@@ -23,7 +34,9 @@ const ClearingSegmentSchema = z
 /** Worked example P1 with its tools named: what docs/api.md shows. */
 export const WORKED_EXAMPLE_CLEARING = {
   ...WORKED_EXAMPLE_P1,
-  segments: WORKED_EXAMPLE_P1.segments.map((segment, i) => (segment.id === undefined ? segment : { ...segment, tool_name: i === 3 ? "grep" : "web_fetch" })),
+  segments: WORKED_EXAMPLE_P1.segments.map((segment, i) =>
+    segment.id === undefined ? segment : { ...segment, tool_name: i === 3 ? "grep" : "web_fetch" },
+  ),
 };
 
 /** The body of POST /v1/context-management: what POST /v1/plan takes, tool names on the segments, the placeholder's size. */
@@ -34,8 +47,13 @@ export const ContextManagementRequestSchema = z
       .array(ClearingSegmentSchema, { error: requiredOr("must be an array of segments") })
       .min(1, "must hold at least one segment")
       .max(MAX_PLAN_SEGMENTS, `must hold at most ${MAX_PLAN_SEGMENTS} segments`)
-      .openapi({ description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} tool results (segments with an id).` }),
-    placeholder_tokens: wholeNumber(MAX_TOKENS).openapi({ description: "Tokens of the API's placeholder for a cleared result. Default 10.", example: 10 }),
+      .openapi({
+        description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} tool results (segments with an id).`,
+      }),
+    placeholder_tokens: wholeNumber(MAX_TOKENS).openapi({
+      description: "Tokens of the API's placeholder for a cleared result. Default 10.",
+      example: 10,
+    }),
   })
   .superRefine(checkPlanSegments)
   .openapi("ContextManagementRequest", { example: WORKED_EXAMPLE_CLEARING });
@@ -48,9 +66,13 @@ const count = (type: string) => z.object({ type: z.literal(type), value: z.numbe
 export const ClearToolUsesEditSchema = z
   .object({
     type: z.literal("clear_tool_uses_20250919"),
-    trigger: count("input_tokens").openapi({ description: "Just under this history: the rule fires on the next request and every later one." }),
+    trigger: count("input_tokens").openapi({
+      description: "Just under this history: the rule fires on the next request and every later one.",
+    }),
     keep: count("tool_uses").openapi({ description: "The most recent tool uses left in full." }),
-    clear_at_least: count("input_tokens").openapi({ description: "What the priced clearing frees: the API then never clears less than was priced." }),
+    clear_at_least: count("input_tokens").openapi({
+      description: "What the priced clearing frees: the API then never clears less than was priced.",
+    }),
     exclude_tools: z.array(z.string()).openapi({ description: "Tools whose results are never cleared." }),
   })
   .openapi("ClearToolUsesEdit");
@@ -61,18 +83,34 @@ export const ContextManagementSchema = z
     context_management: z
       .object({ edits: z.array(ClearToolUsesEditSchema) })
       .nullable()
-      .openapi({ description: "The request's `context_management` to send (providerOptions.anthropic.contextManagement in the AI SDK); null: send none." }),
-    edit: ClearToolUsesEditSchema.nullable().openapi({ description: "The best rule found, recommended or not; null when the history has no tool result or was not priced." }),
-    cleared: z.array(z.string()).openapi({ description: "The ids `edit` clears on the next request, in history order." }),
+      .openapi({
+        description:
+          "The request's `context_management` to send (providerOptions.anthropic.contextManagement in the AI SDK); null: send none.",
+      }),
+    edit: ClearToolUsesEditSchema.nullable().openapi({
+      description:
+        "The best rule found, recommended or not; null when the history has no tool result or was not priced.",
+    }),
+    cleared: z
+      .array(z.string())
+      .openapi({ description: "The ids `edit` clears on the next request, in history order." }),
     cleared_tokens: z.number().int(),
-    net_usd: z.number().openapi({ description: "What `edit` saves over the horizon against not clearing (may be negative); 0 when not priced." }),
+    net_usd: z.number().openapi({
+      description: "What `edit` saves over the horizon against not clearing (may be negative); 0 when not priced.",
+    }),
     keep_cost_usd: z.number(),
-    clear_cost_usd: z.number().openapi({ description: "What the history costs with `edit` applied: the prefix read, the rest written again and carried, the recalls." }),
+    clear_cost_usd: z.number().openapi({
+      description:
+        "What the history costs with `edit` applied: the prefix read, the rest written again and carried, the recalls.",
+    }),
     considered: z.number().int().openapi({ description: "How many (keep, exclude_tools) rules were priced." }),
     plan: z
       .object({ stub: z.array(z.string()), net_saving_usd: z.number(), reason_code: z.string() })
       .openapi({ description: "POST /v1/plan's answer to the same history: the client-side optimum." }),
-    left_on_table_usd: z.number().openapi({ description: "plan.net_saving_usd − the net of what is recommended (0 when nothing is): what the server-side rule cannot reach." }),
+    left_on_table_usd: z.number().openapi({
+      description:
+        "plan.net_saving_usd − the net of what is recommended (0 when nothing is): what the server-side rule cannot reach.",
+    }),
     reason: z.string(),
     reason_code: z.enum(CLEARING_REASON_CODES).openapi("ClearingReasonCode"),
     priced_as: PricedAsSchema,

@@ -24,7 +24,10 @@ export const planRoute = createRoute({
   security: GATE_SECURITY,
   request: jsonRequest(PlanRequestSchema),
   responses: {
-    200: json(PlanSchema, "The plan: what to stub, what it saves, where the cached prefix breaks, each candidate alone"),
+    200: json(
+      PlanSchema,
+      "The plan: what to stub, what it saves, where the cached prefix breaks, each candidate alone",
+    ),
     ...bodyErrors("The body is not JSON or a field is wrong; the error names its path (segments.7.tokens)"),
     ...CALLER_ERRORS,
   },
@@ -44,7 +47,8 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   const { read } = pricing;
   const planned = decidePlan(inputs, read.lookup);
   const stale = read.stale ?? configRead.stale;
-  const pricedAs = planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
+  const pricedAs =
+    planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
   const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
   // A dry run (../gate/request/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...planned, ...answered, dry_run: true };
@@ -71,7 +75,13 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     inputs: { ...resolved, segments: body.segments.length },
   });
   // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
-  waitUntil(handDecisions(env, context.tenant, [record], { retentionDays: config.ledger_retention_days, rawDays: config.ledger_raw_days, timeoutMs: config.ledger_timeout_ms }));
+  waitUntil(
+    handDecisions(env, context.tenant, [record], {
+      retentionDays: config.ledger_retention_days,
+      rawDays: config.ledger_raw_days,
+      timeoutMs: config.ledger_timeout_ms,
+    }),
+  );
   return { ...outcome, ...answered, decision_id: decisionId };
 }
 
@@ -84,4 +94,6 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
  */
 export const plan = createApp()
   .openapi(planRoute, async (c) => c.json(await answerPlan(c.req.valid("json"), decideContext(c)), 200))
-  .openapi(contextManagementRoute, async (c) => c.json(await answerContextManagement(c.req.valid("json"), decideContext(c)), 200));
+  .openapi(contextManagementRoute, async (c) =>
+    c.json(await answerContextManagement(c.req.valid("json"), decideContext(c)), 200),
+  );

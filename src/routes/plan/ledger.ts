@@ -45,7 +45,10 @@ export function assignPlan(input: {
     predicted_net_usd: outcome.net_saving_usd,
     inputs: {
       // The outputs the plan would stub, together.
-      output_tokens: body.segments.reduce((sum, segment) => sum + (segment.id !== undefined && stubbed.has(segment.id) ? segment.tokens : 0), 0),
+      output_tokens: body.segments.reduce(
+        (sum, segment) => sum + (segment.id !== undefined && stubbed.has(segment.id) ? segment.tokens : 0),
+        0,
+      ),
       horizon: resolved.horizon,
       recall_probability: resolved.recall_probability,
       cache_hit_rate: resolved.cache_hit_rate,
@@ -58,7 +61,11 @@ export function assignPlan(input: {
       cache_ttl: resolved.cache_ttl,
     },
     row: input.row === null ? null : pricesOf(input.row),
-    plan: { segments: body.segments, stub: outcome.stub, large_offload_threshold_tokens: resolved.large_offload_threshold_tokens },
+    plan: {
+      segments: body.segments,
+      stub: outcome.stub,
+      large_offload_threshold_tokens: resolved.large_offload_threshold_tokens,
+    },
   };
   return { decisionId, outcome: answered, record };
 }

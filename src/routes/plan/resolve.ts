@@ -19,7 +19,11 @@ import type { PlanRequest, ResolvedPlanInputs } from "./schema";
  * @example
  * const { resolved, inputs, pricing } = await resolvePlanRequest(body, context, hasEligible);
  */
-export async function resolvePlanRequest(body: PlanRequest, context: DecideContext, needsPricing: (inputs: PlanInputs) => boolean) {
+export async function resolvePlanRequest(
+  body: PlanRequest,
+  context: DecideContext,
+  needsPricing: (inputs: PlanInputs) => boolean,
+) {
   const { env, waitUntil } = context;
   const configRead = await readGateConfig(env.PRICING, waitUntil);
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
@@ -30,7 +34,8 @@ export async function resolvePlanRequest(body: PlanRequest, context: DecideConte
     cache_hit_rate: body.cache_hit_rate ?? config.cache_hit_rate,
     cache_ttl: body.cache_ttl ?? "5m",
     // A plan is priced cache-aware: no floor unless one is set.
-    large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
+    large_offload_threshold_tokens:
+      body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
     stub_tokens: body.stub_tokens ?? config.stub_tokens,
     recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
     recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
@@ -39,9 +44,16 @@ export async function resolvePlanRequest(body: PlanRequest, context: DecideConte
   const inputs: PlanInputs = { ...resolved, segments: body.segments };
   let pricing: ResolvedPricing;
   // Priors we cannot read are priors we cannot trust: do not stub.
-  if (!configRead.ok) pricing = { read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null };
+  if (!configRead.ok)
+    pricing = { read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null };
   // With nothing to price the answer needs no pricing, so none is read.
   else if (!needsPricing(inputs)) pricing = NOT_LOOKED_UP;
-  else pricing = await withLifecycle(body.model_name, (model) => readPricing(env.PRICING, model, config, waitUntil), context.today, context.now);
+  else
+    pricing = await withLifecycle(
+      body.model_name,
+      (model) => readPricing(env.PRICING, model, config, waitUntil),
+      context.today,
+      context.now,
+    );
   return { config, configRead, resolved, inputs, pricing };
 }

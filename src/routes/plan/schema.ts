@@ -32,23 +32,38 @@ export const WORKED_EXAMPLE_P1 = {
 
 /** A segment's fields, for the schemas built on a plan's (POST /v1/context-management adds tool_name). */
 export const segmentShape = {
-  tokens: wholeNumber(MAX_TOKENS).unwrap().openapi({ description: "Tokens of this piece of the history.", example: 42_000 }),
+  tokens: wholeNumber(MAX_TOKENS)
+    .unwrap()
+    .openapi({ description: "Tokens of this piece of the history.", example: 42_000 }),
   id: z
     .string({ error: requiredOr("must be a string") })
     .min(1, "must not be empty")
     .max(MAX_SEGMENT_ID_LENGTH, `must be at most ${MAX_SEGMENT_ID_LENGTH} characters`)
     .optional()
-    .openapi({ description: "Makes the segment a candidate: the tool output's id (e.g. its tool_use id). Unique.", example: "c1" }),
-  recall_probability: probability()
-    .openapi({ description: "This candidate's p_recall. Default: the request's recall_probability.", example: 0.2 }),
-  stub_tokens: wholeNumber(MAX_TOKENS).openapi({ description: "This candidate's stub size. Default: the request's stub_tokens.", example: 200 }),
+    .openapi({
+      description: "Makes the segment a candidate: the tool output's id (e.g. its tool_use id). Unique.",
+      example: "c1",
+    }),
+  recall_probability: probability().openapi({
+    description: "This candidate's p_recall. Default: the request's recall_probability.",
+    example: 0.2,
+  }),
+  stub_tokens: wholeNumber(MAX_TOKENS).openapi({
+    description: "This candidate's stub size. Default: the request's stub_tokens.",
+    example: 200,
+  }),
 };
 
 /** Refuses per-candidate fields on fixed context rather than ignoring them. */
-export function checkSegment(segment: { id?: string; [field: string]: unknown }, ctx: z.RefinementCtx, fields: readonly string[] = ["recall_probability", "stub_tokens"]): void {
+export function checkSegment(
+  segment: { id?: string; [field: string]: unknown },
+  ctx: z.RefinementCtx,
+  fields: readonly string[] = ["recall_probability", "stub_tokens"],
+): void {
   if (segment.id !== undefined) return;
   for (const field of fields) {
-    if (segment[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "only applies to a candidate (a segment with an id)" });
+    if (segment[field] !== undefined)
+      ctx.addIssue({ code: "custom", path: [field], message: "only applies to a candidate (a segment with an id)" });
   }
 }
 
@@ -62,9 +77,12 @@ const SegmentSchema = z
   .superRefine((segment, ctx) => checkSegment(segment, ctx))
   .openapi("PlanSegment");
 
-const CacheTtlSchema = z.enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_TTLS.map((ttl) => `"${ttl}"`).join(" or ")}`) }).openapi({
-  description: 'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write).',
-});
+const CacheTtlSchema = z
+  .enum(CACHE_TTLS, { error: requiredOr(`must be ${CACHE_TTLS.map((ttl) => `"${ttl}"`).join(" or ")}`) })
+  .openapi({
+    description:
+      'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write).',
+  });
 
 /** The body's fields, for the schemas built on a plan's. */
 export const planRequestShape = {
@@ -73,15 +91,24 @@ export const planRequestShape = {
     .array(SegmentSchema, { error: requiredOr("must be an array of segments") })
     .min(1, "must hold at least one segment")
     .max(MAX_PLAN_SEGMENTS, `must hold at most ${MAX_PLAN_SEGMENTS} segments`)
-    .openapi({ description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} candidates.` }),
-  horizon: wholeNumber(MAX_HORIZON)
-    .openapi({ description: "Remaining turns. Default: the expected_conversation_depth prior.", example: 4 }),
-  recall_probability: probability()
-    .openapi({ description: "p_recall of candidates that give none. Default: the p_recall prior.", example: 0.25 }),
+    .openapi({
+      description: `The history in order, up to ${MAX_PLAN_SEGMENTS} segments and ${MAX_PLAN_CANDIDATES} candidates.`,
+    }),
+  horizon: wholeNumber(MAX_HORIZON).openapi({
+    description: "Remaining turns. Default: the expected_conversation_depth prior.",
+    example: 4,
+  }),
+  recall_probability: probability().openapi({
+    description: "p_recall of candidates that give none. Default: the p_recall prior.",
+    example: 0.25,
+  }),
   cache_hit_rate: probability().openapi({ description: "q. Default: the cache_hit_rate prior, 0.9.", example: 0.9 }),
   cache_ttl: CacheTtlSchema.optional(),
-  large_offload_threshold_tokens: wholeNumber(MAX_TOKENS)
-    .openapi({ description: "An optional floor: candidates below it are never stubbed. Default: config:gate's, else none (the plan's own economics decide).", example: 10_000 }),
+  large_offload_threshold_tokens: wholeNumber(MAX_TOKENS).openapi({
+    description:
+      "An optional floor: candidates below it are never stubbed. Default: config:gate's, else none (the plan's own economics decide).",
+    example: 10_000,
+  }),
   stub_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 200 }),
   recall_input_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 2_000 }),
   recall_output_tokens: wholeNumber(MAX_TOKENS).openapi({ example: 500 }),
@@ -91,7 +118,10 @@ export const planRequestShape = {
 };
 
 /** The checks across segments: unique ids, at most MAX_PLAN_CANDIDATES candidates, the history's bound. */
-export function checkPlanSegments(body: { segments: readonly { id?: string; tokens: number }[] }, ctx: z.RefinementCtx): void {
+export function checkPlanSegments(
+  body: { segments: readonly { id?: string; tokens: number }[] },
+  ctx: z.RefinementCtx,
+): void {
   const seen = new Map<string, number>();
   let candidates = 0;
   let total = 0;
@@ -101,14 +131,23 @@ export function checkPlanSegments(body: { segments: readonly { id?: string; toke
     candidates++;
     const first = seen.get(segment.id);
     if (first !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `repeats segments.${first}.id; ids must be unique` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["segments", index, "id"],
+        message: `repeats segments.${first}.id; ids must be unique`,
+      });
     } else seen.set(segment.id, index);
     if (candidates === MAX_PLAN_CANDIDATES + 1) {
-      ctx.addIssue({ code: "custom", path: ["segments", index, "id"], message: `is candidate ${candidates}; at most ${MAX_PLAN_CANDIDATES} are allowed` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["segments", index, "id"],
+        message: `is candidate ${candidates}; at most ${MAX_PLAN_CANDIDATES} are allowed`,
+      });
     }
   });
   // The history is the gate's context_tokens for every candidate: the same bound.
-  if (total > MAX_TOKENS) ctx.addIssue({ code: "custom", path: ["segments"], message: `hold ${total} tokens; at most ${MAX_TOKENS} in all` });
+  if (total > MAX_TOKENS)
+    ctx.addIssue({ code: "custom", path: ["segments"], message: `hold ${total} tokens; at most ${MAX_TOKENS} in all` });
 }
 
 /**
@@ -141,7 +180,15 @@ export const WORKED_EXAMPLE_P1_ANSWER = {
     "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
   reason_code: "plan_positive",
   exact: true,
-  priced_as: { model: "claude-opus-4-6", input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, price_effective_at: null },
+  priced_as: {
+    model: "claude-opus-4-6",
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_write: 6.25,
+    cache_write_1h: 10,
+    price_effective_at: null,
+  },
   stale_pricing: null,
   lifecycle: null,
   inputs: {
@@ -179,19 +226,34 @@ export type ResolvedPlanInputs = z.infer<typeof PlanInputsSchema>;
 /** The 200 answer of POST /v1/plan. */
 export const PlanSchema = z
   .object({
-    stub: z.array(z.string()).openapi({ description: "Ids to replace by stubs on the next turn, in history order; empty: keep everything." }),
-    net_saving_usd: z.number().openapi({ description: "keep_cost − plan_cost of the plan; 0 when nothing is stubbed." }),
-    keep_cost_usd: z.number().openapi({ description: "What keeping the history costs over the horizon; 0 when not priced." }),
-    plan_cost_usd: z.number().openapi({ description: "What the plan costs: the prefix read, the rest rewritten and carried, the recall hops." }),
-    rewrite_from_tokens: z.number().int().openapi({ description: "The prefix that stays cached: tokens before the earliest stub." }),
-    rewritten_tokens: z.number().int().openapi({ description: "Tokens written again on the next turn: the stubs and all after the earliest." }),
+    stub: z
+      .array(z.string())
+      .openapi({ description: "Ids to replace by stubs on the next turn, in history order; empty: keep everything." }),
+    net_saving_usd: z
+      .number()
+      .openapi({ description: "keep_cost − plan_cost of the plan; 0 when nothing is stubbed." }),
+    keep_cost_usd: z
+      .number()
+      .openapi({ description: "What keeping the history costs over the horizon; 0 when not priced." }),
+    plan_cost_usd: z.number().openapi({
+      description: "What the plan costs: the prefix read, the rest rewritten and carried, the recall hops.",
+    }),
+    rewrite_from_tokens: z
+      .number()
+      .int()
+      .openapi({ description: "The prefix that stays cached: tokens before the earliest stub." }),
+    rewritten_tokens: z
+      .number()
+      .int()
+      .openapi({ description: "Tokens written again on the next turn: the stubs and all after the earliest." }),
     candidates: z
       .array(
         z.object({
           id: z.string(),
           stubbed: z.boolean(),
           alone_net_saving_usd: z.number().nullable().openapi({
-            description: "The retroactive gate's net for stubbing this candidate alone; null below the pre-filter or when not priced.",
+            description:
+              "The retroactive gate's net for stubbing this candidate alone; null below the pre-filter or when not priced.",
           }),
         }),
       )
@@ -207,7 +269,8 @@ export const PlanSchema = z
     lifecycle: AnswerLifecycleSchema,
     inputs: PlanInputsSchema,
     decision_id: z.string().optional().openapi({
-      description: "This plan's id in the outcomes ledger, for POST /v1/outcomes: `dec_<shard>_<32 hex>`. Absent in a dry run.",
+      description:
+        "This plan's id in the outcomes ledger, for POST /v1/outcomes: `dec_<shard>_<32 hex>`. Absent in a dry run.",
       example: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d",
     }),
     dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
@@ -215,7 +278,8 @@ export const PlanSchema = z
       description: 'Only with reason_code "holdout": what the plan would have stubbed outside the holdout.',
     }),
     would_net_saving_usd: z.number().optional().openapi({
-      description: 'Only with reason_code "holdout": the net the plan would have saved (net_saving_usd is 0: nothing was stubbed).',
+      description:
+        'Only with reason_code "holdout": the net the plan would have saved (net_saving_usd is 0: nothing was stubbed).',
     }),
   })
   .openapi("Plan", { example: { ...WORKED_EXAMPLE_P1_ANSWER, decision_id: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d" } });

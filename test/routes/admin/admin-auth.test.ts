@@ -12,7 +12,10 @@ beforeEach(async () => {
   await putRow("claude-opus-4-6", OPUS);
 });
 
-async function expect401(res: Response, challenge: string = REALM): Promise<{ error: { code: string; message: string } }> {
+async function expect401(
+  res: Response,
+  challenge: string = REALM,
+): Promise<{ error: { code: string; message: string } }> {
   expect(res.status).toBe(401);
   expect(res.headers.get("www-authenticate")).toContain(challenge);
   const body = await res.json<{ error: { code: string; message: string } }>();
@@ -35,7 +38,13 @@ describe("admin authentication", () => {
   });
 
   it("refuses every admin route when ADMIN_TOKEN holds only unusable entries", async () => {
-    const body = await expect401(await callWithEnv({ ADMIN_TOKEN: "ops:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/admin/pricing", withToken("short")));
+    const body = await expect401(
+      await callWithEnv(
+        { ADMIN_TOKEN: "ops:short,bad name:abcdefghijklmnopqrstuvwxyz" },
+        "/v1/admin/pricing",
+        withToken("short"),
+      ),
+    );
     expect(body.error.message).toContain("holds no valid token");
   });
 
@@ -44,11 +53,16 @@ describe("admin authentication", () => {
   });
 
   it("answers 401 when the Authorization header is not a bearer token", async () => {
-    await expect401(await callWithEnv({}, "/v1/admin/pricing", { headers: { authorization: `Basic ${btoa(`x:${ALICE_TOKEN}`)}` } }));
+    await expect401(
+      await callWithEnv({}, "/v1/admin/pricing", { headers: { authorization: `Basic ${btoa(`x:${ALICE_TOKEN}`)}` } }),
+    );
   });
 
   it("answers 401 with error=invalid_token when the token is wrong", async () => {
-    await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, "wrong-token-0123456789"), 'error="invalid_token"');
+    await expect401(
+      await adminCall("GET", "/v1/admin/pricing", undefined, "wrong-token-0123456789"),
+      'error="invalid_token"',
+    );
     await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, ALICE_TOKEN.slice(0, -1)));
     await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, `${ALICE_TOKEN}x`));
   });
@@ -59,14 +73,24 @@ describe("admin authentication", () => {
       "admin routes require Authorization: Bearer <token>, the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)",
     );
     const wrong = await expect401(await adminCall("GET", "/v1/admin/pricing", undefined, "wrong-token-0123456789"));
-    expect(wrong.error.message).toBe("the admin token is not valid; send the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)");
+    expect(wrong.error.message).toBe(
+      "the admin token is not valid; send the part of an ADMIN_TOKEN entry after `name:` (the whole `name:token` works too)",
+    );
   });
 
   it("takes the whole name:token entry too, under its own name only", async () => {
     await adminCall("PUT", "/v1/admin/pricing/gpt-5", { input: 1.25, output: 10 }, `ops-bob:${BOB_TOKEN}`);
-    const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history", undefined, `ops-alice:${ALICE_TOKEN}`)).json<any>();
+    const history = await (
+      await adminCall("GET", "/v1/admin/pricing/gpt-5/history", undefined, `ops-alice:${ALICE_TOKEN}`)
+    ).json<any>();
     expect(history.versions[0].by).toBe("ops-bob");
-    for (const token of [`ops-bob:${ALICE_TOKEN}`, `ops-alice:${ALICE_TOKEN}x`, `ops-alice: ${ALICE_TOKEN}`, `:${ALICE_TOKEN}`, "ops-alice:"]) {
+    for (const token of [
+      `ops-bob:${ALICE_TOKEN}`,
+      `ops-alice:${ALICE_TOKEN}x`,
+      `ops-alice: ${ALICE_TOKEN}`,
+      `:${ALICE_TOKEN}`,
+      "ops-alice:",
+    ]) {
       expect((await adminCall("GET", "/v1/admin/pricing", undefined, token)).status, token).toBe(401);
     }
   });
@@ -80,7 +104,11 @@ describe("admin authentication", () => {
 
   it("names an unnamed ADMIN_TOKEN entry 'admin'", async () => {
     const token = "unnamed-admin-token-0123456789";
-    const res = await callWithEnv({ ADMIN_TOKEN: token }, "/v1/admin/pricing/gpt-5", jsonInit("PUT", { input: 1, output: 2 }, bearer(token)));
+    const res = await callWithEnv(
+      { ADMIN_TOKEN: token },
+      "/v1/admin/pricing/gpt-5",
+      jsonInit("PUT", { input: 1, output: 2 }, bearer(token)),
+    );
     expect(res.status).toBe(200);
     const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>();
     expect(history.versions[0].by).toBe("admin");
@@ -113,13 +141,17 @@ describe("failed admin authentications", () => {
   // TEST_TIGHT_LIMITER allows 3 per 60 s; each test uses addresses of its own.
   const run = crypto.randomUUID().slice(0, 8);
   const tight = { ADMIN_AUTH_LIMITER: env.TEST_TIGHT_LIMITER };
-  const from = (address: string, token: string) => ({ headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address } });
+  const from = (address: string, token: string) => ({
+    headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address },
+  });
 
   it("are limited per client address: past the limit, 429 with Retry-After, even for the right token", async () => {
     const attacker = `198.51.100.1-${run}`;
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 5; attempt++) {
-      statuses.push((await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-guess-${attempt}-abcdefghij`))).status);
+      statuses.push(
+        (await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-guess-${attempt}-abcdefghij`))).status,
+      );
     }
     // The simulated window may roll over once mid-run; by the fifth failure it is past the limit either way.
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
@@ -132,7 +164,8 @@ describe("failed admin authentications", () => {
 
   it("do not lock out another address, nor count successful ones", async () => {
     const attacker = `198.51.100.2-${run}`;
-    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-${attempt}-abcdefghijklmnop`));
+    for (let attempt = 0; attempt < 5; attempt++)
+      await callWithEnv(tight, "/v1/admin/pricing", from(attacker, `wrong-${attempt}-abcdefghijklmnop`));
     const operator = `203.0.113.7-${run}`;
     for (let attempt = 0; attempt < 5; attempt++) {
       expect((await callWithEnv(tight, "/v1/admin/pricing", from(operator, ALICE_TOKEN))).status).toBe(200);
@@ -141,11 +174,13 @@ describe("failed admin authentications", () => {
 
   it("lock out only the name a token claims, so an operator sending the whole name:token entry is never locked out by another caller's bad tokens from the same address", async () => {
     const local = `127.0.0.1-${run}`;
-    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(local, `wrong-${attempt}-abcdefghijklmnop`));
+    for (let attempt = 0; attempt < 5; attempt++)
+      await callWithEnv(tight, "/v1/admin/pricing", from(local, `wrong-${attempt}-abcdefghijklmnop`));
     expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, ALICE_TOKEN))).status).toBe(429);
     expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:${ALICE_TOKEN}`))).status).toBe(200);
     // Guesses that claim a name lock out that name alone, right token or not; another name stays open.
-    for (let attempt = 0; attempt < 5; attempt++) await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:wrong-${attempt}-abcdefghij`));
+    for (let attempt = 0; attempt < 5; attempt++)
+      await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:wrong-${attempt}-abcdefghij`));
     expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-alice:${ALICE_TOKEN}`))).status).toBe(429);
     expect((await callWithEnv(tight, "/v1/admin/pricing", from(local, `ops-bob:${BOB_TOKEN}`))).status).toBe(200);
     // A name no entry has is the address's own bucket: inventing names buys a guesser nothing.
@@ -155,15 +190,26 @@ describe("failed admin authentications", () => {
   it("never lock out a gate key on the gate, however many admin failures its address has", async () => {
     const local = `127.0.0.2-${run}`;
     const keyed = { ...tight, GATE_API_KEYS: TEST_GATE_API_KEYS };
-    for (let attempt = 0; attempt < 5; attempt++) expect((await callWithEnv(keyed, "/v1/admin/pricing", from(local, PROD_KEY))).status).not.toBe(200);
-    const gate = await callWithEnv(keyed, "/v1/gate", jsonInit("POST", { model_name: "claude-opus-4-6", output_tokens: 20_000 }, { ...bearer(PROD_KEY), "cf-connecting-ip": local }));
+    for (let attempt = 0; attempt < 5; attempt++)
+      expect((await callWithEnv(keyed, "/v1/admin/pricing", from(local, PROD_KEY))).status).not.toBe(200);
+    const gate = await callWithEnv(
+      keyed,
+      "/v1/gate",
+      jsonInit(
+        "POST",
+        { model_name: "claude-opus-4-6", output_tokens: 20_000 },
+        { ...bearer(PROD_KEY), "cf-connecting-ip": local },
+      ),
+    );
     expect(gate.status).toBe(200);
   });
 
   it("never lock out a request without cf-connecting-ip because of other such requests (a service binding, local development)", async () => {
     const bare = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
     for (let attempt = 0; attempt < 5; attempt++) {
-      expect((await callWithEnv(tight, "/v1/admin/pricing", bare(`wrong-bare-${attempt}-abcdefghijklmnop`))).status).toBe(401);
+      expect(
+        (await callWithEnv(tight, "/v1/admin/pricing", bare(`wrong-bare-${attempt}-abcdefghijklmnop`))).status,
+      ).toBe(401);
     }
     expect((await callWithEnv(tight, "/v1/admin/pricing", bare(ALICE_TOKEN))).status).toBe(200);
   });

@@ -14,7 +14,12 @@ const getConfig = async () => (await adminCall("GET", "/v1/admin/config")).json<
 
 describe("GET /v1/admin/config", () => {
   it("shows the defaults when config:gate is absent", async () => {
-    expect(await getConfig()).toEqual({ stored: null, effective: { ...DEFAULT_GATE_CONFIG }, problem: null, version: 0 });
+    expect(await getConfig()).toEqual({
+      stored: null,
+      effective: { ...DEFAULT_GATE_CONFIG },
+      problem: null,
+      version: 0,
+    });
   });
 
   it("shows what is wrong with a stored config that does not validate", async () => {
@@ -28,9 +33,18 @@ describe("GET /v1/admin/config", () => {
 describe("PUT /v1/admin/config", () => {
   it("writes the priors, and the writing isolate decides with them at once", async () => {
     await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 }); // warm the cached config
-    const res = await putConfig({ expected_conversation_depth: 6, p_recall: 0.2, stub_tokens: 300, pricing_cache_ttl_seconds: 120 });
+    const res = await putConfig({
+      expected_conversation_depth: 6,
+      p_recall: 0.2,
+      stub_tokens: 300,
+      pricing_cache_ttl_seconds: 120,
+    });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ changed: true, version: 1, effective: { expected_conversation_depth: 6, kv_budget_ms: 100 } });
+    expect(await res.json()).toMatchObject({
+      changed: true,
+      version: 1,
+      effective: { expected_conversation_depth: 6, kv_budget_ms: 100 },
+    });
     const get = vi.spyOn(env.PRICING, "get");
     const body = await (await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 })).json<any>();
     expect(body.inputs).toMatchObject({ horizon: 6, recall_probability: 0.2, stub_tokens: 300 });
@@ -67,8 +81,13 @@ describe("PUT /v1/admin/config", () => {
     expect(res.status).toBe(200);
     expect((await res.json<any>()).effective).toMatchObject({ ledger_raw_days: 40, ledger_retention_days: 60 });
     const refused = await (await putConfig({ ledger_raw_days: 31 })).json<any>();
-    expect(refused.error).toMatchObject({ code: "invalid_request", message: "ledger_raw_days must be at most ledger_retention_days (30)" });
-    expect(refused.error.issues).toEqual([{ path: "ledger_raw_days", message: "must be at most ledger_retention_days (30)" }]);
+    expect(refused.error).toMatchObject({
+      code: "invalid_request",
+      message: "ledger_raw_days must be at most ledger_retention_days (30)",
+    });
+    expect(refused.error.issues).toEqual([
+      { path: "ledger_raw_days", message: "must be at most ledger_retention_days (30)" },
+    ]);
   });
 
   it("keeps history and rolls back, back to no config at all", async () => {
@@ -79,7 +98,9 @@ describe("PUT /v1/admin/config", () => {
       [2, { p_recall: 0.2 }, { p_recall: 0.4 }],
       [1, null, { p_recall: 0.2 }],
     ]);
-    expect((await (await adminCall("POST", "/v1/admin/config/rollback", { version: 1 })).json<any>()).stored).toEqual({ p_recall: 0.2 });
+    expect((await (await adminCall("POST", "/v1/admin/config/rollback", { version: 1 })).json<any>()).stored).toEqual({
+      p_recall: 0.2,
+    });
     await adminCall("POST", "/v1/admin/config/rollback", { version: 0 });
     expect(await env.PRICING.get("config:gate")).toBeNull();
     const body = await (await postGate({ model_name: "claude-opus-4-6", output_tokens: 20_000 })).json<any>();

@@ -5,7 +5,14 @@ import { adminCall } from "../../support/admin-helpers";
 import { litellmSource, SOURCE_URL } from "../../fixtures/litellm-source";
 import { postGate, putAlias, putRow, resetState } from "../../support/helpers";
 
-const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, aliases: ["gpt-5-2025-08-07"], provider: "openai", verified_at: "2026-11-01" };
+const GPT5 = {
+  input: 1.25,
+  output: 10,
+  cache_read: 0.125,
+  aliases: ["gpt-5-2025-08-07"],
+  provider: "openai",
+  verified_at: "2026-11-01",
+};
 const O4_MINI = { input: 1.1, output: 4.4, cache_read: 0.275, provider: "openai" };
 
 /** Runs one sync against the mocked source, as the Cron Trigger would. */
@@ -31,7 +38,10 @@ beforeEach(async () => {
   await putRow("gpt-5", GPT5);
   await putAlias("gpt-5-2025-08-07", "gpt-5");
   await putRow("o4-mini", O4_MINI);
-  await env.PRICING.put("config:gate", JSON.stringify({ price_source_url: SOURCE_URL, price_source_providers: ["openai"] }));
+  await env.PRICING.put(
+    "config:gate",
+    JSON.stringify({ price_source_url: SOURCE_URL, price_source_providers: ["openai"] }),
+  );
   await sync();
 });
 afterEach(() => vi.restoreAllMocks());
@@ -55,7 +65,12 @@ describe("/v1/admin/pending: the sync's proposals, approved or rejected one by o
     expect(res.status).toBe(200);
     const body = await res.json<any>();
     expect(body).toMatchObject({ model: "gpt-5", kind: "changed", write: { changed: true, version: 1 } });
-    expect(body.write.row).toMatchObject({ input: 1.5, cache_read: 0.15, aliases: ["gpt-5-2025-08-07"], source: SOURCE_URL });
+    expect(body.write.row).toMatchObject({
+      input: 1.5,
+      cache_read: 0.15,
+      aliases: ["gpt-5-2025-08-07"],
+      source: SOURCE_URL,
+    });
     expect(body.write.row.verified_at).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 
     const history = await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>();
@@ -70,7 +85,11 @@ describe("/v1/admin/pending: the sync's proposals, approved or rejected one by o
 
   it("adds an approved new model, and deletes an approved removal, each recorded in its history", async () => {
     expect((await decide("gpt-6.1-terra")).status).toBe(200);
-    expect(JSON.parse((await env.PRICING.get("pricing:gpt-6.1-terra")) as string)).toMatchObject({ input: 1, output: 5, provider: "openai" });
+    expect(JSON.parse((await env.PRICING.get("pricing:gpt-6.1-terra")) as string)).toMatchObject({
+      input: 1,
+      output: 5,
+      provider: "openai",
+    });
     const removed = await decide("o4-mini");
     expect(removed.status).toBe(200);
     expect(await removed.json<any>()).toMatchObject({ kind: "removed", write: { row: null, changed: true } });
@@ -84,14 +103,22 @@ describe("/v1/admin/pending: the sync's proposals, approved or rejected one by o
     const res = await decide("gpt-5");
     expect(res.status).toBe(409);
     const body = await res.json<any>();
-    expect(body.error).toMatchObject({ code: "conflict", message: expect.stringContaining("pricing:gpt-5 changed since the sync proposed") });
+    expect(body.error).toMatchObject({
+      code: "conflict",
+      message: expect.stringContaining("pricing:gpt-5 changed since the sync proposed"),
+    });
     expect(JSON.parse((await env.PRICING.get("pricing:gpt-5")) as string).input).toBe(1.25);
   });
 
   it("keeps a rejected change, marked, refuses to approve it, and the next sync does not propose it again", async () => {
     const res = await reject("gpt-5", { note: "LiteLLM is ahead of the provider's page" });
     expect(res.status).toBe(200);
-    expect(await res.json<any>()).toMatchObject({ model: "gpt-5", status: "rejected", rejected_by: "ops-alice", note: "LiteLLM is ahead of the provider's page" });
+    expect(await res.json<any>()).toMatchObject({
+      model: "gpt-5",
+      status: "rejected",
+      rejected_by: "ops-alice",
+      note: "LiteLLM is ahead of the provider's page",
+    });
     expect((await decide("gpt-5")).status).toBe(409);
     await sync();
     const again = JSON.parse((await env.PRICING.get("pending:gpt-5")) as string);
@@ -102,7 +129,9 @@ describe("/v1/admin/pending: the sync's proposals, approved or rejected one by o
   it("answers 404 for a model with no proposal, and 400 naming an unknown body field, in the one error shape", async () => {
     const missing = await decide("gpt-9");
     expect(missing.status).toBe(404);
-    expect(await missing.json<any>()).toEqual({ error: { code: "not_found", message: "no pending change for gpt-9", issues: [] } });
+    expect(await missing.json<any>()).toEqual({
+      error: { code: "not_found", message: "no pending change for gpt-9", issues: [] },
+    });
     const bad = await reject("gpt-5", { nope: true });
     expect(bad.status).toBe(400);
     expect((await bad.json<any>()).error.issues[0]).toMatchObject({ path: "nope" });
@@ -122,7 +151,9 @@ describe("an approval is bound to the change the admin reviewed", () => {
     expect(new Set(digests).size).toBe(digests.length);
     // Listing again, or syncing the same source again, gives the same digests.
     await sync();
-    expect((await (await adminCall("GET", "/v1/admin/pending")).json<any>()).changes.map((change: any) => change.digest)).toEqual(digests);
+    expect(
+      (await (await adminCall("GET", "/v1/admin/pending")).json<any>()).changes.map((change: any) => change.digest),
+    ).toEqual(digests);
   });
 
   it("refuses (400, naming digest) an approval without one, and writes nothing", async () => {
@@ -141,7 +172,9 @@ describe("an approval is bound to the change the admin reviewed", () => {
     const reviewed = await listedDigest("gpt-5");
     // The source changes to input 600, output 0 and the sync runs again: the proposal is another one now.
     const hostile = { input_cost_per_token: 6e-4, output_cost_per_token: 0, litellm_provider: "openai", mode: "chat" };
-    const fetched = vi.spyOn(globalThis, "fetch").mockImplementation(async () => Response.json(litellmSource({ "gpt-5": hostile, "gpt-5-2025-08-07": hostile })));
+    const fetched = vi
+      .spyOn(globalThis, "fetch")
+      .mockImplementation(async () => Response.json(litellmSource({ "gpt-5": hostile, "gpt-5-2025-08-07": hostile })));
     await runPriceSync(env.PRICING, new Date("2026-11-30T12:17:00Z"), fetch);
     fetched.mockRestore();
     const current = await listedDigest("gpt-5");
@@ -171,7 +204,13 @@ describe("an approval is bound to the change the admin reviewed", () => {
 
 describe("DELETE /v1/admin/pending/{model}: any entry, readable or not, audited", () => {
   it("deletes an unreadable entry that approve and reject refuse, and records it in history:pending:<model>", async () => {
-    const garbage = JSON.stringify({ model: "gpt-5", kind: "changed", status: "pending", before: null, after: { input: -1 } });
+    const garbage = JSON.stringify({
+      model: "gpt-5",
+      kind: "changed",
+      status: "pending",
+      before: null,
+      after: { input: -1 },
+    });
     await env.PRICING.put("pending:gpt-5", garbage);
     const refused = await reject("gpt-5");
     expect(refused.status).toBe(409);
@@ -182,7 +221,13 @@ describe("DELETE /v1/admin/pending/{model}: any entry, readable or not, audited"
     expect(await res.json<any>()).toEqual({ model: "gpt-5", deleted: JSON.parse(garbage), version: 1 });
     expect(await env.PRICING.get("pending:gpt-5")).toBeNull();
     const history = JSON.parse((await env.PRICING.get("history:pending:gpt-5")) as string);
-    expect(history.entries.at(-1)).toMatchObject({ version: 1, action: "delete", by: "ops-alice", before: JSON.parse(garbage), after: null });
+    expect(history.entries.at(-1)).toMatchObject({
+      version: 1,
+      action: "delete",
+      by: "ops-alice",
+      before: JSON.parse(garbage),
+      after: null,
+    });
   });
 
   it("deletes a readable one and text that is not JSON, and answers 404 once it is gone", async () => {
@@ -192,7 +237,9 @@ describe("DELETE /v1/admin/pending/{model}: any entry, readable or not, audited"
     expect(await text.json<any>()).toMatchObject({ deleted: "{ not json", version: 2 });
     const missing = await adminCall("DELETE", "/v1/admin/pending/o4-mini");
     expect(missing.status).toBe(404);
-    expect(await missing.json<any>()).toEqual({ error: { code: "not_found", message: "no pending change for o4-mini", issues: [] } });
+    expect(await missing.json<any>()).toEqual({
+      error: { code: "not_found", message: "no pending change for o4-mini", issues: [] },
+    });
     expect((await adminCall("DELETE", "/v1/admin/pending/gpt-5", undefined, null)).status).toBe(401);
     expect((await adminCall("PUT", "/v1/admin/pending/gpt-5", {})).headers.get("allow")).toBe("DELETE");
   });

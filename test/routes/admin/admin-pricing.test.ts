@@ -30,7 +30,10 @@ describe("PUT /v1/admin/pricing/:model", () => {
     const res = await put("gpt-5", { ...GPT5, aliases: ["gpt-5-2025-08-07"] });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ model: "gpt-5", changed: true, version: 1, warnings: [] });
-    expect(JSON.parse((await env.PRICING.get("pricing:gpt-5")) as string)).toEqual({ ...GPT5, aliases: ["gpt-5-2025-08-07"] });
+    expect(JSON.parse((await env.PRICING.get("pricing:gpt-5")) as string)).toEqual({
+      ...GPT5,
+      aliases: ["gpt-5-2025-08-07"],
+    });
     expect(await env.PRICING.get("alias:gpt-5-2025-08-07")).toBe("gpt-5");
   });
 
@@ -61,13 +64,22 @@ describe("PUT /v1/admin/pricing/:model", () => {
 
   it("changes nothing and records nothing when the row is already stored", async () => {
     await put("gpt-5", GPT5);
-    const again = await (await put("gpt-5", { output: 10, input: 1.25, provider: "openai", cache_read: 0.125 })).json<any>();
+    const again = await (
+      await put("gpt-5", { output: 10, input: 1.25, provider: "openai", cache_read: 0.125 })
+    ).json<any>();
     expect(again).toMatchObject({ changed: false, version: 1 });
     expect((await (await adminCall("GET", "/v1/admin/pricing/gpt-5/history")).json<any>()).versions).toHaveLength(1);
   });
 
   it("accepts an Anthropic row whose cache prices break the usual ratios, with a warning per field", async () => {
-    const res = await put("claude-odd", { input: 3, output: 15, cache_read: 0.5, cache_write: 3.75, cache_write_1h: 5, provider: "anthropic" });
+    const res = await put("claude-odd", {
+      input: 3,
+      output: 15,
+      cache_read: 0.5,
+      cache_write: 3.75,
+      cache_write_1h: 5,
+      provider: "anthropic",
+    });
     expect(res.status).toBe(200);
     const { warnings } = await res.json<any>();
     expect(warnings).toEqual([
@@ -78,14 +90,23 @@ describe("PUT /v1/admin/pricing/:model", () => {
   });
 
   it("warns about a long-context tier's ratios against that tier's input price", async () => {
-    const row = { input: 3, output: 15, cache_read: 0.3, provider: "anthropic", long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.9 } };
+    const row = {
+      input: 3,
+      output: 15,
+      cache_read: 0.3,
+      provider: "anthropic",
+      long_context: { threshold_tokens: 200_000, input: 6, cache_read: 0.9 },
+    };
     const { warnings } = await (await put("claude-lc", row)).json<any>();
     expect(warnings.map((warning: { path: string }) => warning.path)).toEqual(["long_context.cache_read"]);
   });
 
   it("does not warn about an Anthropic row with the usual ratios, nor about other providers", async () => {
     expect((await (await put("claude-ok", { ...OPUS, provider: "anthropic" })).json<any>()).warnings).toEqual([]);
-    expect((await (await put("gpt-odd", { input: 3, output: 15, cache_read: 0.5, provider: "openai" })).json<any>()).warnings).toEqual([]);
+    expect(
+      (await (await put("gpt-odd", { input: 3, output: 15, cache_read: 0.5, provider: "openai" })).json<any>())
+        .warnings,
+    ).toEqual([]);
   });
 
   describe("validation", () => {
@@ -125,9 +146,21 @@ describe("PUT /v1/admin/pricing/:model", () => {
     });
     it("refuses an alias that another model holds, or that has its own row", async () => {
       await put("gpt-5", { ...GPT5, aliases: ["gpt-5-latest"] });
-      await expect400(await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["gpt-5-latest"] }), "aliases.0", "already an alias of gpt-5");
-      await expect400(await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["claude-opus-4-6"] }), "aliases.0", "has its own pricing row");
-      await expect400(await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["gpt-5-mini"] }), "aliases.0", "own name");
+      await expect400(
+        await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["gpt-5-latest"] }),
+        "aliases.0",
+        "already an alias of gpt-5",
+      );
+      await expect400(
+        await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["claude-opus-4-6"] }),
+        "aliases.0",
+        "has its own pricing row",
+      );
+      await expect400(
+        await put("gpt-5-mini", { input: 0.25, output: 2, aliases: ["gpt-5-mini"] }),
+        "aliases.0",
+        "own name",
+      );
     });
     it("refuses a row under a name that is an alias", async () => {
       await put("gpt-5", { ...GPT5, aliases: ["gpt-5-latest"] });
@@ -144,8 +177,12 @@ describe("PUT /v1/admin/pricing/:model", () => {
   it("retries KV's 429 with backoff instead of failing", async () => {
     const realPut = env.PRICING.put.bind(env.PRICING);
     let refusals = 2;
-    const putSpy = vi.spyOn(env.PRICING, "put").mockImplementation(((key: string, ...rest: [string]) =>
-      key === "pricing:gpt-5" && refusals-- > 0 ? Promise.reject(new Error("KV PUT failed: 429 Too Many Requests")) : realPut(key, ...rest)) as never);
+    const putSpy = vi
+      .spyOn(env.PRICING, "put")
+      .mockImplementation(((key: string, ...rest: [string]) =>
+        key === "pricing:gpt-5" && refusals-- > 0
+          ? Promise.reject(new Error("KV PUT failed: 429 Too Many Requests"))
+          : realPut(key, ...rest)) as never);
     const res = await put("gpt-5", GPT5);
     expect(res.status).toBe(200);
     expect(putSpy.mock.calls.filter((args) => args[0] === "pricing:gpt-5")).toHaveLength(3);
@@ -243,17 +280,29 @@ describe("validation that protects the numbers", () => {
   });
 
   it("refuses a verified_at in the future, and takes today", async () => {
-    await expect400(await put("gpt-5", { ...GPT5, verified_at: "2999-01-01" }), "verified_at", "must not be in the future");
+    await expect400(
+      await put("gpt-5", { ...GPT5, verified_at: "2999-01-01" }),
+      "verified_at",
+      "must not be in the future",
+    );
     const today = new Date().toISOString().slice(0, 10);
     expect((await put("gpt-5", { ...GPT5, verified_at: today })).status).toBe(200);
   });
 
   it("refuses an alias listed twice in one row", async () => {
-    await expect400(await put("gpt-5", { ...GPT5, aliases: ["gpt-5-a", "gpt-5-b", "gpt-5-a"] }), "aliases.2", "repeats gpt-5-a");
+    await expect400(
+      await put("gpt-5", { ...GPT5, aliases: ["gpt-5-a", "gpt-5-b", "gpt-5-a"] }),
+      "aliases.2",
+      "repeats gpt-5-a",
+    );
   });
 
   it("warns about a price that underflows to 0, naming the field", async () => {
-    const res = await adminCall("PUT", "/v1/admin/pricing/gpt-5", '{"input": 1.25, "output": 10, "cache_read": 1e-400}');
+    const res = await adminCall(
+      "PUT",
+      "/v1/admin/pricing/gpt-5",
+      '{"input": 1.25, "output": 10, "cache_read": 1e-400}',
+    );
     expect(res.status).toBe(200);
     const body = await res.json<any>();
     expect(body.warnings).toContainEqual({ path: "cache_read", message: expect.stringContaining("underflows to 0") });
@@ -261,7 +310,10 @@ describe("validation that protects the numbers", () => {
 
   it("warns about an output of 0 next to a non-zero input, and not about a real 0 input", async () => {
     const zeroOutput = await (await put("gpt-5", { input: 1.25, output: 0 })).json<any>();
-    expect(zeroOutput.warnings).toContainEqual({ path: "output", message: expect.stringContaining("is 0 while input is 1.25") });
+    expect(zeroOutput.warnings).toContainEqual({
+      path: "output",
+      message: expect.stringContaining("is 0 while input is 1.25"),
+    });
     const free = await (await put("free-model", { input: 0, output: 0, cache_read: 0 })).json<any>();
     expect(free.warnings).toEqual([]);
   });

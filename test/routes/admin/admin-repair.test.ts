@@ -52,7 +52,9 @@ describe("a retried PUT finishes the job", () => {
       expect(JSON.parse((await stored("pricing:gpt-5")) as string)).toEqual(row);
       expect(await stored("alias:gpt-5-a")).toBe("gpt-5");
       expect(await stored("alias:gpt-5-b")).toBe("gpt-5");
-      expect((await versions("/v1/admin/pricing/gpt-5")).map((entry: any) => [entry.version, entry.action])).toEqual([[1, "put"]]);
+      expect((await versions("/v1/admin/pricing/gpt-5")).map((entry: any) => [entry.version, entry.action])).toEqual([
+        [1, "put"],
+      ]);
       // Once whole, the same PUT again changes and records nothing.
       expect(await (await put("gpt-5", row)).json()).toMatchObject({ changed: false, version: 1 });
     });
@@ -63,7 +65,10 @@ describe("a retried PUT finishes the job", () => {
     failOnce("delete", "alias:gpt-5-a");
     expect((await put("gpt-5", { ...GPT5, aliases: ["gpt-5-b"] })).status).toBe(500);
     vi.restoreAllMocks();
-    expect(await (await put("gpt-5", { ...GPT5, aliases: ["gpt-5-b"] })).json()).toMatchObject({ changed: true, version: 2 });
+    expect(await (await put("gpt-5", { ...GPT5, aliases: ["gpt-5-b"] })).json()).toMatchObject({
+      changed: true,
+      version: 2,
+    });
     expect(await stored("alias:gpt-5-a")).toBeNull();
     expect(await versions("/v1/admin/pricing/gpt-5")).toHaveLength(2);
   });
@@ -105,14 +110,21 @@ describe("a retried rollback and config write finish the job", () => {
     const retry = await adminCall("POST", "/v1/admin/pricing/gpt-5/rollback", { version: 1 });
     expect(await retry.json()).toMatchObject({ changed: true, version: 3, row: { input: 2 } });
     expect(JSON.parse((await stored("pricing:gpt-5")) as string).input).toBe(2);
-    expect((await versions("/v1/admin/pricing/gpt-5")).map((entry: any) => entry.action)).toEqual(["rollback", "put", "put"]);
+    expect((await versions("/v1/admin/pricing/gpt-5")).map((entry: any) => entry.action)).toEqual([
+      "rollback",
+      "put",
+      "put",
+    ]);
   });
 
   it("a config PUT interrupted at the config key is finished by its retry, recorded once", async () => {
     failOnce("put", "config:gate");
     expect((await adminCall("PUT", "/v1/admin/config", { p_recall: 0.2 })).status).toBe(500);
     vi.restoreAllMocks();
-    expect(await (await adminCall("PUT", "/v1/admin/config", { p_recall: 0.2 })).json()).toMatchObject({ changed: true, version: 1 });
+    expect(await (await adminCall("PUT", "/v1/admin/config", { p_recall: 0.2 })).json()).toMatchObject({
+      changed: true,
+      version: 1,
+    });
     expect(JSON.parse((await stored("config:gate")) as string)).toEqual({ p_recall: 0.2 });
     expect(await versions("/v1/admin/config")).toHaveLength(1);
   });

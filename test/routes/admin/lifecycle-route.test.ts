@@ -3,9 +3,23 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { postGate, putAlias, putRow, resetState } from "../../support/helpers";
 
 const ASK = { output_tokens: 20_000, horizon: 4, recall_probability: 0.25 };
-const GEMINI_25_PRO = { input: 1.25, output: 10, aliases: ["gemini-2.5-pro-001"], provider: "google", retires_at: "2026-12-01", replaced_by: "gemini-3.8-flash" };
+const GEMINI_25_PRO = {
+  input: 1.25,
+  output: 10,
+  aliases: ["gemini-2.5-pro-001"],
+  provider: "google",
+  retires_at: "2026-12-01",
+  replaced_by: "gemini-3.8-flash",
+};
 const GEMINI_38_FLASH = { input: 0.75, output: 3.75, cache_read: 0.075, provider: "google" };
-const HAIKU_35 = { input: 0.8, output: 4, aliases: ["claude-3-5-haiku-20241022"], provider: "anthropic", deprecated_at: "2025-12-19", retires_at: "2026-02-19" };
+const HAIKU_35 = {
+  input: 0.8,
+  output: 4,
+  aliases: ["claude-3-5-haiku-20241022"],
+  provider: "anthropic",
+  deprecated_at: "2025-12-19",
+  retires_at: "2026-02-19",
+};
 
 /** POST /v1/gate at a given moment: the route reads the clock, the core gets today's date. */
 async function gateAt(instant: string, model: string) {
@@ -33,7 +47,13 @@ afterEach(() => {
 describe("POST /v1/gate: a model's lifecycle", () => {
   it("prices a model at its own row the day before retires_at, and says it is deprecated", async () => {
     const body = await gateAt("2026-11-30T23:59:59Z", "gemini-2.5-pro");
-    expect(body.priced_as).toEqual({ model: "gemini-2.5-pro", input: 1.25, output: 10, provider: "google", price_effective_at: null });
+    expect(body.priced_as).toEqual({
+      model: "gemini-2.5-pro",
+      input: 1.25,
+      output: 10,
+      provider: "google",
+      price_effective_at: null,
+    });
     expect(body.lifecycle).toEqual({
       model: "gemini-2.5-pro",
       status: "deprecated",
@@ -50,7 +70,11 @@ describe("POST /v1/gate: a model's lifecycle", () => {
     const written = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const body = await gateAt("2026-12-01T00:00:00Z", "gemini-2.5-pro");
     expect(body.priced_as).toEqual({ model: "gemini-3.8-flash", ...GEMINI_38_FLASH, price_effective_at: null });
-    expect(body.lifecycle).toMatchObject({ status: "retired", priced_as_replacement: true, chain: ["gemini-2.5-pro", "gemini-3.8-flash"] });
+    expect(body.lifecycle).toMatchObject({
+      status: "retired",
+      priced_as_replacement: true,
+      chain: ["gemini-2.5-pro", "gemini-3.8-flash"],
+    });
     expect(body.reprefill_saving_usd).toBeCloseTo(20_000 * 0.75e-6 * 4, 12);
     expect(body.reason).toMatch(/model=gemini-2.5-pro$/);
     // Analytics records what priced it, and that the requested model is retired.
@@ -68,8 +92,15 @@ describe("POST /v1/gate: a model's lifecycle", () => {
     for (const model of ["claude-3-5-haiku", "claude-3-5-haiku-20241022"]) {
       const body = await gateAt("2026-11-30T09:00:00Z", model);
       expect(body).toMatchObject({ fire: false, reason_code: "unpriced", priced_as: null, net_saving_usd: 0 });
-      expect(body.reason).toBe(`no usable pricing for '${model}': claude-3-5-haiku retired on 2026-02-19 and names no replacement`);
-      expect(body.lifecycle).toMatchObject({ model: "claude-3-5-haiku", status: "retired", deprecated_at: "2025-12-19", priced_as_replacement: false });
+      expect(body.reason).toBe(
+        `no usable pricing for '${model}': claude-3-5-haiku retired on 2026-02-19 and names no replacement`,
+      );
+      expect(body.lifecycle).toMatchObject({
+        model: "claude-3-5-haiku",
+        status: "retired",
+        deprecated_at: "2025-12-19",
+        priced_as_replacement: false,
+      });
     }
   });
 
@@ -77,7 +108,9 @@ describe("POST /v1/gate: a model's lifecycle", () => {
     await putRow("o4-mini", { input: 1.1, output: 4.4, retires_at: "2026-10-23", replaced_by: "gpt-5.6-terra" });
     const body = await gateAt("2026-11-30T09:00:00Z", "o4-mini");
     expect(body).toMatchObject({ fire: false, reason_code: "unpriced", priced_as: null });
-    expect(body.reason).toBe("no usable pricing for 'o4-mini': o4-mini retired on 2026-10-23; its replacement gpt-5.6-terra has no pricing row");
+    expect(body.reason).toBe(
+      "no usable pricing for 'o4-mini': o4-mini retired on 2026-10-23; its replacement gpt-5.6-terra has no pricing row",
+    );
   });
 
   it("does not fire on a loop of replacements, and says why", async () => {
@@ -92,7 +125,9 @@ describe("POST /v1/gate: a model's lifecycle", () => {
     await putRow("gemini-3.8-flash", "{not json");
     const body = await gateAt("2026-12-02T00:00:00Z", "gemini-2.5-pro");
     expect(body).toMatchObject({ fire: false, reason_code: "pricing_unavailable" });
-    expect(body.reason).toMatch(/gemini-2.5-pro retired on 2026-12-01; its replacement gemini-3.8-flash: pricing:gemini-3.8-flash is not valid JSON/);
+    expect(body.reason).toMatch(
+      /gemini-2.5-pro retired on 2026-12-01; its replacement gemini-3.8-flash: pricing:gemini-3.8-flash is not valid JSON/,
+    );
   });
 
   it("leaves rows without lifecycle dates as they were: lifecycle null", async () => {

@@ -25,7 +25,8 @@ async function pageAt(instant: string): Promise<string> {
 }
 
 /** The table row of one model, as HTML. */
-const rowOf = (html: string, model: string) => html.slice(html.indexOf(`data-model="${model}"`), html.indexOf("</tr>", html.indexOf(`data-model="${model}"`)));
+const rowOf = (html: string, model: string) =>
+  html.slice(html.indexOf(`data-model="${model}"`), html.indexOf("</tr>", html.indexOf(`data-model="${model}"`)));
 
 beforeEach(async () => {
   await resetState();
@@ -36,7 +37,9 @@ afterEach(() => vi.useRealTimers());
 describe("the console: scheduled price changes", () => {
   it("lists the changes to come with their dates, without a flag while the next is more than 7 days off", async () => {
     const html = rowOf(await pageAt("2026-12-01T00:00:00Z"), "gemini-3.8-flash");
-    expect(html).toContain('<time datetime="2027-01-01T00:00:00Z">2027-01-01T00:00:00Z</time>: input $1.50, output $7.50');
+    expect(html).toContain(
+      '<time datetime="2027-01-01T00:00:00Z">2027-01-01T00:00:00Z</time>: input $1.50, output $7.50',
+    );
     expect(html).toContain("2027-06-01T00:00:00Z");
     expect(html).not.toContain("⚠ from");
     expect(html).toContain("$0.75");

@@ -42,7 +42,17 @@ describe("GET /", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);
     const row = rowOf(html, "claude-opus-4-6");
-    for (const text of ["$5.00", "$25.00", "$0.50", "$6.25", "$10.00", "claude-opus-4-6-20260101", "anthropic", "platform.claude.com", "3 days old"]) {
+    for (const text of [
+      "$5.00",
+      "$25.00",
+      "$0.50",
+      "$6.25",
+      "$10.00",
+      "claude-opus-4-6-20260101",
+      "anthropic",
+      "platform.claude.com",
+      "3 days old",
+    ]) {
       expect(row).toContain(text);
     }
     expect(row).not.toContain("badge warn");
@@ -60,7 +70,12 @@ describe("GET /", () => {
   });
 
   it("flags deprecated and retired rows, with the date and what prices them", async () => {
-    await putRow("gemini-2.5-pro", { input: 1.25, output: 10, retires_at: "2999-12-01", replaced_by: "gemini-3.8-flash" });
+    await putRow("gemini-2.5-pro", {
+      input: 1.25,
+      output: 10,
+      retires_at: "2999-12-01",
+      replaced_by: "gemini-3.8-flash",
+    });
     await putRow("claude-3-5-haiku", { input: 0.8, output: 4, deprecated_at: "2025-12-19", retires_at: "2026-02-19" });
     await putRow("o4-mini", { input: 1.1, output: 4.4, retires_at: "2026-10-23", replaced_by: "gpt-5.6-terra" });
     const { html } = await page();
@@ -91,15 +106,29 @@ describe("GET /", () => {
     // Written straight into KV: the isolate's held listing is dropped, as its TTL would.
     forgetPricing();
     const { html } = await page();
-    expect(html).toMatch(/<tr data-model="gpt-5" class="pending">[\s\S]*new prices[\s\S]*input 1.25 → 1.5[\s\S]*2026-11-30 06:17[\s\S]*pending/);
+    expect(html).toMatch(
+      /<tr data-model="gpt-5" class="pending">[\s\S]*new prices[\s\S]*input 1.25 → 1.5[\s\S]*2026-11-30 06:17[\s\S]*pending/,
+    );
     expect(html).toContain("1 waiting for approval");
     expect(html).toContain("1 unreadable");
     // Approve and Reject wait, hidden, for the admin token; a rejected change has neither.
-    expect(html).toMatch(/<button[^>]*data-decide="approve" data-model="gpt-5" data-digest="[0-9a-f]{64}" hidden[^>]*>/);
+    expect(html).toMatch(
+      /<button[^>]*data-decide="approve" data-model="gpt-5" data-digest="[0-9a-f]{64}" hidden[^>]*>/,
+    );
     // The buttons carry the digest the admin API lists for this very change, so an approval applies only it.
-    const listed = await (await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })).json<any>();
+    const listed = await (
+      await call("/v1/admin/pending", { headers: { authorization: `Bearer ${ALICE_TOKEN}` } })
+    ).json<any>();
     expect(html).toContain(`data-digest="${listed.changes[0].digest}"`);
-    await env.PRICING.put("pending:gpt-5", JSON.stringify({ ...change, status: "rejected", rejected_by: "ops-bob", rejected_at: "2026-11-30T07:00:00.000Z" }));
+    await env.PRICING.put(
+      "pending:gpt-5",
+      JSON.stringify({
+        ...change,
+        status: "rejected",
+        rejected_by: "ops-bob",
+        rejected_at: "2026-11-30T07:00:00.000Z",
+      }),
+    );
     forgetPricing();
     const after = (await page()).html;
     expect(after).toContain("rejected by ops-bob");
@@ -132,7 +161,9 @@ describe("GET /", () => {
     await Promise.all(models.map((model) => putRow(model, { input: 1, output: 2 })));
     const list = env.PRICING.list.bind(env.PRICING);
     // Real KV, in pages of two keys.
-    const spy = vi.spyOn(env.PRICING, "list").mockImplementation(((options: KVNamespaceListOptions) => list({ ...options, limit: 2 })) as never);
+    const spy = vi
+      .spyOn(env.PRICING, "list")
+      .mockImplementation(((options: KVNamespaceListOptions) => list({ ...options, limit: 2 })) as never);
     const { html } = await page();
     expect(spy.mock.calls.length).toBeGreaterThanOrEqual(4);
     for (const model of models) rowOf(html, model);
@@ -143,7 +174,9 @@ describe("GET /", () => {
     const row = rowOf((await page()).html, "imported-model");
     expect(row).toContain("file:///srv/litellm/prices.json");
     expect(row).not.toContain('href="file:');
-    expect(rowOf((await page()).html, "claude-opus-4-6")).toContain('href="https://platform.claude.com/docs/en/about-claude/pricing"');
+    expect(rowOf((await page()).html, "claude-opus-4-6")).toContain(
+      'href="https://platform.claude.com/docs/en/about-claude/pricing"',
+    );
   });
 
   it("shows every alias key, flags the stray ones with the reason, stray first", async () => {
@@ -218,13 +251,17 @@ describe("GET /", () => {
     const select = html.match(/<select id="f-mode"[^>]*>([\s\S]*?)<\/select>/)?.[1] ?? "";
     const options = [...select.matchAll(/<option value="([^"]+)"/g)].map((match) => match[1]);
     expect(options).toEqual(PRICING_MODES);
-    expect(select).toMatch(/<option value="cache_aware" selected="">cache_aware \(the config&#39;s default\)<\/option>/);
+    expect(select).toMatch(
+      /<option value="cache_aware" selected="">cache_aware \(the config&#39;s default\)<\/option>/,
+    );
     expect(html).toMatch(/<fieldset id="cache-fields"[^>]*hidden/);
   });
 
   it("gives the page the rows to edit and no prices to compute with: the numbers come from the API", async () => {
     const { html } = await page();
-    const data = JSON.parse(html.match(/<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/)?.[1] ?? "{}");
+    const data = JSON.parse(
+      html.match(/<script type="application\/json" id="console-data">([\s\S]*?)<\/script>/)?.[1] ?? "{}",
+    );
     expect(Object.keys(data)).toEqual(["rows"]);
     expect(data.rows["claude-opus-4-6"]).toMatchObject({ input: 5, output: 25 });
   });
@@ -232,9 +269,13 @@ describe("GET /", () => {
   it("offers placement, TTL and a q range in cache_aware mode, and horizon and p_recall ranges in both", async () => {
     const { html } = await page();
     const cacheFields = html.match(/<fieldset id="cache-fields"[\s\S]*?<\/fieldset>/)?.[0] ?? "";
-    for (const id of ["f-offload", "f-suffix", "f-ttl", "f-q-lo", "f-q-hi"]) expect(cacheFields).toContain(`id="${id}"`);
+    for (const id of ["f-offload", "f-suffix", "f-ttl", "f-q-lo", "f-q-hi"])
+      expect(cacheFields).toContain(`id="${id}"`);
     expect(cacheFields).toMatch(/<input id="f-suffix"[^>]*disabled/);
-    const options = (id: string) => [...(html.match(new RegExp(`<select id="${id}"[\\s\\S]*?</select>`))?.[0] ?? "").matchAll(/value="([^"]+)"/g)].map((m) => m[1]);
+    const options = (id: string) =>
+      [
+        ...(html.match(new RegExp(`<select id="${id}"[\\s\\S]*?</select>`))?.[0] ?? "").matchAll(/value="([^"]+)"/g),
+      ].map((m) => m[1]);
     expect(options("f-offload")).toEqual([...OFFLOAD_AT]);
     expect(options("f-ttl")).toEqual([...CACHE_TTLS]);
     const ranges = html.match(/<fieldset id="range-fields"[\s\S]*?<\/fieldset>/)?.[0] ?? "";
@@ -268,7 +309,11 @@ describe("GET /", () => {
   });
 
   it("cannot be broken out of by a row's text", async () => {
-    await putRow("sneaky-model", { input: 1, output: 2, source: "https://example.test/</script><script>alert(1)</script>" });
+    await putRow("sneaky-model", {
+      input: 1,
+      output: 2,
+      source: "https://example.test/</script><script>alert(1)</script>",
+    });
     const { html } = await page();
     expect(html).not.toContain("<script>alert(1)");
     expect(html.match(/<\/script>/g)).toHaveLength(2);

@@ -26,11 +26,18 @@ interface Sent {
 /** The request as an HTTP client sends it (its length declared), or without the length: Hono's path. */
 function request({ path = "/v1/gate", body, headers = {} }: Sent, direct: boolean): Request {
   const length: Record<string, string> = direct ? { "content-length": String(encoder.encode(body).byteLength) } : {};
-  return new Request(`http://gate.test${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers, ...length }, body });
+  return new Request(`http://gate.test${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers, ...length },
+    body,
+  });
 }
 
 /** Status, every header and the body, with each decision's random id (and nothing else) masked. */
-async function answerOf(req: Request, bindings: Env = env): Promise<{ status: number; headers: [string, string][]; body: string }> {
+async function answerOf(
+  req: Request,
+  bindings: Env = env,
+): Promise<{ status: number; headers: [string, string][]; body: string }> {
   const ctx = createExecutionContext();
   const res = await worker.fetch(req, bindings, ctx);
   await waitOnExecutionContext(ctx);
@@ -62,7 +69,9 @@ describe("the gate's direct path", () => {
     expect(taken(request({ path: "/v1/%67ate", body: json(EXAMPLE_A) }, true))).toBe(false);
     expect(taken(request({ path: "/v1/gate/", body: json(EXAMPLE_A) }, true))).toBe(false);
     expect(taken(request({ path: "/v1/gate/curve", body: json({ request: EXAMPLE_A }) }, true))).toBe(false);
-    expect(taken(request({ body: json(EXAMPLE_A), headers: { "content-type": "application/json ;charset=utf-8" } }, true))).toBe(false);
+    expect(
+      taken(request({ body: json(EXAMPLE_A), headers: { "content-type": "application/json ;charset=utf-8" } }, true)),
+    ).toBe(false);
     expect(taken(new Request("http://gate.test/v1/gate"))).toBe(false);
   });
 
@@ -72,9 +81,15 @@ describe("the gate's direct path", () => {
     ["a model with no row", { body: json({ ...EXAMPLE_A, model_name: "claude-opus-4-7" }) }],
     ["a dry run", { body: json({ ...EXAMPLE_A, dry_run: true }) }],
     ["a session and a tool", { body: json({ ...EXAMPLE_A, session_id: "s-1", tool_name: "grep" }) }],
-    ["a cache-aware decision", { body: json({ ...EXAMPLE_A, pricing_mode: "cache_aware", cache_hit_rate: 0.8, context_tokens: 50_000 }) }],
+    [
+      "a cache-aware decision",
+      { body: json({ ...EXAMPLE_A, pricing_mode: "cache_aware", cache_hit_rate: 0.8, context_tokens: 50_000 }) },
+    ],
     ["a cache-aware field in seed mode", { body: json({ ...EXAMPLE_A, cache_hit_rate: 0.8 }) }],
-    ["ranges for the robust rule", { body: json({ ...EXAMPLE_A, horizon: undefined, horizon_range: [2, 9], recall_probability_range: [0.1, 0.5] }) }],
+    [
+      "ranges for the robust rule",
+      { body: json({ ...EXAMPLE_A, horizon: undefined, horizon_range: [2, 9], recall_probability_range: [0.1, 0.5] }) },
+    ],
     ["a missing field", { body: json({ model_name: "claude-opus-4-6" }) }],
     ["a field of the wrong type", { body: json({ ...EXAMPLE_A, horizon: "4" }) }],
     ["an unknown field", { body: json({ ...EXAMPLE_A, horizn: 4 }) }],
@@ -89,9 +104,18 @@ describe("the gate's direct path", () => {
     ["a compressed body", { body: json(EXAMPLE_A), headers: { "content-encoding": "gzip" } }],
     ["an identity encoding", { body: json(EXAMPLE_A), headers: { "content-encoding": "identity" } }],
     ["a body over the limit", { body: json({ ...EXAMPLE_A, tool_name: "x".repeat(MAX_BODY_BYTES) }) }],
-    ["a batch of mixed items", { path: "/v1/gate/batch", body: json({ items: [EXAMPLE_A, { model_name: "gpt-9" }, { ...EXAMPLE_A, output_tokens: -1 }] }) }],
+    [
+      "a batch of mixed items",
+      {
+        path: "/v1/gate/batch",
+        body: json({ items: [EXAMPLE_A, { model_name: "gpt-9" }, { ...EXAMPLE_A, output_tokens: -1 }] }),
+      },
+    ],
     ["a batch dry run", { path: "/v1/gate/batch", body: json({ items: [EXAMPLE_A], dry_run: true }) }],
-    ["a batch over its limit", { path: "/v1/gate/batch", body: json({ items: Array.from({ length: 101 }, () => EXAMPLE_A) }) }],
+    [
+      "a batch over its limit",
+      { path: "/v1/gate/batch", body: json({ items: Array.from({ length: 101 }, () => EXAMPLE_A) }) },
+    ],
     ["a batch without items", { path: "/v1/gate/batch", body: json({ item: [] }) }],
   ])("answers %s byte for byte as Hono's pipeline does", async (_name, sent) => {
     await expectSameAnswer(sent);
@@ -100,8 +124,13 @@ describe("the gate's direct path", () => {
   it("answers a gate key's absence, a wrong key and a right one as Hono's pipeline does", async () => {
     const keyed = { ...env, GATE_API_KEYS: TEST_GATE_API_KEYS };
     expect((await expectSameAnswer({ body: json(EXAMPLE_A) }, keyed)).status).toBe(401);
-    expect((await expectSameAnswer({ body: json(EXAMPLE_A), headers: { authorization: "Bearer nope" } }, keyed)).status).toBe(401);
-    expect((await expectSameAnswer({ body: json(EXAMPLE_A), headers: { authorization: `Bearer ${PROD_KEY}` } }, keyed)).status).toBe(200);
+    expect(
+      (await expectSameAnswer({ body: json(EXAMPLE_A), headers: { authorization: "Bearer nope" } }, keyed)).status,
+    ).toBe(401);
+    expect(
+      (await expectSameAnswer({ body: json(EXAMPLE_A), headers: { authorization: `Bearer ${PROD_KEY}` } }, keyed))
+        .status,
+    ).toBe(200);
     // The key is checked before the body: a wrong key with a broken body is still a 401.
     expect((await expectSameAnswer({ body: "{not json" }, keyed)).status).toBe(401);
   });
@@ -123,13 +152,30 @@ describe("the gate's direct path", () => {
       fc.tuple(fc.double({ noNaN: true, min: 0, max: 1 }), fc.double({ noNaN: true, min: 0, max: 1 })),
     );
     const field = fc.constantFrom(
-      "model_name", "output_tokens", "output_chars", "horizon", "recall_probability", "stub_tokens", "pricing_mode",
-      "cache_hit_rate", "context_tokens", "offload_at", "cache_ttl", "horizon_range", "recall_probability_range", "dry_run", "nonsense",
+      "model_name",
+      "output_tokens",
+      "output_chars",
+      "horizon",
+      "recall_probability",
+      "stub_tokens",
+      "pricing_mode",
+      "cache_hit_rate",
+      "context_tokens",
+      "offload_at",
+      "cache_ttl",
+      "horizon_range",
+      "recall_probability_range",
+      "dry_run",
+      "nonsense",
     );
-    const body = fc.dictionary(field, value, { maxKeys: 6 }).map((fields) => ({ model_name: "claude-opus-4-6", output_tokens: 20_000, ...fields }));
+    const body = fc
+      .dictionary(field, value, { maxKeys: 6 })
+      .map((fields) => ({ model_name: "claude-opus-4-6", output_tokens: 20_000, ...fields }));
     await fc.assert(
       fc.asyncProperty(body, fc.boolean(), async (fields, batched) => {
-        await expectSameAnswer(batched ? { path: "/v1/gate/batch", body: json({ items: [fields, fields] }) } : { body: json(fields) });
+        await expectSameAnswer(
+          batched ? { path: "/v1/gate/batch", body: json({ items: [fields, fields] }) } : { body: json(fields) },
+        );
       }),
       { numRuns: runs(120) },
     );
@@ -137,11 +183,15 @@ describe("the gate's direct path", () => {
   // The direct path checks a body with the validator compiled from the zod
   // schema (src/routes/gate/request/compiled.ts); Hono's with zod itself.
   it("answers every conformance vector byte for byte as Hono's pipeline does", async () => {
-    for (const [model, row] of Object.entries(VECTOR_PRICING)) if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });
+    for (const [model, row] of Object.entries(VECTOR_PRICING))
+      if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });
     const statuses = new Set<number>();
     for (const vector of VECTORS) statuses.add((await expectSameAnswer({ body: json(vector.inputs) })).status);
     for (let start = 0; start < VECTORS.length; start += 100) {
-      await expectSameAnswer({ path: "/v1/gate/batch", body: json({ items: VECTORS.slice(start, start + 100).map((vector) => vector.inputs) }) });
+      await expectSameAnswer({
+        path: "/v1/gate/batch",
+        body: json({ items: VECTORS.slice(start, start + 100).map((vector) => vector.inputs) }),
+      });
     }
     expect([...statuses].sort()).toEqual([200, 400]);
   }, 60_000);
@@ -150,7 +200,11 @@ describe("the gate's direct path", () => {
     await putRow("gpt-5", { input: 1.25, output: 10 });
     const bodies = fc.sample(gateRequest, { seed: 20261202, numRuns: 300 });
     for (const [index, body] of bodies.entries()) {
-      await expectSameAnswer(index % 3 === 2 ? { path: "/v1/gate/batch", body: json({ items: bodies.slice(index - 2, index + 1) }) } : { body: json(body) });
+      await expectSameAnswer(
+        index % 3 === 2
+          ? { path: "/v1/gate/batch", body: json({ items: bodies.slice(index - 2, index + 1) }) }
+          : { body: json(body) },
+      );
     }
   }, 60_000);
 });

@@ -14,7 +14,8 @@ async function answer(path: string, json: unknown): Promise<Record<string, any>>
 }
 
 /** What the savings report counts for the tenant: the ledger's own view. */
-const savings = async () => (await (await callWorker("/v1/savings", { key: "agents-prod" })).json<{ decisions: number }>()).decisions;
+const savings = async () =>
+  (await (await callWorker("/v1/savings", { key: "agents-prod" })).json<{ decisions: number }>()).decisions;
 
 // The recorded answer, less what only a recorded answer has.
 const withoutId = ({ decision_id: _id, ...rest }: Record<string, any>) => rest;
@@ -41,7 +42,10 @@ describe("a dry run", () => {
   it("records no item of a dry batch, and only the dry items of a mixed one", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const dry = await answer("/v1/gate/batch", { dry_run: true, items: [GATE, { ...GATE, horizon: 1 }] });
-    expect(dry.decisions.map((d: Record<string, unknown>) => [d.dry_run, "decision_id" in d])).toEqual([[true, false], [true, false]]);
+    expect(dry.decisions.map((d: Record<string, unknown>) => [d.dry_run, "decision_id" in d])).toEqual([
+      [true, false],
+      [true, false],
+    ]);
     expect(write).not.toHaveBeenCalled();
     expect(await savings()).toBe(0);
     const mixed = await answer("/v1/gate/batch", { items: [GATE, { ...GATE, dry_run: true }] });

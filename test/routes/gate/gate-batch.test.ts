@@ -7,7 +7,14 @@ import { PROD_KEY, TEST_GATE_API_KEYS } from "../../support/secrets";
 
 const postBatch = (body: unknown) => postJson("/v1/gate/batch", body);
 
-const CACHE_AWARE = { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, recall_probability: 0.5, pricing_mode: "cache_aware", context_tokens: 150_000 };
+const CACHE_AWARE = {
+  model_name: "claude-opus-4-6",
+  output_tokens: 12_000,
+  horizon: 2,
+  recall_probability: 0.5,
+  pricing_mode: "cache_aware",
+  context_tokens: 150_000,
+};
 const UNPRICED = { model_name: "mystery-model-9", output_tokens: 20_000 };
 const BELOW = { model_name: "gpt-5", output_tokens: 600 };
 
@@ -52,7 +59,9 @@ describe("POST /v1/gate/batch", () => {
     expect(res.status).toBe(200);
     const { decisions } = await res.json<{ decisions: any[] }>();
     expect(decisions).toHaveLength(100);
-    const got = decisions.map((entry) => ("error" in entry ? `error:${entry.error.issues[0].path}` : entry.reason_code));
+    const got = decisions.map((entry) =>
+      "error" in entry ? `error:${entry.error.issues[0].path}` : entry.reason_code,
+    );
     expect(got).toEqual(cases.map((c) => c.expect));
     for (const entry of decisions.filter((d) => "error" in d)) {
       expect(entry.error.code).toBe("invalid_request");
@@ -68,7 +77,9 @@ describe("POST /v1/gate/batch", () => {
     // Every answer has its own decision id; everything else matches.
     const withoutId = ({ decision_id: _id, ...rest }: Record<string, unknown>) => rest;
     for (const [i, item] of items.entries()) {
-      expect(withoutId(decisions[i] as Record<string, unknown>)).toEqual(withoutId(await (await postGate(item)).json()));
+      expect(withoutId(decisions[i] as Record<string, unknown>)).toEqual(
+        withoutId(await (await postGate(item)).json()),
+      );
     }
   });
 
@@ -84,7 +95,9 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it("names the field of an item as items.<index>.<field>, and says why", async () => {
-    const { decisions } = await (await postBatch({ items: [EXAMPLE_A, { ...EXAMPLE_A, recall_probability: 2, stub_tokens: -5 }] })).json<any>();
+    const { decisions } = await (
+      await postBatch({ items: [EXAMPLE_A, { ...EXAMPLE_A, recall_probability: 2, stub_tokens: -5 }] })
+    ).json<any>();
     expect(decisions[1]).toEqual({
       error: {
         code: "invalid_request",
@@ -105,7 +118,12 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it.each([
-    ["more than 100 items", { items: Array.from({ length: 101 }, () => EXAMPLE_A) }, "items", "must hold at most 100 items"],
+    [
+      "more than 100 items",
+      { items: Array.from({ length: 101 }, () => EXAMPLE_A) },
+      "items",
+      "must hold at most 100 items",
+    ],
     ["no items", {}, "items", "is required"],
     ["items that are not an array", { items: EXAMPLE_A }, "items", "must be an array of gate requests"],
     ["an unknown envelope field", { items: [], mode: "fast" }, "mode", "is not a known field"],
@@ -155,7 +173,9 @@ describe("POST /v1/gate/batch", () => {
   });
 
   it("answers 413 for a body over 96 KiB", async () => {
-    const res = await postBatch(JSON.stringify({ items: [{ ...EXAMPLE_A, model_name: "x" }], pad: "x".repeat(MAX_BODY_BYTES) }));
+    const res = await postBatch(
+      JSON.stringify({ items: [{ ...EXAMPLE_A, model_name: "x" }], pad: "x".repeat(MAX_BODY_BYTES) }),
+    );
     expect(res.status).toBe(413);
   });
 

@@ -3,7 +3,18 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, MAX_CURVE_POINTS } from "../../../src/gate";
 import { callWithEnv } from "../../support/admin-helpers";
 import { SONNET_45 } from "../../fixtures/rows";
-import { bearer, call, EXAMPLE_A, jsonInit, OPUS, postGate, postJson, putAlias, putRow, resetState } from "../../support/helpers";
+import {
+  bearer,
+  call,
+  EXAMPLE_A,
+  jsonInit,
+  OPUS,
+  postGate,
+  postJson,
+  putAlias,
+  putRow,
+  resetState,
+} from "../../support/helpers";
 import { PROD_KEY, TEST_GATE_API_KEYS } from "../../support/secrets";
 
 interface Point {
@@ -42,10 +53,19 @@ async function curveOf(body: Record<string, unknown>): Promise<Curve> {
 }
 
 /** What POST /v1/gate/batch answers for the request at each x of a curve: one item per point. */
-async function gateAlong(request: Record<string, unknown>, field: "horizon" | "output_tokens", xs: number[]): Promise<Point[]> {
+async function gateAlong(
+  request: Record<string, unknown>,
+  field: "horizon" | "output_tokens",
+  xs: number[],
+): Promise<Point[]> {
   const res = await postJson("/v1/gate/batch", { items: xs.map((x) => ({ ...request, [field]: x })) });
   const { decisions } = await res.json<{ decisions: Record<string, any>[] }>();
-  return decisions.map((d, i) => ({ x: xs[i] ?? NaN, fire: d.fire, net_saving_usd: d.net_saving_usd, reason_code: d.reason_code }));
+  return decisions.map((d, i) => ({
+    x: xs[i] ?? NaN,
+    fire: d.fire,
+    net_saving_usd: d.net_saving_usd,
+    reason_code: d.reason_code,
+  }));
 }
 
 // Opus for the design note's examples, Sonnet 4.5 for its long-context tier.
@@ -59,17 +79,39 @@ describe("POST /v1/gate/curve", () => {
   it.each([
     ["seed", SEED_REQUEST],
     ["cache_aware", CACHE_REQUEST],
-    ["cache_aware with a long-context tier", { ...CACHE_REQUEST, model_name: "claude-sonnet-4-5", context_tokens: 195_000 }],
-  ])("has a point at the request's inputs equal to POST /v1/gate's net_saving_usd, in %s mode", async (_mode, request) => {
-    const gate = await (await postGate(request)).json<Record<string, any>>();
-    const curve = await curveOf({ request });
-    const onHorizon = curve.horizon.find((p) => p.x === request.horizon);
-    const onTokens = curve.output_tokens.find((p) => p.x === request.output_tokens);
-    expect(onHorizon).toEqual({ x: request.horizon, fire: gate.fire, net_saving_usd: gate.net_saving_usd, reason_code: gate.reason_code });
-    expect(onTokens).toEqual({ x: request.output_tokens, fire: gate.fire, net_saving_usd: gate.net_saving_usd, reason_code: gate.reason_code });
-    const { pricing_mode, inputs, break_even_horizon, break_even_output_tokens } = gate;
-    expect(curve).toMatchObject({ pricing_mode, inputs, break_even_horizon, break_even_output_tokens, priced_as: gate.priced_as });
-  });
+    [
+      "cache_aware with a long-context tier",
+      { ...CACHE_REQUEST, model_name: "claude-sonnet-4-5", context_tokens: 195_000 },
+    ],
+  ])(
+    "has a point at the request's inputs equal to POST /v1/gate's net_saving_usd, in %s mode",
+    async (_mode, request) => {
+      const gate = await (await postGate(request)).json<Record<string, any>>();
+      const curve = await curveOf({ request });
+      const onHorizon = curve.horizon.find((p) => p.x === request.horizon);
+      const onTokens = curve.output_tokens.find((p) => p.x === request.output_tokens);
+      expect(onHorizon).toEqual({
+        x: request.horizon,
+        fire: gate.fire,
+        net_saving_usd: gate.net_saving_usd,
+        reason_code: gate.reason_code,
+      });
+      expect(onTokens).toEqual({
+        x: request.output_tokens,
+        fire: gate.fire,
+        net_saving_usd: gate.net_saving_usd,
+        reason_code: gate.reason_code,
+      });
+      const { pricing_mode, inputs, break_even_horizon, break_even_output_tokens } = gate;
+      expect(curve).toMatchObject({
+        pricing_mode,
+        inputs,
+        break_even_horizon,
+        break_even_output_tokens,
+        priced_as: gate.priced_as,
+      });
+    },
+  );
 
   it.each([
     ["seed", SEED_REQUEST],
@@ -78,7 +120,13 @@ describe("POST /v1/gate/curve", () => {
     const curve = await curveOf({ request, points: 21 });
     for (const field of ["horizon", "output_tokens"] as const) {
       const points = curve[field];
-      expect(await gateAlong(request, field, points.map((p) => p.x))).toEqual(points);
+      expect(
+        await gateAlong(
+          request,
+          field,
+          points.map((p) => p.x),
+        ),
+      ).toEqual(points);
     }
   });
 
@@ -106,7 +154,11 @@ describe("POST /v1/gate/curve", () => {
   });
 
   it(`holds at most the points asked for plus ${CURVE_EXTRA_POINTS}, ascending, from 0 to each curve's end`, async () => {
-    for (const [points, expected] of [[undefined, DEFAULT_CURVE_POINTS], [2, 2], [MAX_CURVE_POINTS, MAX_CURVE_POINTS]] as const) {
+    for (const [points, expected] of [
+      [undefined, DEFAULT_CURVE_POINTS],
+      [2, 2],
+      [MAX_CURVE_POINTS, MAX_CURVE_POINTS],
+    ] as const) {
       const curve = await curveOf({ request: SEED_REQUEST, ...(points === undefined ? {} : { points }) });
       for (const line of [curve.horizon, curve.output_tokens]) {
         expect(line.length).toBeGreaterThanOrEqual(Math.min(expected, 2));
@@ -135,7 +187,11 @@ describe("POST /v1/gate/curve", () => {
     expect(curve).toMatchObject({ break_even_horizon: null, break_even_output_tokens: null });
     expect(curve.priced_as).toMatchObject({ model: "claude-opus-4-6", input: 5, output: 25 });
     const threshold = 10_000;
-    expect(curve.output_tokens.filter((p) => p.x < threshold).every((p) => p.reason_code === "below_threshold" && p.net_saving_usd === 0)).toBe(true);
+    expect(
+      curve.output_tokens
+        .filter((p) => p.x < threshold)
+        .every((p) => p.reason_code === "below_threshold" && p.net_saving_usd === 0),
+    ).toBe(true);
     expect(curve.output_tokens.find((p) => p.x === threshold - 1)?.reason_code).toBe("below_threshold");
     expect(curve.output_tokens.find((p) => p.x === threshold)?.reason_code).toBe("net_positive");
   });
@@ -157,19 +213,56 @@ describe("POST /v1/gate/curve", () => {
   });
 
   it.each([
-    ["a horizon out of range", { request: { ...SEED_REQUEST, horizon: -1 } }, "request.horizon", "must be an integer ≥ 0"],
-    ["an unknown field in the request", { request: { ...SEED_REQUEST, horizon_turns: 4 } }, "request.horizon_turns", "is not a known field"],
+    [
+      "a horizon out of range",
+      { request: { ...SEED_REQUEST, horizon: -1 } },
+      "request.horizon",
+      "must be an integer ≥ 0",
+    ],
+    [
+      "an unknown field in the request",
+      { request: { ...SEED_REQUEST, horizon_turns: 4 } },
+      "request.horizon_turns",
+      "is not a known field",
+    ],
     ["no request", { points: 10 }, "request", "is required"],
-    ["one point", { request: SEED_REQUEST, points: 1 }, "points", `must be an integer between 2 and ${MAX_CURVE_POINTS}`],
-    ["too many points", { request: SEED_REQUEST, points: MAX_CURVE_POINTS + 1 }, "points", `must be an integer between 2 and ${MAX_CURVE_POINTS}`],
-    ["a fractional end", { request: SEED_REQUEST, horizon_max: 2.5 }, "horizon_max", "must be an integer between 1 and 1000000"],
-    ["a zero end", { request: SEED_REQUEST, output_tokens_max: 0 }, "output_tokens_max", "must be an integer between 1 and 1000000000000"],
+    [
+      "one point",
+      { request: SEED_REQUEST, points: 1 },
+      "points",
+      `must be an integer between 2 and ${MAX_CURVE_POINTS}`,
+    ],
+    [
+      "too many points",
+      { request: SEED_REQUEST, points: MAX_CURVE_POINTS + 1 },
+      "points",
+      `must be an integer between 2 and ${MAX_CURVE_POINTS}`,
+    ],
+    [
+      "a fractional end",
+      { request: SEED_REQUEST, horizon_max: 2.5 },
+      "horizon_max",
+      "must be an integer between 1 and 1000000",
+    ],
+    [
+      "a zero end",
+      { request: SEED_REQUEST, output_tokens_max: 0 },
+      "output_tokens_max",
+      "must be an integer between 1 and 1000000000000",
+    ],
     ["an unknown field", { request: SEED_REQUEST, step: 5 }, "step", "is not a known field"],
-    ["a cache field in seed mode", { request: { ...SEED_REQUEST, pricing_mode: "seed", context_tokens: 5 } }, "request.context_tokens", 'only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"'],
+    [
+      "a cache field in seed mode",
+      { request: { ...SEED_REQUEST, pricing_mode: "seed", context_tokens: 5 } },
+      "request.context_tokens",
+      'only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"',
+    ],
   ])("answers 400 naming the field for %s", async (_what, body, path, message) => {
     const res = await postCurve(body);
     expect(res.status).toBe(400);
-    const { error } = await res.json<{ error: { code: string; message: string; issues: { path: string; message: string }[] } }>();
+    const { error } = await res.json<{
+      error: { code: string; message: string; issues: { path: string; message: string }[] };
+    }>();
     expect(error.code).toBe("invalid_request");
     expect(error.issues).toContainEqual({ path, message });
     expect(error.message).toContain(path);
@@ -186,7 +279,11 @@ describe("POST /v1/gate/curve", () => {
     const refused = await callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate/curve", jsonInit("POST", body));
     expect(refused.status).toBe(401);
     expect((await refused.json<{ error: { code: string } }>()).error.code).toBe("unauthorized");
-    const allowed = await callWithEnv({ GATE_API_KEYS: TEST_GATE_API_KEYS }, "/v1/gate/curve", jsonInit("POST", body, bearer(PROD_KEY)));
+    const allowed = await callWithEnv(
+      { GATE_API_KEYS: TEST_GATE_API_KEYS },
+      "/v1/gate/curve",
+      jsonInit("POST", body, bearer(PROD_KEY)),
+    );
     expect(allowed.status).toBe(200);
   });
 });

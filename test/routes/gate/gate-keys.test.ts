@@ -29,7 +29,11 @@ describe("gate keys (GATE_API_KEYS)", () => {
     const { default: freshWorker } = await import("../../../src/index");
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
     for (let i = 0; i < 3; i++) {
-      const res = await freshWorker.fetch(new Request("http://gate.test/v1/gate", jsonInit("POST", EXAMPLE_A)), env, createExecutionContext());
+      const res = await freshWorker.fetch(
+        new Request("http://gate.test/v1/gate", jsonInit("POST", EXAMPLE_A)),
+        env,
+        createExecutionContext(),
+      );
       expect(res.status).toBe(200);
     }
     const notices = log.mock.calls.filter(([line]) => String(line).includes("GATE_API_KEYS is unset"));
@@ -49,7 +53,10 @@ describe("gate keys (GATE_API_KEYS)", () => {
     const res = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="offload-gate"');
-    expect((await res.json<any>()).error).toMatchObject({ code: "unauthorized", issues: [{ path: "authorization", message: "is required" }] });
+    expect((await res.json<any>()).error).toMatchObject({
+      code: "unauthorized",
+      issues: [{ path: "authorization", message: "is required" }],
+    });
   });
 
   it("answers 401 for a wrong key, and records no decision", async () => {
@@ -90,7 +97,11 @@ describe("gate keys (GATE_API_KEYS)", () => {
 
   it("refuses short keys, bad names and repeated keys, and fails closed when none is left", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
-    const res = await callWithEnv({ GATE_API_KEYS: "prod:short,bad name:abcdefghijklmnopqrstuvwxyz" }, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer("short")));
+    const res = await callWithEnv(
+      { GATE_API_KEYS: "prod:short,bad name:abcdefghijklmnopqrstuvwxyz" },
+      "/v1/gate",
+      jsonInit("POST", EXAMPLE_A, bearer("short")),
+    );
     expect(res.status).toBe(401);
     const logged = warn.mock.calls.map((args) => String(args[0])).join("\n");
     expect(logged).toContain("shorter than 16");
@@ -99,7 +110,9 @@ describe("gate keys (GATE_API_KEYS)", () => {
   });
 
   it("parses a secret once per isolate, not once per request", () => {
-    expect(keyRing(TEST_GATE_API_KEYS, "default", "GATE_API_KEYS")).toBe(keyRing(TEST_GATE_API_KEYS, "default", "GATE_API_KEYS"));
+    expect(keyRing(TEST_GATE_API_KEYS, "default", "GATE_API_KEYS")).toBe(
+      keyRing(TEST_GATE_API_KEYS, "default", "GATE_API_KEYS"),
+    );
   });
 
   it("matches every key of a ring, whichever comes first", async () => {
@@ -115,7 +128,8 @@ describe("gate keys (GATE_API_KEYS)", () => {
     const ring = await keyRing(`a:${x}, b : ${y}`, "default", "GATE_API_KEYS");
     expect(await matchToken(ring, `a:${x}`)).toBe("a");
     expect(await matchToken(ring, `b:${y}`)).toBe("b");
-    for (const wrong of [`b:${x}`, `a:${y}`, `a:${x}:`, `default:${x}`]) expect(await matchToken(ring, wrong), wrong).toBeNull();
+    for (const wrong of [`b:${x}`, `a:${y}`, `a:${x}:`, `default:${x}`])
+      expect(await matchToken(ring, wrong), wrong).toBeNull();
     const res = await callWithEnv(KEYED, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`agents-prod:${PROD_KEY}`)));
     expect(res.status).toBe(200);
   });
@@ -123,11 +137,16 @@ describe("gate keys (GATE_API_KEYS)", () => {
   it("refuses a token without real entropy, however long, and says why without the token", async () => {
     const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const weak = ["q".repeat(16), "ab".repeat(12), "passwordpassword"];
-    const ring = await keyRing(weak.map((token, index) => `weak${index}:${token}`).join(","), "default", "GATE_API_KEYS");
+    const ring = await keyRing(
+      weak.map((token, index) => `weak${index}:${token}`).join(","),
+      "default",
+      "GATE_API_KEYS",
+    );
     expect(ring.names).toEqual([]);
     expect(ring.problems).toHaveLength(3);
     for (const problem of ring.problems) expect(problem).toContain("too predictable");
-    for (const logged of warn.mock.calls.flat().join(" ").split(" ")) for (const token of weak) expect(logged).not.toContain(token);
+    for (const logged of warn.mock.calls.flat().join(" ").split(" "))
+      for (const token of weak) expect(logged).not.toContain(token);
     warn.mockRestore();
   });
 
@@ -158,7 +177,11 @@ describe("per-tenant rate limiting", () => {
       const window = Math.floor(Date.now() / 60_000);
       statuses = [];
       for (let i = 0; i < 6; i++) {
-        const res = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`key-a-${run}-0123456789`)));
+        const res = await callWithEnv(
+          overrides,
+          "/v1/gate",
+          jsonInit("POST", EXAMPLE_A, bearer(`key-a-${run}-0123456789`)),
+        );
         statuses.push(res.status);
         if (res.status === 429) limited = res;
       }
@@ -168,7 +191,11 @@ describe("per-tenant rate limiting", () => {
     expect(statuses.slice(3)).toEqual([429, 429, 429]);
     expect(limited?.headers.get("retry-after")).toBe(String(RATE_LIMIT_PERIOD_SECONDS));
     expect((await limited!.json<any>()).error.code).toBe("rate_limited");
-    const other = await callWithEnv(overrides, "/v1/gate", jsonInit("POST", EXAMPLE_A, bearer(`key-b-${run}-0123456789`)));
+    const other = await callWithEnv(
+      overrides,
+      "/v1/gate",
+      jsonInit("POST", EXAMPLE_A, bearer(`key-b-${run}-0123456789`)),
+    );
     expect(other.status).toBe(200);
   });
 
@@ -187,9 +214,19 @@ describe("per-tenant rate limiting", () => {
   it("answers Retry-After with the period wrangler.toml configures, in every environment", () => {
     const blocks = wranglerToml.split(/^\[\[(?:env\.\w+\.)?ratelimits\]\]$/m).slice(1);
     const periods = (name: string) =>
-      blocks.filter((block) => block.includes(`name = "${name}"`)).map((block) => Number(/period\s*=\s*(\d+)/.exec(block)?.[1]));
+      blocks
+        .filter((block) => block.includes(`name = "${name}"`))
+        .map((block) => Number(/period\s*=\s*(\d+)/.exec(block)?.[1]));
     // The top level, staging, production: each limiter once in each.
-    expect(periods("GATE_RATE_LIMITER")).toEqual([RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS, RATE_LIMIT_PERIOD_SECONDS]);
-    expect(periods("ADMIN_AUTH_LIMITER")).toEqual([ADMIN_LOCKOUT_SECONDS, ADMIN_LOCKOUT_SECONDS, ADMIN_LOCKOUT_SECONDS]);
+    expect(periods("GATE_RATE_LIMITER")).toEqual([
+      RATE_LIMIT_PERIOD_SECONDS,
+      RATE_LIMIT_PERIOD_SECONDS,
+      RATE_LIMIT_PERIOD_SECONDS,
+    ]);
+    expect(periods("ADMIN_AUTH_LIMITER")).toEqual([
+      ADMIN_LOCKOUT_SECONDS,
+      ADMIN_LOCKOUT_SECONDS,
+      ADMIN_LOCKOUT_SECONDS,
+    ]);
   });
 });

@@ -43,8 +43,13 @@ describe("POST /v1/gate in seed mode", () => {
     expect(res.status).toBe(400);
     const body = await res.json<any>();
     expect(body.error.code).toBe("invalid_request");
-    expect(body.error.issues.map((issue: { path: string }) => issue.path)).toEqual(["cache_hit_rate", "context_tokens"]);
-    expect(body.error.issues[0].message).toBe('only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"');
+    expect(body.error.issues.map((issue: { path: string }) => issue.path)).toEqual([
+      "cache_hit_rate",
+      "context_tokens",
+    ]);
+    expect(body.error.issues[0].message).toBe(
+      'only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"',
+    );
   });
 
   it("says the seed came from config:gate when the request left pricing_mode out", async () => {
@@ -68,7 +73,10 @@ describe("POST /v1/gate in seed mode", () => {
   });
 
   it("gives null break-evens to a decision it did not price", async () => {
-    for (const request of [{ ...EXAMPLE_A, output_tokens: 600 }, { ...EXAMPLE_A, model_name: "mystery-model-9" }]) {
+    for (const request of [
+      { ...EXAMPLE_A, output_tokens: 600 },
+      { ...EXAMPLE_A, model_name: "mystery-model-9" },
+    ]) {
       const body = await (await postGate(request)).json<any>();
       expect(body.break_even_horizon).toBeNull();
       expect(body.break_even_output_tokens).toBeNull();
@@ -79,7 +87,12 @@ describe("POST /v1/gate in seed mode", () => {
 
 describe("POST /v1/gate in cache_aware mode", () => {
   it("does not fire on worked example 2: the cache shrinks the saving below the recall hop", async () => {
-    const res = await postGate({ ...EXAMPLE_2, pricing_mode: "cache_aware", cache_hit_rate: 0.9, context_tokens: 150_000 });
+    const res = await postGate({
+      ...EXAMPLE_2,
+      pricing_mode: "cache_aware",
+      cache_hit_rate: 0.9,
+      context_tokens: 150_000,
+    });
     expect(res.status).toBe(200);
     const body = await res.json<any>();
     expect(body).toMatchObject({ fire: false, reason_code: "net_not_positive", pricing_mode: "cache_aware" });
@@ -94,7 +107,12 @@ describe("POST /v1/gate in cache_aware mode", () => {
 
   it("fires on worked example 3 on the long-context premium of a row's tier", async () => {
     const body = await (
-      await postGate({ ...EXAMPLE_A, model_name: "claude-sonnet-4-5", pricing_mode: "cache_aware", context_tokens: 190_000 })
+      await postGate({
+        ...EXAMPLE_A,
+        model_name: "claude-sonnet-4-5",
+        pricing_mode: "cache_aware",
+        context_tokens: 190_000,
+      })
     ).json<any>();
     expect(body.fire).toBe(true);
     expect(body.context_premium_saving_usd).toBeCloseTo(0.4902, 12);
@@ -127,7 +145,9 @@ describe("POST /v1/gate in cache_aware mode", () => {
 
   it("prices a row without cache prices at its input price, never 0", async () => {
     await putRow("plain-model", { input: 5, output: 25 });
-    const body = await (await postGate({ ...EXAMPLE_A, model_name: "plain-model", pricing_mode: "cache_aware" })).json<any>();
+    const body = await (
+      await postGate({ ...EXAMPLE_A, model_name: "plain-model", pricing_mode: "cache_aware" })
+    ).json<any>();
     // read = write = input and P = 0: exactly the reference's numbers.
     expect(body.net_saving_usd).toBe(0.38925000000000004);
     expect(body.reprefill_saving_usd).toBe(0.4);
@@ -156,7 +176,12 @@ describe("POST /v1/gate in cache_aware mode", () => {
 
   it("records the mode and the cache-aware numbers in its data point", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    await postGate({ ...EXAMPLE_A, model_name: "claude-sonnet-4-5", pricing_mode: "cache_aware", context_tokens: 190_000 });
+    await postGate({
+      ...EXAMPLE_A,
+      model_name: "claude-sonnet-4-5",
+      pricing_mode: "cache_aware",
+      context_tokens: 190_000,
+    });
     expect(write).toHaveBeenCalledTimes(1);
     const point = write.mock.calls[0]?.[0] as AnalyticsEngineDataPoint;
     expect(point.blobs?.[3]).toBe("cache_aware");

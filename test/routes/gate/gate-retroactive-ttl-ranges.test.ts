@@ -19,10 +19,15 @@ const decided = async (body: object) => {
 const refused = async (body: object) => {
   const res = await postGate(body);
   expect(res.status).toBe(400);
-  return (await res.json<any>()).error as { code: string; message: string; issues: { path: string; message: string }[] };
+  return (await res.json<any>()).error as {
+    code: string;
+    message: string;
+    issues: { path: string; message: string }[];
+  };
 };
 /** The core's answer for the same inputs: the route must add nothing to the economics. */
-const core = (inputs: CacheAwareInputs) => decideOutcome("cache_aware", inputs, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" });
+const core = (inputs: CacheAwareInputs) =>
+  decideOutcome("cache_aware", inputs, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" });
 const TERMS = [
   "fire",
   "net_saving_usd",
@@ -37,7 +42,8 @@ const TERMS = [
   "break_even_output_tokens",
   "worst_case",
 ] as const;
-const pick = (answer: object) => Object.fromEntries(TERMS.map((key) => [key, (answer as Record<string, unknown>)[key]]));
+const pick = (answer: object) =>
+  Object.fromEntries(TERMS.map((key) => [key, (answer as Record<string, unknown>)[key]]));
 
 describe("the worked examples of retroactive offload, the 1-hour cache and ranges, over HTTP", () => {
   it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.154245 and does not fire", async () => {
@@ -46,7 +52,12 @@ describe("the worked examples of retroactive offload, the 1-hour cache and range
     expect(body.net_saving_usd).toBeCloseTo(-0.154245, 12);
     expect(body.suffix_rewrite_cost_usd).toBeCloseTo(0.15525, 12);
     expect(body.reason).toContain("− suffix=$0.1553); ");
-    expect(body.inputs).toMatchObject({ offload_at: "retroactive", suffix_tokens: 30_000, cache_ttl: "5m", cache_hit_rate: 0.9 });
+    expect(body.inputs).toMatchObject({
+      offload_at: "retroactive",
+      suffix_tokens: 30_000,
+      cache_ttl: "5m",
+      cache_hit_rate: 0.9,
+    });
     expect(pick(body)).toEqual(pick(core(R1)));
   });
 
@@ -72,7 +83,12 @@ describe("the worked examples of retroactive offload, the 1-hour cache and range
     expect(point.fire).toBe(true);
     const body = await decided(cacheAware(B1));
     expect(body).toMatchObject({ fire: false, reason_code: "worst_case_not_positive" });
-    expect(body.worst_case).toEqual({ net_saving_usd: expect.closeTo(-0.01828, 12), horizon: 2, recall_probability: 0.5, cache_hit_rate: 0.8 });
+    expect(body.worst_case).toEqual({
+      net_saving_usd: expect.closeTo(-0.01828, 12),
+      horizon: 2,
+      recall_probability: 0.5,
+      cache_hit_rate: 0.8,
+    });
     expect(body.inputs.cache_hit_rate_range).toEqual([0.8, 1]);
     expect(pick(body)).toEqual(pick(core(B1)));
   });
@@ -101,30 +117,50 @@ describe("POST /v1/gate/curve with the new fields", () => {
       const xs = curve.horizon.map((point) => point.x).slice(0, 12);
       const batch = await postJson("/v1/gate/batch", { items: xs.map((horizon) => ({ ...request, horizon })) });
       const { decisions } = await batch.json<{ decisions: any[] }>();
-      expect(curve.horizon.slice(0, 12).map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code }))).toEqual(
-        decisions.map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code })),
-      );
+      expect(
+        curve.horizon.slice(0, 12).map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code })),
+      ).toEqual(decisions.map(({ net_saving_usd, reason_code }) => ({ net_saving_usd, reason_code })));
     }
   });
 });
 
 describe("the new fields' validation", () => {
   it("refuses offload_at, suffix_tokens, cache_ttl and cache_hit_rate_range in seed mode, naming each", async () => {
-    const error = await refused({ ...EXAMPLE_1, context_tokens: undefined, cache_hit_rate: undefined, pricing_mode: "seed", offload_at: "retroactive", suffix_tokens: 10, cache_ttl: "1h", cache_hit_rate_range: [0.5, 1] });
-    expect(error.issues.map((issue) => issue.path)).toEqual(["offload_at", "suffix_tokens", "cache_ttl", "cache_hit_rate_range"]);
+    const error = await refused({
+      ...EXAMPLE_1,
+      context_tokens: undefined,
+      cache_hit_rate: undefined,
+      pricing_mode: "seed",
+      offload_at: "retroactive",
+      suffix_tokens: 10,
+      cache_ttl: "1h",
+      cache_hit_rate_range: [0.5, 1],
+    });
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      "offload_at",
+      "suffix_tokens",
+      "cache_ttl",
+      "cache_hit_rate_range",
+    ]);
     expect(error.issues[0]?.message).toBe('only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"');
   });
 
   it("refuses suffix_tokens without offload_at retroactive", async () => {
     for (const offload_at of [undefined, "entry"]) {
       const error = await refused(cacheAware({ ...EXAMPLE_1, offload_at, suffix_tokens: 0 }));
-      expect(error.issues).toEqual([{ path: "suffix_tokens", message: 'only applies when offload_at is "retroactive"' }]);
+      expect(error.issues).toEqual([
+        { path: "suffix_tokens", message: 'only applies when offload_at is "retroactive"' },
+      ]);
     }
   });
 
   it("refuses an unknown placement or TTL, naming the values it takes", async () => {
-    expect((await refused(cacheAware({ ...EXAMPLE_1, offload_at: "later" }))).message).toBe('offload_at must be "entry" or "retroactive"');
-    expect((await refused(cacheAware({ ...EXAMPLE_1, cache_ttl: "30m" }))).message).toBe('cache_ttl must be "5m" or "1h"');
+    expect((await refused(cacheAware({ ...EXAMPLE_1, offload_at: "later" }))).message).toBe(
+      'offload_at must be "entry" or "retroactive"',
+    );
+    expect((await refused(cacheAware({ ...EXAMPLE_1, cache_ttl: "30m" }))).message).toBe(
+      'cache_ttl must be "5m" or "1h"',
+    );
   });
 
   it("refuses a range out of order, out of bounds, of the wrong shape, or a point outside its range", async () => {
@@ -134,8 +170,16 @@ describe("the new fields' validation", () => {
       [{ horizon_range: [1.5, 3] }, "horizon_range.0", "must hold two integers between 0 and 1000000"],
       [{ cache_hit_rate_range: [0.5] }, "cache_hit_rate_range", "must be [lo, hi]: two numbers between 0 and 1"],
       [{ horizon: 9, horizon_range: [2, 6] }, "horizon", "must lie within horizon_range [2, 6]"],
-      [{ recall_probability: 0.1, recall_probability_range: [0.2, 0.4] }, "recall_probability", "must lie within recall_probability_range [0.2, 0.4]"],
-      [{ cache_hit_rate: 0.9, cache_hit_rate_range: [0.5, 0.8] }, "cache_hit_rate", "must lie within cache_hit_rate_range [0.5, 0.8]"],
+      [
+        { recall_probability: 0.1, recall_probability_range: [0.2, 0.4] },
+        "recall_probability",
+        "must lie within recall_probability_range [0.2, 0.4]",
+      ],
+      [
+        { cache_hit_rate: 0.9, cache_hit_rate_range: [0.5, 0.8] },
+        "cache_hit_rate",
+        "must lie within cache_hit_rate_range [0.5, 0.8]",
+      ],
     ];
     for (const [fields, path, message] of cases) {
       const error = await refused(cacheAware({ ...EXAMPLE_1, ...fields }));
@@ -145,7 +189,14 @@ describe("the new fields' validation", () => {
 
   it("takes a range's midpoint for a point left out: the horizon's rounded down, p's and q's exact", async () => {
     const { horizon: _h, recall_probability: _p, cache_hit_rate: _q, ...rest } = EXAMPLE_1;
-    const body = await decided(cacheAware({ ...rest, horizon_range: [2, 7], recall_probability_range: [0.2, 0.4], cache_hit_rate_range: [0.8, 1] }));
+    const body = await decided(
+      cacheAware({
+        ...rest,
+        horizon_range: [2, 7],
+        recall_probability_range: [0.2, 0.4],
+        cache_hit_rate_range: [0.8, 1],
+      }),
+    );
     expect(body.inputs).toMatchObject({ horizon: 4, recall_probability: 0.30000000000000004, cache_hit_rate: 0.9 });
     expect(body.inputs.horizon_range).toEqual([2, 7]);
     expect(body.worst_case).not.toBeNull();
@@ -154,13 +205,23 @@ describe("the new fields' validation", () => {
 
 describe("seed mode with and without ranges", () => {
   it("answers opus's API-valid conformance vectors, without ranges, with the reference's fields and worst_case null", async () => {
-    const vectors = VECTORS.filter((vector) => vector.api_valid && vector.inputs.model_name === "claude-opus-4-6").slice(0, 60);
+    const vectors = VECTORS.filter(
+      (vector) => vector.api_valid && vector.inputs.model_name === "claude-opus-4-6",
+    ).slice(0, 60);
     await putRow("claude-opus-4-6", { ...OPUS, ...VECTOR_PRICING["claude-opus-4-6"] });
     const res = await postJson("/v1/gate/batch", { items: vectors.map((vector) => vector.inputs) });
     const { decisions } = await res.json<{ decisions: any[] }>();
     decisions.forEach((answer, i) => {
-      const { fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason } = answer;
-      expect({ fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason }).toEqual(vectors[i]?.expected);
+      const { fire, net_saving_usd, reprefill_saving_usd, stub_carry_cost_usd, expected_recall_hop_cost_usd, reason } =
+        answer;
+      expect({
+        fire,
+        net_saving_usd,
+        reprefill_saving_usd,
+        stub_carry_cost_usd,
+        expected_recall_hop_cost_usd,
+        reason,
+      }).toEqual(vectors[i]?.expected);
       expect(answer.worst_case).toBeNull();
       expect(answer.suffix_rewrite_cost_usd).toBe(0);
     });

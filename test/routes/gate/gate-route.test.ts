@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXAMPLE_A, OPUS, postGate, putAlias, putGateConfig, putRow, resetState } from "../../support/helpers";
 
-
 beforeEach(async () => {
   await resetState();
   await putRow("claude-opus-4-6", OPUS);

@@ -48,12 +48,19 @@ describe("decision ids", () => {
     const b = await decide({ ...GATE, session_id: "conv-1", tool_name: "grep" });
     const shard = shardOfDecisionId(a.decision_id) ?? -1;
     expect(shardOfDecisionId(b.decision_id)).toBe(shard);
-    const sums = await ledgerShard(env.LEDGER, "agents-prod", shard).sums("agents-prod", { from: 0, to: Date.now() + 1_000 }, 86_400_000);
+    const sums = await ledgerShard(env.LEDGER, "agents-prod", shard).sums(
+      "agents-prod",
+      { from: 0, to: Date.now() + 1_000 },
+      86_400_000,
+    );
     expect(sums.decisions).toBeGreaterThanOrEqual(2);
   });
 
   it("refuse a session_id or tool_name outside their patterns, naming the field", async () => {
-    const res = await callWorker("/v1/gate", { json: { ...GATE, session_id: "has space", tool_name: "x".repeat(65) }, key: "agents-prod" });
+    const res = await callWorker("/v1/gate", {
+      json: { ...GATE, session_id: "has space", tool_name: "x".repeat(65) },
+      key: "agents-prod",
+    });
     expect(res.status).toBe(400);
     const paths = (await res.json<{ error: { issues: { path: string }[] } }>()).error.issues.map((i) => i.path);
     expect(paths.sort()).toEqual(["session_id", "tool_name"]);
@@ -65,7 +72,10 @@ describe("the raw window", () => {
     await putConfig({ ledger_shards: 1, ledger_raw_days: 5 });
     await decide({ ...GATE, session_id: "raw-window" });
     const kept = await runInDurableObject(ledgerShard(env.LEDGER, "agents-prod", 0), (_instance, state) =>
-      state.storage.sql.exec("SELECT value FROM meta WHERE key = 'raw_days'").toArray().map((row) => Number(row.value)),
+      state.storage.sql
+        .exec("SELECT value FROM meta WHERE key = 'raw_days'")
+        .toArray()
+        .map((row) => Number(row.value)),
     );
     expect(kept).toEqual([5]);
   });
@@ -91,9 +101,18 @@ describe("POST /v1/outcomes", () => {
       { decision_id: "not-an-id", turns_after: -1, recalled: "no" },
       { decision_id, turns_after: 2, recalled: false },
     ]);
-    expect(body.results.map((r: { status: string }) => r.status)).toEqual(["unknown_decision", "invalid", "invalid", "accepted"]);
+    expect(body.results.map((r: { status: string }) => r.status)).toEqual([
+      "unknown_decision",
+      "invalid",
+      "invalid",
+      "accepted",
+    ]);
     expect(body.results[1].issues).toEqual([{ path: "items.1.cached_turns", message: "must be at most turns_after" }]);
-    expect(body.results[2].issues.map((i: { path: string }) => i.path).sort()).toEqual(["items.2.decision_id", "items.2.recalled", "items.2.turns_after"]);
+    expect(body.results[2].issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      "items.2.decision_id",
+      "items.2.recalled",
+      "items.2.turns_after",
+    ]);
     expect(body).toMatchObject({ accepted: 1, unknown_decision: 1, conflict: 0, invalid: 2 });
   });
 
@@ -110,11 +129,17 @@ describe("POST /v1/outcomes", () => {
     const stranger = await post("/v1/outcomes", [outcome], "agents-staging");
     expect(stranger.body.results[0].status).toBe("unknown_decision");
     // The owner's report is still the first one, so it is accepted, not a repeat.
-    expect((await post("/v1/outcomes", [outcome], "agents-prod")).body.results[0]).toEqual({ status: "accepted", repeated: false });
+    expect((await post("/v1/outcomes", [outcome], "agents-prod")).body.results[0]).toEqual({
+      status: "accepted",
+      repeated: false,
+    });
   });
 
   it("refuses more than 100 items, and a body that is not {items: [...]}, in the one error shape", async () => {
-    const tooMany = await post("/v1/outcomes", Array.from({ length: 101 }, () => ({})));
+    const tooMany = await post(
+      "/v1/outcomes",
+      Array.from({ length: 101 }, () => ({})),
+    );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error).toMatchObject({ code: "invalid_request", issues: [{ path: "items" }] });
     const res = await callWorker("/v1/outcomes", { json: [1, 2], key: "agents-prod" });
@@ -123,7 +148,12 @@ describe("POST /v1/outcomes", () => {
 });
 
 describe("POST /v1/sessions", () => {
-  const SESSION = { session_id: "conv-9", model_name: "claude-opus-4-6", turns: 4, usage: { input_tokens: 1_000_000, output_tokens: 0 } };
+  const SESSION = {
+    session_id: "conv-9",
+    model_name: "claude-opus-4-6",
+    turns: 4,
+    usage: { input_tokens: 1_000_000, output_tokens: 0 },
+  };
 
   it("prices the bill from the model's row, and is idempotent", async () => {
     expect((await post("/v1/sessions", [SESSION])).body.results).toEqual([{ status: "accepted", repeated: false }]);
@@ -140,7 +170,10 @@ describe("POST /v1/sessions", () => {
       { ...SESSION, session_id: "b", usage: { input_tokens: -1 } },
     ]);
     expect(body.results[0]).toMatchObject({ status: "invalid", issues: [{ path: "items.0.model_name" }] });
-    expect(body.results[1].issues.map((i: { path: string }) => i.path).sort()).toEqual(["items.1.usage.input_tokens", "items.1.usage.output_tokens"]);
+    expect(body.results[1].issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      "items.1.usage.input_tokens",
+      "items.1.usage.output_tokens",
+    ]);
   });
 });
 
@@ -161,7 +194,8 @@ describe("GET /v1/savings", () => {
   it("filters by window, tool and model", async () => {
     await decide({ ...GATE, tool_name: "grep" });
     await decide({ ...GATE, tool_name: "web.fetch" });
-    const query = async (q: string) => (await (await callWorker(`/v1/savings?${q}`, { key: "agents-prod" })).json<Record<string, any>>()).decisions;
+    const query = async (q: string) =>
+      (await (await callWorker(`/v1/savings?${q}`, { key: "agents-prod" })).json<Record<string, any>>()).decisions;
     expect(await query("tool_name=grep")).toBe(1);
     expect(await query("model=claude-opus-4-6")).toBe(2);
     expect(await query("model=gpt-5")).toBe(0);
@@ -188,7 +222,14 @@ describe("the holdout", () => {
     const treated = answers.filter((a) => a.reason_code === "net_positive");
     expect(held.length).toBeGreaterThan(0);
     expect(treated.length).toBeGreaterThan(0);
-    const strip = ({ fire: _f, reason: _r, reason_code: _c, would_fire: _w, decision_id: _d, ...terms }: Record<string, unknown>) => terms;
+    const strip = ({
+      fire: _f,
+      reason: _r,
+      reason_code: _c,
+      would_fire: _w,
+      decision_id: _d,
+      ...terms
+    }: Record<string, unknown>) => terms;
     for (const a of held) {
       expect(a).toMatchObject({ fire: false, would_fire: true });
       expect(a.reason).toMatch(/^holdout: would fire; net=\$0\.3893/);
@@ -225,23 +266,43 @@ describe("clearing plans in the ledger", () => {
     const plan = await res.json<Record<string, any>>();
     expect(plan.stub).toEqual(["c1", "c2", "c3"]);
     expect(shardOfDecisionId(plan.decision_id)).toBe(shardOfDecisionId(gate.decision_id));
-    const { body } = await post("/v1/outcomes", [{ decision_id: plan.decision_id, turns_after: 4, recalled: true, recalled_ids: ["c1"] }]);
+    const { body } = await post("/v1/outcomes", [
+      { decision_id: plan.decision_id, turns_after: 4, recalled: true, recalled_ids: ["c1"] },
+    ]);
     expect(body.results[0]).toEqual({ status: "accepted", repeated: false });
-    const report = await (await callWorker("/v1/savings?tool_name=history.clear", { key: "agents-prod" })).json<Record<string, any>>();
+    const report = await (await callWorker("/v1/savings?tool_name=history.clear", { key: "agents-prod" })).json<
+      Record<string, any>
+    >();
     // Counted, with its outcome's recall and horizon, and priced (test/ledger/ledger-realized-net.test.ts checks the figure).
-    expect(report).toMatchObject({ decisions: 1, fired: 1, outcomes: 1, recall: { n: 1, realized: 1 }, horizon: { n: 1, realized_mean: 4 }, net: { fired_with_outcome: 1 } });
+    expect(report).toMatchObject({
+      decisions: 1,
+      fired: 1,
+      outcomes: 1,
+      recall: { n: 1, realized: 1 },
+      horizon: { n: 1, realized_mean: 4 },
+      net: { fired_with_outcome: 1 },
+    });
   });
 
   it("stub nothing for a held-out session, saying what they would have stubbed", async () => {
     await putConfig({ holdout_fraction: 0.5 });
     const plans = [];
     for (let i = 0; i < 12; i++) {
-      plans.push(await (await callWorker("/v1/plan", { json: { ...PLAN, session_id: `plan-${i}` }, key: "agents-prod" })).json<Record<string, any>>());
+      plans.push(
+        await (await callWorker("/v1/plan", { json: { ...PLAN, session_id: `plan-${i}` }, key: "agents-prod" })).json<
+          Record<string, any>
+        >(),
+      );
     }
     const held = plans.filter((p) => p.reason_code === "holdout");
     expect(held.length).toBeGreaterThan(0);
     for (const p of held) {
-      expect(p).toMatchObject({ stub: [], would_stub: ["c1", "c2", "c3"], net_saving_usd: 0, would_net_saving_usd: WORKED_EXAMPLE_P1_ANSWER.net_saving_usd });
+      expect(p).toMatchObject({
+        stub: [],
+        would_stub: ["c1", "c2", "c3"],
+        net_saving_usd: 0,
+        would_net_saving_usd: WORKED_EXAMPLE_P1_ANSWER.net_saving_usd,
+      });
       expect(p.candidates.every((c: { stubbed: boolean }) => !c.stubbed)).toBe(true);
     }
     expect(plans.filter((p) => p.reason_code === "plan_positive").length).toBe(12 - held.length);

@@ -54,7 +54,9 @@ describe("realized net", () => {
     // Written once at the 1-hour price (cache_write_1h 10 for OPUS), then read 3 times.
     expect(fiveMinutes).toBeCloseTo(11_800 * (6.25e-6 + 3 * 0.5e-6), 12);
     expect(oneHour).toBeCloseTo(11_800 * (10e-6 + 3 * 0.5e-6), 12);
-    const retro = realizedNet({ ...base, inputs: { ...base.inputs, offload_at: "retroactive", suffix_tokens: 5_000 } }, outcome) ?? NaN;
+    const retro =
+      realizedNet({ ...base, inputs: { ...base.inputs, offload_at: "retroactive", suffix_tokens: 5_000 } }, outcome) ??
+      NaN;
     // Stubbing into cached history rewrites the 5,000 tokens after it: not the entry figure.
     expect(retro).not.toBeCloseTo(fiveMinutes, 6);
   });
@@ -75,22 +77,33 @@ describe("realized net", () => {
 
 describe("an outcome that cannot belong to its decision", () => {
   it("cannot recall a stub that a decision which did not fire never placed", () => {
-    const mismatch = outcomeMismatch(seedDecision({ fire: false }), { decision_id: ID, turns_after: 2, recalled: true });
+    const mismatch = outcomeMismatch(seedDecision({ fire: false }), {
+      decision_id: ID,
+      turns_after: 2,
+      recalled: true,
+    });
     expect(mismatch?.path).toBe("recalled");
   });
 
   it("cannot restate a context the decision carried", () => {
     const decision = seedDecision({ inputs: { ...seedDecision().inputs, context_tokens: 60_000 } });
-    expect(outcomeMismatch(decision, { decision_id: ID, turns_after: 2, recalled: false, context_tokens: 50_000 })?.path).toBe(
-      "context_tokens",
-    );
-    expect(outcomeMismatch(decision, { decision_id: ID, turns_after: 2, recalled: false, context_tokens: 60_000 })).toBeNull();
+    expect(
+      outcomeMismatch(decision, { decision_id: ID, turns_after: 2, recalled: false, context_tokens: 50_000 })?.path,
+    ).toBe("context_tokens");
+    expect(
+      outcomeMismatch(decision, { decision_id: ID, turns_after: 2, recalled: false, context_tokens: 60_000 }),
+    ).toBeNull();
   });
 });
 
 describe("a session's bill", () => {
   it("prices each usage field at its rate", () => {
-    const usage = { input_tokens: 10_000, output_tokens: 2_000, cache_read_input_tokens: 1_000_000, cache_creation_input_tokens: 50_000 };
+    const usage = {
+      input_tokens: 10_000,
+      output_tokens: 2_000,
+      cache_read_input_tokens: 1_000_000,
+      cache_creation_input_tokens: 50_000,
+    };
     expect(sessionCost(OPUS, 10, usage)).toBeCloseTo(0.05 + 0.05 + 0.5 + 0.3125, 12);
   });
 

@@ -70,13 +70,25 @@ describe("POST /v1/sessions bills each provider's usage as it came", () => {
   });
 
   it("takes OpenAI Chat's cached tokens out of prompt_tokens and reads them at the cache price", async () => {
-    const usage = { prompt_tokens: 50_000, completion_tokens: 1_000, total_tokens: 51_000, prompt_tokens_details: { cached_tokens: 40_000, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 300 } };
+    const usage = {
+      prompt_tokens: 50_000,
+      completion_tokens: 1_000,
+      total_tokens: 51_000,
+      prompt_tokens_details: { cached_tokens: 40_000, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: 300 },
+    };
     // 10,000·1.25 + 40,000·0.125 + 1,000·10 = 27,500 µ$
     expect(await billed("gpt-5", usage)).toBeCloseTo(0.0275, 12);
   });
 
   it("takes OpenAI Responses' cached tokens out of input_tokens", async () => {
-    const usage = { input_tokens: 80_000, input_tokens_details: { cached_tokens: 60_000 }, output_tokens: 2_000, output_tokens_details: { reasoning_tokens: 500 }, total_tokens: 82_000 };
+    const usage = {
+      input_tokens: 80_000,
+      input_tokens_details: { cached_tokens: 60_000 },
+      output_tokens: 2_000,
+      output_tokens_details: { reasoning_tokens: 500 },
+      total_tokens: 82_000,
+    };
     // 20,000·1.25 + 60,000·0.125 + 2,000·10 = 52,500 µ$
     expect(await billed("gpt-5", usage)).toBeCloseTo(0.0525, 12);
   });
@@ -102,14 +114,20 @@ describe("POST /v1/sessions bills each provider's usage as it came", () => {
       totalTokens: 72_300,
       cacheReadInputTokens: 50_000,
       cacheWriteInputTokens: 12_000,
-      cacheDetails: [{ ttl: "1h", inputTokens: 8_000 }, { ttl: "5m", inputTokens: 4_000 }],
+      cacheDetails: [
+        { ttl: "1h", inputTokens: 8_000 },
+        { ttl: "5m", inputTokens: 4_000 },
+      ],
     };
     // 2,000·5 + 300·25 + 50,000·0.5 + 4,000·6.25 + 8,000·10 = 147,500 µ$
     expect(await billed("claude-opus-4-6", usage)).toBeCloseTo(0.1475, 12);
   });
 
   it("prices a list of per-request usages each at its own size, so only the long request pays the tier", async () => {
-    const requests = [{ input_tokens: 250_000, output_tokens: 1_000 }, { input_tokens: 10_000, output_tokens: 1_000 }];
+    const requests = [
+      { input_tokens: 250_000, output_tokens: 1_000 },
+      { input_tokens: 10_000, output_tokens: 1_000 },
+    ];
     // 250,000·6 + 1,000·22.5 (tier) + 10,000·3 + 1,000·15 (base) = 1,567,500 µ$
     expect(await billed("claude-sonnet-4-5", requests, 2)).toBeCloseTo(1.5675, 12);
   });
@@ -120,10 +138,24 @@ describe("POST /v1/sessions bills each provider's usage as it came", () => {
   });
 
   it("treats a repeated provider-shaped report as a retry, and a different one as a conflict", async () => {
-    const item = { session_id: "conv-r", model_name: "gpt-5", turns: 2, usage: [{ prompt_tokens: 10, completion_tokens: 1 }, { prompt_tokens: 20, completion_tokens: 2 }] };
+    const item = {
+      session_id: "conv-r",
+      model_name: "gpt-5",
+      turns: 2,
+      usage: [
+        { prompt_tokens: 10, completion_tokens: 1 },
+        { prompt_tokens: 20, completion_tokens: 2 },
+      ],
+    };
     expect((await post([item])).results[0]).toEqual({ status: "accepted", repeated: false });
     expect((await post([item])).results[0]).toEqual({ status: "accepted", repeated: true });
-    const other = { ...item, usage: [{ prompt_tokens: 20, completion_tokens: 2 }, { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 5 } }] };
+    const other = {
+      ...item,
+      usage: [
+        { prompt_tokens: 20, completion_tokens: 2 },
+        { prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 5 } },
+      ],
+    };
     expect((await post([other])).results[0]!.status).toBe("conflict");
   });
 });
@@ -136,24 +168,50 @@ describe("POST /v1/sessions refuses a usage it cannot bill exactly, naming the f
   });
 
   it("names an unknown field of a known shape rather than billing it as zero", async () => {
-    expect(await issuesOf({ input_tokens: 10, output_tokens: 1, cache_raed_input_tokens: 5 })).toEqual(["items.0.usage.cache_raed_input_tokens"]);
+    expect(await issuesOf({ input_tokens: 10, output_tokens: 1, cache_raed_input_tokens: 5 })).toEqual([
+      "items.0.usage.cache_raed_input_tokens",
+    ]);
   });
 
   it("refuses cached tokens above the input that includes them", async () => {
-    expect(await issuesOf({ prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 20 } })).toEqual(["items.0.usage.prompt_tokens_details.cached_tokens"]);
-    expect(await issuesOf({ promptTokenCount: 10, cachedContentTokenCount: 11 })).toEqual(["items.0.usage.cachedContentTokenCount"]);
+    expect(
+      await issuesOf({ prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: 20 } }),
+    ).toEqual(["items.0.usage.prompt_tokens_details.cached_tokens"]);
+    expect(await issuesOf({ promptTokenCount: 10, cachedContentTokenCount: 11 })).toEqual([
+      "items.0.usage.cachedContentTokenCount",
+    ]);
   });
 
   it("refuses TTL splits that do not add up to the writes", async () => {
-    const anthropic = { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 10, cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 3 } };
+    const anthropic = {
+      input_tokens: 1,
+      output_tokens: 1,
+      cache_creation_input_tokens: 10,
+      cache_creation: { ephemeral_5m_input_tokens: 3, ephemeral_1h_input_tokens: 3 },
+    };
     expect(await issuesOf(anthropic)).toEqual(["items.0.usage.cache_creation_input_tokens"]);
-    const bedrock = { inputTokens: 1, outputTokens: 1, cacheWriteInputTokens: 10, cacheDetails: [{ ttl: "1h", inputTokens: 3 }] };
+    const bedrock = {
+      inputTokens: 1,
+      outputTokens: 1,
+      cacheWriteInputTokens: 10,
+      cacheDetails: [{ ttl: "1h", inputTokens: 3 }],
+    };
     expect(await issuesOf(bedrock)).toEqual(["items.0.usage.cacheWriteInputTokens"]);
   });
 
   it("names the request of a list that is wrong, and refuses mixed shapes", async () => {
-    expect(await issuesOf([{ input_tokens: 1, output_tokens: 1 }, { input_tokens: -1, output_tokens: 1 }])).toEqual(["items.0.usage.1.input_tokens"]);
-    expect(await issuesOf([{ input_tokens: 1, output_tokens: 1 }, { inputTokens: 1, outputTokens: 1 }])).toEqual(["items.0.usage"]);
+    expect(
+      await issuesOf([
+        { input_tokens: 1, output_tokens: 1 },
+        { input_tokens: -1, output_tokens: 1 },
+      ]),
+    ).toEqual(["items.0.usage.1.input_tokens"]);
+    expect(
+      await issuesOf([
+        { input_tokens: 1, output_tokens: 1 },
+        { inputTokens: 1, outputTokens: 1 },
+      ]),
+    ).toEqual(["items.0.usage"]);
   });
 });
 

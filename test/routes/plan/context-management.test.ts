@@ -31,7 +31,12 @@ beforeEach(async () => {
 
 describe("clearedBy", () => {
   it("clears every tool result but the most recent keep, less the excluded tools'", () => {
-    const segments = [{ id: "a", tokens: 1, tool_name: "grep" }, { tokens: 5 }, { id: "b", tokens: 1, tool_name: "read" }, { id: "c", tokens: 1, tool_name: "grep" }];
+    const segments = [
+      { id: "a", tokens: 1, tool_name: "grep" },
+      { tokens: 5 },
+      { id: "b", tokens: 1, tool_name: "read" },
+      { id: "c", tokens: 1, tool_name: "grep" },
+    ];
     expect(clearedBy(segments, 0, new Set())).toEqual([0, 2, 3]);
     expect(clearedBy(segments, 1, new Set())).toEqual([0, 2]);
     expect(clearedBy(segments, 1, new Set(["grep"]))).toEqual([2]);
@@ -69,7 +74,11 @@ describe("bestClearing", () => {
 
 describe("decideClearing", () => {
   it("recommends no edit when the best rule loses money, and says what the plan would save", () => {
-    const losing: ClearingInputs = { ...PRIORS, horizon: 1, segments: [{ tokens: 8_000 }, { id: "a", tokens: 1_000, recall_probability: 1 }, { tokens: 90_000 }] };
+    const losing: ClearingInputs = {
+      ...PRIORS,
+      horizon: 1,
+      segments: [{ tokens: 8_000 }, { id: "a", tokens: 1_000, recall_probability: 1 }, { tokens: 90_000 }],
+    };
     const outcome = decideClearing(losing, PRICED);
     expect(outcome).toMatchObject({ context_management: null, reason_code: "clear_not_positive", cleared: ["a"] });
     expect(outcome.net_usd).toBeLessThan(0);
@@ -78,9 +87,15 @@ describe("decideClearing", () => {
 
   it("never recommends an edit it could not price", () => {
     expect(decideClearing(EARLY_GREP, { status: "unpriced" }).context_management).toBeNull();
-    expect(decideClearing(EARLY_GREP, { status: "unavailable", detail: "KV timed out" })).toMatchObject({ context_management: null, reason_code: "pricing_unavailable" });
+    expect(decideClearing(EARLY_GREP, { status: "unavailable", detail: "KV timed out" })).toMatchObject({
+      context_management: null,
+      reason_code: "pricing_unavailable",
+    });
     const noRead = { status: "priced", row: { input: 5, output: 25 }, canonical: "m" } as const;
-    expect(decideClearing(EARLY_GREP, noRead)).toMatchObject({ context_management: null, reason_code: "pricing_incomplete" });
+    expect(decideClearing(EARLY_GREP, noRead)).toMatchObject({
+      context_management: null,
+      reason_code: "pricing_incomplete",
+    });
   });
 });
 
@@ -94,20 +109,45 @@ describe("POST /v1/context-management", () => {
     expect(answer.cleared).toEqual(["c1", "c2", "c3"]);
     expect(answer.net_usd).toBeCloseTo(0.183083875, 12);
     // /v1/plan's own answer to the same history: its 200-token stubs net $0.1777.
-    const plan = await (await postJson("/v1/plan", { ...WORKED_EXAMPLE_CLEARING, segments: WORKED_EXAMPLE_CLEARING.segments.map(({ tool_name: _, ...s }: Record<string, unknown>) => s), dry_run: true })).json<any>();
-    expect(answer.plan).toEqual({ stub: plan.stub, net_saving_usd: plan.net_saving_usd, reason_code: plan.reason_code });
+    const plan = await (
+      await postJson("/v1/plan", {
+        ...WORKED_EXAMPLE_CLEARING,
+        segments: WORKED_EXAMPLE_CLEARING.segments.map(({ tool_name: _, ...s }: Record<string, unknown>) => s),
+        dry_run: true,
+      })
+    ).json<any>();
+    expect(answer.plan).toEqual({
+      stub: plan.stub,
+      net_saving_usd: plan.net_saving_usd,
+      reason_code: plan.reason_code,
+    });
     expect(answer.left_on_table_usd).toBeCloseTo(plan.net_saving_usd - answer.net_usd, 12);
     expect(answer.priced_as.model).toBe("claude-opus-4-6");
     expect(answer.inputs).toMatchObject({ horizon: 4, placeholder_tokens: 10, history_tokens: 101_500 });
   });
 
   it("answers no_tool_results without reading pricing when no segment has an id", async () => {
-    const answer = await (await postClearing({ model_name: "mystery-model", segments: [{ tokens: 50_000 }] })).json<any>();
-    expect(answer).toMatchObject({ reason_code: "no_tool_results", context_management: null, edit: null, priced_as: null });
+    const answer = await (
+      await postClearing({ model_name: "mystery-model", segments: [{ tokens: 50_000 }] })
+    ).json<any>();
+    expect(answer).toMatchObject({
+      reason_code: "no_tool_results",
+      context_management: null,
+      edit: null,
+      priced_as: null,
+    });
   });
 
   it("refuses a tool_name on fixed context and a repeated id, naming each field", async () => {
-    const res = await postClearing({ model_name: "claude-opus-4-6", segments: [{ tokens: 10, tool_name: "grep" }, { id: "a", tokens: 10 }, { id: "a", tokens: 10 }], placeholder_tokens: -1 });
+    const res = await postClearing({
+      model_name: "claude-opus-4-6",
+      segments: [
+        { tokens: 10, tool_name: "grep" },
+        { id: "a", tokens: 10 },
+        { id: "a", tokens: 10 },
+      ],
+      placeholder_tokens: -1,
+    });
     expect(res.status).toBe(400);
     const paths = (await res.json<any>()).error.issues.map((i: { path: string }) => i.path).sort();
     expect(paths).toEqual(["placeholder_tokens", "segments.0.tool_name", "segments.2.id"]);

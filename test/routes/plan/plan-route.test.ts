@@ -50,7 +50,22 @@ describe("POST /v1/plan on worked example P1", () => {
       indexes: ["default"],
       // blob7–9: the plan's id, tool and session (none sent); blob10 and blob11 are offload_at and cache_ttl, as for a decision.
       // double9 is the floor in force: none, the plan's own economics decide.
-      blobs: ["claude-opus-4-6", "claude-opus-4-6", "plan_positive", "plan", "", plan.reason, plan.decision_id, "", "", "retroactive", "5m", "", "", ""],
+      blobs: [
+        "claude-opus-4-6",
+        "claude-opus-4-6",
+        "plan_positive",
+        "plan",
+        "",
+        plan.reason,
+        plan.decision_id,
+        "",
+        "",
+        "retroactive",
+        "5m",
+        "",
+        "",
+        "",
+      ],
       doubles: [
         ...[1, plan.net_saving_usd, plan.keep_cost_usd, plan.plan_cost_usd, 3, 3, 4, 0.25, 0, 200, 2_000, 500, 0],
         // double14–18: the cached prefix, q, N, the tokens rewritten, the segments.
@@ -88,7 +103,9 @@ describe("POST /v1/plan's other answers", () => {
   it("answers no_candidates without reading pricing when every candidate is below the pre-filter", async () => {
     const get = vi.spyOn(env.PRICING, "get");
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
-    const plan = await (await postPlan({ ...P1, model_name: "gpt-5", large_offload_threshold_tokens: 50_000 })).json<any>();
+    const plan = await (
+      await postPlan({ ...P1, model_name: "gpt-5", large_offload_threshold_tokens: 50_000 })
+    ).json<any>();
     expect(plan.reason_code).toBe("no_candidates");
     expect(plan.candidates.every((c: any) => c.stubbed === false && c.alone_net_saving_usd === null)).toBe(true);
     expect(get.mock.calls.map(([key]) => key).filter((key) => String(key).startsWith("pricing:"))).toEqual([]);
@@ -100,7 +117,12 @@ describe("POST /v1/plan's other answers", () => {
     const sure = P1.segments.map((segment) => ("id" in segment ? { ...segment, recall_probability: 1 } : segment));
     const plan = await (await postPlan({ ...P1, horizon: 1, segments: sure })).json<any>();
     expect(plan.reason_code).toBe("plan_not_positive");
-    expect([plan.stub, plan.net_saving_usd, plan.rewrite_from_tokens, plan.rewritten_tokens]).toEqual([[], 0, 101_500, 0]);
+    expect([plan.stub, plan.net_saving_usd, plan.rewrite_from_tokens, plan.rewritten_tokens]).toEqual([
+      [],
+      0,
+      101_500,
+      0,
+    ]);
     expect(plan.plan_cost_usd).toBe(plan.keep_cost_usd);
     expect(plan.reason).toMatch(/^keep all: the best plan \(stub \d of 3 candidates\) has net=\$-/);
   });
@@ -129,7 +151,11 @@ describe("POST /v1/plan refuses a bad request with a 400 naming its path, and re
   });
 
   it("repeated ids, more than 64 candidates, more than 512 segments, or none", async () => {
-    await bad({ ...P1, segments: [{ id: "a", tokens: 1 }, { tokens: 2 }, { id: "a", tokens: 3 }] }, "segments.2.id", /repeats segments\.0\.id/);
+    await bad(
+      { ...P1, segments: [{ id: "a", tokens: 1 }, { tokens: 2 }, { id: "a", tokens: 3 }] },
+      "segments.2.id",
+      /repeats segments\.0\.id/,
+    );
     await bad({ ...P1, segments: segments(65, 65) }, "segments.64.id", /at most 64/);
     expect((await postPlan({ ...P1, segments: segments(64, 64) })).status).toBe(200);
     await bad({ ...P1, segments: segments(513, 1) }, "segments", /at most 512/);
@@ -143,7 +169,11 @@ describe("POST /v1/plan refuses a bad request with a 400 naming its path, and re
   });
 
   it("per-candidate fields on fixed context, unknown fields, and bad priors", async () => {
-    await bad({ ...P1, segments: [{ tokens: 5, stub_tokens: 100 }] }, "segments.0.stub_tokens", /only applies to a candidate/);
+    await bad(
+      { ...P1, segments: [{ tokens: 5, stub_tokens: 100 }] },
+      "segments.0.stub_tokens",
+      /only applies to a candidate/,
+    );
     await bad({ ...P1, segments: [{ id: "c", tokens: 5, color: "red" }] }, "segments.0.color", /not a known field/);
     await bad({ ...P1, segments: [{ id: "", tokens: 5 }] }, "segments.0.id", /empty/);
     await bad({ ...P1, cache_ttl: "5 minutes" }, "cache_ttl", /"5m" or "1h"/);

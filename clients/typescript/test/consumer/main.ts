@@ -1,10 +1,22 @@
 // A consumer project's code: compiled by test/consumer.mjs with a plain
 // tsconfig (no Workers types, no JSX settings), against the packed client.
 import { hc } from "hono/client";
-import { createGateClient, FALLBACK_REASON_CODES, GateError, type AppType, type GateDecision, type GateRequest } from "offload-gate-client";
+import {
+  createGateClient,
+  FALLBACK_REASON_CODES,
+  GateError,
+  type AppType,
+  type GateDecision,
+  type GateRequest,
+} from "offload-gate-client";
 
 const gate = createGateClient({ baseUrl: "http://127.0.0.1:8787", timeoutMs: 1000 });
-const request: GateRequest = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
+const request: GateRequest = {
+  model_name: "claude-opus-4-6",
+  output_tokens: 20_000,
+  horizon: 4,
+  recall_probability: 0.3,
+};
 
 export async function onToolOutput(text: string): Promise<string> {
   const decision: GateDecision = await gate.decide({ model_name: "claude-opus-4-6", output_chars: text.length });
@@ -28,7 +40,11 @@ export async function batch(): Promise<number> {
 
 // Before a turn: which cached outputs to stub; the empty plan when the gate cannot answer.
 export async function clear(): Promise<string[]> {
-  const plan = await gate.plan({ model_name: "claude-opus-4-6", horizon: 4, segments: [{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000 }] });
+  const plan = await gate.plan({
+    model_name: "claude-opus-4-6",
+    horizon: 4,
+    segments: [{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000 }],
+  });
   if (plan.fallback) return [];
   const alone: (number | null)[] = plan.candidates.map((candidate) => candidate.alone_net_saving_usd);
   console.log(alone, plan.rewrite_from_tokens);
@@ -37,7 +53,9 @@ export async function clear(): Promise<string[]> {
 
 // Reports for the savings ledger: typed items, and an answer that says whether the gate took them.
 export async function report(decisionId: string): Promise<number> {
-  const outcomes = await gate.reportOutcomes([{ decision_id: decisionId, turns_after: 5, recalled: false, cached_turns: 4 }]);
+  const outcomes = await gate.reportOutcomes([
+    { decision_id: decisionId, turns_after: 5, recalled: false, cached_turns: 4 },
+  ]);
   if (!outcomes.ok) return outcomes.error.status ?? 0;
   const statuses: string[] = outcomes.results.map((result) => result.status);
   const usage = { input_tokens: 4_200, output_tokens: 9_800 };

@@ -14,7 +14,8 @@
 import type { GateSchema } from "../../../../clients/typescript/src/app-type";
 
 /** A route's answer with this status. */
-type Answer<Path extends keyof GateSchema, Method extends keyof GateSchema[Path], Status extends number = 200> = Extract<GateSchema[Path][Method], { status: Status }> extends { output: infer Output } ? Output : never;
+type Answer<Path extends keyof GateSchema, Method extends keyof GateSchema[Path], Status extends number = 200> =
+  Extract<GateSchema[Path][Method], { status: Status }> extends { output: infer Output } ? Output : never;
 
 /** POST /v1/gate's decision. */
 export type GateDecision = Answer<"/v1/gate", "$post">;

@@ -14,7 +14,8 @@ const consoleCharts = (() => {
     return (v < 0 ? "−$" : "$") + s;
   };
   /** @param {number} v */
-  const shortNum = (v) => (Math.abs(v) >= 1e6 ? `${plain(v / 1e6)}M` : Math.abs(v) >= 1e3 ? `${plain(v / 1e3)}k` : plain(v));
+  const shortNum = (v) =>
+    Math.abs(v) >= 1e6 ? `${plain(v / 1e6)}M` : Math.abs(v) >= 1e3 ? `${plain(v / 1e3)}k` : plain(v);
 
   /** @param {SVGSVGElement} svg @param {string} message */
   function emptyChart(svg, message) {
@@ -28,17 +29,25 @@ const consoleCharts = (() => {
     const mag = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => span / s <= count) || 10 * mag;
     const ticks = [];
-    for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+    for (let v = Math.ceil(min / step) * step; v <= max + step * 1e-9; v += step)
+      ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
     return ticks;
   }
 
   /** @param {SVGSVGElement} svg @param {ChartSpec} spec */
   function drawChart(svg, spec) {
-    const W = 560, H = 300, L = 72, R = 18, T = 16, B = 46;
+    const W = 560,
+      H = 300,
+      L = 72,
+      R = 18,
+      T = 16,
+      B = 46;
     const xs = spec.points.map((p) => p.x);
     const ys = spec.points.map((p) => p.net_saving_usd).concat([0]);
-    const xMin = Math.min(...xs), xMax = Math.max(...xs);
-    let yMin = Math.min(...ys), yMax = Math.max(...ys);
+    const xMin = Math.min(...xs),
+      xMax = Math.max(...xs);
+    let yMin = Math.min(...ys),
+      yMax = Math.max(...ys);
     const pad = (yMax - yMin || Math.abs(yMax) || 1e-6) * 0.08;
     yMin -= pad;
     yMax += pad;
@@ -48,7 +57,9 @@ const consoleCharts = (() => {
 
     if (spec.prefilter !== null && spec.prefilter > xMin) {
       const x1 = sx(Math.min(spec.prefilter, xMax));
-      nodes.push(el("rect", { x: L, y: T, width: x1 - L, height: H - T - B, class: "prefilter", "data-testid": "prefilter" }));
+      nodes.push(
+        el("rect", { x: L, y: T, width: x1 - L, height: H - T - B, class: "prefilter", "data-testid": "prefilter" }),
+      );
       nodes.push(el("text", { x: L + 6, y: T + 14, class: "prefilter-label" }, "pre-filter: never fires"));
     }
     for (const v of niceTicks(yMin, yMax, 5)) {
@@ -63,12 +74,31 @@ const consoleCharts = (() => {
     nodes.push(el("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }));
     nodes.push(el("line", { x1: L, x2: W - R, y1: sy(0), y2: sy(0), class: "zero", "data-testid": "zero-line" }));
     nodes.push(el("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, spec.xLabel));
-    nodes.push(el("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(T + H - B) / 2})` }, "net saving (USD)"));
+    nodes.push(
+      el(
+        "text",
+        { x: 14, y: (T + H - B) / 2, "text-anchor": "middle", transform: `rotate(-90 14 ${(T + H - B) / 2})` },
+        "net saving (USD)",
+      ),
+    );
 
-    nodes.push(el("polyline", { class: "curve", points: spec.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.net_saving_usd).toFixed(1)}`).join(" ") }));
+    nodes.push(
+      el("polyline", {
+        class: "curve",
+        points: spec.points.map((p) => `${sx(p.x).toFixed(1)},${sy(p.net_saving_usd).toFixed(1)}`).join(" "),
+      }),
+    );
     for (const p of spec.points) {
       const attrs = { cx: sx(p.x), cy: sy(p.net_saving_usd), r: 3, class: p.fire ? "pt" : "pt neg" };
-      nodes.push(el("circle", { ...attrs, "data-x": p.x, "data-net": p.net_saving_usd, "data-fire": p.fire, "data-reason": p.reason_code }));
+      nodes.push(
+        el("circle", {
+          ...attrs,
+          "data-x": p.x,
+          "data-net": p.net_saving_usd,
+          "data-fire": p.fire,
+          "data-reason": p.reason_code,
+        }),
+      );
     }
     if (spec.breakEven !== null && spec.breakEven >= xMin && spec.breakEven <= xMax) {
       const bx = sx(spec.breakEven);
@@ -78,7 +108,13 @@ const consoleCharts = (() => {
         el("circle", { cx: bx, cy: sy(0), r: 6, class: "be-dot" }),
       );
       const right = bx < (L + W - R) / 2;
-      g.append(el("text", { x: right ? bx + 8 : bx - 8, y: T + 32, "text-anchor": right ? "start" : "end", class: "be-label" }, spec.beLabel));
+      g.append(
+        el(
+          "text",
+          { x: right ? bx + 8 : bx - 8, y: T + 32, "text-anchor": right ? "start" : "end", class: "be-label" },
+          spec.beLabel,
+        ),
+      );
       g.append(el("title", {}, spec.beLabel));
       nodes.push(g);
     } else {
@@ -86,7 +122,15 @@ const consoleCharts = (() => {
     }
     if (spec.here) {
       const { x, net_saving_usd: net } = spec.here;
-      const here = el("circle", { cx: sx(x), cy: sy(net), r: 7, class: "here", "data-testid": "here", "data-x": x, "data-net": net });
+      const here = el("circle", {
+        cx: sx(x),
+        cy: sy(net),
+        r: 7,
+        class: "here",
+        "data-testid": "here",
+        "data-x": x,
+        "data-net": net,
+      });
       here.append(el("title", {}, `this decision: ${spec.fmtX(x)} → ${usd(net)}`));
       nodes.push(here);
     }
@@ -103,14 +147,23 @@ const consoleCharts = (() => {
    */
   function drawCurves(decision, curve) {
     const inputs = decision.inputs;
-    const hSvg = byId("chart-horizon", SVGSVGElement), tSvg = byId("chart-tokens", SVGSVGElement);
+    const hSvg = byId("chart-horizon", SVGSVGElement),
+      tSvg = byId("chart-tokens", SVGSVGElement);
     hSvg.removeAttribute("data-no-break-even");
     tSvg.removeAttribute("data-no-break-even");
     byId("chart-model").textContent = curve.priced_as ? curve.priced_as.model : inputs.model_name;
     if (!curve.priced_as) {
       const unavailable = curve.output_tokens.some((p) => p.reason_code === "pricing_unavailable");
-      emptyChart(hSvg, unavailable ? `Pricing for ${inputs.model_name} is unavailable: nothing to chart.` : `No pricing row for ${inputs.model_name}: nothing to chart.`);
-      emptyChart(tSvg, unavailable ? "The gate does not fire until it can read pricing." : "Add a row to see where the gate flips.");
+      emptyChart(
+        hSvg,
+        unavailable
+          ? `Pricing for ${inputs.model_name} is unavailable: nothing to chart.`
+          : `No pricing row for ${inputs.model_name}: nothing to chart.`,
+      );
+      emptyChart(
+        tSvg,
+        unavailable ? "The gate does not fire until it can read pricing." : "Add a row to see where the gate flips.",
+      );
       return;
     }
     const at = (/** @type {CurvePoint[]} */ points, /** @type {number} */ x) => points.find((p) => p.x === x);

@@ -108,7 +108,9 @@
       tr.append(th, td);
       return { tr, td };
     };
-    const rows = TERMS.filter(([, , mode]) => !mode || mode === d.pricing_mode).map(([key, label]) => row(key, label, usd(/** @type {number} */ (d[key]))).tr);
+    const rows = TERMS.filter(([, , mode]) => !mode || mode === d.pricing_mode).map(
+      ([key, label]) => row(key, label, usd(/** @type {number} */ (d[key]))).tr,
+    );
     const net = row("net_saving_usd", "= Net saving", usd(d.net_saving_usd), "net");
     net.td.classList.add(d.net_saving_usd > 0 ? "pos" : "neg");
     rows.push(net.tr);
@@ -127,8 +129,16 @@
 
     const i = d.inputs;
     const context = [
-      ["Priced as", d.priced_as ? `${d.priced_as.model} · $${d.priced_as.input} in / $${d.priced_as.output} out per M tokens` : "no pricing row"],
-      ["Resolved inputs", `${plain(i.output_tokens)} output tokens · H ${i.horizon} · p_recall ${i.recall_probability} · threshold ${plain(i.large_offload_threshold_tokens)} · stub ${i.stub_tokens} · recall ${plain(i.recall_input_tokens)} in / ${plain(i.recall_output_tokens)} out`],
+      [
+        "Priced as",
+        d.priced_as
+          ? `${d.priced_as.model} · $${d.priced_as.input} in / $${d.priced_as.output} out per M tokens`
+          : "no pricing row",
+      ],
+      [
+        "Resolved inputs",
+        `${plain(i.output_tokens)} output tokens · H ${i.horizon} · p_recall ${i.recall_probability} · threshold ${plain(i.large_offload_threshold_tokens)} · stub ${i.stub_tokens} · recall ${plain(i.recall_input_tokens)} in / ${plain(i.recall_output_tokens)} out`,
+      ],
       [
         "Pricing mode",
         d.pricing_mode === "cache_aware"
@@ -140,8 +150,17 @@
     ];
     const life = d.lifecycle;
     if (life) {
-      const when = life.status === "retired" ? `retired ${life.retires_at}` : life.retires_at ? `deprecated, retires ${life.retires_at}` : `deprecated since ${life.deprecated_at}`;
-      const how = life.priced_as_replacement ? `; priced as its replacement (${life.chain.join(" → ")})` : life.replaced_by ? `; replaced by ${life.replaced_by}` : "";
+      const when =
+        life.status === "retired"
+          ? `retired ${life.retires_at}`
+          : life.retires_at
+            ? `deprecated, retires ${life.retires_at}`
+            : `deprecated since ${life.deprecated_at}`;
+      const how = life.priced_as_replacement
+        ? `; priced as its replacement (${life.chain.join(" → ")})`
+        : life.replaced_by
+          ? `; replaced by ${life.replaced_by}`
+          : "";
       context.push(["Lifecycle", `${life.model} ${when}${how}`]);
     }
     byId("decision-context").replaceChildren(
@@ -154,7 +173,8 @@
       }),
     );
     const calc = byId("calc-status");
-    if (d.stale_pricing) status(calc, `Stale pricing: ${d.stale_pricing.detail} (${plain(d.stale_pricing.age_seconds)} s old).`, "error");
+    if (d.stale_pricing)
+      status(calc, `Stale pricing: ${d.stale_pricing.detail} (${plain(d.stale_pricing.age_seconds)} s old).`, "error");
     else status(calc, "", "");
   }
 
@@ -168,9 +188,16 @@
     try {
       const body = requestBody();
       // A dry run: looking at the console never writes into the ledger (docs/console.md).
-      const [gate, curve] = await Promise.all([postGateRoute("/v1/gate", { ...body, dry_run: true }), postGateRoute("/v1/gate/curve", { request: body })]);
+      const [gate, curve] = await Promise.all([
+        postGateRoute("/v1/gate", { ...body, dry_run: true }),
+        postGateRoute("/v1/gate/curve", { request: body }),
+      ]);
       if (gate.res.status === 401) {
-        status(calc, `The gate wants a key: enter one under More inputs — ${describeError(gate.body, gate.res)}`, "error");
+        status(
+          calc,
+          `The gate wants a key: enter one under More inputs — ${describeError(gate.body, gate.res)}`,
+          "error",
+        );
         return;
       }
       if (!gate.res.ok) {

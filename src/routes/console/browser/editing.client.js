@@ -16,7 +16,8 @@
 
   /** @param {boolean} on */
   function setEditable(on) {
-    for (const button of document.querySelectorAll("button.edit, #add-row, button.pending-action")) if (button instanceof HTMLElement) button.hidden = !on;
+    for (const button of document.querySelectorAll("button.edit, #add-row, button.pending-action"))
+      if (button instanceof HTMLElement) button.hidden = !on;
   }
 
   /** @param {EventTarget | null} target @param {string} selector */
@@ -55,7 +56,9 @@
   function openEditor(model, button) {
     opener = button;
     const known = model !== null && Object.prototype.hasOwnProperty.call(data.rows, model);
-    const row = known ? data.rows[model] : { input: 0, output: 0, provider: "", verified_at: new Date().toISOString().slice(0, 10) };
+    const row = known
+      ? data.rows[model]
+      : { input: 0, output: 0, provider: "", verified_at: new Date().toISOString().slice(0, 10) };
     const modelInput = byId("edit-model", HTMLInputElement);
     modelInput.value = model || "";
     modelInput.readOnly = model !== null;
@@ -105,7 +108,12 @@
         body: JSON.stringify({ digest }),
       });
       const body = await res.json().catch(() => null);
-      if (!res.ok) return status(note(), `Not ${decide === "approve" ? "approved" : "rejected"}: ${describeError(body, res)}`, "error");
+      if (!res.ok)
+        return status(
+          note(),
+          `Not ${decide === "approve" ? "approved" : "rejected"}: ${describeError(body, res)}`,
+          "error",
+        );
       await refreshTable();
       status(note(), `${decide === "approve" ? "Approved" : "Rejected"} ${model}.`, "ok");
     } catch (error) {
@@ -115,7 +123,8 @@
 
   /** The admin PUT answer's warnings, each as text. @param {unknown} body */
   function warningsOf(body) {
-    const warnings = body !== null && typeof body === "object" ? /** @type {{ warnings?: unknown }} */ (body).warnings : undefined;
+    const warnings =
+      body !== null && typeof body === "object" ? /** @type {{ warnings?: unknown }} */ (body).warnings : undefined;
     if (!Array.isArray(warnings) || warnings.length === 0) return "";
     return ` Warnings: ${warnings.map((w) => (typeof w === "string" ? w : w.message || JSON.stringify(w))).join("; ")}`;
   }

@@ -16,7 +16,10 @@
   const status = (text, kind) => setStatus(byId("learning-status"), text, kind);
   /** @param {unknown} body @param {Response} res */
   const errorMessage = (body, res) => {
-    const error = body !== null && typeof body === "object" ? /** @type {{ error?: { message?: string } }} */ (body).error : undefined;
+    const error =
+      body !== null && typeof body === "object"
+        ? /** @type {{ error?: { message?: string } }} */ (body).error
+        : undefined;
     return error ? error.message : `HTTP ${res.status}`;
   };
   /** @param {string} text @param {string} [cls] */
@@ -37,7 +40,9 @@
   function breakerText(b) {
     if (!b) return "closed (no evidence yet)";
     const e = b.evidence;
-    const ev = e ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}` : "";
+    const ev = e
+      ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}`
+      : "";
     return `${b.state}${b.mode === "auto" ? "" : ` (forced ${b.mode})`} · ${b.rule} rule${ev}`;
   }
   /** @param {string} tool @param {Breaker} breaker */
@@ -88,8 +93,15 @@
       const th = document.createElement("th");
       th.scope = "row";
       th.textContent = label;
-      tr.append(th, prior(level.priors.recall_probability, view.config.recall_probability), prior(level.priors.horizon, view.config.horizon), prior(level.priors.cache_hit_rate, view.config.cache_hit_rate));
-      tr.append(tool === null ? cell("") : cell(breakerText(breaker), breaker && breaker.state === "open" ? "bad-text" : ""));
+      tr.append(
+        th,
+        prior(level.priors.recall_probability, view.config.recall_probability),
+        prior(level.priors.horizon, view.config.horizon),
+        prior(level.priors.cache_hit_rate, view.config.cache_hit_rate),
+      );
+      tr.append(
+        tool === null ? cell("") : cell(breakerText(breaker), breaker && breaker.state === "open" ? "bad-text" : ""),
+      );
       tr.append(tool === null ? cell("") : switchFor(tool, breaker));
       tbody.append(tr);
     };
@@ -110,16 +122,27 @@
       const res = await fetch("/v1/learning", { headers: gateHeaders() });
       const body = await res.json().catch(() => null);
       if (!res.ok) {
-        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The API answered: ${errorMessage(body, res)}`, "error");
+        status(
+          res.status === 401
+            ? "This worker needs a gate key: enter it in the calculator above, then Load."
+            : `The API answered: ${errorMessage(body, res)}`,
+          "error",
+        );
         return;
       }
       /** @type {LearningView} */
       const view = body;
       tenant = view.tenant;
       render(view);
-      const when = view.computed_at === null ? "never refreshed: the config's priors everywhere" : `refreshed ${view.computed_at.slice(0, 16)} UTC`;
+      const when =
+        view.computed_at === null
+          ? "never refreshed: the config's priors everywhere"
+          : `refreshed ${view.computed_at.slice(0, 16)} UTC`;
       const off = view.enabled ? "" : " Learning is off (learning_enabled: false).";
-      status(`Tenant ${view.tenant}, ${when}; ranges at ${view.range_level}.${off}${view.problem ? ` ${view.problem}` : ""}`, view.problem ? "warn" : "");
+      status(
+        `Tenant ${view.tenant}, ${when}; ranges at ${view.range_level}.${off}${view.problem ? ` ${view.problem}` : ""}`,
+        view.problem ? "warn" : "",
+      );
     } catch (error) {
       status(`Could not reach the API: ${messageOf(error)}`, "error");
     }

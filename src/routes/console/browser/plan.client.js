@@ -31,7 +31,8 @@
 
   function requestBody() {
     const body = readHistory();
-    const number = (/** @type {string} */ id) => (control(id).value.trim() === "" ? undefined : Number(control(id).value));
+    const number = (/** @type {string} */ id) =>
+      control(id).value.trim() === "" ? undefined : Number(control(id).value);
     const fields = {
       model_name: control("p-model").value.trim() || undefined,
       horizon: number("p-horizon"),
@@ -49,7 +50,10 @@
   /** @param {Plan} plan @param {Segment[]} segments */
   function drawBars(plan, segments) {
     const svg = byId("plan-bar", SVGSVGElement);
-    const W = 800, L = 8, R = 8, BAR = 34;
+    const W = 800,
+      L = 8,
+      R = 8,
+      BAR = 34;
     const total = plan.inputs.history_tokens;
     const scale = (W - L - R) / Math.max(total, 1);
     const stubbed = new Set(plan.stub);
@@ -63,7 +67,15 @@
       let x = L;
       for (const part of parts) {
         const width = Math.max(part.tokens * scale, part.tokens > 0 ? 1 : 0);
-        const rect = el("rect", { x, y, width, height: BAR, class: `seg ${part.kind}`, "data-kind": part.kind, "data-tokens": part.tokens });
+        const rect = el("rect", {
+          x,
+          y,
+          width,
+          height: BAR,
+          class: `seg ${part.kind}`,
+          "data-kind": part.kind,
+          "data-tokens": part.tokens,
+        });
         if (part.id !== undefined) rect.setAttribute("data-id", part.id);
         rect.append(el("title", {}, `${part.id ?? "fixed context"}: ${tokens(part.tokens)} tokens (${part.kind})`));
         g.append(rect);
@@ -72,25 +84,54 @@
       nodes.push(g);
     };
     const kindOf = (/** @type {Segment} */ segment) =>
-      segment.id === undefined ? "fixed" : stubbed.has(segment.id) ? "stubbed" : segment.tokens < threshold ? "small" : "kept";
-    bar(20, segments.map((s) => ({ id: s.id, tokens: s.tokens, kind: kindOf(s) })), `now: ${tokens(total)} tokens, cached`, "bar-now");
+      segment.id === undefined
+        ? "fixed"
+        : stubbed.has(segment.id)
+          ? "stubbed"
+          : segment.tokens < threshold
+            ? "small"
+            : "kept";
+    bar(
+      20,
+      segments.map((s) => ({ id: s.id, tokens: s.tokens, kind: kindOf(s) })),
+      `now: ${tokens(total)} tokens, cached`,
+      "bar-now",
+    );
 
     const after = segments.map((s) =>
-      s.id !== undefined && stubbed.has(s.id) ? { id: s.id, tokens: s.stub_tokens ?? plan.inputs.stub_tokens, kind: "stub" } : { id: s.id, tokens: s.tokens, kind: kindOf(s) },
+      s.id !== undefined && stubbed.has(s.id)
+        ? { id: s.id, tokens: s.stub_tokens ?? plan.inputs.stub_tokens, kind: "stub" }
+        : { id: s.id, tokens: s.tokens, kind: kindOf(s) },
     );
     const afterTotal = after.reduce((sum, part) => sum + part.tokens, 0);
-    const label = plan.stub.length > 0 ? `after the plan: ${tokens(afterTotal)} tokens` : "after the plan: unchanged, the cache kept whole";
+    const label =
+      plan.stub.length > 0
+        ? `after the plan: ${tokens(afterTotal)} tokens`
+        : "after the plan: unchanged, the cache kept whole";
     bar(104, after, label, "bar-after");
 
     if (plan.stub.length > 0) {
       const bx = L + plan.rewrite_from_tokens * scale;
-      nodes.push(el("rect", { x: bx, y: 102, width: Math.max(plan.rewritten_tokens * scale, 1), height: BAR + 4, class: "rewritten", "data-testid": "plan-rewritten", "data-tokens": plan.rewritten_tokens }));
+      nodes.push(
+        el("rect", {
+          x: bx,
+          y: 102,
+          width: Math.max(plan.rewritten_tokens * scale, 1),
+          height: BAR + 4,
+          class: "rewritten",
+          "data-testid": "plan-rewritten",
+          "data-tokens": plan.rewritten_tokens,
+        }),
+      );
       const g = el("g", { "data-testid": "plan-break", "data-tokens": plan.rewrite_from_tokens });
       g.append(el("line", { x1: bx, x2: bx, y1: 14, y2: 144, class: "break-line" }));
       const right = bx < W / 2;
       g.append(
-        el("text", { x: right ? bx + 6 : bx - 6, y: 76, "text-anchor": right ? "start" : "end", class: "break-label" },
-          `cached prefix breaks at ${tokens(plan.rewrite_from_tokens)}: ${tokens(plan.rewritten_tokens)} written again`),
+        el(
+          "text",
+          { x: right ? bx + 6 : bx - 6, y: 76, "text-anchor": right ? "start" : "end", class: "break-label" },
+          `cached prefix breaks at ${tokens(plan.rewrite_from_tokens)}: ${tokens(plan.rewritten_tokens)} written again`,
+        ),
       );
       nodes.push(g);
     }
@@ -115,7 +156,12 @@
       tr.dataset.id = c.id;
       const alone = c.alone_net_saving_usd === null ? "below the pre-filter" : usd(c.alone_net_saving_usd);
       /** @type {[string, string?][]} */
-      const cells = [[c.id], [tokens(segmentOf.get(c.id)?.tokens ?? 0), "num"], [c.stubbed ? "stub" : "keep"], [alone, "num"]];
+      const cells = [
+        [c.id],
+        [tokens(segmentOf.get(c.id)?.tokens ?? 0), "num"],
+        [c.stubbed ? "stub" : "keep"],
+        [alone, "num"],
+      ];
       for (const [text, cls] of cells) {
         const td = document.createElement("td");
         td.textContent = text;
@@ -148,7 +194,11 @@
     const headers = gateHeaders({ "content-type": "application/json" });
     try {
       // A dry run, whatever the pasted body says: planning here never writes into the ledger.
-      const res = await fetch("/v1/plan", { method: "POST", headers, body: JSON.stringify({ ...body, dry_run: true }) });
+      const res = await fetch("/v1/plan", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ ...body, dry_run: true }),
+      });
       const answer = await res.json();
       if (mine !== latest) return;
       if (!res.ok) {
@@ -182,7 +232,9 @@
     segments.push(segment);
     const list = `[\n  ${segments.map((/** @type {Segment} */ s) => JSON.stringify(s)).join(",\n  ")}\n]`;
     const history = control("p-history");
-    history.value = Array.isArray(JSON.parse(history.value.trim() || "[]")) ? list : JSON.stringify({ ...body, segments }, null, 2);
+    history.value = Array.isArray(JSON.parse(history.value.trim() || "[]"))
+      ? list
+      : JSON.stringify({ ...body, segments }, null, 2);
     control("p-add-id").value = "";
     status(`Added ${id === "" ? "fixed context" : id}: ${segments.length} segments.`);
   });

@@ -9,7 +9,16 @@
  * @example
  * // <script src="/console/assets/replay.js" defer></script> on GET /console/replay
  */
-import { CostSeries, parseTranscript, priceBook, replayTrace, ReplayTotals, reportBody, sessionRow, type SeedRow } from "../../../replay";
+import {
+  CostSeries,
+  parseTranscript,
+  priceBook,
+  replayTrace,
+  ReplayTotals,
+  reportBody,
+  sessionRow,
+  type SeedRow,
+} from "../../../replay";
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const pricing = JSON.parse($("replay-pricing").textContent ?? "{}") as { models: Record<string, SeedRow> };
@@ -21,7 +30,9 @@ function show(name: string, text: string): void {
   const issuesOut = $("replay-issues");
   const started = performance.now();
   const { trace, issues } = parseTranscript(text, name);
-  issuesOut.textContent = issues.map((i) => `${i.path}${i.line === null ? "" : `:${i.line}`}: expected ${i.expected}`).join("\n");
+  issuesOut.textContent = issues
+    .map((i) => `${i.path}${i.line === null ? "" : `:${i.line}`}: expected ${i.expected}`)
+    .join("\n");
   if (trace === null) {
     status.textContent = `${name}: nothing to replay`;
     $("replay-report").innerHTML = "";

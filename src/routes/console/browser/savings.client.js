@@ -51,10 +51,17 @@
     svg.replaceChildren();
     const points = r.series.filter((b) => b.fired_with_outcome > 0);
     if (points.length === 0) {
-      svg.append(el("text", { x: 280, y: 130, "text-anchor": "middle" }, "No fired decision has an outcome in this window yet."));
+      svg.append(
+        el("text", { x: 280, y: 130, "text-anchor": "middle" }, "No fired decision has an outcome in this window yet."),
+      );
       return;
     }
-    const W = 560, H = 260, L = 84, R = 12, T = 12, B = 36;
+    const W = 560,
+      H = 260,
+      L = 84,
+      R = 12,
+      T = 12,
+      B = 36;
     const xs = points.map((b) => Date.parse(b.start));
     const ys = points.flatMap((b) => [b.predicted_net_usd, b.realized_net_usd]).concat([0]);
     const [x0, x1] = [Math.min(...xs), Math.max(...xs)];
@@ -64,15 +71,22 @@
     const y = (/** @type {number} */ v) => T + ((y1 - v) / (y1 - y0)) * (H - T - B);
     svg.append(el("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
     svg.append(el("line", { class: "zero", x1: L, y1: y(0), x2: W - R, y2: y(0) }));
-    const axis = (/** @type {number} */ v) => (v < 0 ? "−$" : "$") + Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const axis = (/** @type {number} */ v) =>
+      (v < 0 ? "−$" : "$") + Math.abs(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
     for (const v of [y0, 0, y1]) svg.append(el("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, axis(v)));
-    const label = (/** @type {number} */ t) => new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
+    const label = (/** @type {number} */ t) =>
+      new Date(t).toISOString().slice(r.bucket === "day" ? 5 : 11, r.bucket === "day" ? 10 : 16);
     svg.append(el("text", { x: L, y: H - 12 }, label(x0)));
     if (x1 !== x0) svg.append(el("text", { x: W - R, y: H - 12, "text-anchor": "end" }, label(x1)));
     /** @type {["predicted_net_usd" | "realized_net_usd", string][]} */
-    const lines = [["predicted_net_usd", "predicted"], ["realized_net_usd", "realized"]];
+    const lines = [
+      ["predicted_net_usd", "predicted"],
+      ["realized_net_usd", "realized"],
+    ];
     for (const [key, cls] of lines) {
-      const d = points.map((b, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(b.start)).toFixed(1)},${y(b[key]).toFixed(1)}`).join(" ");
+      const d = points
+        .map((b, i) => `${i === 0 ? "M" : "L"}${x(Date.parse(b.start)).toFixed(1)},${y(b[key]).toFixed(1)}`)
+        .join(" ");
       svg.append(el("path", { class: `series ${cls}`, d }));
       for (const b of points) {
         const dot = el("circle", { class: `dot ${cls}`, cx: x(Date.parse(b.start)), cy: y(b[key]), r: 3.5 });
@@ -91,7 +105,13 @@
     const rows = [
       ["recall rate", r.recall.realized, r.recall.ci95, r.recall.prior, r.recall.n],
       ["horizon (turns after)", r.horizon.realized_mean, r.horizon.ci95, r.horizon.prior_mean, r.horizon.n],
-      ["cache hit rate", r.cache_hit_rate.realized_mean, r.cache_hit_rate.ci95, r.cache_hit_rate.prior_mean, r.cache_hit_rate.n],
+      [
+        "cache hit rate",
+        r.cache_hit_rate.realized_mean,
+        r.cache_hit_rate.ci95,
+        r.cache_hit_rate.prior_mean,
+        r.cache_hit_rate.n,
+      ],
     ];
     for (const [name, realized, ci, prior, n] of rows) {
       const tr = document.createElement("tr");
@@ -121,7 +141,14 @@
     for (const t of h.tools) {
       const tr = document.createElement("tr");
       const verdict = t.withheld ? `${t.verdict} (${WITHHELD[t.withheld]})` : t.verdict;
-      const cells = [t.tool_name === "" ? "(no tool_name)" : t.tool_name, `${num(t.treated, 0)} / ${num(t.held_out, 0)}`, usd(t.estimate_usd), interval(t.interval, usd), verdict, interval(t.information.welch_ci95, usd)];
+      const cells = [
+        t.tool_name === "" ? "(no tool_name)" : t.tool_name,
+        `${num(t.treated, 0)} / ${num(t.held_out, 0)}`,
+        usd(t.estimate_usd),
+        interval(t.interval, usd),
+        verdict,
+        interval(t.information.welch_ci95, usd),
+      ];
       for (const [i, text] of cells.entries()) {
         const cell = document.createElement(i === 0 ? "th" : "td");
         cell.textContent = text;
@@ -148,10 +175,17 @@
     const svg = byId("savings-interval", SVGSVGElement);
     svg.replaceChildren();
     if (!t.interval) {
-      svg.append(el("text", { x: 280, y: 38, "text-anchor": "middle", class: "empty" }, "No interval yet: it needs session bills in both arms of every tool."));
+      svg.append(
+        el(
+          "text",
+          { x: 280, y: 38, "text-anchor": "middle", class: "empty" },
+          "No interval yet: it needs session bills in both arms of every tool.",
+        ),
+      );
       return;
     }
-    const lo = Math.min(t.interval[0], 0), hi = Math.max(t.interval[1], 0);
+    const lo = Math.min(t.interval[0], 0),
+      hi = Math.max(t.interval[1], 0);
     const pad = (hi - lo) * 0.1 || 1;
     const x = (/** @type {number} */ v) => 16 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 528;
     svg.append(el("line", { class: "zero", x1: x(0), y1: 6, x2: x(0), y2: 44 }));
@@ -162,7 +196,10 @@
 
   /** @param {unknown} body @param {Response} res */
   const errorMessage = (body, res) => {
-    const error = body !== null && typeof body === "object" ? /** @type {{ error?: { message?: string } }} */ (body).error : undefined;
+    const error =
+      body !== null && typeof body === "object"
+        ? /** @type {{ error?: { message?: string } }} */ (body).error
+        : undefined;
     return error ? error.message : `HTTP ${res.status}`;
   };
 
@@ -170,8 +207,14 @@
   async function load(event) {
     if (event) event.preventDefault();
     const to = Date.now();
-    const query = new URLSearchParams({ from: new Date(to - Number(consoleKit.control("s-window").value)).toISOString(), to: new Date(to + 60_000).toISOString() });
-    for (const [field, id] of [["tool_name", "s-tool"], ["model", "s-model"]]) {
+    const query = new URLSearchParams({
+      from: new Date(to - Number(consoleKit.control("s-window").value)).toISOString(),
+      to: new Date(to + 60_000).toISOString(),
+    });
+    for (const [field, id] of [
+      ["tool_name", "s-tool"],
+      ["model", "s-model"],
+    ]) {
       const value = consoleKit.control(String(id)).value.trim();
       if (value !== "") query.set(String(field), value);
     }
@@ -181,7 +224,12 @@
       const body = await res.json().catch(() => null);
       if (!res.ok) {
         const message = errorMessage(body, res);
-        status(res.status === 401 ? "This worker needs a gate key: enter it in the calculator above, then Load." : `The ledger answered: ${message}`, "error");
+        status(
+          res.status === 401
+            ? "This worker needs a gate key: enter it in the calculator above, then Load."
+            : `The ledger answered: ${message}`,
+          "error",
+        );
         return;
       }
       /** @type {SavingsReport} */
@@ -191,8 +239,14 @@
       chart(report);
       priors(report);
       holdout(report);
-      const missing = report.shards.unavailable > 0 ? ` ${report.shards.unavailable} of ${report.shards.queried} shards did not answer: figures are partial.` : "";
-      status(`Tenant ${report.tenant}, ${report.window.from.slice(0, 16)} to ${report.window.to.slice(0, 16)} UTC, per ${report.bucket}.${missing}`, missing ? "warn" : "");
+      const missing =
+        report.shards.unavailable > 0
+          ? ` ${report.shards.unavailable} of ${report.shards.queried} shards did not answer: figures are partial.`
+          : "";
+      status(
+        `Tenant ${report.tenant}, ${report.window.from.slice(0, 16)} to ${report.window.to.slice(0, 16)} UTC, per ${report.bucket}.${missing}`,
+        missing ? "warn" : "",
+      );
     } catch (error) {
       status(`Could not reach the ledger: ${messageOf(error)}`, "error");
     }

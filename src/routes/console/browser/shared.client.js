@@ -57,7 +57,8 @@ const consoleKit = (() => {
    */
   function byId(id, kind) {
     const node = document.getElementById(id);
-    if (!(node instanceof (kind ?? HTMLElement))) throw new Error(`the console has no #${id} of the kind its script reads`);
+    if (!(node instanceof (kind ?? HTMLElement)))
+      throw new Error(`the console has no #${id} of the kind its script reads`);
     return /** @type {T} */ (/** @type {unknown} */ (node));
   }
 
@@ -71,7 +72,8 @@ const consoleKit = (() => {
    */
   function control(id) {
     const node = document.getElementById(id);
-    if (node instanceof HTMLInputElement || node instanceof HTMLSelectElement || node instanceof HTMLTextAreaElement) return node;
+    if (node instanceof HTMLInputElement || node instanceof HTMLSelectElement || node instanceof HTMLTextAreaElement)
+      return node;
     throw new Error(`the console has no form control #${id}`);
   }
 
@@ -99,7 +101,11 @@ const consoleKit = (() => {
    * consoleKit.usd(-0.00669) // "−$0.0067"
    * @param {number | null | undefined} n
    */
-  const usd = (n) => (n === null || n === undefined ? "—" : (n < 0 ? "−$" : "$") + Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 }));
+  const usd = (n) =>
+    n === null || n === undefined
+      ? "—"
+      : (n < 0 ? "−$" : "$") +
+        Math.abs(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 });
 
   /**
    * A number with at most `digits` decimals; "—" for none.
@@ -108,7 +114,8 @@ const consoleKit = (() => {
    * consoleKit.num(0.75432) // "0.754"
    * @param {number | null | undefined} n
    */
-  const num = (n, digits = 3) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits }));
+  const num = (n, digits = 3) =>
+    n === null || n === undefined ? "—" : n.toLocaleString("en-US", { maximumFractionDigits: digits });
 
   /**
    * An interval as "lo … hi", each end by `f`; "—" for none.
@@ -157,7 +164,8 @@ const consoleKit = (() => {
    * @param {Response} res
    */
   function describeError(body, res) {
-    const error = body !== null && typeof body === "object" ? /** @type {Partial<ErrorBody>} */ (body).error : undefined;
+    const error =
+      body !== null && typeof body === "object" ? /** @type {Partial<ErrorBody>} */ (body).error : undefined;
     if (!error) return `HTTP ${res.status}`;
     const issues = (error.issues || []).map((issue) => `${issue.path || "body"}: ${issue.message}`).join("; ");
     return `${error.code}: ${issues || error.message}`;

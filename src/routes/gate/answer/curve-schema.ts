@@ -28,12 +28,17 @@ export const GateCurveSchema = z
     pricing_mode: PricingModeSchema,
     inputs: ResolvedInputsSchema,
     priced_as: GateDecisionSchema.shape.priced_as.openapi({
-      description: "The row that priced the curves (even when the request itself is below the pre-filter); null when none did.",
+      description:
+        "The row that priced the curves (even when the request itself is below the pre-filter); null when none did.",
     }),
     break_even_horizon: GateDecisionSchema.shape.break_even_horizon,
     break_even_output_tokens: GateDecisionSchema.shape.break_even_output_tokens,
-    horizon: z.array(CurvePointSchema).openapi({ description: "Against the horizon, at the request's output size; ascending x." }),
-    output_tokens: z.array(CurvePointSchema).openapi({ description: "Against the output size, at the request's horizon; ascending x." }),
+    horizon: z
+      .array(CurvePointSchema)
+      .openapi({ description: "Against the horizon, at the request's output size; ascending x." }),
+    output_tokens: z
+      .array(CurvePointSchema)
+      .openapi({ description: "Against the output size, at the request's horizon; ascending x." }),
   })
   .openapi("GateCurve", {
     description: "The mode, inputs and break-evens are POST /v1/gate's for the same request; nothing is recorded.",

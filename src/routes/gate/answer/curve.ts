@@ -28,11 +28,13 @@ export const GateCurveRequestSchema = z
       example: DEFAULT_CURVE_POINTS,
     }),
     horizon_max: count(1, MAX_HORIZON).openapi({
-      description: "Where the horizon curve ends. Default: far enough to show the request's horizon and its break-even (at least 8).",
+      description:
+        "Where the horizon curve ends. Default: far enough to show the request's horizon and its break-even (at least 8).",
       example: 12,
     }),
     output_tokens_max: count(1, MAX_TOKENS).openapi({
-      description: "Where the output-size curve ends. Default: far enough to show the request's size, the pre-filter and the break-even.",
+      description:
+        "Where the output-size curve ends. Default: far enough to show the request's size, the pre-filter and the break-even.",
       example: 60_000,
     }),
   })
@@ -83,5 +85,8 @@ export const curve = createApp().openapi(gateCurveRoute, async (c) => {
   const { mode, inputs, pricing } = orThrow(items);
   const span = { points: points ?? DEFAULT_CURVE_POINTS, horizonMax: horizon_max, outputTokensMax: output_tokens_max };
   const curves = gateCurves(mode, coreInputs(inputs), pricing.read.lookup, span);
-  return c.json({ pricing_mode: mode, inputs, priced_as: pricedAsOf(pricing.read.lookup, pricing.effectiveAt ?? null), ...curves }, 200);
+  return c.json(
+    { pricing_mode: mode, inputs, priced_as: pricedAsOf(pricing.read.lookup, pricing.effectiveAt ?? null), ...curves },
+    200,
+  );
 });

@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { BREAK_EVEN_MAX_HORIZON, CACHE_TTLS, DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "../../../gate";
+import {
+  BREAK_EVEN_MAX_HORIZON,
+  CACHE_TTLS,
+  DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
+  OFFLOAD_AT,
+  PRICING_MODES,
+  REASON_CODES,
+} from "../../../gate";
 import { AnswerPriorsSchema } from "./priors-schema";
 import { WORKED_EXAMPLE_A } from "../request/schema";
 
@@ -27,9 +34,18 @@ export const ResolvedInputsSchema = z
     offload_at: z.enum(OFFLOAD_AT).optional().openapi({ description: "cache_aware only" }),
     suffix_tokens: z.number().int().optional().openapi({ description: "cache_aware only; 0 on entry" }),
     cache_ttl: z.enum(CACHE_TTLS).optional().openapi({ description: "cache_aware only" }),
-    horizon_range: z.tuple([z.number().int(), z.number().int()]).optional().openapi({ description: "Echoed when given" }),
-    recall_probability_range: z.tuple([z.number(), z.number()]).optional().openapi({ description: "Echoed when given" }),
-    cache_hit_rate_range: z.tuple([z.number(), z.number()]).optional().openapi({ description: "Echoed when given (cache_aware only)" }),
+    horizon_range: z
+      .tuple([z.number().int(), z.number().int()])
+      .optional()
+      .openapi({ description: "Echoed when given" }),
+    recall_probability_range: z
+      .tuple([z.number(), z.number()])
+      .optional()
+      .openapi({ description: "Echoed when given" }),
+    cache_hit_rate_range: z
+      .tuple([z.number(), z.number()])
+      .optional()
+      .openapi({ description: "Echoed when given (cache_aware only)" }),
   })
   .openapi("ResolvedInputs");
 
@@ -47,7 +63,9 @@ export const LifecycleSchema = z
     deprecated_at: z.string().nullable(),
     retires_at: z.string().nullable(),
     replaced_by: z.string().nullable(),
-    priced_as_replacement: z.boolean().openapi({ description: "True when a retired model was priced at its replacement's row, as the provider bills it" }),
+    priced_as_replacement: z.boolean().openapi({
+      description: "True when a retired model was priced at its replacement's row, as the provider bills it",
+    }),
     chain: z.array(z.string()).openapi({ description: "The models passed through, the requested one first" }),
   })
   .openapi("Lifecycle");
@@ -64,7 +82,8 @@ export const WorstCaseSchema = z
 
 /** An answer's `lifecycle` (a decision's or a plan's). */
 export const AnswerLifecycleSchema = LifecycleSchema.nullable().openapi({
-  description: "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
+  description:
+    "Set when the requested model's row has lifecycle dates: whether it is deprecated or retired, and whether a replacement priced it.",
 });
 
 /** The canonical row that priced an answer (a decision or a plan), with its model name. */
@@ -72,7 +91,8 @@ export const PricedAsSchema = z
   .object({
     model: z.string(),
     price_effective_at: z.string().nullable().openapi({
-      description: "The instant of the row's scheduled price change in force when the request arrived; null: the row's own prices.",
+      description:
+        "The instant of the row's scheduled price change in force when the request arrived; null: the row's own prices.",
     }),
   })
   .catchall(z.unknown())
@@ -104,34 +124,45 @@ export const GateDecisionSchema = z
     }),
     suffix_rewrite_cost_usd: z.number().openapi({
       description:
-        "What stubbing an output already in the cached history costs by rewriting the cached tokens after it (offload_at \"retroactive\"); 0 on entry, in seed mode and when not priced. Negative when stubbing drops the request out of a long-context tier.",
+        'What stubbing an output already in the cached history costs by rewriting the cached tokens after it (offload_at "retroactive"); 0 on entry, in seed mode and when not priced. Negative when stubbing drops the request out of a long-context tier.',
     }),
-    break_even_horizon: z.number().int().nullable().openapi({
-      description: `The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to ${grouped(BREAK_EVEN_MAX_HORIZON)}.`,
-    }),
+    break_even_horizon: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description: `The smallest horizon at which the gate would fire, everything else fixed; null when not priced or none up to ${grouped(BREAK_EVEN_MAX_HORIZON)}.`,
+      }),
     break_even_output_tokens: z.number().int().nullable().openapi({
       description:
         "The smallest output size (never below the pre-filter) at which the gate would fire at this horizon; null when not priced or none.",
     }),
     worst_case: WorstCaseSchema.nullable().openapi({
-      description: "The corner of the box of prior ranges with the lowest net; null when no range was given or the decision was not priced.",
+      description:
+        "The corner of the box of prior ranges with the lowest net; null when no range was given or the decision was not priced.",
     }),
     priced_as: PricedAsSchema,
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,
     inputs: ResolvedInputsSchema,
     decision_id: z.string().optional().openapi({
-      description: "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it. Absent in a dry run.",
+      description:
+        "This decision's id, for POST /v1/outcomes: `dec_<shard>_<32 hex>`, the shard of the ledger that keeps it. Absent in a dry run.",
       example: "dec_2_9f86d081884c7d659a2feaa0c55ad015",
     }),
     dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
     would_fire: z.boolean().optional().openapi({
-      description: 'Only with reason_code "holdout" or "breaker_open": the verdict the gate would have given otherwise.',
+      description:
+        'Only with reason_code "holdout" or "breaker_open": the verdict the gate would have given otherwise.',
     }),
-    suggestions: z.array(z.string()).optional().openapi({
-      description: "Only when no row prices the model at all: up to 3 known model names closest to it, closest first (empty when none is close, or the names could not be read in time). The reason is unchanged.",
-      example: ["claude-opus-4-6"],
-    }),
+    suggestions: z
+      .array(z.string())
+      .optional()
+      .openapi({
+        description:
+          "Only when no row prices the model at all: up to 3 known model names closest to it, closest first (empty when none is close, or the names could not be read in time). The reason is unchanged.",
+        example: ["claude-opus-4-6"],
+      }),
     priors: AnswerPriorsSchema,
   })
   .openapi("GateDecision", {

@@ -4,14 +4,19 @@ import { z } from "@hono/zod-openapi";
 const AnswerPriorSchema = z.object({
   value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
   source: z.enum(["request", "learned", "replay", "config", "explore"]).openapi({
-    description: "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session",
+    description:
+      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session",
   }),
-  n: z.number().int().openapi({ description: "Observations at the most specific level learned from; 0 unless learned" }),
+  n: z
+    .number()
+    .int()
+    .openapi({ description: "Observations at the most specific level learned from; 0 unless learned" }),
 });
 
 /** Where each prior of a decision came from (docs/learning.md). */
 export const AnswerPriorsSchema = z
   .object({ horizon: AnswerPriorSchema, recall_probability: AnswerPriorSchema, cache_hit_rate: AnswerPriorSchema })
   .openapi("AnswerPriors", {
-    description: "Each prior's value, source and observations. In seed mode cache_hit_rate is the q the ledger prices the realized net at.",
+    description:
+      "Each prior's value, source and observations. In seed mode cache_hit_rate is the q the ledger prices the realized net at.",
   });

@@ -36,7 +36,10 @@ export const gateBatchRoute = createRoute({
   security: GATE_SECURITY,
   request: jsonRequest(GateBatchRequestSchema),
   responses: {
-    200: json(GateBatchResponseSchema, "One entry per item, in order: its decision, or an error naming what is wrong with it"),
+    200: json(
+      GateBatchResponseSchema,
+      "One entry per item, in order: its decision, or an error naming what is wrong with it",
+    ),
     ...bodyErrors(`The body is not JSON, is not {"items": [...]}, or holds more than ${MAX_BATCH_ITEMS} items`),
     ...CALLER_ERRORS,
   },

@@ -28,7 +28,10 @@ const keyOf = (key: string): string => {
 
 /** A frozen object whose values are all primitives: its JSON never changes. */
 const isFixed = (value: object): boolean =>
-  Object.isFrozen(value) && !Array.isArray(value) && !("toJSON" in value) && Object.values(value).every((field) => field === null || typeof field !== "object");
+  Object.isFrozen(value) &&
+  !Array.isArray(value) &&
+  !("toJSON" in value) &&
+  Object.values(value).every((field) => field === null || typeof field !== "object");
 
 function fragmentOf(value: object): string | undefined {
   const held = fragments.get(value);
@@ -51,7 +54,12 @@ function valueJson(value: unknown, depth: number): string | undefined {
       return value ? "true" : "false";
     case "object":
       if (value === null) return "null";
-      return fragmentOf(value) ?? (depth > 0 && !Array.isArray(value) && !("toJSON" in value) ? objectJson(value as Record<string, unknown>, depth - 1) : JSON.stringify(value));
+      return (
+        fragmentOf(value) ??
+        (depth > 0 && !Array.isArray(value) && !("toJSON" in value)
+          ? objectJson(value as Record<string, unknown>, depth - 1)
+          : JSON.stringify(value))
+      );
     case "string":
     case "bigint":
       return JSON.stringify(value);

@@ -32,7 +32,13 @@ export const GateBatchRequestSchema = z
     example: {
       items: [
         { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 },
-        { model_name: "claude-opus-4-6", output_tokens: 12_000, horizon: 2, pricing_mode: "cache_aware", context_tokens: 150_000 },
+        {
+          model_name: "claude-opus-4-6",
+          output_tokens: 12_000,
+          horizon: 2,
+          pricing_mode: "cache_aware",
+          context_tokens: 150_000,
+        },
       ],
     },
   });

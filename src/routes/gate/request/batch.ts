@@ -17,16 +17,20 @@ import { gateRequestSchema } from "./zod";
  * await answerBatch({ items: [{ model_name: "gpt-5", output_tokens: 20_000 }, { model_name: "gpt-5" }] }, context)
  * // { decisions: [{ fire: true, ... }, { error: { code: "invalid_request", ... } }] }
  */
-export async function answerBatch(body: z.output<typeof GateBatchRequestSchema>, context: DecideContext): Promise<{ decisions: GateAnswer[] }> {
+export async function answerBatch(
+  body: z.output<typeof GateBatchRequestSchema>,
+  context: DecideContext,
+): Promise<{ decisions: GateAnswer[] }> {
   const { items, dry_run: dryRun } = body;
   // The compiled validator first; zod, built only then, for an item it refuses (./compiled.ts).
   const compiled = items.map(compiledGateRequest);
   const schema = compiled.includes(undefined) ? await gateRequestSchema() : undefined;
   const work = items.map((item, index): GateItem => {
-    const parsed = compiled[index] !== undefined ? { success: true as const, data: compiled[index] } : schema!.safeParse(item);
+    const parsed =
+      compiled[index] !== undefined ? { success: true as const, data: compiled[index] } : schema!.safeParse(item);
     return parsed.success
-      // The envelope's dry run is each item's: the recording path checks the item alone.
-      ? { body: dryRun === true ? { ...parsed.data, dry_run: true } : parsed.data, path: ["items", index] }
+      ? // The envelope's dry run is each item's: the recording path checks the item alone.
+        { body: dryRun === true ? { ...parsed.data, dry_run: true } : parsed.data, path: ["items", index] }
       : { issues: fieldIssues(parsed.error, ["items", index]) };
   });
   // The request counted once already; each further distinct model is a

@@ -11,7 +11,9 @@ import type { DecideContext } from "./prepare";
  * @example
  * await decideRequest(c.req.valid("json"), decideContext(c));
  */
-export function decideContext(c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined }): DecideContext {
+export function decideContext(
+  c: Parameters<typeof waitUntilOf>[0] & { env: Env; get(key: "tenant"): string | undefined },
+): DecideContext {
   return gateContext(c.env, c.get("tenant") ?? OPEN_TENANT, waitUntilOf(c));
 }
 

@@ -10,7 +10,12 @@
 import type { OFFLOAD_AT, Range } from "../../../gate";
 
 /** The cache-aware-only fields of economics v2, refused in seed mode like cache_hit_rate and context_tokens. */
-export const CACHE_AWARE_ECONOMICS_FIELDS = ["offload_at", "suffix_tokens", "cache_ttl", "cache_hit_rate_range"] as const;
+export const CACHE_AWARE_ECONOMICS_FIELDS = [
+  "offload_at",
+  "suffix_tokens",
+  "cache_ttl",
+  "cache_hit_rate_range",
+] as const;
 
 /** What the cross-field checks read. */
 export interface CrossFieldBody {

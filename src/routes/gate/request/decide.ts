@@ -30,15 +30,18 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
   const { config, configStale, learned, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
-  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context)));
-  // The ledger learns of the decisions after the answer: never waited on, never failing it.
-  if (records.length > 0) context.waitUntil(
-    handDecisions(context.env, context.tenant, records, {
-      retentionDays: config.ledger_retention_days,
-      rawDays: config.ledger_raw_days,
-      timeoutMs: config.ledger_timeout_ms,
-    }),
+  const answers = ready.map((item) =>
+    "error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context),
   );
+  // The ledger learns of the decisions after the answer: never waited on, never failing it.
+  if (records.length > 0)
+    context.waitUntil(
+      handDecisions(context.env, context.tenant, records, {
+        retentionDays: config.ledger_retention_days,
+        rawDays: config.ledger_raw_days,
+        timeoutMs: config.ledger_timeout_ms,
+      }),
+    );
   return withSuggestions(ready, answers, config, context);
 }
 
@@ -91,13 +94,19 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
   const pricing = resolvedPricing.read;
   const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
   const stale = pricing.stale ?? shared.stale;
-  const pricedAs = outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
+  const pricedAs =
+    outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);
   const { lifecycle } = resolvedPricing;
   const { priors } = item;
   // A dry run answers the gate's own verdict: no id, no holdout arm, nothing recorded.
-  if (!isRecorded(body)) return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle, inputs, priors, dry_run: true };
+  if (!isRecorded(body))
+    return { ...outcome, priced_as: pricedAs, stale_pricing: stale, lifecycle, inputs, priors, dry_run: true };
   const priced = outcome.reason_code === "net_positive" || outcome.reason_code === "net_not_positive";
-  const { decisionId, outcome: decision, record } = assignDecision({
+  const {
+    decisionId,
+    outcome: decision,
+    record,
+  } = assignDecision({
     tenant: context.tenant,
     config: shared.config,
     body,
@@ -152,7 +161,15 @@ export function pricedAsOf(lookup: PricingLookup<PricingRow>, effectiveAt: strin
   if (held !== undefined && held.model === lookup.canonical && held.price_effective_at === effectiveAt) return held;
   // The row's prices and provenance; its names and lifecycle are the answer's
   // `lifecycle`; changes still to come are the row's (GET /v1/admin/pricing/{model}).
-  const { aliases: _aliases, deprecated_at: _d, retires_at: _r, replaced_by: _b, lifecycle_source: _l, scheduled: _s, ...prices } = lookup.row;
+  const {
+    aliases: _aliases,
+    deprecated_at: _d,
+    retires_at: _r,
+    replaced_by: _b,
+    lifecycle_source: _l,
+    scheduled: _s,
+    ...prices
+  } = lookup.row;
   const pricedAs: PricedAs = Object.freeze({ model: lookup.canonical, ...prices, price_effective_at: effectiveAt });
   pricedAsCache.set(lookup.row, pricedAs);
   return pricedAs;

@@ -55,7 +55,11 @@ function answerOf<S extends z.ZodType>(
 }
 
 const single = answerOf(compiledGateRequest, gateRequestSchema, decideRequest);
-const batch = answerOf(compiledBatchEnvelope, () => import("./batch-schema").then((module) => module.GateBatchRequestSchema), answerBatch);
+const batch = answerOf(
+  compiledBatchEnvelope,
+  () => import("./batch-schema").then((module) => module.GateBatchRequestSchema),
+  answerBatch,
+);
 
 /**
  * Serves a request to one of the gate's hot routes, or answers undefined
@@ -65,7 +69,11 @@ const batch = answerOf(compiledBatchEnvelope, () => import("./batch-schema").the
  * @example
  * const fetch = (request, env, ctx) => directGate(request, env, ctx) ?? app.fetch(request, env, ctx);
  */
-export function directGate(request: Request, env: Env | undefined, ctx: ExecutionContext | undefined): Promise<Response> | undefined {
+export function directGate(
+  request: Request,
+  env: Env | undefined,
+  ctx: ExecutionContext | undefined,
+): Promise<Response> | undefined {
   if (request.method !== "POST" || env === undefined) return undefined;
   const path = requestPath(request.url);
   const answer = path === "/v1/gate" ? single : path === "/v1/gate/batch" ? batch : undefined;
@@ -73,11 +81,19 @@ export function directGate(request: Request, env: Env | undefined, ctx: Executio
   const { headers } = request;
   const type = headers.get("content-type");
   const length = headers.get("content-length");
-  if (type === null || length === null || headers.has("transfer-encoding") || !JSON_REQUEST.test(type)) return undefined;
+  if (type === null || length === null || headers.has("transfer-encoding") || !JSON_REQUEST.test(type))
+    return undefined;
   return serve(request, env, ctx, answer, type, length);
 }
 
-async function serve(request: Request, env: Env, ctx: ExecutionContext | undefined, answer: Answer, type: string, length: string): Promise<Response> {
+async function serve(
+  request: Request,
+  env: Env,
+  ctx: ExecutionContext | undefined,
+  answer: Answer,
+  type: string,
+  length: string,
+): Promise<Response> {
   try {
     const { headers } = request;
     const tenant = await gateTenant(env.GATE_API_KEYS, headers.get("authorization") ?? undefined);
@@ -96,4 +112,3 @@ async function serve(request: Request, env: Env, ctx: ExecutionContext | undefin
     return errorResponse(error);
   }
 }
-

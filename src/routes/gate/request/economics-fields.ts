@@ -20,7 +20,9 @@ const range = (min: number, max: number, integer: boolean) => {
     .min(min, `must hold two ${kind} between ${min} and ${max}`)
     .max(max, `must hold two ${kind} between ${min} and ${max}`);
   const bound = integer ? end.int(`must hold two integers between ${min} and ${max}`) : end;
-  return z.tuple([bound, bound], { error: requiredOr(`must be [lo, hi]: two ${kind} between ${min} and ${max}`) }).optional();
+  return z
+    .tuple([bound, bound], { error: requiredOr(`must be [lo, hi]: two ${kind} between ${min} and ${max}`) })
+    .optional();
 };
 
 export const ECONOMICS_FIELDS = {
@@ -34,7 +36,8 @@ export const ECONOMICS_FIELDS = {
       example: "retroactive",
     }),
   suffix_tokens: tokenCount(30_000).openapi({
-    description: 'A: cached tokens of history after the output. Only with offload_at "retroactive" (refused otherwise). Default: 0.',
+    description:
+      'A: cached tokens of history after the output. Only with offload_at "retroactive" (refused otherwise). Default: 0.',
   }),
   cache_ttl: z
     .enum(CACHE_TTLS, { error: requiredOr(`must be ${quoted(CACHE_TTLS)}`) })
@@ -52,7 +55,8 @@ export const ECONOMICS_FIELDS = {
     example: [2, 6],
   }),
   recall_probability_range: range(0, 1, false).openapi({
-    description: "[lo, hi] for recall_probability, as horizon_range. Without recall_probability, the point is the midpoint.",
+    description:
+      "[lo, hi] for recall_probability, as horizon_range. Without recall_probability, the point is the midpoint.",
     example: [0.1, 0.5],
   }),
   cache_hit_rate_range: range(0, 1, false).openapi({

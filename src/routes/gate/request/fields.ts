@@ -37,7 +37,11 @@ export const wholeNumber = (max: number) =>
  * probability().openapi({ example: 0.3 })
  */
 export const probability = () =>
-  z.number({ error: requiredOr("must be a number") }).min(0, "must be between 0 and 1").max(1, "must be between 0 and 1").optional();
+  z
+    .number({ error: requiredOr("must be a number") })
+    .min(0, "must be between 0 and 1")
+    .max(1, "must be between 0 and 1")
+    .optional();
 
 /**
  * An optional token count, in [0, MAX_TOKENS].

@@ -31,11 +31,18 @@ export interface LedgerInput {
  * @example
  * const { outcome, record } = assignDecision({ tenant, config, body, inputs, mode, outcome, pricedAs, row, at: Date.now() });
  */
-export function assignDecision(input: LedgerInput): { decisionId: string; outcome: HeldOutcome; record: LedgerDecision } {
+export function assignDecision(input: LedgerInput): {
+  decisionId: string;
+  outcome: HeldOutcome;
+  record: LedgerDecision;
+} {
   const { body, inputs, config, outcome } = input;
   const sessionId = body.session_id ?? null;
   const { decisionId, holdout } = assign(input.tenant, sessionId, body.tool_name ?? null, config);
-  const stopped = !holdout && input.breakerOpen && !isProbe(input.tenant, sessionId ?? decisionId, body.tool_name ?? "", config.breaker_probe_fraction);
+  const stopped =
+    !holdout &&
+    input.breakerOpen &&
+    !isProbe(input.tenant, sessionId ?? decisionId, body.tool_name ?? "", config.breaker_probe_fraction);
   const answered = holdout ? holdOut(outcome) : stopped ? breakerOpen(outcome) : outcome;
   const record: LedgerDecision = {
     decision_id: decisionId,
@@ -61,7 +68,9 @@ export function assignDecision(input: LedgerInput): { decisionId: string; outcom
       stub_tokens: inputs.stub_tokens,
       recall_input_tokens: inputs.recall_input_tokens,
       recall_output_tokens: inputs.recall_output_tokens,
-      ...(inputs.offload_at === undefined ? {} : { offload_at: inputs.offload_at, suffix_tokens: inputs.suffix_tokens ?? 0 }),
+      ...(inputs.offload_at === undefined
+        ? {}
+        : { offload_at: inputs.offload_at, suffix_tokens: inputs.suffix_tokens ?? 0 }),
       ...(inputs.cache_ttl === undefined ? {} : { cache_ttl: inputs.cache_ttl }),
     },
     row: input.row === null ? null : pricesOf(input.row),

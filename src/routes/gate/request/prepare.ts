@@ -75,7 +75,10 @@ export interface Prepared {
 export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
 
 /** What stands for pricing where none is needed: the pre-filter decided (a plan: no candidate passed it). */
-export const NOT_LOOKED_UP: ResolvedPricing = { read: { lookup: { status: "unpriced" }, stale: null }, lifecycle: null };
+export const NOT_LOOKED_UP: ResolvedPricing = {
+  read: { lookup: { status: "unpriced" }, stale: null },
+  lifecycle: null,
+};
 
 // The fields only the cache-aware mode reads.
 const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;
@@ -90,13 +93,23 @@ const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_E
  * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
  * // { model_name: "gpt-5", output_tokens: 20000, output_chars: 80000, horizon: 4, recall_probability: 0.25, ... }
  */
-export function resolveInputs(body: GateRequest, config: Readonly<GateConfig>, mode: PricingMode = "seed"): ResolvedInputs {
+export function resolveInputs(
+  body: GateRequest,
+  config: Readonly<GateConfig>,
+  mode: PricingMode = "seed",
+): ResolvedInputs {
   const resolved: ResolvedInputs = {
     model_name: body.model_name,
     output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
     horizon: pointOf(body.horizon, body.horizon_range, true) ?? config.expected_conversation_depth,
     recall_probability: pointOf(body.recall_probability, body.recall_probability_range, false) ?? config.p_recall,
-    large_offload_threshold_tokens: preFilterTokens({ large_offload_threshold_tokens: body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? undefined }, mode),
+    large_offload_threshold_tokens: preFilterTokens(
+      {
+        large_offload_threshold_tokens:
+          body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? undefined,
+      },
+      mode,
+    ),
     stub_tokens: body.stub_tokens ?? config.stub_tokens,
     recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
     recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
@@ -132,12 +145,19 @@ function pointOf(point: number | undefined, range: Range | undefined, integer: b
  * const { items } = await prepareItems([{ body, path: [] }], context);
  * items[0] // { body, inputs, mode: "seed", pricing: { read, lifecycle } }
  */
-export async function prepareItems(items: readonly GateItem[], context: DecideContext, priceBelowThreshold = false): Promise<Prepared> {
+export async function prepareItems(
+  items: readonly GateItem[],
+  context: DecideContext,
+  priceBelowThreshold = false,
+): Promise<Prepared> {
   const { env, waitUntil } = context;
   const configRead = await readGateConfig(env.PRICING, waitUntil);
   const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
   // Read beside the pricing, never after it: a cold or slow read costs no more than the row's.
-  const learnedRead = configRead.ok && config.learning_enabled ? readLearned(env.PRICING, context.tenant, config, waitUntil) : Promise.resolve(null);
+  const learnedRead =
+    configRead.ok && config.learning_enabled
+      ? readLearned(env.PRICING, context.tenant, config, waitUntil)
+      : Promise.resolve(null);
 
   const reads = new Map<string, Promise<PricingRead>>();
   const readOnce = (model: string): Promise<PricingRead> => {
@@ -151,7 +171,11 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
   const resolved = new Map<string, Promise<ResolvedPricing>>();
   const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
     // Priors we cannot read are priors we cannot trust: do not fire.
-    if (!configRead.ok) return Promise.resolve({ read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null }, lifecycle: null });
+    if (!configRead.ok)
+      return Promise.resolve({
+        read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null },
+        lifecycle: null,
+      });
     if (!priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
     let pricing = resolved.get(inputs.model_name);
     if (pricing === undefined) {
@@ -173,7 +197,11 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
       const model = pricing.read.lookup.status === "priced" ? pricing.read.lookup.canonical : resolved.model_name;
       // Exploration is drawn per (session, tool), so the breaker can set those sessions aside (ledger/model/ids.ts).
       const tool = item.body.tool_name;
-      const explore = learned !== null && tool !== undefined && item.body.session_id !== undefined && isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction);
+      const explore =
+        learned !== null &&
+        tool !== undefined &&
+        item.body.session_id !== undefined &&
+        isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction);
       const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model, explore);
       return { body: item.body, inputs, mode, pricing, priors };
     }),
@@ -191,13 +219,19 @@ export async function prepareItems(items: readonly GateItem[], context: DecideCo
  * @example
  * await withLifecycle("gemini-2.5-pro", readOnce, "2026-12-02", Date.now()) // { read: { lookup: { canonical: "gemini-3.8-flash", ... } }, lifecycle: {...}, effectiveAt: null }
  */
-export async function withLifecycle(model: string, read: (model: string) => Promise<PricingRead>, today: string, now: number): Promise<ResolvedPricing> {
+export async function withLifecycle(
+  model: string,
+  read: (model: string) => Promise<PricingRead>,
+  today: string,
+  now: number,
+): Promise<ResolvedPricing> {
   const first = await read(model);
   const chain: PricingLookup<PricingRow>[] = [first.lookup];
   let stale = first.stale;
   for (;;) {
     const step = resolveLifecycle(chain, today);
-    if (step.kind === "done") return inForce(step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, step.lifecycle, now);
+    if (step.kind === "done")
+      return inForce(step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, step.lifecycle, now);
     const next = await read(step.model);
     stale ??= next.stale;
     chain.push(next.lookup);
@@ -226,7 +260,9 @@ function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boole
   if (body.pricing_mode !== undefined) return body.pricing_mode;
   if (configOk) return config.pricing_mode;
   // Without the config's default, cache-aware fields are the only hint of the mode meant.
-  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined) ? "cache_aware" : DEFAULT_GATE_CONFIG.pricing_mode;
+  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined)
+    ? "cache_aware"
+    : DEFAULT_GATE_CONFIG.pricing_mode;
 }
 
 /**
@@ -236,7 +272,8 @@ function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boole
  */
 function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
   if (mode !== "seed" || !configOk) return [];
-  const why = body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
+  const why =
+    body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
   return CACHE_AWARE_FIELDS.filter((field) => body[field] !== undefined).map((field) => ({
     path: [...path, field].join("."),
     message: `only applies when pricing_mode is "cache_aware"; ${why}`,

@@ -56,7 +56,8 @@ export function applyLearned(
   explore = false,
 ): { inputs: ResolvedInputs; priors: AnswerPriors } {
   // The output's size picks the band (src/store/bands.ts): recall grows with size.
-  const pooled = value === null ? null : learnedFor(value, config, body.tool_name ?? null, model, bandOf(inputs.output_tokens));
+  const pooled =
+    value === null ? null : learnedFor(value, config, body.tool_name ?? null, model, bandOf(inputs.output_tokens));
   let used = inputs;
   const priors = {} as AnswerPriors;
   for (const field of LEARNED_FIELDS) {
@@ -67,7 +68,11 @@ export function applyLearned(
     } else if (learned === undefined || learned.n === 0) {
       priors[field] = { value: inputs[field] ?? configValue(field, config), source: "config", n: 0 };
     } else {
-      priors[field] = { value: learned.value, source: learned.source === "replay" ? "replay" : "learned", n: learned.n };
+      priors[field] = {
+        value: learned.value,
+        source: learned.source === "replay" ? "replay" : "learned",
+        n: learned.n,
+      };
       used = withLearned(used, field, pooled!, mode, config.learning_credible);
     }
   }
@@ -75,7 +80,11 @@ export function applyLearned(
     // Decide as though p were at its lower credible bound: a tool whose p stopped it firing fires
     // here now and then, so p keeps being measured and cannot freeze (issue 34 item 2).
     const low = unitRange(pooled.recall_probability, config.learning_credible ?? EXPLORE_CREDIBLE)[0];
-    used = { ...used, recall_probability: low, ...(config.learning_credible === null ? {} : { recall_probability_range: [low, low] as [number, number] }) };
+    used = {
+      ...used,
+      recall_probability: low,
+      ...(config.learning_credible === null ? {} : { recall_probability_range: [low, low] as [number, number] }),
+    };
     priors.recall_probability = { value: low, source: "explore", n: pooled.recall_probability.n };
   }
   return { inputs: used, priors };
@@ -92,7 +101,13 @@ function configValue(field: LearnedField, config: Readonly<GateConfig>): number 
 }
 
 // The seed prices no cache, so q is neither filled in nor ranged there.
-function withLearned(inputs: ResolvedInputs, field: LearnedField, pooled: PooledPriors, mode: PricingMode, credible: number | null): ResolvedInputs {
+function withLearned(
+  inputs: ResolvedInputs,
+  field: LearnedField,
+  pooled: PooledPriors,
+  mode: PricingMode,
+  credible: number | null,
+): ResolvedInputs {
   if (field === "cache_hit_rate" && mode === "seed") return inputs;
   const learned = pooled[field];
   const next: ResolvedInputs = { ...inputs };

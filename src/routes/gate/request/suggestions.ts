@@ -28,13 +28,20 @@ export async function withSuggestions<A extends GateDecisionBody | GateBatchItem
     const answer = answers[index];
     if (item === undefined || "error" in item || answer === undefined || "error" in answer) return false;
     const { lookup } = item.pricing.read;
-    return answer.reason_code === "unpriced" && lookup.status === "unpriced" && lookup.detail === undefined && item.pricing.lifecycle === null;
+    return (
+      answer.reason_code === "unpriced" &&
+      lookup.status === "unpriced" &&
+      lookup.detail === undefined &&
+      item.pricing.lifecycle === null
+    );
   };
   if (!answers.some((_, index) => rowless(index))) return answers;
   const policy = cachePolicy(config);
   const listing = await readListing(context.env.PRICING, PRICING_PREFIX, policy, context.waitUntil, policy.budgetMs);
   const known = listing.kind === "miss" ? [] : [...listing.value.keys()];
   return answers.map((answer, index) =>
-    rowless(index) ? { ...answer, suggestions: closestNames((answer as GateDecisionBody).inputs.model_name, known) } : answer,
+    rowless(index)
+      ? { ...answer, suggestions: closestNames((answer as GateDecisionBody).inputs.model_name, known) }
+      : answer,
   );
 }
