@@ -548,7 +548,7 @@ describe("the console's clearing-plan view", () => {
   it("plans worked example P1 on load: stubs all three outputs and marks where the cached prefix breaks", async () => {
     await page.goto(`${BASE_URL}/`);
     const decision = page.getByTestId("plan-decision");
-    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.2773 (plan_positive)");
+    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.1777 (plan_positive)");
     // The history to scale: seven segments now, the three outputs stubbed.
     expect(await bar("bar-now").locator("rect").count()).toBe(7);
     expect(
