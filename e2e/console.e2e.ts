@@ -565,8 +565,8 @@ describe("the console's clearing-plan view", () => {
     expect(Number(await line.getAttribute("x1"))).toBeCloseTo(8 + (8_000 / 101_500) * 784, 6);
     // Alone, two of the three lose money.
     const alone = await page.locator("#plan-candidates tbody tr td:nth-child(4)").allTextContents();
-    expect(alone).toEqual(["−$0.1056", "−$0.1480", "$0.1066"]);
-    expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.2773/);
+    expect(alone).toEqual(["−$0.1589", "−$0.1933", "$0.1055"]);
+    expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.1777/);
     expect(problems).toEqual([]);
     await page.locator("#plan").screenshot({ path: `${ARTIFACTS}/console-plan.png` });
   });
