@@ -7,7 +7,9 @@ import type { z } from "@hono/zod-openapi";
 import { ApiError } from "../http/errors";
 import { currentVersion, valueAt, type HistoryDoc, type HistoryEntry } from "../store/history";
 import { canonicalJson } from "./canonical";
-import { appendHistory } from "./history";
+import { storedValue } from "../store/schema";
+import { appendHistory, readHistory } from "./history";
+import { withKvRetry } from "./kv-retry";
 
 /** One change to one key, as the caller has read it. */
 export interface AuditedChange {
@@ -129,4 +131,23 @@ export function restorable<T>(
     );
   }
   return parsed.data;
+}
+
+/**
+ * One audited JSON value under `key`: written, or deleted for null, and
+ * recorded in its history; nothing is written when the key already holds
+ * `after` (the answer says `changed: false`).
+ *
+ * @example
+ * const { version, changed } = await writeAuditedValue(kv, breakersKey("acme"), { read_file: "closed" }, "ops-alice");
+ */
+export async function writeAuditedValue(kv: KVNamespace, key: string, after: unknown, by: string, rollbackTo?: number) {
+  const [text, history] = await Promise.all([kv.get(key), readHistory(kv, key)]);
+  const before = text === null ? null : storedValue(text);
+  return auditedWrite(kv, { subject: key, by, before, after, history, rollbackTo }, async () => {
+    if (canonicalJson(before) === canonicalJson(after)) return false;
+    if (after === null) await withKvRetry(() => kv.delete(key), key);
+    else await withKvRetry(() => kv.put(key, JSON.stringify(after)), key);
+    return true;
+  });
 }

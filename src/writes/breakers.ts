@@ -9,7 +9,7 @@ import { breakersKey } from "../store/keys";
 import { nameRecord } from "../store/name-record";
 import { dict } from "../store/names";
 import { storedValue } from "../store/schema";
-import { auditedWrite, restorable } from "./audited";
+import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
@@ -91,13 +91,6 @@ async function writeOverrides(
   rollbackTo?: number,
 ): Promise<OverridesView> {
   const key = breakersKey(tenant);
-  const [text, history] = await Promise.all([kv.get(key), readHistory(kv, key)]);
-  const before = text === null ? null : storedValue(text);
-  const outcome = await auditedWrite(kv, { subject: key, by, before, after, history, rollbackTo }, async () => {
-    if (canonicalJson(before) === canonicalJson(after)) return false;
-    if (after === null) await withKvRetry(() => kv.delete(key), key);
-    else await withKvRetry(() => kv.put(key, JSON.stringify(after)), key);
-    return true;
-  });
+  const outcome = await writeAuditedValue(kv, key, after, by, rollbackTo);
   return { tenant, overrides: after ?? {}, version: outcome.version, changed: outcome.changed };
 }

@@ -13,7 +13,7 @@ import { replayPriorsKey } from "../store/keys";
 import { ReplayToolSchema } from "../store/learning";
 import { nameRecord } from "../store/name-record";
 import { storedValue } from "../store/schema";
-import { auditedWrite, restorable } from "./audited";
+import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
@@ -126,14 +126,7 @@ async function writePriors(
   rollbackTo?: number,
 ): Promise<ReplayPriorsView> {
   const key = replayPriorsKey(tenant);
-  const [text, history] = await Promise.all([kv.get(key), readHistory(kv, key)]);
-  const before = text === null ? null : storedValue(text);
-  const outcome = await auditedWrite(kv, { subject: key, by, before, after, history, rollbackTo }, async () => {
-    if (canonicalJson(before) === canonicalJson(after)) return false;
-    if (after === null) await withKvRetry(() => kv.delete(key), key);
-    else await withKvRetry(() => kv.put(key, JSON.stringify(after)), key);
-    return true;
-  });
+  const outcome = await writeAuditedValue(kv, key, after, by, rollbackTo);
   return {
     tenant,
     tools: after === null ? 0 : Object.keys(after.tools).length,
