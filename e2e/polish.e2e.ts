@@ -1,31 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { ARTIFACTS, page, useBrowser } from "./browser";
 import { BASE_URL } from "./server";
 
 // The console's finish, at a laptop's 1,400 px: the wide table, money, the
 // savings panel before it has data, the aliases table, and /docs.
-const ARTIFACTS = "test-results";
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu"],
-    headless: true,
-  });
-});
-afterAll(async () => {
-  await browser?.close();
-});
-beforeEach(async () => {
-  page = await (await browser.newContext({ viewport: { width: 1400, height: 900 }, deviceScaleFactor: 1 })).newPage();
-});
-afterEach(async () => {
-  await page?.context().close();
-});
+useBrowser({ width: 1400, height: 900 });
 
 const box = async (selector: string) => (await page.locator(selector).first().boundingBox())!;
 

@@ -1,22 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../scripts/replay/cli";
 import { claudeCodeSession, codexRollout, miniSweAgentTraj } from "../test/replay/fixtures";
+import { launchBrowser } from "./browser";
 import { BASE_URL } from "./server";
 
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
 const POLICIES = [
   "keep_everything",
   "gate_seed",
@@ -35,7 +26,7 @@ let browser: Browser;
 const dir = mkdtempSync(join(tmpdir(), "offload-gate-replay-e2e-"));
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, headless: true });
+  browser = await launchBrowser();
   mkdirSync(join(dir, "runs"), { recursive: true });
   writeFileSync(join(dir, "runs", "cc.jsonl"), claudeCodeSession(story));
   writeFileSync(join(dir, "runs", "rollout-1.jsonl"), codexRollout(story));
