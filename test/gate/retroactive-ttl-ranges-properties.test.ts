@@ -2,92 +2,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   cacheAwareParams,
-  decideOutcome,
   gapReason,
   missingCachePrice,
   requestRates,
   evaluateCacheAwareGate,
   type CacheAwareInputs,
   type CachePriceRates,
-  type CacheTtl,
   type GateOutcome,
-  type OffloadAt,
   type PricingMode,
   type Range,
 } from "../../src/gate";
 import { evaluateFrozenCacheAwareGate } from "../fixtures/frozen-cache-aware";
-import { runs } from "../support/runs";
-
-// Fixed, so CI is reproducible; change it to explore.
-const SEED = 13_2026;
-const RUNS = runs(3_000);
-
-const price = fc.double({ min: 0.01, max: 100, noNaN: true, noDefaultInfinity: true });
-const factor = (min: number, max: number) => fc.option(fc.double({ min, max, noNaN: true }), { nil: undefined });
-
-/** Rows with or without cache prices, a 1-hour write and a tier (dearer or cheaper than the base). */
-const row = fc
-  .record({
-    input: price,
-    out: fc.double({ min: 0.5, max: 8, noNaN: true }),
-    read: factor(0, 1.2),
-    write: factor(0.8, 2),
-    write1h: factor(1, 3),
-    tier: fc.option(
-      fc.record({
-        threshold_tokens: fc.integer({ min: 1, max: 400_000 }),
-        factor: fc.double({ min: 0.5, max: 3, noNaN: true }),
-        cached: fc.boolean(),
-      }),
-      {
-        nil: undefined,
-      },
-    ),
-  })
-  .map(({ input, out, read, write, write1h, tier }): CachePriceRates => {
-    const base: CachePriceRates = { input, output: input * out };
-    if (read !== undefined) base.cache_read = input * read;
-    if (write !== undefined) base.cache_write = input * write;
-    if (write1h !== undefined) base.cache_write_1h = input * write1h;
-    if (tier === undefined) return base;
-    const f = tier.factor;
-    const long_context: NonNullable<CachePriceRates["long_context"]> = {
-      threshold_tokens: tier.threshold_tokens,
-      input: input * f,
-      output: input * out * f,
-    };
-    if (tier.cached) {
-      if (base.cache_read !== undefined) long_context.cache_read = base.cache_read * f;
-      if (base.cache_write !== undefined) long_context.cache_write = base.cache_write * f;
-      if (base.cache_write_1h !== undefined) long_context.cache_write_1h = base.cache_write_1h * f;
-    }
-    return { ...base, long_context };
-  });
-
-const unit = fc.double({ min: 0, max: 1, noNaN: true });
-
-/** Requests past the pre-filter, in every placement and TTL. */
-const request = fc
-  .record({
-    model_name: fc.constant("m"),
-    output_tokens: fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.double({ min: 0, max: 200_000, noNaN: true })),
-    horizon: fc.integer({ min: 0, max: 60 }),
-    recall_probability: unit,
-    large_offload_threshold_tokens: fc.integer({ min: 0, max: 15_000 }),
-    stub_tokens: fc.integer({ min: 0, max: 3_000 }),
-    recall_input_tokens: fc.integer({ min: 0, max: 8_000 }),
-    recall_output_tokens: fc.integer({ min: 0, max: 3_000 }),
-    cache_hit_rate: unit,
-    context_tokens: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 400_000 })),
-    offload_at: fc.constantFrom<OffloadAt>("entry", "retroactive"),
-    suffix_tokens: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 200_000 })),
-    cache_ttl: fc.constantFrom<CacheTtl>("5m", "1h"),
-  })
-  .map((inputs) => ({ ...inputs, output_tokens: inputs.output_tokens + inputs.large_offload_threshold_tokens }));
-
-const mode = fc.constantFrom<PricingMode>("seed", "cache_aware");
-const priced = (r: CachePriceRates) => ({ status: "priced" as const, row: r, canonical: "m" });
-const decide = (m: PricingMode, inputs: CacheAwareInputs, r: CachePriceRates) => decideOutcome(m, inputs, priced(r));
+import { RUNS, SEED, decide, mode, request, row, unit } from "./retroactive-arbitraries";
 
 describe("entry with A = 0 is today's cache-aware answer", () => {
   it("bit for bit: every term, fire and the reason, with the new fields left out or at their defaults", () => {
