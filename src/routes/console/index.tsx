@@ -9,10 +9,12 @@ import { cachePolicy, readGateConfig } from "../../store/read";
 import { pendingFrom, withDigests } from "../../sync/pending";
 import { createApp } from "../app";
 import chartsScript from "./browser/charts.client.js";
+import calculatorCss from "./browser/calculator.client.css";
 import css from "./browser/console.client.css";
 import script from "./browser/console.client.js";
 import editingScript from "./browser/editing.client.js";
 import planCss from "./browser/plan.client.css";
+import pricingCss from "./browser/pricing.client.css";
 import planScript from "./browser/plan.client.js";
 import savingsCss from "./browser/savings.client.css";
 import savingsScript from "./browser/savings.client.js";
@@ -79,7 +81,7 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
     // One style and one script, each under the nonce. The shared helpers come first (every script after
     // them uses `consoleKit`), the charts before the calculator that draws them; then editing, the plan
     // view, the savings and learning panels and the table cue.
-    css: `${css}\n${planCss}\n${savingsCss}`,
+    css: `${css}\n${calculatorCss}\n${pricingCss}\n${planCss}\n${savingsCss}`,
     script: [
       sharedScript,
       chartsScript,
