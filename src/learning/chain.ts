@@ -1,8 +1,14 @@
 /**
  * Which levels a decision pools, field by field (docs/learning.md § Levels):
  *
- *   p:     config → replay tool → replay tool × band → tool → tool × model
+ *   p:     config → replay tool → replay tool × band → tool → tool × model → tool × band
  *   h, q:  config → replay tool → replay tool × band → tenant → tool → tool × model
+ *
+ * The tenant's own tool × band level (p only: recall grows with size, issue
+ * 33 item 6) comes last, after tool × model: a model's sums hold every band,
+ * so a band level before them would be pooled back towards the tool's mix
+ * of sizes by them; last, a band's own recalls decide with the model's value
+ * as their prior, and a band with none passes that value through.
  *
  * p skips the tenant level for a named tool: the tenant's p is other tools'
  * recalls, and a tool that inherits it may never fire, so never learn its
@@ -15,7 +21,7 @@
 import type { LearnedValue } from "../store/learning";
 import { own } from "../store/names";
 import type { SizeBand } from "../store/bands";
-import { learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
+import { emptySums, learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
 
 /** The levels one decision reads from a published value, each present or not. */
 export interface DecisionLevels {
@@ -25,6 +31,8 @@ export interface DecisionLevels {
   model: LevelSums | undefined;
   replay: LevelSums | undefined;
   replayBand: LevelSums | undefined;
+  /** The tenant's own p in the decision's size band (p_n and p_r only; h and q pass through). */
+  toolBand: LevelSums | undefined;
   named: boolean;
 }
 
@@ -49,6 +57,7 @@ export function levelsOf(
     model: model === null ? undefined : own(entry?.models, model),
     replay: replayed?.sums,
     replayBand: band === null ? undefined : replayed?.bands?.[band],
+    toolBand: bandLevel(band === null ? undefined : entry?.bands?.[band]),
     named: tool !== null,
   };
 }
@@ -65,8 +74,13 @@ export function chainPriors(root: RootPriors, levels: DecisionLevels, weight: nu
   const own = [levels.tool, levels.model];
   const shared = learnPriors(root, [...replay, levels.tenant, ...own], weight);
   if (!levels.named) return shared;
-  const recall = learnPriors(root, [...replay, ...own], weight).recall_probability;
+  const recall = learnPriors(root, [...replay, ...own, levels.toolBand], weight).recall_probability;
   return { ...shared, recall_probability: recall };
+}
+
+/** A band's p sums as a level: nothing observed for h and q, so they pass through it. */
+function bandLevel(sums: { p_n: number; p_r: number } | undefined): LevelSums | undefined {
+  return sums === undefined || sums.p_n === 0 ? undefined : { ...emptySums(), p_n: sums.p_n, p_r: sums.p_r };
 }
 
 function replayLevel(sums: LevelSums | undefined): ChainLevel | undefined {

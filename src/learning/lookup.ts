@@ -29,7 +29,8 @@ export function rootOf(config: Readonly<GateConfig>): RootPriors {
 
 /**
  * Every level's pooled priors for a decision (./chain.ts): the replay level
- * and its size band, the tenant, the tool, the tool × model. A tool, model
+ * and its size band, the tenant, the tool, the tool × model, the tool's own
+ * size band (p). A tool, model
  * or band the value has never seen has no observations: it passes its
  * parent through.
  *
@@ -50,7 +51,7 @@ export function learnedFor(
   const levels = levelsOf(value, tool, model, band);
   // Only names the value holds become keys, so the memo is bounded by the value.
   const known = levels.tool !== undefined || levels.replay !== undefined;
-  const key = `${tool === null ? "\u0001" : known ? tool : ""}\u0000${levels.model === undefined ? "" : model}\u0000${levels.replayBand === undefined ? "" : band}`;
+  const key = `${tool === null ? "\u0001" : known ? tool : ""}\u0000${levels.model === undefined ? "" : model}\u0000${levels.replayBand === undefined && levels.toolBand === undefined ? "" : band}`;
   let pooled = byKey.get(key);
   if (pooled === undefined) {
     pooled = chainPriors(rootOf(config), levels, config.learning_prior_weight);

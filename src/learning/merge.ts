@@ -1,10 +1,12 @@
 /**
  * The refresh's pure half: every shard's (tool, model) sums merged into the
- * levels one learned value keeps (tenant, tool, tool × model).
+ * levels one learned value keeps (tenant, tool, tool × model, and p per
+ * tool × size band).
  */
 import type { ToolModelSums } from "../ledger";
 import type { LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
+import { SIZE_BANDS } from "../store/bands";
 import { addSums, emptySums } from "./pool";
 
 /**
@@ -17,13 +19,20 @@ import { addSums, emptySums } from "./pool";
 export function mergeLevels(rows: readonly ToolModelSums[]): Pick<LearnedValue, "tenant_sums" | "tools"> {
   let tenantSums = emptySums();
   const tools: LearnedValue["tools"] = dict();
-  for (const { tool, model, sums } of rows) {
+  for (const { tool, model, sums, bands } of rows) {
     tenantSums = addSums(tenantSums, sums);
     if (tool === null) continue;
     let entry = own(tools, tool);
     if (entry === undefined) tools[tool] = entry = { sums: emptySums(), models: dict() };
     entry.sums = addSums(entry.sums, sums);
     entry.models[model] = addSums(own(entry.models, model) ?? emptySums(), sums);
+    for (const band of SIZE_BANDS) {
+      const b = bands?.[band];
+      if (b === undefined) continue;
+      entry.bands ??= {};
+      const held = entry.bands[band];
+      entry.bands[band] = { p_n: (held?.p_n ?? 0) + b.p_n, p_r: (held?.p_r ?? 0) + b.p_r };
+    }
   }
   return { tenant_sums: tenantSums, tools };
 }

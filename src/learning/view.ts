@@ -1,11 +1,12 @@
 /**
  * What GET /v1/learning and GET /v1/admin/learning show (and the console's
- * learning panel): per tool and tool × model, the observations, the learned
+ * learning panel): per tool, tool × model and tool × size band, the observations, the learned
  * values with their credible ranges, the config's values, and the breaker.
  * Pure: a published value and the config in, the view out.
  */
 import type { GateConfig } from "../store/config";
 import type { BreakerState, LearnedValue } from "../store/learning";
+import { SIZE_BANDS, type SizeBand } from "../store/bands";
 import { own } from "../store/names";
 import { rootOf } from "./lookup";
 import { chainPriors, levelsOf } from "./chain";
@@ -37,6 +38,8 @@ export interface ToolView extends LevelView {
   replay: Record<LearnedField, number> | null;
   breaker: BreakerState | null;
   models: Array<LevelView & { model: string }>;
+  /** p per size band: the tenant's own fired outcomes in the band (n), and the value a decision of that size pools. */
+  bands: Array<{ band: SizeBand; n: number; recall_probability: FieldView }>;
 }
 
 export interface LearningView {
@@ -95,13 +98,20 @@ export function learningView(
       ]),
     ]
       .sort()
-      .map((tool) => [tool, own(value?.tools, tool) ?? { sums: undefined, models: {} }] as const)
+      .map((tool) => [tool, own(value?.tools, tool) ?? { sums: undefined, models: {}, bands: undefined }] as const)
       .map(([tool, entry]) => ({
         tool_name: tool,
         ...levelOf(tool, null, entry.sums),
         replay: own(value?.replay, tool) === undefined ? null : ownN(own(value?.replay, tool)?.sums),
         breaker: own(value?.breakers, tool) ?? null,
         models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf(tool, model, sums) })),
+        // Every band, so a band with no observations shows the value it passes through.
+        bands: SIZE_BANDS.map((band) => ({
+          band,
+          n: entry.bands?.[band]?.p_n ?? 0,
+          recall_probability: fieldsOf(chainPriors(root, levelsOf(value, tool, null, band), w), level)
+            .recall_probability,
+        })),
       })),
   };
 }

@@ -17,14 +17,20 @@ import {
   evaluateOffloadGate,
   type PlanSegment,
 } from "../gate";
-import { onEntry, type Policy } from "./policy";
+import { onEntry, type Policy, type PolicyParams } from "./policy";
+import type { StepState } from "./simulate";
 
 /** The gate's priors, as a request would send them. */
 export interface GatePriors {
   horizon: number;
   recall_probability: number;
   cache_hit_rate: number;
-  threshold: number;
+  /**
+   * `large_offload_threshold_tokens`: in seed mode the pre-filter (default
+   * 10,000, the reference's); in cache_aware mode and the plan an optional
+   * floor under the economic pre-filter (default none: not sent).
+   */
+  threshold?: number;
   stub_tokens: number;
 }
 
@@ -32,9 +38,21 @@ const GATE_DEFAULTS: GatePriors = {
   horizon: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
   recall_probability: DEFAULT_P_RECALL,
   cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
-  threshold: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
   stub_tokens: DEFAULT_STUB_TOKENS,
 };
+
+/** The pre-filter as the report prints it: the seed's threshold, or the economic one and its floor. */
+function preFilterParams(mode: "seed" | "cache_aware", threshold: number | undefined): PolicyParams {
+  return mode === "seed"
+    ? { threshold: threshold ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS }
+    : { pre_filter: "economic", floor: threshold ?? "none" };
+}
+
+/** The request's threshold field: sent only when set, so cache_aware's pre-filter is the break-even. */
+function thresholdField(mode: "seed" | "cache_aware", threshold: number | undefined) {
+  const value = mode === "seed" ? (threshold ?? DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS) : threshold;
+  return value === undefined ? {} : { large_offload_threshold_tokens: value };
+}
 
 /**
  * The gate on entry, seed or cache_aware, with the request a client would
@@ -42,17 +60,18 @@ const GATE_DEFAULTS: GatePriors = {
  * gate's default priors.
  *
  * @example
- * gatePolicy("cache_aware").name // "gate_cache_aware"
+ * gatePolicy("cache_aware").params.pre_filter // "economic"
+ * gatePolicy("cache_aware", { threshold: 10_000 }).params.floor // 10000: today's pre-filter as a floor
  */
 export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePriors> = {}): Policy {
-  const p = { ...GATE_DEFAULTS, ...priors };
-  return onEntry(`gate_${mode}`, { ...p }, (s, id, position) => {
+  const { threshold, ...p } = { ...GATE_DEFAULTS, ...priors };
+  return onEntry(`gate_${mode}`, { ...p, ...preFilterParams(mode, threshold) }, (s, id, position) => {
     const inputs = {
       model_name: s.priced.canonical,
       output_tokens: s.sizes.tokens[id]!,
       horizon: p.horizon,
       recall_probability: p.recall_probability,
-      large_offload_threshold_tokens: p.threshold,
+      ...thresholdField(mode, threshold),
       stub_tokens: p.stub_tokens,
     };
     const decision =
@@ -67,22 +86,43 @@ export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePri
 }
 
 /**
- * The gate's clearing plan, asked every `every` calls over the history as it
- * stands: every tool output not yet stubbed is a candidate; the plan's stubs
- * go in in one rewrite.
+ * The gate's clearing plan over the history as it stands, asked on the
+ * clients' plan cadence (clients/typescript/src/plan-cadence.ts, which replay
+ * may not import): at most once every `every` calls, or sooner once the
+ * tokens a plan could stub reach what the last paying plan stubbed. Every
+ * tool output not yet stubbed is a candidate; the plan's stubs go in in one
+ * rewrite.
  *
  * @example
- * gatePlan({ every: 10 }).params.every // 10
+ * gatePlan({ every: 10 }).params // { ..., every: 10, cadence: "plan_cadence", pre_filter: "economic", floor: "none" }
  */
 export function gatePlan(options: Partial<GatePriors> & { every?: number } = {}): Policy {
-  const p = { ...GATE_DEFAULTS, ...options };
+  const { threshold, every: _every, ...p } = { ...GATE_DEFAULTS, ...options };
   const every = options.every ?? 10;
   return {
     name: "gate_plan",
-    params: { ...p, every },
-    start: () => ({
-      step(s) {
-        if (s.call === 0 || s.call % every !== 0) return Infinity;
+    params: { ...p, every, cadence: "plan_cadence", ...preFilterParams("cache_aware", threshold) },
+    start: () => {
+      // Calls since the last plan, and the tokens the last paying plan stubbed.
+      let calls = 0;
+      let paying = Infinity;
+      return {
+        step(s) {
+          const changed = due(s) ? ask(s) : Infinity;
+          calls += 1;
+          return changed;
+        },
+      };
+      function due(s: StepState): boolean {
+        let stubbable = 0;
+        for (const position of s.outputs) {
+          const id = s.ctx[position]!;
+          if (!s.stub.has(id)) stubbable += s.sizes.tokens[id]!;
+        }
+        return stubbable > 0 && (calls >= every || stubbable >= paying);
+      }
+      function ask(s: StepState): number {
+        calls = 0;
         const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
         let fixed = 0;
         let last = 0;
@@ -105,20 +145,23 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
             recall_probability: p.recall_probability,
             cache_hit_rate: p.cache_hit_rate,
             cache_ttl: s.ttl,
-            large_offload_threshold_tokens: p.threshold,
+            ...thresholdField("cache_aware", threshold),
             stub_tokens: p.stub_tokens,
             segments: segments.filter((g) => g.tokens > 0 || g.id !== undefined),
           },
           { status: "priced", row: s.priced.row, canonical: s.priced.canonical },
         );
         let changed = Infinity;
+        let stubbed = 0;
         for (const member of plan.stub) {
           const position = Number(member);
+          stubbed += s.sizes.tokens[s.ctx[position]!]!;
           s.stub.set(s.ctx[position]!, p.stub_tokens);
           changed = Math.min(changed, position);
         }
+        if (stubbed > 0) paying = stubbed;
         return changed;
-      },
-    }),
+      }
+    },
   };
 }

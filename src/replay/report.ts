@@ -170,6 +170,24 @@ export function headline(summary: ReplaySummary, mode: string): string[] {
 }
 
 /**
+ * Each gate policy's pre-filter, under the table: the seed's threshold, or
+ * cache_aware's economic one and its floor, and the plan's cadence.
+ *
+ * @example
+ * preFilterLines(summary) // ["pre-filters: gate_seed 10,000 tokens; gate_cache_aware economic (floor none); …"]
+ */
+export function preFilterLines(summary: ReplaySummary): string[] {
+  const parts = summary.policies.flatMap(({ name, params: p }) => {
+    if (typeof p.threshold === "number" && name.startsWith("gate")) return [`${name} ${int(p.threshold)} tokens`];
+    if (p.pre_filter !== "economic") return [];
+    const floor = typeof p.floor === "number" ? `${int(p.floor)} tokens` : "none";
+    const cadence = p.cadence === undefined ? "" : `, asked every ${p.every} calls or at the paying batch`;
+    return [`${name} economic (floor ${floor}${cadence})`];
+  });
+  return parts.length === 0 ? [] : [`pre-filters: ${parts.join("; ")}`];
+}
+
+/**
  * The whole text report.
  *
  * @example
@@ -186,6 +204,7 @@ export function reportText(
     ...headline(summary, mode),
     "",
     ...columns(policyCells(summary)),
+    ...preFilterLines(summary),
     "",
     "per tool",
     ...columns(toolCells(summary)),

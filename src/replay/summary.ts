@@ -6,12 +6,15 @@
  * against the recorded bills, and the priors. Pure.
  */
 import { mergePriors, type PriorsDocument, type ToolPriors } from "./priors";
+import type { PolicyParams } from "./policy";
 import type { SavingRange, SkippedTrace, TraceReplay } from "./run";
 import { byName } from "./trace";
 
 /** One policy's totals. */
 export interface PolicyTotal {
   name: string;
+  /** Its parameters, as the first session replayed under it had them. */
+  params: PolicyParams;
   cost_usd: number;
   cost_pessimistic_usd: number;
   saving_usd: SavingRange;
@@ -84,6 +87,7 @@ export class ReplayTotals {
       if (p.name === "keep_everything") this.keep += p.cost_usd;
       const t = this.policies.get(p.name) ?? {
         name: p.name,
+        params: p.params,
         cost_usd: 0,
         cost_pessimistic_usd: 0,
         saving_usd: [0, 0],

@@ -91,6 +91,17 @@ export const ReplayToolSchema = z.strictObject({
 /** The replay level as a published value carries it: imported tools by name, with no prototype (./names.ts). */
 export const ReplayToolsSchema = nameRecord(ReplayToolSchema);
 
+/** p per size band from the tenant's own outcomes (./bands.ts); absent in a value written before bands. */
+const BandP = z.strictObject({ p_n: count, p_r: count }).refine((s) => s.p_r <= s.p_n, "p_r exceeds p_n");
+const BandPSchema = z
+  .strictObject(
+    Object.fromEntries(SIZE_BANDS.map((band) => [band, BandP.optional()])) as Record<
+      (typeof SIZE_BANDS)[number],
+      z.ZodOptional<typeof BandP>
+    >,
+  )
+  .optional();
+
 /** What one refresh published for one tenant. */
 export const LearnedValueSchema = z.strictObject({
   version: z.literal(1),
@@ -99,7 +110,7 @@ export const LearnedValueSchema = z.strictObject({
   window: z.strictObject({ from: z.number(), to: z.number() }),
   tenant_sums: LevelSumsSchema,
   // Keyed by tool and model names from requests: kept whole, with no prototype (src/store/names.ts).
-  tools: nameRecord(z.strictObject({ sums: LevelSumsSchema, models: nameRecord(LevelSumsSchema) })),
+  tools: nameRecord(z.strictObject({ sums: LevelSumsSchema, models: nameRecord(LevelSumsSchema), bands: BandPSchema })),
   breakers: nameRecord(BreakerStateSchema),
   /** The imported replay level (`replay-priors:<tenant>`) as the refresh found it; absent when none. */
   replay: ReplayToolsSchema.optional(),

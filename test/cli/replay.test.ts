@@ -54,6 +54,10 @@ describe("npm run replay", () => {
     ]) {
       expect(out).toContain(`\n${policy}`);
     }
+    // Each gate policy's pre-filter under the table: the seed's reference threshold, cache_aware's break-even.
+    expect(out).toContain(
+      "\npre-filters: gate_seed 10,000 tokens; gate_cache_aware economic (floor none); gate_plan economic (floor none, asked every 10 calls or at the paying batch)\n",
+    );
     expect(out).toContain("per tool\n");
     expect(out).toContain("per session\n");
     // The file that is no transcript is reported by path with what was expected, and the rest still ran.

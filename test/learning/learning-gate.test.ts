@@ -151,11 +151,13 @@ describe("learned priors, end to end", () => {
       ],
       10,
     );
-    // p skips the tenant level for a named tool (src/learning/chain.ts): tool, then tool × model.
+    // p skips the tenant level for a named tool (src/learning/chain.ts): tool, tool × model, then the
+    // tool's own size band (every output here is 20,000 tokens: ge10k), which holds p's sums only.
     const sums = { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 };
+    const band = { p_n: 20, p_r: 15, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
     const recall = learnPriors(
       { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 },
-      [sums, sums],
+      [sums, sums, band],
       10,
     ).recall_probability;
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");

@@ -70,9 +70,11 @@ describe("importing replay priors", () => {
     const replayed = (w * 0.25 + 8) / (w + 40);
     expect(answer.priors.recall_probability.source).toBe("learned");
     expect(answer.priors.recall_probability.n).toBe(60);
-    // Tool over replay, then tool × model over the tool: the tenant's own half-recall dominates.
+    // Tool over replay, tool × model over the tool, then the tenant's own size band (every output
+    // here is in one band) over the model: the tenant's own half-recall dominates.
     const tool = (w * replayed + 30) / (w + 60);
-    expect(answer.priors.recall_probability.value).toBeCloseTo((w * tool + 30) / (w + 60), 12);
+    const model = (w * tool + 30) / (w + 60);
+    expect(answer.priors.recall_probability.value).toBeCloseTo((w * model + 30) / (w + 60), 12);
   });
 
   it("shows the replay level in the learning view", async () => {

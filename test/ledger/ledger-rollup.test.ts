@@ -54,6 +54,9 @@ describe("the ledger's hourly rollups", () => {
       expect(raw.sums.clusters.gap.clusters).toBeGreaterThan(2);
       expect(raw.pairs.length).toBeGreaterThan(2);
       expect(raw.learning.length).toBeGreaterThan(0);
+      // p per size band too (band_rollups): the world's outputs of 5,000–35,000 tokens fill two bands.
+      const bands = new Set(raw.learning.flatMap((r) => Object.keys(r.bands ?? {})));
+      expect([...bands].sort()).toEqual(["2k-10k", "ge10k"]);
       expect(close(rolled.sums, raw.sums)).toEqual([]);
       expect(close(rolled.figures, raw.figures)).toEqual([]);
       // The pairs, their arms and costs are read, not summed: exactly equal.
@@ -145,6 +148,28 @@ describe("migration 4", () => {
     expect(after.sums.decisions).toBeGreaterThan(500);
     expect(close(after, before)).toEqual([]);
     expect(close(after, await fromRawRows(tenant, filter, HOUR))).toEqual([]);
+  }, 120_000);
+});
+
+describe("migration 6", () => {
+  it("backfills p per size band of a shard written before band_rollups from its raw rows", async () => {
+    const tenant = freshTenant();
+    const now = Date.now();
+    const start = now - (now % HOUR) - 2 * DAY;
+    const shard = ledgerShard(env.LEDGER, tenant, 0);
+    await write(tenant, rollupWorld(6, start, 2 * 24, 120));
+    const filter = { from: start, to: now };
+    const before = (await fromRollups(tenant, filter, HOUR)).learning;
+    expect(before.some((r) => r.bands !== undefined)).toBe(true);
+    // Roll the shard back to schema 5, as the worker before size bands left it, then start it again.
+    await runInDurableObject(shard, (_instance, state) => {
+      state.storage.sql.exec("DROP TABLE band_rollups");
+      state.storage.sql.exec("UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+    });
+    await evictDurableObject(shard);
+    const after = (await fromRollups(tenant, filter, HOUR)).learning;
+    expect(after).toEqual(before);
+    expect(after).toEqual((await fromRawRows(tenant, filter, HOUR)).learning);
   }, 120_000);
 });
 

@@ -4,9 +4,10 @@
  * Issue 33's claim, on transcripts of our own: cached sessions of many
  * medium outputs (2,000–8,000 real tokens each). Today's defaults (seed, or
  * cache_aware behind the 10,000-token pre-filter) stub nothing and save
- * nothing; cache_aware with the economic pre-filter (no floor) saves money at
- * both ends of replay's recall range, so it never costs more than keeping
- * everything even when every stubbed output is recalled once.
+ * nothing; cache_aware with the economic pre-filter (replay's default now:
+ * no floor) saves money at both ends of replay's recall range, so it never
+ * costs more than keeping everything even when every stubbed output is
+ * recalled once.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -36,9 +37,9 @@ function replayed(story: (typeof WORLD)[number]) {
   const policies = [
     keepEverything(),
     gatePolicy("seed"),
-    gatePolicy("cache_aware"),
-    named(gatePolicy("cache_aware", { threshold: 0 }), "economic"),
-    named(gatePlan({ threshold: 0, horizon: 20, every: 5 }), "plan"),
+    named(gatePolicy("cache_aware", { threshold: 10_000 }), "cache_aware_floor_10k"),
+    named(gatePolicy("cache_aware"), "economic"),
+    named(gatePlan({ horizon: 20, every: 5 }), "plan"),
   ];
   const result = replayTrace(trace, prices, policies) as TraceReplay;
   return (name: string) => result.policies.find((p) => p.name === name)!;
@@ -52,7 +53,7 @@ describe("replay on cached sessions of many medium outputs", () => {
   it("shows today's defaults stub nothing and save nothing: every output is under the 10,000-token pre-filter", () => {
     for (const story of WORLD) {
       const policy = replayed(story);
-      for (const name of ["gate_seed", "gate_cache_aware"]) {
+      for (const name of ["gate_seed", "cache_aware_floor_10k"]) {
         expect(policy(name).stubbed, name).toBe(0);
         expect(policy(name).saving_usd, name).toEqual([0, 0]);
       }

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { LEARNING_BAND_SUMS, withBands, type BandSumsRow } from "../../src/ledger/shard/band-sums";
 import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import {
@@ -215,7 +216,10 @@ export async function fromRawRows(tenant: string, filter: SumsFilter, bucket: nu
     const sums = readRawSums(sql, filter, bucket);
     const pairs = byKey(readRawToolSessions(sql, filter), pairKey);
     const learning: ToolModelSums[] = byKey(
-      sql.exec<LearningSumsRow>(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf),
+      withBands(
+        sql.exec<LearningSumsRow>(LEARNING_SUMS, filter.from, filter.to).toArray().map(toolModelSumsOf),
+        sql.exec<BandSumsRow>(LEARNING_BAND_SUMS, filter.from, filter.to).toArray(),
+      ),
       (r) => `${r.tool}/${r.model}`,
     );
     const nets: ToolNetRow[] = byKey(

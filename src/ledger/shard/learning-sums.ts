@@ -5,6 +5,8 @@
  * equal (test/ledger/ledger-rollup.test.ts). src/learning/refresh.ts merges them
  * across a tenant's shards.
  */
+import type { SizeBand } from "../../store/bands";
+
 /** What one level observed over the learning window, as sums that merge by adding. */
 export interface LevelSums {
   /** p: fired decisions with an outcome, and how many of them were recalled. */
@@ -20,11 +22,19 @@ export interface LevelSums {
   q_turns: number;
 }
 
+/** p's sums over one size band's fired decisions (./band-sums.ts). */
+export interface BandSums {
+  p_n: number;
+  p_r: number;
+}
+
 /** One (tool, model)'s sums in one shard; `tool` is null for decisions without a tool_name. */
 export interface ToolModelSums {
   tool: string | null;
   model: string;
   sums: LevelSums;
+  /** p per size band (src/store/bands.ts), the bands with a fired outcome only; absent when none. */
+  bands?: Partial<Record<SizeBand, BandSums>>;
 }
 
 // Whether the outcome sent cached_turns (it is kept in the report, null when not sent).

@@ -11,6 +11,7 @@ import {
   type LedgerDecision,
   type OutcomeReport,
 } from "../model/savings";
+import { ADD_OUTCOME_BANDS, PURGE_BANDS } from "./band-sums";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
 import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters, type KeysRow } from "./cluster-spans";
@@ -120,6 +121,7 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
   if (stored.length > 0) {
     const ids = JSON.stringify(stored);
     sql.exec(ADD_OUTCOME_ROLLUPS, ids);
+    sql.exec(ADD_OUTCOME_BANDS, ids);
     sql.exec(ADD_OUTCOME_SUMMARIES, ids);
     refreshClusters(sql, sql.exec<KeysRow>(KEYS_OF_DECISIONS, ids).one().keys);
   }
@@ -221,6 +223,7 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);
   sql.exec("DELETE FROM rollups WHERE hour < ?", hours);
+  sql.exec(PURGE_BANDS, hours);
   const purged = sql.exec<KeysRow>(KEYS_BEFORE, hours).one().keys;
   const chunks = sql.exec<ChunkKey>(CHUNKS_BEFORE, hours).toArray();
   sql.exec("DELETE FROM session_tools WHERE hour < ?", hours);

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { emptySums, type LedgerSums } from "../stats/report";
 import type { LedgerDecision, OutcomeReport } from "../model/savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
+import { readBandSums, withBands } from "./band-sums";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
@@ -160,7 +161,9 @@ export class LedgerShard extends DurableObject<Env> {
 
   /** This shard's learning sums per (tool, model) over a window of decision times (docs/design/learning.md §1). */
   async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
-    return this.claim(tenant, false) === "own" ? readLearningSums(this.sql, from, to, this.keptFrom()) : [];
+    if (this.claim(tenant, false) !== "own") return [];
+    const rawFrom = this.keptFrom();
+    return withBands(readLearningSums(this.sql, from, to, rawFrom), readBandSums(this.sql, from, to, rawFrom));
   }
 
   /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */

@@ -11,6 +11,7 @@
 import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
 import { CHUNK_MIGRATION } from "./tool-chunks";
+import { BAND_MIGRATION } from "./band-sums";
 import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
 
 /**
@@ -80,6 +81,8 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
   // the summaries and bills held (the chunks by the shard after the step: packing takes code).
   CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
+  // 6: p per (tool, model) and size band, hourly (./band-sums.ts), backfilled from the raw rows held.
+  BAND_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,

@@ -4,6 +4,7 @@ import { BreakerStateSchema } from "../../store/learning";
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";
+import { SIZE_BANDS } from "../../store/bands";
 
 /** A tenant name, as gate keys name tenants. */
 export const TenantSchema = z
@@ -52,6 +53,10 @@ export const LearningViewSchema = z
         }),
         breaker: BreakerStateSchema.nullable(),
         models: z.array(z.object({ model: z.string(), ...Level })),
+        bands: z.array(z.object({ band: z.enum(SIZE_BANDS), n: z.number(), recall_probability: FieldView })).openapi({
+          description:
+            "p per output size band (lt2k < 2,000 ≤ 2k-10k < 10,000 ≤ ge10k tokens): the tenant's own fired outcomes in the band, and the value a decision of that size pools (its parent's when n is 0)",
+        }),
       }),
     ),
     breaker_rule_sees: z

@@ -109,6 +109,16 @@
     for (const tool of view.tools) {
       row(tool.tool_name, tool, tool.breaker, tool.tool_name);
       for (const model of tool.models) row(`  × ${model.model}`, model, null, null);
+      // p per size band (h and q are not learned per band): the value a decision of that size uses.
+      for (const band of tool.bands) {
+        const tr = document.createElement("tr");
+        const th = document.createElement("th");
+        th.scope = "row";
+        th.textContent = `  size ${band.band}`;
+        tr.append(th, prior(band.recall_probability, view.config.recall_probability));
+        tr.append(cell("—"), cell("—"), cell(""), cell(""));
+        tbody.append(tr);
+      }
     }
     byId("learning-body").hidden = false;
     byId("learning-sees").hidden = false;
