@@ -5,21 +5,16 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type {
-  ContextManagementRequest,
-  GateClient,
-  GateContextManagement,
-  GateReport,
-  GateRequest,
-  PlanRequest,
-} from "./index.js";
+import type { ContextManagementRequest, GateClient, GateContextManagement, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
+import { Ledger, type Held, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";
-import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
+import { defaultStub, type StubInfo } from "./stub.js";
+import { decideRequest } from "./session-request.js";
 import { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
 import { PlanCadence } from "./plan-cadence.js";
 import { TokenMeter } from "./tokens.js";
+import type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
@@ -28,44 +23,7 @@ export { DEFAULT_PLAN_EVERY, PlanCadence } from "./plan-cadence.js";
 export { familyFactor, TokenMeter } from "./tokens.js";
 
 export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
-
-export interface OffloadSessionOptions {
-  /** A client from `createGateClient`. */
-  gate: GateClient;
-  /** The model the agent calls, as the gate's pricing rows name it. */
-  model: string;
-  /** The conversation's id (`[A-Za-z0-9._:-]{1,128}`); generated when not given. */
-  sessionId?: string;
-  /** Where originals are kept for recall. Default: in memory. */
-  store?: RecallStore;
-  /** Below this many characters an output is kept and the gate is not asked. Default 2,000. */
-  minChars?: number;
-  /** K: a clearing plan is due at most once every K model calls (or once the paying batch is stubbable). Default 10. */
-  planEvery?: number;
-  /** Extra fields for every gate request (`horizon`, `recall_probability`, `pricing_mode`, …). */
-  request?: Partial<GateRequest>;
-  /** The recall tool's name, as the stub names it. Default `recall_tool_output`. */
-  recallToolName?: string;
-  /** The stub text for an offloaded output; must be a pure function of its arguments. */
-  stub?: (info: StubInfo) => string;
-  /** Called with anything that went wrong inside the session (a store fault, a refused report). */
-  onError?: (error: unknown) => void;
-}
-
-/** What `end()` resolves to: what was reported, and the gate's answers (null: nothing to send). */
-export interface SessionSummary {
-  sessionId: string;
-  turns: number;
-  usage: SessionUsage;
-  decisions: number;
-  stubbed: number;
-  recalled: number;
-  outcomes: GateReport | null;
-  session: GateReport | null;
-}
-
-/** One segment of the history for `plan`: fixed context, or a tool output by its call id. */
-export type HistorySegment = { tokens: number } | { id: string; tokens: number };
+export type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
 
 /**
  * One conversation's offloading, framework-free.
@@ -287,20 +245,14 @@ export class OffloadSession {
     const stub = this.#stub({ id, toolName, chars: output.length, recallToolName: this.recallToolName });
     const seed = (this.#request.pricing_mode ?? "cache_aware") === "seed";
     const context = this.#ledger.contextTokens();
-    // Real tokens (the family's factor, as learned; chars ÷ 4 undercounts them by 7–40%). The recall
-    // tool hands back the whole output: that is what a recall reads.
-    const tokens = this.#meter.tokens(undefined, output.length);
-    const request = {
-      output_tokens: tokens,
-      recall_input_tokens: tokens,
-      ...this.#request,
-      pricing_mode: seed ? "seed" : "cache_aware",
-      ...(seed ? {} : { context_tokens: context }),
-      model_name: this.model,
-      stub_tokens: this.#meter.tokens(undefined, stub.length),
-      session_id: this.sessionId,
-      tool_name: toolNameForGate(toolName),
-    } as GateRequest;
+    const request = decideRequest(this.#request, {
+      model: this.model,
+      sessionId: this.sessionId,
+      toolName,
+      tokens: this.#meter.tokens(undefined, output.length),
+      stubTokens: this.#meter.tokens(undefined, stub.length),
+      contextTokens: context,
+    });
     const at = this.#ledger.at();
     const decision = await this.#gate.decide(request);
     const fire = decision.fire && (await this.#keep(id, output));
