@@ -79,20 +79,24 @@ export function recallFunctionTool(session: OffloadSession) {
 /**
  * The session's usage of one model response: uncached input (input less its
  * cached tokens), output, and cache reads (`input_tokens_details.cached_tokens`).
+ * Counts go on as they came: one missing stays undefined, and more cached than
+ * input is a negative uncached count, so the session names them instead of
+ * billing a zero.
  *
  * @example
  * usageOfResponse(response) // { input_tokens: 800, output_tokens: 60, cache_read_input_tokens: 41_000, cache_creation_input_tokens: 0 }
  */
 export function usageOfResponse(response: Pick<ModelResponse, "usage">) {
-  const u = response.usage;
+  const u = response.usage as Partial<ModelResponse["usage"]> | undefined;
+  if (u === undefined || u === null) return null;
   const details = Array.isArray(u.inputTokensDetails)
     ? u.inputTokensDetails
     : [u.inputTokensDetails as unknown as Record<string, number>];
   const cached = details.reduce((sum, d) => sum + (typeof d?.cached_tokens === "number" ? d.cached_tokens : 0), 0);
   return {
-    input_tokens: Math.max(0, u.inputTokens - cached),
+    input_tokens: typeof u.inputTokens === "number" ? u.inputTokens - cached : u.inputTokens,
     output_tokens: u.outputTokens,
-    cache_read_input_tokens: Math.min(cached, u.inputTokens),
+    cache_read_input_tokens: cached,
     cache_creation_input_tokens: 0,
   };
 }

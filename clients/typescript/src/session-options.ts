@@ -8,6 +8,7 @@ import type { GateClient, GateReport, GateRequest } from "./index.js";
 import type { RecallStore } from "./recall-store.js";
 import type { SessionUsage } from "./session-ledger.js";
 import type { StubInfo } from "./stub.js";
+import type { SessionLogSink } from "./session-log.js";
 
 export interface OffloadSessionOptions {
   /** A client from `createGateClient`. */
@@ -28,8 +29,10 @@ export interface OffloadSessionOptions {
   recallToolName?: string;
   /** The stub text for an offloaded output; must be a pure function of its arguments. */
   stub?: (info: StubInfo) => string;
-  /** Called with anything that went wrong inside the session (a store fault, a refused report). */
+  /** Called with anything that went wrong inside the session (a store fault, a refused report, a bill not sent). */
   onError?: (error: unknown) => void;
+  /** An opt-in log for replay (`npm run replay`): one JSON line per model call, each handed to `write` whole. */
+  log?: SessionLogSink;
 }
 
 /** What `end()` resolves to: what was reported, and the gate's answers (null: nothing to send). */
@@ -42,6 +45,8 @@ export interface SessionSummary {
   recalled: number;
   outcomes: GateReport | null;
   session: GateReport | null;
+  /** Each usage field that could not be read, by call: while there is one the bill is not sent (never a silent zero). */
+  usageIssues: string[];
 }
 
 /** One segment of the history for `plan`: fixed context, or a tool output by its call id. */

@@ -14,6 +14,7 @@ import { decideRequest } from "./session-request.js";
 import { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
 import { PlanCadence } from "./plan-cadence.js";
 import { TokenMeter } from "./tokens.js";
+import { SessionLog } from "./session-log.js";
 import type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
@@ -21,6 +22,7 @@ export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
 export { DEFAULT_PLAN_EVERY, PlanCadence } from "./plan-cadence.js";
 export { familyFactor, TokenMeter } from "./tokens.js";
+export { hashText, LOG_MARKER, type SessionLogSink } from "./session-log.js";
 
 export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
 export type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
@@ -49,6 +51,7 @@ export class OffloadSession {
   readonly #meter: TokenMeter;
   readonly #cadence: PlanCadence;
   readonly #pending = new Map<string, Promise<Held | null>>();
+  readonly #log: SessionLog | null;
   #ended: Promise<SessionSummary> | null = null;
 
   constructor(options: OffloadSessionOptions) {
@@ -62,6 +65,7 @@ export class OffloadSession {
     this.#stub = options.stub ?? defaultStub;
     this.#onError = options.onError ?? (() => {});
     [this.#meter, this.#cadence] = [new TokenMeter(this.model), new PlanCadence(options.planEvery)];
+    this.#log = options.log ? new SessionLog(options.log, this.sessionId, this.model, this.#onError) : null;
   }
 
   /** Whether `end()` was called: later outputs are kept and nothing more is asked. */
@@ -77,6 +81,12 @@ export class OffloadSession {
    * const text = await session.offload("toolu_01", "web_fetch", page); // same text on every later call
    */
   async offload(toolCallId: string, toolName: string, output: string): Promise<string> {
+    const text = await this.#offload(toolCallId, toolName, output);
+    if (this.#log && !this.#log.seen(toolCallId)) this.#log.output(toolCallId, toolName, text);
+    return text;
+  }
+
+  async #offload(toolCallId: string, toolName: string, output: string): Promise<string> {
     const known = this.#ledger.get(toolCallId);
     if (known) return known.stub ?? output;
     this.#meter.added(toolCallId, output.length);
@@ -90,34 +100,18 @@ export class OffloadSession {
     return held?.stub ?? output;
   }
 
-  /**
-   * The stub the history holds for a tool call, if it was offloaded (by the gate or a plan).
-   *
-   * @example
-   * session.stubFor("toolu_01") // "[offloaded: …]" or undefined
-   */
+  /** The stub the history holds for a tool call, if it was offloaded (by the gate or a plan). @example session.stubFor("toolu_01") */
   stubFor(toolCallId: string): string | undefined {
     return this.#ledger.get(toolCallId)?.stub;
   }
 
-  /**
-   * Whether the session decided a tool call: `stubbed` (the history holds its
-   * stub), `kept` (held in full), or undefined (never asked about).
-   *
-   * @example
-   * session.status("toolu_01") // "stubbed"
-   */
+  /** `stubbed` (the history holds its stub), `kept` (held in full), or undefined (never asked about). @example session.status("toolu_01") */
   status(toolCallId: string): "stubbed" | "kept" | undefined {
     const held = this.#ledger.get(toolCallId);
     return held === undefined ? undefined : held.stub === undefined ? "kept" : "stubbed";
   }
 
-  /**
-   * What the recall tool answers: the original, and the decision marked recalled.
-   *
-   * @example
-   * const original = await session.recall("toolu_01");
-   */
+  /** What the recall tool answers: the original, and the decision marked recalled. @example await session.recall("toolu_01") */
   async recall(toolCallId: string): Promise<string> {
     const held = this.#ledger.get(toolCallId);
     try {
@@ -144,11 +138,13 @@ export class OffloadSession {
   observe(usage: ObservedUsage | null | undefined, options: { turn?: boolean } = {}): void {
     if (this.ended) return;
     const turn = options.turn ?? true;
-    this.#ledger.observe(usage ?? {}, turn);
+    const { counted, written1h } = this.#ledger.observe(usage, turn);
     // Only a model call's own usage moves the cadence and measures the prompt's growth.
+    if (turn) this.#log?.call(counted, written1h);
+    else this.#log?.late(counted, written1h);
     if (!turn) return;
     this.#cadence.call();
-    this.#meter.observeUsage(usage ?? {});
+    this.#meter.observeUsage(counted);
   }
 
   /** A text's size in real tokens: measured from usage, else the learned family factor. @example session.tokensFor("toolu_01", text) */
@@ -198,6 +194,7 @@ export class OffloadSession {
         recallToolName: this.recallToolName,
       });
       decision.original = undefined;
+      this.#log?.output(id, decision.toolName, decision.stub);
       stubbed.push(id);
     }
     // Only a dry run answers without an id, and a session never asks one.
@@ -286,6 +283,7 @@ export class OffloadSession {
 
   async #report(): Promise<SessionSummary> {
     await Promise.allSettled(this.#pending.values());
+    this.#log?.flush();
     return {
       ...this.#ledger.summary(this.sessionId),
       ...(await reportSession(this.#gate, this.#ledger, this.sessionId, this.model, this.#onError)),

@@ -104,18 +104,24 @@ def recall_function_tool(session: OffloadSession) -> Any:
     return function_tool(recall_tool_output, name_override=session.recall_tool_name)
 
 
-def usage_of_response(response: Any) -> Dict[str, int]:
+def usage_of_response(response: Any) -> Optional[Dict[str, Any]]:
     """A model response's usage in the session's shape: cached input tokens as cache reads.
+    A count that is missing or not a number goes on as it came (None: no usage at all),
+    so the session names it instead of billing a zero.
 
     >>> from types import SimpleNamespace as NS
     >>> usage_of_response(NS(usage=NS(input_tokens=43_000, output_tokens=60, input_tokens_details=NS(cached_tokens=41_000))))
     {'input_tokens': 2000, 'output_tokens': 60, 'cache_read_input_tokens': 41000, 'cache_creation_input_tokens': 0}
     """
     usage = _field(response, "usage")
-    details = _field(usage, "input_tokens_details")
-    cached = int(_field(details, "cached_tokens") or 0) if details is not None else 0
-    total = int(_field(usage, "input_tokens") or 0)
-    return {"input_tokens": max(0, total - cached), "output_tokens": int(_field(usage, "output_tokens") or 0), "cache_read_input_tokens": min(cached, total), "cache_creation_input_tokens": 0}
+    if usage is None:
+        return None
+    total, details = _field(usage, "input_tokens"), _field(usage, "input_tokens_details")
+    cached = _field(details, "cached_tokens") if details is not None else None
+    cached = 0 if cached is None else cached
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (total, cached))
+    # More cached than input does not add up: the negative uncached count is named by the session.
+    return {"input_tokens": total - cached if numbers else total, "output_tokens": _field(usage, "output_tokens"), "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}
 
 
 def observe_run(session: OffloadSession, result: Any) -> None:
