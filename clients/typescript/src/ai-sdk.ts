@@ -66,7 +66,10 @@ export function offloadGateMiddleware(
   const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
   const applied = (metadata: unknown) => {
     const edits = appliedEdits(metadata);
-    if (clearing && edits.length > 0) options.onAppliedEdits?.(edits);
+    if (!clearing || edits.length === 0) return;
+    // The outcome of the clearing decision the edit came from, when the gate recorded one.
+    session.clearingApplied(edits);
+    options.onAppliedEdits?.(edits);
   };
   return {
     specificationVersion: "v4",

@@ -39,6 +39,13 @@ export interface Held extends Mark {
   contextTokens: number | undefined;
 }
 
+/** A clear_tool_uses edit the gate answered with an id, and what the API cleared under it since. */
+export interface HeldClearing extends Mark {
+  decisionId: string;
+  clearedToolUses: number;
+  clearedInputTokens: number;
+}
+
 /** A plan the gate answered, and which ids it stubbed. */
 export interface HeldPlan extends Mark {
   decisionId: string;
@@ -62,6 +69,7 @@ const REQUIRED = new Set<string>(["input_tokens", "output_tokens"]);
 export class Ledger {
   readonly #held = new Map<string, Held>();
   readonly #plans: HeldPlan[] = [];
+  readonly #clearings: HeldClearing[] = [];
   #turns = 0;
   #cached = 0;
   #context = 0;
@@ -91,6 +99,23 @@ export class Ledger {
 
   addPlan(plan: HeldPlan): void {
     this.#plans.push(plan);
+  }
+
+  /** A /v1/context-management answer: held as a decision when it carries an id (a dry run, a fallback: none). */
+  addClearing(answer: unknown, at: Mark): void {
+    const id = (answer as { decision_id?: unknown; fallback?: unknown } | null)?.decision_id;
+    if (typeof id === "string" && (answer as { fallback?: unknown }).fallback !== true)
+      this.#clearings.push({ ...at, decisionId: id, clearedToolUses: 0, clearedInputTokens: 0 });
+  }
+
+  /** What the API cleared on one response, on the latest clearing decision (none held: nothing to report it on). */
+  cleared(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
+    const last = this.#clearings.at(-1);
+    if (last === undefined) return;
+    for (const edit of edits) {
+      if (isCount(edit.clearedToolUses)) last.clearedToolUses += edit.clearedToolUses;
+      if (isCount(edit.clearedInputTokens)) last.clearedInputTokens += edit.clearedInputTokens;
+    }
   }
 
   at(): Mark {
@@ -189,7 +214,18 @@ export class Ledger {
         recalled_ids: recalledIds,
       };
     });
-    return [...decisions, ...plans];
+    // Server-side clearing has no recall tool: what it cleared is the outcome.
+    const clearings = this.#clearings.map(
+      (c): OutcomeReport =>
+        ({
+          decision_id: c.decisionId,
+          ...after(c),
+          recalled: false,
+          cleared_tool_uses: c.clearedToolUses,
+          cleared_input_tokens: c.clearedInputTokens,
+        }) as OutcomeReport,
+    );
+    return [...decisions, ...plans, ...clearings];
   }
 
   /** The session's bill, or null before any model call was observed or while a usage field could not be read. */
@@ -220,7 +256,7 @@ export class Ledger {
       sessionId,
       turns: this.#turns,
       usage: { ...this.#usage },
-      decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length,
+      decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length + this.#clearings.length,
       stubbed: held.filter((h) => h.stub !== undefined).length,
       recalled:
         held.filter((h) => h.recalled).length + this.#plans.filter((p) => (p.recalledIds?.length ?? 0) > 0).length,

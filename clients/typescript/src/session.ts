@@ -204,26 +204,34 @@ export class OffloadSession {
   }
 
   /**
-   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses
-   * edit that costs least on this history (segments with an id are tool
-   * results; give their `tool_name`). Null once ended or from a client
-   * without the route. Records nothing: the API applies the edit.
+   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses edit
+   * that costs least on this history (segments with an id are tool results;
+   * give their `tool_name`). Null once ended or from a client without the
+   * route. An answer with a `decision_id` (a gate that records clearing) is
+   * held, and what the API cleared under it (`clearingApplied`) is its outcome.
    *
    * @example
    * const answer = await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000, tool_name: "web_fetch" }]);
-   * answer?.context_management // { edits: [...] } or null
    */
   async contextManagement(
     segments: ContextManagementRequest["segments"],
     request: Partial<ContextManagementRequest> = {},
   ): Promise<GateContextManagement | null> {
     if (this.ended || this.#gate.contextManagement === undefined) return null;
-    return this.#gate.contextManagement({
+    const at = this.#ledger.at();
+    const answer = await this.#gate.contextManagement({
       ...request,
       model_name: this.model,
       session_id: this.sessionId,
       segments,
     } as ContextManagementRequest);
+    this.#ledger.addClearing(answer, at);
+    return answer;
+  }
+
+  /** A response's `appliedEdits` (what the API cleared), on the last clearing decision's outcome. @example session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 3, clearedInputTokens: 42_000 }]) */
+  clearingApplied(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
+    if (!this.ended) this.#ledger.cleared(edits);
   }
 
   /**

@@ -17,7 +17,7 @@ const json = (body) =>
   new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
 
 /** A gate that fires on the outputs named in `fire`, plans to stub `plan`, and accepts every report. */
-function scriptedGate({ fire = [], plan = [] } = {}) {
+function scriptedGate({ fire = [], plan = [], clearingId } = {}) {
   const sent = [];
   let n = 0;
   const fetch = async (url, init) => {
@@ -31,6 +31,12 @@ function scriptedGate({ fire = [], plan = [] } = {}) {
     }
     if (path === "/v1/plan")
       return json({ stub: plan, reason_code: "plan_positive", net_saving_usd: 0.1, decision_id: id });
+    if (path === "/v1/context-management")
+      return json({
+        context_management: { edits: [] },
+        reason_code: "clearing_positive",
+        ...(clearingId ? { decision_id: clearingId } : {}),
+      });
     const k = body.items.length;
     return json({
       results: body.items.map(() => ({ status: "accepted" })),
@@ -220,5 +226,46 @@ describe("the session's bill", () => {
     assert.equal(summary.turns, 4, "the turns still count for the outcomes");
     assert.deepEqual(sent("/v1/sessions"), []);
     assert.match(errors.at(-1).message, /bill was not sent.*call 1: usage\.input_tokens is "12"/);
+  });
+});
+
+describe("what server-side clearing cleared", () => {
+  const edits = [
+    { type: "clear_tool_uses_20250919", clearedToolUses: 2, clearedInputTokens: 30_000 },
+    { type: "clear_tool_uses_20250919", clearedToolUses: 1, clearedInputTokens: 9_000 },
+  ];
+
+  it("is the outcome of the clearing decision, when the gate answered with an id", async () => {
+    const clearingId = `dec_0_${"c".repeat(32)}`;
+    const { gate, sent } = scriptedGate({ clearingId });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    session.observe(u(100, 0, 0, 0));
+    await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_1", tokens: 42_000, tool_name: "web_fetch" }]);
+    session.observe(u(100, 8_000, 0, 0));
+    session.clearingApplied(edits);
+    session.observe(u(100, 8_000, 0, 0));
+    const summary = await session.end();
+    assert.deepEqual(sent("/v1/outcomes")[0].items, [
+      {
+        decision_id: clearingId,
+        turns_after: 2,
+        cached_turns: 2,
+        recalled: false,
+        cleared_tool_uses: 3,
+        cleared_input_tokens: 39_000,
+      },
+    ]);
+    assert.equal(summary.decisions, 1);
+  });
+
+  it("is reported nowhere while the gate records no clearing decision (no id in its answer)", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    session.observe(u(100, 0, 0, 0));
+    const answer = await session.contextManagement([{ id: "toolu_1", tokens: 42_000, tool_name: "web_fetch" }]);
+    session.clearingApplied(edits);
+    const summary = await session.end();
+    assert.equal(answer.fallback, false, "the gate answered: only its id is missing");
+    assert.deepEqual([sent("/v1/outcomes"), summary.decisions], [[], 0]);
   });
 });
