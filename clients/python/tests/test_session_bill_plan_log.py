@@ -177,3 +177,42 @@ def test_a_log_that_cannot_be_written_never_raises_into_the_loop() -> None:
     session.observe(u(100, 0, 0, 0))
     session.observe(u(100, 0, 0, 0))
     assert session.end().turns == 2
+
+
+def test_the_claude_agent_sdk_adapters_loop_writes_a_log_replay_reads(tmp_path: pathlib.Path) -> None:
+    """The SDK's loop at its documented interface: an assistant message per model call (with its
+    id and Anthropic usage), the PostToolUse hook per tool result, and the result message."""
+    import asyncio
+
+    from offload_gate.claude_agent_sdk import observe, offload_hooks
+
+    path = tmp_path / "sdk.jsonl"
+    session = OffloadSession(Gate(fire=("Bash",)).client(), "claude-opus-4-6", session_id="log-sdk", log=path)
+    hook = offload_hooks(session)["PostToolUse"][0]["hooks"][0]
+    AssistantMessage, ResultMessage = type("AssistantMessage", (), {}), type("ResultMessage", (), {})
+
+    def assistant(mid: str, usage: Dict[str, Any]) -> Any:
+        m = AssistantMessage()
+        m.message_id, m.parent_tool_use_id, m.usage = mid, None, usage
+        return m
+
+    async def loop() -> Dict[str, Any]:
+        await observe(session, assistant("msg_1", u(3_000, 0, 0, 0)))
+        data = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}, "tool_use_id": "toolu_1",
+                "tool_response": {"stdout": "lorem ipsum dolor sit amet " * 2_000, "stderr": "", "interrupted": False}}
+        out = await hook(data, "toolu_1", None)
+        await observe(session, assistant("msg_2", u(10, 0, 5_000, 2_000)))
+        result = ResultMessage()
+        result.usage = {"input_tokens": 3_010, "output_tokens": 80, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 7_000}
+        await observe(session, result)
+        return out
+
+    out = asyncio.run(loop())
+    stub = out["hookSpecificOutput"]["updatedToolOutput"]["stdout"]
+    assert session.ended and stub.startswith("[offloaded: the output of Bash call toolu_1")
+    calls = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [c["input"] for c in calls] == [[], [{"kind": "tool_output", "tool": "Bash", "call_id": "toolu_1", "chars": len(stub), "hash": hash_text(stub)}]]
+    row = _replay(path)["sessions"][0]
+    assert (row["format"], row["session"], row["calls"]) == ("offload-log", "log-sdk", 2)
+    by_hand = (3_010 * OPUS["input"] + 5_000 * OPUS["cache_write"] + 2_000 * OPUS["cache_write_1h"] + 80 * OPUS["output"]) / 1e6
+    assert row["check"]["recorded_usd"] == pytest.approx(by_hand, abs=1e-12)
