@@ -30,6 +30,7 @@ try {
     "clients/typescript/test/client.test.mjs",
     "clients/typescript/test/session.test.mjs",
     "clients/typescript/test/session-log.test.mjs",
+    "clients/typescript/test/openai-agents-plan.test.mjs",
     "clients/typescript/test/mcp.test.mjs",
   ]);
   step("the framework examples type-check", process.execPath, [

@@ -216,3 +216,22 @@ def test_the_claude_agent_sdk_adapters_loop_writes_a_log_replay_reads(tmp_path: 
     assert (row["format"], row["session"], row["calls"]) == ("offload-log", "log-sdk", 2)
     by_hand = (3_010 * OPUS["input"] + 5_000 * OPUS["cache_write"] + 2_000 * OPUS["cache_write_1h"] + 80 * OPUS["output"]) / 1e6
     assert row["check"]["recorded_usd"] == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_the_openai_agents_filter_plans_outputs_already_sent_in_full_and_stubs_them_on_one_call() -> None:
+    from offload_gate.openai_agents import offload_input_filter
+
+    gate = Gate(plan=("call_1", "call_2"))  # keeps each output on entry; the plan stubs both
+    session = OffloadSession(gate.client(), "claude-opus-4-6", plan_every=1)
+    data = lambda items: NS(model_data=NS(input=items, instructions=None), agent=None, context=None)  # noqa: E731
+    outputs = [{"type": "function_call_output", "call_id": f"call_{i}", "output": f"{i}" * 20_000} for i in (1, 2)]
+    items = [{"role": "user", "content": "go"}, *outputs]
+    first = offload_input_filter(session)(data(items))
+    assert first.input == items and gate.sent("/v1/plan") == [], "decided on entry, kept: nothing to plan yet"
+    session.observe(u(10, 0, 14_000, 0))
+    second = offload_input_filter(session)(data(items))
+    assert [s.get("id") for s in gate.sent("/v1/plan")[0]["segments"]] == [None, "call_1", "call_2"]
+    assert [i["output"] for i in second.input[1:]] == [session.stub_for("call_1"), session.stub_for("call_2")]
+    assert all(o.startswith("[offloaded: the output of tool call call_") for o in [i["output"] for i in second.input[1:]])
+    assert offload_input_filter(session, plan=False)(data(items)).input == second.input, "every later call holds the same stubs"
+    assert len(gate.sent("/v1/plan")) == 1
