@@ -29,6 +29,8 @@ try {
     "--test",
     "clients/typescript/test/client.test.mjs",
     "clients/typescript/test/session.test.mjs",
+    "clients/typescript/test/session-log.test.mjs",
+    "clients/typescript/test/openai-agents-plan.test.mjs",
     "clients/typescript/test/mcp.test.mjs",
   ]);
   step("the framework examples type-check", process.execPath, [

@@ -35,7 +35,7 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 # Built from a copy, so nothing the build might leave lands in the checkout.
 PKG="$WORK/package"
-mkdir -p "$PKG" && cp -r pyproject.toml README.md build_backend src "$PKG"/ && cp ../token-factors.json "$PKG"/
+mkdir -p "$PKG" && cp -r pyproject.toml README.md build_backend src "$PKG"/
 PIP_FLAGS=(install --quiet --no-deps --no-index --disable-pip-version-check)
 
 # The documented offline install, as a user runs it: a plain venv, no package

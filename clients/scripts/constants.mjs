@@ -35,6 +35,19 @@ export function readConstants(text = readFileSync(SOURCE, "utf8")) {
     if (typeof c[name] !== "string" || c[name] === "")
       throw new TypeError(`constants.json: ${name} must be a non-empty string`);
   }
+  positiveInteger("prior_chars");
+  const factor = (v) => typeof v === "number" && Number.isFinite(v) && v > 0 && v < 2;
+  if (
+    typeof c.tokens_per_char !== "object" ||
+    c.tokens_per_char === null ||
+    !Object.values(c.tokens_per_char).every(factor)
+  )
+    throw new TypeError("constants.json: tokens_per_char must map model families to factors in (0, 2)");
+  if (!factor(c.default_tokens_per_char))
+    throw new TypeError("constants.json: default_tokens_per_char must be a factor in (0, 2)");
+  const vector = (v) => Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && /^[0-9a-f]+$/.test(v[1]);
+  if (!Array.isArray(c.log_hash_vectors) || !c.log_hash_vectors.every(vector))
+    throw new TypeError("constants.json: log_hash_vectors must be [text, lowercase hex hash] pairs");
   const used = [...c.stub_template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
   const unknown = used.filter((name) => !STUB_PLACEHOLDERS.includes(name));
   if (unknown.length > 0)
@@ -63,6 +76,14 @@ export function render(c) {
     `export const DEFAULT_MIN_CHARS = ${c.default_min_chars};`,
     "/** The default stub; `{name}` placeholders: tool_name, id, chars (grouped by thousands), recall_tool_name, id_json. */",
     `export const STUB_TEMPLATE = ${s(c.stub_template)};`,
+    "/** Real tokens per character of a tool output, per model family (the longest family name the model starts with). */",
+    `export const TOKENS_PER_CHAR: Readonly<Record<string, number>> = ${s(c.tokens_per_char)};`,
+    "/** The factor of a model no family names. */",
+    `export const DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char};`,
+    "/** How many characters the starting factor weighs against what a session measures. */",
+    `export const PRIOR_CHARS = ${c.prior_chars};`,
+    "/** The session log's content hash (src/replay/trace.ts hashText, in hex) on fixed texts: [text, hash]. */",
+    `export const LOG_HASH_VECTORS: readonly (readonly [string, string])[] = ${s(c.log_hash_vectors)};`,
     "",
   ].join("\n");
   const python = [
@@ -79,6 +100,14 @@ export function render(c) {
     `DEFAULT_MIN_CHARS = ${c.default_min_chars}`,
     "#: The default stub; ``{name}`` placeholders: tool_name, id, chars (grouped by thousands), recall_tool_name, id_json.",
     `STUB_TEMPLATE = ${s(c.stub_template)}`,
+    "#: Real tokens per character of a tool output, per model family (the longest family name the model starts with).",
+    `TOKENS_PER_CHAR = ${s(c.tokens_per_char)}`,
+    "#: The factor of a model no family names.",
+    `DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char}`,
+    "#: How many characters the starting factor weighs against what a session measures.",
+    `PRIOR_CHARS = ${c.prior_chars}`,
+    "#: The session log's content hash (src/replay/trace.ts hashText, in hex) on fixed texts: [text, hash].",
+    `LOG_HASH_VECTORS = ${s(c.log_hash_vectors)}`,
     "",
   ].join("\n");
   return { typescript, python };

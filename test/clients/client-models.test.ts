@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import modelsPy from "../../clients/python/src/offload_gate/models.py?raw";
+import answersPy from "../../clients/python/src/offload_gate/_answers.py?raw";
+import requestsPy from "../../clients/python/src/offload_gate/_requests.py?raw";
 import { z } from "zod";
 import { OutcomeItemSchema, SessionItemSchema } from "../../src/routes/ledger/schema";
 import { call } from "../support/helpers";
 
-// The Python client's models.py is a hand-written copy of the answers' and
+// The Python client's models (models.py re-exports them from _requests.py and
+// _answers.py) are a hand-written copy of the answers' and
 // requests' schemas. Read as text here, its dataclasses are compared with the
 // worker's own /openapi.json: a field renamed or added on either side, a
 // required field, or a type that drifted fails this test instead of silently
@@ -128,7 +130,7 @@ function objectOf(raw: Json): { properties: Json; required: Set<string> } {
   return { properties: schema.properties ?? {}, required: new Set(schema.required ?? []) };
 }
 
-const classes = parseDataclasses(modelsPy);
+const classes = parseDataclasses(`${requestsPy}\n${answersPy}`);
 
 beforeAll(async () => {
   const res = await call("/openapi.json");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
 import { CHARS_PER_TOKEN } from "../../src/gate/constants";
+import { hashText } from "../../src/replay/trace";
 
 // The clients' shared facts live in clients/constants.json; both clients read
 // generated files. A stale generated file, or a client whose estimate of
@@ -23,10 +24,20 @@ describe("the clients' shared constants", () => {
       "SESSION_ID_PREFIX",
       "DEFAULT_MIN_CHARS",
       "STUB_TEMPLATE",
+      "TOKENS_PER_CHAR",
+      "DEFAULT_TOKENS_PER_CHAR",
+      "PRIOR_CHARS",
+      "LOG_HASH_VECTORS",
     ]) {
-      expect(typescript).toMatch(new RegExp(`^export const ${name} = `, "m"));
+      expect(typescript).toMatch(new RegExp(`^export const ${name}(: [^=]+)? = `, "m"));
       expect(python).toMatch(new RegExp(`^${name} = `, "m"));
     }
+  });
+
+  it("pin the session log's content hash to the one replay's parser uses", () => {
+    const vectors: [string, string][] = readConstants().log_hash_vectors;
+    expect(vectors.length).toBeGreaterThanOrEqual(4);
+    for (const [text, hash] of vectors) expect(hashText(text).toString(16), JSON.stringify(text)).toBe(hash);
   });
 
   it("refuse a stub template with a placeholder the clients do not fill, and a count that is not a positive integer", () => {
@@ -35,5 +46,9 @@ describe("the clients' shared constants", () => {
       /unknown placeholders tool/,
     );
     expect(() => readConstants(JSON.stringify({ ...base, chars_per_token: 0 }))).toThrow(/chars_per_token/);
+    expect(() => readConstants(JSON.stringify({ ...base, tokens_per_char: { claude: 0 } }))).toThrow(/tokens_per_char/);
+    expect(() => readConstants(JSON.stringify({ ...base, log_hash_vectors: [["a", "XYZ"]] }))).toThrow(
+      /log_hash_vectors/,
+    );
   });
 });

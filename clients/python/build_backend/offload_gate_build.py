@@ -61,19 +61,11 @@ def _dist_info() -> str:
     return f"{NAME}-{_version()}.dist-info"
 
 
-def _shared_factors() -> pathlib.Path:
-    """clients/token-factors.json, the one copy of the token factors both clients read (an sdist carries it at its root)."""
-    for candidate in (ROOT / "token-factors.json", ROOT.parent / "token-factors.json"):
-        if candidate.is_file():
-            return candidate
-    raise RuntimeError("token-factors.json is missing: it lives in clients/, beside this package")
-
-
 def _package_files() -> list[tuple[str, bytes]]:
     package = ROOT / "src" / NAME
     files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
-    shared = (f"{NAME}/token_factors.json", _shared_factors().read_bytes())
-    return [(f"{NAME}/{p.relative_to(package).as_posix()}", p.read_bytes()) for p in files] + [shared]
+    # The shared constants (clients/constants.json) are generated into _constants.py: nothing to copy in.
+    return [(f"{NAME}/{p.relative_to(package).as_posix()}", p.read_bytes()) for p in files]
 
 
 def _write_wheel(directory: str, files: list[tuple[str, bytes]]) -> str:
@@ -123,7 +115,6 @@ def build_sdist(sdist_directory, config_settings=None) -> str:
     with tarfile.open(pathlib.Path(sdist_directory) / filename, "w:gz") as archive:
         for path in paths:
             archive.add(ROOT / path, arcname=f"{base}/{path}")
-        archive.add(_shared_factors(), arcname=f"{base}/token-factors.json")
         pkg_info = _metadata().encode()
         member = tarfile.TarInfo(f"{base}/PKG-INFO")
         member.size = len(pkg_info)

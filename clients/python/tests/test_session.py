@@ -114,15 +114,15 @@ def test_in_seed_mode_the_context_goes_with_the_outcome_not_the_decision() -> No
     assert gate.sent("/v1/outcomes")[0].body["items"] == [{"decision_id": f"dec_0_{1:032x}", "turns_after": 0, "recalled": False, "cached_turns": 0, "context_tokens": 720}]
 
 
-def test_sizes_start_from_the_shared_factor_file_and_learn_from_the_prompts_growth():
+def test_sizes_start_from_the_shared_constants_and_learn_from_the_prompts_growth():
     import json
     import pathlib
 
-    from offload_gate._tokens import FACTORS, TokenMeter, family_factor
+    from offload_gate._tokens import TokenMeter, family_factor
 
-    shared = json.loads((pathlib.Path(__file__).resolve().parents[2] / "token-factors.json").read_text(encoding="utf-8"))
-    assert FACTORS == shared
+    shared = json.loads((pathlib.Path(__file__).resolve().parents[2] / "constants.json").read_text(encoding="utf-8"))
     assert family_factor("claude-opus-4-6") == shared["tokens_per_char"]["claude"]
+    assert family_factor("mystery-model") == shared["default_tokens_per_char"]
     meter = TokenMeter("claude-opus-4-6")
     meter.observe({"input_tokens": 2, "cache_read_input_tokens": 4_000, "cache_creation_input_tokens": 998, "output_tokens": 100})
     meter.added("a", 8_000)

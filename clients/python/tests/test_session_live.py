@@ -129,3 +129,16 @@ def test_a_held_out_session_never_holds_a_stub(live_gate: GateClient) -> None:
     assert not any("[offloaded:" in line for prompt in prompts for line in prompt)
     assert (summary.decisions, summary.stubbed) == (3, 0)
     assert summary.outcomes is not None and summary.outcomes.accepted == 3
+
+
+def test_one_hour_writes_are_billed_at_the_one_hour_rate_as_priced_by_hand(live_gate: GateClient) -> None:
+    tool = unique("py_ttl")
+    session = OffloadSession(live_gate, MODEL)
+    split = lambda i, r, w5, w1, o=40: {**usage(i, r, w5 + w1, o), "cache_creation": {"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1}}  # noqa: E731
+    agent_loop(session, tool, [big(7)], [split(1_200, 0, 1_000, 4_000), split(300, 5_200, 60, 0), split(41_000, 0, 0, 0)])
+    summary = session.end()
+    assert summary.session is not None and summary.session.accepted == 1 and summary.usage_issues == []
+    # By hand, at the Opus row of pricing.seed.json: 1-hour writes at $10 a million, not the 5-minute $6.25.
+    bill = (42_500 * 5 + 120 * 25 + 5_200 * 0.5 + 1_060 * 6.25 + 4_000 * 10) / 1e6
+    row = next(t for t in savings(tool)["holdout"]["tools"] if t["tool_name"] == tool)
+    assert row["information"]["treated_mean_cost_usd"] == pytest.approx(bill, abs=1e-9)

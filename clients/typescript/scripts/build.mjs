@@ -1,7 +1,7 @@
 // `npm run build` (and `npm pack`): regenerate src/app-type.ts from the
-// worker's routes, copy the shared token factors in, then compile src/ to dist/ (JavaScript and .d.ts).
+// worker's routes, then compile src/ to dist/ (JavaScript and .d.ts).
 import { spawnSync } from "node:child_process";
-import { copyFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,8 +14,6 @@ const step = (args) => {
   if (result.status !== 0) process.exit(result.status ?? 1);
 };
 step([join(here, "scripts/generate-types.mjs")]);
-// The token factors live once, beside both clients (clients/token-factors.json).
-copyFileSync(join(here, "../token-factors.json"), join(here, "src/token-factors.json"));
 rmSync(join(here, "dist"), { recursive: true, force: true });
 step([tsc, "-p", "tsconfig.json"]);
 console.log("typescript-client: built dist/");

@@ -66,7 +66,10 @@ export function offloadGateMiddleware(
   const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
   const applied = (metadata: unknown) => {
     const edits = appliedEdits(metadata);
-    if (clearing && edits.length > 0) options.onAppliedEdits?.(edits);
+    if (!clearing || edits.length === 0) return;
+    // The outcome of the clearing decision the edit came from, when the gate recorded one.
+    session.clearingApplied(edits);
+    options.onAppliedEdits?.(edits);
   };
   return {
     specificationVersion: "v4",
@@ -81,7 +84,7 @@ export function offloadGateMiddleware(
     },
     async wrapGenerate({ doGenerate }) {
       const result = await doGenerate();
-      session.observe(usageOf(result.usage));
+      session.observe(usageOf(result.usage, result.providerMetadata));
       applied(result.providerMetadata);
       return result;
     },
@@ -93,7 +96,7 @@ export function offloadGateMiddleware(
       >({
         transform(part, controller) {
           if (part.type === "finish") {
-            session.observe(usageOf(part.usage));
+            session.observe(usageOf(part.usage, part.providerMetadata));
             applied(part.providerMetadata);
           }
           controller.enqueue(part);
@@ -125,16 +128,33 @@ export function recallTool(session: OffloadSession) {
   });
 }
 
-/** The session's usage shape from the SDK's: `input_tokens` without cache reads and writes. */
-export function usageOf(usage: Usage | undefined) {
-  const input = usage?.inputTokens;
+/**
+ * The session's usage shape from the SDK's: `input_tokens` without cache reads
+ * and writes. A count the provider did not report stays undefined (null: no
+ * usage at all), so the session names it instead of billing a zero; the
+ * Anthropic provider's raw usage (`providerMetadata.anthropic.usage`) adds
+ * its split of the writes by TTL, so 1-hour writes bill at their rate.
+ *
+ * @example
+ * usageOf({ inputTokens: { total: 1_000, noCache: 100, cacheRead: 900, cacheWrite: 0 }, outputTokens: { total: 40 } })
+ * // { input_tokens: 100, output_tokens: 40, cache_read_input_tokens: 900, cache_creation_input_tokens: 0 }
+ */
+export function usageOf(usage: Usage | undefined, providerMetadata?: unknown) {
+  if (usage === undefined || usage === null) return null;
+  const input = usage.inputTokens;
   const read = input?.cacheRead ?? 0;
   const write = input?.cacheWrite ?? 0;
+  const total = input?.total;
+  const raw = (providerMetadata as { anthropic?: { usage?: { cache_creation?: unknown } } } | undefined)?.anthropic
+    ?.usage?.cache_creation;
   return {
-    input_tokens: input?.noCache ?? Math.max(0, (input?.total ?? 0) - read - write),
-    output_tokens: usage?.outputTokens?.total ?? 0,
+    input_tokens: input?.noCache ?? (total === undefined ? undefined : total - read - write),
+    output_tokens: usage.outputTokens?.total,
     cache_read_input_tokens: read,
     cache_creation_input_tokens: write,
+    ...(raw !== null && typeof raw === "object"
+      ? { cache_creation: raw as { ephemeral_1h_input_tokens?: number } }
+      : {}),
   };
 }
 

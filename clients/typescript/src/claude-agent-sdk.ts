@@ -26,7 +26,7 @@ import {
 } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { recallPage } from "./recall-page.js";
-import type { OffloadSession } from "./session.js";
+import type { ObservedUsage, OffloadSession } from "./session.js";
 
 export { RECALL_PAGE_CHARS, recallPage } from "./recall-page.js";
 
@@ -213,14 +213,9 @@ export async function observe(session: OffloadSession, message: SDKMessage): Pro
     if (seen.ids.has(id) || usage === undefined || usage === null) return;
     seen.ids.add(id);
     const u = usage as unknown as Json;
-    const counted = {
-      input_tokens: num(u.input_tokens),
-      output_tokens: num(u.output_tokens),
-      cache_read_input_tokens: num(u.cache_read_input_tokens),
-      cache_creation_input_tokens: num(u.cache_creation_input_tokens),
-    };
-    for (const key of USAGE_KEYS) seen.usage[key] += counted[key];
-    session.observe({ ...counted, cache_creation: u.cache_creation as { ephemeral_1h_input_tokens?: number } | null });
+    for (const key of USAGE_KEYS) seen.usage[key] += num(u[key]);
+    // As it came: the session reads its split of the writes by TTL, and names a count it cannot read.
+    session.observe(usage as unknown as ObservedUsage);
     return;
   }
   if (message.type !== "result") return;

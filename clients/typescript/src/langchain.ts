@@ -129,7 +129,10 @@ export function recallTool(session: OffloadSession) {
 
 /**
  * The session's usage shape from a LangChain message's `usage_metadata`
- * (whose `input_tokens` include cache reads and writes).
+ * (whose `input_tokens` include cache reads and writes). A message without
+ * usage is null, and a count it lacks stays undefined, so the session names
+ * it instead of billing a zero; `input_token_details.ephemeral_1h_input_tokens`,
+ * when the provider package reports it, bills those writes at the 1-hour rate.
  *
  * @example
  * usageOf(new AIMessage({ content: "", usage_metadata: { input_tokens: 100, output_tokens: 5, total_tokens: 105, input_token_details: { cache_read: 80 } } }))
@@ -137,12 +140,16 @@ export function recallTool(session: OffloadSession) {
  */
 export function usageOf(message: AIMessage | BaseMessage | undefined) {
   const usage = (message as AIMessage | undefined)?.usage_metadata;
-  const read = usage?.input_token_details?.cache_read ?? 0;
-  const write = usage?.input_token_details?.cache_creation ?? 0;
+  if (usage === undefined || usage === null) return null;
+  const details = usage.input_token_details as Record<string, number | undefined> | undefined;
+  const read = details?.cache_read ?? 0;
+  const write = details?.cache_creation ?? 0;
+  const oneHour = details?.ephemeral_1h_input_tokens;
   return {
-    input_tokens: Math.max(0, (usage?.input_tokens ?? 0) - read - write),
-    output_tokens: usage?.output_tokens ?? 0,
+    input_tokens: typeof usage.input_tokens === "number" ? usage.input_tokens - read - write : usage.input_tokens,
+    output_tokens: usage.output_tokens,
     cache_read_input_tokens: read,
     cache_creation_input_tokens: write,
+    ...(oneHour === undefined ? {} : { cache_creation: { ephemeral_1h_input_tokens: oneHour } }),
   };
 }

@@ -27,22 +27,29 @@ type Result = Extract<Item, { type: "function_call_result" }>;
 /**
  * The run config's `callModelInputFilter`: decides each new function-call
  * output the first time it is in a model call's input, and puts the stub in
- * for every offloaded one, on this call and every later one. The recall
- * tool's own outputs are never stubbed. On any fault the input goes as it was.
+ * for every offloaded one, on this call and every later one. By default it
+ * also plans, like the AI SDK's middleware: outputs sent in full before (so
+ * already cached) are candidates of `POST /v1/plan` at the session's cadence,
+ * and all of a plan's stubs go in on one call (`{ plan: false }`: entry
+ * decisions only). The recall tool's own outputs are never stubbed. On any
+ * fault the input goes as it was.
  *
  * @example
  * await run(agent, prompt, { callModelInputFilter: offloadInputFilter(session) });
  */
-export function offloadInputFilter(session: OffloadSession): CallModelInputFilter {
+export function offloadInputFilter(session: OffloadSession, options: { plan?: boolean } = {}): CallModelInputFilter {
+  const plan = options.plan ?? true;
   return async ({ modelData }) => {
     try {
       const results = modelData.input.filter(isResult);
+      const keptBefore = new Set(results.filter((r) => session.status(r.callId) === "kept").map((r) => r.callId));
       await Promise.all(
         results.map((item) => {
           const text = textOf(item);
           return text === null ? undefined : session.offload(item.callId, item.name, text);
         }),
       );
+      if (plan && keptBefore.size > 0) await planned(session, modelData.input, keptBefore);
       const input = modelData.input.map((item) => {
         const stub = isResult(item) ? session.stubFor(item.callId) : undefined;
         // In the output's own form: a string stays a string, a text part a text part.
@@ -57,6 +64,18 @@ export function offloadInputFilter(session: OffloadSession): CallModelInputFilte
       return modelData;
     }
   };
+}
+
+// The history for a plan: each result kept in full before this call its own segment, the rest fixed.
+async function planned(session: OffloadSession, input: readonly Item[], candidates: Set<string>): Promise<void> {
+  const segments = input.map((item) => {
+    const text = isResult(item) ? textOf(item) : null;
+    return isResult(item) && candidates.has(item.callId) && text !== null
+      ? { id: item.callId, tokens: session.tokensFor(item.callId, text) }
+      : { tokens: session.tokensFor(undefined, JSON.stringify(item)) };
+  });
+  const stubbable = segments.reduce((sum, s) => sum + ("id" in s ? s.tokens : 0), 0);
+  if (session.planDue(stubbable)) await session.plan(segments);
 }
 
 /**
@@ -79,20 +98,24 @@ export function recallFunctionTool(session: OffloadSession) {
 /**
  * The session's usage of one model response: uncached input (input less its
  * cached tokens), output, and cache reads (`input_tokens_details.cached_tokens`).
+ * Counts go on as they came: one missing stays undefined, and more cached than
+ * input is a negative uncached count, so the session names them instead of
+ * billing a zero.
  *
  * @example
  * usageOfResponse(response) // { input_tokens: 800, output_tokens: 60, cache_read_input_tokens: 41_000, cache_creation_input_tokens: 0 }
  */
 export function usageOfResponse(response: Pick<ModelResponse, "usage">) {
-  const u = response.usage;
+  const u = response.usage as Partial<ModelResponse["usage"]> | undefined;
+  if (u === undefined || u === null) return null;
   const details = Array.isArray(u.inputTokensDetails)
     ? u.inputTokensDetails
     : [u.inputTokensDetails as unknown as Record<string, number>];
   const cached = details.reduce((sum, d) => sum + (typeof d?.cached_tokens === "number" ? d.cached_tokens : 0), 0);
   return {
-    input_tokens: Math.max(0, u.inputTokens - cached),
+    input_tokens: typeof u.inputTokens === "number" ? u.inputTokens - cached : u.inputTokens,
     output_tokens: u.outputTokens,
-    cache_read_input_tokens: Math.min(cached, u.inputTokens),
+    cache_read_input_tokens: cached,
     cache_creation_input_tokens: 0,
   };
 }

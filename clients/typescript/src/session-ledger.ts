@@ -39,6 +39,13 @@ export interface Held extends Mark {
   contextTokens: number | undefined;
 }
 
+/** A clear_tool_uses edit the gate answered with an id, and what the API cleared under it since. */
+export interface HeldClearing extends Mark {
+  decisionId: string;
+  clearedToolUses: number;
+  clearedInputTokens: number;
+}
+
 /** A plan the gate answered, and which ids it stubbed. */
 export interface HeldPlan extends Mark {
   decisionId: string;
@@ -48,6 +55,8 @@ export interface HeldPlan extends Mark {
 }
 
 const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
+// A model call's usage without these is not a bill; the others may be absent (no cache used).
+const REQUIRED = new Set<string>(["input_tokens", "output_tokens"]);
 
 /**
  * The books of one session.
@@ -60,6 +69,7 @@ const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", 
 export class Ledger {
   readonly #held = new Map<string, Held>();
   readonly #plans: HeldPlan[] = [];
+  readonly #clearings: HeldClearing[] = [];
   #turns = 0;
   #cached = 0;
   #context = 0;
@@ -71,6 +81,13 @@ export class Ledger {
   };
   // Of cache_creation_input_tokens, the writes reported as 1-hour ones: the bill prices them at the 1-hour rate.
   #written1h = 0;
+  // The usage fields that could not be read, by call: while there is one, no bill is sent (never a silent zero).
+  readonly #issues: string[] = [];
+
+  /** The usage fields that could not be read, each named with its call. */
+  get issues(): readonly string[] {
+    return this.#issues;
+  }
 
   get(id: string): Held | undefined {
     return this.#held.get(id);
@@ -82,6 +99,23 @@ export class Ledger {
 
   addPlan(plan: HeldPlan): void {
     this.#plans.push(plan);
+  }
+
+  /** A /v1/context-management answer: held as a decision when it carries an id (a dry run, a fallback: none). */
+  addClearing(answer: unknown, at: Mark): void {
+    const id = (answer as { decision_id?: unknown; fallback?: unknown } | null)?.decision_id;
+    if (typeof id === "string" && (answer as { fallback?: unknown }).fallback !== true)
+      this.#clearings.push({ ...at, decisionId: id, clearedToolUses: 0, clearedInputTokens: 0 });
+  }
+
+  /** What the API cleared on one response, on the latest clearing decision (none held: nothing to report it on). */
+  cleared(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
+    const last = this.#clearings.at(-1);
+    if (last === undefined) return;
+    for (const edit of edits) {
+      if (isCount(edit.clearedToolUses)) last.clearedToolUses += edit.clearedToolUses;
+      if (isCount(edit.clearedInputTokens)) last.clearedInputTokens += edit.clearedInputTokens;
+    }
   }
 
   at(): Mark {
@@ -104,15 +138,45 @@ export class Ledger {
     }
   }
 
-  /** Adds a call's usage to the bill and, unless `turn` is false (usage a call already counted did not report), counts the turn. */
-  observe(usage: ObservedUsage, turn = true): void {
-    const counted = Object.fromEntries(USAGE_KEYS.map((key) => [key, tokens(usage[key])])) as unknown as SessionUsage;
-    this.#written1h += Math.min(
-      tokens(usage.cache_creation?.ephemeral_1h_input_tokens),
-      counted.cache_creation_input_tokens,
-    );
+  /**
+   * Adds a call's usage to the bill and, unless `turn` is false (usage a call
+   * already counted did not report), counts the turn. A field that is there but
+   * is not a count, a turn without its input or output count, or a 1-hour split
+   * above the writes it splits, is named in `issues` and counted as nothing.
+   * Returns what was counted, and the 1-hour writes among the cache writes.
+   */
+  observe(usage: ObservedUsage | null | undefined, turn = true): { counted: SessionUsage; written1h: number } {
+    const call = `call ${this.#turns + (turn ? 1 : 0)}`;
+    const counted = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    if (usage === null || usage === undefined) {
+      if (turn) this.#issues.push(`${call}: usage is missing`);
+    } else {
+      for (const key of USAGE_KEYS) {
+        const value: unknown = usage[key];
+        if (value === undefined || value === null) {
+          if (turn && REQUIRED.has(key)) this.#issues.push(`${call}: usage.${key} is missing`);
+        } else if (isCount(value)) counted[key] = value;
+        else
+          this.#issues.push(
+            `${call}: usage.${key} is ${JSON.stringify(value) ?? String(value)}, not a count of tokens`,
+          );
+      }
+    }
+    const oneHour: unknown = usage?.cache_creation?.ephemeral_1h_input_tokens;
+    let written1h = 0;
+    if (oneHour === undefined || oneHour === null) written1h = 0;
+    else if (!isCount(oneHour))
+      this.#issues.push(
+        `${call}: usage.cache_creation.ephemeral_1h_input_tokens is ${JSON.stringify(oneHour)}, not a count of tokens`,
+      );
+    else if (oneHour > counted.cache_creation_input_tokens)
+      this.#issues.push(
+        `${call}: usage.cache_creation.ephemeral_1h_input_tokens exceeds usage.cache_creation_input_tokens`,
+      );
+    else written1h = oneHour;
+    this.#written1h += written1h;
     for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
-    if (!turn) return;
+    if (!turn) return { counted, written1h };
     this.#turns += 1;
     if (counted.cache_read_input_tokens > 0) this.#cached += 1;
     this.#context =
@@ -120,6 +184,7 @@ export class Ledger {
       counted.cache_read_input_tokens +
       counted.cache_creation_input_tokens +
       counted.output_tokens;
+    return { counted, written1h };
   }
 
   /** One outcome per decision and plan the gate answered with an id. */
@@ -149,12 +214,23 @@ export class Ledger {
         recalled_ids: recalledIds,
       };
     });
-    return [...decisions, ...plans];
+    // Server-side clearing has no recall tool: what it cleared is the outcome.
+    const clearings = this.#clearings.map(
+      (c): OutcomeReport =>
+        ({
+          decision_id: c.decisionId,
+          ...after(c),
+          recalled: false,
+          cleared_tool_uses: c.clearedToolUses,
+          cleared_input_tokens: c.clearedInputTokens,
+        }) as OutcomeReport,
+    );
+    return [...decisions, ...plans, ...clearings];
   }
 
-  /** The session's bill, or null before any model call was observed. */
+  /** The session's bill, or null before any model call was observed or while a usage field could not be read. */
   bill(sessionId: string, model: string): SessionReport | null {
-    if (this.#turns === 0) return null;
+    if (this.#turns === 0 || this.#issues.length > 0) return null;
     const usage = { ...this.#usage };
     // Sent split by TTL only when there were 1-hour writes: otherwise the report is the one it always was.
     const split =
@@ -180,14 +256,15 @@ export class Ledger {
       sessionId,
       turns: this.#turns,
       usage: { ...this.#usage },
-      decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length,
+      decisions: held.filter((h) => h.decisionId !== undefined).length + this.#plans.length + this.#clearings.length,
       stubbed: held.filter((h) => h.stub !== undefined).length,
       recalled:
         held.filter((h) => h.recalled).length + this.#plans.filter((p) => (p.recalledIds?.length ?? 0) > 0).length,
+      usageIssues: [...this.#issues],
     };
   }
 }
 
-function tokens(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
 }

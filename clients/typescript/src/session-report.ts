@@ -26,6 +26,8 @@ export async function reportSession(
     if (items.length > 0) outcomes = await reportWithRetry(gate, items);
     const bill = ledger.bill(sessionId, model);
     if (bill) session = await gate.reportSessions([bill]);
+    else if (ledger.issues.length > 0)
+      onError(new Error(`the session's bill was not sent, its usage could not be read: ${ledger.issues.join("; ")}`));
     for (const report of [outcomes, session]) if (report && !report.ok) onError(report.error);
   } catch (error) {
     onError(error);

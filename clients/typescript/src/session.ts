@@ -5,67 +5,27 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type {
-  ContextManagementRequest,
-  GateClient,
-  GateContextManagement,
-  GateReport,
-  GateRequest,
-  PlanRequest,
-} from "./index.js";
+import type { ContextManagementRequest, GateClient, GateContextManagement, GateRequest, PlanRequest } from "./index.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
-import { Ledger, type Held, type ObservedUsage, type SessionUsage } from "./session-ledger.js";
+import { Ledger, type Held, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";
-import { defaultStub, toolNameForGate, type StubInfo } from "./stub.js";
+import { defaultStub, type StubInfo } from "./stub.js";
+import { decideRequest } from "./session-request.js";
 import { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, SESSION_ID_PREFIX } from "./constants.js";
 import { PlanCadence } from "./plan-cadence.js";
 import { TokenMeter } from "./tokens.js";
+import { SessionLog } from "./session-log.js";
+import type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
 
 export { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 export type { ObservedUsage, SessionUsage } from "./session-ledger.js";
 export { defaultStub, type StubInfo } from "./stub.js";
 export { DEFAULT_PLAN_EVERY, PlanCadence } from "./plan-cadence.js";
 export { familyFactor, TokenMeter } from "./tokens.js";
+export { hashText, LOG_MARKER, type SessionLogSink } from "./session-log.js";
 
 export { DEFAULT_MIN_CHARS, RECALL_TOOL_NAME } from "./constants.js";
-
-export interface OffloadSessionOptions {
-  /** A client from `createGateClient`. */
-  gate: GateClient;
-  /** The model the agent calls, as the gate's pricing rows name it. */
-  model: string;
-  /** The conversation's id (`[A-Za-z0-9._:-]{1,128}`); generated when not given. */
-  sessionId?: string;
-  /** Where originals are kept for recall. Default: in memory. */
-  store?: RecallStore;
-  /** Below this many characters an output is kept and the gate is not asked. Default 2,000. */
-  minChars?: number;
-  /** K: a clearing plan is due at most once every K model calls (or once the paying batch is stubbable). Default 10. */
-  planEvery?: number;
-  /** Extra fields for every gate request (`horizon`, `recall_probability`, `pricing_mode`, …). */
-  request?: Partial<GateRequest>;
-  /** The recall tool's name, as the stub names it. Default `recall_tool_output`. */
-  recallToolName?: string;
-  /** The stub text for an offloaded output; must be a pure function of its arguments. */
-  stub?: (info: StubInfo) => string;
-  /** Called with anything that went wrong inside the session (a store fault, a refused report). */
-  onError?: (error: unknown) => void;
-}
-
-/** What `end()` resolves to: what was reported, and the gate's answers (null: nothing to send). */
-export interface SessionSummary {
-  sessionId: string;
-  turns: number;
-  usage: SessionUsage;
-  decisions: number;
-  stubbed: number;
-  recalled: number;
-  outcomes: GateReport | null;
-  session: GateReport | null;
-}
-
-/** One segment of the history for `plan`: fixed context, or a tool output by its call id. */
-export type HistorySegment = { tokens: number } | { id: string; tokens: number };
+export type { HistorySegment, OffloadSessionOptions, SessionSummary } from "./session-options.js";
 
 /**
  * One conversation's offloading, framework-free.
@@ -91,6 +51,7 @@ export class OffloadSession {
   readonly #meter: TokenMeter;
   readonly #cadence: PlanCadence;
   readonly #pending = new Map<string, Promise<Held | null>>();
+  readonly #log: SessionLog | null;
   #ended: Promise<SessionSummary> | null = null;
 
   constructor(options: OffloadSessionOptions) {
@@ -104,6 +65,7 @@ export class OffloadSession {
     this.#stub = options.stub ?? defaultStub;
     this.#onError = options.onError ?? (() => {});
     [this.#meter, this.#cadence] = [new TokenMeter(this.model), new PlanCadence(options.planEvery)];
+    this.#log = options.log ? new SessionLog(options.log, this.sessionId, this.model, this.#onError) : null;
   }
 
   /** Whether `end()` was called: later outputs are kept and nothing more is asked. */
@@ -119,6 +81,12 @@ export class OffloadSession {
    * const text = await session.offload("toolu_01", "web_fetch", page); // same text on every later call
    */
   async offload(toolCallId: string, toolName: string, output: string): Promise<string> {
+    const text = await this.#offload(toolCallId, toolName, output);
+    if (this.#log && !this.#log.seen(toolCallId)) this.#log.output(toolCallId, toolName, text);
+    return text;
+  }
+
+  async #offload(toolCallId: string, toolName: string, output: string): Promise<string> {
     const known = this.#ledger.get(toolCallId);
     if (known) return known.stub ?? output;
     this.#meter.added(toolCallId, output.length);
@@ -132,34 +100,18 @@ export class OffloadSession {
     return held?.stub ?? output;
   }
 
-  /**
-   * The stub the history holds for a tool call, if it was offloaded (by the gate or a plan).
-   *
-   * @example
-   * session.stubFor("toolu_01") // "[offloaded: …]" or undefined
-   */
+  /** The stub the history holds for a tool call, if it was offloaded (by the gate or a plan). @example session.stubFor("toolu_01") */
   stubFor(toolCallId: string): string | undefined {
     return this.#ledger.get(toolCallId)?.stub;
   }
 
-  /**
-   * Whether the session decided a tool call: `stubbed` (the history holds its
-   * stub), `kept` (held in full), or undefined (never asked about).
-   *
-   * @example
-   * session.status("toolu_01") // "stubbed"
-   */
+  /** `stubbed` (the history holds its stub), `kept` (held in full), or undefined (never asked about). @example session.status("toolu_01") */
   status(toolCallId: string): "stubbed" | "kept" | undefined {
     const held = this.#ledger.get(toolCallId);
     return held === undefined ? undefined : held.stub === undefined ? "kept" : "stubbed";
   }
 
-  /**
-   * What the recall tool answers: the original, and the decision marked recalled.
-   *
-   * @example
-   * const original = await session.recall("toolu_01");
-   */
+  /** What the recall tool answers: the original, and the decision marked recalled. @example await session.recall("toolu_01") */
   async recall(toolCallId: string): Promise<string> {
     const held = this.#ledger.get(toolCallId);
     try {
@@ -186,11 +138,13 @@ export class OffloadSession {
   observe(usage: ObservedUsage | null | undefined, options: { turn?: boolean } = {}): void {
     if (this.ended) return;
     const turn = options.turn ?? true;
-    this.#ledger.observe(usage ?? {}, turn);
+    const { counted, written1h } = this.#ledger.observe(usage, turn);
     // Only a model call's own usage moves the cadence and measures the prompt's growth.
+    if (turn) this.#log?.call(counted, written1h);
+    else this.#log?.late(counted, written1h);
     if (!turn) return;
     this.#cadence.call();
-    this.#meter.observeUsage(usage ?? {});
+    this.#meter.observeUsage(counted);
   }
 
   /** A text's size in real tokens: measured from usage, else the learned family factor. @example session.tokensFor("toolu_01", text) */
@@ -240,6 +194,7 @@ export class OffloadSession {
         recallToolName: this.recallToolName,
       });
       decision.original = undefined;
+      this.#log?.output(id, decision.toolName, decision.stub);
       stubbed.push(id);
     }
     // Only a dry run answers without an id, and a session never asks one.
@@ -249,26 +204,34 @@ export class OffloadSession {
   }
 
   /**
-   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses
-   * edit that costs least on this history (segments with an id are tool
-   * results; give their `tool_name`). Null once ended or from a client
-   * without the route. Records nothing: the API applies the edit.
+   * Asks `POST /v1/context-management` for the Anthropic clear_tool_uses edit
+   * that costs least on this history (segments with an id are tool results;
+   * give their `tool_name`). Null once ended or from a client without the
+   * route. An answer with a `decision_id` (a gate that records clearing) is
+   * held, and what the API cleared under it (`clearingApplied`) is its outcome.
    *
    * @example
    * const answer = await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_01", tokens: 42_000, tool_name: "web_fetch" }]);
-   * answer?.context_management // { edits: [...] } or null
    */
   async contextManagement(
     segments: ContextManagementRequest["segments"],
     request: Partial<ContextManagementRequest> = {},
   ): Promise<GateContextManagement | null> {
     if (this.ended || this.#gate.contextManagement === undefined) return null;
-    return this.#gate.contextManagement({
+    const at = this.#ledger.at();
+    const answer = await this.#gate.contextManagement({
       ...request,
       model_name: this.model,
       session_id: this.sessionId,
       segments,
     } as ContextManagementRequest);
+    this.#ledger.addClearing(answer, at);
+    return answer;
+  }
+
+  /** A response's `appliedEdits` (what the API cleared), on the last clearing decision's outcome. @example session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 3, clearedInputTokens: 42_000 }]) */
+  clearingApplied(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
+    if (!this.ended) this.#ledger.cleared(edits);
   }
 
   /**
@@ -287,20 +250,14 @@ export class OffloadSession {
     const stub = this.#stub({ id, toolName, chars: output.length, recallToolName: this.recallToolName });
     const seed = (this.#request.pricing_mode ?? "cache_aware") === "seed";
     const context = this.#ledger.contextTokens();
-    // Real tokens (the family's factor, as learned; chars ÷ 4 undercounts them by 7–40%). The recall
-    // tool hands back the whole output: that is what a recall reads.
-    const tokens = this.#meter.tokens(undefined, output.length);
-    const request = {
-      output_tokens: tokens,
-      recall_input_tokens: tokens,
-      ...this.#request,
-      pricing_mode: seed ? "seed" : "cache_aware",
-      ...(seed ? {} : { context_tokens: context }),
-      model_name: this.model,
-      stub_tokens: this.#meter.tokens(undefined, stub.length),
-      session_id: this.sessionId,
-      tool_name: toolNameForGate(toolName),
-    } as GateRequest;
+    const request = decideRequest(this.#request, {
+      model: this.model,
+      sessionId: this.sessionId,
+      toolName,
+      tokens: this.#meter.tokens(undefined, output.length),
+      stubTokens: this.#meter.tokens(undefined, stub.length),
+      contextTokens: context,
+    });
     const at = this.#ledger.at();
     const decision = await this.#gate.decide(request);
     const fire = decision.fire && (await this.#keep(id, output));
@@ -334,6 +291,7 @@ export class OffloadSession {
 
   async #report(): Promise<SessionSummary> {
     await Promise.allSettled(this.#pending.values());
+    this.#log?.flush();
     return {
       ...this.#ledger.summary(this.sessionId),
       ...(await reportSession(this.#gate, this.#ledger, this.sessionId, this.model, this.#onError)),

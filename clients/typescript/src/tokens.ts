@@ -5,10 +5,11 @@
  * 7–40% on replayed transcripts, so a session measures each output from the
  * provider's usage once it has been sent (the input-token difference between
  * the calls before and after it), and estimates one not yet sent with a
- * tokens-per-character factor per model family (clients/token-factors.json,
- * the one copy both clients read) that it keeps learning from that usage.
+ * tokens-per-character factor per model family (clients/constants.json, the
+ * one place both clients read their shared constants) that it keeps learning
+ * from that usage.
  */
-import factors from "./token-factors.json" with { type: "json" };
+import { DEFAULT_TOKENS_PER_CHAR, PRIOR_CHARS, TOKENS_PER_CHAR } from "./constants.js";
 
 /**
  * The starting factor for a model: its family's (the longest family name the
@@ -21,9 +22,9 @@ import factors from "./token-factors.json" with { type: "json" };
 export function familyFactor(model: string): number {
   const name = model.slice(model.lastIndexOf("/") + 1).toLowerCase();
   let best = "";
-  for (const family of Object.keys(factors.tokens_per_char))
+  for (const family of Object.keys(TOKENS_PER_CHAR))
     if (name.startsWith(family) && family.length > best.length) best = family;
-  return best === "" ? factors.default_tokens_per_char : (factors.tokens_per_char as Record<string, number>)[best]!;
+  return best === "" ? DEFAULT_TOKENS_PER_CHAR : TOKENS_PER_CHAR[best]!;
 }
 
 // A measurement that puts a character at fewer or more tokens than this is a compaction, a cache
@@ -55,7 +56,7 @@ export class TokenMeter {
 
   /** Tokens per character: the family's factor, moved toward what this session measured (weighted by characters). */
   get factor(): number {
-    const w = factors.prior_chars;
+    const w = PRIOR_CHARS;
     return (w * this.#prior + this.#tokensSeen) / (w + this.#charsSeen);
   }
 

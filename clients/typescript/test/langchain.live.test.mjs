@@ -18,6 +18,7 @@ import {
   closedPort,
   inHoldoutSession,
   MODEL,
+  replayLog,
   savings,
   skip,
   stubId,
@@ -83,7 +84,8 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
   it("stubs a 40k-token result, recalls it, ends the session, and the savings report shows it", async () => {
     const toolName = uniqueTool("fetch_report");
     const original = bigOutput(3);
-    const session = new OffloadSession({ gate, model: MODEL });
+    const log = [];
+    const session = new OffloadSession({ gate, model: MODEL, log: { write: (line) => log.push(line) } });
     const { state, prompts } = await run(session, {
       toolName,
       usages: [usage(1_200, 0, 1_000), usage(300, 2_200, 60), usage(41_000, 0, 0)],
@@ -121,6 +123,19 @@ describe("the LangChain.js adapter against the local gate", { skip, concurrency:
     const row = report.holdout.tools.find((t) => t.tool_name === toolName);
     assert.deepEqual([row.sessions, row.treated], [1, 1], "one billed session, treated for this tool");
     assert.ok(Math.abs(row.information.treated_mean_cost_usd - billOf(bill)) < 1e-9);
+
+    // The session's own log of that loop: replay reads it with no issue, each call's input as the
+    // prompt held it (the stub from the second call on), and its recorded bill is the gate's.
+    const replayed = await replayLog(log);
+    assert.deepEqual([replayed.issues, replayed.skipped], [[], []]);
+    const [logged] = replayed.sessions;
+    assert.deepEqual([logged.format, logged.session, logged.calls], ["offload-log", session.sessionId, 3]);
+    assert.ok(Math.abs(logged.check.recorded_usd - billOf(bill)) < 1e-12, `${logged.check.recorded_usd}`);
+    const inputs = log.map((line) => JSON.parse(line).input.map((part) => [part.tool, part.chars]));
+    assert.deepEqual(inputs[0], []);
+    assert.equal(inputs[1][0][0], toolName);
+    assert.ok(inputs[1][0][1] < 1_000, "the second call's input holds the stub's size, not 160,000");
+    assert.deepEqual(inputs[2].at(-1), ["recall_tool_output", original.length], "the recall's answer in full");
   });
 
   it("in a holdout session, no prompt ever holds a stub", async () => {

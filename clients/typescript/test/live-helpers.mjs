@@ -89,3 +89,26 @@ export async function inHoldoutSession(gate, toolName, fn) {
     await admin("PUT", before);
   }
 }
+
+/**
+ * A session log's lines through the repository's own `npm run replay -- FILE --json`.
+ *
+ * @example
+ * const report = replayLog(lines); // report.issues, report.sessions[0].check.recorded_usd
+ */
+export async function replayLog(lines) {
+  const { spawnSync } = await import("node:child_process");
+  const { mkdtempSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const root = new URL("../../../", import.meta.url).pathname;
+  const file = join(mkdtempSync(join(tmpdir(), "offload-log-")), "session.jsonl");
+  writeFileSync(file, lines.join(""));
+  const tsx = join(root, "node_modules/tsx/dist/cli.mjs");
+  const run = spawnSync(process.execPath, [tsx, "scripts/replay/cli.ts", file, "--json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(`npm run replay failed: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}

@@ -58,7 +58,7 @@ describe("OffloadSession", () => {
     assert.equal(await session.offload("c1", "web fetch", "x".repeat(50_000)), stub);
     assert.deepEqual(sent("/v1/gate"), [
       {
-        // Real tokens at Claude's factor (clients/token-factors.json: 0.35 a character), never chars ÷ 4.
+        // Real tokens at Claude's factor (clients/constants.json: 0.35 a character), never chars ÷ 4.
         output_tokens: 17_500,
         recall_input_tokens: 17_500,
         pricing_mode: "cache_aware",
@@ -191,9 +191,9 @@ describe("OffloadSession", () => {
 });
 
 describe("sizes in real tokens", () => {
-  it("start from the model family's factor in clients/token-factors.json, the one copy both clients read", async () => {
+  it("start from the model family's factor in clients/constants.json, the one place both clients read", async () => {
     const { readFile } = await import("node:fs/promises");
-    const shared = JSON.parse(await readFile(new URL("../../token-factors.json", import.meta.url), "utf8"));
+    const shared = JSON.parse(await readFile(new URL("../../constants.json", import.meta.url), "utf8"));
     assert.equal(familyFactor("claude-opus-4-6"), shared.tokens_per_char.claude);
     assert.equal(familyFactor("openai/gpt-5"), shared.tokens_per_char.gpt);
     assert.equal(familyFactor("mystery-model"), shared.default_tokens_per_char);

@@ -11,3 +11,11 @@ SESSION_ID_PREFIX = "ofs-"
 DEFAULT_MIN_CHARS = 2000
 #: The default stub; ``{name}`` placeholders: tool_name, id, chars (grouped by thousands), recall_tool_name, id_json.
 STUB_TEMPLATE = "[offloaded: the output of {tool_name} call {id} ({chars} chars) is not shown; call {recall_tool_name} with {id_json} to read it]"
+#: Real tokens per character of a tool output, per model family (the longest family name the model starts with).
+TOKENS_PER_CHAR = {"claude":0.35,"gpt":0.3,"o1":0.3,"o3":0.3,"o4":0.3,"gemini":0.3}
+#: The factor of a model no family names.
+DEFAULT_TOKENS_PER_CHAR = 0.33
+#: How many characters the starting factor weighs against what a session measures.
+PRIOR_CHARS = 20000
+#: The session log's content hash (src/replay/trace.ts hashText, in hex) on fixed texts: [text, hash].
+LOG_HASH_VECTORS = [["","102393b8b1e806"],["abc","348fd2178bc7e"],["tool_output\u0000e81d","1f4c0f6fdc8b2"],["naïve — 🚀 output\n{\"id\":\"call_1\"}","29785f4f8a6b0"]]

@@ -2,8 +2,8 @@
 
 chars / 4 undercounts real tokens by 7-40% on replayed transcripts, so a
 session estimates an output it has not sent yet with a tokens-per-character
-factor per model family, read from ``clients/token-factors.json`` (the one
-copy both clients read; the wheel carries it as ``token_factors.json``), and
+factor per model family, from ``clients/constants.json`` (the one place both
+clients read their shared constants, generated into ``_constants.py``), and
 keeps learning that factor from the prompt's growth between model calls.
 
 >>> family_factor("claude-opus-4-6")
@@ -12,23 +12,11 @@ keeps learning that factor from the prompt's growth between model calls.
 
 from __future__ import annotations
 
-import json
 import math
-import pathlib
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import List, Mapping, Tuple
 
-_HERE = pathlib.Path(__file__).resolve().parent
+from ._constants import DEFAULT_TOKENS_PER_CHAR, PRIOR_CHARS, TOKENS_PER_CHAR
 
-
-def _load() -> Dict[str, Any]:
-    # Installed: the wheel's copy. From the source tree (tests, an editable install): clients/ itself.
-    for path in (_HERE / "token_factors.json", _HERE.parents[2] / "token-factors.json"):
-        if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
-    raise RuntimeError("offload_gate: token_factors.json is missing from the package")
-
-
-FACTORS = _load()
 # Fewer or more tokens a character than this is a compaction or a cache reset, not a size.
 _PLAUSIBLE = (0.05, 2.0)
 
@@ -40,8 +28,8 @@ def family_factor(model: str) -> float:
     (0.3, 0.33)
     """
     name = model.rsplit("/", 1)[-1].lower()
-    families = [f for f in FACTORS["tokens_per_char"] if name.startswith(f)]
-    return FACTORS["tokens_per_char"][max(families, key=len)] if families else FACTORS["default_tokens_per_char"]
+    families = [f for f in TOKENS_PER_CHAR if name.startswith(f)]
+    return TOKENS_PER_CHAR[max(families, key=len)] if families else DEFAULT_TOKENS_PER_CHAR
 
 
 class TokenMeter:
@@ -63,7 +51,7 @@ class TokenMeter:
 
     @property
     def factor(self) -> float:
-        w = FACTORS["prior_chars"]
+        w = PRIOR_CHARS
         return (w * self._prior + self._tokens) / (w + self._chars)
 
     def tokens(self, chars: int) -> int:

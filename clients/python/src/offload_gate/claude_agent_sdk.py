@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
+from ._usage import USAGE_KEYS, read_usage
 from .session import OffloadSession
 
 #: The recall server's name in ``mcp_servers``: its tool is then ``mcp__offload__<tool>``.
@@ -164,12 +165,12 @@ def recall_server(session: OffloadSession, server_name: str = RECALL_SERVER_NAME
     return create_sdk_mcp_server(name=server_name, version="0.1.0", tools=[recall])
 
 
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+_USAGE_KEYS = USAGE_KEYS
 
 
 def _counts(usage: Any) -> Dict[str, int]:
-    get = usage.get if isinstance(usage, Mapping) else (lambda key, default=None: getattr(usage, key, default))
-    return {key: int(get(key, 0) or 0) for key in _USAGE_KEYS}
+    # What is readable; the session itself names what is not (the usage goes to it as it came).
+    return read_usage(usage, turn=False)[0]
 
 
 async def observe(session: OffloadSession, message: Any) -> None:
@@ -187,7 +188,8 @@ async def observe(session: OffloadSession, message: Any) -> None:
         counts = _counts(usage)
         for name in _USAGE_KEYS:
             seen["usage"][name] += counts[name]
-        session.observe(counts)
+        # As it came: the session bills its cache_creation split (1-hour writes) and names a field it cannot read.
+        session.observe(usage)
         return
     if type(message).__name__ != "ResultMessage":
         return

@@ -59,34 +59,55 @@ def _text(output: Any) -> Optional[str]:
     return "\n".join(_field(p, "text") for p in parts)
 
 
-def offload_input_filter(session: OffloadSession) -> Callable[[Any], Any]:
+def offload_input_filter(session: OffloadSession, plan: bool = True) -> Callable[[Any], Any]:
     """The run config's ``call_model_input_filter``: stubs each offloaded
     ``function_call_output`` (named by its ``function_call``) on every call.
-    The recall tool's outputs are never stubbed; on any fault the input goes as it was."""
+    By default it also plans, like the TypeScript adapters: outputs sent in full
+    before (so already cached) are the candidates of ``POST /v1/plan`` at the
+    session's cadence, and all of a plan's stubs go in on one call
+    (``plan=False``: entry decisions only). The recall tool's outputs are never
+    stubbed; on any fault the input goes as it was."""
 
     def input_filter(data: Any) -> Any:
         model_data = data.model_data
         try:
             names = {_field(i, "call_id"): _field(i, "name") for i in model_data.input if _field(i, "type") == "function_call"}
+            outputs = [i for i in model_data.input if _field(i, "type") == "function_call_output" and isinstance(i, Mapping)]
+            output_ids = {id(i) for i in outputs}
+            kept_before = {_field(i, "call_id") for i in outputs if session.status(_field(i, "call_id")) == "kept"}
+            for item in outputs:
+                text = _text(_field(item, "output"))
+                if text is not None:
+                    session.offload(_field(item, "call_id"), names.get(_field(item, "call_id")) or "tool", text)
+            if plan and kept_before:
+                _plan(session, model_data.input, kept_before)
             items: List[Any] = []
             for item in model_data.input:
-                if _field(item, "type") != "function_call_output" or not isinstance(item, Mapping):
+                stub = session.stub_for(_field(item, "call_id")) if id(item) in output_ids else None
+                if stub is None:
                     items.append(item)
                     continue
-                call_id, text = _field(item, "call_id"), _text(_field(item, "output"))
-                if text is None:
-                    items.append(item)
-                    continue
-                answer = session.offload(call_id, names.get(call_id) or "tool", text)
                 # In the output's own form: a string stays a string, text parts become one text part.
-                stubbed = session.status(call_id) == "stubbed"
-                output = answer if isinstance(item["output"], str) else [{"type": "input_text", "text": answer}]
-                items.append({**item, "output": output} if stubbed else item)
+                output = stub if isinstance(item["output"], str) else [{"type": "input_text", "text": stub}]
+                items.append({**item, "output": output})
             return _model_input_data(items, model_data.instructions)
         except Exception:
             return model_data
 
     return input_filter
+
+
+def _plan(session: OffloadSession, items: List[Any], candidates: Any) -> None:
+    """The history for a plan: each output kept in full before this call its own segment, the rest fixed."""
+    segments: List[Dict[str, Any]] = []
+    for item in items:
+        text = _text(_field(item, "output")) if _field(item, "type") == "function_call_output" else None
+        if text is not None and _field(item, "call_id") in candidates:
+            segments.append({"id": _field(item, "call_id"), "tokens": session.tokens_for(text)})
+        else:
+            segments.append({"tokens": session.tokens_for(str(item))})
+    if session.plan_due(sum(s["tokens"] for s in segments if "id" in s)):
+        session.plan(segments)
 
 
 def recall_function_tool(session: OffloadSession) -> Any:
@@ -104,18 +125,24 @@ def recall_function_tool(session: OffloadSession) -> Any:
     return function_tool(recall_tool_output, name_override=session.recall_tool_name)
 
 
-def usage_of_response(response: Any) -> Dict[str, int]:
+def usage_of_response(response: Any) -> Optional[Dict[str, Any]]:
     """A model response's usage in the session's shape: cached input tokens as cache reads.
+    A count that is missing or not a number goes on as it came (None: no usage at all),
+    so the session names it instead of billing a zero.
 
     >>> from types import SimpleNamespace as NS
     >>> usage_of_response(NS(usage=NS(input_tokens=43_000, output_tokens=60, input_tokens_details=NS(cached_tokens=41_000))))
     {'input_tokens': 2000, 'output_tokens': 60, 'cache_read_input_tokens': 41000, 'cache_creation_input_tokens': 0}
     """
     usage = _field(response, "usage")
-    details = _field(usage, "input_tokens_details")
-    cached = int(_field(details, "cached_tokens") or 0) if details is not None else 0
-    total = int(_field(usage, "input_tokens") or 0)
-    return {"input_tokens": max(0, total - cached), "output_tokens": int(_field(usage, "output_tokens") or 0), "cache_read_input_tokens": min(cached, total), "cache_creation_input_tokens": 0}
+    if usage is None:
+        return None
+    total, details = _field(usage, "input_tokens"), _field(usage, "input_tokens_details")
+    cached = _field(details, "cached_tokens") if details is not None else None
+    cached = 0 if cached is None else cached
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (total, cached))
+    # More cached than input does not add up: the negative uncached count is named by the session.
+    return {"input_tokens": total - cached if numbers else total, "output_tokens": _field(usage, "output_tokens"), "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}
 
 
 def observe_run(session: OffloadSession, result: Any) -> None:
