@@ -75,7 +75,7 @@ try {
     );
   }
   step(
-    "docs/integrating.md's framework examples against the local gate",
+    "the adapter pages' framework examples (docs/integrating/) against the local gate",
     process.execPath,
     ["--test", "clients/typescript/test/examples.test.mjs"],
     env,

@@ -1,4 +1,4 @@
-"""docs/integrating.md's end-to-end example, run as the guide says: against
+"""docs/integrating/end-to-end.md's example, run as the guide says: against
 a running gate it prints exactly what the guide shows; with no gate it still
 finishes, keeping every output."""
 
@@ -14,7 +14,7 @@ from typing import Dict, Tuple
 
 import pytest
 
-GUIDE = Path(__file__).resolve().parents[3] / "docs" / "integrating.md"
+GUIDE = Path(__file__).resolve().parents[3] / "docs" / "integrating" / "end-to-end.md"
 SOURCE = Path(__file__).resolve().parents[1] / "src"
 URL = os.environ.get("OFFLOAD_GATE_TEST_URL")
 

@@ -1,4 +1,4 @@
-// docs/integrating.md's framework examples stay true: each code block is its
+// docs/integrating/<adapter>.md's framework examples stay true: each code block is its
 // example file byte for byte, and running the file against the local gate
 // prints exactly the block the docs say it prints.
 import assert from "node:assert/strict";
@@ -8,7 +8,6 @@ import { describe, it } from "node:test";
 import { apiKey, baseUrl, skip } from "./live-helpers.mjs";
 
 const root = new URL("../../../", import.meta.url);
-const guide = readFileSync(new URL("docs/integrating.md", root), "utf8");
 const EXAMPLES = {
   "ai-sdk": "clients/typescript/examples/ai-sdk-agent.ts",
   langchain: "clients/typescript/examples/langchain-agent.ts",
@@ -16,10 +15,12 @@ const EXAMPLES = {
   "openai-agents": "clients/typescript/examples/openai-agents-agent.ts",
 };
 
-/** The fenced block right after `<!-- marker -->`. */
+/** The fenced block right after `<!-- marker -->` on the adapter's page, docs/integrating/<name>.md. */
 function blockAfter(marker) {
+  const page = `docs/integrating/${marker.split(": ")[1]}.md`;
+  const guide = readFileSync(new URL(page, root), "utf8");
   const at = guide.indexOf(`<!-- ${marker} -->`);
-  assert.ok(at >= 0, `docs/integrating.md has no <!-- ${marker} -->`);
+  assert.ok(at >= 0, `${page} has no <!-- ${marker} -->`);
   const match = /```\w*\n([\s\S]*?)```/.exec(guide.slice(at));
   assert.ok(match, `no code block after <!-- ${marker} -->`);
   return match[1];
