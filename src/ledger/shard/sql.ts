@@ -12,6 +12,7 @@ import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
 import { CHUNK_MIGRATION } from "./tool-chunks";
 import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
+import { PENDING_MIGRATION } from "./pending";
 
 /**
  * The schema's versions, in order: a shard runs those past the version in
@@ -80,6 +81,8 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
   // the summaries and bills held (the chunks by the shard after the step: packing takes code).
   CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
+  // 6: outcomes of authentic ids whose decision has not arrived yet (./pending.ts).
+  PENDING_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
