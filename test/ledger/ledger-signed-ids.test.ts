@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkDecisionId, ledgerShard, parseDecisionId, signDecisionId } from "../../src/ledger";
 import { purge } from "../../src/ledger/shard/shard-writes";
 import { ledgerShardKey } from "../../src/store/keys";
+import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker, decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 import { DECISION_KEY, DECISION_KEY_OLD } from "../support/secrets";
@@ -62,6 +63,10 @@ describe("decision ids signed with DECISION_ID_KEY", () => {
     ).json<any>();
     expect(plain.decision_id).toMatch(/^dec_\d+_[0-9a-f]{32}$/);
     expect(parseDecisionId(id)?.shard).toBe(parseDecisionId(id.slice(0, id.length - 26))?.shard);
+    // A clearing plan's id is signed the same way.
+    const plan = await (await callWorker("/v1/plan", { json: WORKED_EXAMPLE_P1, key: TENANT }, KEYED)).json<any>();
+    expect(plan.decision_id).toMatch(SIGNED);
+    expect(await checkDecisionId(KEYED, TENANT, plan.decision_id)).toMatchObject({ kind: "authentic" });
   });
 
   it("refuse a forged id or another tenant's as unknown_decision without asking any shard", async () => {
