@@ -222,7 +222,7 @@ export class LedgerShard extends DurableObject<Env> {
     this.alarmSet = false;
     const left = this.sql
       .exec<{ n: number }>(
-        "SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n",
+        "SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) + (SELECT COUNT(*) FROM pending_outcomes) AS n",
       )
       .one();
     if (left.n > 0) await this.ensureAlarm();
