@@ -129,6 +129,26 @@ describe("an outcome for an authentic id whose decision has not arrived", () => 
     expect((await savings()).outcomes).toBe(1);
   });
 
+  it("is dropped when it does not fit the decision that arrives, and only then", async () => {
+    const at = Date.now();
+    const [fits, misfits] = await Promise.all(
+      [21, 22].map((n) => signDecisionId(KEYED, TENANT, decisionIdOf(0, n), at)),
+    );
+    // A recall reported for a decision that will not have fired.
+    const sent = await postOutcomes([outcome(fits), { ...outcome(misfits), recalled: true }]);
+    expect(sent.body.results.map((r: any) => r.pending)).toEqual([true, true]);
+    const quiet = { fire: false, would_fire: false, reason_code: "net_not_positive" as const, at };
+    await ledgerShard(env.LEDGER, TENANT, 0).record(
+      TENANT,
+      [seedDecision({ decision_id: fits, at }), seedDecision({ decision_id: misfits, ...quiet })],
+      30,
+    );
+    await env.PRICING.put(ledgerShardKey(TENANT, 0), "1");
+    expect((await savings()).outcomes).toBe(1);
+    // The dropped one is gone: a fitting report for it is now stored as any first report is.
+    expect((await postOutcomes([outcome(misfits)])).body.results).toEqual([{ status: "accepted", repeated: false }]);
+  });
+
   it("expires with the raw window when its decision never comes", async () => {
     const id = await signDecisionId(KEYED, TENANT, decisionIdOf(0, 12), Date.now());
     expect((await postOutcomes([outcome(id)])).body.results[0]).toMatchObject({ pending: true });
