@@ -131,9 +131,9 @@ describe("an outcome for an authentic id whose decision has not arrived", () => 
 
   it("is dropped when it does not fit the decision that arrives, and only then", async () => {
     const at = Date.now();
-    const [fits, misfits] = await Promise.all(
+    const [fits, misfits] = (await Promise.all(
       [21, 22].map((n) => signDecisionId(KEYED, TENANT, decisionIdOf(0, n), at)),
-    );
+    )) as [string, string];
     // A recall reported for a decision that will not have fired.
     const sent = await postOutcomes([outcome(fits), { ...outcome(misfits), recalled: true }]);
     expect(sent.body.results.map((r: any) => r.pending)).toEqual([true, true]);
