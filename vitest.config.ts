@@ -40,7 +40,15 @@ function workerPool(configPath: string) {
       // `npm run dev`; tests that need keys pass them in the env they call
       // with. Both are named here so a developer's .dev.vars, which
       // wrangler's config reader loads too, never changes a test.
-      bindings: { ADMIN_TOKEN: TEST_ADMIN_TOKEN, GATE_API_KEYS: "", TEST_RUNS: process.env.TEST_RUNS ?? "" },
+      // DECISION_ID_KEY empty (unset: ids unsigned), so a developer's .dev.vars key never reaches a test;
+      // the tests of signed ids pass the keys in the env they call with (test/support/secrets.ts).
+      bindings: {
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        GATE_API_KEYS: "",
+        DECISION_ID_KEY: "",
+        DECISION_ID_KEY_PREVIOUS: "",
+        TEST_RUNS: process.env.TEST_RUNS ?? "",
+      },
       // Real Durable Object bindings to ledger shards that throw or
       // hang (test/fixtures/faulty-ledger.js), for the failure tests.
       durableObjects: {

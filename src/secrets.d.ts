@@ -9,6 +9,14 @@ interface OffloadGateSecrets {
   ADMIN_TOKEN?: string;
   /** Gate caller keys, `name:key` comma-separated; the name is the tenant. */
   GATE_API_KEYS?: string;
+  /**
+   * The key decision ids are signed with (HMAC-SHA-256; docs/operations.md
+   * § Decision id keys). Unset: ids are issued unsigned and an outcome that
+   * arrives before its decision is unknown_decision.
+   */
+  DECISION_ID_KEY?: string;
+  /** The key before the last rotation: still verifies ids, never signs. Remove once the raw window has passed. */
+  DECISION_ID_KEY_PREVIOUS?: string;
 }
 interface Env extends OffloadGateSecrets {}
 declare namespace Cloudflare {

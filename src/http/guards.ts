@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { ApiError } from "./errors";
+import { readBody } from "./body";
+import { ApiError, invalidJson } from "./errors";
 
 /**
  * Largest request body any route accepts: 100 batch items with every field
@@ -18,28 +18,38 @@ const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
 /**
  * Refuses a body that is not JSON, is declared in a charset other than
  * UTF-8 or is content-encoded (415), or is over 96 KiB (413), before any
- * handler parses it. On the paths in `bodyOptional` (routes declared with
- * optionalJsonRequest) a request with no body and no content type passes:
- * there is no body to refuse. Everywhere else it is a 415, as before.
+ * handler parses it, then reads it within the body deadline (./body.ts:
+ * 408 past it) and hands the handler a request holding those bytes. On the
+ * paths in `bodyOptional` (routes declared with optionalJsonRequest) a
+ * request with no body and no content type passes: there is no body to
+ * refuse. Everywhere else it is a 415, as before.
  *
  * @example
  * app.use("/v1/*", jsonBody(["/v1/admin/learning/refresh"]));
  */
 export function jsonBody(bodyOptional: readonly string[] = []): MiddlewareHandler {
   const optional = new Set(bodyOptional);
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw tooLarge();
-    },
-  });
   return async (c, next) => {
     const method = c.req.method;
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
     const contentType = c.req.header("content-type");
     if (contentType === undefined && optional.has(c.req.path) && isEmpty(c.req.raw)) return next();
     checkJsonHeaders(contentType, c.req.header("content-encoding"));
-    return limit(c, next);
+    const raw = c.req.raw;
+    if (raw.body === null) return next();
+    // A declared length over the limit is refused unread, as Hono's body limit did (parseInt, as it read it).
+    const declared = raw.headers.get("content-length");
+    if (declared !== null && !raw.headers.has("transfer-encoding") && parseInt(declared, 10) > MAX_BODY_BYTES)
+      throw tooLarge();
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBody(raw.body, MAX_BODY_BYTES, tooLarge);
+    } catch (error) {
+      // A stream the client broke off is a body that does not parse, as the validator answered it before.
+      throw error instanceof ApiError ? error : invalidJson();
+    }
+    c.req.raw = new Request(raw, { body: bytes });
+    return next();
   };
 }
 

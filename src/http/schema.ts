@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "./errors";
+import { BODY_READ_TIMEOUT_MS } from "./body";
 import { MAX_BODY_BYTES } from "./guards";
 
 /** One problem with one field, as the error shape and warnings carry it. */
@@ -54,13 +55,15 @@ export const optionalJsonRequest = <T>(schema: T) => ({
 
 /**
  * The answers every route that takes a body can give before its handler
- * runs: 400 (`what` says what makes the body wrong), 413 and 415.
+ * runs: 400 (`what` says what makes the body wrong), 408 (the body did not
+ * arrive in time: ./body.ts), 413 and 415.
  *
  * @example
  * responses: { 200: json(PricingWriteSchema, "Written"), ...bodyErrors("a field is wrong or unknown") }
  */
 export const bodyErrors = (what: string) => ({
   400: json(ErrorSchema, what),
+  408: json(ErrorSchema, `The body did not arrive within ${BODY_READ_TIMEOUT_MS / 1000} s`),
   413: json(ErrorSchema, `The body is over ${MAX_BODY_BYTES / 1024} KiB`),
   415: json(ErrorSchema, "The body is not application/json"),
 });

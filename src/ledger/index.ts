@@ -22,6 +22,7 @@
  */
 
 export { assign } from "./model/assign";
+export { checkDecisionId, signDecisionId, type DecisionIdKeys, type IdCheck } from "./model/id-signing";
 export {
   DECISION_ID_PATTERN,
   formatDecisionId,
@@ -29,6 +30,7 @@ export {
   inHoldout,
   isExplore,
   isProbe,
+  parseDecisionId,
   SESSION_ID_PATTERN,
   shardOfDecisionId,
   TOOL_NAME_PATTERN,

@@ -90,8 +90,11 @@ describe("reads of a tenant that wrote", () => {
     });
     expect((await res.json<any>()).accepted).toBe(1);
     forgetWrittenShards();
+    const named = countObjects();
     const report = await (await callWorker("/v1/savings")).json<any>();
     expect(report.shards.queried).toBe(1);
-    expect(report.holdout.sessions).toBe(1);
+    expect(new Set(named).size).toBe(1);
+    // Asked, yet a bill with no decision is no holdout session (issue 30, 6c).
+    expect(report.holdout.sessions).toBe(0);
   });
 });

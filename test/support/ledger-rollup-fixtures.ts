@@ -202,7 +202,7 @@ export async function fromRollups(tenant: string, filter: SumsFilter, bucket: nu
   return {
     sums,
     figures: savingsFigures(sums),
-    holdout: holdoutFigures(pairs, 0.3, sums.sessions),
+    holdout: holdoutFigures(pairs, 0.3),
     pairs,
     learning,
     nets,
@@ -229,7 +229,7 @@ export async function fromRawRows(tenant: string, filter: SumsFilter, bucket: nu
     return {
       sums,
       figures: savingsFigures(sums),
-      holdout: holdoutFigures(pairs, 0.3, sums.sessions),
+      holdout: holdoutFigures(pairs, 0.3),
       pairs,
       learning,
       nets,

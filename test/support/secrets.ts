@@ -12,3 +12,7 @@ export const TEST_ADMIN_TOKEN = `ops-alice:${ALICE_TOKEN},ops-bob:${BOB_TOKEN}`;
 export const PROD_KEY = "prod-gate-key-0123456789";
 export const STAGING_KEY = "staging-gate-key-0123456789";
 export const TEST_GATE_API_KEYS = `agents-prod:${PROD_KEY},agents-staging:${STAGING_KEY}`;
+
+/** Decision id keys (DECISION_ID_KEY, DECISION_ID_KEY_PREVIOUS), for tests that sign ids. */
+export const DECISION_KEY = "decision-id-test-key-0123456789abcdef";
+export const DECISION_KEY_OLD = "decision-id-old-test-key-0123456789";

@@ -344,6 +344,10 @@ const plausibleRow = fc.record(
 // the ledger), and fields plausible or wild.
 const decisionId = fc.oneof(
   fc.tuple(fc.nat({ max: 300 }), fc.stringMatching(/^[0-9a-f]{32}$/)).map(([shard, hex]) => `dec_${shard}_${hex}`),
+  // Shaped as signed ids (docs/ledger.md § Decision ids): with no key their tags are never authentic.
+  fc
+    .tuple(fc.nat({ max: 300 }), fc.stringMatching(/^[0-9a-f]{32}_[0-9a-f]{8}_[0-9a-f]{16}$/))
+    .map(([shard, rest]) => `dec_${shard}_${rest}`),
   fc.string({ maxLength: 60 }),
 );
 const outcomeItem = fc.record(

@@ -12,7 +12,7 @@ from offload_gate import GateClient, Outcome, Report, SessionReport
 
 pytestmark = NEEDS_GATE
 
-DECISION_ID = re.compile(r"^dec_\d+_[0-9a-f]{32}$")
+DECISION_ID = re.compile(r"^dec_\d+_[0-9a-f]{32}(_[0-9a-f]{8}_[0-9a-f]{16})?$")
 
 
 def landed(report: Report) -> bool:

@@ -56,7 +56,7 @@ describe("the TypeScript client against the local gate", { skip: baseUrl === und
       { ...EXAMPLE_A, session_id: session, tool_name: "web_fetch" },
       { raiseOnError: true },
     );
-    assert.match(decision.decision_id, /^dec_\d+_[0-9a-f]{32}$/);
+    assert.match(decision.decision_id, /^dec_\d+_[0-9a-f]{32}(_[0-9a-f]{8}_[0-9a-f]{16})?$/);
     // The gate hands the decision to the ledger after answering: retry (bounded) until it is there.
     let report;
     for (let attempt = 0; attempt < 20; attempt += 1) {

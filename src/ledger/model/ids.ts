@@ -6,8 +6,37 @@ import { MAX_LEDGER_SHARDS } from "../../store/config";
  * make the same id.
  */
 
-/** `dec_<shard>_<32 hex digits>`: the shard an outcome must go to, then 128 random bits. */
-export const DECISION_ID_PATTERN = /^dec_(0|[1-9]\d{0,2})_[0-9a-f]{32}$/;
+/**
+ * `dec_<shard>_<32 hex>`: the shard an outcome must go to, then 128 random
+ * bits (the base); a signed id adds `_<8 hex>_<16 hex>`: the second it was
+ * issued and its tag (./id-signing.ts). The shard stays first so routing an
+ * outcome is a parse, signed or not.
+ */
+export const DECISION_ID_PATTERN = /^dec_(0|[1-9]\d{0,2})_([0-9a-f]{32})(?:_([0-9a-f]{8})_([0-9a-f]{16}))?$/;
+
+/** A decision id's parts: the base (`dec_<shard>_<32 hex>`), and for a signed one its issue second and tag. */
+export interface DecisionIdParts {
+  shard: number;
+  base: string;
+  /** Unix seconds, as 8 hex digits; null on an unsigned id. */
+  issued: string | null;
+  tag: string | null;
+}
+
+/**
+ * The parts of a decision id, or null when it is not one.
+ *
+ * @example
+ * parseDecisionId("dec_3_ffffffffffffffffffffffffffffffff") // { shard: 3, base: "dec_3_ff…", issued: null, tag: null }
+ */
+export function parseDecisionId(id: string): DecisionIdParts | null {
+  const match = DECISION_ID_PATTERN.exec(id);
+  if (match === null) return null;
+  const shard = Number(match[1]);
+  if (shard >= MAX_LEDGER_SHARDS) return null;
+  const base = `dec_${match[1]}_${match[2]}`;
+  return { shard, base, issued: match[3] ?? null, tag: match[4] ?? null };
+}
 
 /** A session id an agent may send: `[A-Za-z0-9._:-]{1,128}`. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -39,13 +68,11 @@ export function formatDecisionId(shard: number, random: Uint8Array): string {
  *
  * @example
  * shardOfDecisionId("dec_3_ffffffffffffffffffffffffffffffff") // 3
+ * shardOfDecisionId("dec_3_ff…ff_6930a1c0_1b2c…") // 3: signed ids route the same
  * shardOfDecisionId("nope") // null
  */
 export function shardOfDecisionId(id: string): number | null {
-  const match = DECISION_ID_PATTERN.exec(id);
-  if (match === null) return null;
-  const shard = Number(match[1]);
-  return shard < MAX_LEDGER_SHARDS ? shard : null;
+  return parseDecisionId(id)?.shard ?? null;
 }
 
 /**

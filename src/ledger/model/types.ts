@@ -8,6 +8,8 @@ export interface ItemResult {
   status: ItemStatus;
   /** Set on `accepted`: whether this exact report was already stored. */
   repeated?: boolean;
+  /** Set (true) on an accepted outcome whose decision has not reached its shard yet: it is applied when the decision is. */
+  pending?: boolean;
   message?: string;
   issues?: { path: string; message: string }[];
 }

@@ -19,6 +19,7 @@ import { canonicalOutcome, decisionOf } from "./rows";
 import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks, type ChunkKey } from "./tool-chunks";
 import { INSERT_DECISION, SELECT_DECISION, type DecisionRow } from "./sql";
 import type { ItemResult, PricedSession } from "../model/types";
+import { expirePending, holdPending } from "./pending";
 
 const DAY_MS = 86_400_000;
 const UNKNOWN = "no decision of this tenant has this id";
@@ -111,10 +112,15 @@ export function storeDecisions(
  * @example
  * storeOutcomes(sql, Date.now(), [{ decision_id, turns_after: 4, recalled: false }]) // [{ status: "accepted", repeated: false }]
  */
-export function storeOutcomes(sql: SqlStorage, at: number, items: readonly OutcomeReport[]): ItemResult[] {
+export function storeOutcomes(
+  sql: SqlStorage,
+  at: number,
+  items: readonly OutcomeReport[],
+  pendable: ReadonlySet<string> = NONE,
+): ItemResult[] {
   const stored: string[] = [];
   const results = items.map((item) => {
-    const result = storeOutcome(sql, at, item);
+    const result = storeOutcome(sql, at, item, pendable.has(item.decision_id));
     if (result.status === "accepted" && result.repeated === false) stored.push(item.decision_id);
     return result;
   });
@@ -128,7 +134,10 @@ export function storeOutcomes(sql: SqlStorage, at: number, items: readonly Outco
   return results;
 }
 
-function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemResult {
+const NONE: ReadonlySet<string> = new Set();
+
+// `pendable`: the id is authentic (its tag checked by the route), so an outcome before its decision waits (./pending.ts).
+function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable: boolean): ItemResult {
   const report = canonicalOutcome(item);
   const held = sql
     .exec<{ report: string }>("SELECT report FROM outcomes WHERE decision_id = ?", item.decision_id)
@@ -139,7 +148,8 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport): ItemRes
       : { status: "conflict", message: "an outcome with different content was already reported for this decision" };
   }
   const found = sql.exec<DecisionRow>(SELECT_DECISION, item.decision_id).toArray()[0];
-  if (found === undefined) return { status: "unknown_decision", message: UNKNOWN };
+  if (found === undefined)
+    return pendable ? holdPending(sql, at, item, report) : { status: "unknown_decision", message: UNKNOWN };
   const decision = decisionOf(found);
   const mismatch = outcomeMismatch(decision, item);
   if (mismatch !== null)
@@ -222,6 +232,7 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   const rawFrom = Math.max(before, rawCut - (rawCut % HOUR_MS));
   sql.exec("DELETE FROM outcomes WHERE decision_id IN (SELECT id FROM decisions WHERE at < ?)", rawFrom);
   sql.exec("DELETE FROM decisions WHERE at < ?", rawFrom);
+  expirePending(sql, rawFrom);
   sql.exec("DELETE FROM rollups WHERE hour < ?", hours);
   sql.exec(PURGE_BANDS, hours);
   const purged = sql.exec<KeysRow>(KEYS_BEFORE, hours).one().keys;

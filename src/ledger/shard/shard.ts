@@ -6,6 +6,7 @@ import { readBandSums, withBands } from "./band-sums";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
+import { takePending } from "./pending";
 import { backfillChunks, readToolPairs } from "./tool-chunks";
 import type { ToolPairList } from "../stats/pairs";
 import type { ItemResult, PricedSession } from "../model/types";
@@ -21,6 +22,7 @@ const SIZED = [
   "cluster_spans",
   "bill_hours",
   "tool_chunks",
+  "pending_outcomes",
 ] as const;
 
 /** How often the retention alarm runs while the shard holds anything. */
@@ -109,7 +111,14 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant) === "other") return { refused: OTHER_TENANT };
     const recorded = this.ctx.storage.transactionSync(() => {
       this.keepRetention(retentionDays, rawDays);
-      return storeDecisions(this.sql, decisions, (json) => this.rowId(json));
+      const stored = storeDecisions(this.sql, decisions, (json) => this.rowId(json));
+      // Outcomes that came first (./pending.ts) are applied now, each once, as reported then.
+      for (const { at, item } of takePending(
+        this.sql,
+        decisions.map((d) => d.decision_id),
+      ))
+        storeOutcomes(this.sql, at, [item]);
+      return stored;
     });
     await this.ensureAlarm();
     return { recorded };
@@ -119,13 +128,25 @@ export class LedgerShard extends DurableObject<Env> {
    * Stores outcomes, one result per item in order: accepted (again, for the
    * same report repeated), unknown_decision, conflict or invalid.
    */
-  async reportOutcomes(tenant: string, at: number, items: OutcomeReport[], rawDays?: number): Promise<ItemResult[]> {
-    // Another tenant's shard, or one nothing was written to, holds none of the caller's decisions.
-    if (this.claim(tenant, false) !== "own") return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
-    return this.ctx.storage.transactionSync(() => {
+  async reportOutcomes(
+    tenant: string,
+    at: number,
+    items: OutcomeReport[],
+    rawDays?: number,
+    pendable: string[] = [],
+  ): Promise<ItemResult[]> {
+    // Another tenant's shard, or one nothing was written to, holds none of the caller's decisions;
+    // an authentic id (`pendable`: its tag names this tenant) may claim a new shard its decision is queued for.
+    const claimed = this.claim(tenant, pendable.length > 0);
+    if (claimed === "other" || (claimed === "new" && pendable.length === 0))
+      return items.map(() => ({ status: "unknown_decision", message: UNKNOWN }));
+    const results = this.ctx.storage.transactionSync(() => {
       if (rawDays !== undefined) this.keepRetention(undefined, rawDays);
-      return storeOutcomes(this.sql, at, items);
+      return storeOutcomes(this.sql, at, items, new Set(pendable));
     });
+    // A pending outcome expires with the raw window: the retention alarm must run.
+    if (results.some((r) => r.pending === true)) await this.ensureAlarm();
+    return results;
   }
 
   /** Stores session bills, one result per item: accepted (again, when repeated), conflict. */
@@ -204,7 +225,7 @@ export class LedgerShard extends DurableObject<Env> {
     this.alarmSet = false;
     const left = this.sql
       .exec<{ n: number }>(
-        "SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) AS n",
+        "SELECT (SELECT COUNT(*) FROM decisions) + (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM rollups) + (SELECT COUNT(*) FROM pending_outcomes) AS n",
       )
       .one();
     if (left.n > 0) await this.ensureAlarm();

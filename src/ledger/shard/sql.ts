@@ -13,6 +13,7 @@ import { CLUSTER_MIGRATION } from "./cluster-spans";
 import { CHUNK_MIGRATION } from "./tool-chunks";
 import { BAND_MIGRATION } from "./band-sums";
 import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
+import { PENDING_MIGRATION } from "./pending";
 
 /**
  * The schema's versions, in order: a shard runs those past the version in
@@ -83,6 +84,8 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
   // 6: p per (tool, model) and size band, hourly (./band-sums.ts), backfilled from the raw rows held.
   BAND_MIGRATION,
+  // 7: outcomes of authentic ids whose decision has not arrived yet (./pending.ts).
+  PENDING_MIGRATION,
 ];
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,

@@ -67,7 +67,7 @@ export interface TenantVerdict {
   /** Tools combined (K), and the level each tool's bounds were taken at (α ÷ K). */
   tools: number;
   alpha_per_tool: number | null;
-  /** Σ share × estimate: treatment − holdout per session, over every session with a bill. */
+  /** Σ share × estimate: treatment − holdout per session, over every billed session with a decision. */
   estimate: number | null;
   /** Σ share × bound, each tool's at α ÷ K: holds for every tool at once. */
   interval: [number, number] | null;
@@ -79,8 +79,8 @@ export interface TenantVerdict {
 /**
  * The tenant-wide combination: Σ_k share_k · ψ̄_k, its interval the same sum
  * of each tool's confidence-sequence bounds at α ÷ K (Bonferroni over the K
- * tools). `sessions` is every session with a bill in the window (a session
- * without a decision adds nothing but its weight). Withheld while any tool's
+ * tools). `sessions` is every session with a bill in the window and a
+ * decision (decidedSessions: a bill alone would only dilute each share). Withheld while any tool's
  * own verdict is: its effect is in the sum, so its uncertainty must be too.
  *
  * @example
@@ -135,20 +135,48 @@ function momentsOf(list: ToolPairList, held: number): Moments {
 }
 
 /**
- * The report's holdout section: every tool's verdict from the confidence
- * sequence, the tenant-wide combination, and (information only, never a
- * verdict) each tool's Welch interval of one look.
+ * The sessions the holdout counts: each session in the pairs once (a
+ * session bill with no decision about any tool of the window's has no pair,
+ * so it adds nothing, not even weight), their count and cost moments. The
+ * pairs already hold each session's bill cost, so the count needs no bill
+ * read of its own, and the shard's raw and rollup reads, giving the same
+ * pairs, give the same count.
  *
  * @example
- * holdoutFigures(rows, 0.2, { n: 1_000, sum: 2_400, sumsq: 6_000 }).tools[0]
+ * decidedSessions(lists) // { n: 1000, sum: 2400, sumsq: 6000 }
+ */
+export function decidedSessions(lists: readonly ToolPairList[]): Moments {
+  const seen = new Set<string>();
+  let [n, sum, sumsq] = [0, 0, 0];
+  for (const list of lists) {
+    if (list.at.length === 0) continue;
+    const ids = list.ids.split("\n");
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as string;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const cost = list.cost[i] as number;
+      n++;
+      sum += cost;
+      sumsq += cost * cost;
+    }
+  }
+  return { n, sum, sumsq };
+}
+
+/**
+ * The report's holdout section: every tool's verdict from the confidence
+ * sequence, the tenant-wide combination, and (information only, never a
+ * verdict) each tool's Welch interval of one look. Its `sessions` are the
+ * billed sessions with a decision (decidedSessions): for a tool, about it.
+ *
+ * @example
+ * holdoutFigures(rows, 0.2).tools[0]
  * // { tool_name: "grep", sessions: 1000, treated: 801, held_out: 199, verdict: "saving", ... }
  */
-export function holdoutFigures(
-  rows: readonly ToolSessionRow[] | readonly ToolPairList[],
-  holdoutFraction: number,
-  billed: Moments,
-) {
+export function holdoutFigures(rows: readonly ToolSessionRow[] | readonly ToolPairList[], holdoutFraction: number) {
   const lists = packed(rows);
+  const billed = decidedSessions(lists);
   const verdicts = toolVerdicts(lists, holdoutFraction);
   const tools = lists.map((list) => {
     const seq = verdicts.get(list.tool_name) as SequenceResult;

@@ -65,7 +65,9 @@ const UNKNOWN: ItemResult = { status: "unknown_decision", message: "no decision 
  * Outcomes to the shards their decision ids name, in the caller's own
  * ledger: an id of another tenant's decision finds nothing there, and an id
  * naming a shard at or beyond the configured count is unknown_decision
- * without touching an object.
+ * without touching an object. The ids in `pendable` (authentic, in the raw
+ * window: the route checked their tags) may wait in their shard as pending
+ * outcomes when their decision has not arrived yet.
  *
  * @example
  * const results = await reportOutcomes(env.LEDGER, "acme", Date.now(), { shards: 4, timeoutMs: 5_000 }, [{ index: 0, item: outcome }]);
@@ -76,6 +78,7 @@ export async function reportOutcomes(
   at: number,
   options: ReportOptions,
   items: readonly Indexed<OutcomeReport>[],
+  pendable: ReadonlySet<string> = new Set(),
 ) {
   const inRange = (item: OutcomeReport) => {
     const shard = shardOfDecisionId(item.decision_id);
@@ -85,7 +88,14 @@ export async function reportOutcomes(
     items.filter((entry) => inRange(entry.item)),
     (item) => shardOfDecisionId(item.decision_id) ?? 0,
     options.timeoutMs,
-    (shard, list) => ledgerShard(namespace, tenant, shard).reportOutcomes(tenant, at, list, options.rawDays),
+    (shard, list) =>
+      ledgerShard(namespace, tenant, shard).reportOutcomes(
+        tenant,
+        at,
+        list,
+        options.rawDays,
+        list.filter((item) => pendable.has(item.decision_id)).map((item) => item.decision_id),
+      ),
   );
   for (const entry of items) if (!inRange(entry.item)) answers.set(entry.index, UNKNOWN);
   return answers;

@@ -6,6 +6,7 @@ import { waitUntilOf } from "../../http/app";
 import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
 import {
+  checkDecisionId,
   type Indexed,
   type ItemResult,
   type OutcomeReport,
@@ -137,6 +138,40 @@ function sessionReport(s: z.infer<typeof SessionItemSchema>): string {
 const billOf = (row: CachePriceRates, s: z.infer<typeof SessionItemSchema>) =>
   s.usage.perRequest ? requestsCost(row, s.usage.requests) : sessionCost(row, s.turns, s.usage.requests[0]!);
 
+const FORGED: ItemResultBody = { status: "unknown_decision", message: "no decision of this tenant has this id" };
+
+/**
+ * The tags of the outcomes' ids (ledger/model/id-signing.ts), before any
+ * shard is asked: an id no key in force signed (forged, or another
+ * tenant's) is unknown_decision here, unasked. An authentic id issued within
+ * the raw window is `pendable`: its outcome may wait for its decision. An
+ * unsigned id (no key when it was issued) is asked as before.
+ */
+async function checkIds(
+  keys: Env,
+  tenant: string,
+  now: number,
+  rawDays: number,
+  valid: Indexed<OutcomeReport>[],
+  results: (ItemResultBody | undefined)[],
+): Promise<{ asked: Indexed<OutcomeReport>[]; pendable: Set<string> }> {
+  const checks = await Promise.all(valid.map(({ item }) => checkDecisionId(keys, tenant, item.decision_id)));
+  const asked: Indexed<OutcomeReport>[] = [];
+  const pendable = new Set<string>();
+  valid.forEach((entry, i) => {
+    const check = checks[i];
+    if (check === undefined || check.kind === "forged") {
+      results[entry.index] = FORGED;
+      return;
+    }
+    asked.push(entry);
+    if (check.kind === "authentic" && check.issuedMs >= now - rawDays * DAY_MS) pendable.add(entry.item.decision_id);
+  });
+  return { asked, pendable };
+}
+
+const DAY_MS = 86_400_000;
+
 /**
  * POST /v1/outcomes and POST /v1/sessions: agents report what happened;
  * the caller's tenant is the only ledger they reach.
@@ -155,9 +190,9 @@ export const reports = createApp()
       timeoutMs: config.ledger_timeout_ms,
       rawDays: config.ledger_raw_days,
     };
-    const answers = await orUnavailable(() =>
-      reportOutcomes(c.env.LEDGER, tenant, Date.now(), options, valid as Indexed<OutcomeReport>[]),
-    );
+    const now = Date.now();
+    const { asked, pendable } = await checkIds(c.env, tenant, now, config.ledger_raw_days, valid, results);
+    const answers = await orUnavailable(() => reportOutcomes(c.env.LEDGER, tenant, now, options, asked, pendable));
     for (const [index, result] of answers) results[index] = result;
     return c.json(tally(results), 200);
   })

@@ -92,7 +92,7 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
   if (written.length > 0 && unavailable === written.length)
     throw new ApiError("unavailable", "no shard of the outcomes ledger could be reached; retry");
   const figures = savingsFigures(sums);
-  const holdout = holdoutFigures(pairs.pairs, config.holdout_fraction, sums.sessions);
+  const holdout = holdoutFigures(pairs.pairs, config.holdout_fraction);
   return {
     tenant,
     window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },

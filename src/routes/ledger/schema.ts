@@ -22,7 +22,10 @@ export const OutcomeItemSchema = z
   .strictObject({
     decision_id: z
       .string({ error: requiredOr("must be a string") })
-      .regex(DECISION_ID_PATTERN, "must be a decision_id the gate answered (dec_<shard>_<32 hex>)")
+      .regex(
+        DECISION_ID_PATTERN,
+        "must be a decision_id the gate answered (dec_<shard>_<32 hex>, signed: _<8 hex>_<16 hex> after it)",
+      )
       .openapi({ example: "dec_2_9f86d081884c7d659a2feaa0c55ad015" }),
     turns_after: count(MAX_HORIZON, "How many more turns the session ran after the decision: the realized horizon."),
     recalled: z
@@ -111,6 +114,10 @@ export const ItemResultSchema = z
       .boolean()
       .optional()
       .openapi({ description: "On accepted: this exact report was already stored (a safe retry)." }),
+    pending: z.boolean().optional().openapi({
+      description:
+        "On an accepted outcome: true when its decision has not reached the ledger yet (it is still in the queue). The outcome waits and is applied when the decision arrives; one that does not fit its decision is dropped then.",
+    }),
     message: z.string().optional(),
     issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })

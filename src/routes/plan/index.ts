@@ -9,7 +9,7 @@ import { decideContext } from "../gate/request/context";
 import { pricedAsOf } from "../gate/request/decide";
 import { isRecorded } from "../gate/request/dry-run";
 import type { DecideContext } from "../gate/request/prepare";
-import { handDecisions } from "../../ledger";
+import { handDecisions, signDecisionId } from "../../ledger";
 import { assignPlan } from "./ledger";
 import { resolvePlanRequest } from "./resolve";
 import { answerContextManagement, contextManagementRoute } from "./context-management";
@@ -52,7 +52,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
   // A dry run (../gate/request/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...planned, ...answered, dry_run: true };
-  const { decisionId, outcome, record } = assignPlan({
+  const assigned = assignPlan({
     tenant: context.tenant,
     config,
     body,
@@ -62,6 +62,12 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     row: read.lookup.status === "priced" ? read.lookup.row : null,
     at: context.now,
   });
+  const { outcome, record } = assigned;
+  // Signed as a gate decision's id is (ledger/model/id-signing.ts), before the data point and the ledger see it.
+  const decisionId = await signDecisionId(env, context.tenant, assigned.decisionId, context.now).catch(
+    () => assigned.decisionId,
+  );
+  record.decision_id = decisionId;
   recordPlan(env.DECISIONS, {
     tenant: context.tenant,
     model_name: body.model_name,

@@ -156,6 +156,8 @@ describe("POST /v1/sessions", () => {
   };
 
   it("prices the bill from the model's row, and is idempotent", async () => {
+    // A session with a decision: the holdout counts only those (issue 30, 6c), and its mean cost is the bill's price.
+    await decide({ ...GATE, session_id: SESSION.session_id });
     expect((await post("/v1/sessions", [SESSION])).body.results).toEqual([{ status: "accepted", repeated: false }]);
     expect((await post("/v1/sessions", [SESSION])).body.results).toEqual([{ status: "accepted", repeated: true }]);
     const conflict = await post("/v1/sessions", [{ ...SESSION, turns: 5 }]);

@@ -214,12 +214,14 @@ class Plan:
 @dataclass
 class ReportResult(_Answer):
     """What became of one reported item: ``status`` is ``accepted`` (``repeated``
-    when this exact report was already stored), ``unknown_decision``, ``conflict``
-    (a different report for the same decision or session) or ``invalid`` (with
-    ``issues``)."""
+    when this exact report was already stored; ``pending`` when its decision had
+    not reached the ledger yet and the outcome waits for it), ``unknown_decision``,
+    ``conflict`` (a different report for the same decision or session) or
+    ``invalid`` (with ``issues``)."""
 
     status: str = ""
     repeated: Optional[bool] = None
+    pending: Optional[bool] = None
     message: Optional[str] = None
     issues: List[JSONObject] = field(default_factory=list)
     extra: JSONObject = field(default_factory=dict)

@@ -1,10 +1,10 @@
-import { recordDecision } from "../../../analytics";
+import { recordDecision, type DecisionRecord } from "../../../analytics";
 import { decideOutcome, type CacheAwareInputs, type PricingLookup } from "../../../gate";
 import { ApiError } from "../../../http/errors";
 import type { GateConfig } from "../../../store/config";
 import type { PricingRead } from "../../../store/read";
 import type { PricingRow } from "../../../store/schema";
-import { handDecisions, type LedgerDecision } from "../../../ledger";
+import { handDecisions, signDecisionId, type LedgerDecision } from "../../../ledger";
 import { isRecorded } from "./recorded";
 import type { LearnedValue } from "../../../store/learning";
 import { own } from "../../../store/names";
@@ -30,9 +30,11 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
   const { config, configStale, learned, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
+  const recorded: Recorded[] = [];
   const answers = ready.map((item) =>
-    "error" in item ? item : decideOne(item, { config, stale: configStale, records, learned }, context),
+    "error" in item ? item : decideOne(item, { config, stale: configStale, records, recorded, learned }, context),
   );
+  await signIds(recorded, context);
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
   if (records.length > 0)
     context.waitUntil(
@@ -86,7 +88,41 @@ interface Shared {
   config: Readonly<GateConfig>;
   stale: PricingRead["stale"];
   records: LedgerDecision[];
+  recorded: Recorded[];
   learned: Readonly<LearnedValue> | null;
+}
+
+/** One recorded decision's three copies of its id: the answer's, the ledger record's, the data point's. */
+interface Recorded {
+  answer: GateDecisionBody;
+  record: LedgerDecision;
+  point: DecisionRecord;
+}
+
+/**
+ * Signs every recorded decision's id (ledger/model/id-signing.ts: one HMAC
+ * each, all at once, with the isolate's cached key) and only then writes the
+ * data points, so the answer, the ledger and Analytics Engine carry the same
+ * id. With no DECISION_ID_KEY the ids stay unsigned and nothing is awaited.
+ */
+async function signIds(recorded: readonly Recorded[], context: DecideContext): Promise<void> {
+  const { env } = context;
+  if (recorded.length > 0 && env.DECISION_ID_KEY !== undefined && env.DECISION_ID_KEY !== "") {
+    // A key that cannot be imported leaves the ids unsigned (still routable, checked by their shard), never fails the answer.
+    const ids = await Promise.all(
+      recorded.map((r) => signDecisionId(env, context.tenant, r.record.decision_id, context.now)),
+    ).catch((error: unknown) => {
+      console.error("offload-gate: decision ids left unsigned:", error instanceof Error ? error.message : error);
+      return recorded.map((r) => r.record.decision_id);
+    });
+    recorded.forEach((r, i) => {
+      const id = ids[i] as string;
+      r.answer.decision_id = id;
+      r.record.decision_id = id;
+      r.point.decision_id = id;
+    });
+  }
+  for (const r of recorded) recordDecision(env.DECISIONS, r.point);
 }
 
 function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): GateDecisionBody {
@@ -120,7 +156,7 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     cacheHitRatePrior: priors.cache_hit_rate.value,
   });
   shared.records.push(record);
-  recordDecision(context.env.DECISIONS, {
+  const point: DecisionRecord = {
     tenant: context.tenant,
     model_name: inputs.model_name,
     priced_as: pricedAs?.model ?? null,
@@ -134,8 +170,18 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     tool_name: record.tool_name,
     session_id: record.session_id,
     prior_sources: priors,
-  });
-  return { ...decision, priced_as: pricedAs, stale_pricing: stale, lifecycle, inputs, priors, decision_id: decisionId };
+  };
+  const answer = {
+    ...decision,
+    priced_as: pricedAs,
+    stale_pricing: stale,
+    lifecycle,
+    inputs,
+    priors,
+    decision_id: decisionId,
+  };
+  shared.recorded.push({ answer, record, point });
+  return answer;
 }
 
 /** The answer's copy of the row that priced it: the prices in force, and since when. */

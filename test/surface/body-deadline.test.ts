@@ -1,0 +1,101 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { BODY_READ_TIMEOUT_MS, bodyDeadline } from "../../src/http/body";
+import { OPUS, putRow, resetState } from "../support/helpers";
+import { ALICE_TOKEN } from "../support/secrets";
+
+// Issue 30, item 6b: a body that never arrives whole is answered 408 naming `body`, on every route that reads one.
+
+const DEADLINE_MS = 100;
+
+/** A body that sends its first bytes and then neither ends nor errors: a client that declared more than it sent. */
+function neverEnding(first: string): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(first));
+    },
+  });
+}
+
+/** Calls the worker's own fetch (this module's instance, so the shortened deadline is the one in force). */
+async function send(path: string, body: ReadableStream<Uint8Array> | string, headers: Record<string, string>) {
+  const ctx = createExecutionContext();
+  const init = { method: "POST", body, headers: { "content-type": "application/json", ...headers }, duplex: "half" };
+  const started = Date.now();
+  const res = await worker.fetch(new Request(`http://gate.test${path}`, init as RequestInit), env as Env, ctx);
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, body: JSON.parse(text), ms: Date.now() - started };
+}
+
+beforeEach(async () => {
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+  bodyDeadline.ms = DEADLINE_MS;
+});
+afterEach(() => {
+  bodyDeadline.ms = BODY_READ_TIMEOUT_MS;
+});
+
+describe("a request body that never arrives whole", () => {
+  const cases: [string, string, Record<string, string>][] = [
+    ["the gate's direct path (a declared length)", "/v1/gate", { "content-length": "200" }],
+    ["the batch's direct path", "/v1/gate/batch", { "content-length": "200" }],
+    ["the Hono path of the gate (no declared length)", "/v1/gate", {}],
+    ["an outcome report", "/v1/outcomes", { "content-length": "200" }],
+    ["an admin write", "/v1/admin/pricing/claude-opus-4-6", { authorization: `Bearer ${ALICE_TOKEN}` }],
+  ];
+
+  it.each(cases)(
+    "is answered 408 request_timeout naming body once the deadline passes: %s",
+    async (_name, path, headers) => {
+      const res = await send(path, neverEnding('{"model_name":'), headers);
+      expect(res.status).toBe(408);
+      expect(res.body).toEqual({
+        error: {
+          code: "request_timeout",
+          message: `the request body did not arrive within ${DEADLINE_MS} ms`,
+          issues: [{ path: "body", message: expect.stringContaining(`within ${DEADLINE_MS} ms`) }],
+        },
+      });
+      // The shortened deadline ended the wait (a first request on the Hono path also loads its modules).
+      expect(res.ms).toBeGreaterThanOrEqual(DEADLINE_MS - 5);
+      expect(res.ms).toBeLessThan(BODY_READ_TIMEOUT_MS);
+    },
+  );
+
+  it("leaves a body that arrives in time answered as before, on both paths", async () => {
+    const body = JSON.stringify({ model_name: "claude-opus-4-6", output_tokens: 20_000 });
+    const length = String(new TextEncoder().encode(body).byteLength);
+    const direct = await send("/v1/gate", body, { "content-length": length });
+    const streamed = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(body));
+        controller.close();
+      },
+    });
+    const hono = await send("/v1/gate", streamed, {});
+    expect([direct.status, hono.status]).toEqual([200, 200]);
+    expect(hono.body.net_saving_usd).toBe(direct.body.net_saving_usd);
+    expect(direct.body.fire).toBe(true);
+  });
+
+  it("keeps a body over the limit a 413 whether its length is declared or only streamed", async () => {
+    const big = "x".repeat(200 * 1024);
+    const declared = await send("/v1/outcomes", big, { "content-length": String(big.length) });
+    const streamed = await send(
+      "/v1/outcomes",
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big));
+          controller.close();
+        },
+      }),
+      {},
+    );
+    expect([declared.status, streamed.status]).toEqual([413, 413]);
+    expect(streamed.body.error.code).toBe("payload_too_large");
+  });
+});
