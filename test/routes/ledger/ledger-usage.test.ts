@@ -26,8 +26,16 @@ const post = async (items: unknown[]) => {
   return res.json<{ results: Record<string, any>[] }>();
 };
 
-/** Reports one session and reads its bill back from the savings report. */
+/**
+ * Reports one session and reads its bill back from the savings report. The
+ * session gets a decision first: the holdout counts only sessions with one.
+ */
 async function billed(model_name: string, usage: unknown, turns = 3): Promise<number> {
+  const gate = await callWorker("/v1/gate", {
+    json: { model_name, output_tokens: 20_000, horizon: 4, recall_probability: 0.3, session_id: "conv-usage" },
+    key: "agents-prod",
+  });
+  expect(gate.status).toBe(200);
   const { results } = await post([{ session_id: "conv-usage", model_name, turns, usage }]);
   expect(results[0]).toEqual({ status: "accepted", repeated: false });
   const report = await (await callWorker("/v1/savings", { key: "agents-prod" })).json<Record<string, any>>();
