@@ -33,31 +33,13 @@
  *
  * @module
  */
-import { normalQuantile } from "../ledger";
+import { normalQuantile, type ArmCounts, type ReportingCounts, type ToolReporting } from "../ledger";
+import type { ToolTrust, TrustFlag } from "../store/learning";
 import { betaQuantile } from "./ranges";
 
-/** One arm's reporting: decisions and those with an outcome, Σ turns_after (and its square) over them, sessions and those billed. */
-export interface ArmCounts {
-  decisions: number;
-  reported: number;
-  h_sum: number;
-  h_sumsq: number;
-  sessions: number;
-  billed: number;
-}
+export type { ArmCounts, ReportingCounts } from "../ledger";
 
-/** What a tool's reporting is judged on, over the learning window. */
-export interface ReportingCounts {
-  /** Fired decisions, those with an outcome, and of those the recalled. */
-  fired: number;
-  fired_reported: number;
-  recalled: number;
-  treated: ArmCounts;
-  held_out: ArmCounts;
-}
-
-export const TRUST_FLAGS = ["outcomes_missing", "recalled_all", "arm_outcomes", "arm_bills", "arm_horizon"] as const;
-export type TrustFlag = (typeof TRUST_FLAGS)[number];
+export { TRUST_FLAGS, type TrustFlag } from "../store/learning";
 
 /** A raised flag, with the figure that raised it. */
 export interface RaisedFlag {
@@ -158,4 +140,61 @@ export function trustFlags(c: Readonly<ReportingCounts>): RaisedFlag[] {
       });
   }
   return out;
+}
+
+const addArm = (a: ArmCounts, b: ArmCounts): ArmCounts => ({
+  decisions: a.decisions + b.decisions,
+  reported: a.reported + b.reported,
+  h_sum: a.h_sum + b.h_sum,
+  h_sumsq: a.h_sumsq + b.h_sumsq,
+  sessions: a.sessions + b.sessions,
+  billed: a.billed + b.billed,
+});
+
+/**
+ * Every shard's counts per tool, added up.
+ *
+ * @example
+ * mergeReporting([{ tool: "grep", counts: a }, { tool: "grep", counts: b }]).get("grep")?.fired // a.fired + b.fired
+ */
+export function mergeReporting(rows: readonly ToolReporting[]): Map<string, ReportingCounts> {
+  const out = new Map<string, ReportingCounts>();
+  for (const { tool, counts: c } of rows) {
+    const seen = out.get(tool);
+    out.set(
+      tool,
+      seen === undefined
+        ? c
+        : {
+            fired: seen.fired + c.fired,
+            fired_reported: seen.fired_reported + c.fired_reported,
+            recalled: seen.recalled + c.recalled,
+            treated: addArm(seen.treated, c.treated),
+            held_out: addArm(seen.held_out, c.held_out),
+          },
+    );
+  }
+  return out;
+}
+
+/**
+ * The tools whose reporting raised flags, with whether ops acknowledged them; null when none did
+ * (then the published value is as it was before flags existed).
+ *
+ * @example
+ * toolTrust(rows, { grep: true }) // { grep: { flags: [...], acknowledged: true } } | null
+ */
+export function toolTrust(
+  rows: readonly ToolReporting[],
+  acks: Readonly<Record<string, true>>,
+): Record<string, ToolTrust> | null {
+  const out: Record<string, ToolTrust> = Object.create(null);
+  let any = false;
+  for (const [tool, counts] of mergeReporting(rows)) {
+    const flags = trustFlags(counts);
+    if (flags.length === 0) continue;
+    out[tool] = { flags, acknowledged: Object.hasOwn(acks, tool) };
+    any = true;
+  }
+  return any ? out : null;
 }

@@ -4,6 +4,7 @@ import type { LedgerDecision, OutcomeReport } from "../model/savings";
 import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import { readReporting, type ToolReporting } from "./reporting";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
 import { backfillChunks, readToolPairs } from "./tool-chunks";
 import type { ToolPairList } from "../stats/pairs";
@@ -161,6 +162,11 @@ export class LedgerShard extends DurableObject<Env> {
   /** This shard's learning sums per (tool, model) over a window of decision times (docs/design/learning.md §1). */
   async learningSums(tenant: string, from: number, to: number): Promise<ToolModelSums[]> {
     return this.claim(tenant, false) === "own" ? readLearningSums(this.sql, from, to, this.keptFrom()) : [];
+  }
+
+  /** Per tool, what its reporting is judged on over a window of decision times, from the raw rows (./reporting.ts). */
+  async reporting(tenant: string, from: number, to: number): Promise<ToolReporting[]> {
+    return this.claim(tenant, false) === "own" ? readReporting(this.sql, from, to) : [];
   }
 
   /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */

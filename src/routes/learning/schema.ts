@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { BreakerStateSchema } from "../../store/learning";
+import { BreakerStateSchema, ToolTrustSchema } from "../../store/learning";
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";
@@ -20,7 +20,10 @@ export const TenantParamSchema = z.object({ tenant: TenantSchema.openapi({ param
 const Range = z.tuple([z.number(), z.number()]).nullable();
 const FieldView = z.object({
   value: z.number(),
-  source: z.enum(["config", "replay", "learned"]),
+  source: z.enum(["config", "replay", "learned", "unverified"]).openapi({
+    description:
+      "unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so the value is its parent's",
+  }),
   n: z.number(),
   range: Range,
 });
@@ -51,6 +54,10 @@ export const LearningViewSchema = z
           description: "The imported replay level's observations per field; null: nothing imported for this tool",
         }),
         breaker: BreakerStateSchema.nullable(),
+        trust: ToolTrustSchema.nullable().openapi({
+          description:
+            "The reporting flags this tool raised at the last refresh, and whether ops acknowledged them; null: none raised",
+        }),
         models: z.array(z.object({ model: z.string(), ...Level })),
       }),
     ),
