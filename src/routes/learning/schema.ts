@@ -123,6 +123,31 @@ export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: Ref
   "BreakerWritten",
 );
 
+/** The body of PUT /v1/admin/learning/acks/{tenant}. */
+export const AckWriteSchema = z
+  .strictObject({
+    tool_name: z
+      .string({ error: requiredOr("must be a string") })
+      .regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -"),
+    acknowledged: z.boolean({ error: requiredOr("must be true or false") }),
+  })
+  .openapi("AckWrite", { example: { tool_name: "read_file", acknowledged: true } });
+
+/** A tenant's acknowledged reporting flags after a write or a rollback. */
+export const AcksViewSchema = z
+  .object({
+    tenant: z.string(),
+    acks: z
+      .record(z.string(), z.literal(true))
+      .openapi({ description: "The tools whose flagged reporting ops acknowledged: their p is learned again" }),
+    version: z.number().int(),
+    changed: z.boolean(),
+  })
+  .openapi("LearningAcks");
+
+/** PUT's answer: the acknowledgements, and the refresh that applied them at once. */
+export const AckWrittenSchema = AcksViewSchema.extend({ refresh: RefreshReportSchema }).openapi("LearningAckWritten");
+
 /** A tenant's imported replay priors after an import or a rollback: how many tools, and the key's version. */
 export const ReplayPriorsViewSchema = z
   .object({ tenant: z.string(), tools: z.number().int(), version: z.number().int(), changed: z.boolean() })
