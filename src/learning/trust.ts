@@ -105,6 +105,9 @@ const fixed = (x: number, digits = 3) => x.toFixed(digits);
  */
 export function trustFlags(c: Readonly<ReportingCounts>): RaisedFlag[] {
   const out: RaisedFlag[] = [];
+  // A tool with no outcome at all has taught the learner nothing to doubt (its p is the config's
+  // anyway), and a tenant with no outcomes keeps today's answers bit for bit.
+  if (c.treated.reported + c.held_out.reported === 0) return out;
   const critical = normalQuantile(1 - TRUST.armAlpha / 2);
   if (c.fired >= TRUST.minFired) {
     const upper = upperBound(c.fired_reported, c.fired, TRUST.reportedLevel);

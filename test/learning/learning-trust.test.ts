@@ -44,6 +44,17 @@ describe("the reporting flags", () => {
     const at = (k: number) => trustFlags({ ...honest, fired: 200, fired_reported: k, recalled: 30 }).map((f) => f.flag);
     expect(at(164)).toContain("outcomes_missing");
     expect(at(166)).not.toContain("outcomes_missing");
+    // No outcome at all: nothing was learned, so nothing to doubt (a tenant with no outcomes answers as before).
+    expect(
+      trustFlags({
+        ...honest,
+        fired: 200,
+        fired_reported: 0,
+        recalled: 0,
+        treated: arm({ reported: 0, h_sum: 0, h_sumsq: 0 }),
+        held_out: arm({ reported: 0, h_sum: 0, h_sumsq: 0 }),
+      }),
+    ).toEqual([]);
     // Below the minimum of fired decisions, nothing is judged.
     expect(trustFlags({ ...honest, fired: 49, fired_reported: 10, recalled: 3 })).toEqual([]);
   });
