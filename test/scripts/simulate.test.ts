@@ -21,7 +21,7 @@ const TENANTS = ["default", ...ADAPTIVE_TENANTS];
 const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
 const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
 /** Sessions per policy of the adaptive demonstrations, at the test's size. */
-const ADAPTIVE_SIZES = { D4a: 80, D4b: 80, D4shared: 100, D4explore: 80, D5: 900, D6: 300 } as const;
+const ADAPTIVE_SIZES = { D4a: 60, D4b: 60, D4shared: 80, D4explore: 60, D5: 900, D6: 250 } as const;
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token, the rest the tenant's gate key. */
 const transport: Transport = async (method, path, body, tenant = "default") => {
