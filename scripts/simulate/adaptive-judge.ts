@@ -10,8 +10,9 @@
  */
 import { ok, playPolicy, type AdaptiveOptions, type AdaptiveResult, type Figures, type PolicyRun } from "./adaptive";
 import type { AdaptiveDemo, Policy } from "./adaptive-demos";
+import { cupedRows, openingSequence } from "../../src/learning/opening";
 import { toolRow } from "./demo";
-import { trueHorizon, type Prices, type Transport } from "./world";
+import { drawSession, trueHorizon, type Prices, type Transport } from "./world";
 
 /** The share of the gap a D4 world must see learning close over the second half. */
 export const SHARE_TARGET = 0.9;
@@ -113,14 +114,46 @@ async function judgeLearning(
   }
 }
 
+/**
+ * Where the worker's opening test, fed the learning run's own sessions in order, first reads
+ * `losing` at a refresh, without and with the CUPED adjustment (src/learning/opening.ts; the
+ * covariate is the tokens each session re-wrote on its cache misses, drawn before the gate speaks).
+ * Offline because POST /v1/sessions does not carry the covariate yet; valid only up to the worker's
+ * own opening, after which the sessions are no longer those of an unopened breaker (null: not before).
+ */
+export function offlineOpenings(demo: AdaptiveDemo, run: PolicyRun, seed: number, batch: number) {
+  const w = demo.world;
+  const until = run.openedAfter ?? run.bills.length;
+  const rows = run.bills.slice(0, until).map((cost, i) => ({
+    tool_name: w.tool,
+    session_id: String(i),
+    at: i,
+    treated: run.held[i] !== true,
+    cost,
+  }));
+  const x = rows.map((_, i) => {
+    const s = drawSession(w, i, seed);
+    return s.context * s.hits.slice(2).filter((hit) => !hit).length;
+  });
+  const adjusted = cupedRows(rows, x);
+  const first = (list: typeof rows) => {
+    for (let end = batch; end <= list.length; end += batch)
+      if (openingSequence(list.slice(0, end), w.holdoutFraction).verdict === "losing") return end;
+    return null;
+  };
+  return { unadjusted: first(rows), adjusted: first(adjusted) };
+}
+
 /** D5 and D6: when the breaker opened, what it avoided, and the tool's verdict after. */
 async function judgeBreaker(
   demo: AdaptiveDemo,
   runs: Map<Policy, PolicyRun>,
   send: Transport,
-  sessions: number,
+  options: AdaptiveOptions,
   out: Pick<AdaptiveResult, "lines" | "figures" | "checks">,
 ) {
+  const { sessions, seed } = options;
+  const batch = Math.max(1, Math.ceil(sessions / options.refreshes));
   const learn = runs.get("learning")!;
   const tool = demo.world.tool;
   out.figures.breaker_opened_after_sessions = learn.openedAfter;
@@ -130,6 +163,14 @@ async function judgeBreaker(
     `  at the last refresh: ${describeBreaker(learn.lastBreaker)}`,
   );
   out.checks.push({ name: `the breaker opens for ${tool}`, pass: learn.openedAfter !== null });
+  if (demo.id === "D5") {
+    const offline = offlineOpenings(demo, learn, seed, batch);
+    out.figures.breaker_opened_after_sessions_unadjusted_offline = offline.unadjusted;
+    out.figures.breaker_opened_after_sessions_adjusted_offline = offline.adjusted;
+    out.lines.push(
+      `  the opening test on the same sessions, offline (the covariate is not reported to the worker yet): unadjusted ${offline.unadjusted === null ? `not within the worker's ${learn.openedAfter ?? sessions}` : `after ${offline.unadjusted}`}, adjusted for cache misses ${offline.adjusted === null ? "not before the worker opened" : `after ${offline.adjusted}`} sessions (in session order, exploring sessions kept)`,
+    );
+  }
   if (learn.openedAfter !== null && learn.openedAt !== null) {
     const avoided = sum(runs.get("config")!.bills.slice(learn.openedAfter)) - sum(learn.bills.slice(learn.openedAfter));
     out.figures.loss_avoided_usd = round(avoided);
@@ -178,7 +219,7 @@ export async function runAdaptive(
     checks: [],
   };
   if (demo.id.startsWith("D4")) await judgeLearning(demo, runs, send, options.sessions, out);
-  else await judgeBreaker(demo, runs, send, options.sessions, out);
+  else await judgeBreaker(demo, runs, send, options, out);
   return { demo, sessions: options.sessions, runs, ...out };
 }
 

@@ -18,6 +18,8 @@ export interface PolicyRun {
   tenant: string;
   /** Each session's bill (USD), by session index. */
   bills: number[];
+  /** Whether the world's tool was held out in each session, by session index (what the breaker's arms are). */
+  held: boolean[];
   /** The session count at the refresh that opened the tool's breaker, and when (ms); null if it never opened. */
   openedAfter: number | null;
   openedAt: number | null;
@@ -106,7 +108,7 @@ export async function playPolicy(
 ): Promise<PolicyRun> {
   const w = demo.world;
   const tenant = tenantOf(demo, policy);
-  const run: PolicyRun = { policy, tenant, bills: [], openedAfter: null, openedAt: null, lastBreaker: null };
+  const run: PolicyRun = { policy, tenant, bills: [], held: [], openedAfter: null, openedAt: null, lastBreaker: null };
   const threshold = w.threshold === undefined ? {} : { large_offload_threshold_tokens: w.threshold };
   await ok(send, "PUT", "/v1/admin/config", {
     pricing_mode: w.mode,
@@ -140,6 +142,9 @@ export async function playPolicy(
             tenant,
           );
           verdicts = body.decisions.map((d: any) => ({ decision_id: d.decision_id, fire: d.fire, ...d.inputs }));
+          run.held[index] = body.decisions.some(
+            (d: any, i: number) => d.reason_code === "holdout" && session.outputs[i]?.tool === w.tool,
+          );
         }
         const { usage, outcomes: reported } = bill(w, session, verdicts);
         run.bills[index] = usd(prices, usage);
