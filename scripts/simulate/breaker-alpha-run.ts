@@ -19,7 +19,8 @@ for (const cell of ALPHA_GRID) {
 }
 console.log(`\n${runs} null runs per cell, a look every 20 sessions; ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-// Sessions to open on the +94.8% world (D5), by rule: median [quartiles], and runs that never opened.
+// Sessions to open on the +94.8% world (D5), by rule: median [quartiles], and runs that never opened
+// (POWER_NULL=1: the same world with nothing fired, so every opening is false; POWER_T_OPT: the tuned rule's tOpt).
 console.log(`\n| holdout | rule | sessions to open, median [q1, q3] | never opened |\n| --- | --- | --- | --- |`);
 for (const holdout of [0.5, 0.1]) {
   const r = sessionsToOpen({
@@ -28,8 +29,10 @@ for (const holdout of [0.5, 0.1]) {
     every: 20,
     runs: Number(process.env.POWER_RUNS ?? 100),
     seed: 2026,
+    tOpt: Number(process.env.POWER_T_OPT ?? 250),
+    null: process.env.POWER_NULL === "1",
   });
-  for (const rule of ["old", "opening", "adjusted"] as const) {
+  for (const rule of ["old", "opening", "adjusted", "history", "tuned"] as const) {
     const s = r[rule];
     console.log(`| ${holdout} | ${rule} | ${s.median} [${s.q1}, ${s.q3}] | ${s.never} of ${r.runs} |`);
   }

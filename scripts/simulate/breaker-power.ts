@@ -5,13 +5,16 @@
  * them), none in the held-out one. Bills come from world.ts's own arithmetic,
  * so this measures the test, not the worker: by the opening test
  * (src/learning/opening.ts), by the old two-sided rule, and by the opening
- * test on CUPED-adjusted bills (each bill minus β·(misses − mean), β fitted
- * on earlier sessions only, the cache misses drawn before the gate speaks).
+ * test on CUPED-adjusted bills (src/learning/opening.ts cupedRows: each bill
+ * minus β·(misses − mean), β fitted on earlier sessions only, the cache misses
+ * drawn before the gate speaks), at the sequence's default tOpt and at `tOpt`,
+ * and on bills adjusted for the history's own cost (the same misses priced,
+ * with the turns that read it: `history`).
  * Pure and seeded.
  *
  * @module
  */
-import { openingSequence } from "../../src/learning/opening";
+import { cupedRows, openingSequence } from "../../src/learning/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
 import { bill, drawSession, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
@@ -27,7 +30,7 @@ const FIRED: Omit<Verdict, "decision_id"> = {
   recall_output_tokens: 500,
 };
 
-export type PowerRule = "opening" | "old" | "adjusted";
+export type PowerRule = "opening" | "old" | "adjusted" | "history" | "tuned";
 
 /**
  * Median and quartiles of the session count at the first look that opens
@@ -42,19 +45,24 @@ export function sessionsToOpen(options: {
   every: number;
   runs: number;
   seed: number;
+  /** The sequence's tOpt for the `tuned` rule (adjusted bills); the default's 500 when left out. */
+  tOpt?: number;
+  /** A null world: the treated arm fires nothing either, so every opening is a false one. */
+  null?: boolean;
 }) {
   const world = WORLDS.find((w) => w.id === 2)!;
-  const found: Record<PowerRule, number[]> = { opening: [], old: [], adjusted: [] };
+  const found: Record<PowerRule, number[]> = { opening: [], old: [], adjusted: [], history: [], tuned: [] };
   for (let run = 0; run < options.runs; run++) {
     const rng = seeded(options.seed * 7_919 + run);
     const rows: ToolSessionRow[] = [];
     const misses: number[] = [];
+    const history: number[] = [];
     for (let i = 0; i < options.sessions; i++) {
       const session = drawSession(world, run * 100_000 + i, options.seed);
       const treated = rng() >= options.holdout;
       const verdicts = session.outputs.map(() => ({
         decision_id: "",
-        ...(treated ? FIRED : { ...FIRED, fire: false, stub_tokens: 0 }),
+        ...(treated && options.null !== true ? FIRED : { ...FIRED, fire: false, stub_tokens: 0 }),
       }));
       rows.push({
         tool_name: "t",
@@ -64,12 +72,26 @@ export function sessionsToOpen(options: {
         cost: usd(OPUS_PRICES, bill(world, session, verdicts).usage),
       });
       // The tokens the session re-wrote on its cache misses: the history, once per missed turn.
-      misses.push(session.context * session.hits.slice(2).filter((hit) => !hit).length);
+      const missed = session.hits.slice(2).filter((hit) => !hit).length;
+      misses.push(session.context * missed);
+      // The history's own cost (USD): written on turn 1, then re-written on each missed turn or read on a hit.
+      const hitTurns = session.hits.length - 2 - missed;
+      history.push(
+        (session.context * (OPUS_PRICES.cache_write! * (1 + missed) + OPUS_PRICES.cache_read! * hitTurns)) / 1e6,
+      );
     }
-    const adjusted = cuped(rows, misses);
+    // The worker's own adjustment (src/learning/opening.ts cupedRows): the same pure function.
+    const adjusted = cupedRows(rows, misses);
+    const byHistory = cupedRows(rows, history);
     const held = Uint8Array.from(rows, (r) => (r.treated ? 0 : 1));
     const cost = Float64Array.from(rows, (r) => r.cost);
-    const first: Record<PowerRule, number | null> = { opening: null, old: null, adjusted: null };
+    const first: Record<PowerRule, number | null> = {
+      opening: null,
+      old: null,
+      adjusted: null,
+      history: null,
+      tuned: null,
+    };
     for (let t = options.every; t <= options.sessions; t += options.every) {
       if (first.opening === null && openingSequence(rows.slice(0, t), options.holdout).verdict === "losing")
         first.opening = t;
@@ -80,8 +102,16 @@ export function sessionsToOpen(options: {
         first.old = t;
       if (first.adjusted === null && openingSequence(adjusted.slice(0, t), options.holdout).verdict === "losing")
         first.adjusted = t;
+      if (first.history === null && openingSequence(byHistory.slice(0, t), options.holdout).verdict === "losing")
+        first.history = t;
+      if (
+        first.tuned === null &&
+        openingSequence(adjusted.slice(0, t), options.holdout, undefined, options.tOpt).verdict === "losing"
+      )
+        first.tuned = t;
     }
-    for (const rule of ["opening", "old", "adjusted"] as const) found[rule].push(first[rule] ?? Infinity);
+    for (const rule of ["opening", "old", "adjusted", "history", "tuned"] as const)
+      found[rule].push(first[rule] ?? Infinity);
   }
   const summary = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
@@ -93,33 +123,7 @@ export function sessionsToOpen(options: {
     opening: summary(found.opening),
     old: summary(found.old),
     adjusted: summary(found.adjusted),
+    history: summary(found.history),
+    tuned: summary(found.tuned),
   };
-}
-
-/**
- * Each bill minus β̂_{i−1}·(x_i − x̄_{i−1}): β̂ and x̄ from the sessions
- * before i only (both arms: x is drawn before the gate speaks), so each
- * adjustment is fixed before the session's arm and bill are seen.
- *
- * @example
- * cuped(rows, misses)[10].cost // rows[10].cost − β̂₉ · (misses[10] − x̄₉)
- */
-export function cuped(rows: readonly ToolSessionRow[], x: readonly number[]): ToolSessionRow[] {
-  let n = 0;
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  return rows.map((row, i) => {
-    const xi = x[i]!;
-    const varX = n > 1 ? sxx - (sx * sx) / n : 0;
-    const beta = varX > 0 ? (sxy - (sx * sy) / n) / varX : 0;
-    const adjusted = n > 0 ? row.cost - beta * (xi - sx / n) : row.cost;
-    n++;
-    sx += xi;
-    sy += row.cost;
-    sxx += xi * xi;
-    sxy += xi * row.cost;
-    return { ...row, cost: adjusted };
-  });
 }

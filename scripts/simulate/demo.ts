@@ -221,7 +221,7 @@ export function describeDemo(result: DemoResult): string[] {
   const { world, report: r } = result;
   const h = r.holdout;
   return [
-    `Demonstration ${world.id}: ${world.title}`,
+    `L${world.id} (the ledger's demonstration ${world.id}): ${world.title}`,
     `  tool ${world.tool}, ${world.model}, ${world.mode} mode, holdout fraction ${world.holdoutFraction}; ${result.sessions} sessions, ${result.decisions} decisions, ${(result.elapsedMs / 1000).toFixed(1)} s`,
     `  decisions ${r.decisions}, fired ${r.fired}, held out ${r.holdout_decisions}, outcomes ${r.outcomes}`,
     `  net over ${r.net.fired_with_outcome} fired decisions with outcomes: predicted ${money(r.net.predicted_usd)}, realized ${money(r.net.realized_usd)}`,
@@ -237,4 +237,27 @@ export function describeDemo(result: DemoResult): string[] {
         `  ${t.tool_name}: treatment − holdout per session ${money(t.estimate_usd)} ${ci(t.interval, money)} (confidence sequence; ${t.treated} treated, ${t.held_out} held out; Welch, information only: ${ci(t.information.welch_ci95, money)}) → verdict ${t.verdict}`,
     ),
   ];
+}
+
+/**
+ * The ledger demonstration's figures under stable keys (`npm run simulate -- --json FILE` writes
+ * them as `L<id>.<key>`); the per-tool verdicts as `verdict.<tool>`.
+ */
+export function demoFigures(result: DemoResult): Record<string, number | string | null> {
+  const r = result.report;
+  const figures: Record<string, number | string | null> = {
+    sessions: result.sessions,
+    decisions: result.decisions,
+    fired: r.fired,
+    predicted_usd: r.net.predicted_usd,
+    realized_usd: r.net.realized_usd,
+    recall_realized: r.recall.realized,
+    horizon_realized: r.horizon.realized_mean,
+    cache_hit_rate_realized: r.cache_hit_rate.realized_mean,
+  };
+  for (const t of r.holdout.tools as Report[]) {
+    figures[`verdict.${t.tool_name}`] = t.verdict;
+    figures[`estimate_usd.${t.tool_name}`] = t.estimate_usd;
+  }
+  return figures;
 }

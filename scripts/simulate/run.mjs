@@ -1,21 +1,32 @@
-// `npm run simulate`: the outcomes ledger's four demonstrations, played
-// against the local worker (workerd through miniflare, 127.0.0.1 only, fresh
+// `npm run simulate`: the outcomes ledger's four demonstrations (L1–L4) and
+// the adaptive gate's (D4a, D4b, D4shared, D4explore, D5, D6), played against
+// the local worker (workerd through miniflare, 127.0.0.1 only, fresh
 // in-memory storage, seeded pricing), and each one's figures printed from
-// the ledger's own report. Exits non-zero if a demonstration fails its check.
+// the worker's own reports. Exits non-zero if a demonstration fails its check.
 //
 //   SIMULATE_SCALE=0.25 npm run simulate   # a quarter of the sessions
 //   SIMULATE_PORT=8871 npm run simulate    # another loopback port
+//   SIMULATE_ONLY=D4a,D5 npm run simulate  # only those demonstrations
+//   npm run simulate -- --json out.json    # every figure under stable keys (`D4a.learning_share`, …)
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { bundle } from "../../bench/build.mjs";
 import { startWorker } from "../../bench/worker.mjs";
-import { ADAPTIVE_DEMOS, describeAdaptive, runAdaptive } from "./adaptive.ts";
-import { describeDemo, runDemo } from "./demo.ts";
+import { ADAPTIVE_DEMOS, ADAPTIVE_TENANTS } from "./adaptive-demos.ts";
+import { describeAdaptive, runAdaptive } from "./adaptive-judge.ts";
+import { demoFigures, describeDemo, runDemo } from "./demo.ts";
 import { WORLDS } from "./world.ts";
 
 /** Sessions per demonstration at full size: enough for demonstration 2's verdict to be clear (docs/ledger.md). */
 const FULL = { 1: 400, 2: 2_000, 3: 600, 4: 600 };
 /** Sessions per policy of the adaptive gate's demonstrations at full size. */
-const ADAPTIVE_FULL = { D4: 600, D4shared: 600, D5: 1_200, D6: 1_200 };
+const ADAPTIVE_FULL = { D4a: 600, D4b: 600, D4shared: 600, D4explore: 600, D5: 1_200, D6: 1_200 };
+const jsonAt = process.argv.indexOf("--json");
+const jsonFile = jsonAt === -1 ? null : process.argv[jsonAt + 1];
+if (jsonAt !== -1 && (jsonFile === undefined || jsonFile.startsWith("--"))) {
+  console.error("simulate: --json needs a file name");
+  process.exit(2);
+}
 const scale = Math.min(4, Math.max(0.05, Number(process.env.SIMULATE_SCALE ?? 1)));
 const port = Number(process.env.SIMULATE_PORT ?? 8870);
 const seed = Number(process.env.SIMULATE_SEED ?? 2026);
@@ -29,13 +40,8 @@ watchdog.unref();
 
 // A per-run admin token, never written anywhere: the simulator sets config:gate per world.
 const token = randomBytes(24).toString("hex");
-// One gate key per tenant: each policy of D4–D6 learns from its own ledger only.
-const tenants = [
-  "default",
-  ...ADAPTIVE_DEMOS.flatMap((demo) =>
-    demo.policies.filter((p) => p !== "never").map((p) => `${demo.id.toLowerCase()}-${p}`),
-  ),
-];
+// One gate key per tenant: each policy of D4a–D6 learns from its own ledger only.
+const tenants = ["default", ...ADAPTIVE_TENANTS];
 const keys = new Map(tenants.map((tenant) => [tenant, randomBytes(24).toString("hex")]));
 const scriptPath = await bundle("src/index.ts", "simulate-worker");
 const worker = await startWorker({
@@ -64,11 +70,16 @@ async function send(method, path, body, tenant = "default") {
 const started = Date.now();
 let failed = 0;
 let sessions = 0;
+/** Every demonstration's figures, `<id>.<key>` → value, for --json. */
+const figures = { seed, scale };
+const keep = (id, values) => {
+  for (const [key, value] of Object.entries(values)) figures[`${id}.${key}`] = value;
+};
 try {
   console.log(`simulate: ${worker.base}, seed ${seed}, scale ${scale}`);
   // SIMULATE_ONLY=D5,D6 plays only those demonstrations.
   const only = process.env.SIMULATE_ONLY?.split(",");
-  for (const world of only === undefined ? WORLDS : WORLDS.filter((w) => only.includes(String(w.id)))) {
+  for (const world of only === undefined ? WORLDS : WORLDS.filter((w) => only.includes(`L${w.id}`))) {
     const count = Math.max(20, Math.round(FULL[world.id] * scale));
     sessions += count;
     const result = await runDemo(world, send, {
@@ -80,6 +91,7 @@ try {
     });
     console.log(`\n${describeDemo(result).join("\n")}`);
     failed += result.checks.filter((check) => !check.pass).length;
+    keep(`L${world.id}`, { ...demoFigures(result), checks_passed: result.checks.every((c) => c.pass) });
   }
   for (const demo of only === undefined ? ADAPTIVE_DEMOS : ADAPTIVE_DEMOS.filter((d) => only.includes(d.id))) {
     const count = Math.max(40, Math.round(ADAPTIVE_FULL[demo.id] * scale));
@@ -87,6 +99,11 @@ try {
     const result = await runAdaptive(demo, send, { sessions: count, seed, concurrency: 8, refreshes: 20 });
     console.log(`\n${describeAdaptive(result).join("\n")}`);
     failed += result.checks.filter((check) => !check.pass).length;
+    keep(demo.id, { ...result.figures, checks_passed: result.checks.every((c) => c.pass) });
+  }
+  if (jsonFile !== null) {
+    writeFileSync(jsonFile, `${JSON.stringify({ ...figures, failed }, null, 2)}\n`);
+    console.log(`simulate: figures written to ${jsonFile}`);
   }
   console.log(
     `\nsimulate: ${sessions} sessions in ${((Date.now() - started) / 1000).toFixed(1)} s; ${failed === 0 ? "every check passed" : `${failed} checks FAILED`}`,

@@ -15,7 +15,7 @@ export type Transport = (
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3 | 4 | 6 | 7;
+  id: 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9;
   title: string;
   tool: string;
   /**

@@ -14,7 +14,10 @@
  * recalls, and a tool that inherits it may never fire, so never learn its
  * own (issue 34 item 1, the stall). Every decision observes h and q, so they
  * keep pooling through the tenant. A decision without a tool pools the
- * tenant level for every field. Pure.
+ * tenant level for every field. A tool whose reporting is flagged and not
+ * acknowledged (issue 34 item 6, ./trust.ts) pools p from the config and its
+ * replay levels only, its source `unverified`: what it reports cannot be
+ * taken at its word. Pure.
  *
  * @module
  */
@@ -34,6 +37,8 @@ export interface DecisionLevels {
   /** The tenant's own p in the decision's size band (p_n and p_r only; h and q pass through). */
   toolBand: LevelSums | undefined;
   named: boolean;
+  /** The tool's reporting is flagged and not acknowledged: its own p observations are set aside. */
+  unverified: boolean;
 }
 
 /**
@@ -59,6 +64,7 @@ export function levelsOf(
     replayBand: band === null ? undefined : replayed?.bands?.[band],
     toolBand: bandLevel(band === null ? undefined : entry?.bands?.[band]),
     named: tool !== null,
+    unverified: tool !== null && own(value?.trust, tool)?.acknowledged === false,
   };
 }
 
@@ -74,6 +80,10 @@ export function chainPriors(root: RootPriors, levels: DecisionLevels, weight: nu
   const own = [levels.tool, levels.model];
   const shared = learnPriors(root, [...replay, levels.tenant, ...own], weight);
   if (!levels.named) return shared;
+  if (levels.unverified) {
+    const parent = learnPriors(root, replay, weight).recall_probability;
+    return { ...shared, recall_probability: { ...parent, source: "unverified" } };
+  }
   const recall = learnPriors(root, [...replay, ...own, levels.toolBand], weight).recall_probability;
   return { ...shared, recall_probability: recall };
 }

@@ -38,6 +38,7 @@ export function openingSequence(
   rows: readonly ToolSessionRow[],
   holdoutFraction: number,
   alpha = BREAKER_ALPHA,
+  tOpt?: number,
 ): SequenceResult {
   const pi = 1 - holdoutFraction;
   const scale = pi * (1 - pi);
@@ -72,11 +73,45 @@ export function openingSequence(
   if (t < 2 || treated === 0 || scale === 0 || estimate === null) return none;
   const guardedHeldSq = Math.max(heldSq, held * (treatedSq / treated) * (pi / (1 - pi)) ** 2);
   const sd = Math.sqrt(Math.max(0, (treatedSq + guardedHeldSq - (psiSum * psiSum) / t) / (t - 1)));
-  const half = sd * sequenceRadius(t, 2 * alpha);
+  const half = sd * sequenceRadius(t, 2 * alpha, tOpt);
   const interval: [number, number] = [estimate - half, estimate + half];
   const base = { sessions: t, treated, held_out: held, estimate, sd, interval };
   if (sd === 0) return { ...base, verdict: "inconclusive", withheld: "zero_spread" };
   if (treated < MIN_SESSIONS_PER_ARM || held < MIN_SESSIONS_PER_ARM)
     return { ...base, verdict: "inconclusive", withheld: "too_few_sessions" };
   return { ...base, verdict: interval[0] > 0 ? "losing" : interval[1] < 0 ? "saving" : "inconclusive", withheld: null };
+}
+
+/**
+ * CUPED on a tool's sessions in report order (issue 34 item 4): each bill minus
+ * β̂_{i−1}·(x_i − x̄_{i−1}), x a covariate the treatment cannot change (the
+ * tokens the session re-wrote on its cache misses), β̂ and x̄ the least-squares
+ * slope and the mean over the sessions before i only, both arms together. Each
+ * adjustment is fixed before the session's arm and bill are seen, so ψ stays
+ * unbiased and each look of the sequence stays anytime-valid; it only takes
+ * out the noise x explains. A session without a covariate (null) is left as
+ * it is and not fitted on: with none, the rows come back unchanged, bit for bit.
+ *
+ * @example
+ * cupedRows(rows, misses)[10].cost // rows[10].cost − β̂₉ · (misses[10] − x̄₉)
+ */
+export function cupedRows(rows: readonly ToolSessionRow[], x: readonly (number | null)[]): ToolSessionRow[] {
+  let n = 0;
+  let sx = 0;
+  let sy = 0;
+  let sxx = 0;
+  let sxy = 0;
+  return rows.map((row, i) => {
+    const xi = x[i];
+    if (xi === null || xi === undefined) return row;
+    const varX = n > 1 ? sxx - (sx * sx) / n : 0;
+    const beta = varX > 0 ? (sxy - (sx * sy) / n) / varX : 0;
+    const adjusted = n > 0 ? row.cost - beta * (xi - sx / n) : row.cost;
+    n++;
+    sx += xi;
+    sy += row.cost;
+    sxx += xi * xi;
+    sxy += xi * row.cost;
+    return adjusted === row.cost ? row : { ...row, cost: adjusted };
+  });
 }

@@ -13,8 +13,12 @@ export type { LevelSums };
 export const LEARNED_FIELDS = ["horizon", "recall_probability", "cache_hit_rate"] as const;
 export type LearnedField = (typeof LEARNED_FIELDS)[number];
 
-/** Where a pooled value's most specific observations came from: none (the config's), imported history, or the tenant's own outcomes. */
-export type PooledSource = "config" | "replay" | "learned";
+/**
+ * Where a pooled value's most specific observations came from: none (the config's), imported history,
+ * or the tenant's own outcomes; `unverified` (p only): the tool's reporting is flagged and not
+ * acknowledged, so its own outcomes are set aside and the value is its parent's (config or replay).
+ */
+export type PooledSource = "config" | "replay" | "learned" | "unverified";
 
 /** A field's value after pooling, and what the most specific level with observations saw. */
 export interface PooledField {

@@ -10,9 +10,11 @@ import { gatherRows, writtenShards } from "../ledger";
 import { parseGateConfig, type GateConfig } from "../store/config";
 import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
 import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";
+import { readAcks } from "../writes/learning-acks";
 import { readReplayPriors } from "../writes/replay-priors";
 import { judgeBreakers, type BreakerChange } from "./breakers";
 import { mergeLevels } from "./merge";
+import { toolTrust } from "./trust";
 
 const DAY_MS = 86_400_000;
 
@@ -53,20 +55,22 @@ export async function refreshLearning(
   // Only the shards the tenant ever wrote: a tenant that never wrote touches no object.
   const written = await writtenShards(env.PRICING, tenant, config.ledger_shards);
   const shards = { queried: written.length, unavailable: 0 };
-  const [gathered, previous, replay] = await Promise.all([
-    gatherRows(env.LEDGER, tenant, { ...shardOptions(config), shards: written }, (shard) =>
-      shard.learningSums(tenant, window.from, window.to),
-    ),
+  const options = { ...shardOptions(config), shards: written };
+  const [gathered, reporting, previous, replay, acks] = await Promise.all([
+    gatherRows(env.LEDGER, tenant, options, (shard) => shard.learningSums(tenant, window.from, window.to)),
+    // What the reporting flags judge (./trust.ts): the raw rows' counts over the same window.
+    gatherRows(env.LEDGER, tenant, options, (shard) => shard.reporting(tenant, window.from, window.to)),
     readPublished(env.PRICING, tenant),
     readReplayPriors(env.PRICING, tenant),
+    readAcks(env.PRICING, tenant),
   ]);
-  shards.unavailable = gathered.unavailable;
-  if (gathered.unavailable > 0) {
+  shards.unavailable = Math.max(gathered.unavailable, reporting.unavailable);
+  if (shards.unavailable > 0) {
     return {
       ...base,
       shards,
       status: "partial",
-      detail: `${gathered.unavailable} of ${written.length} shard(s) did not answer; the last value stays`,
+      detail: `${shards.unavailable} of ${written.length} shard(s) did not answer; the last value stays`,
     };
   }
   const levels = mergeLevels(gathered.rows);
@@ -80,6 +84,7 @@ export async function refreshLearning(
     by,
   });
   if (!judged.ok) return { ...base, shards, status: "partial", detail: judged.detail };
+  const trust = toolTrust(reporting.rows, acks);
   // The replay level travels in the value the gate already reads: no second KV read per request.
   const value: LearnedValue = {
     version: 1,
@@ -89,6 +94,7 @@ export async function refreshLearning(
     ...levels,
     breakers: judged.breakers,
     ...(replay === null ? {} : { replay: replay.tools }),
+    ...(trust === null ? {} : { trust }),
   };
   await env.PRICING.put(learningKey(tenant), JSON.stringify(value));
   rememberLearned(tenant, Object.freeze(value));

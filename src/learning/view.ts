@@ -5,7 +5,7 @@
  * Pure: a published value and the config in, the view out.
  */
 import type { GateConfig } from "../store/config";
-import type { BreakerState, LearnedValue } from "../store/learning";
+import type { BreakerState, LearnedValue, ToolTrust } from "../store/learning";
 import { SIZE_BANDS, type SizeBand } from "../store/bands";
 import { own } from "../store/names";
 import { rootOf } from "./lookup";
@@ -37,6 +37,8 @@ export interface ToolView extends LevelView {
   /** The imported replay level's observations per field, null when none was imported for the tool. */
   replay: Record<LearnedField, number> | null;
   breaker: BreakerState | null;
+  /** The reporting flags raised at the last refresh (./trust.ts); null: none. */
+  trust: ToolTrust | null;
   models: Array<LevelView & { model: string }>;
   /** p per size band: the tenant's own fired outcomes in the band (n), and the value a decision of that size pools. */
   bands: Array<{ band: SizeBand; n: number; recall_probability: FieldView }>;
@@ -95,6 +97,7 @@ export function learningView(
         ...Object.keys(value?.tools ?? {}),
         ...Object.keys(value?.replay ?? {}),
         ...Object.keys(value?.breakers ?? {}),
+        ...Object.keys(value?.trust ?? {}),
       ]),
     ]
       .sort()
@@ -104,6 +107,7 @@ export function learningView(
         ...levelOf(tool, null, entry.sums),
         replay: own(value?.replay, tool) === undefined ? null : ownN(own(value?.replay, tool)?.sums),
         breaker: own(value?.breakers, tool) ?? null,
+        trust: own(value?.trust, tool) ?? null,
         models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf(tool, model, sums) })),
         // Every band, so a band with no observations shows the value it passes through.
         bands: SIZE_BANDS.map((band) => ({

@@ -61,6 +61,7 @@ export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
 
 export { LedgerShard } from "./shard/shard";
 export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard/learning-sums";
+export type { ArmCounts, ReportingCounts, ToolReporting } from "./shard/reporting";
 
 export {
   gatherRows,

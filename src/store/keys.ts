@@ -54,6 +54,10 @@ export const learningKey = (tenant: string) => `${LEARNING_PREFIX}${tenant}`;
 export const BREAKERS_PREFIX = "breakers:";
 /** KV key of a tenant's breaker overrides. */
 export const breakersKey = (tenant: string) => `${BREAKERS_PREFIX}${tenant}`;
+/** `learning-acks:<tenant>`: the tools whose flagged reporting ops acknowledged ({tool: true}), audited in its history. */
+export const LEARNING_ACKS_PREFIX = "learning-acks:";
+/** KV key of a tenant's acknowledged reporting flags. */
+export const learningAcksKey = (tenant: string) => `${LEARNING_ACKS_PREFIX}${tenant}`;
 /** `ledger-shard:<tenant>:<shard>`: that a tenant's ledger shard was ever written ("1"); reads ask only those shards. */
 export const LEDGER_SHARD_PREFIX = "ledger-shard:";
 /** KV key that marks one of a tenant's ledger shards as written. */

@@ -75,6 +75,17 @@ export const BreakerStateSchema = z.strictObject({
     .nullable(),
 });
 
+/** The reporting flags of src/learning/trust.ts (docs/learning.md § Reporting that can be trusted). */
+export const TRUST_FLAGS = ["outcomes_missing", "recalled_all", "arm_outcomes", "arm_bills", "arm_horizon"] as const;
+export type TrustFlag = (typeof TRUST_FLAGS)[number];
+
+/** A tool whose reporting raised flags at the refresh, and whether ops acknowledged them (then its p is learned again). */
+export const ToolTrustSchema = z.strictObject({
+  flags: z.array(z.strictObject({ flag: z.enum(TRUST_FLAGS), detail: z.string() })).min(1),
+  acknowledged: z.boolean(),
+});
+export type ToolTrust = z.infer<typeof ToolTrustSchema>;
+
 /** A tool's imported sums, and optionally its sums per size band (./bands.ts). */
 export const ReplayToolSchema = z.strictObject({
   sums: LevelSumsSchema,
@@ -114,6 +125,8 @@ export const LearnedValueSchema = z.strictObject({
   breakers: nameRecord(BreakerStateSchema),
   /** The imported replay level (`replay-priors:<tenant>`) as the refresh found it; absent when none. */
   replay: ReplayToolsSchema.optional(),
+  /** The tools whose reporting raised flags (absent when none did): an unacknowledged one's p is not learned. */
+  trust: nameRecord(ToolTrustSchema).optional(),
 });
 
 export type LearnedValue = z.infer<typeof LearnedValueSchema>;

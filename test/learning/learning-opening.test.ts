@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openingSequence } from "../../src/learning/opening";
+import { cupedRows, openingSequence } from "../../src/learning/opening";
 import type { ToolSessionRow } from "../../src/ledger";
 import { falseOpenings } from "../../scripts/simulate/breaker-alpha";
 import { sessionsToOpen } from "../../scripts/simulate/breaker-power";
@@ -50,5 +50,40 @@ describe("the breaker's opening test", () => {
     const r = sessionsToOpen({ holdout: 0.5, sessions: 1_000, every: 20, runs: 8, seed: 34 });
     expect(r.opening.never).toBe(0);
     expect(r.adjusted.median).toBeLessThanOrEqual(r.opening.median);
+  }, 60_000);
+});
+
+describe("the CUPED adjustment of the sessions' bills", () => {
+  const cost = [1.2, 0.8, 2.5, 1.9, 0.4, 3.1, 1.1, 2.2, 0.9, 1.7, 2.8, 0.6];
+  const x = [150, 90, null, 200, 40, 310, 120, null, 100, 180, 290, 60];
+  const bills: ToolSessionRow[] = cost.map((c, i) => ({
+    tool_name: "t",
+    session_id: `c${i}`,
+    at: i,
+    treated: i % 2 === 0,
+    cost: c,
+  }));
+
+  it("matches an independent computation (numpy's polyfit on the earlier sessions, scripts/reference/cuped.py)", () => {
+    const expected = [
+      1.2, 0.8, 2.5, 1.3666666666666663, 1.4549450549450547, 1.3821917808219177, 1.484369825206992, 2.2,
+      1.4224480915081434, 1.3390554396941257, 1.37281323108916, 1.652378272938705,
+    ];
+    cupedRows(bills, x).forEach((row, i) => expect(row.cost).toBeCloseTo(expected[i]!, 12));
+  });
+
+  it("leaves the bills bit for bit as they are when no session reports a covariate", () => {
+    const same = cupedRows(
+      bills,
+      bills.map(() => null),
+    );
+    expect(same).toEqual(bills);
+    same.forEach((row, i) => expect(row).toBe(bills[i]));
+  });
+
+  it("keeps the opening test's false openings at most 5% on a null world with the covariate (bounded runs)", () => {
+    const r = sessionsToOpen({ holdout: 0.1, sessions: 1_000, every: 20, runs: 40, seed: 35, null: true });
+    // Every opening is false: the treated arm fires nothing either.
+    expect(r.runs - r.adjusted.never).toBeLessThanOrEqual(0.05 * r.runs);
   }, 60_000);
 });

@@ -23,6 +23,7 @@ describe("the admin routes in the OpenAPI document", () => {
       "GET /v1/admin/config",
       "GET /v1/admin/config/history",
       "GET /v1/admin/learning",
+      "GET /v1/admin/learning/acks/{tenant}/history",
       "GET /v1/admin/learning/breakers/{tenant}/history",
       "GET /v1/admin/learning/import/{tenant}/history",
       "GET /v1/admin/pending",
@@ -32,6 +33,7 @@ describe("the admin routes in the OpenAPI document", () => {
       "GET /v1/admin/savings",
       "PATCH /v1/admin/pricing/{model}",
       "POST /v1/admin/config/rollback",
+      "POST /v1/admin/learning/acks/{tenant}/rollback",
       "POST /v1/admin/learning/breakers/{tenant}/rollback",
       "POST /v1/admin/learning/import",
       "POST /v1/admin/learning/import/{tenant}/rollback",
@@ -40,6 +42,7 @@ describe("the admin routes in the OpenAPI document", () => {
       "POST /v1/admin/pending/{model}/reject",
       "POST /v1/admin/pricing/{model}/rollback",
       "PUT /v1/admin/config",
+      "PUT /v1/admin/learning/acks/{tenant}",
       "PUT /v1/admin/learning/breakers/{tenant}",
       "PUT /v1/admin/pricing/{model}",
     ]);

@@ -135,6 +135,15 @@ const path = fc.oneof(
     arbitrary: fc
       .tuple(
         fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment),
+        fc.constantFrom("", "/history", "/rollback"),
+      )
+      .map(([tenant, rest]) => `/v1/admin/learning/acks/${tenant}${rest}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(fc.constantFrom("default", "agents-prod"), modelSegment),
         fc.constantFrom("/history", "/rollback", ""),
       )
       .map(([tenant, rest]) => `/v1/admin/learning/import/${tenant}${rest}`),
@@ -530,6 +539,19 @@ const bodyText = fc.oneof(
         {
           tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()),
           state: fc.oneof(fc.constantFrom("open", "closed", "auto"), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      )
+      .map((body) => JSON.stringify(body)),
+  },
+  // An acknowledgement's body (PUT /v1/admin/learning/acks/{tenant}).
+  {
+    weight: 1,
+    arbitrary: fc
+      .record(
+        {
+          tool_name: fc.oneof(fc.constantFrom("read_file", "grep"), fc.string({ maxLength: 80 }), fc.jsonValue()),
+          acknowledged: fc.oneof(fc.boolean(), fc.jsonValue()),
         },
         { requiredKeys: [] },
       )

@@ -5,6 +5,7 @@ import { MIGRATIONS, type SumsFilter } from "./sql";
 import { readBandSums, withBands } from "./band-sums";
 import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import { readReporting, type ToolReporting } from "./reporting";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
 import { takePending } from "./pending";
 import { backfillChunks, readToolPairs } from "./tool-chunks";
@@ -185,6 +186,11 @@ export class LedgerShard extends DurableObject<Env> {
     if (this.claim(tenant, false) !== "own") return [];
     const rawFrom = this.keptFrom();
     return withBands(readLearningSums(this.sql, from, to, rawFrom), readBandSums(this.sql, from, to, rawFrom));
+  }
+
+  /** Per tool, what its reporting is judged on over a window of decision times, from the raw rows (./reporting.ts). */
+  async reporting(tenant: string, from: number, to: number): Promise<ToolReporting[]> {
+    return this.claim(tenant, false) === "own" ? readReporting(this.sql, from, to) : [];
   }
 
   /** Per (tool, session), the summed realized net of fired decisions with an outcome: the breaker's rule without a holdout. */

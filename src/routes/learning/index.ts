@@ -4,7 +4,8 @@ import { ApiError } from "../../http/errors";
 import { own } from "../../store/names";
 import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../../http/schema";
 import { readPublished, refreshLearning } from "../../learning/refresh";
-import { breakersKey, replayPriorsKey } from "../../store/keys";
+import { breakersKey, learningAcksKey, replayPriorsKey } from "../../store/keys";
+import { putAck, rollbackAcks } from "../../writes/learning-acks";
 import { ReplayPriorsSchema } from "../../writes/replay-priors";
 import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/breakers";
 import { putReplayPriors, rollbackReplayPriors } from "../../writes/replay-priors";
@@ -13,6 +14,9 @@ import { adminRoute } from "../admin/schema";
 import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate/answer/caller";
 import {
+  AcksViewSchema,
+  AckWriteSchema,
+  AckWrittenSchema,
   BreakerOverridesSchema,
   BreakerWriteSchema,
   BreakerWrittenSchema,
@@ -76,6 +80,19 @@ const breakerRoute = adminRoute({
   },
 });
 
+const ackRoute = adminRoute({
+  method: "put",
+  path: "/v1/admin/learning/acks/{tenant}",
+  summary:
+    "Acknowledge a tool's flagged reporting, so its p is learned again (or withdraw it: acknowledged false); audited, then refreshed",
+  request: { params: TenantParamSchema, ...jsonRequest(AckWriteSchema) },
+  responses: {
+    200: json(AckWrittenSchema, "Written (or already so), and the tenant refreshed"),
+    404: json(ErrorSchema, "The tenant's ledger has never seen this tool"),
+    ...bodyErrors("The body is not JSON, or tool_name or acknowledged is wrong; the error names it"),
+  },
+});
+
 const importRoute = adminRoute({
   method: "post",
   path: "/v1/admin/learning/import",
@@ -93,6 +110,8 @@ const importRoute = adminRoute({
  * GET /v1/learning, GET /v1/admin/learning?tenant=, POST
  * /v1/admin/learning/refresh?tenant= and the audited breaker overrides
  * (PUT /v1/admin/learning/breakers/{tenant}, with history and rollback),
+ * the audited acknowledgements of flagged reporting (PUT
+ * /v1/admin/learning/acks/{tenant}, with history and rollback),
  * and the audited import of replay priors (POST
  * /v1/admin/learning/import?tenant=, history and rollback under
  * /v1/admin/learning/import/{tenant}).
@@ -135,6 +154,21 @@ export const learning = createApp()
     const written = await putBreakerMode(c.env.PRICING, tenant, tool, state, c.get("admin"));
     return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
   })
+  .openapi(ackRoute, async (c) => {
+    const { tenant } = c.req.valid("param");
+    const { tool_name: tool, acknowledged } = c.req.valid("json");
+    const value = await readPublished(c.env.PRICING, tenant);
+    // Withdrawing is always allowed (a tool may have left the window); acknowledging needs a tool the ledger saw.
+    if (acknowledged && own(value?.tools, tool) === undefined && own(value?.trust, tool) === undefined) {
+      throw new ApiError(
+        "not_found",
+        `tenant ${tenant}'s ledger has never seen tool ${tool} (as of its last refresh)`,
+        [{ path: "tool_name", message: "is not a tool of this tenant" }],
+      );
+    }
+    const written = await putAck(c.env.PRICING, tenant, tool, acknowledged, c.get("admin"));
+    return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
+  })
   .openapi(importRoute, async (c) => {
     const { tenant } = c.req.valid("query");
     const written = await putReplayPriors(c.env.PRICING, tenant, c.req.valid("json"), c.get("admin"));
@@ -153,6 +187,26 @@ export const learning = createApp()
         history: "List a tenant's earlier imported replay priors",
         historyOk: "Newest first",
         rollback: "Restore a tenant's imported replay priors as they stood at a version (applied at the next refresh)",
+        rollbackOk: "Restored",
+        notFound: "No such version",
+        bodyErrors: bodyErrors("The body is not JSON or version is wrong; the error names it"),
+        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
+      },
+    }),
+  )
+  .route(
+    "/",
+    auditRoutes({
+      path: "/v1/admin/learning/acks/{tenant}",
+      params: TenantParamSchema,
+      subject: (params: { tenant: string }) => learningAcksKey(params.tenant),
+      // Applied by the next refresh, as the breaker overrides are.
+      rollback: (kv, params, version, by) => rollbackAcks(kv, params.tenant, version, by),
+      restored: AcksViewSchema,
+      docs: {
+        history: "List a tenant's earlier acknowledgements of flagged reporting",
+        historyOk: "Newest first",
+        rollback: "Restore a tenant's acknowledgements as they stood at a version (applied at the next refresh)",
         rollbackOk: "Restored",
         notFound: "No such version",
         bodyErrors: bodyErrors("The body is not JSON or version is wrong; the error names it"),

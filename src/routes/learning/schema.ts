@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { BreakerStateSchema } from "../../store/learning";
+import { BreakerStateSchema, ToolTrustSchema } from "../../store/learning";
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";
@@ -21,7 +21,10 @@ export const TenantParamSchema = z.object({ tenant: TenantSchema.openapi({ param
 const Range = z.tuple([z.number(), z.number()]).nullable();
 const FieldView = z.object({
   value: z.number(),
-  source: z.enum(["config", "replay", "learned"]),
+  source: z.enum(["config", "replay", "learned", "unverified"]).openapi({
+    description:
+      "unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so the value is its parent's",
+  }),
   n: z.number(),
   range: Range,
 });
@@ -52,6 +55,10 @@ export const LearningViewSchema = z
           description: "The imported replay level's observations per field; null: nothing imported for this tool",
         }),
         breaker: BreakerStateSchema.nullable(),
+        trust: ToolTrustSchema.nullable().openapi({
+          description:
+            "The reporting flags this tool raised at the last refresh, and whether ops acknowledged them; null: none raised",
+        }),
         models: z.array(z.object({ model: z.string(), ...Level })),
         bands: z.array(z.object({ band: z.enum(SIZE_BANDS), n: z.number(), recall_probability: FieldView })).openapi({
           description:
@@ -120,6 +127,31 @@ export const BreakerOverridesSchema = z
 export const BreakerWrittenSchema = BreakerOverridesSchema.extend({ refresh: RefreshReportSchema }).openapi(
   "BreakerWritten",
 );
+
+/** The body of PUT /v1/admin/learning/acks/{tenant}. */
+export const AckWriteSchema = z
+  .strictObject({
+    tool_name: z
+      .string({ error: requiredOr("must be a string") })
+      .regex(TOOL_NAME_PATTERN, "must be 1 to 64 of A-Z a-z 0-9 . _ : / -"),
+    acknowledged: z.boolean({ error: requiredOr("must be true or false") }),
+  })
+  .openapi("AckWrite", { example: { tool_name: "read_file", acknowledged: true } });
+
+/** A tenant's acknowledged reporting flags after a write or a rollback. */
+export const AcksViewSchema = z
+  .object({
+    tenant: z.string(),
+    acks: z
+      .record(z.string(), z.literal(true))
+      .openapi({ description: "The tools whose flagged reporting ops acknowledged: their p is learned again" }),
+    version: z.number().int(),
+    changed: z.boolean(),
+  })
+  .openapi("LearningAcks");
+
+/** PUT's answer: the acknowledgements, and the refresh that applied them at once. */
+export const AckWrittenSchema = AcksViewSchema.extend({ refresh: RefreshReportSchema }).openapi("LearningAckWritten");
 
 /** A tenant's imported replay priors after an import or a rollback: how many tools, and the key's version. */
 export const ReplayPriorsViewSchema = z

@@ -2,7 +2,9 @@
 // inlined with the page's CSP nonce after shared.client.js: it reads
 // GET /v1/learning (same origin) and shows what the learner published; the
 // breaker switch calls PUT /v1/admin/learning/breakers/:tenant with the
-// admin token typed above.
+// admin token typed above, and a tool's flagged reporting (docs/learning.md
+// § Reporting that can be trusted) is shown with its acknowledgement, which
+// calls PUT /v1/admin/learning/acks/:tenant.
 
 (() => {
   "use strict";
@@ -32,6 +34,11 @@
   // "0.754 [0.594 … 0.888] n=12 · config 0.25"
   /** @param {LearnedField} field @param {number} config */
   function prior(field, config) {
+    if (field.source === "unverified")
+      return cell(
+        `unverified: reporting flagged, ${fmt(field.value)} (not learned) · config ${fmt(config)}`,
+        "bad-text",
+      );
     if (field.n === 0) return cell(`config ${fmt(config)}`);
     const range = field.range ? ` [${fmt(field.range[0])} … ${fmt(field.range[1])}]` : "";
     return cell(`${fmt(field.value)}${range} n=${field.n} · config ${fmt(config)}`);
@@ -44,6 +51,41 @@
       ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}`
       : "";
     return `${b.state}${b.mode === "auto" ? "" : ` (forced ${b.mode})`} · ${b.rule} rule${ev}`;
+  }
+  // "reporting flagged: recalled_all (all 55 fired decisions … recalled) · acknowledged"
+  /** @param {Trust} trust */
+  function trustText(trust) {
+    if (!trust) return "";
+    const flags = trust.flags.map((f) => `${f.flag} (${f.detail})`).join("; ");
+    return `reporting flagged: ${flags} · ${trust.acknowledged ? "acknowledged: p learned" : "not acknowledged: p not learned"}`;
+  }
+  /** @param {string} tool @param {Trust} trust */
+  function ackButton(tool, trust) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary ack-set";
+    button.textContent = trust && trust.acknowledged ? "Withdraw ack" : "Acknowledge";
+    button.dataset.tool = tool;
+    button.addEventListener("click", () => setAck(tool, !(trust && trust.acknowledged)));
+    return button;
+  }
+  /** @param {string} tool @param {boolean} acknowledged */
+  async function setAck(tool, acknowledged) {
+    const input = find("admin-token");
+    const token = input instanceof HTMLInputElement ? input.value.trim() : "";
+    if (token === "" || tenant === null) return status("Enter the admin token above to acknowledge.", "error");
+    const res = await fetch(`/v1/admin/learning/acks/${encodeURIComponent(tenant)}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ tool_name: tool, acknowledged }),
+    });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) return status(`The admin API answered: ${errorMessage(body, res)}`, "error");
+    await load();
+    status(
+      `${tool}'s reporting is ${acknowledged ? "acknowledged" : "no longer acknowledged"} (version ${body.version}, audited).`,
+      "ok",
+    );
   }
   /** @param {string} tool @param {Breaker} breaker */
   function switchFor(tool, breaker) {
@@ -87,8 +129,8 @@
     const tbody = byId("learning-table", HTMLTableElement).tBodies[0];
     if (tbody === undefined) return;
     tbody.replaceChildren();
-    /** @param {string} label @param {LearningLevel} level @param {Breaker} breaker @param {string | null} tool */
-    const row = (label, level, breaker, tool) => {
+    /** @param {string} label @param {LearningLevel} level @param {Breaker} breaker @param {string | null} tool @param {Trust} [trust] */
+    const row = (label, level, breaker, tool, trust = null) => {
       const tr = document.createElement("tr");
       const th = document.createElement("th");
       th.scope = "row";
@@ -104,10 +146,20 @@
       );
       tr.append(tool === null ? cell("") : switchFor(tool, breaker));
       tbody.append(tr);
+      if (tool !== null && trust) {
+        // The flags on a row of their own under the tool, with the acknowledgement.
+        const flagged = document.createElement("tr");
+        const text = cell(trustText(trust), trust.acknowledged ? "" : "bad-text");
+        text.colSpan = 5;
+        const ops = document.createElement("td");
+        ops.append(ackButton(tool, trust));
+        flagged.append(text, ops);
+        tbody.append(flagged);
+      }
     };
     row("tenant (every tool)", view.tenant_level, null, null);
     for (const tool of view.tools) {
-      row(tool.tool_name, tool, tool.breaker, tool.tool_name);
+      row(tool.tool_name, tool, tool.breaker, tool.tool_name, tool.trust);
       for (const model of tool.models) row(`  × ${model.model}`, model, null, null);
       // p per size band (h and q are not learned per band): the value a decision of that size uses.
       for (const band of tool.bands) {

@@ -29,6 +29,7 @@
 /** @typedef {LearningView["tenant_level"]} LearningLevel */
 /** @typedef {LearningLevel["priors"]["horizon"]} LearnedField */
 /** @typedef {LearningView["tools"][number]["breaker"]} Breaker */
+/** @typedef {LearningView["tools"][number]["trust"]} Trust */
 
 const consoleKit = (() => {
   "use strict";

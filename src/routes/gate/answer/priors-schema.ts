@@ -3,9 +3,9 @@ import { z } from "@hono/zod-openapi";
 
 const AnswerPriorSchema = z.object({
   value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
-  source: z.enum(["request", "learned", "replay", "config", "explore"]).openapi({
+  source: z.enum(["request", "learned", "replay", "config", "explore", "unverified"]).openapi({
     description:
-      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session",
+      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session; unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so p is the config's or the replay level's, not learned",
   }),
   n: z
     .number()

@@ -12,7 +12,7 @@ import type { GateRequest, ResolvedInputs } from "./schema";
  * imported history, or the config; `explore` is p at its lower credible bound
  * on an exploring session.
  */
-export type PriorSource = "request" | "learned" | "replay" | "config" | "explore";
+export type PriorSource = "request" | "learned" | "replay" | "config" | "explore" | "unverified";
 
 /** The credible level of exploration's lower bound when learning_credible is off. */
 export const EXPLORE_CREDIBLE = 0.9;
@@ -65,6 +65,14 @@ export function applyLearned(
     const learned = pooled?.[field];
     if (given) {
       priors[field] = { value: inputs[field] ?? configValue(field, config), source: "request", n: 0 };
+    } else if (learned?.source === "unverified") {
+      // Flagged reporting (docs/learning.md § Reporting that can be trusted): the parent's p, and the answer says why.
+      priors[field] = {
+        value: learned.n === 0 ? (inputs[field] ?? configValue(field, config)) : learned.value,
+        source: "unverified",
+        n: learned.n,
+      };
+      if (learned.n > 0) used = withLearned(used, field, pooled!, mode, config.learning_credible);
     } else if (learned === undefined || learned.n === 0) {
       priors[field] = { value: inputs[field] ?? configValue(field, config), source: "config", n: 0 };
     } else {
@@ -76,7 +84,9 @@ export function applyLearned(
       used = withLearned(used, field, pooled!, mode, config.learning_credible);
     }
   }
-  if (explore && pooled !== null && isInformed(pooled) && priors.recall_probability.source !== "request") {
+  const p = priors.recall_probability.source;
+  // Flagged reporting is not explored: what an exploring decision observes would be as doubtful.
+  if (explore && pooled !== null && isInformed(pooled) && p !== "request" && p !== "unverified") {
     // Decide as though p were at its lower credible bound: a tool whose p stopped it firing fires
     // here now and then, so p keeps being measured and cannot freeze (issue 34 item 2).
     const low = unitRange(pooled.recall_probability, config.learning_credible ?? EXPLORE_CREDIBLE)[0];
