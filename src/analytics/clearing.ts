@@ -31,6 +31,7 @@ export interface ClearingRecord {
     recall_output_tokens: number;
     history_tokens: number;
     segments: number;
+    tool_results: number;
   };
 }
 
@@ -71,7 +72,7 @@ export function toClearingDataPoint(record: ClearingRecord): AnalyticsEngineData
       outcome.keep_cost_usd, // double3
       outcome.clear_cost_usd, // double4
       outcome.cleared.length, // double5: results the rule clears
-      inputs.segments, // double6: segments
+      inputs.tool_results, // double6: tool results (segments with an id)
       inputs.horizon, // double7
       inputs.recall_probability, // double8
       outcome.edit?.keep.value ?? 0, // double9: keep
@@ -83,7 +84,8 @@ export function toClearingDataPoint(record: ClearingRecord): AnalyticsEngineData
       inputs.cache_hit_rate, // double15
       inputs.history_tokens, // double16
       outcome.cleared_tokens, // double17
-      outcome.left_on_table_usd, // double18
+      inputs.segments, // double18: segments
+      outcome.left_on_table_usd, // double19
     ],
   };
 }

@@ -88,7 +88,12 @@ export async function answerContextManagement(
     decision_id: decisionId,
     tool_name: record.tool_name,
     session_id: record.session_id,
-    inputs: { ...resolved, placeholder_tokens, segments: body.segments.length },
+    inputs: {
+      ...resolved,
+      placeholder_tokens,
+      segments: body.segments.length,
+      tool_results: body.segments.filter((segment) => segment.id !== undefined).length,
+    },
   });
   // The ledger learns of it after the answer, never failing it, as of a plan.
   waitUntil(

@@ -1,6 +1,6 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { clearingPlanOf } from "../../../src/ledger/model/clearing-net";
 import { WORKED_EXAMPLE_CLEARING } from "../../../src/routes/plan/context-schema";
 import { OPUS, putRow, resetState } from "../../support/helpers";
@@ -25,6 +25,10 @@ async function outcomes(items: unknown[]) {
 }
 
 const savings = async () => (await callWorker("/v1/savings", { key: "agents-prod" })).json<Record<string, any>>();
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 beforeEach(async () => {
   await reset();
@@ -139,8 +143,54 @@ describe("a clearing decision's outcome", () => {
     expect(body.invalid).toBe(2);
   });
 
-  it("has no id in a dry run, and nothing reaches the ledger", async () => {
+  it("writes one data point in the documented layout, its id in blob7", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
+    const answer = await clearing();
+    expect(write).toHaveBeenCalledTimes(1);
+    const point = write.mock.calls[0]![0]!;
+    expect(point.blobs).toEqual([
+      "claude-opus-4-6",
+      "claude-opus-4-6",
+      "clear_positive",
+      "clearing",
+      "",
+      answer.reason,
+      answer.decision_id,
+      "",
+      "clearing-1",
+      "retroactive",
+      "5m",
+      "",
+      "",
+      "",
+    ]);
+    expect(point.doubles).toEqual([
+      1,
+      answer.net_usd,
+      answer.keep_cost_usd,
+      answer.clear_cost_usd,
+      3,
+      3,
+      4,
+      answer.inputs.recall_probability,
+      0,
+      10,
+      answer.inputs.recall_input_tokens,
+      answer.inputs.recall_output_tokens,
+      0,
+      86_970,
+      0.9,
+      101_500,
+      87_000,
+      7,
+      answer.left_on_table_usd,
+    ]);
+  });
+
+  it("has no id in a dry run, and nothing reaches the ledger or the dataset", async () => {
+    const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const answer = await clearing({ ...SESSION, dry_run: true });
+    expect(write).not.toHaveBeenCalled();
     expect(answer).toMatchObject({ dry_run: true, reason_code: "clear_positive" });
     expect(answer).not.toHaveProperty("decision_id");
     expect((await savings()).decisions).toBe(0);
