@@ -76,6 +76,23 @@ describe("a clearing decision's outcome", () => {
     expect((await savings()).net.realized_usd).toBeCloseTo(-0.09603, 10);
   });
 
+  it("sizes the cleared results by the API's count when it differs from the request's estimate", async () => {
+    const answer = await clearing();
+    await outcomes([
+      {
+        decision_id: answer.decision_id,
+        turns_after: 4,
+        recalled: false,
+        cached_turns: 4,
+        cleared_tool_uses: 2,
+        cleared_input_tokens: 28_490,
+      },
+    ]);
+    // c1 and c2 were 21,007 + 7,503 = 28,510 tokens (28,490 + two placeholders, split 42:15), so the history
+    // was 73,010: keep 73,010 × 4 × 0.5e-6 = 0.14602; clear 0.016 + 36,520 × 7.75e-6 = 0.29903.
+    expect((await savings()).net.realized_usd).toBeCloseTo(-0.15301, 10);
+  });
+
   it("is zero when the edit never triggered: nothing was cleared", async () => {
     const answer = await clearing();
     await outcomes([
