@@ -28,6 +28,7 @@ export const CLEARING_REASON_CODES = [
   "unpriced",
   "pricing_unavailable",
   "pricing_incomplete",
+  "holdout",
 ] as const;
 export type ClearingReasonCode = (typeof CLEARING_REASON_CODES)[number];
 

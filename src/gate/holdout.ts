@@ -1,3 +1,4 @@
+import type { ClearingOutcome } from "./clearing";
 import type { PlanOutcome } from "./plan-outcome";
 import type { GateOutcome } from "./types";
 
@@ -76,5 +77,25 @@ export function holdOutPlan(outcome: PlanOutcome): HeldPlan {
     net_saving_usd: 0,
     would_stub: outcome.stub,
     would_net_saving_usd: outcome.net_saving_usd,
+  };
+}
+
+/**
+ * The clearing answer for a session in the holdout: no edit to send
+ * (`context_management: null`, `reason_code: "holdout"`), so nothing is
+ * left to the server-side rule's credit; `edit`, `cleared` and `net_usd` still
+ * say what it would have sent and saved. An answer never priced keeps its own reason.
+ *
+ * @example
+ * holdOutClearing(decideClearing(P1_WITH_TOOLS, lookup)) // { context_management: null, reason_code: "holdout", net_usd: 0.2791, ... }
+ */
+export function holdOutClearing(outcome: ClearingOutcome): ClearingOutcome {
+  if (outcome.reason_code !== "clear_positive" && outcome.reason_code !== "clear_not_positive") return outcome;
+  return {
+    ...outcome,
+    context_management: null,
+    left_on_table_usd: outcome.plan.net_saving_usd,
+    reason: `holdout: would ${outcome.context_management === null ? "send no edit" : "clear"}; ${outcome.reason}`,
+    reason_code: "holdout",
   };
 }

@@ -35,6 +35,7 @@ export {
   shardOfDecisionId,
   TOOL_NAME_PATTERN,
 } from "./model/ids";
+export type { LedgerClearing, LedgerPlan } from "./model/plan-net";
 export { requestsCost, sessionCost, type LedgerDecision, type OutcomeReport, type SessionUsage } from "./model/savings";
 export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
 

@@ -366,6 +366,9 @@ const outcomeItem = fc.record(
     recalled: fc.oneof(fc.boolean(), fc.jsonValue()),
     cached_turns: fc.oneof(fc.nat({ max: 60 }), fc.integer()),
     context_tokens: fc.oneof(fc.nat({ max: 400_000 }), fc.double()),
+    // A clearing decision's applied_edits (test/surface/fuzz-clearing.test.ts aims them at real ids).
+    cleared_tool_uses: fc.oneof(fc.nat({ max: 20 }), fc.integer(), fc.double(), fc.jsonValue()),
+    cleared_input_tokens: fc.oneof(fc.nat({ max: 400_000 }), fc.double(), fc.jsonValue()),
     extra: fc.jsonValue(),
   },
   { requiredKeys: ["decision_id", "turns_after", "recalled"] },

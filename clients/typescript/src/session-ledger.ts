@@ -39,7 +39,7 @@ export interface Held extends Mark {
   contextTokens: number | undefined;
 }
 
-/** A clear_tool_uses edit the gate answered with an id, and what the API cleared under it since. */
+/** A clear_tool_uses edit the gate answered with an id, and the most the API cleared on one response under it since. */
 export interface HeldClearing extends Mark {
   decisionId: string;
   clearedToolUses: number;
@@ -108,13 +108,24 @@ export class Ledger {
       this.#clearings.push({ ...at, decisionId: id, clearedToolUses: 0, clearedInputTokens: 0 });
   }
 
-  /** What the API cleared on one response, on the latest clearing decision (none held: nothing to report it on). */
+  /**
+   * What the API cleared on one response, on the latest clearing decision (none held: nothing to
+   * report it on). The edit is applied again on every later request, each response reporting that
+   * request's clearing, so the outcome keeps the largest one, never their sum (which would count
+   * the same results once per turn).
+   */
   cleared(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
     const last = this.#clearings.at(-1);
     if (last === undefined) return;
+    let uses = 0;
+    let tokens = 0;
     for (const edit of edits) {
-      if (isCount(edit.clearedToolUses)) last.clearedToolUses += edit.clearedToolUses;
-      if (isCount(edit.clearedInputTokens)) last.clearedInputTokens += edit.clearedInputTokens;
+      if (isCount(edit.clearedToolUses)) uses += edit.clearedToolUses;
+      if (isCount(edit.clearedInputTokens)) tokens += edit.clearedInputTokens;
+    }
+    if (tokens > last.clearedInputTokens || (tokens === last.clearedInputTokens && uses > last.clearedToolUses)) {
+      last.clearedToolUses = uses;
+      last.clearedInputTokens = tokens;
     }
   }
 

@@ -229,7 +229,7 @@ export class OffloadSession {
     return answer;
   }
 
-  /** A response's `appliedEdits` (what the API cleared), on the last clearing decision's outcome. @example session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 3, clearedInputTokens: 42_000 }]) */
+  /** A response's `appliedEdits` (what the API cleared), on the last clearing decision's outcome: the largest one response's, not a sum over responses. @example session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 3, clearedInputTokens: 42_000 }]) */
   clearingApplied(edits: readonly { clearedToolUses?: number; clearedInputTokens?: number }[]): void {
     if (!this.ended) this.#ledger.cleared(edits);
   }

@@ -173,10 +173,19 @@ describe("the AI SDK adapter against the local gate", { skip, concurrency: false
       stopWhen: isStepCount(4),
       prompt: "Summarize the report.",
     });
-    await session.end();
+    // A clearing decision has no tool_name, so its outcome shows as a step in the tenant's whole report.
+    const before = await savings();
+    const summary = await session.end();
+    const after = await savings();
 
     assert.equal(calls.length, 2);
     assert.equal(calls[0].providerOptions?.anthropic?.contextManagement, undefined, "no tool result yet: no edit");
+    assert.equal(summary.outcomes.accepted, 1, "the clearing decision's outcome, with what the API cleared");
+    assert.deepEqual(
+      [after.outcomes - before.outcomes, after.net.fired_with_outcome - before.net.fired_with_outcome],
+      [1, 1],
+    );
+    assert.notEqual(after.net.realized_usd, before.net.realized_usd, "the applied edit is priced");
     const [edit] = calls[1].providerOptions.anthropic.contextManagement.edits;
     assert.deepEqual(
       [edit.type, edit.keep, edit.trigger.type, edit.clearAtLeast.type],

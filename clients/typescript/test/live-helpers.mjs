@@ -25,8 +25,10 @@ export const bigOutput = (seed, chars = 160_000) =>
 /** The id a stub names, as a model would read it. */
 export const stubId = (text) => /\{"id":"([^"]+)"\}/.exec(text)?.[1];
 
+/** The savings report for one tool, or the tenant's whole report when no tool is named. */
 export async function savings(toolName) {
-  const response = await fetch(`${baseUrl}/v1/savings?tool_name=${encodeURIComponent(toolName)}`, {
+  const query = toolName === undefined ? "" : `?tool_name=${encodeURIComponent(toolName)}`;
+  const response = await fetch(`${baseUrl}/v1/savings${query}`, {
     headers: { authorization: `Bearer ${apiKey}` },
   });
   if (!response.ok) throw new Error(`GET /v1/savings: HTTP ${response.status}`);

@@ -258,6 +258,22 @@ describe("what server-side clearing cleared", () => {
     assert.equal(summary.decisions, 1);
   });
 
+  it("keeps the largest one response's clearing, not the sum over responses that each cleared again", async () => {
+    const clearingId = `dec_0_${"d".repeat(32)}`;
+    const { gate, sent } = scriptedGate({ clearingId });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6" });
+    session.observe(u(100, 0, 0, 0));
+    await session.contextManagement([{ tokens: 8_000 }, { id: "toolu_1", tokens: 42_000, tool_name: "web_fetch" }]);
+    session.clearingApplied(edits);
+    session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 2, clearedInputTokens: 30_000 }]);
+    session.clearingApplied([{ type: "clear_tool_uses_20250919", clearedToolUses: 4, clearedInputTokens: 52_000 }]);
+    await session.end();
+    assert.deepEqual(
+      [sent("/v1/outcomes")[0].items[0].cleared_tool_uses, sent("/v1/outcomes")[0].items[0].cleared_input_tokens],
+      [4, 52_000],
+    );
+  });
+
   it("is reported nowhere while the gate records no clearing decision (no id in its answer)", async () => {
     const { gate, sent } = scriptedGate();
     const session = new OffloadSession({ gate, model: "claude-opus-4-6" });

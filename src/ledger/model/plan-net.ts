@@ -13,6 +13,15 @@ export interface LedgerPlan {
   /** The ids the plan stubbed, or would have stubbed in the holdout. */
   stub: string[];
   large_offload_threshold_tokens: number;
+  /** Set on a server-side clearing decision (POST /v1/context-management): the rule it answered. */
+  clearing?: LedgerClearing;
+}
+
+/** What the ledger keeps of a clearing decision's rule, to find what the API cleared under it. */
+export interface LedgerClearing {
+  keep: number;
+  exclude_tools: string[];
+  placeholder_tokens: number;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { clearingMismatch, clearingPlanOf } from "./clearing-net";
 import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
 import {
   cacheAwareTerms,
@@ -69,6 +70,9 @@ export interface OutcomeReport {
   context_tokens?: number;
   /** For a clearing plan: which of its stubbed ids were recalled. */
   recalled_ids?: string[];
+  /** For a server-side clearing decision: what the response's applied_edits said the API cleared. */
+  cleared_tool_uses?: number;
+  cleared_input_tokens?: number;
 }
 
 /** A session's token usage, summed over its turns, as the provider reports it. */
@@ -112,8 +116,14 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
   if (decision.row === null) return null;
   const { inputs } = decision;
   const q = realizedCacheHitRate(outcome) ?? inputs.cache_hit_rate;
-  if (decision.plan !== undefined)
-    return planRealizedNet(decision.plan, inputs, decision.row, decision.fire, outcome, q);
+  const { plan } = decision;
+  if (plan?.clearing !== undefined) {
+    const carried = clearingPlanOf(plan, plan.clearing, decision.fire, outcome);
+    // An edit sent that never triggered cleared nothing: exactly what not clearing costs.
+    if (carried === null) return decision.fire ? 0 : null;
+    return planRealizedNet(carried, inputs, decision.row, decision.fire, { ...outcome, recalled_ids: [] }, q);
+  }
+  if (plan !== undefined) return planRealizedNet(plan, inputs, decision.row, decision.fire, outcome, q);
   const p = decision.fire ? (outcome.recalled ? 1 : 0) : inputs.recall_probability;
   return cacheAwareTerms(decision.row, {
     outputTokens: inputs.output_tokens,
@@ -143,6 +153,15 @@ export function outcomeMismatch(
   decision: LedgerDecision,
   outcome: OutcomeReport,
 ): { path: string; message: string } | null {
+  if (decision.plan?.clearing !== undefined) return clearingMismatch(decision.fire, outcome);
+  const cleared =
+    outcome.cleared_tool_uses !== undefined
+      ? "cleared_tool_uses"
+      : outcome.cleared_input_tokens !== undefined
+        ? "cleared_input_tokens"
+        : undefined;
+  if (cleared !== undefined)
+    return { path: cleared, message: "must be left out: only a clearing decision's outcome says what the API cleared" };
   if (decision.plan !== undefined) return planMismatch(decision.plan, decision.fire, outcome);
   if (outcome.recalled_ids !== undefined)
     return { path: "recalled_ids", message: "must be left out: only a clearing plan's outcome names recalled ids" };

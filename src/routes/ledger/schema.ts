@@ -53,6 +53,14 @@ export const OutcomeItemSchema = z
         description:
           "For a clearing plan: which of its stubbed ids were recalled (recalled is true exactly when there are any).",
       }),
+    cleared_tool_uses: count(
+      MAX_TOKENS,
+      "For a POST /v1/context-management decision only (required there): the applied_edits' cleared_tool_uses (0 for none).",
+    ).optional(),
+    cleared_input_tokens: count(
+      MAX_TOKENS,
+      "For a POST /v1/context-management decision only (required there): the applied_edits' cleared_input_tokens (0 for none).",
+    ).optional(),
   })
   .superRefine((item, ctx) => {
     if (item.cached_turns !== undefined && item.cached_turns > item.turns_after) {

@@ -3,8 +3,12 @@ import { GATE_SECURITY } from "../../auth/gate";
 import { decideClearing, DEFAULT_PLACEHOLDER_TOKENS } from "../../gate";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { CALLER_ERRORS } from "../gate/answer/caller";
+import { recordClearing } from "../../analytics/clearing";
+import { handDecisions } from "../../ledger";
 import { pricedAsOf } from "../gate/request/decide";
+import { isRecorded } from "../gate/request/dry-run";
 import type { DecideContext } from "../gate/request/prepare";
+import { assignClearing } from "./clearing-ledger";
 import {
   ContextManagementRequestSchema,
   ContextManagementSchema,
@@ -33,9 +37,9 @@ export const contextManagementRoute = createRoute({
 
 /**
  * POST /v1/context-management's body, end to end: the plan's priors and
- * pricing, the pure pricing of every rule, the answer. Nothing is recorded:
- * the server applies the edit, so the gate has no decision of its own to
- * keep (docs/api.md says how to report what it cleared).
+ * pricing, the pure pricing of every rule, one data point and one ledger
+ * record (none in a dry run), the answer. The API applies the edit; what it
+ * cleared (`applied_edits`) is this decision's outcome (docs/api.md).
  *
  * @example
  * const answer = await answerContextManagement(body, context);
@@ -45,19 +49,59 @@ export async function answerContextManagement(
   body: ContextManagementRequest,
   context: DecideContext,
 ): Promise<ContextManagementBody> {
-  const { resolved, inputs, pricing, configRead } = await resolvePlanRequest(body, context, (i) =>
+  const { env, waitUntil } = context;
+  const { config, resolved, inputs, pricing, configRead } = await resolvePlanRequest(body, context, (i) =>
     i.segments.some((s) => s.id !== undefined),
   );
   const placeholder_tokens = body.placeholder_tokens ?? DEFAULT_PLACEHOLDER_TOKENS;
   const { read } = pricing;
-  const outcome = decideClearing({ ...inputs, segments: body.segments, placeholder_tokens }, read.lookup);
+  const decided = decideClearing({ ...inputs, segments: body.segments, placeholder_tokens }, read.lookup);
   const pricedAs =
-    outcome.reason_code === "no_tool_results" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
-  return {
-    ...outcome,
+    decided.reason_code === "no_tool_results" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
+  const stale = read.stale ?? configRead.stale;
+  const answered = {
     priced_as: pricedAs,
-    stale_pricing: read.stale ?? configRead.stale,
+    stale_pricing: stale,
     lifecycle: pricing.lifecycle,
     inputs: { ...resolved, placeholder_tokens },
   };
+  // A dry run answers the rule itself, as the plan's does: no id, no holdout arm, nothing recorded.
+  if (!isRecorded(body)) return { ...decided, ...answered, dry_run: true };
+  const { decisionId, outcome, record } = assignClearing({
+    tenant: context.tenant,
+    config,
+    body,
+    resolved,
+    outcome: decided,
+    placeholder: placeholder_tokens,
+    pricedAs: pricedAs?.model ?? null,
+    row: read.lookup.status === "priced" ? read.lookup.row : null,
+    at: context.now,
+  });
+  recordClearing(env.DECISIONS, {
+    tenant: context.tenant,
+    model_name: body.model_name,
+    priced_as: pricedAs?.model ?? null,
+    price_effective_at: pricedAs?.price_effective_at ?? null,
+    stale_age_seconds: stale?.age_seconds ?? null,
+    outcome,
+    decision_id: decisionId,
+    tool_name: record.tool_name,
+    session_id: record.session_id,
+    inputs: {
+      ...resolved,
+      placeholder_tokens,
+      segments: body.segments.length,
+      tool_results: body.segments.filter((segment) => segment.id !== undefined).length,
+    },
+  });
+  // The ledger learns of it after the answer, never failing it, as of a plan.
+  waitUntil(
+    handDecisions(env, context.tenant, [record], {
+      retentionDays: config.ledger_retention_days,
+      rawDays: config.ledger_raw_days,
+      timeoutMs: config.ledger_timeout_ms,
+    }),
+  );
+  return { ...outcome, ...answered, decision_id: decisionId };
 }

@@ -117,6 +117,12 @@ export const ContextManagementSchema = z
     stale_pricing: StalePricingSchema,
     lifecycle: AnswerLifecycleSchema,
     inputs: PlanInputsSchema.extend({ placeholder_tokens: z.number().int() }),
+    decision_id: z.string().optional().openapi({
+      description:
+        "This clearing decision's id in the outcomes ledger: report the response's applied_edits on it (POST /v1/outcomes, cleared_tool_uses and cleared_input_tokens). Absent in a dry run.",
+      example: "dec_1_4a5f0c2d9e8b7a6f5e4d3c2b1a0f9e8d",
+    }),
+    dry_run: z.literal(true).optional().openapi({ description: "Only in a dry run: nothing was recorded." }),
   })
   .openapi("ContextManagement");
 

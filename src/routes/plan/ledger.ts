@@ -1,5 +1,5 @@
 import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
-import { assign, type LedgerDecision } from "../../ledger";
+import { assign, type LedgerDecision, type LedgerPlan } from "../../ledger";
 import type { GateConfig } from "../../store/config";
 import type { PricingRow } from "../../store/schema";
 import { pricesOf } from "../gate/request/ledger";
@@ -29,23 +29,70 @@ export function assignPlan(input: {
   const sessionId = body.session_id ?? null;
   const { decisionId, holdout } = assign(input.tenant, sessionId, body.tool_name ?? null, config);
   const answered = holdout ? holdOutPlan(outcome) : outcome;
-  const stubbed = new Set(outcome.stub);
-  const record: LedgerDecision = {
-    decision_id: decisionId,
+  const record = planRecord(input, {
+    decisionId,
+    holdout,
+    reason_code: answered.reason_code,
+    fire: answered.stub.length > 0,
+    would_fire: outcome.stub.length > 0,
+    predicted_net_usd: outcome.net_saving_usd,
+    plan: {
+      segments: body.segments,
+      stub: outcome.stub,
+      large_offload_threshold_tokens: resolved.large_offload_threshold_tokens,
+    },
+  });
+  return { decisionId, outcome: answered, record };
+}
+
+/** What a plan-shaped decision (a plan, a server-side clearing) decided, beside its request. */
+export interface PlanVerdict {
+  decisionId: string;
+  holdout: boolean;
+  reason_code: string;
+  fire: boolean;
+  would_fire: boolean;
+  predicted_net_usd: number;
+  /** Its segments and the ids it stubs (or clears), outside the holdout. */
+  plan: LedgerPlan;
+}
+
+/**
+ * The ledger record of a plan-shaped decision: its inputs as the plan's
+ * formula reads them back (ledger/model/plan-net.ts), so a plan and a
+ * clearing are priced by the same code when their outcome comes.
+ *
+ * @example
+ * planRecord({ tenant, body, resolved, pricedAs, row, at }, { decisionId, holdout: false, ... }).inputs.offload_at // "retroactive"
+ */
+export function planRecord(
+  input: {
+    body: Pick<PlanRequest, "session_id" | "tool_name">;
+    resolved: ResolvedPlanInputs;
+    pricedAs: string | null;
+    row: PricingRow | null;
+    at: number;
+  },
+  verdict: PlanVerdict,
+): LedgerDecision {
+  const { body, resolved } = input;
+  const stubbed = new Set(verdict.plan.stub);
+  return {
+    decision_id: verdict.decisionId,
     at: input.at,
-    session_id: sessionId,
+    session_id: body.session_id ?? null,
     tool_name: body.tool_name ?? null,
     model_name: resolved.model_name,
     priced_as: input.pricedAs,
     pricing_mode: "cache_aware",
-    reason_code: answered.reason_code,
-    fire: answered.stub.length > 0,
-    would_fire: outcome.stub.length > 0,
-    holdout,
-    predicted_net_usd: outcome.net_saving_usd,
+    reason_code: verdict.reason_code,
+    fire: verdict.fire,
+    would_fire: verdict.would_fire,
+    holdout: verdict.holdout,
+    predicted_net_usd: verdict.predicted_net_usd,
     inputs: {
       // The outputs the plan would stub, together.
-      output_tokens: body.segments.reduce(
+      output_tokens: verdict.plan.segments.reduce(
         (sum, segment) => sum + (segment.id !== undefined && stubbed.has(segment.id) ? segment.tokens : 0),
         0,
       ),
@@ -61,11 +108,6 @@ export function assignPlan(input: {
       cache_ttl: resolved.cache_ttl,
     },
     row: input.row === null ? null : pricesOf(input.row),
-    plan: {
-      segments: body.segments,
-      stub: outcome.stub,
-      large_offload_threshold_tokens: resolved.large_offload_threshold_tokens,
-    },
+    plan: verdict.plan,
   };
-  return { decisionId, outcome: answered, record };
 }

@@ -89,7 +89,10 @@ class Outcome(_Request):
     ``turns_after``: how many more turns the session ran; ``recalled``: whether
     the stub was recalled (False for a decision that did not fire);
     ``cached_turns``: how many of those turns read the prefix from the cache;
-    ``recalled_ids``: for a clearing plan, which of its stubbed ids were recalled.
+    ``recalled_ids``: for a clearing plan, which of its stubbed ids were recalled;
+    ``cleared_tool_uses`` / ``cleared_input_tokens``: for a server-side clearing
+    decision (``POST /v1/context-management``) only, and required there, what the
+    response's ``applied_edits`` said the API cleared.
     """
 
     decision_id: str
@@ -98,6 +101,8 @@ class Outcome(_Request):
     cached_turns: Optional[int] = None
     context_tokens: Optional[int] = None
     recalled_ids: Optional[List[str]] = None
+    cleared_tool_uses: Optional[int] = None
+    cleared_input_tokens: Optional[int] = None
     extra: JSONObject = field(default_factory=dict)
 
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { requiredOr } from "./fields";
 
 /**
- * `dry_run` on POST /v1/gate, /v1/gate/batch and /v1/plan: the same answer,
+ * `dry_run` on POST /v1/gate, /v1/gate/batch, /v1/plan and /v1/context-management: the same answer,
  * recorded nowhere. The ops console asks this way, so viewing it never
  * writes into the ledger the savings report (and anything that learns from
  * decisions) reads.
