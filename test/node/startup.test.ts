@@ -22,7 +22,8 @@ async function startupInputs(): Promise<{ startup: string[]; all: string[] }> {
     logLevel: "error",
   });
   const outputs: Metafile["outputs"] = result.metafile.outputs;
-  const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint !== undefined);
+  // Each dynamic import is an entry point of its own in the metafile: the entry is the one built from src/index.ts.
+  const entry = Object.keys(outputs).find((path) => outputs[path]?.entryPoint === "src/index.ts");
   if (entry === undefined) throw new Error("the bundle has no entry chunk");
   const loaded = new Set<string>();
   const pending = [entry];
