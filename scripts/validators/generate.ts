@@ -186,11 +186,11 @@ export function generate(target: Target): { js: string; dts: string } {
     `/** Each validator's JSON Schema, by sha256. */\nexport declare const SCHEMA_SHA256: Readonly<Record<${names.map((name) => JSON.stringify(name)).join(" | ")}, string>>;\n` +
     (target.orders === undefined
       ? ""
-      : `/** The key order of zod's copy of each object (its shape's). */\nexport declare const KEY_ORDER: Readonly<Record<${Object.keys(
+      : `/** The key order of zod's copy of each object (its shape's). */\nexport declare const KEY_ORDER: {\n${Object.keys(
           target.orders,
         )
-          .map((name) => JSON.stringify(name))
-          .join(" | ")}, readonly string[]>>;\n`) +
+          .map((name) => `  readonly ${name}: readonly string[];\n`)
+          .join("")}};\n`) +
     names
       .map(
         (name) =>

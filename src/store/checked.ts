@@ -5,7 +5,8 @@
  * (./validators.generated.js, `npm run validators`), then in plain code what
  * JSON Schema cannot say as zod says it: the refinements (shared with the
  * schemas: ./row-values.ts, ./config-values.ts, ./learning-sums.ts), a URL as
- * `z.url` parses it, a string's length in UTF-16 units, the reserved names.
+ * `z.url` parses it (one it would trim is left to zod), the reserved names; a
+ * string longer in UTF-16 units than its maximum is left to zod too.
  *
  * Each check is one-sided: a value it accepts is one zod accepts, and the
  * value handed back is zod's copy (its keys in the shape's order, which a
@@ -150,7 +151,8 @@ function ordered(object: Json, keys: readonly string[], field = (_key: string, v
   return copy;
 }
 
-// A string zod's .max() counts in UTF-16 units, which JSON Schema's maxLength counts in code points.
+// zod's .max() and Ajv's maxLength both count code points; a string past the maximum in UTF-16 units (only astral
+// characters can be) is left to zod, so no counting rule of either is relied on where they could differ.
 const withinUnits = (text: string | undefined, max: number) => text === undefined || text.length <= max;
 
 /**

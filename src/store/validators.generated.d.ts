@@ -2,22 +2,19 @@
 /** Each validator's JSON Schema, by sha256. */
 export declare const SCHEMA_SHA256: Readonly<Record<"pricingRow" | "gateConfig" | "learnedValue", string>>;
 /** The key order of zod's copy of each object (its shape's). */
-export declare const KEY_ORDER: Readonly<
-  Record<
-    | "pricingRow"
-    | "longContext"
-    | "scheduledChange"
-    | "learnedValue"
-    | "window"
-    | "levelSums"
-    | "tool"
-    | "breaker"
-    | "evidence"
-    | "replayTool"
-    | "bands",
-    readonly string[]
-  >
->;
+export declare const KEY_ORDER: {
+  readonly pricingRow: readonly string[];
+  readonly longContext: readonly string[];
+  readonly scheduledChange: readonly string[];
+  readonly learnedValue: readonly string[];
+  readonly window: readonly string[];
+  readonly levelSums: readonly string[];
+  readonly tool: readonly string[];
+  readonly breaker: readonly string[];
+  readonly evidence: readonly string[];
+  readonly replayTool: readonly string[];
+  readonly bands: readonly string[];
+};
 /** true when `data` passes the JSON Schema of the zod schema "pricingRow" stands for (refinements are the caller's). */
 export declare function pricingRow(data: unknown): boolean;
 /** true when `data` passes the JSON Schema of the zod schema "gateConfig" stands for (refinements are the caller's). */
