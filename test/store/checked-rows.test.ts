@@ -143,39 +143,36 @@ describe("a stored pricing row checked without zod", () => {
       { arbitrary: fc.double({ min: 0, max: 1_000_000, noNaN: true }), weight: 6 },
       { arbitrary: fc.constantFrom(-1, 1_000_001, 0, 1_000_000), weight: 1 },
     );
-    const text = fc.oneof(fc.string({ maxLength: 70 }), fc.string({ unit: "grapheme", maxLength: 40 }));
-    const url = fc.oneof(
+    // Mostly valid parts, so that a fair share of rows passes and the copies are compared too.
+    const mostly = <T, U>(valid: fc.Arbitrary<T>, odd: fc.Arbitrary<U>) =>
+      fc.oneof({ arbitrary: valid, weight: 8 }, { arbitrary: odd, weight: 1 });
+    const text = mostly(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 70 }));
+    const url = mostly(
       fc.webUrl(),
       fc.constantFrom("file:///a", " https://a.b/ ", "ftp://a.b/", "https:a.b", "http://", "https://a.b/\n", "x"),
     );
-    const date = fc.oneof(
-      fc
-        .date({ min: new Date("2020-01-01"), max: new Date("2030-12-31"), noInvalidDate: true })
-        .map((d) => d.toISOString().slice(0, 10)),
+    const day = fc.date({ min: new Date("2020-01-01"), max: new Date("2030-12-31"), noInvalidDate: true });
+    const date = mostly(
+      day.map((d) => d.toISOString().slice(0, 10)),
       fc.constantFrom("2027-02-29", "2028-02-29", "2027-13-01", "27-01-01"),
     );
-    const instant = fc.oneof(
-      fc
-        .date({ min: new Date("2020-01-01"), max: new Date("2030-12-31"), noInvalidDate: true })
-        .map((d) => d.toISOString()),
+    const instant = mostly(
+      day.map((d) => d.toISOString()),
       fc.constantFrom("2027-01-01T00:00:00+02:00", "2027-01-01T00:00:00", "2027-01-01"),
     );
-    const name = fc.oneof(
-      fc.constantFrom("a", "b", "__proto__", "gpt-5", "bad name"),
-      fc.stringMatching(/^[a-z0-9-]{1,12}$/),
-    );
+    const name = mostly(fc.stringMatching(/^[a-z0-9-]{1,12}$/), fc.constantFrom("a", "__proto__", "bad name"));
     const tier = fc.record(
       {
-        threshold_tokens: fc.oneof(fc.integer({ min: -1, max: 400_000 }), fc.constant(1.5)),
+        threshold_tokens: mostly(fc.integer({ min: 1, max: 400_000 }), fc.constantFrom(-1, 0, 1.5)),
         input: price,
         output: price,
         cache_read: price,
       },
-      { requiredKeys: [] },
+      { requiredKeys: ["threshold_tokens"] },
     );
     const change = fc.record(
       { effective_at: instant, input: price, output: price, cache_write: price, long_context: tier, source: url },
-      { requiredKeys: ["effective_at"] },
+      { requiredKeys: ["effective_at", "input"] },
     );
     const row = fc.record(
       {
@@ -185,7 +182,7 @@ describe("a stored pricing row checked without zod", () => {
         cache_write: price,
         cache_write_1h: price,
         long_context: tier,
-        aliases: fc.array(name, { maxLength: 4 }),
+        aliases: fc.uniqueArray(name, { maxLength: 3 }),
         provider: text,
         source: url,
         source_note: text,
@@ -194,8 +191,8 @@ describe("a stored pricing row checked without zod", () => {
         retires_at: date,
         replaced_by: name,
         lifecycle_source: url,
-        prompt_cache: fc.oneof(fc.boolean(), fc.constant("yes")),
-        scheduled: fc.array(change, { maxLength: 3 }),
+        prompt_cache: mostly(fc.constant(true), fc.constantFrom(false, "yes")),
+        scheduled: mostly(fc.array(change, { maxLength: 1 }), fc.array(change, { minLength: 2, maxLength: 3 })),
       },
       { requiredKeys: ["input", "output"] },
     );
@@ -208,7 +205,7 @@ describe("a stored pricing row checked without zod", () => {
       }),
       { seed: SEED, numRuns: runs(400) },
     );
-    // Not a check that refuses everything: a share of the generated rows takes the fast path.
-    expect(checked).toBeGreaterThan(0);
+    // Not a check that refuses everything: a share of the generated rows takes the fast path (74 of 400 at this seed).
+    expect(checked).toBeGreaterThan(40);
   });
 });
