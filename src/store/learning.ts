@@ -33,7 +33,12 @@ export async function readLearned(
   config: Readonly<GateConfig>,
   waitUntil: (promise: Promise<unknown>) => void,
 ): Promise<Readonly<LearnedValue> | null> {
-  const read = await learned.read(learningKey(tenant), () => loadLearned(kv, tenant), cachePolicy(config), waitUntil);
+  const read = await learned.read(
+    learningKey(tenant),
+    (ioDone) => loadLearned(kv, tenant, ioDone),
+    cachePolicy(config),
+    waitUntil,
+  );
   return read.kind === "miss" ? null : read.value;
 }
 
@@ -71,8 +76,15 @@ export async function parseStoredLearned(
 // The zod side, loaded only for a value the compiled check refuses: zod words why.
 const zodLearned = lazily(() => import("./learning-schema"));
 
-async function loadLearned(kv: KVNamespace, tenant: string): Promise<Readonly<LearnedValue> | null> {
-  const { value, problem } = await parseStoredLearned(tenant, await kv.get(learningKey(tenant)));
+// ioDone once the KV read is in: zod, loaded for a value the compiled check refuses, is not KV time.
+async function loadLearned(
+  kv: KVNamespace,
+  tenant: string,
+  ioDone: () => void,
+): Promise<Readonly<LearnedValue> | null> {
+  const text = await kv.get(learningKey(tenant));
+  ioDone();
+  const { value, problem } = await parseStoredLearned(tenant, text);
   // Logged once per load (once per TTL per isolate), not once per request.
   if (problem !== null) console.warn(`offload-gate: ${problem}; deciding on the config's priors`);
   return value;

@@ -75,7 +75,7 @@ export async function readGateConfig(
 ): Promise<ConfigOutcome & { stale: PricingRead["stale"] }> {
   const held = configs.peek(GATE_CONFIG_KEY);
   const policy = cachePolicy(held?.ok ? held.config : DEFAULT_GATE_CONFIG);
-  const read = await configs.read(GATE_CONFIG_KEY, () => loadConfig(kv), policy, waitUntil);
+  const read = await configs.read(GATE_CONFIG_KEY, (ioDone) => loadConfig(kv, ioDone), policy, waitUntil);
   switch (read.kind) {
     case "fresh":
       return freshOnce(freshConfigs, read.value, (value) => ({ ...value, stale: null }));
@@ -100,7 +100,12 @@ export async function readPricing(
   config: Readonly<GateConfig>,
   waitUntil: WaitUntil,
 ): Promise<PricingRead> {
-  const read = await rows.read(pricingKey(model), () => loadRow(kv, model), cachePolicy(config), waitUntil);
+  const read = await rows.read(
+    pricingKey(model),
+    (ioDone) => loadRow(kv, model, ioDone),
+    cachePolicy(config),
+    waitUntil,
+  );
   switch (read.kind) {
     case "fresh":
       return freshOnce(freshRows, read.value, (value) => ({ lookup: toLookup(value), stale: null }));
@@ -208,16 +213,22 @@ function toLookup(outcome: RowOutcome): PricingLookup<PricingRow> {
   }
 }
 
-async function loadConfig(kv: KVNamespace): Promise<ConfigOutcome> {
-  const outcome = await parseStoredConfig(await kv.get(GATE_CONFIG_KEY));
+// Each loader calls ioDone once its KV reads are in: zod, loaded for a value the compiled check refuses, is not KV time.
+async function loadConfig(kv: KVNamespace, ioDone: () => void): Promise<ConfigOutcome> {
+  const text = await kv.get(GATE_CONFIG_KEY);
+  ioDone();
+  const outcome = await parseStoredConfig(text);
   // Logged once per load (once per TTL per isolate), not once per request.
   if (!outcome.ok) console.warn(`offload-gate: ${outcome.detail}`);
   return outcome;
 }
 
-async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
+async function loadRow(kv: KVNamespace, model: string, ioDone: () => void): Promise<RowOutcome> {
   const own = await kv.get(pricingKey(model));
-  if (own !== null) return logIfInvalid(await parseStoredRow(model, own));
+  if (own !== null) {
+    ioDone();
+    return logIfInvalid(await parseStoredRow(model, own));
+  }
   const canonical = await kv.get(aliasKey(model));
   if (canonical === null) return { kind: "absent" };
   const target = canonical.trim();
@@ -231,6 +242,7 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
       detail: `${aliasKey(model)} points to ${target}, which has no pricing row`,
     });
   }
+  ioDone();
   const parsed = await parseStoredRow(target, row);
   // An alias key written straight into KV is only trusted when its target names it back (as every write makes them).
   if (parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(model)) {
