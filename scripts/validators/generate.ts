@@ -96,7 +96,7 @@ export function jsonSchemaOf(schema: z.ZodType, records?: Map<z.ZodType, string>
     // A name record (src/store/name-record.ts) is a transform, whose input side
     // JSON Schema would leave unchecked: it is an object of entries, each checked.
     override: (ctx) => {
-      const record = NAME_RECORDS.get(ctx.zodSchema as z.ZodType);
+      const record = NAME_RECORDS.get(ctx.zodSchema as unknown as z.ZodType);
       if (record === undefined) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
       let entry: Record<string, unknown>;
