@@ -68,7 +68,8 @@ export async function parseStoredLearned(
   tenant: string,
   text: string | null,
 ): Promise<{ value: Readonly<LearnedValue> | null; problem: string | null }> {
-  const checked = text === null ? undefined : checkedLearned(jsonOrUndefined(text));
+  if (text === null) return { value: null, problem: null };
+  const checked = checkedLearned(jsonOrUndefined(text));
   if (checked === undefined || checked.tenant !== tenant) return (await zodLearned()).parseLearned(tenant, text);
   return { value: Object.freeze(checked), problem: null };
 }
