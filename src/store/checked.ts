@@ -127,6 +127,15 @@ export function checkedLearned(json: unknown): LearnedValue | undefined {
   return consistent ? (copy as LearnedValue) : undefined;
 }
 
+/** A stored text's JSON, or undefined (which every compiled check refuses) when it is not JSON. */
+export function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Loads a module on first use, once per isolate; a failed load is retried by the next call.
  *

@@ -4,12 +4,12 @@
  * request while it is held. A missing, corrupt or unreachable value is
  * `null`: the config's priors, never a failed or slower decision.
  */
-import { checkedLearned, lazily } from "./checked";
+import { checkedLearned, jsonOrUndefined, lazily } from "./checked";
 import { RefreshingCache } from "./cache";
 import type { GateConfig } from "./config";
 import { learningKey } from "./keys";
 import type { LearnedValue } from "./learning-schema";
-import { cachePolicy, jsonOrUndefined } from "./read";
+import { cachePolicy } from "./read";
 
 export type { BreakerState, LearnedValue, ReplayTools } from "./learning-schema";
 

@@ -5,7 +5,7 @@
  */
 import { priceInForce, priceSchedule, type PriceEpoch, type PriceSchedule, type PricingLookup } from "../gate";
 import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
-import { checkedConfig, checkedRow, lazily } from "./checked";
+import { checkedConfig, checkedRow, jsonOrUndefined, lazily } from "./checked";
 import type { GateConfig } from "./config";
 import { DEFAULT_GATE_CONFIG } from "./config-values";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
@@ -291,15 +291,6 @@ export function rowOutcome(canonical: string, parsed: PricingRow): RowOutcome {
   const row = Object.freeze(parsed);
   if (row.scheduled !== undefined) scheduleOf(row);
   return { kind: "row", row, canonical };
-}
-
-/** A stored text's JSON, or undefined (which every compiled check refuses) when it is not JSON. */
-export function jsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 function logIfInvalid(outcome: RowOutcome): RowOutcome {
