@@ -102,12 +102,17 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
+          setupFiles: ["./test/support/warm-app.ts"],
           exclude: ["test/cli/**", "test/node/**", "test/queue/**"],
         },
       },
       {
         plugins: [workerPool("./wrangler.toml")],
-        test: { name: "worker-queue", include: ["test/queue/**/*.test.ts"] },
+        test: {
+          name: "worker-queue",
+          include: ["test/queue/**/*.test.ts"],
+          setupFiles: ["./test/support/warm-app.ts"],
+        },
       },
       {
         test: {

@@ -19,7 +19,7 @@ const TARGETS = {
   throughput_ratio: 0.9,
   p99_ratio: 1.5,
   script_gzip_kib: 250,
-  startup_ms: 40,
+  startup_ms: 25,
   first_answer_ms: 15,
 };
 

@@ -13,11 +13,14 @@ import { createHash } from "node:crypto";
 import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone";
 import { z } from "zod";
+import { NAME_RECORDS } from "../../src/store/name-record";
 
 /** One generated module: where it goes (from the repository's root) and the schemas it exports, by name. */
 export interface Target {
   path: string;
   schemas: Record<string, z.ZodType>;
+  /** Objects whose key order zod's output follows (its shape's), exported as KEY_ORDER for code that rebuilds it. */
+  orders?: Record<string, z.ZodObject>;
 }
 
 // The worker's modules are loaded, not imported: they are the worker's to
@@ -35,6 +38,16 @@ const load = async (path: string, name: string): Promise<z.ZodType> =>
 export async function targets(): Promise<Target[]> {
   return [
     {
+      // The stored values the first gate answer reads (src/store/checked.ts).
+      path: "src/store/validators.generated.js",
+      schemas: {
+        pricingRow: await load("../../src/store/schema", "PricingRowSchema"),
+        gateConfig: await load("../../src/store/config", "GateConfigSchema"),
+        learnedValue: await load("../../src/store/learning-schema", "LearnedValueSchema"),
+      },
+      orders: await storedOrders(),
+    },
+    {
       path: "src/routes/gate/request/validators.generated.js",
       schemas: {
         gateRequest: await load("../../src/routes/gate/request/schema", "GateRequestSchema"),
@@ -42,6 +55,31 @@ export async function targets(): Promise<Target[]> {
       },
     },
   ];
+}
+
+// The objects of a pricing row and a learned value, whose key order zod's copy has (priced_as copies a row's).
+async function storedOrders(): Promise<Record<string, z.ZodObject>> {
+  const row = await import("../../src/store/schema");
+  const learned = await import("../../src/store/learning-schema");
+  const entry = (record: z.ZodType) => NAME_RECORDS.get(record)?.value as z.ZodObject;
+  const value = learned.LearnedValueSchema;
+  return {
+    pricingRow: row.PricingRowSchema,
+    longContext: row.LongContextTierSchema,
+    scheduledChange: row.ScheduledChangeSchema,
+    learnedValue: value,
+    window: value.shape.window,
+    levelSums: learned.LevelSumsShape,
+    tool: entry(value.shape.tools),
+    breaker: learned.BreakerStateSchema,
+    evidence: learned.BreakerStateSchema.shape.evidence.unwrap(),
+    replayTool: learned.ReplayToolSchema,
+    bands: learned.ReplayToolSchema.shape.bands.unwrap(),
+    toolBands: learned.ToolBandsSchema,
+    bandP: learned.BandPShape,
+    trust: learned.ToolTrustSchema,
+    trustFlag: learned.ToolTrustSchema.shape.flags.element,
+  } as Record<string, z.ZodObject>;
 }
 
 /**
@@ -52,11 +90,32 @@ export async function targets(): Promise<Target[]> {
  * @example
  * jsonSchemaOf(z.strictObject({ a: z.number() })) // { type: "object", properties: { a: { type: "number" } }, required: ["a"], additionalProperties: false }
  */
-export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+export function jsonSchemaOf(schema: z.ZodType, records?: Map<z.ZodType, string>): Record<string, unknown> {
   const { $schema: _draft, ...json } = z.toJSONSchema(schema, {
     io: "input",
     target: "draft-7",
     unrepresentable: "throw",
+    // Compiled once each rather than inlined at every use, when the caller collects them.
+    ...(records === undefined ? {} : { reused: "ref" as const }),
+    // A name record (src/store/name-record.ts) is a transform, whose input side
+    // JSON Schema would leave unchecked: it is an object of entries, each checked.
+    override: (ctx) => {
+      const record = NAME_RECORDS.get(ctx.zodSchema as unknown as z.ZodType);
+      if (record === undefined) return;
+      for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+      let entry: Record<string, unknown>;
+      if (records === undefined) entry = jsonSchemaOf(record.value);
+      else {
+        const id = records.get(record.value) ?? `record${records.size}`;
+        records.set(record.value, id);
+        entry = { $ref: id };
+      }
+      Object.assign(ctx.jsonSchema, {
+        type: "object",
+        propertyNames: jsonSchemaOf(record.key),
+        additionalProperties: entry,
+      });
+    },
   }) as Record<string, unknown>;
   return json;
 }
@@ -93,21 +152,49 @@ export function generate(target: Target): { js: string; dts: string } {
     unicodeRegExp: false,
     messages: false,
     allErrors: false,
+    // A schema used in many places is one function, not a copy at each.
+    inlineRefs: false,
+    // Checked in plain code beside the validator (src/store/checked.ts): the
+    // date formats by zod's own pattern, which zod writes beside them; a URL as
+    // zod's z.url parses it, which JSON Schema's "uri" does not say.
+    formats: { date: true, "date-time": true, uri: true },
   });
   const hashes: Record<string, string> = {};
   const exports: Record<string, string> = {};
+  // Name records' entries, compiled once each as schemas of their own (record0, record1, …).
+  const records = new Map<z.ZodType, string>();
   for (const [name, schema] of Object.entries(target.schemas)) {
-    const json = jsonSchemaOf(schema);
-    hashes[name] = schemaHash(json);
-    ajv.addSchema(json, name);
+    hashes[name] = schemaHash(jsonSchemaOf(schema));
+    ajv.addSchema(jsonSchemaOf(schema, records), name);
     exports[name] = name;
   }
+  const added = new Set<string>();
+  for (let pending = [...records]; pending.length > 0; pending = [...records].filter(([, id]) => !added.has(id))) {
+    for (const [value, id] of pending) {
+      added.add(id);
+      ajv.addSchema(jsonSchemaOf(value, records), id);
+    }
+  }
   const code = standaloneCode(ajv, exports).replace(/^"use strict";\n/, "");
-  const js = `${HEADER}\n/** Each validator's JSON Schema, by sha256. */\nexport const SCHEMA_SHA256 = ${JSON.stringify(hashes, null, 2)};\n\n${code}`;
+  const orders = Object.fromEntries(
+    Object.entries(target.orders ?? {}).map(([name, object]) => [name, Object.keys(object.shape)]),
+  );
+  const ordersJs =
+    target.orders === undefined
+      ? ""
+      : `/** The key order of zod's copy of each object (its shape's). */\nexport const KEY_ORDER = ${JSON.stringify(orders, null, 2)};\n\n`;
+  const js = `${HEADER}\n/** Each validator's JSON Schema, by sha256. */\nexport const SCHEMA_SHA256 = ${JSON.stringify(hashes, null, 2)};\n\n${ordersJs}${code}`;
   const names = Object.keys(target.schemas);
   const dts =
     `// Generated by \`npm run validators\` beside ${target.path.split("/").pop()}. Do not edit.\n` +
     `/** Each validator's JSON Schema, by sha256. */\nexport declare const SCHEMA_SHA256: Readonly<Record<${names.map((name) => JSON.stringify(name)).join(" | ")}, string>>;\n` +
+    (target.orders === undefined
+      ? ""
+      : `/** The key order of zod's copy of each object (its shape's). */\nexport declare const KEY_ORDER: {\n${Object.keys(
+          target.orders,
+        )
+          .map((name) => `  readonly ${name}: readonly string[];\n`)
+          .join("")}};\n`) +
     names
       .map(
         (name) =>

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MAX_HORIZON } from "../store/config";
+import { MAX_HORIZON } from "../store/config-values";
 import type { LearnedField, PooledField, PooledPriors } from "./pool";
 
 /** The closed range a request may send for each learned field. */

@@ -9,7 +9,8 @@
 import { gatherRows, writtenShards } from "../ledger";
 import { parseGateConfig, type GateConfig } from "../store/config";
 import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
-import { parseLearned, rememberLearned, type LearnedValue } from "../store/learning";
+import { rememberLearned, type LearnedValue } from "../store/learning";
+import { parseLearned } from "../store/learning-schema";
 import { readAcks } from "../writes/learning-acks";
 import { readReplayPriors } from "../writes/replay-priors";
 import { judgeBreakers, type BreakerChange } from "./breakers";

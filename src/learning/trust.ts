@@ -39,7 +39,7 @@ import { betaQuantile } from "./ranges";
 
 export type { ArmCounts, ReportingCounts } from "../ledger";
 
-export { TRUST_FLAGS, type TrustFlag } from "../store/learning";
+export { TRUST_FLAGS, type TrustFlag } from "../store/learning-schema";
 
 /** A raised flag, with the figure that raised it. */
 export interface RaisedFlag {

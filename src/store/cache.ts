@@ -54,7 +54,7 @@ export class RefreshingCache<T> {
   readonly #entries = new Map<string, Entry<T>>();
   // Each load carries a token: a set() or clear() since it began drops it, so
   // a read that started before a write can never overwrite the written value.
-  readonly #inFlight = new Map<string, { loading: Promise<T>; token: object }>();
+  readonly #inFlight = new Map<string, { loading: Promise<T>; io: Promise<unknown>; token: object }>();
   // The keys of negative values ("no such row"), least recently used first.
   readonly #negatives = new Set<string>();
   readonly #maxEntries: number;
@@ -83,8 +83,13 @@ export class RefreshingCache<T> {
     this.#now = options.now ?? (() => Date.now());
   }
 
-  /** Reads `key`, loading it with `load` when it is missing or old. Never throws. */
-  async read(key: string, load: () => Promise<T>, policy: CachePolicy, waitUntil: WaitUntil): Promise<CacheRead<T>> {
+  /**
+   * Reads `key`, loading it with `load` when it is missing or old. Never throws.
+   * The budget bounds the load's I/O: a loader that calls `ioDone` once its KV
+   * reads are in (./read.ts does) is then waited for, so work after them (zod
+   * loaded for a value the compiled check refused) is not mistaken for a slow KV.
+   */
+  async read(key: string, load: Loader<T>, policy: CachePolicy, waitUntil: WaitUntil): Promise<CacheRead<T>> {
     const entry = this.#entries.get(key);
     const now = this.#now();
     if (entry !== undefined) {
@@ -92,15 +97,15 @@ export class RefreshingCache<T> {
       if (ageMs < policy.ttlMs) {
         this.#touch(key, entry);
         if (ageMs >= policy.ttlMs * REFRESH_AHEAD_FRACTION && !this.#inFlight.has(key)) {
-          waitUntil(this.#load(key, load).catch(() => undefined));
+          waitUntil(this.#load(key, load).loading.catch(() => undefined));
         }
         this.stats.freshHits++;
         return { kind: "fresh", value: entry.value, ageMs };
       }
     }
 
-    const loading = this.#load(key, load);
-    const outcome = await withinBudget(loading, policy.budgetMs);
+    const { loading, io } = this.#load(key, load);
+    const outcome = await withinBudget(loading, io, policy.budgetMs);
     if (outcome.ok) {
       this.stats.freshHits++;
       return { kind: "fresh", value: outcome.value, ageMs: 0 };
@@ -178,15 +183,19 @@ export class RefreshingCache<T> {
     return this.#entries.size;
   }
 
-  #load(key: string, load: () => Promise<T>): Promise<T> {
+  #load(key: string, load: Loader<T>): { loading: Promise<T>; io: Promise<unknown> } {
     const running = this.#inFlight.get(key);
-    if (running !== undefined) return running.loading;
+    if (running !== undefined) return running;
     const token = {};
+    let ioDone = () => {};
+    const ioIn = new Promise<void>((resolve) => {
+      ioDone = resolve;
+    });
     const current = () => this.#inFlight.get(key)?.token === token;
     this.stats.loads++;
     const loading = (async () => {
       try {
-        const value = await load();
+        const value = await load(ioDone);
         if (current()) this.#store(key, value);
         return value;
       } catch (error) {
@@ -196,27 +205,35 @@ export class RefreshingCache<T> {
         if (current()) this.#inFlight.delete(key);
       }
     })();
-    this.#inFlight.set(key, { loading, token });
-    return loading;
+    // The I/O is over when the loader says so, or when it settles (a loader that never says).
+    const io = Promise.race([ioIn, loading.then(noop, noop)]);
+    this.#inFlight.set(key, { loading, io, token });
+    return { loading, io };
   }
 }
 
+const noop = () => {};
+
+/** A load: `ioDone` may be called once its I/O is in; what follows is not held to the budget. */
+export type Loader<T> = (ioDone: () => void) => Promise<T>;
+
 async function withinBudget<T>(
   loading: Promise<T>,
+  io: Promise<unknown>,
   budgetMs: number,
 ): Promise<{ ok: true; value: T } | { ok: false; detail: string }> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<{ ok: false; detail: string }>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, detail: `KV read timed out after ${budgetMs} ms` }), budgetMs);
   });
+  const settled = loading.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, detail: `KV read failed: ${errorMessage(error)}` }),
+  );
   try {
-    return await Promise.race([
-      loading.then(
-        (value) => ({ ok: true as const, value }),
-        (error: unknown) => ({ ok: false as const, detail: `KV read failed: ${errorMessage(error)}` }),
-      ),
-      timeout,
-    ]);
+    // Past its I/O, a load is waited for: the budget is KV's.
+    const late = await Promise.race([io.then(() => null), timeout]);
+    return late ?? (await settled);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }

@@ -16,7 +16,7 @@ import { dict } from "./names";
  * nameRecord(z.number()).parse(JSON.parse('{"__proto__": 1}'))["__proto__"] // 1
  */
 export function nameRecord<T extends z.ZodType>(value: T, key: z.ZodType<string> = z.string()) {
-  return z.unknown().transform((raw, ctx): Record<string, z.output<T>> => {
+  const record = z.unknown().transform((raw, ctx): Record<string, z.output<T>> => {
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       ctx.addIssue({ code: "custom", message: "must be an object" });
       return z.NEVER;
@@ -38,4 +38,13 @@ export function nameRecord<T extends z.ZodType>(value: T, key: z.ZodType<string>
     }
     return out;
   });
+  NAME_RECORDS.set(record, { key, value });
+  return record;
 }
+
+/**
+ * Each name record's key and value schemas, for the validator generator
+ * (scripts/validators/generate.ts), which compiles a record as an object whose
+ * every own key and entry are checked: a transform's input side says nothing.
+ */
+export const NAME_RECORDS = new WeakMap<z.ZodType, { key: z.ZodType<string>; value: z.ZodType }>();

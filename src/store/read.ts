@@ -4,12 +4,19 @@
  * back tagged; nothing here throws for a missing, corrupt or unreachable key.
  */
 import { priceInForce, priceSchedule, type PriceEpoch, type PriceSchedule, type PricingLookup } from "../gate";
-import { describeIssues } from "../gate/issues";
 import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
-import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "./config";
+import { checkedConfig, checkedRow, jsonOrUndefined, lazily } from "./checked";
+import type { GateConfig } from "./config";
+import { DEFAULT_GATE_CONFIG } from "./config-values";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
 import { forgetListings } from "./listing";
-import { MAX_ROW_BYTES, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "./schema";
+import { MODEL_NAME_PATTERN } from "./model-name";
+import { MAX_ROW_BYTES } from "./row-values";
+import type { PricingRow } from "./schema";
+
+// The zod side, loaded only for a stored value the compiled checks refuse (./checked.ts): zod words why.
+const zodConfig = lazily(() => import("./config"));
+const zodRow = lazily(() => import("./parse-row"));
 
 /** A lookup, and whether it was answered from a row past its TTL. */
 export interface PricingRead {
@@ -68,7 +75,7 @@ export async function readGateConfig(
 ): Promise<ConfigOutcome & { stale: PricingRead["stale"] }> {
   const held = configs.peek(GATE_CONFIG_KEY);
   const policy = cachePolicy(held?.ok ? held.config : DEFAULT_GATE_CONFIG);
-  const read = await configs.read(GATE_CONFIG_KEY, () => loadConfig(kv), policy, waitUntil);
+  const read = await configs.read(GATE_CONFIG_KEY, (ioDone) => loadConfig(kv, ioDone), policy, waitUntil);
   switch (read.kind) {
     case "fresh":
       return freshOnce(freshConfigs, read.value, (value) => ({ ...value, stale: null }));
@@ -93,7 +100,12 @@ export async function readPricing(
   config: Readonly<GateConfig>,
   waitUntil: WaitUntil,
 ): Promise<PricingRead> {
-  const read = await rows.read(pricingKey(model), () => loadRow(kv, model), cachePolicy(config), waitUntil);
+  const read = await rows.read(
+    pricingKey(model),
+    (ioDone) => loadRow(kv, model, ioDone),
+    cachePolicy(config),
+    waitUntil,
+  );
   switch (read.kind) {
     case "fresh":
       return freshOnce(freshRows, read.value, (value) => ({ lookup: toLookup(value), stale: null }));
@@ -201,16 +213,22 @@ function toLookup(outcome: RowOutcome): PricingLookup<PricingRow> {
   }
 }
 
-async function loadConfig(kv: KVNamespace): Promise<ConfigOutcome> {
-  const outcome = parseGateConfig(await kv.get(GATE_CONFIG_KEY));
+// Each loader calls ioDone once its KV reads are in: zod, loaded for a value the compiled check refuses, is not KV time.
+async function loadConfig(kv: KVNamespace, ioDone: () => void): Promise<ConfigOutcome> {
+  const text = await kv.get(GATE_CONFIG_KEY);
+  ioDone();
+  const outcome = await parseStoredConfig(text);
   // Logged once per load (once per TTL per isolate), not once per request.
   if (!outcome.ok) console.warn(`offload-gate: ${outcome.detail}`);
   return outcome;
 }
 
-async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
+async function loadRow(kv: KVNamespace, model: string, ioDone: () => void): Promise<RowOutcome> {
   const own = await kv.get(pricingKey(model));
-  if (own !== null) return logIfInvalid(parseRow(model, own));
+  if (own !== null) {
+    ioDone();
+    return logIfInvalid(await parseStoredRow(model, own));
+  }
   const canonical = await kv.get(aliasKey(model));
   if (canonical === null) return { kind: "absent" };
   const target = canonical.trim();
@@ -224,7 +242,8 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
       detail: `${aliasKey(model)} points to ${target}, which has no pricing row`,
     });
   }
-  const parsed = parseRow(target, row);
+  ioDone();
+  const parsed = await parseStoredRow(target, row);
   // An alias key written straight into KV is only trusted when its target names it back (as every write makes them).
   if (parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(model)) {
     return logIfInvalid({
@@ -236,30 +255,40 @@ async function loadRow(kv: KVNamespace, model: string): Promise<RowOutcome> {
 }
 
 /**
- * Parses a stored row: plain text in, tagged result out.
+ * A stored config's outcome, as ./config.ts's parseGateConfig answers it:
+ * the compiled check first, zod only for a config it refuses.
  *
  * @example
- * parseRow("gpt-5", '{"input":1.25,"output":10}') // { kind: "row", canonical: "gpt-5", row: {...} }
+ * await parseStoredConfig('{"p_recall": 0.4}') // { ok: true, config: { ...DEFAULT_GATE_CONFIG, p_recall: 0.4 } }
  */
-export function parseRow(canonical: string, text: string): RowOutcome {
-  if (text.length > MAX_ROW_BYTES) {
-    return {
-      kind: "invalid",
-      detail: `${pricingKey(canonical)} is oversized (${text.length} bytes > ${MAX_ROW_BYTES})`,
-    };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return { kind: "invalid", detail: `${pricingKey(canonical)} is not valid JSON` };
-  }
-  const parsed = PricingRowSchema.safeParse(json);
-  if (!parsed.success) {
-    return { kind: "invalid", detail: `${pricingKey(canonical)} is invalid: ${describeIssues(parsed.error)}` };
-  }
-  const row = Object.freeze(parsed.data);
-  // Built here, once per load, not once per request.
+export async function parseStoredConfig(text: string | null): Promise<ConfigOutcome> {
+  if (text === null) return { ok: true, config: DEFAULT_GATE_CONFIG };
+  const checked = checkedConfig(jsonOrUndefined(text));
+  if (checked !== undefined) return { ok: true, config: Object.freeze({ ...DEFAULT_GATE_CONFIG, ...checked }) };
+  return (await zodConfig()).parseGateConfig(text);
+}
+
+/**
+ * A stored row's outcome, as ./parse-row.ts's parseRow answers it: the
+ * compiled check first, zod only for a row it refuses.
+ *
+ * @example
+ * await parseStoredRow("gpt-5", '{"input":1.25,"output":10}') // { kind: "row", canonical: "gpt-5", row: {...} }
+ */
+export async function parseStoredRow(canonical: string, text: string): Promise<RowOutcome> {
+  const checked = text.length > MAX_ROW_BYTES ? undefined : checkedRow(jsonOrUndefined(text));
+  if (checked !== undefined) return rowOutcome(canonical, checked);
+  return (await zodRow()).parseRow(canonical, text);
+}
+
+/**
+ * A parsed row as the cache holds it: frozen, its schedule built once per load, not once per request.
+ *
+ * @example
+ * rowOutcome("gpt-5", { input: 1.25, output: 10 }) // { kind: "row", row: {...}, canonical: "gpt-5" }
+ */
+export function rowOutcome(canonical: string, parsed: PricingRow): RowOutcome {
+  const row = Object.freeze(parsed);
   if (row.scheduled !== undefined) scheduleOf(row);
   return { kind: "row", row, canonical };
 }

@@ -2,13 +2,18 @@ import { z } from "@hono/zod-openapi";
 import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
 import { own } from "./names";
 
+import {
+  aliasIssues,
+  changeIssues,
+  MAX_PRICE_USD_PER_MILLION,
+  MAX_SCHEDULED_CHANGES,
+  rowIssues,
+  SOURCE_URL_PROTOCOLS,
+  SOURCE_URL_MAX,
+} from "./row-values";
+
 export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
-
-/** Largest price a row may carry, in USD per million tokens: far above any list price, and it keeps every term finite. */
-export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
-
-/** A row larger than this (as stored JSON) is refused rather than parsed. */
-export const MAX_ROW_BYTES = 16 * 1024;
+export { MAX_PRICE_USD_PER_MILLION, MAX_ROW_BYTES, MAX_SCHEDULED_CHANGES, PRICE_FIELDS } from "./row-values";
 
 /** A model name; its pattern and reserved names are ./model-name.ts's. */
 export const ModelNameSchema = z
@@ -32,15 +37,12 @@ const tierPrices = {
   cache_write_1h: price().optional(),
 };
 
-/** The price fields of a row or tier, for checks that walk them. */
-export const PRICE_FIELDS = Object.keys(tierPrices) as readonly (keyof typeof tierPrices)[];
-
 // A source is a page ops can open (http or https), or the local file a row
 // was imported from (file:); never javascript: or data:. The console links
 // only http(s) sources.
 const SourceUrlSchema = z
-  .url({ protocol: /^(https?|file)$/, error: "must be an http(s) URL, or a file: URL for a local import" })
-  .max(512, "must be at most 512 characters");
+  .url({ protocol: SOURCE_URL_PROTOCOLS, error: "must be an http(s) URL, or a file: URL for a local import" })
+  .max(SOURCE_URL_MAX, `must be at most ${SOURCE_URL_MAX} characters`);
 
 /**
  * A long-context tier: when a request's input exceeds `threshold_tokens`,
@@ -57,12 +59,6 @@ export const LongContextTierSchema = z
     cache_write_1h: tierPrices.cache_write_1h,
   })
   .openapi("LongContextTier");
-
-/** The most dated changes one row may carry. */
-export const MAX_SCHEDULED_CHANGES = 32;
-
-// The prices a scheduled change may carry; at least one must be there.
-const CHANGE_PRICES = ["input", "output", "cache_read", "cache_write", "cache_write_1h", "long_context"] as const;
 
 /**
  * One dated change of a row's prices: from `effective_at` (an ISO instant,
@@ -82,14 +78,7 @@ export const ScheduledChangeSchema = z
     source: SourceUrlSchema.optional(),
   })
   .superRefine((change, ctx) => {
-    const tierPriced = Object.values(change.long_context ?? {}).some((value) => value !== undefined);
-    if (!CHANGE_PRICES.some((field) => field !== "long_context" && change[field] !== undefined) && !tierPriced) {
-      ctx.addIssue({
-        code: "custom",
-        path: [],
-        message: `must change at least one price (${CHANGE_PRICES.join(", ")})`,
-      });
-    }
+    for (const issue of changeIssues(change)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("ScheduledChange", { example: { effective_at: "2027-01-01T00:00:00Z", input: 1.5, output: 7.5 } });
 
@@ -111,10 +100,7 @@ export const PricingRowSchema = z
       .array(ModelNameSchema)
       .max(32)
       .superRefine((aliases, ctx) => {
-        aliases.forEach((alias, index) => {
-          if (aliases.indexOf(alias) !== index)
-            ctx.addIssue({ code: "custom", path: [index], message: `repeats ${alias}` });
-        });
+        for (const issue of aliasIssues(aliases)) ctx.addIssue({ code: "custom", ...issue });
       })
       .optional(),
     provider: z.string().min(1).max(64).optional(),
@@ -138,82 +124,13 @@ export const PricingRowSchema = z
     }),
   })
   .superRefine((row, ctx) => {
-    scheduleIssues(row, ctx);
-    // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.
-    if (row.deprecated_at !== undefined && row.retires_at !== undefined && row.deprecated_at > row.retires_at) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["retires_at"],
-        message: `must not be before deprecated_at (${row.deprecated_at})`,
-      });
-    }
+    for (const issue of rowIssues(row)) ctx.addIssue({ code: "custom", ...issue });
   })
   .openapi("PricingRow", {
     example: { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10, provider: "anthropic" },
   });
 
 export type PricingRow = z.infer<typeof PricingRowSchema>;
-
-type RowContext = { addIssue(issue: { code: "custom"; path: (string | number)[]; message: string }): void };
-
-// Sorted, no instant twice (an offset names the same instant as its Z form),
-// and a tier a change prices needs a threshold; a row without a prompt cache
-// has no cache prices to state.
-function scheduleIssues(row: Omit<PricingRow, never>, ctx: RowContext): void {
-  let previous: { at: number; index: number } | null = null;
-  let tier = row.long_context?.threshold_tokens;
-  (row.scheduled ?? []).forEach((change, index) => {
-    const at = Date.parse(change.effective_at);
-    if (previous !== null && at === previous.at) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["scheduled", index, "effective_at"],
-        message: `repeats the instant of scheduled.${previous.index}.effective_at`,
-      });
-    } else if (previous !== null && at < previous.at) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["scheduled", index, "effective_at"],
-        message: `must be after scheduled.${previous.index}.effective_at: changes are sorted, oldest first`,
-      });
-    }
-    previous = { at, index };
-    tier = change.long_context?.threshold_tokens ?? tier;
-    if (change.long_context !== undefined && tier === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["scheduled", index, "long_context", "threshold_tokens"],
-        message: "is required: the row has no long_context tier before this change",
-      });
-    }
-  });
-  if (row.prompt_cache === false) {
-    const places: [string, Record<string, unknown> | undefined][] = [
-      ["", row],
-      ["long_context.", row.long_context],
-    ];
-    (row.scheduled ?? []).forEach((change, index) =>
-      places.push([`scheduled.${index}.`, change], [`scheduled.${index}.long_context.`, change.long_context]),
-    );
-    for (const [prefix, prices] of places) {
-      for (const field of ["cache_read", "cache_write", "cache_write_1h"]) {
-        if (prices?.[field] !== undefined) {
-          ctx.addIssue({
-            code: "custom",
-            path: [
-              ...prefix
-                .split(".")
-                .filter((p) => p !== "")
-                .map((p) => (/^\d+$/.test(p) ? Number(p) : p)),
-              field,
-            ],
-            message: "must be left out: prompt_cache is false",
-          });
-        }
-      }
-    }
-  }
-}
 
 /**
  * pricing.seed.json: the rows `npm run dev` seeds into local KV, keyed by

@@ -6,7 +6,7 @@
 import { parseGateConfig } from "../store/config";
 import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../store/keys";
 import { listValues } from "../store/list";
-import { parseRow } from "../store/read";
+import { parseRow } from "../store/parse-row";
 import type { PricingRow } from "../store/schema";
 import { diffSource, trackedProviders, type KvPricing, type SkippedEntry } from "./diff";
 import { listPending, storeProposals } from "./pending";

@@ -10,7 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../ledger";
 import { replayPriorsKey } from "../store/keys";
-import { ReplayToolSchema } from "../store/learning";
+import { ReplayToolSchema } from "../store/learning-schema";
 import { nameRecord } from "../store/name-record";
 import { storedValue } from "../store/schema";
 import { restorable, writeAuditedValue } from "./audited";

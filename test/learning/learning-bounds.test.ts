@@ -7,7 +7,9 @@ import { addSums, emptySums, learnPriors, type LevelSums } from "../../src/learn
 import { horizonRange } from "../../src/learning/ranges";
 import { MAX_HORIZON } from "../../src/store/config";
 import { learningKey } from "../../src/store/keys";
-import { forgetLearned, parseLearned, sumsInconsistency } from "../../src/store/learning";
+import { forgetLearned } from "../../src/store/learning";
+import { parseLearned } from "../../src/store/learning-schema";
+import { sumsInconsistency } from "../../src/store/learning-sums";
 import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";

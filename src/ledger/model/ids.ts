@@ -1,4 +1,4 @@
-import { MAX_LEDGER_SHARDS } from "../../store/config";
+import { MAX_LEDGER_SHARDS } from "../../store/config-values";
 
 /**
  * Decision ids and shard routing. Pure: the random bytes come from the

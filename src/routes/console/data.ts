@@ -2,7 +2,8 @@ import { lifecycleStatus, upcomingChanges, type LifecycleStatus, type ScheduledC
 import { PRICING_PREFIX } from "../../store/keys";
 import type { CachePolicy } from "../../store/cache";
 import { readListing } from "../../store/listing";
-import { parseRow, pricesInForce } from "../../store/read";
+import { parseRow } from "../../store/parse-row";
+import { pricesInForce } from "../../store/read";
 import type { PricingRow } from "../../store/schema";
 
 /** Rows verified longer ago than this get a visible warning. */

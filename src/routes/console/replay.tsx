@@ -5,7 +5,8 @@ import { ApiError } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { PRICING_PREFIX } from "../../store/keys";
 import { readListing } from "../../store/listing";
-import { cachePolicy, parseRow, readGateConfig } from "../../store/read";
+import { parseRow } from "../../store/parse-row";
+import { cachePolicy, readGateConfig } from "../../store/read";
 import { createApp } from "../app";
 
 /**

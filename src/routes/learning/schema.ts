@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { BreakerStateSchema, ToolTrustSchema } from "../../store/learning";
+import { BreakerStateSchema, ToolTrustSchema } from "../../store/learning-schema";
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";

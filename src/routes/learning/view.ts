@@ -3,7 +3,7 @@ import { learningView } from "../../learning/view";
 import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../store/config";
 import { parseHistory } from "../../store/history";
 import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../store/keys";
-import { parseLearned } from "../../store/learning";
+import { parseLearned } from "../../store/learning-schema";
 
 /** How many breaker changes the view lists. */
 export const BREAKER_LOG_SHOWN = 20;

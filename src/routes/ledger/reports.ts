@@ -248,3 +248,7 @@ export const reports = createApp()
 
 // The usage shapes `usage` refers to by name (it is parsed by hand, so the generator cannot reach them).
 for (const [name, schema] of USAGE_COMPONENTS) reports.openAPIRegistry.register(name, schema);
+// The items both report bodies refer to by name: each item is validated on its own (reportRequestSchema's
+// z.unknown() with a $ref), so no route's schema reaches them and the generator would leave the $refs dangling.
+reports.openAPIRegistry.register("OutcomeReport", OutcomeItemSchema);
+reports.openAPIRegistry.register("SessionReport", SessionItemSchema);

@@ -1,7 +1,8 @@
 import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../../gate";
 import { assign, isProbe, type LedgerDecision } from "../../../ledger";
 import type { GateConfig } from "../../../store/config";
-import { PRICE_FIELDS, type PricingRow } from "../../../store/schema";
+import { PRICE_FIELDS } from "../../../store/row-values";
+import type { PricingRow } from "../../../store/schema";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
 /** What one decided item needs to get its id, its arm and its ledger record. */

@@ -13,7 +13,8 @@ import {
 } from "../../../gate";
 import { summarize, type ErrorIssue } from "../../../http/errors";
 import { isExplore } from "../../../ledger";
-import { DEFAULT_GATE_CONFIG, type GateConfig } from "../../../store/config";
+import type { GateConfig } from "../../../store/config";
+import { DEFAULT_GATE_CONFIG } from "../../../store/config-values";
 import { readLearned, type LearnedValue } from "../../../store/learning";
 import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../store/read";
 import type { PricingRow } from "../../../store/schema";

@@ -10,28 +10,109 @@ export const SCHEMA_SHA256 = {
   "gateBatchRequest": "84d448491886a090be006d9f818db0ed69f095d369cc24d6eab93ecc1c4edb83"
 };
 
-export const gateRequest = validate10;
-const schema11 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h"]},"horizon_range":{"type":"array","items":[{"type":"integer","minimum":0,"maximum":1000000},{"type":"integer","minimum":0,"maximum":1000000}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"type":"number","minimum":0,"maximum":1},{"type":"number","minimum":0,"maximum":1}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"type":"number","minimum":0,"maximum":1},{"type":"number","minimum":0,"maximum":1}],"additionalItems":false,"minItems":2,"maxItems":2}},"required":["model_name"],"additionalProperties":false};
+export const gateRequest = validate21;
+const schema6 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h"]},"horizon_range":{"type":"array","items":[{"$ref":"#/definitions/__schema0"},{"$ref":"#/definitions/__schema0"}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"$ref":"#/definitions/__schema1"},{"$ref":"#/definitions/__schema1"}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"$ref":"#/definitions/__schema2"},{"$ref":"#/definitions/__schema2"}],"additionalItems":false,"minItems":2,"maxItems":2}},"required":["model_name"],"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1},"__schema2":{"type":"number","minimum":0,"maximum":1}}};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[A-Za-z0-9._:/@+-]{1,128}$", "");
 const pattern1 = new RegExp("^[A-Za-z0-9._:-]{1,128}$", "");
 const pattern2 = new RegExp("^[A-Za-z0-9._:/-]{1,64}$", "");
+const schema7 = {"type":"integer","minimum":0,"maximum":1000000};
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+validate22.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data > 1000000 || isNaN(data)){
+validate22.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data < 0 || isNaN(data)){
+validate22.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+const schema8 = {"type":"number","minimum":0,"maximum":1};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data > 1 || isNaN(data)){
+validate25.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+return false;
+}
+else {
+if(data < 0 || isNaN(data)){
+validate25.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate25.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+
+const schema9 = {"type":"number","minimum":0,"maximum":1};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data > 1 || isNaN(data)){
+validate28.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+return false;
+}
+else {
+if(data < 0 || isNaN(data)){
+validate28.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+else {
+validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.model_name === undefined) && (missing0 = "model_name")){
-validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate21.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema11.properties, key0))){
-validate10.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func2.call(schema6.properties, key0))){
+validate21.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -43,12 +124,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern0.test(data0)){
-validate10.errors = [{instancePath:instancePath+"/model_name",schemaPath:"#/properties/model_name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/@+-]{1,128}$"}}];
+validate21.errors = [{instancePath:instancePath+"/model_name",schemaPath:"#/properties/model_name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/@+-]{1,128}$"}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/model_name",schemaPath:"#/properties/model_name/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/model_name",schemaPath:"#/properties/model_name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -64,18 +145,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 1000000000000 || isNaN(data1)){
-validate10.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate10.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: "number"}}];
+validate21.errors = [{instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -89,18 +170,18 @@ if(data.output_chars !== undefined){
 let data2 = data.output_chars;
 const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-validate10.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs6){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 > 4000000000000 || isNaN(data2)){
-validate10.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4000000000000}}];
 return false;
 }
 else {
 if(data2 < 0 || isNaN(data2)){
-validate10.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/output_chars",schemaPath:"#/properties/output_chars/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -116,18 +197,18 @@ if(data.horizon !== undefined){
 let data3 = data.horizon;
 const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate10.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs8){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 1000000 || isNaN(data3)){
-validate10.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate21.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate10.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/horizon",schemaPath:"#/properties/horizon/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -145,18 +226,18 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 > 1 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data4 < 0 || isNaN(data4)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/type",keyword:"type",params:{type: "number"}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability",schemaPath:"#/properties/recall_probability/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -170,18 +251,18 @@ if(data.large_offload_threshold_tokens !== undefined){
 let data5 = data.large_offload_threshold_tokens;
 const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate10.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs12){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 > 1000000000000 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data5 < 0 || isNaN(data5)){
-validate10.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/large_offload_threshold_tokens",schemaPath:"#/properties/large_offload_threshold_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -197,18 +278,18 @@ if(data.stub_tokens !== undefined){
 let data6 = data.stub_tokens;
 const _errs14 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate10.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs14){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 1000000000000 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data6 < 0 || isNaN(data6)){
-validate10.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/stub_tokens",schemaPath:"#/properties/stub_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -224,18 +305,18 @@ if(data.recall_input_tokens !== undefined){
 let data7 = data.recall_input_tokens;
 const _errs16 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate10.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs16){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 1000000000000 || isNaN(data7)){
-validate10.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data7 < 0 || isNaN(data7)){
-validate10.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/recall_input_tokens",schemaPath:"#/properties/recall_input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -251,18 +332,18 @@ if(data.recall_output_tokens !== undefined){
 let data8 = data.recall_output_tokens;
 const _errs18 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate10.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs18){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 1000000000000 || isNaN(data8)){
-validate10.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data8 < 0 || isNaN(data8)){
-validate10.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/recall_output_tokens",schemaPath:"#/properties/recall_output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -278,11 +359,11 @@ if(data.pricing_mode !== undefined){
 let data9 = data.pricing_mode;
 const _errs20 = errors;
 if(typeof data9 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data9 === "seed") || (data9 === "cache_aware"))){
-validate10.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.pricing_mode.enum}}];
+validate21.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/enum",keyword:"enum",params:{allowedValues: schema6.properties.pricing_mode.enum}}];
 return false;
 }
 var valid0 = _errs20 === errors;
@@ -297,18 +378,18 @@ const _errs22 = errors;
 if(errors === _errs22){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 1 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/type",keyword:"type",params:{type: "number"}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -322,18 +403,18 @@ if(data.context_tokens !== undefined){
 let data11 = data.context_tokens;
 const _errs24 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-validate10.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs24){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 > 1000000000000 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data11 < 0 || isNaN(data11)){
-validate10.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/context_tokens",schemaPath:"#/properties/context_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -351,12 +432,12 @@ const _errs26 = errors;
 if(errors === _errs26){
 if(typeof data12 === "string"){
 if(!pattern1.test(data12)){
-validate10.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,128}$"}}];
+validate21.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,128}$"}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -372,12 +453,12 @@ const _errs28 = errors;
 if(errors === _errs28){
 if(typeof data13 === "string"){
 if(!pattern2.test(data13)){
-validate10.errors = [{instancePath:instancePath+"/tool_name",schemaPath:"#/properties/tool_name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]{1,64}$"}}];
+validate21.errors = [{instancePath:instancePath+"/tool_name",schemaPath:"#/properties/tool_name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:/-]{1,64}$"}}];
 return false;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/tool_name",schemaPath:"#/properties/tool_name/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/tool_name",schemaPath:"#/properties/tool_name/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -390,7 +471,7 @@ if(valid0){
 if(data.dry_run !== undefined){
 const _errs30 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate10.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"}}];
+validate21.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs30 === errors;
@@ -403,11 +484,11 @@ if(data.offload_at !== undefined){
 let data15 = data.offload_at;
 const _errs32 = errors;
 if(typeof data15 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/offload_at",schemaPath:"#/properties/offload_at/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/offload_at",schemaPath:"#/properties/offload_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data15 === "entry") || (data15 === "retroactive"))){
-validate10.errors = [{instancePath:instancePath+"/offload_at",schemaPath:"#/properties/offload_at/enum",keyword:"enum",params:{allowedValues: schema11.properties.offload_at.enum}}];
+validate21.errors = [{instancePath:instancePath+"/offload_at",schemaPath:"#/properties/offload_at/enum",keyword:"enum",params:{allowedValues: schema6.properties.offload_at.enum}}];
 return false;
 }
 var valid0 = _errs32 === errors;
@@ -420,18 +501,18 @@ if(data.suffix_tokens !== undefined){
 let data16 = data.suffix_tokens;
 const _errs34 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate10.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/type",keyword:"type",params:{type: "integer"}}];
+validate21.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs34){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 1000000000000 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate21.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data16 < 0 || isNaN(data16)){
-validate10.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate21.errors = [{instancePath:instancePath+"/suffix_tokens",schemaPath:"#/properties/suffix_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -447,11 +528,11 @@ if(data.cache_ttl !== undefined){
 let data17 = data.cache_ttl;
 const _errs36 = errors;
 if(typeof data17 !== "string"){
-validate10.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/type",keyword:"type",params:{type: "string"}}];
+validate21.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data17 === "5m") || (data17 === "1h"))){
-validate10.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/enum",keyword:"enum",params:{allowedValues: schema11.properties.cache_ttl.enum}}];
+validate21.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/enum",keyword:"enum",params:{allowedValues: schema6.properties.cache_ttl.enum}}];
 return false;
 }
 var valid0 = _errs36 === errors;
@@ -466,68 +547,38 @@ const _errs38 = errors;
 if(errors === _errs38){
 if(Array.isArray(data18)){
 if(data18.length > 2){
-validate10.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
 if(data18.length < 2){
-validate10.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/minItems",keyword:"minItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len0 = data18.length;
 if(!(len0 <= 2)){
-validate10.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len1 = data18.length;
 if(len1 > 0){
-let data19 = data18[0];
 const _errs40 = errors;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/0",schemaPath:"#/properties/horizon_range/items/0/type",keyword:"type",params:{type: "integer"}}];
-return false;
-}
-if(errors === _errs40){
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 > 1000000 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/0",schemaPath:"#/properties/horizon_range/items/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
-return false;
-}
-else {
-if(data19 < 0 || isNaN(data19)){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/0",schemaPath:"#/properties/horizon_range/items/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
+if(!(validate22(data18[0], {instancePath:instancePath+"/horizon_range/0",parentData:data18,parentDataProperty:0,rootData}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs40 === errors;
 }
 if(valid1){
 if(len1 > 1){
-let data20 = data18[1];
-const _errs42 = errors;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/1",schemaPath:"#/properties/horizon_range/items/1/type",keyword:"type",params:{type: "integer"}}];
-return false;
+const _errs41 = errors;
+if(!(validate22(data18[1], {instancePath:instancePath+"/horizon_range/1",parentData:data18,parentDataProperty:1,rootData}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
 }
-if(errors === _errs42){
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 1000000 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/1",schemaPath:"#/properties/horizon_range/items/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
-return false;
-}
-else {
-if(data20 < 0 || isNaN(data20)){
-validate10.errors = [{instancePath:instancePath+"/horizon_range/1",schemaPath:"#/properties/horizon_range/items/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-}
-var valid1 = _errs42 === errors;
+var valid1 = _errs41 === errors;
 }
 }
 }
@@ -535,7 +586,7 @@ var valid1 = _errs42 === errors;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/type",keyword:"type",params:{type: "array"}}];
+validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -547,72 +598,42 @@ var valid0 = true;
 if(valid0){
 if(data.recall_probability_range !== undefined){
 let data21 = data.recall_probability_range;
-const _errs44 = errors;
-if(errors === _errs44){
+const _errs42 = errors;
+if(errors === _errs42){
 if(Array.isArray(data21)){
 if(data21.length > 2){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
 if(data21.length < 2){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/minItems",keyword:"minItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len2 = data21.length;
 if(!(len2 <= 2)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len3 = data21.length;
 if(len3 > 0){
-let data22 = data21[0];
-const _errs46 = errors;
-if(errors === _errs46){
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 > 1 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/0",schemaPath:"#/properties/recall_probability_range/items/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
-return false;
+const _errs44 = errors;
+if(!(validate25(data21[0], {instancePath:instancePath+"/recall_probability_range/0",parentData:data21,parentDataProperty:0,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
 }
-else {
-if(data22 < 0 || isNaN(data22)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/0",schemaPath:"#/properties/recall_probability_range/items/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/0",schemaPath:"#/properties/recall_probability_range/items/0/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid2 = _errs46 === errors;
+var valid2 = _errs44 === errors;
 }
 if(valid2){
 if(len3 > 1){
-let data23 = data21[1];
-const _errs48 = errors;
-if(errors === _errs48){
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 > 1 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/1",schemaPath:"#/properties/recall_probability_range/items/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
-return false;
+const _errs45 = errors;
+if(!(validate25(data21[1], {instancePath:instancePath+"/recall_probability_range/1",parentData:data21,parentDataProperty:1,rootData}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
 }
-else {
-if(data23 < 0 || isNaN(data23)){
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/1",schemaPath:"#/properties/recall_probability_range/items/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range/1",schemaPath:"#/properties/recall_probability_range/items/1/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid2 = _errs48 === errors;
+var valid2 = _errs45 === errors;
 }
 }
 }
@@ -620,11 +641,11 @@ var valid2 = _errs48 === errors;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/type",keyword:"type",params:{type: "array"}}];
+validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
-var valid0 = _errs44 === errors;
+var valid0 = _errs42 === errors;
 }
 else {
 var valid0 = true;
@@ -632,72 +653,42 @@ var valid0 = true;
 if(valid0){
 if(data.cache_hit_rate_range !== undefined){
 let data24 = data.cache_hit_rate_range;
-const _errs50 = errors;
-if(errors === _errs50){
+const _errs46 = errors;
+if(errors === _errs46){
 if(Array.isArray(data24)){
 if(data24.length > 2){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
 if(data24.length < 2){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/minItems",keyword:"minItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len4 = data24.length;
 if(!(len4 <= 2)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
 const len5 = data24.length;
 if(len5 > 0){
-let data25 = data24[0];
-const _errs52 = errors;
-if(errors === _errs52){
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 > 1 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/0",schemaPath:"#/properties/cache_hit_rate_range/items/0/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
-return false;
+const _errs48 = errors;
+if(!(validate28(data24[0], {instancePath:instancePath+"/cache_hit_rate_range/0",parentData:data24,parentDataProperty:0,rootData}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
 }
-else {
-if(data25 < 0 || isNaN(data25)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/0",schemaPath:"#/properties/cache_hit_rate_range/items/0/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/0",schemaPath:"#/properties/cache_hit_rate_range/items/0/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid3 = _errs52 === errors;
+var valid3 = _errs48 === errors;
 }
 if(valid3){
 if(len5 > 1){
-let data26 = data24[1];
-const _errs54 = errors;
-if(errors === _errs54){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 1 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/1",schemaPath:"#/properties/cache_hit_rate_range/items/1/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
-return false;
+const _errs49 = errors;
+if(!(validate28(data24[1], {instancePath:instancePath+"/cache_hit_rate_range/1",parentData:data24,parentDataProperty:1,rootData}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
 }
-else {
-if(data26 < 0 || isNaN(data26)){
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/1",schemaPath:"#/properties/cache_hit_rate_range/items/1/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range/1",schemaPath:"#/properties/cache_hit_rate_range/items/1/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-var valid3 = _errs54 === errors;
+var valid3 = _errs49 === errors;
 }
 }
 }
@@ -705,11 +696,11 @@ var valid3 = _errs54 === errors;
 }
 }
 else {
-validate10.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/type",keyword:"type",params:{type: "array"}}];
+validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
-var valid0 = _errs50 === errors;
+var valid0 = _errs46 === errors;
 }
 else {
 var valid0 = true;
@@ -738,32 +729,32 @@ var valid0 = true;
 }
 }
 else {
-validate10.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate21.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate10.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const gateBatchRequest = validate11;
-const schema12 = {"type":"object","properties":{"items":{"maxItems":100,"type":"array","items":{}},"dry_run":{"type":"boolean"}},"required":["items"],"additionalProperties":false};
+export const gateBatchRequest = validate31;
+const schema10 = {"type":"object","properties":{"items":{"maxItems":100,"type":"array","items":{}},"dry_run":{"type":"boolean"}},"required":["items"],"additionalProperties":false};
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.items === undefined) && (missing0 = "items")){
-validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "items") || (key0 === "dry_run"))){
-validate11.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate31.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -775,12 +766,12 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length > 100){
-validate11.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 100}}];
+validate31.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/maxItems",keyword:"maxItems",params:{limit: 100}}];
 return false;
 }
 }
 else {
-validate11.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"}}];
+validate31.errors = [{instancePath:instancePath+"/items",schemaPath:"#/properties/items/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -793,7 +784,7 @@ if(valid0){
 if(data.dry_run !== undefined){
 const _errs4 = errors;
 if(typeof data.dry_run !== "boolean"){
-validate11.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"}}];
+validate31.errors = [{instancePath:instancePath+"/dry_run",schemaPath:"#/properties/dry_run/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -806,10 +797,10 @@ var valid0 = true;
 }
 }
 else {
-validate11.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate11.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
