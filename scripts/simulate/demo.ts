@@ -19,7 +19,7 @@ export interface Check {
   pass: boolean;
 }
 
-/** The savings report's figures as GET /v1/savings answers them (see docs/api.md). */
+/** The savings report's figures as GET /v1/savings answers them (see docs/api/ledger.md). */
 export type Report = Record<string, any>;
 
 export interface DemoResult {

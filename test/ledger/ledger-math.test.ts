@@ -9,7 +9,6 @@ import {
   meanInterval,
   type Moments,
   normalQuantile,
-  savingsFigures,
   shardOfDecisionId,
   welch,
 } from "../../src/ledger";

@@ -5,7 +5,7 @@ import type { AdaptiveResult } from "../../scripts/simulate/adaptive";
 import { ADAPTIVE_DEMOS, ADAPTIVE_TENANTS } from "../../scripts/simulate/adaptive-demos";
 import { describeAdaptive, gapShare, isoDate, runAdaptive, SHARE_TARGET } from "../../scripts/simulate/adaptive-judge";
 import { demoFigures, describeDemo, runDemo, toolRow, type DemoResult } from "../../scripts/simulate/demo";
-import { WORLDS, type Transport, type World } from "../../scripts/simulate/world";
+import { WORLDS, type Transport } from "../../scripts/simulate/world";
 import worker from "../../src/index";
 import { ALICE_TOKEN } from "../support/secrets";
 import { OPUS, putRow, resetState } from "../support/helpers";

@@ -1,5 +1,5 @@
 /**
- * The gate request bodies the fuzz suite sends (test/surface/fuzz.test.ts): mostly
+ * The gate request bodies the fuzz suite sends (test/surface/fuzz*.test.ts): mostly
  * plausible, some with one field gone wild, some wild throughout. Shared
  * with test/gate/compiled-request.test.ts, which holds the compiled validator to
  * zod's verdict over the same corpus.

@@ -8,7 +8,7 @@ import { call, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 
 // Every doc, as text: an example added to any of them is run here.
-const DOCS = import.meta.glob<string>(["../../docs/*.md", "../../docs/integrating/*.md", "../../README.md"], {
+const DOCS = import.meta.glob<string>(["../../docs/*.md", "../../docs/*/*.md", "../../README.md"], {
   query: "?raw",
   import: "default",
   eager: true,

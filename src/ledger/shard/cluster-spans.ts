@@ -1,6 +1,6 @@
 /**
  * The clustered intervals' terms (docs/design/ledger.md §5) summed per span of hours
- * (docs/ledger.md, "Rollups"): each session's cluster sums over all its
+ * (docs/ledger/rollups.md): each session's cluster sums over all its
  * summaries (`session_clusters`, one row per session), and per (first hour,
  * last hour) of sessions the sums of their terms (`cluster_spans`), so an
  * unfiltered window reads the sessions wholly inside its whole hours as a

@@ -1,5 +1,5 @@
 /**
- * The shard's reads over its rollups (docs/ledger.md, "Rollups"): whole
+ * The shard's reads over its rollups (docs/ledger/rollups.md): whole
  * hours from the hourly rollups and the per-(session, tool) summaries, the
  * hours a window only partly covers from raw rows (./window.ts). They give
  * what ./raw-reads.ts gives over raw rows alone; test/ledger/ledger-rollup.test.ts

@@ -1,6 +1,6 @@
 /**
  * The ledger shard's hourly rollups and per-(session, tool) summaries
- * (docs/ledger.md, "Rollups"): their tables, the one list of what each
+ * (docs/ledger/rollups.md): their tables, the one list of what each
  * column sums over the raw rows, and the statements that keep them current.
  * Every column is defined once, as an expression over one decision `d` and
  * its outcome `o` (LEFT JOIN: `o` may be absent), so the migration's

@@ -1,5 +1,5 @@
 /**
- * How a window of decision times is read (docs/ledger.md, "Rollups"): the
+ * How a window of decision times is read (docs/ledger/rollups.md): the
  * whole hours inside it from the rollups, the hours it only partly covers
  * from raw rows, exactly, while the shard still keeps them. Pure.
  */

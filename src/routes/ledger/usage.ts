@@ -9,7 +9,7 @@ import { requiredOr } from "../gate/request/fields";
  * Converse. Each shape is told by its own field names, checked strictly (an
  * unknown top-level field is named, never read as a silent zero), and turned
  * into what the bill prices: uncached input, output, cache reads, and cache
- * writes at 5 minutes and at 1 hour. docs/api.md#post-v1sessions tabulates
+ * writes at 5 minutes and at 1 hour. docs/api/ledger.md#post-v1sessions tabulates
  * which field goes where. Pure apart from zod.
  */
 

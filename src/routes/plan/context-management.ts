@@ -39,7 +39,7 @@ export const contextManagementRoute = createRoute({
  * POST /v1/context-management's body, end to end: the plan's priors and
  * pricing, the pure pricing of every rule, one data point and one ledger
  * record (none in a dry run), the answer. The API applies the edit; what it
- * cleared (`applied_edits`) is this decision's outcome (docs/api.md).
+ * cleared (`applied_edits`) is this decision's outcome (docs/api/plan.md).
  *
  * @example
  * const answer = await answerContextManagement(body, context);

@@ -31,7 +31,7 @@ const ClearingSegmentSchema = z
   .superRefine((segment, ctx) => checkSegment(segment, ctx, ["recall_probability", "stub_tokens", "tool_name"]))
   .openapi("ClearingSegment");
 
-/** Worked example P1 with its tools named: what docs/api.md shows. */
+/** Worked example P1 with its tools named: what docs/api/plan.md shows. */
 export const WORKED_EXAMPLE_CLEARING = {
   ...WORKED_EXAMPLE_P1,
   segments: WORKED_EXAMPLE_P1.segments.map((segment, i) =>
