@@ -8,6 +8,11 @@ import { clampHorizon, clampProbability } from "./decision";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
 import type { CacheAwareInputs, CachePriceRates, CacheTtl } from "./types";
 
+/** Most segments one plan reads: a long agent history, one segment per message or tool result. */
+export const MAX_PLAN_SEGMENTS = 512;
+/** Most candidates (segments with an id) one plan weighs. */
+export const MAX_PLAN_CANDIDATES = 64;
+
 /**
  * The clearing plan's objective (docs/design/plan.md §2): the history is cached,
  * some old tool outputs sit in it, and stubbing a set C of them on the next

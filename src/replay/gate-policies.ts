@@ -13,6 +13,7 @@ import {
   DEFAULT_P_RECALL,
   DEFAULT_STUB_TOKENS,
   decidePlan,
+  MAX_PLAN_CANDIDATES,
   evaluateCacheAwareGate,
   evaluateOffloadGate,
   type PlanSegment,
@@ -89,7 +90,8 @@ export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePri
  * The gate's clearing plan over the history as it stands, asked on the
  * clients' plan cadence (clients/typescript/src/plan-cadence.ts, which replay
  * may not import): at most once every `every` calls, or sooner once the
- * tokens a plan could stub reach what the last paying plan stubbed. Every
+ * stubbable tokens that arrived since the last plan reach what the last
+ * paying plan stubbed. Every
  * tool output not yet stubbed is a candidate; the plan's stubs go in in one
  * rewrite.
  *
@@ -106,6 +108,9 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       // Calls since the last plan, and the tokens the last paying plan stubbed.
       let calls = 0;
       let paying = Infinity;
+      // The stubbable tokens when a plan was last due, and those it declined (weighed again at the next K).
+      let seen = 0;
+      let declined = 0;
       return {
         step(s) {
           const changed = due(s) ? ask(s) : Infinity;
@@ -119,10 +124,22 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
           const id = s.ctx[position]!;
           if (!s.stub.has(id)) stubbable += s.sizes.tokens[id]!;
         }
-        return stubbable > 0 && (calls >= every || stubbable >= paying);
+        const due = stubbable > 0 && (calls >= every || stubbable - declined >= paying);
+        if (due) seen = stubbable;
+        return due;
       }
       function ask(s: StepState): number {
         calls = 0;
+        // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
+        // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
+        const open = s.outputs.filter((position) => !s.stub.has(s.ctx[position]!));
+        const weighed = new Set(
+          open
+            .map((position) => ({ position, tokens: s.sizes.tokens[s.ctx[position]!]! }))
+            .sort((a, b) => b.tokens - a.tokens || b.position - a.position)
+            .slice(0, MAX_PLAN_CANDIDATES)
+            .map((candidate) => candidate.position),
+        );
         const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
         let fixed = 0;
         let last = 0;
@@ -132,6 +149,10 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
           last = position + 1;
           if (s.stub.has(id)) {
             fixed += s.stub.get(id)!;
+            continue;
+          }
+          if (!weighed.has(position)) {
+            fixed += s.sizes.tokens[id]!;
             continue;
           }
           segments.push({ tokens: fixed }, { id: String(position), tokens: s.sizes.tokens[id]! });
@@ -159,6 +180,7 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
           s.stub.set(s.ctx[position]!, p.stub_tokens);
           changed = Math.min(changed, position);
         }
+        declined = Math.max(0, seen - stubbed);
         if (stubbed > 0) paying = stubbed;
         return changed;
       }

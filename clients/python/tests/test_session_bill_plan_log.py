@@ -104,15 +104,20 @@ def test_a_plan_is_asked_at_its_cadence_and_all_its_stubs_go_in_at_once() -> Non
     for call_id, text in outputs.items():
         assert session.offload(call_id, "read", text) == text  # the gate keeps each on entry
     segments = [{"tokens": 4_000}] + [{"id": i, "tokens": session.tokens_for(t)} for i, t in outputs.items()]
+    # What a plan could stub: every output held in full (c3's tokens are the ones the plan will decline).
+    stubbable = sum(session.tokens_for(text) for text in outputs.values())
     session.observe(u(4_000, 0, 0, 0))
-    assert not session.plan_due(25_000), "one call: not yet K = 3, and no plan has paid"
+    assert not session.plan_due(stubbable), "one call: not yet K = 3, and no plan has paid"
     session.observe(u(10, 4_000, 21_000, 0))
     session.observe(u(10, 25_000, 100, 0))
-    assert session.plan_due(25_000)
+    assert session.plan_due(stubbable)
     assert session.plan(segments) == ["c1", "c2"]
     assert [session.stub_for(i) for i in outputs] == [default_stub("c1", "read", 20_000, "recall_tool_output"), default_stub("c2", "read", 30_000, "recall_tool_output"), None]
     assert gate.sent("/v1/plan")[0]["segments"][1:] == [{"id": i, "tokens": s["tokens"]} for i, s in zip(outputs, segments[1:])]
-    assert session.plan_due(session.tokens_for("x" * 50_000)), "the paying batch (c1 + c2) is due at once, before K calls"
+    declined = session.tokens_for(outputs["c3"])
+    paying = session.tokens_for("x" * 50_000)
+    assert not session.plan_due(declined + paying - 1), "what the plan declined does not count towards the batch"
+    assert session.plan_due(declined + paying), "the paying batch (c1 + c2), arrived since, is due at once, before K calls"
     assert session.plan([{"id": "c1", "tokens": 7_000}]) == [], "a stubbed output is no longer a candidate"
     assert len(gate.sent("/v1/plan")) == 1
     assert session.recall("c2") == outputs["c2"]

@@ -243,7 +243,7 @@ describe("sizes in real tokens", () => {
 });
 
 describe("the plan cadence", () => {
-  it("asks at most once every K calls, and sooner once the stubbable tokens reach what the last paying plan stubbed", () => {
+  it("asks at most once every K calls, and sooner once the stubbable tokens that arrived since the last plan reach what the last paying plan stubbed", () => {
     const cadence = new PlanCadence(3);
     assert.equal(cadence.due(50_000), false);
     cadence.call();
@@ -251,10 +251,12 @@ describe("the plan cadence", () => {
     assert.equal(cadence.due(50_000), false);
     cadence.call();
     assert.deepEqual([cadence.due(0), cadence.due(50_000)], [false, true]);
-    cadence.asked(12_000);
-    assert.deepEqual([cadence.due(11_999), cadence.due(12_000)], [false, true]);
-    cadence.asked(0); // a plan that kept everything leaves the paying batch where it was
-    assert.equal(cadence.due(12_000), true);
+    cadence.asked(12_000); // of 50,000: the 38,000 it declined wait for the next K calls
+    assert.deepEqual([cadence.due(49_999), cadence.due(50_000)], [false, true]);
+    cadence.asked(0); // a plan that kept everything leaves the paying batch where it was, and declines all 50,000
+    assert.deepEqual([cadence.due(61_999), cadence.due(62_000)], [false, true]);
+    for (let i = 0; i < 3; i++) cadence.call();
+    assert.equal(cadence.due(50_000), true); // at K calls the declined outputs are weighed again
   });
 
   it("gates session.plan through planDue and stubs every id of one answer at once", async () => {

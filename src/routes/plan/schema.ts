@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, PLAN_REASON_CODES } from "../../gate";
+import { CACHE_TTLS, MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS, PLAN_REASON_CODES } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { DryRunSchema } from "../gate/request/dry-run";
@@ -7,10 +7,8 @@ import { probability, requiredOr, wholeNumber } from "../gate/request/fields";
 import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/answer/decision-schema";
 import { SessionIdSchema, ToolNameSchema } from "../gate/request/schema";
 
-/** Most segments one plan reads: a long agent history, one segment per message or tool result. */
-export const MAX_PLAN_SEGMENTS = 512;
-/** Most candidates (segments with an id) one plan weighs. */
-export const MAX_PLAN_CANDIDATES = 64;
+// The plan's limits are the core's (src/gate/plan.ts), so replay's plan sends what a request may.
+export { MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS };
 /** Longest candidate id: a harness's tool-call id. */
 export const MAX_SEGMENT_ID_LENGTH = 128;
 
