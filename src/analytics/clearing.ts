@@ -1,5 +1,6 @@
 import type { ClearingOutcome } from "../gate";
-import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./index";
+import { writePoint } from "./index";
+import { planLikePoint } from "./plan";
 
 /**
  * @module One data point per recorded POST /v1/context-management answer:
@@ -45,49 +46,28 @@ export interface ClearingRecord {
  */
 export function toClearingDataPoint(record: ClearingRecord): AnalyticsEngineDataPoint {
   const { outcome, inputs } = record;
-  return {
-    indexes: [truncateUtf8(record.tenant, MAX_INDEX_BYTES)],
-    blobs: fitBlobs(
-      [
-        record.model_name, // blob1
-        record.priced_as ?? "", // blob2
-        outcome.reason_code, // blob3
-        CLEARING_KIND, // blob4
-        record.stale_age_seconds === null ? "" : "stale", // blob5
-        outcome.reason, // blob6: the one shortened if the total runs over
-        record.decision_id, // blob7
-        record.tool_name ?? "", // blob8
-        record.session_id ?? "", // blob9
-        "retroactive", // blob10: the API clears results already in the cached history
-        inputs.cache_ttl, // blob11
-        outcome.edit === null ? "" : outcome.edit.exclude_tools.join(","), // blob12: exclude_tools
-        "", // blob13: no lifecycle, as for a plan
-        record.price_effective_at ?? "", // blob14
-      ],
-      REASON_BLOB,
-    ),
-    doubles: [
-      outcome.context_management === null ? 0 : 1, // double1: an edit was sent
-      outcome.net_usd, // double2: the best rule's net
-      outcome.keep_cost_usd, // double3
-      outcome.clear_cost_usd, // double4
-      outcome.cleared.length, // double5: results the rule clears
-      inputs.tool_results, // double6: tool results (segments with an id)
-      inputs.horizon, // double7
-      inputs.recall_probability, // double8
-      outcome.edit?.keep.value ?? 0, // double9: keep
-      inputs.placeholder_tokens, // double10
-      inputs.recall_input_tokens, // double11
-      inputs.recall_output_tokens, // double12
-      record.stale_age_seconds ?? 0, // double13
-      outcome.edit?.clear_at_least.value ?? 0, // double14: clear_at_least
-      inputs.cache_hit_rate, // double15
-      inputs.history_tokens, // double16
-      outcome.cleared_tokens, // double17
-      inputs.segments, // double18: segments
-      outcome.left_on_table_usd, // double19
-    ],
-  };
+  const exclude = outcome.edit === null ? "" : outcome.edit.exclude_tools.join(",");
+  return planLikePoint(record, CLEARING_KIND, outcome, inputs.cache_ttl, exclude, [
+    outcome.context_management === null ? 0 : 1, // double1: an edit was sent
+    outcome.net_usd, // double2: the best rule's net
+    outcome.keep_cost_usd, // double3
+    outcome.clear_cost_usd, // double4
+    outcome.cleared.length, // double5: results the rule clears
+    inputs.tool_results, // double6: tool results (segments with an id)
+    inputs.horizon, // double7
+    inputs.recall_probability, // double8
+    outcome.edit?.keep.value ?? 0, // double9: keep
+    inputs.placeholder_tokens, // double10
+    inputs.recall_input_tokens, // double11
+    inputs.recall_output_tokens, // double12
+    record.stale_age_seconds ?? 0, // double13
+    outcome.edit?.clear_at_least.value ?? 0, // double14: clear_at_least
+    inputs.cache_hit_rate, // double15
+    inputs.history_tokens, // double16
+    outcome.cleared_tokens, // double17
+    inputs.segments, // double18: segments
+    outcome.left_on_table_usd, // double19
+  ]);
 }
 
 /** Writes one clearing decision's data point; a failed write is logged and dropped, as a plan's. */
