@@ -1,20 +1,11 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall, expect400 } from "../../support/admin-helpers";
-import { EXAMPLE_A, OPUS, putRow, resetState } from "../../support/helpers";
+import { GPT5, putPricing, usePricingAdmin } from "../../support/admin-pricing";
+import { resetState } from "../../support/helpers";
 
-const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, provider: "openai" };
-const BIG = { ...EXAMPLE_A, model_name: "gpt-5" };
-
-beforeEach(async () => {
-  await resetState();
-  await putRow("claude-opus-4-6", OPUS);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-const put = (model: string, row: unknown) => adminCall("PUT", `/v1/admin/pricing/${model}`, row);
+usePricingAdmin();
+const put = putPricing;
 
 describe("alias keys on a rewrite", () => {
   beforeEach(async () => {
