@@ -30,11 +30,12 @@ export type GateAnswer = GateDecisionBody | GateBatchItemError;
 export async function decideItems(items: readonly GateItem[], context: DecideContext): Promise<GateAnswer[]> {
   const { config, configStale, learned, items: ready } = await prepareItems(items, context);
   const records: LedgerDecision[] = [];
-  const recorded: Recorded[] = [];
-  const answers = ready.map((item) =>
-    "error" in item ? item : decideOne(item, { config, stale: configStale, records, recorded, learned }, context),
-  );
-  await signIds(recorded, context);
+  // Only a signing gate holds its data points back until the ids are signed; without a key each
+  // is written as it is decided, and nothing is awaited.
+  const signing = context.env.DECISION_ID_KEY !== undefined && context.env.DECISION_ID_KEY !== "";
+  const shared: Shared = { config, stale: configStale, records, recorded: signing ? [] : null, learned };
+  const answers = ready.map((item) => ("error" in item ? item : decideOne(item, shared, context)));
+  if (shared.recorded !== null) await signIds(shared.recorded, context);
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
   if (records.length > 0)
     context.waitUntil(
@@ -88,7 +89,8 @@ interface Shared {
   config: Readonly<GateConfig>;
   stale: PricingRead["stale"];
   records: LedgerDecision[];
-  recorded: Recorded[];
+  /** The decisions whose ids are signed before their data points are written; null when the gate signs nothing. */
+  recorded: Recorded[] | null;
   learned: Readonly<LearnedValue> | null;
 }
 
@@ -103,11 +105,11 @@ interface Recorded {
  * Signs every recorded decision's id (ledger/model/id-signing.ts: one HMAC
  * each, all at once, with the isolate's cached key) and only then writes the
  * data points, so the answer, the ledger and Analytics Engine carry the same
- * id. With no DECISION_ID_KEY the ids stay unsigned and nothing is awaited.
+ * id. Called only when DECISION_ID_KEY is set.
  */
 async function signIds(recorded: readonly Recorded[], context: DecideContext): Promise<void> {
   const { env } = context;
-  if (recorded.length > 0 && env.DECISION_ID_KEY !== undefined && env.DECISION_ID_KEY !== "") {
+  if (recorded.length > 0) {
     // A key that cannot be imported leaves the ids unsigned (still routable, checked by their shard), never fails the answer.
     const ids = await Promise.all(
       recorded.map((r) => signDecisionId(env, context.tenant, r.record.decision_id, context.now)),
@@ -180,7 +182,8 @@ function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): Gat
     priors,
     decision_id: decisionId,
   };
-  shared.recorded.push({ answer, record, point });
+  if (shared.recorded === null) recordDecision(context.env.DECISIONS, point);
+  else shared.recorded.push({ answer, record, point });
   return answer;
 }
 
