@@ -22,7 +22,7 @@
  */
 
 export { assign } from "./model/assign";
-export { checkDecisionId, signDecisionId, type DecisionIdKeys, type IdCheck } from "./model/id-signing";
+export { checkDecisionId, signDecisionId, signsIds, type DecisionIdKeys, type IdCheck } from "./model/id-signing";
 export {
   DECISION_ID_PATTERN,
   formatDecisionId,

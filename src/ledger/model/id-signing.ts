@@ -68,6 +68,16 @@ async function tagOf(secret: string, tenant: string, base: string, issued: strin
 }
 
 /**
+ * Whether the gate signs its ids: DECISION_ID_KEY is set and not empty.
+ *
+ * @example
+ * signsIds(env) // false when no key is configured: ids are issued unsigned
+ */
+export function signsIds(keys: DecisionIdKeys): boolean {
+  return set(keys.DECISION_ID_KEY);
+}
+
+/**
  * The id the gate answers with: the base signed with DECISION_ID_KEY and
  * the second `at` falls in, or the base itself when no key is set.
  *

@@ -4,7 +4,7 @@ import { ApiError } from "../../../http/errors";
 import type { GateConfig } from "../../../store/config";
 import type { PricingRead } from "../../../store/read";
 import type { PricingRow } from "../../../store/schema";
-import { handDecisions, signDecisionId, type LedgerDecision } from "../../../ledger";
+import { handDecisions, signDecisionId, signsIds, type LedgerDecision } from "../../../ledger";
 import { isRecorded } from "./recorded";
 import type { LearnedValue } from "../../../store/learning";
 import { own } from "../../../store/names";
@@ -32,8 +32,7 @@ export async function decideItems(items: readonly GateItem[], context: DecideCon
   const records: LedgerDecision[] = [];
   // Only a signing gate holds its data points back until the ids are signed; without a key each
   // is written as it is decided, and nothing is awaited.
-  const signing = context.env.DECISION_ID_KEY !== undefined && context.env.DECISION_ID_KEY !== "";
-  const shared: Shared = { config, stale: configStale, records, recorded: signing ? [] : null, learned };
+  const shared: Shared = { config, stale: configStale, records, recorded: signsIds(context.env) ? [] : null, learned };
   const answers = ready.map((item) => ("error" in item ? item : decideOne(item, shared, context)));
   if (shared.recorded !== null) await signIds(shared.recorded, context);
   // The ledger learns of the decisions after the answer: never waited on, never failing it.
