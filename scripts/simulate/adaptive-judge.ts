@@ -12,7 +12,7 @@ import { ok, playPolicy, type AdaptiveOptions, type AdaptiveResult, type Figures
 import type { AdaptiveDemo, Policy } from "./adaptive-demos";
 import { cupedRows, openingSequence } from "../../src/learning/opening";
 import { toolRow } from "./demo";
-import { drawSession, trueHorizon, type Prices, type Transport } from "./world";
+import { drawSession, missedTokens, trueHorizon, type Prices, type Transport } from "./world";
 
 /** The share of the gap a D4 world must see learning close over the second half. */
 export const SHARE_TARGET = 0.9;
@@ -115,27 +115,25 @@ async function judgeLearning(
 }
 
 /**
- * Where the worker's opening test, fed the learning run's own sessions in order, first reads
- * `losing` at a refresh, without and with the CUPED adjustment (src/learning/opening.ts; the
- * covariate is the tokens each session re-wrote on its cache misses, drawn before the gate speaks).
- * Offline because POST /v1/sessions does not carry the covariate yet; valid only up to the worker's
- * own opening, after which the sessions are no longer those of an unopened breaker (null: not before).
+ * Where the worker's opening test first reads `losing` at a refresh, without and with the CUPED
+ * adjustment (src/learning/opening.ts; the covariate is world.ts missedTokens, which the learning
+ * run also reports to the worker), fed the sessions of a breaker that never opens: the config
+ * run's, the same sessions and arms with the tool's verdicts as the config gives them. So both
+ * figures run the whole length, where the learning run's own sessions change once its breaker opens.
  */
 export function offlineOpenings(demo: AdaptiveDemo, run: PolicyRun, seed: number, batch: number) {
   const w = demo.world;
-  const until = run.openedAfter ?? run.bills.length;
-  const rows = run.bills.slice(0, until).map((cost, i) => ({
+  const rows = run.bills.map((cost, i) => ({
     tool_name: w.tool,
     session_id: String(i),
     at: i,
     treated: run.held[i] !== true,
     cost,
   }));
-  const x = rows.map((_, i) => {
-    const s = drawSession(w, i, seed);
-    return s.context * s.hits.slice(2).filter((hit) => !hit).length;
-  });
-  const adjusted = cupedRows(rows, x);
+  const adjusted = cupedRows(
+    rows,
+    rows.map((_, i) => missedTokens(drawSession(w, i, seed))),
+  );
   const first = (list: typeof rows) => {
     for (let end = batch; end <= list.length; end += batch)
       if (openingSequence(list.slice(0, end), w.holdoutFraction).verdict === "losing") return end;
@@ -164,11 +162,12 @@ async function judgeBreaker(
   );
   out.checks.push({ name: `the breaker opens for ${tool}`, pass: learn.openedAfter !== null });
   if (demo.id === "D5") {
-    const offline = offlineOpenings(demo, learn, seed, batch);
+    const offline = offlineOpenings(demo, runs.get("config")!, seed, batch);
     out.figures.breaker_opened_after_sessions_unadjusted_offline = offline.unadjusted;
     out.figures.breaker_opened_after_sessions_adjusted_offline = offline.adjusted;
+    const after = (n: number | null) => (n === null ? `not within ${sessions}` : `after ${n}`);
     out.lines.push(
-      `  the opening test on the same sessions, offline (the covariate is not reported to the worker yet): unadjusted ${offline.unadjusted === null ? `not within the worker's ${learn.openedAfter ?? sessions}` : `after ${offline.unadjusted}`}, adjusted for cache misses ${offline.adjusted === null ? "not before the worker opened" : `after ${offline.adjusted}`} sessions (in session order, exploring sessions kept)`,
+      `  the opening test on the config run's sessions (a breaker that never opens), offline: without the adjustment ${after(offline.unadjusted)}, adjusted for cache misses ${after(offline.adjusted)} sessions`,
     );
   }
   if (learn.openedAfter !== null && learn.openedAt !== null) {

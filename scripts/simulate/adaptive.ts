@@ -9,7 +9,17 @@
  * @module
  */
 import { tenantOf, type AdaptiveDemo, type Policy } from "./adaptive-demos";
-import { bill, drawSession, trueHorizon, usd, type Prices, type Transport, type Verdict, type World } from "./world";
+import {
+  bill,
+  drawSession,
+  missedTokens,
+  trueHorizon,
+  usd,
+  type Prices,
+  type Transport,
+  type Verdict,
+  type World,
+} from "./world";
 
 export type { AdaptiveDemo, Policy } from "./adaptive-demos";
 
@@ -150,7 +160,14 @@ export async function playPolicy(
         run.bills[index] = usd(prices, usage);
         if (policy === "never") continue;
         outcomes.push(...reported);
-        bills.push({ session_id: session.id, model_name: w.model, turns: w.turns, usage });
+        // The covariate the breaker regresses the bill on (CUPED): drawn before the gate speaks.
+        bills.push({
+          session_id: session.id,
+          model_name: w.model,
+          turns: w.turns,
+          usage,
+          covariate: missedTokens(session),
+        });
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, agent));

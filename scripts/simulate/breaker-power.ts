@@ -17,7 +17,7 @@
 import { cupedRows, openingSequence } from "../../src/learning/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
-import { bill, drawSession, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
+import { bill, drawSession, missedTokens, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
 
 /** The seeded Opus row's prices (pricing.seed.json). */
 export const OPUS_PRICES: Prices = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };
@@ -73,7 +73,7 @@ export function sessionsToOpen(options: {
       });
       // The tokens the session re-wrote on its cache misses: the history, once per missed turn.
       const missed = session.hits.slice(2).filter((hit) => !hit).length;
-      misses.push(session.context * missed);
+      misses.push(missedTokens(session));
       // The history's own cost (USD): written on turn 1, then re-written on each missed turn or read on a hit.
       const hitTurns = session.hits.length - 2 - missed;
       history.push(

@@ -177,6 +177,18 @@ export function drawSession(world: World, index: number, seed: number): Session 
   return { id: `sim${world.id}-s${seed}-${index}`, context, hits, outputs };
 }
 
+/**
+ * The session's covariate for the breaker's CUPED adjustment (POST /v1/sessions `covariate`): the
+ * history it held before any output (its context) times the turns after the first that missed the
+ * cache. Both are drawn before the gate speaks, so no decision changes it.
+ *
+ * @example
+ * missedTokens({ id: "s", context: 1_000, hits: [false, false, true, false], outputs: [] }) // 1,000: turn 3 missed
+ */
+export function missedTokens(session: Session): number {
+  return session.context * session.hits.slice(2).filter((hit) => !hit).length;
+}
+
 /** What the gate answered for one output, as far as the agent uses it. */
 export interface Verdict {
   decision_id: string;

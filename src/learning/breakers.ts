@@ -27,7 +27,7 @@ import { historyKey } from "../store/keys";
 import type { BreakerState, LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
 import { readOverrides } from "../writes/breakers";
-import { openingSequence } from "./opening";
+import { adjustedRows, openingSequence } from "./opening";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */
 export const breakerLogSubject = (tenant: string) => `breaker-log:${tenant}`;
@@ -151,6 +151,7 @@ export async function judgeBreakers(
       estimate: result.estimate,
       interval: result.interval,
       verdict: result.verdict,
+      ...(result.adjusted === undefined ? {} : { adjusted: result.adjusted }),
     };
     // What opened it, so it closes only on as much evidence (held out with a holdout, else sessions).
     const openedWith =
@@ -180,7 +181,8 @@ interface Evidence {
   rule: BreakerState["rule"];
   /** The tools with any evidence in the window. */
   tools: string[];
-  judge: (tool: string, since: number, open: boolean) => SequenceResult;
+  /** `adjusted`: with a holdout, how many of the judged sessions' bills the covariate adjusted. */
+  judge: (tool: string, since: number, open: boolean) => SequenceResult & { adjusted?: number };
 }
 
 /**
@@ -212,11 +214,17 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
       rule: "holdout",
       tools: [...byTool.keys()],
       judge: (tool, since, open) => {
-        // The opening test: one-sided, the held-out arm's spread guarded (./opening.ts).
+        // The opening test: one-sided, the held-out arm's spread guarded, on bills CUPED-adjusted for the
+        // sessions' covariates, fitted on earlier sessions only (./opening.ts); unchanged without covariates.
         const rows = (byTool.get(tool) ?? []).filter((row) => row.at >= since);
-        if (!open) return openingSequence(rows, holdout);
-        const judged = rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe));
-        return probeHoldout < 1 ? openingSequence(judged, probeHoldout) : meanSequence([]);
+        const judged = open ? rows.filter((row) => !row.treated || isProbe(tenant, row.session_id, tool, probe)) : rows;
+        const result = !open
+          ? openingSequence(adjustedRows(judged), holdout)
+          : probeHoldout < 1
+            ? openingSequence(adjustedRows(judged), probeHoldout)
+            : meanSequence([]);
+        const adjusted = judged.filter((row) => row.covariate !== undefined && row.covariate !== null).length;
+        return adjusted > 0 ? { ...result, adjusted } : result;
       },
     };
   }

@@ -8,13 +8,19 @@
  * has rarely met its rare large bills, so its spread reads low, ψ̄ leans
  * towards "the treated cost more" and the interval is too narrow: at holdout
  * 0.1 and lognormal σ 2, 7.8% of null tools opened even with 150 held-out
- * sessions required. The guard floors the held-out arm's Σψ² by what the
- * treated arm (19 times larger at holdout 0.05) says it would be if both arms
- * shared one distribution, which is the null the test guards against; under any
+ * sessions required. The guard floors the held-out arm's Σψ² by what both
+ * arms pooled (the treated one 19 times larger at holdout 0.05) say it would
+ * be if both shared one distribution, which is the null the test guards against; under any
  * alternative the larger of the two is kept, so the spread is never
  * understated. A betting-style sequence would need a bound on a session's
  * bill, which bills do not have. docs/learning.md § The breaker's α has the
  * false-opening table (scripts/simulate/breaker-alpha.ts).
+ *
+ * Why the floor pools both arms rather than taking the treated arm's alone:
+ * at a small holdout the treated arm dominates the pool, so the protection is
+ * the same; at holdout 0.5 the two arms are the same size and the treated one
+ * also carries the recall hops' noise, so flooring by it alone overstated the
+ * spread and cost D5 about a fifth of its power.
  *
  * @module
  */
@@ -26,8 +32,9 @@ export const BREAKER_ALPHA = 0.05;
 /**
  * The opening test over one tool's sessions in report order, at π = 1 −
  * holdoutFraction: ψ as docs/design/ledger.md §4 defines it (each cost centred on the
- * mean of the sessions before it), the held-out arm's Σψ² floored by
- * n_held · mean_treated(ψ²) · (π ÷ (1 − π))², and the interval
+ * mean of the sessions before it), the held-out arm's Σψ² floored by what
+ * both arms pooled say it would be under the null,
+ * n_held · (π² Σ_treated ψ² + (1 − π)² Σ_held ψ²) ÷ (t · (1 − π)²), and the interval
  * ψ̄ ± s · radius(t, 2α), whose lower end is the one-sided α bound. `losing`
  * when that lower end is above 0 with at least 30 sessions in each arm.
  *
@@ -71,7 +78,9 @@ export function openingSequence(
     withheld: t > 0 ? "too_few_sessions" : null,
   } as const;
   if (t < 2 || treated === 0 || scale === 0 || estimate === null) return none;
-  const guardedHeldSq = Math.max(heldSq, held * (treatedSq / treated) * (pi / (1 - pi)) ** 2);
+  // (y − m)² is π²ψ² in the treated arm and (1 − π)²ψ² in the held-out one: pooled on that scale.
+  const pooledSq = (pi * pi * treatedSq + (1 - pi) * (1 - pi) * heldSq) / t;
+  const guardedHeldSq = Math.max(heldSq, (held * pooledSq) / (1 - pi) ** 2);
   const sd = Math.sqrt(Math.max(0, (treatedSq + guardedHeldSq - (psiSum * psiSum) / t) / (t - 1)));
   const half = sd * sequenceRadius(t, 2 * alpha, tOpt);
   const interval: [number, number] = [estimate - half, estimate + half];
@@ -114,4 +123,20 @@ export function cupedRows(rows: readonly ToolSessionRow[], x: readonly (number |
     sxy += xi * row.cost;
     return adjusted === row.cost ? row : { ...row, cost: adjusted };
   });
+}
+
+/**
+ * A tool's sessions with their bills CUPED-adjusted on the covariates they
+ * reported (POST /v1/sessions `covariate`): cupedRows on each row's own.
+ * With no covariate reported, the very rows given, bit for bit.
+ *
+ * @example
+ * openingSequence(adjustedRows(rows), 0.5) // the breaker's opening test on adjusted bills
+ */
+export function adjustedRows(rows: readonly ToolSessionRow[]): readonly ToolSessionRow[] {
+  if (!rows.some((row) => row.covariate !== undefined && row.covariate !== null)) return rows;
+  return cupedRows(
+    rows,
+    rows.map((row) => row.covariate ?? null),
+  );
 }

@@ -52,6 +52,8 @@ export const BreakerStateSchema = z.strictObject({
       estimate: z.number().nullable(),
       interval: z.tuple([z.number(), z.number()]).nullable(),
       verdict: z.enum(["saving", "losing", "inconclusive"]),
+      /** With a holdout: the judged sessions whose bill was CUPED-adjusted for the covariate they reported. */
+      adjusted: z.number().int().nonnegative().optional(),
     })
     .nullable(),
 });

@@ -8,7 +8,7 @@
 export const SCHEMA_SHA256 = {
   "pricingRow": "3c2010cfc5777915b4d71e853772e13419f2e04ed75c7a5299bc8b5ebdbd21f9",
   "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
-  "learnedValue": "d43ad377499f6942db3c7726aa5698c2bfa443a2a212d1c3235901d7fd495ac4"
+  "learnedValue": "1fca9a10a1bebdacc504d7fa596ca9e9b20288837df40675b19cd9f9dc1ca201"
 };
 
 /** The key order of zod's copy of each object (its shape's). */
@@ -94,7 +94,8 @@ export const KEY_ORDER = {
     "held_out",
     "estimate",
     "interval",
-    "verdict"
+    "verdict",
+    "adjusted"
   ],
   "replayTool": [
     "sums",
@@ -2556,7 +2557,7 @@ validate81.errors = vErrors;
 return errors === 0;
 }
 
-const schema28 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
+const schema28 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2685,7 +2686,7 @@ errors++;
 else {
 const _errs16 = errors;
 for(const key1 in data5){
-if(!((((((key1 === "sessions") || (key1 === "treated")) || (key1 === "held_out")) || (key1 === "estimate")) || (key1 === "interval")) || (key1 === "verdict"))){
+if(!(((((((key1 === "sessions") || (key1 === "treated")) || (key1 === "held_out")) || (key1 === "estimate")) || (key1 === "interval")) || (key1 === "verdict")) || (key1 === "adjusted"))){
 const err1 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}};
 if(vErrors === null){
 vErrors = [err1];
@@ -2936,16 +2937,12 @@ var valid2 = _errs35 === errors;
 else {
 var valid2 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(valid2){
+if(data5.adjusted !== undefined){
+let data14 = data5.adjusted;
+const _errs37 = errors;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err16 = {instancePath:instancePath+"/evidence/adjusted",schemaPath:"#/properties/evidence/anyOf/0/properties/adjusted/type",keyword:"type",params:{type: "integer"}};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2954,13 +2951,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-var _valid0 = _errs14 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs37 = errors;
-if(data5 !== null){
-const err17 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(errors === _errs37){
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 > 9007199254740991 || isNaN(data14)){
+const err17 = {instancePath:instancePath+"/evidence/adjusted",schemaPath:"#/properties/evidence/anyOf/0/properties/adjusted/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991}};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2969,16 +2963,69 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs37 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err18 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf",keyword:"anyOf",params:{}};
+else {
+if(data14 < 0 || isNaN(data14)){
+const err18 = {instancePath:instancePath+"/evidence/adjusted",schemaPath:"#/properties/evidence/anyOf/0/properties/adjusted/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+var valid2 = _errs37 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs39 = errors;
+if(data5 !== null){
+const err20 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid0 = _errs39 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err21 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 validate109.errors = vErrors;

@@ -22,14 +22,23 @@ const rows: ToolSessionRow[] = COST.map((cost, i) => ({
 }));
 
 describe("the breaker's opening test", () => {
+  // The figures are scripts/reference/opening.py's (numpy, the radius written from its formula).
   it("matches an independent computation (numpy) of the guarded one-sided interval", () => {
     const s = openingSequence(rows, 0.3);
     expect([s.treated, s.held_out]).toEqual([42, 18]);
     expect(s.estimate).toBeCloseTo(0.8998385557913288, 12);
-    expect(s.sd).toBeCloseTo(4.784929170378236, 12);
-    expect(s.interval![0]).toBeCloseTo(-1.238071395586243, 12);
-    expect(s.interval![1]).toBeCloseTo(3.0377485071689008, 12);
+    expect(s.sd).toBeCloseTo(4.38164556167021, 12);
+    expect(s.interval![0]).toBeCloseTo(-1.0578839759642729, 12);
+    expect(s.interval![1]).toBeCloseTo(2.8575610875469306, 12);
     expect(s.verdict).toBe("inconclusive");
+  });
+
+  it("floors the held-out arm's spread by both arms pooled, as the independent computation does at holdout 0.5", () => {
+    const s = openingSequence(rows, 0.5);
+    expect(s.estimate).toBeCloseTo(0.9171793558153419, 12);
+    expect(s.sd).toBeCloseTo(4.2116083792056624, 12);
+    expect(s.interval![0]).toBeCloseTo(-0.9645704349547494, 12);
+    expect(s.interval![1]).toBeCloseTo(2.7989291465854333, 12);
   });
 
   it("withholds its verdict below 30 sessions in either arm", () => {

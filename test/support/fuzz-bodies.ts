@@ -217,6 +217,8 @@ export const sessionItem = fc.record(
     model_name: fc.oneof(fc.constantFrom(...MODELS), fc.string({ maxLength: 40 })),
     turns: fc.oneof(fc.nat({ max: 100 }), fc.double()),
     usage: fc.oneof(providerUsage, fc.array(providerUsage, { maxLength: 5 }), fc.jsonValue()),
+    // The breaker's covariate: plausible sizes, and negatives, huge, non-finite-as-JSON and non-numbers.
+    covariate: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double(), fc.constantFrom(-1, 1e16, null, "12"), fc.jsonValue()),
   },
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );

@@ -129,6 +129,8 @@ export function rollupWorld(seed: number, start: number, hours: number, sessions
         usage: { input_tokens: 1_000, output_tokens: 500 },
         cost_usd: cost,
         report: JSON.stringify([id, cost]),
+        // Two sessions in three report a covariate (drawn from nothing, so the world's other draws stay as they were).
+        ...(s % 3 === 0 ? {} : { covariate: Math.round(cost * 100_000) + s }),
       };
       world.bills.push({ at: at + Math.floor(next() * HOUR), item });
     }

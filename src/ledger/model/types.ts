@@ -24,6 +24,8 @@ export interface PricedSession {
   cost_usd: number;
   /** The report's content in one fixed key order, to tell a repeat from a conflict. */
   report: string;
+  /** The report's `covariate`, when it had one (the breaker's CUPED adjustment). */
+  covariate?: number;
 }
 
 /**
@@ -40,4 +42,9 @@ export interface ToolSessionRow {
   treated: boolean;
   /** The session's priced cost (USD). */
   cost: number;
+  /**
+   * The session's reported covariate (POST /v1/sessions `covariate`), which the breaker's
+   * CUPED adjustment regresses the cost on; null or absent when the report had none.
+   */
+  covariate?: number | null;
 }

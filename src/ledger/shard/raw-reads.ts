@@ -109,11 +109,24 @@ export function readRawToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSe
   return sql
     .exec<ToolSessionSqlRow>(TOOL_SESSIONS + w.where + TOOL_SESSIONS_GROUP, ...w.bindings)
     .toArray()
-    .map((row) => ({
-      tool_name: row.tool_name,
-      session_id: row.session_id,
-      at: row.at,
-      treated: row.held !== 1,
-      cost: row.cost,
-    }));
+    .map(toolSessionOf);
+}
+
+/**
+ * A (session, tool) pair as the verdicts and the breaker read it, from its SQL row: the covariate
+ * set only when the session reported one, so a pair without is what it always was.
+ *
+ * @example
+ * toolSessionOf({ tool_name: "grep", session_id: "s1", at: 1, held: 0, cost: 2.5, covariate: null }).treated // true
+ */
+export function toolSessionOf(row: ToolSessionSqlRow): ToolSessionRow {
+  const pair: ToolSessionRow = {
+    tool_name: row.tool_name,
+    session_id: row.session_id,
+    at: row.at,
+    treated: row.held !== 1,
+    cost: row.cost,
+  };
+  if (row.covariate !== null && row.covariate !== undefined) pair.covariate = row.covariate;
+  return pair;
 }

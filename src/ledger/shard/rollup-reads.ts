@@ -9,7 +9,7 @@ import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
-import { sumsOf } from "./raw-reads";
+import { sumsOf, toolSessionOf } from "./raw-reads";
 import { emptySums, type LedgerSums, type SeriesBucket } from "../stats/report";
 import {
   CLUSTER_TOTALS,
@@ -303,19 +303,13 @@ export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessi
   const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
   return sql
     .exec<ToolSessionSqlRow>(
-      `SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost
-      FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
+      `SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost,
+      s.covariate AS covariate FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
       WHERE ${w.where} GROUP BY s.session_id, t.tool_name`,
       ...w.bindings,
     )
     .toArray()
-    .map((row) => ({
-      tool_name: row.tool_name,
-      session_id: row.session_id,
-      at: row.at,
-      treated: row.held !== 1,
-      cost: row.cost,
-    }));
+    .map(toolSessionOf);
 }
 
 /**

@@ -200,13 +200,14 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
   }
   // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
   sql.exec(
-    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout) VALUES (?, ?, ?, ?, ?, ?, 0)",
+    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout, covariate) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
     item.session_id,
     at,
     item.report,
     item.model_name,
     item.priced_as,
     item.cost_usd,
+    item.covariate ?? null,
   );
   sql.exec(ADD_BILL, at, item.model_name, item.priced_as, item.cost_usd);
   return { status: "accepted", repeated: false };

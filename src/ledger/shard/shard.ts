@@ -70,9 +70,9 @@ export class LedgerShard extends DurableObject<Env> {
 
   private migrate(from: number): void {
     this.ctx.storage.transactionSync(() => {
-      for (const step of MIGRATIONS.slice(from)) this.sql.exec(step);
-      // Schema 5's packed pairs are filled by code from the bills and summaries its SQL left.
-      if (from < 5) backfillChunks(this.sql);
+      for (const step of MIGRATIONS.slice(from)) typeof step === "string" ? this.sql.exec(step) : step(this.sql);
+      // Schema 5's packed pairs are filled by code from the bills and summaries its SQL left; schema 8 packs them again with the covariate.
+      if (from < 8) backfillChunks(this.sql);
       this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
     });
   }

@@ -18,9 +18,10 @@ import { PENDING_MIGRATION } from "./pending";
 /**
  * The schema's versions, in order: a shard runs those past the version in
  * its `meta` table when it starts, so a shard written by an older worker
- * gains the new columns instead of failing on them.
+ * gains the new columns instead of failing on them. A step is SQL, or code
+ * where SQL cannot say it (adding a column only where it is missing).
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly (string | ((sql: SqlStorage) => void))[] = [
   // 1: the tables and indexes.
   `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -86,7 +87,23 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   BAND_MIGRATION,
   // 7: outcomes of authentic ids whose decision has not arrived yet (./pending.ts).
   PENDING_MIGRATION,
+  // 8: a session's covariate for the breaker's CUPED adjustment; the shard packs every chunk again after
+  // the step, in the 25-byte layout that carries it (./tool-chunks.ts).
+  (sql) => addColumn(sql, "sessions", "covariate REAL"),
 ];
+
+/**
+ * Adds a column unless the table has it already: SQLite has no ADD COLUMN IF NOT EXISTS, and a
+ * step that ran once must not fail a shard whose version was set back (a restore, a test).
+ *
+ * @example
+ * addColumn(sql, "sessions", "covariate REAL")
+ */
+export function addColumn(sql: SqlStorage, table: string, column: string): void {
+  const name = column.split(" ")[0];
+  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
+  if (!columns.some((c) => c.name === name)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column}`);
+}
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
@@ -247,12 +264,19 @@ export function toolSessionWhere(filter: SumsFilter): { where: string; bindings:
  * wholly treated.
  */
 export const TOOL_SESSIONS = `SELECT COALESCE(d.tool_name, '') AS tool_name, s.session_id AS session_id, s.at AS at,
-  MAX(d.holdout) AS held, s.cost AS cost
+  MAX(d.holdout) AS held, s.cost AS cost, s.covariate AS covariate
   FROM sessions s JOIN decisions d ON d.session_id = s.session_id WHERE `;
 export const TOOL_SESSIONS_GROUP = " GROUP BY s.session_id, COALESCE(d.tool_name, '')";
 
 /** A row of TOOL_SESSIONS (and of the summaries' twin in ./rollup-reads.ts): every column NOT NULL. */
-export type ToolSessionSqlRow = { tool_name: string; session_id: string; at: number; held: number; cost: number };
+export type ToolSessionSqlRow = {
+  tool_name: string;
+  session_id: string;
+  at: number;
+  held: number;
+  cost: number;
+  covariate: number | null;
+};
 
 /** The sessions' bills (their arms are per tool now: see TOOL_SESSIONS). */
 export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq

@@ -6,7 +6,7 @@
  * per pair. A chunk is derived from the bills and the summaries and packed
  * again from them whenever a write changes its pairs.
  */
-import { packRows, type ToolPairList, orderTools } from "../stats/pairs";
+import { covariateCell, packRows, type ToolPairList, orderTools } from "../stats/pairs";
 import { HOUR_MS } from "./rollup-sql";
 import type { SumsFilter } from "./sql";
 import type { ToolSessionRow } from "../model/types";
@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS tool_chunks (
 `;
 
 // One chunk's pairs, as the verdicts' raw-row query gives them (rollup-reads.ts, readToolSessions), in report order.
-const PAIRS_OF_CHUNK = `SELECT s.at AS at, s.session_id AS session_id, MAX(t.held) AS held, s.cost AS cost
+const PAIRS_OF_CHUNK = `SELECT s.at AS at, s.session_id AS session_id, MAX(t.held) AS held, s.cost AS cost,
+  s.covariate AS covariate
   FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0 AND t.tool_name = ?
   WHERE s.at >= ? AND s.at < ? GROUP BY s.session_id ORDER BY s.at, s.session_id`;
 const CHUNKS =
@@ -32,16 +33,21 @@ export const CHUNKS_OF_SESSIONS = `${CHUNKS} AND t.session_key IN (SELECT value 
 export const CHUNKS_BEFORE = `${CHUNKS} AND t.hour < ?`;
 /** A row of CHUNKS (and of the queries built on it): one chunk's tool and hour. */
 export type ChunkKey = { tool: string; hour: number };
-/** A row of PAIRS_OF_CHUNK: every column NOT NULL. */
-type PairSqlRow = { at: number; session_id: string; held: number; cost: number };
+/** A row of PAIRS_OF_CHUNK: every column NOT NULL but the covariate (migration 8's, null when not reported). */
+type PairSqlRow = { at: number; session_id: string; held: number; cost: number; covariate: number | null };
 
-/** n pairs as bill-time, cost and arm arrays over one buffer (a chunk's blob): 8 + 8 + 1 bytes a pair. */
-function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 17)) {
+/**
+ * n pairs as bill-time, cost, covariate (NaN: none) and arm arrays over one buffer (a chunk's blob):
+ * 8 + 8 + 8 + 1 bytes a pair since migration 8, which packed every chunk again; the arm last, so
+ * each Float64Array starts on a multiple of 8.
+ */
+function packed(n: number, buffer: ArrayBuffer = new ArrayBuffer(n * 25)) {
   return {
     buffer,
     at: new Float64Array(buffer, 0, n),
     cost: new Float64Array(buffer, n * 8, n),
-    held: new Uint8Array(buffer, n * 16, n),
+    covariate: new Float64Array(buffer, n * 16, n),
+    held: new Uint8Array(buffer, n * 24, n),
   };
 }
 
@@ -67,6 +73,7 @@ export function repackChunks(sql: SqlStorage, chunks: Iterable<ChunkKey>): void 
     rows.forEach((row, i) => {
       p.at[i] = row.at;
       p.cost[i] = row.cost;
+      p.covariate[i] = covariateCell(row.covariate);
       p.held[i] = row.held === 1 ? 1 : 0;
     });
     sql.exec(
@@ -81,7 +88,7 @@ export function repackChunks(sql: SqlStorage, chunks: Iterable<ChunkKey>): void 
 }
 
 /**
- * Migration 5's backfill: every chunk of the bills and summaries a shard holds.
+ * Migrations 5's and 8's backfill: every chunk of the bills and summaries a shard holds, packed (again).
  *
  * @example
  * backfillChunks(ctx.storage.sql) // after the schema-5 step, in its transaction
@@ -151,6 +158,7 @@ export function readToolPairs(sql: SqlStorage, filter: SumsFilter, rowsOf: () =>
         if (keep === null) {
           out.at.set(chunk.at, k);
           out.cost.set(chunk.cost, k);
+          out.covariate.set(chunk.covariate, k);
           out.held.set(chunk.held, k);
           k += chunk.at.length;
           ids.push(joined);
@@ -158,16 +166,17 @@ export function readToolPairs(sql: SqlStorage, filter: SumsFilter, rowsOf: () =>
         }
         const split = joined.split("\n");
         for (const i of keep) {
-          [out.at[k], out.cost[k], out.held[k]] = [
+          [out.at[k], out.cost[k], out.covariate[k], out.held[k]] = [
             chunk.at[i] as number,
             chunk.cost[i] as number,
+            chunk.covariate[i] as number,
             chunk.held[i] as number,
           ];
           k++;
         }
         if (keep.length > 0) ids.push(keep.map((i) => split[i]).join("\n"));
       }
-      return { tool_name, at: out.at, cost: out.cost, held: out.held, ids: ids.join("\n") };
+      return { tool_name, at: out.at, cost: out.cost, covariate: out.covariate, held: out.held, ids: ids.join("\n") };
     }),
   );
 }

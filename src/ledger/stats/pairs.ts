@@ -6,15 +6,32 @@
  */
 import type { ToolSessionRow } from "../model/types";
 
-/** One tool's pairs in report order: each pair's bill time, cost, arm (1 held out) and session id ("\n"-joined). */
+/** One tool's pairs in report order: each pair's bill time, cost, covariate, arm (1 held out) and session id ("\n"-joined). */
 export interface ToolPairList {
   tool_name: string;
   at: Float64Array;
   cost: Float64Array;
+  /** The session's reported covariate; NaN where it reported none. */
+  covariate: Float64Array;
   held: Uint8Array;
   /** The session ids, joined by "\n" (a session id never holds one). */
   ids: string;
 }
+
+/**
+ * A covariate as a packed cell: NaN for none (a reported covariate is a finite number).
+ *
+ * @example
+ * covariateCell(null) // NaN
+ */
+export const covariateCell = (x: number | null | undefined): number => (x === null || x === undefined ? Number.NaN : x);
+/**
+ * A packed cell as a row's covariate: null for none.
+ *
+ * @example
+ * covariateOf(Number.NaN) // null
+ */
+export const covariateOf = (cell: number): number | null => (Number.isNaN(cell) ? null : cell);
 
 const byReportOrder = (a: ToolSessionRow, b: ToolSessionRow) =>
   a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0);
@@ -25,6 +42,7 @@ function listOf(tool_name: string, rows: readonly ToolSessionRow[]): ToolPairLis
     tool_name,
     at: Float64Array.from(rows, (r) => r.at),
     cost: Float64Array.from(rows, (r) => r.cost),
+    covariate: Float64Array.from(rows, (r) => covariateCell(r.covariate)),
     held: Uint8Array.from(rows, (r) => (r.treated ? 0 : 1)),
     ids: rows.map((r) => r.session_id).join("\n"),
   };
@@ -56,13 +74,19 @@ export function packRows(rows: readonly ToolSessionRow[]): ToolPairList[] {
 export function rowsOfPairs(lists: readonly ToolPairList[]): ToolSessionRow[] {
   return lists.flatMap((l) => {
     const ids = l.at.length === 0 ? [] : l.ids.split("\n");
-    return Array.from(l.at, (at, i) => ({
-      tool_name: l.tool_name,
-      session_id: ids[i] as string,
-      at,
-      treated: l.held[i] === 0,
-      cost: l.cost[i] as number,
-    }));
+    return Array.from(l.at, (at, i) => {
+      const row: ToolSessionRow = {
+        tool_name: l.tool_name,
+        session_id: ids[i] as string,
+        at,
+        treated: l.held[i] === 0,
+        cost: l.cost[i] as number,
+      };
+      // Only a reported one is set, so rows without are as they always were.
+      const covariate = covariateOf(l.covariate[i] as number);
+      if (covariate !== null) row.covariate = covariate;
+      return row;
+    });
   });
 }
 
@@ -97,7 +121,13 @@ export function orderTools(lists: readonly ToolPairList[]): ToolPairList[] {
 function mergeTwo(a: ToolPairList, b: ToolPairList): ToolPairList {
   const [ai, bi] = [a.ids.split("\n"), b.ids.split("\n")];
   const n = a.at.length + b.at.length;
-  const out = { tool_name: a.tool_name, at: new Float64Array(n), cost: new Float64Array(n), held: new Uint8Array(n) };
+  const out = {
+    tool_name: a.tool_name,
+    at: new Float64Array(n),
+    cost: new Float64Array(n),
+    covariate: new Float64Array(n),
+    held: new Uint8Array(n),
+  };
   const ids: string[] = [];
   let [i, j] = [0, 0];
   for (let k = 0; k < n; k++) {
@@ -108,6 +138,7 @@ function mergeTwo(a: ToolPairList, b: ToolPairList): ToolPairList {
     const [from, at] = takeA ? [a, i++] : [b, j++];
     out.at[k] = from.at[at] as number;
     out.cost[k] = from.cost[at] as number;
+    out.covariate[k] = from.covariate[at] as number;
     out.held[k] = from.held[at] as number;
     ids.push((takeA ? ai : bi)[at] as string);
   }

@@ -126,11 +126,15 @@ function sessionReport(s: z.infer<typeof SessionItemSchema>): string {
     total.cache_read_input_tokens,
     total.cache_creation_input_tokens,
   ];
-  if (!s.usage.perRequest && total.cache_creation_1h_input_tokens === 0) return JSON.stringify(head);
+  // A covariate, when sent, is part of the content: the same bill with another covariate is a conflict.
+  const tail = s.covariate === undefined ? [] : [s.covariate];
+  if (!s.usage.perRequest && total.cache_creation_1h_input_tokens === 0 && tail.length === 0)
+    return JSON.stringify(head);
   return JSON.stringify([
     ...head,
     total.cache_creation_1h_input_tokens,
     s.usage.perRequest ? s.usage.requests.map((r) => Object.values(r)) : null,
+    ...tail,
   ]);
 }
 

@@ -9,6 +9,9 @@ import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_I
 /** Most items one POST /v1/outcomes or POST /v1/sessions takes. */
 export const MAX_REPORT_ITEMS = 100;
 
+/** The largest session covariate taken: a token count far past any session's (10¹⁵), and finite. */
+export const MAX_COVARIATE = 1e15;
+
 const count = (max: number, description: string) =>
   z
     .number({ error: requiredOr("must be a number") })
@@ -83,6 +86,16 @@ export const SessionItemSchema = z
     model_name: ModelNameSchema,
     turns: count(MAX_HORIZON, "How many turns the session ran."),
     usage: ProviderUsageSchema,
+    covariate: z
+      .number({ error: requiredOr("must be a number") })
+      .nonnegative("must be a finite number ≥ 0")
+      .max(MAX_COVARIATE, `must be at most ${MAX_COVARIATE}`)
+      .optional()
+      .openapi({
+        description:
+          "Optional. A size of the session that the gate's decisions cannot change, which the breaker regresses the bill on to take noise out of its verdict (CUPED, docs/learning.md). Send the same quantity for every session of a tenant. Recommended: the context tokens at the session's first gate decision × the later turns that missed the cache for idleness (cache_read_input_tokens 0).",
+        example: 1_200_000,
+      }),
   })
   .openapi("SessionReport", {
     example: {

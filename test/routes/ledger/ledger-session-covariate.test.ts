@@ -1,0 +1,79 @@
+import { reset, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeEach, describe, expect, it } from "vitest";
+import { ledgerShard } from "../../../src/ledger";
+import { OPUS, putRow, resetState } from "../../support/helpers";
+import { callWorker } from "../../support/ledger-fixtures";
+
+const SESSION = {
+  session_id: "conv-cov",
+  model_name: "claude-opus-4-6",
+  turns: 4,
+  usage: { input_tokens: 1_000_000, output_tokens: 0 },
+};
+
+const post = async (items: unknown[]) => {
+  const res = await callWorker("/v1/sessions", { json: { items }, key: "agents-prod" });
+  return { status: res.status, body: await res.json<Record<string, any>>() };
+};
+
+/** The covariate column of a session, read from whichever shard holds its bill. */
+async function storedCovariate(sessionId: string): Promise<number | null | undefined> {
+  for (let shard = 0; shard < 4; shard++) {
+    const held = await runInDurableObject(ledgerShard(env.LEDGER, "agents-prod", shard), (_instance, state) => {
+      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sessions'").toArray();
+      if (tables.length === 0) return undefined;
+      return state.storage.sql
+        .exec<{ covariate: number | null }>("SELECT covariate FROM sessions WHERE session_id = ?", sessionId)
+        .toArray()[0]?.covariate;
+    });
+    if (held !== undefined) return held;
+  }
+  return undefined;
+}
+
+beforeEach(async () => {
+  await reset();
+  await resetState();
+  await putRow("claude-opus-4-6", OPUS);
+});
+
+describe("POST /v1/sessions with a covariate", () => {
+  it("stores the covariate with the bill, and a session without one stores none", async () => {
+    const sent = await post([
+      { ...SESSION, covariate: 1_250_000.5 },
+      { ...SESSION, session_id: "conv-none" },
+    ]);
+    expect(sent.body.results).toEqual([
+      { status: "accepted", repeated: false },
+      { status: "accepted", repeated: false },
+    ]);
+    expect(await storedCovariate("conv-cov")).toBe(1_250_000.5);
+    expect(await storedCovariate("conv-none")).toBeNull();
+  });
+
+  it("takes the same covariate again as a repeat, and another one as a conflict", async () => {
+    await post([{ ...SESSION, covariate: 40 }]);
+    expect((await post([{ ...SESSION, covariate: 40 }])).body.results[0]).toEqual({
+      status: "accepted",
+      repeated: true,
+    });
+    expect((await post([{ ...SESSION, covariate: 41 }])).body.results[0].status).toBe("conflict");
+    expect((await post([SESSION])).body.results[0].status).toBe("conflict");
+  });
+
+  it("answers invalid naming the field for a covariate that is negative, too large or not a number", async () => {
+    const { status, body } = await post([
+      { ...SESSION, session_id: "a", covariate: -1 },
+      { ...SESSION, session_id: "b", covariate: 2e15 },
+      { ...SESSION, session_id: "c", covariate: "many" },
+      { ...SESSION, session_id: "d", covariate: null },
+    ]);
+    expect(status).toBe(200);
+    body.results.forEach((result: Record<string, any>, i: number) =>
+      expect(result).toMatchObject({ status: "invalid", issues: [{ path: `items.${i}.covariate` }] }),
+    );
+    expect(body.results[0].issues[0].message).toMatch(/≥ 0/);
+    expect(body.results[1].issues[0].message).toMatch(/at most/);
+  });
+});
