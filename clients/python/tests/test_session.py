@@ -89,7 +89,9 @@ def test_end_reports_turns_cached_turns_and_recalls_per_decision_in_batches_of_1
     assert [item["decision_id"] for item in items if item["recalled"]] == [f"dec_0_{8:032x}"]
     assert summary.outcomes is not None and summary.outcomes.accepted == 150
     assert gate.sent("/v1/sessions")[0].body == {"items": [{"session_id": "conv-2", "model_name": "claude-opus-4-6", "turns": 3,
-        "usage": {"input_tokens": 30, "output_tokens": 3, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 0}}]}
+        "usage": {"input_tokens": 30, "output_tokens": 3, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 0},
+        # The history at the first gate call (11 tokens) times the later calls that missed the cache (the last one).
+        "covariate": 11}]}
     assert session.end() is summary and session.offload("late", "web_fetch", "x" * 50_000) == "x" * 50_000
 
 

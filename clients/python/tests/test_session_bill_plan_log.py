@@ -240,3 +240,25 @@ def test_the_openai_agents_filter_plans_outputs_already_sent_in_full_and_stubs_t
     assert all(o.startswith("[offloaded: the output of tool call call_") for o in [i["output"] for i in second.input[1:]])
     assert offload_input_filter(session, plan=False)(data(items)).input == second.input, "every later call holds the same stubs"
     assert len(gate.sent("/v1/plan")) == 1
+
+
+def test_the_bill_carries_the_history_at_the_first_gate_call_times_the_later_cache_misses_as_its_covariate() -> None:
+    gate = Gate()
+    session = OffloadSession(gate.client(), "claude-opus-4-6", session_id="cov-1")
+    session.observe(u(1_000, 0, 9_000, 0))  # no gate call yet: a miss before it does not count
+    session.observe({"input_tokens": 50, "output_tokens": 10, "cache_read_input_tokens": 10_000})
+    session.offload("c1", "web_fetch", "x" * 50_000)  # the history here: 50 + 10 + 10,000 tokens
+    session.observe({"input_tokens": 70, "output_tokens": 5, "cache_read_input_tokens": 10_060})
+    session.observe({"input_tokens": 20_000, "output_tokens": 5})  # idle: the cache expired
+    session.observe({"input_tokens": 20_100, "output_tokens": 5, "cache_creation_input_tokens": 0})
+    session.end()
+    assert gate.sent("/v1/sessions")[0]["items"][0]["covariate"] == 10_060 * 2
+
+
+def test_a_session_that_never_asked_the_gate_sends_no_covariate() -> None:
+    gate = Gate()
+    session = OffloadSession(gate.client(), "claude-opus-4-6")
+    session.observe({"input_tokens": 10, "output_tokens": 2})
+    session.observe({"input_tokens": 10, "output_tokens": 2})
+    session.end()
+    assert "covariate" not in gate.sent("/v1/sessions")[0]["items"][0]

@@ -73,6 +73,11 @@ export class Ledger {
   #turns = 0;
   #cached = 0;
   #context = 0;
+  // The covariate the breaker regresses this session's bill on (POST /v1/sessions `covariate`): the
+  // history at the first gate call times the later calls that missed the cache. Neither is changed by
+  // what the gate decides, which is what keeps the breaker's adjustment unbiased.
+  #firstContext: number | undefined;
+  #misses = 0;
   readonly #usage: SessionUsage = {
     input_tokens: 0,
     output_tokens: 0,
@@ -129,7 +134,9 @@ export class Ledger {
     }
   }
 
+  /** Where the session stands as a gate call is made (every gate call takes one). */
   at(): Mark {
+    this.#firstContext ??= this.#context;
     return { turnsAt: this.#turns, cachedAt: this.#cached };
   }
 
@@ -188,6 +195,7 @@ export class Ledger {
     this.#written1h += written1h;
     for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
     if (!turn) return { counted, written1h };
+    if (this.#firstContext !== undefined && this.#turns > 0 && counted.cache_read_input_tokens === 0) this.#misses += 1;
     this.#turns += 1;
     if (counted.cache_read_input_tokens > 0) this.#cached += 1;
     this.#context =
@@ -258,6 +266,7 @@ export class Ledger {
       model_name: model,
       turns: this.#turns,
       usage: { ...usage, ...split } as SessionReport["usage"],
+      ...(this.#firstContext === undefined ? {} : { covariate: this.#firstContext * this.#misses }),
     };
   }
 

@@ -151,8 +151,9 @@ describe("the Claude Agent SDK adapter against the local gate", { skip, concurre
         cache_creation_input_tokens: 1_060,
         cache_creation: { ephemeral_5m_input_tokens: 1_000, ephemeral_1h_input_tokens: 60 },
       };
+      // Its covariate: every call after the gate's read the cache, so no miss multiplies the history.
       const again = await gate.reportSessions([
-        { session_id: `cas-${marker}`, model_name: MODEL, turns: 6, usage: usageSent },
+        { session_id: `cas-${marker}`, model_name: MODEL, turns: 6, usage: usageSent, covariate: 0 },
       ]);
       assert.deepEqual(
         again.results[0],

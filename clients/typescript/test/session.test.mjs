@@ -129,12 +129,36 @@ describe("OffloadSession", () => {
             model_name: "claude-opus-4-6",
             turns: 3,
             usage: { input_tokens: 30, output_tokens: 3, cache_read_input_tokens: 5, cache_creation_input_tokens: 0 },
+            // The history at the first gate call (11 tokens) times the later calls that missed the cache (the last one).
+            covariate: 11,
           },
         ],
       },
     ]);
     assert.equal(await session.end(), summary);
     assert.equal(await session.offload("late", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
+  });
+
+  it("bills the history at the first gate call times the later cache misses as the session's covariate", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "cov-1" });
+    session.observe({ input_tokens: 1_000, output_tokens: 0, cache_creation_input_tokens: 9_000 }); // before any gate call
+    session.observe({ input_tokens: 50, output_tokens: 10, cache_read_input_tokens: 10_000 });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000)); // the history here: 50 + 10 + 10,000 tokens
+    session.observe({ input_tokens: 70, output_tokens: 5, cache_read_input_tokens: 10_060 });
+    session.observe({ input_tokens: 20_000, output_tokens: 5 }); // idle: the cache expired
+    session.observe({ input_tokens: 20_100, output_tokens: 5, cache_creation_input_tokens: 0 });
+    await session.end();
+    assert.equal(sent("/v1/sessions")[0].items[0].covariate, 10_060 * 2);
+  });
+
+  it("sends no covariate for a session that never asked the gate", async () => {
+    const { gate, sent } = scriptedGate();
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "cov-2" });
+    session.observe({ input_tokens: 10, output_tokens: 2 });
+    session.observe({ input_tokens: 10, output_tokens: 2 });
+    await session.end();
+    assert.equal("covariate" in sent("/v1/sessions")[0].items[0], false);
   });
 
   it("sends an outcome the ledger has not seen yet again", async () => {

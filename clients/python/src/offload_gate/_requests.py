@@ -115,6 +115,8 @@ class SessionReport(_Request):
     model_name: str
     turns: int
     usage: Mapping[str, Any] = field(default_factory=dict)
+    #: What the breaker regresses the bill on (docs/api/ledger.md): a size the gate's decisions cannot change.
+    covariate: Optional[float] = None
     extra: JSONObject = field(default_factory=dict)
 
     def to_json(self) -> JSONObject:

@@ -79,6 +79,10 @@ class OffloadSession:
     _turns: int = field(default=0, init=False, repr=False)
     _cached: int = field(default=0, init=False, repr=False)
     _context: int = field(default=0, init=False, repr=False)
+    # The bill's covariate (POST /v1/sessions): the history at the first gate call times the later calls
+    # that missed the cache; the gate's decisions change neither.
+    _first_context: Optional[int] = field(default=None, init=False, repr=False)
+    _misses: int = field(default=0, init=False, repr=False)
     _summary: Optional[SessionSummary] = field(default=None, init=False, repr=False)
     _meter: Any = field(default=None, init=False, repr=False)
     _cadence: Any = field(default=None, init=False, repr=False)
@@ -168,6 +172,8 @@ class OffloadSession:
                 if self._log is not None:
                     self._log.late(counted, written_1h)
                 return
+            if self._first_context is not None and self._turns > 0 and counted["cache_read_input_tokens"] == 0:
+                self._misses += 1
             self._turns += 1
             if counted["cache_read_input_tokens"] > 0:
                 self._cached += 1
@@ -198,6 +204,7 @@ class OffloadSession:
             if not any("id" in s for s in sent):
                 return []
             turns_at, cached_at = self._turns, self._cached
+            self._first_context = self._context if self._first_context is None else self._first_context
             try:
                 answer = self.gate.plan(**{**request, "model_name": self.model, "session_id": self.session_id, "segments": sent})
             except Exception:
@@ -244,7 +251,8 @@ class OffloadSession:
             if summary.usage_issues:
                 log.warning("offload-gate: the session's bill was not sent, its usage could not be read: %s", "; ".join(summary.usage_issues))
             elif self._turns > 0:
-                bill = SessionReport(str(self.session_id), self.model, self._turns, billed_usage(self._usage, self._written_1h))
+                covariate = None if self._first_context is None else self._first_context * self._misses
+                bill = SessionReport(str(self.session_id), self.model, self._turns, billed_usage(self._usage, self._written_1h), covariate)
                 summary.session = self.gate.report_sessions([bill])
         except Exception:
             log.warning("offload-gate: reporting the session failed", exc_info=True)
@@ -265,6 +273,7 @@ class OffloadSession:
         )
         if not seed:
             fields["context_tokens"] = self._context
+        self._first_context = self._context if self._first_context is None else self._first_context
         decision = self.gate.decide(**fields)
         fire = decision.fire and self._keep(tool_call_id, output)
         return Held(
