@@ -139,7 +139,7 @@ describe("OffloadSession", () => {
     assert.equal(await session.offload("late", "web_fetch", "x".repeat(50_000)), "x".repeat(50_000));
   });
 
-  it("bills the history at the first gate call times the later cache misses as the session's covariate", async () => {
+  it("bills the history at the first gate call times the later cache misses as the session's covariate, and none without a gate call", async () => {
     const { gate, sent } = scriptedGate();
     const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "cov-1" });
     session.observe({ input_tokens: 1_000, output_tokens: 0, cache_creation_input_tokens: 9_000 }); // before any gate call
@@ -150,15 +150,11 @@ describe("OffloadSession", () => {
     session.observe({ input_tokens: 20_100, output_tokens: 5, cache_creation_input_tokens: 0 });
     await session.end();
     assert.equal(sent("/v1/sessions")[0].items[0].covariate, 10_060 * 2);
-  });
-
-  it("sends no covariate for a session that never asked the gate", async () => {
-    const { gate, sent } = scriptedGate();
-    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "cov-2" });
-    session.observe({ input_tokens: 10, output_tokens: 2 });
-    session.observe({ input_tokens: 10, output_tokens: 2 });
-    await session.end();
-    assert.equal("covariate" in sent("/v1/sessions")[0].items[0], false);
+    // A session that never asked the gate sends none.
+    const quiet = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "cov-2" });
+    quiet.observe({ input_tokens: 10, output_tokens: 2 });
+    await quiet.end();
+    assert.equal("covariate" in sent("/v1/sessions")[1].items[0], false);
   });
 
   it("sends an outcome the ledger has not seen yet again", async () => {

@@ -9,8 +9,8 @@ import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
-import { sumsOf, toolSessionOf } from "./raw-reads";
-import { emptySums, type LedgerSums, type SeriesBucket } from "../stats/report";
+import { sumsOf } from "./raw-reads";
+import type { LedgerSums, SeriesBucket } from "../stats/report";
 import {
   CLUSTER_TOTALS,
   DECISION_COLUMNS,
@@ -20,16 +20,7 @@ import {
   rollupSelect,
   SUMMARY_SUMS,
 } from "./rollup-sql";
-import {
-  SERIES_SUMS,
-  decisionWhere,
-  whereOf,
-  type SeriesSqlRow,
-  type SumsFilter,
-  type SumsRow,
-  type ToolSessionSqlRow,
-} from "./sql";
-import type { ToolSessionRow } from "../model/types";
+import { SERIES_SUMS, decisionWhere, whereOf, type SeriesSqlRow, type SumsFilter, type SumsRow } from "./sql";
 import { planWindow, type WindowPlan } from "./window";
 
 type Bindings = (string | number)[];
@@ -161,7 +152,8 @@ function readClusters(sql: SqlStorage, plan: WindowPlan, filter: SumsFilter): Ro
     .one();
 }
 
-const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
+/** A session of the model, as requested or priced. */
+export const SESSION_MODEL = "(s.model_name = ? OR s.priced_as = ?)";
 
 /** The bills of sessions in the window, of the model, and, for a tool, with a decision about it (in any hour). */
 const billWhere = (filter: SumsFilter) =>
@@ -289,41 +281,4 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
     )
     .toArray()
     .map(toolNetOf);
-}
-
-/**
- * The per-tool verdicts' (session, tool) pairs from the summaries: every
- * session with a bill in the window and each tool it had a decision about,
- * as readRawToolSessions gives them over raw rows.
- *
- * @example
- * readToolSessions(ctx.storage.sql, { from, to }) // [{ tool_name: "grep", session_id: "s1", at, treated: true, cost: 2.5 }]
- */
-export function readToolSessions(sql: SqlStorage, filter: SumsFilter): ToolSessionRow[] {
-  const w = whereOf(filter, "s.at", "t.tool_name = ? AND t.tool_name <> ''", SESSION_MODEL);
-  return sql
-    .exec<ToolSessionSqlRow>(
-      `SELECT t.tool_name AS tool_name, s.session_id AS session_id, s.at AS at, MAX(t.held) AS held, s.cost AS cost,
-      s.covariate AS covariate FROM sessions s JOIN session_tools t ON t.session_key = s.session_id AND t.solo = 0
-      WHERE ${w.where} GROUP BY s.session_id, t.tool_name`,
-      ...w.bindings,
-    )
-    .toArray()
-    .map(toolSessionOf);
-}
-
-/**
- * Per session id: 2 when its bill is here, 1 when only decisions of it are, 0 when neither.
- *
- * @example
- * readLocations(ctx.storage.sql, ["s1", "s2"]) // [2, 0]
- */
-export function readLocations(sql: SqlStorage, sessionIds: readonly string[]): number[] {
-  return sessionIds.map((id) => {
-    if (sql.exec("SELECT 1 FROM sessions WHERE session_id = ?", id).toArray().length > 0) return 2;
-    // Its raw decisions may be purged already; its summaries are kept for the retention.
-    return sql.exec("SELECT 1 FROM session_tools WHERE session_key = ? AND solo = 0 LIMIT 1", id).toArray().length > 0
-      ? 1
-      : 0;
-  });
 }

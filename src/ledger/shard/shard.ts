@@ -1,14 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { emptySums, type LedgerSums } from "../stats/report";
 import type { LedgerDecision, OutcomeReport } from "../model/savings";
-import { MIGRATIONS, type SumsFilter } from "./sql";
+import type { SumsFilter } from "./sql";
+import { MIGRATIONS, migrate, schemaVersion } from "./migrations";
 import { readBandSums, withBands } from "./band-sums";
-import { readLearningSums, readLocations, readSums, readToolNets, readToolSessions } from "./rollup-reads";
+import { readLearningSums, readSums, readToolNets } from "./rollup-reads";
+import { readLocations, readToolSessions } from "./session-reads";
 import type { ToolModelSums, ToolNetRow } from "./learning-sums";
 import { readReporting, type ToolReporting } from "./reporting";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
 import { takePending } from "./pending";
-import { backfillChunks, readToolPairs } from "./tool-chunks";
+import { readToolPairs } from "./tool-chunks";
 import type { ToolPairList } from "../stats/pairs";
 import type { ItemResult, PricedSession } from "../model/types";
 
@@ -63,38 +65,16 @@ export class LedgerShard extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    const version = this.schemaVersion();
+    const version = schemaVersion(this.sql);
     this.schemaReady = version > 0;
-    if (this.schemaReady && version < MIGRATIONS.length) this.migrate(version);
-  }
-
-  private migrate(from: number): void {
-    this.ctx.storage.transactionSync(() => {
-      for (const step of MIGRATIONS.slice(from)) typeof step === "string" ? this.sql.exec(step) : step(this.sql);
-      // Schema 5's packed pairs are filled by code from the bills and summaries its SQL left; schema 8 packs them again with the covariate.
-      if (from < 8) backfillChunks(this.sql);
-      this.sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", String(MIGRATIONS.length));
-    });
+    if (this.schemaReady && version < MIGRATIONS.length) migrate(ctx.storage, version);
   }
 
   /** Creates the tables on the first write. */
   private ensureSchema(): void {
     if (this.schemaReady) return;
-    this.migrate(0);
+    migrate(this.ctx.storage, 0);
     this.schemaReady = true;
-  }
-
-  /** The schema version this shard's tables are at: 0 for a new shard; 1 for one from before versions were kept. */
-  private schemaVersion(): number {
-    const tables = new Set(
-      this.sql
-        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
-        .toArray()
-        .map((row) => row.name),
-    );
-    if (!tables.has("meta")) return 0;
-    const held = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").toArray()[0];
-    return held === undefined ? 1 : Number(held.value);
   }
 
   /**

@@ -1,109 +1,15 @@
 /**
- * The ledger shard's SQLite schema (its migrations, in order) and the raw
- * rows' aggregate queries. Every SQL statement the ledger runs lives in this
- * folder, src/ledger/shard/, beside the module that runs it: the rollups'
- * in ./rollup-sql.ts, the per-span sums' in ./cluster-spans.ts, the bills'
- * in ./bill-hours.ts, the packed pairs' in ./tool-chunks.ts, the learner's
- * in ./learning-sums.ts, the writes' and the purge's in ./shard-writes.ts, the
- * windowed reads' in ./rollup-reads.ts and the object's own in ./shard.ts.
+ * The ledger shard's raw rows' queries and their aggregates. Every SQL
+ * statement the ledger runs lives in this folder, src/ledger/shard/, beside
+ * the module that runs it: the schema and its migrations in ./migrations.ts,
+ * the rollups' in ./rollup-sql.ts, the per-span sums' in ./cluster-spans.ts,
+ * the bills' in ./bill-hours.ts, the packed pairs' in ./tool-chunks.ts, the
+ * learner's in ./learning-sums.ts, the writes' and the purge's in
+ * ./shard-writes.ts, the windowed reads' in ./rollup-reads.ts, the billed
+ * sessions' in ./session-reads.ts and the object's own in ./shard.ts.
  * docs/storage.md describes the layout.
  */
-import { BILL_MIGRATION } from "./bill-hours";
-import { CLUSTER_MIGRATION } from "./cluster-spans";
-import { CHUNK_MIGRATION } from "./tool-chunks";
-import { BAND_MIGRATION } from "./band-sums";
-import { CLUSTER_TOTALS, ROLLUP_MIGRATION } from "./rollup-sql";
-import { PENDING_MIGRATION } from "./pending";
-
-/**
- * The schema's versions, in order: a shard runs those past the version in
- * its `meta` table when it starts, so a shard written by an older worker
- * gains the new columns instead of failing on them. A step is SQL, or code
- * where SQL cannot say it (adding a column only where it is missing).
- */
-export const MIGRATIONS: readonly (string | ((sql: SqlStorage) => void))[] = [
-  // 1: the tables and indexes.
-  `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS price_rows (id INTEGER PRIMARY KEY, json TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS decisions (
-  id TEXT PRIMARY KEY,
-  at INTEGER NOT NULL,
-  session_id TEXT,
-  tool_name TEXT,
-  model_name TEXT NOT NULL,
-  priced_as TEXT,
-  pricing_mode TEXT NOT NULL,
-  reason_code TEXT NOT NULL,
-  fire INTEGER NOT NULL,
-  would_fire INTEGER NOT NULL,
-  holdout INTEGER NOT NULL,
-  predicted_net REAL NOT NULL,
-  output_tokens REAL NOT NULL,
-  horizon REAL NOT NULL,
-  recall_probability REAL NOT NULL,
-  cache_hit_rate REAL NOT NULL,
-  context_tokens REAL,
-  stub_tokens REAL NOT NULL,
-  recall_input_tokens REAL NOT NULL,
-  recall_output_tokens REAL NOT NULL,
-  row_id INTEGER
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS decisions_at ON decisions (at);
-CREATE INDEX IF NOT EXISTS decisions_session ON decisions (session_id, tool_name) WHERE session_id IS NOT NULL;
-CREATE TABLE IF NOT EXISTS outcomes (
-  decision_id TEXT PRIMARY KEY,
-  at INTEGER NOT NULL,
-  report TEXT NOT NULL,
-  turns_after INTEGER NOT NULL,
-  recalled INTEGER NOT NULL,
-  q_hat REAL,
-  realized_net REAL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS sessions (
-  session_id TEXT PRIMARY KEY,
-  at INTEGER NOT NULL,
-  report TEXT NOT NULL,
-  model_name TEXT NOT NULL,
-  priced_as TEXT,
-  cost REAL NOT NULL,
-  holdout INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sessions_at ON sessions (at);
-`,
-  // 2: where the output was stubbed (econ v2), so a realized net prices the decision's own placement and cache write.
-  `ALTER TABLE decisions ADD COLUMN offload_at TEXT;
-ALTER TABLE decisions ADD COLUMN suffix_tokens REAL;
-ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
-  // 3: a clearing plan's segments and stubbed ids (JSON), so its outcome is priced by the plan's own formula.
-  `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
-  // 4: hourly rollups and per-(session, tool) summaries, backfilled from the rows held (./rollup-sql.ts).
-  ROLLUP_MIGRATION,
-  // 5: per-session cluster sums and their per-span totals (./cluster-spans.ts), the bills' hourly sums
-  // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
-  // the summaries and bills held (the chunks by the shard after the step: packing takes code).
-  CLUSTER_MIGRATION + BILL_MIGRATION + CHUNK_MIGRATION,
-  // 6: p per (tool, model) and size band, hourly (./band-sums.ts), backfilled from the raw rows held.
-  BAND_MIGRATION,
-  // 7: outcomes of authentic ids whose decision has not arrived yet (./pending.ts).
-  PENDING_MIGRATION,
-  // 8: a session's covariate for the breaker's CUPED adjustment; the shard packs every chunk again after
-  // the step, in the 25-byte layout that carries it (./tool-chunks.ts).
-  (sql) => addColumn(sql, "sessions", "covariate REAL"),
-];
-
-/**
- * Adds a column unless the table has it already: SQLite has no ADD COLUMN IF NOT EXISTS, and a
- * step that ran once must not fail a shard whose version was set back (a restore, a test).
- *
- * @example
- * addColumn(sql, "sessions", "covariate REAL")
- */
-export function addColumn(sql: SqlStorage, table: string, column: string): void {
-  const name = column.split(" ")[0];
-  const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray();
-  if (!columns.some((c) => c.name === name)) sql.exec(`ALTER TABLE ${table} ADD COLUMN ${column}`);
-}
+import { CLUSTER_TOTALS } from "./rollup-sql";
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
