@@ -64,15 +64,8 @@ export { LedgerShard } from "./shard/shard";
 export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard/learning-sums";
 export type { ArmCounts, ReportingCounts, ToolReporting } from "./shard/reporting";
 
-export {
-  gatherRows,
-  gatherSums,
-  gatherToolPairs,
-  gatherToolSessions,
-  reportOutcomes,
-  reportSessions,
-  type Indexed,
-} from "./transport/ask";
+export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./transport/ask";
+export { reportOutcomes, reportSessions, type Indexed } from "./transport/reports";
 export { ledgerShard } from "./transport/client";
 export { chunkMessages, ledgerMessage } from "./transport/message";
 export { handDecisions } from "./transport/queue";

@@ -22,7 +22,7 @@ import { createApp } from "../app";
 import { CALLER_ERRORS } from "../gate";
 import { sumUsage, USAGE_COMPONENTS } from "./usage";
 import {
-  ItemResultSchema,
+  type ItemResultSchema,
   MAX_REPORT_ITEMS,
   OutcomeItemSchema,
   ReportResponseSchema,
