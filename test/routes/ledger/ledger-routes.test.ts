@@ -147,38 +147,6 @@ describe("POST /v1/outcomes", () => {
   });
 });
 
-describe("POST /v1/sessions", () => {
-  const SESSION = {
-    session_id: "conv-9",
-    model_name: "claude-opus-4-6",
-    turns: 4,
-    usage: { input_tokens: 1_000_000, output_tokens: 0 },
-  };
-
-  it("prices the bill from the model's row, and is idempotent", async () => {
-    // A session with a decision: the holdout counts only those (issue 30, 6c), and its mean cost is the bill's price.
-    await decide({ ...GATE, session_id: SESSION.session_id });
-    expect((await post("/v1/sessions", [SESSION])).body.results).toEqual([{ status: "accepted", repeated: false }]);
-    expect((await post("/v1/sessions", [SESSION])).body.results).toEqual([{ status: "accepted", repeated: true }]);
-    const conflict = await post("/v1/sessions", [{ ...SESSION, turns: 5 }]);
-    expect(conflict.body.results[0].status).toBe("conflict");
-    const report = await (await callWorker("/v1/savings", { key: "agents-prod" })).json<Record<string, any>>();
-    expect(report.holdout).toMatchObject({ sessions: 1, mean_cost_usd: 5 }); // 1M input tokens at $5/M
-  });
-
-  it("answers invalid for a model no row prices, and for fields out of range", async () => {
-    const { body } = await post("/v1/sessions", [
-      { ...SESSION, session_id: "a", model_name: "mystery-model" },
-      { ...SESSION, session_id: "b", usage: { input_tokens: -1 } },
-    ]);
-    expect(body.results[0]).toMatchObject({ status: "invalid", issues: [{ path: "items.0.model_name" }] });
-    expect(body.results[1].issues.map((i: { path: string }) => i.path).sort()).toEqual([
-      "items.1.usage.input_tokens",
-      "items.1.usage.output_tokens",
-    ]);
-  });
-});
-
 describe("GET /v1/savings", () => {
   it("shows a tenant its own ledger only, and an admin any tenant's", async () => {
     await decide({ ...GATE, tool_name: "grep" }, "agents-prod");

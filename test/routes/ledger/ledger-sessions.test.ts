@@ -5,12 +5,19 @@ import { ledgerShard } from "../../../src/ledger";
 import { OPUS, putRow, resetState } from "../../support/helpers";
 import { callWorker } from "../../support/ledger-fixtures";
 
+const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, horizon: 4, recall_probability: 0.3 };
 const SESSION = {
   session_id: "conv-cov",
   model_name: "claude-opus-4-6",
   turns: 4,
   usage: { input_tokens: 1_000_000, output_tokens: 0 },
 };
+
+async function decide(body: Record<string, unknown>) {
+  const res = await callWorker("/v1/gate", { json: body, key: "agents-prod" });
+  expect(res.status).toBe(200);
+  return res.json<Record<string, any>>();
+}
 
 const post = async (items: unknown[]) => {
   const res = await callWorker("/v1/sessions", { json: { items }, key: "agents-prod" });
@@ -36,6 +43,33 @@ beforeEach(async () => {
   await reset();
   await resetState();
   await putRow("claude-opus-4-6", OPUS);
+});
+
+describe("POST /v1/sessions", () => {
+  const BILL = { ...SESSION, session_id: "conv-9" };
+
+  it("prices the bill from the model's row, and is idempotent", async () => {
+    // A session with a decision: the holdout counts only those (issue 30, 6c), and its mean cost is the bill's price.
+    await decide({ ...GATE, session_id: BILL.session_id });
+    expect((await post([BILL])).body.results).toEqual([{ status: "accepted", repeated: false }]);
+    expect((await post([BILL])).body.results).toEqual([{ status: "accepted", repeated: true }]);
+    const conflict = await post([{ ...BILL, turns: 5 }]);
+    expect(conflict.body.results[0].status).toBe("conflict");
+    const report = await (await callWorker("/v1/savings", { key: "agents-prod" })).json<Record<string, any>>();
+    expect(report.holdout).toMatchObject({ sessions: 1, mean_cost_usd: 5 }); // 1M input tokens at $5/M
+  });
+
+  it("answers invalid for a model no row prices, and for fields out of range", async () => {
+    const { body } = await post([
+      { ...BILL, session_id: "a", model_name: "mystery-model" },
+      { ...BILL, session_id: "b", usage: { input_tokens: -1 } },
+    ]);
+    expect(body.results[0]).toMatchObject({ status: "invalid", issues: [{ path: "items.0.model_name" }] });
+    expect(body.results[1].issues.map((i: { path: string }) => i.path).sort()).toEqual([
+      "items.1.usage.input_tokens",
+      "items.1.usage.output_tokens",
+    ]);
+  });
 });
 
 describe("POST /v1/sessions with a covariate", () => {
