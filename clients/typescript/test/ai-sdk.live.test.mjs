@@ -4,10 +4,10 @@
 // middleware, the recall tool and session.end() do it all.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { generateText, isStepCount, jsonSchema, streamText, tool, wrapLanguageModel } from "ai";
+import { generateText, isStepCount, streamText, wrapLanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { createGateClient, OffloadSession } from "offload-gate-client";
-import { offloadGateMiddleware, recallTool } from "offload-gate-client/ai-sdk";
+import { offloadGateMiddleware } from "offload-gate-client/ai-sdk";
 import {
   apiKey,
   baseUrl,
@@ -18,59 +18,9 @@ import {
   MODEL,
   savings,
   skip,
-  stubId,
   uniqueTool,
 } from "./live-helpers.mjs";
-
-const usage = (input, read, write, output = 40) => ({
-  inputTokens: { total: input + read + write, noCache: input, cacheRead: read, cacheWrite: write },
-  outputTokens: { total: output, text: output, reasoning: undefined },
-});
-const finish = (unified) => ({ unified, raw: unified });
-const results = (prompt) => prompt.filter((m) => m.role === "tool").flatMap((m) => m.content);
-
-/**
- * A scripted model: recalls each stub it has not recalled yet, else calls
- * `toolName` until it has `calls` results, then answers. Usage per call from `usages`.
- */
-function scriptedModel({ toolName, calls = 1, usages }) {
-  let n = 0;
-  const respond = ({ prompt }) => {
-    const done = results(prompt);
-    const asked = prompt
-      .filter((m) => m.role === "assistant")
-      .flatMap((m) => m.content)
-      .filter((p) => p.type === "tool-call" && p.toolName === "recall_tool_output");
-    const recalled = new Set(asked.map((p) => (typeof p.input === "string" ? JSON.parse(p.input) : p.input).id));
-    const stub = done.find(
-      (p) =>
-        p.toolName === toolName &&
-        typeof p.output.value === "string" &&
-        stubId(p.output.value) &&
-        !recalled.has(stubId(p.output.value)),
-    );
-    const u = usages[Math.min(n, usages.length - 1)];
-    n += 1;
-    const call = (name, input) => ({
-      content: [{ type: "tool-call", toolCallId: `call_${n}`, toolName: name, input: JSON.stringify(input) }],
-      finishReason: finish("tool-calls"),
-      usage: u,
-      warnings: [],
-    });
-    if (stub) return call("recall_tool_output", { id: stubId(stub.output.value) });
-    if (done.filter((p) => p.toolName === toolName).length < calls) return call(toolName, { part: n });
-    return { content: [{ type: "text", text: "done" }], finishReason: finish("stop"), usage: u, warnings: [] };
-  };
-  return new MockLanguageModelV4({ modelId: MODEL, doGenerate: async (options) => respond(options) });
-}
-
-function agentTools(session, toolName, outputFor) {
-  const input = jsonSchema({ type: "object", properties: { part: { type: "number" } }, required: ["part"] });
-  return {
-    [toolName]: tool({ inputSchema: input, execute: async ({ part }) => outputFor(part) }),
-    [session.recallToolName]: recallTool(session),
-  };
-}
+import { agentTools, finish, results, scriptedModel, usage } from "./ai-sdk.helpers.mjs";
 
 describe("the AI SDK adapter against the local gate", { skip, concurrency: false }, () => {
   const gate = createGateClient({ baseUrl, apiKey, timeoutMs: 10_000 });

@@ -3,8 +3,8 @@
 import { hc } from "hono/client";
 import {
   createGateClient,
-  FALLBACK_REASON_CODES,
-  GateError,
+  type FALLBACK_REASON_CODES,
+  type GateError,
   type AppType,
   type GateDecision,
   type GateRequest,
