@@ -27,7 +27,7 @@ import { historyKey } from "../store/keys";
 import type { BreakerState, LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
 import { readOverrides } from "../writes/breakers";
-import { adjustedRows, openingSequence } from "./opening";
+import { adjustedRows, hasCovariate, openingSequence } from "./opening";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */
 export const breakerLogSubject = (tenant: string) => `breaker-log:${tenant}`;
@@ -223,7 +223,7 @@ async function gatherEvidence(env: Env, input: JudgeInput): Promise<Evidence | n
           : probeHoldout < 1
             ? openingSequence(adjustedRows(judged), probeHoldout)
             : meanSequence([]);
-        const adjusted = judged.filter((row) => row.covariate !== undefined && row.covariate !== null).length;
+        const adjusted = judged.filter(hasCovariate).length;
         return adjusted > 0 ? { ...result, adjusted } : result;
       },
     };

@@ -134,9 +134,17 @@ export function cupedRows(rows: readonly ToolSessionRow[], x: readonly (number |
  * openingSequence(adjustedRows(rows), 0.5) // the breaker's opening test on adjusted bills
  */
 export function adjustedRows(rows: readonly ToolSessionRow[]): readonly ToolSessionRow[] {
-  if (!rows.some((row) => row.covariate !== undefined && row.covariate !== null)) return rows;
+  if (!rows.some(hasCovariate)) return rows;
   return cupedRows(
     rows,
     rows.map((row) => row.covariate ?? null),
   );
 }
+
+/**
+ * Whether a session reported a covariate, so the adjustment can use it.
+ *
+ * @example
+ * rows.filter(hasCovariate).length // the bills the adjustment changes (all but the first few)
+ */
+export const hasCovariate = (row: ToolSessionRow): boolean => row.covariate !== undefined && row.covariate !== null;

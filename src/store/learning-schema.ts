@@ -52,7 +52,7 @@ export const BreakerStateSchema = z.strictObject({
       estimate: z.number().nullable(),
       interval: z.tuple([z.number(), z.number()]).nullable(),
       verdict: z.enum(["saving", "losing", "inconclusive"]),
-      /** With a holdout: the judged sessions whose bill was CUPED-adjusted for the covariate they reported. */
+      /** With a holdout: how many judged sessions reported a covariate, on which their bills were CUPED-adjusted. */
       adjusted: z.number().int().nonnegative().optional(),
     })
     .nullable(),
