@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -29,6 +29,16 @@ describe("the validators compiled from the zod schemas", () => {
         `${path} is stale: run npm run validators`,
       ).toBe(dts);
     }
+  });
+
+  it("regenerates every generated module under src/, so none is left unchecked", () => {
+    // A module the generator no longer names would still be imported, and never compared with its schemas.
+    const committed = (readdirSync(join(ROOT, "src"), { recursive: true }) as string[])
+      .filter((file) => file.endsWith(".generated.js"))
+      .map((file) => `src/${file}`)
+      .sort();
+    expect(committed.length).toBeGreaterThan(0);
+    expect(TARGETS.map((target) => target.path).sort()).toEqual(committed);
   });
 
   it("carries each schema's hash, so a stale module names the schema that moved", () => {
