@@ -1,29 +1,17 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES } from "../../../src/gate";
-import { call, OPUS, putRow, resetState } from "../../support/helpers";
+import { call, putRow } from "../../support/helpers";
+import { consolePage, withConsoleRow } from "../../support/console-page";
 
 // GET /: the console's forms and the page's own safety (the pricing table and its data: console.test.ts).
-const daysAgo = (days: number) => new Date(Date.now() - 86_400_000 * days).toISOString().slice(0, 10);
 
-beforeEach(async () => {
-  await resetState();
-  await putRow("claude-opus-4-6", {
-    ...OPUS,
-    aliases: ["claude-opus-4-6-20260101"],
-    provider: "anthropic",
-    source: "https://platform.claude.com/docs/en/about-claude/pricing",
-    verified_at: daysAgo(3),
-  });
-});
+beforeEach(withConsoleRow);
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function page(): Promise<{ res: Response; html: string }> {
-  const res = await call("/");
-  return { res, html: await res.text() };
-}
+const page = consolePage;
 
 describe("GET /, its forms and its safety", () => {
   it("labels every input, select and textarea", async () => {

@@ -2,30 +2,16 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../../../src/routes/console/data";
 import { forgetPricing } from "../../../src/store/read";
-import { call, OPUS, putRow, resetState } from "../../support/helpers";
+import { call, putRow } from "../../support/helpers";
+import { consolePage, daysAgo, withConsoleRow } from "../../support/console-page";
 import { ALICE_TOKEN } from "../../support/secrets";
 
-const DAY_MS = 86_400_000;
-const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
-
-beforeEach(async () => {
-  await resetState();
-  await putRow("claude-opus-4-6", {
-    ...OPUS,
-    aliases: ["claude-opus-4-6-20260101"],
-    provider: "anthropic",
-    source: "https://platform.claude.com/docs/en/about-claude/pricing",
-    verified_at: daysAgo(3),
-  });
-});
+beforeEach(withConsoleRow);
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function page(): Promise<{ res: Response; html: string }> {
-  const res = await call("/");
-  return { res, html: await res.text() };
-}
+const page = consolePage;
 
 /** The `<tr>` of one model in the pricing table. */
 function rowOf(html: string, model: string): string {
