@@ -48,6 +48,14 @@ export const REASON_CODES = [
 /** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */
 export const OFFLOAD_AT = ["entry", "retroactive"] as const;
 
+/**
+ * Where a recall hop puts the original back (cache_aware): "append" adds it as a new tool result
+ * at the end, so the whole history before it is a cached prefix (our clients' recall_tool_output
+ * does this); "in_place" restores it where the stub stood, so the cache is read only up to the stub.
+ * Default first (docs/design/economics.md §4.2).
+ */
+export const RECALL_PLACEMENTS = ["append", "in_place"] as const;
+
 /** Which cache write a cached token pays (cache_aware): the 5-minute or the 1-hour one. Default first. */
 export const CACHE_TTLS = ["5m", "1h"] as const;
 

@@ -164,6 +164,6 @@ function planReason(inputs: PlanInputs, model: PlanModel, size: number, terms: P
   const tier = model.keep.tiered ? (terms.stubbed.tiered ? "both" : "keep") : terms.stubbed.tiered ? "stub" : "none";
   return (
     `${head}; H=${pyInt(clampHorizon(inputs.horizon))} q=${pyFixed(clampProbability(inputs.cache_hit_rate), 2)} ` +
-    `ttl=${inputs.cache_ttl ?? "5m"} tier=${tier} model=${inputs.model_name}`
+    `ttl=${inputs.cache_ttl ?? "5m"} ${model.placement === "in_place" ? "recall_placement=in_place " : ""}tier=${tier} model=${inputs.model_name}`
   );
 }

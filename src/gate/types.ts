@@ -1,7 +1,7 @@
 /**
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
-import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "./constants";
+import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES, RECALL_PLACEMENTS } from "./constants";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -72,6 +72,9 @@ export type PricingMode = (typeof PRICING_MODES)[number];
 /** When the stub goes in: before the output is first read, or into history already cached. */
 export type OffloadAt = (typeof OFFLOAD_AT)[number];
 
+/** Where a recall hop puts the original back: at the end of the history, or where the stub stood. */
+export type RecallPlacement = (typeof RECALL_PLACEMENTS)[number];
+
 /** How long a cache write lives, and so which write price a cached token pays. */
 export type CacheTtl = (typeof CACHE_TTLS)[number];
 
@@ -98,6 +101,8 @@ export interface CacheAwareInputs extends OffloadGateInputs, PriorRanges {
   suffix_tokens?: number;
   /** Default "5m". */
   cache_ttl?: CacheTtl;
+  /** Default "append": the recall hop reads every token before the recalled slice from the cache. */
+  recall_placement?: RecallPlacement;
 }
 
 /** The cache-aware decision: the reference's terms plus the long-context premium and the suffix rewrite. */

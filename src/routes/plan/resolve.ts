@@ -33,6 +33,7 @@ export async function resolvePlanRequest(
     recall_probability: body.recall_probability ?? config.p_recall,
     cache_hit_rate: body.cache_hit_rate ?? config.cache_hit_rate,
     cache_ttl: body.cache_ttl ?? "5m",
+    recall_placement: body.recall_placement ?? "append",
     // A plan is priced cache-aware: no floor unless one is set.
     large_offload_threshold_tokens:
       body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,

@@ -5,6 +5,7 @@ import {
   preFilterTokens,
   OFFLOAD_AT,
   rangeMidpoint,
+  RECALL_PLACEMENTS,
   resolveLifecycle,
   type LifecycleNote,
   type PricingLookup,
@@ -124,6 +125,7 @@ export function resolveInputs(
     resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
     resolved.suffix_tokens = body.suffix_tokens ?? 0;
     resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
+    resolved.recall_placement = body.recall_placement ?? RECALL_PLACEMENTS[0];
     if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
   }
   return resolved;
