@@ -174,18 +174,18 @@ export type PlanRequest = z.infer<typeof PlanRequestSchema>;
 /** The answer to WORKED_EXAMPLE_P1, as the documentation shows it (a route test checks it is the real one). */
 export const WORKED_EXAMPLE_P1_ANSWER = {
   stub: ["c1", "c2", "c3"],
-  net_saving_usd: 0.17768312499999994,
+  net_saving_usd: 0.2773018749999999,
   keep_cost_usd: 0.43644999999999995,
-  plan_cost_usd: 0.25876687499999995,
+  plan_cost_usd: 0.159148125,
   rewrite_from_tokens: 8_000,
   rewritten_tokens: 7_100,
   candidates: [
-    { id: "c1", stubbed: true, alone_net_saving_usd: -0.15890250000000006 },
-    { id: "c2", stubbed: true, alone_net_saving_usd: -0.193298125 },
-    { id: "c3", stubbed: true, alone_net_saving_usd: 0.10553374999999998 },
+    { id: "c1", stubbed: true, alone_net_saving_usd: -0.10560000000000008 },
+    { id: "c2", stubbed: true, alone_net_saving_usd: -0.148016875 },
+    { id: "c3", stubbed: true, alone_net_saving_usd: 0.10656874999999998 },
   ],
   reason:
-    "stub 3 of 3 candidates: net=$0.1777 (keep=$0.4364 − plan=$0.2588); cached prefix 8000 of 101500 tokens, " +
+    "stub 3 of 3 candidates: net=$0.2773 (keep=$0.4364 − plan=$0.1591); cached prefix 8000 of 101500 tokens, " +
     "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
   reason_code: "plan_positive",
   exact: true,
