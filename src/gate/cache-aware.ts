@@ -199,7 +199,8 @@ function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, mode
   // The recall placement changes a figure only when something follows the stub; "append" is the default.
   const recalled = retro && params.recallPlacement === "in_place" ? "recall_placement=in_place " : "";
   const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ${recalled}` : "";
-  const ttl = params.cacheTtl === "1h" ? "ttl=1h " : "";
+  // Named only where the cache lives long: the short ones ("5m", in memory, implicit) read as before.
+  const ttl = params.cacheTtl === "1h" || params.cacheTtl === "24h" ? `ttl=${params.cacheTtl} ` : "";
   // Said only where it applies, so every other reason reads as it did.
   const cache = noCache ? "prompt_cache=false " : "";
   return (

@@ -52,6 +52,10 @@ export interface CachePriceRates extends PriceRates, TierPrices {
   long_context?: TierPrices & { threshold_tokens: number };
   /** false: the model has no prompt cache, so cache-aware decisions price it at q = 0. */
   prompt_cache?: boolean;
+  /** Who serves the model: its default cache TTLs when the row lists none. */
+  provider?: string;
+  /** The cache TTLs the model offers, its default first (docs/design/economics.md §5.1). */
+  cache_ttls?: readonly CacheTtl[];
 }
 
 /** One dated change of a row's prices: the prices that change at `effective_at` (an ISO instant). */

@@ -1,4 +1,5 @@
-import { DEFAULT_CACHE_AWARE_FLOOR_TOKENS, type PlanInputs } from "../../gate";
+import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, type PlanInputs } from "../../gate";
+import { invalidRequest } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig, readPricing } from "../../store/read";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
@@ -56,5 +57,12 @@ export async function resolvePlanRequest(
       context.today,
       context.now,
     );
+  // The provider's cache (docs/design/economics.md §5.1): its default TTL, or a 400 for one it does not offer.
+  const { lookup } = pricing.read;
+  if (lookup.status === "priced") {
+    if (body.cache_ttl === undefined) resolved.cache_ttl = inputs.cache_ttl = defaultCacheTtl(lookup.row);
+    const refusal = cacheTtlRefusal(lookup.row, resolved.cache_ttl, body.model_name);
+    if (refusal !== null) throw invalidRequest([{ path: "cache_ttl", message: refusal }]);
+  }
   return { config, configRead, resolved, inputs, pricing };
 }
