@@ -176,7 +176,7 @@ describe("the new fields' validation", () => {
       'recall_placement must be "append" or "in_place"',
     );
     expect((await refused(cacheAware({ ...EXAMPLE_1, cache_ttl: "30m" }))).message).toBe(
-      'cache_ttl must be "5m" or "1h"',
+      'cache_ttl must be "5m" or "1h" or "in_memory" or "24h" or "implicit"',
     );
   });
 
