@@ -52,7 +52,7 @@ export interface PlanOutcome {
  *
  * @example
  * decidePlan(P1, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" })
- * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.177683, reason_code: "plan_positive", ... }
+ * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.277302, reason_code: "plan_positive", ... }
  */
 export function decidePlan(inputs: PlanInputs, lookup: PricingLookup<CachePriceRates>): PlanOutcome {
   if (!hasEligible(inputs)) return unpriced(inputs, "no_candidates", noCandidatesReason(inputs));
