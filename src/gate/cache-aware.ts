@@ -2,7 +2,14 @@ import { clampProbability, evaluateOffloadGate, preFilterTokens, seedParams, typ
 import { cacheInputsFor } from "./gaps";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
-import type { CacheAwareDecision, CacheAwareInputs, CachePriceRates, CacheTtl, OffloadAt, RecallPlacement } from "./types";
+import type {
+  CacheAwareDecision,
+  CacheAwareInputs,
+  CachePriceRates,
+  CacheTtl,
+  OffloadAt,
+  RecallPlacement,
+} from "./types";
 
 /**
  * The cache-aware gate of docs/economics.md: a carried token is written to

@@ -116,9 +116,12 @@ export const PricingRowSchema = z
     replaced_by: ModelNameSchema.optional(),
     lifecycle_source: SourceUrlSchema.optional(),
     cache_ttls: z
-      .array(z.enum(CACHE_TTLS, { error: `must list cache TTLs among ${CACHE_TTLS.map((t) => `"${t}"`).join(", ")}` }), {
-        error: "must be an array of cache TTLs",
-      })
+      .array(
+        z.enum(CACHE_TTLS, { error: `must list cache TTLs among ${CACHE_TTLS.map((t) => `"${t}"`).join(", ")}` }),
+        {
+          error: "must be an array of cache TTLs",
+        },
+      )
       .min(1, "must list at least one cache TTL")
       .max(CACHE_TTLS.length)
       .refine((ttls) => new Set(ttls).size === ttls.length, "must not repeat a cache TTL")

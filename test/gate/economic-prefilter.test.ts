@@ -115,7 +115,8 @@ describe("the recall hop, priced as it is billed", () => {
   it("differs between the placements by exactly p · A · (write − m(T)), and not at all on entry", () => {
     for (const a of [0, 10_000, 30_000]) {
       const hop = (placement: "append" | "in_place") =>
-        evaluateCacheAwareGate({ ...R1, suffix_tokens: a, recall_placement: placement }, OPUS).expected_recall_hop_cost_usd;
+        evaluateCacheAwareGate({ ...R1, suffix_tokens: a, recall_placement: placement }, OPUS)
+          .expected_recall_hop_cost_usd;
       expect(hop("in_place") - hop("append")).toBeCloseTo(0.3 * a * (6.25e-6 - 1.075e-6), 12);
     }
     const entry = (placement: "append" | "in_place") =>

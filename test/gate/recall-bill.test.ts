@@ -162,7 +162,9 @@ describe("the providers' cache TTLs", () => {
     expect(cacheTtlRefusal({ provider: "anthropic" }, "24h", "claude-opus-4-6")).toBe(
       'is not offered for claude-opus-4-6, which offers "5m" or "1h"',
     );
-    expect(cacheTtlRefusal({ provider: "openai", cache_ttls: ["in_memory"] }, "24h", "gpt-4o")).toMatch(/offers "in_memory"$/);
+    expect(cacheTtlRefusal({ provider: "openai", cache_ttls: ["in_memory"] }, "24h", "gpt-4o")).toMatch(
+      /offers "in_memory"$/,
+    );
     expect(cacheTtlRefusal({ provider: "google" }, "implicit", "gemini-2.5-pro")).toBeNull();
     for (const ttl of CACHE_TTLS) expect(cacheTtlRefusal({}, ttl, "m")).toBeNull();
   });

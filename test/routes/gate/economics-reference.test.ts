@@ -19,7 +19,10 @@ interface Case<Inputs, Expected> {
   expected: Record<Placement, Expected>;
 }
 const cases = reference as unknown as {
-  economics: Case<Record<string, unknown>, { net_saving_usd: number; fire: boolean; break_even_horizon: number | null }>[];
+  economics: Case<
+    Record<string, unknown>,
+    { net_saving_usd: number; fire: boolean; break_even_horizon: number | null }
+  >[];
   plans: Case<Record<string, unknown>, { net_saving_usd: number; stub: string[] }>[];
 };
 
@@ -77,7 +80,8 @@ async function planMismatches(placement: Placement | undefined): Promise<string[
       JSON.stringify(got.stub) === JSON.stringify(expected.stub) &&
       close(got.net_saving_usd, expected.net_saving_usd) &&
       got.inputs.recall_placement === want;
-    if (!ok) wrong.push(`${c.model_name}: ${JSON.stringify(got.stub)} ${got.net_saving_usd} ≠ ${JSON.stringify(expected)}`);
+    if (!ok)
+      wrong.push(`${c.model_name}: ${JSON.stringify(got.stub)} ${got.net_saving_usd} ≠ ${JSON.stringify(expected)}`);
   }
   return wrong;
 }

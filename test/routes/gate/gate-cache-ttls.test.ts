@@ -105,7 +105,10 @@ describe("cache_ttl by provider", () => {
   it("lets a row list its own TTLs, and refuses a list with an unknown or repeated TTL", async () => {
     const put = (row: object) =>
       fetchAdmin(row).then(async (res) => [res.status, (await res.json<any>()).error?.issues?.[0]?.path] as const);
-    expect(await put({ input: 1, output: 2, cache_read: 0.1, cache_ttls: ["24h", "in_memory"] })).toEqual([200, undefined]);
+    expect(await put({ input: 1, output: 2, cache_read: 0.1, cache_ttls: ["24h", "in_memory"] })).toEqual([
+      200,
+      undefined,
+    ]);
     expect((await put({ input: 1, output: 2, cache_ttls: ["2h"] }))[0]).toBe(400);
     expect(await put({ input: 1, output: 2, cache_ttls: ["5m", "5m"] })).toEqual([400, "cache_ttls"]);
   });

@@ -53,7 +53,7 @@ export const ECONOMICS_FIELDS = {
     .optional()
     .openapi({
       description:
-        'Where the harness\'s recall puts the original back: "append" (default; a new tool result at the end, as the project\'s ' +
+        "Where the harness's recall puts the original back: \"append\" (default; a new tool result at the end, as the project's " +
         "clients do: the recall call reads the whole history before it from the cache and writes only the recalled slice) or " +
         '"in_place" (restored where the stub stood: the cache is read up to the stub and everything after it is written). ' +
         "Changes a figure only on a retroactive offload. cache_aware only (refused in seed mode).",
