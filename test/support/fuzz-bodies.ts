@@ -30,6 +30,7 @@ export const plausiblePlan = fc.record(
     recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_ttl: fc.constantFrom("5m", "1h"),
+    recall_placement: fc.constantFrom("append", "in_place"),
     large_offload_threshold_tokens: fc.nat({ max: 20_000 }),
     dry_run: fc.boolean(),
   },
