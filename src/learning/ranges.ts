@@ -14,9 +14,9 @@ import type { PooledField } from "./pool";
  * O(√max(a, b)) terms near the mean and stops at 300, and ln Γ of numbers
  * past 1e8 cancels to a few digits: at Beta(5e8, 5e8) bisection put the
  * 0.005 quantile 2.6 sd off, above the mean. From 1e5 each side the Beta's
- * skewness is below 0.007, and the Cornish–Fisher terms leave an error far
- * below 1e-4 sd (test/learning/learning-ranges-large.test.ts holds both
- * sides against scipy, scripts/reference/beta_quantiles.py).
+ * skewness is below 0.007 and the Cornish–Fisher terms correct what is
+ * left: test/learning/learning-ranges-large.test.ts holds both sides within
+ * 0.01 sd of scipy (scripts/reference/beta_quantiles.py), n = 2 … 1e12.
  */
 export const BETA_NORMAL_FROM = 100_000;
 

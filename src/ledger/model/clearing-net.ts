@@ -63,6 +63,8 @@ export function clearingPlanOf(
  */
 export const CLEARED_TOKENS_TOLERANCE = 0.25;
 
+const NO_TOKENS_WITHOUT_USES = "must be 0 when cleared_tool_uses is 0: no result cleared, no token freed";
+
 /**
  * Why an outcome cannot be a clearing decision's, or null: server-side
  * clearing has no recall tool, `cleared_tool_uses` and `cleared_input_tokens`
@@ -118,5 +120,19 @@ export function clearingMismatch(
       path: "cleared_input_tokens",
       message: `must be at most ${most}: the ${uses} largest clearable results the decision listed hold ${listed} tokens, plus ${CLEARED_TOKENS_TOLERANCE * 100}% for the API's own count`,
     };
+  return null;
+}
+
+/**
+ * What is wrong with a clearing outcome's counts whatever its decision: tokens freed with no result
+ * cleared. Asked before an outcome waits for its queued decision (../shard/pending.ts), so the
+ * client hears it at once; the checks against the decision run when it arrives.
+ *
+ * @example
+ * clearedAlone({ ..., cleared_tool_uses: 0, cleared_input_tokens: 50_000 }) // { path: "cleared_input_tokens", ... }
+ */
+export function clearedAlone(outcome: OutcomeReport): { path: string; message: string } | null {
+  if (outcome.cleared_tool_uses === 0 && (outcome.cleared_input_tokens ?? 0) > 0)
+    return { path: "cleared_input_tokens", message: NO_TOKENS_WITHOUT_USES };
   return null;
 }

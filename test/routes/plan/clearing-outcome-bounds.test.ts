@@ -107,4 +107,10 @@ describe("POST /v1/context-management with DECISION_ID_KEY set", () => {
     expect(body.results[0].status).toBe("accepted");
     expect(body.unknown_decision ?? 0).toBe(0);
   });
+
+  it("refuses tokens without uses at once, before the queued decision lands", async () => {
+    const answer = await clearing(KEYED);
+    const body = await outcomes([cleared(answer.decision_id, 0, 50_000)], KEYED);
+    expect(paths(body)).toEqual(["cleared_input_tokens"]);
+  });
 });
