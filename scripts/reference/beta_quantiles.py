@@ -7,7 +7,8 @@ q, computed with scipy (not with the worker's code) over means from 1e-9 to
 quantile is the root of scipy's beta.cdf (brentq to 1e-15 relative): in
 scipy 1.17, beta.ppf itself answers 1.9e-6 for every level of
 Beta(1000, 999999000), whose cdf there is 1.0.
-Run `python3 scripts/reference/beta_quantiles.py > test/fixtures/beta-quantiles.json`.
+Run `python3 scripts/reference/beta_quantiles.py > test/fixtures/beta-quantiles.json`, then
+`npx biome format --write test/fixtures/beta-quantiles.json`.
 """
 import json
 import math

@@ -56,10 +56,7 @@ function normalBetaQuantile(level: number, a: number, b: number): number {
   const kurtosis = (6 * (((1 - 2 * mean) ** 2 / spread) * ((c + 1) / (c + 2)) - 1)) / (c + 3);
   const z = normalQuantile(level);
   const w =
-    z +
-    ((z * z - 1) * skew) / 6 +
-    ((z ** 3 - 3 * z) * kurtosis) / 24 -
-    ((2 * z ** 3 - 5 * z) * skew * skew) / 36;
+    z + ((z * z - 1) * skew) / 6 + ((z ** 3 - 3 * z) * kurtosis) / 24 - ((2 * z ** 3 - 5 * z) * skew * skew) / 36;
   return Math.min(1, Math.max(0, mean + sd * w));
 }
 

@@ -25,9 +25,9 @@ export const MAX_REPLAY_TOOLS = 1_000;
 
 /**
  * Most outputs one imported level may count (p_n, p_r, h_n, q_n): ten
- * million, a thousand times the largest replay the project has run, so no
- * real import meets it, while the tenant's own outcomes can still take over
- * (docs/learning.md § The replay level). Each turn sum is tied to these by
+ * million, ten thousand sessions of a thousand tool results for one tool,
+ * so no real import meets it, while the tenant's own outcomes can still
+ * take over (docs/learning.md § The replay level's cap). Each turn sum is tied to these by
  * the learner's consistency rule (h_sum ≤ h_n × MAX_HORIZON …) and must be a
  * safe integer, so sums add exactly.
  */
