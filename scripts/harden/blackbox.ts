@@ -261,7 +261,7 @@ async function main(): Promise<void> {
       );
     }
 
-    // 6a. The priors' history is bounded by bytes: a ~96 KiB import, many times over.
+    // 6a. The priors' history is bounded by bytes: a 75 KB import, many times over.
     const big: Record<string, unknown> = {};
     for (let t = 0; t < 700; t++)
       big[`tool_${t}`] = { sums: { ...none, p_n: 40, p_r: 8, h_n: 40, h_sum: 320, h_sumsq: 2_800 } };
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
     const bytes = Buffer.byteLength(JSON.stringify(history.body?.versions ?? []));
     check(
       "6a",
-      "twelve ~96 KiB imports leave a history under 1 MiB",
+      "twelve 75 KB imports leave a history under 1 MiB",
       history.status === 200 && bytes <= 1_048_576 && history.body.versions.length >= 2,
       { versions: history.body?.versions?.length, bytes, import_bytes: Buffer.byteLength(JSON.stringify(big)) },
     );
