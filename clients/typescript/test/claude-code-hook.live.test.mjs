@@ -6,7 +6,6 @@
 // test's own process: the hook and the recall server are the package's
 // `offload-gate-hook` command, as a user's settings would run it.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { createGateClient } from "offload-gate-client";
+import { recallAll } from "./recall-client.mjs";
 import { startMockAnthropic, toolResults } from "./mock-anthropic.mjs";
 import { apiKey, baseUrl, MODEL, skip, stubId } from "./live-helpers.mjs";
 
@@ -157,30 +157,6 @@ describe("Claude Code by its own hooks against the local gate", { skip, concurre
     );
 
     // The recall command, on its own, answers the original (paged) from the same store.
-    const listed = spawnSync(process.execPath, ["-e", RECALL_CLIENT, HOOK, recallDir, "toolu_cc_01"], {
-      encoding: "utf8",
-      timeout: 30_000,
-    });
-    assert.equal(listed.status, 0, listed.stderr);
-    assert.equal(listed.stdout, original);
+    assert.equal(await recallAll(HOOK, recallDir, "toolu_cc_01"), original);
   });
 });
-
-// An MCP client over the recall command's stdio, reading every page of one id.
-const RECALL_CLIENT = `
-const [hook, dir, id] = process.argv.slice(1);
-const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
-const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-const client = new Client({ name: "t", version: "0" });
-await client.connect(new StdioClientTransport({ command: process.execPath, args: [hook, "recall"], env: { ...process.env, OFFLOAD_GATE_RECALL_DIR: dir } }));
-let text = "", offset = 0;
-for (let i = 0; i < 20; i += 1) {
-  const page = (await client.callTool({ name: "recall_tool_output", arguments: { id, offset } })).content[0].text;
-  const next = /\\ncall again with offset (\\d+)\\]$/.exec(page) ?? /; \\d+ left: call again with offset (\\d+)\\]$/.exec(page);
-  text += page.replace(/\\n\\[recall: [^\\]]*\\]$/, "");
-  if (!next) break;
-  offset = Number(next[1]);
-}
-process.stdout.write(text);
-await client.close();
-`;
