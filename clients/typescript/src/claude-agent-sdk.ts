@@ -135,8 +135,10 @@ export async function observe(session: OffloadSession, message: SDKMessage): Pro
     seen.ids.add(id);
     const u = usage as unknown as Json;
     for (const key of USAGE_KEYS) seen.usage[key] += num(u[key]);
-    // As it came: the session reads its split of the writes by TTL, and names a count it cannot read.
-    session.observe(usage as unknown as ObservedUsage);
+    // As it came: the session reads its split of the writes by TTL, and names a count it cannot read;
+    // with the response's cache diagnostics, when the request asked for them.
+    const diagnostics = (message.message as { diagnostics?: ObservedUsage["diagnostics"] }).diagnostics;
+    session.observe({ ...(usage as unknown as ObservedUsage), ...(diagnostics ? { diagnostics } : {}) });
     return;
   }
   if (message.type !== "result") return;

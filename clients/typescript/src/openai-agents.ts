@@ -176,7 +176,9 @@ class RunBooks {
     kept.add(session);
   }
 
-  watch(agent: Agent<any, any>): void {
+  watch(agent: Agent<any, any> | undefined): void {
+    // A filter called outside a run (no agent, or not the SDK's) keeps no books, and still filters.
+    if (agent === undefined || typeof agent?.on !== "function") return;
     if (this.#watched.has(agent) || this.#session.ended) return;
     const listeners = HOOKS.map((event) => {
       const listener = (context: RunContextLike) => {
