@@ -220,6 +220,12 @@ export const sessionItem = fc.record(
     usage: fc.oneof(providerUsage, fc.array(providerUsage, { maxLength: 5 }), fc.jsonValue()),
     // The breaker's covariate: plausible sizes, and negatives, huge, non-finite-as-JSON and non-numbers.
     covariate: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double(), fc.constantFrom(-1, 1e16, null, "12"), fc.jsonValue()),
+    // Diagnosed cache misses: counts, and every way an object of two counts can be wrong.
+    cache_misses: fc.oneof(
+      fc.record({ after_gate_rewrite: fc.nat({ max: 5_000_000 }), other: fc.nat({ max: 5_000_000 }) }),
+      fc.record({ after_gate_rewrite: fc.double(), other: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.jsonValue(),
+    ),
   },
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );

@@ -204,7 +204,7 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
   }
   // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
   sql.exec(
-    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout, covariate) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
+    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout, covariate, missed_after_rewrite, missed_other) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
     item.session_id,
     at,
     item.report,
@@ -212,6 +212,8 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
     item.priced_as,
     item.cost_usd,
     item.covariate ?? null,
+    item.cache_misses?.after_gate_rewrite ?? null,
+    item.cache_misses?.other ?? null,
   );
   sql.exec(ADD_BILL, at, item.model_name, item.priced_as, item.cost_usd);
   return { status: "accepted", repeated: false };
