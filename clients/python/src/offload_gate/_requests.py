@@ -119,9 +119,14 @@ class SessionReport(_Request):
     usage: Mapping[str, Any] = field(default_factory=dict)
     #: What the breaker regresses the bill on (docs/api/ledger.md): a size the gate's decisions cannot change.
     covariate: Optional[float] = None
+    #: The input tokens the provider reported as cache misses, split by whether the call came right
+    #: after one of the gate's own rewrites: ``{"after_gate_rewrite": n, "other": n}``.
+    cache_misses: Optional[Mapping[str, int]] = None
     extra: JSONObject = field(default_factory=dict)
 
     def to_json(self) -> JSONObject:
         body = _to_json(self)
         body["usage"] = dict(self.usage)
+        if self.cache_misses is not None:
+            body["cache_misses"] = dict(self.cache_misses)
         return body
