@@ -58,18 +58,29 @@ export const BreakerStateSchema = z.strictObject({
     .nullable(),
 });
 
-/** A tool's imported sums, and optionally its sums per size band (./bands.ts). */
-export const ReplayToolSchema = z.strictObject({
-  sums: LevelSumsSchema,
-  bands: z
-    .strictObject(
-      Object.fromEntries(SIZE_BANDS.map((band) => [band, LevelSumsSchema.optional()])) as Record<
-        (typeof SIZE_BANDS)[number],
-        z.ZodOptional<typeof LevelSumsSchema>
-      >,
-    )
-    .optional(),
-});
+/**
+ * A tool's sums, and optionally its sums per size band (./bands.ts), each checked by `sums`: the
+ * stored replay level and the admin import (which is stricter on counts) share this layout.
+ *
+ * @example
+ * replayToolSchema(LevelSumsSchema).parse({ sums: { p_n: 4, p_r: 1, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 } })
+ */
+export function replayToolSchema<S extends z.ZodType>(sums: S) {
+  return z.strictObject({
+    sums,
+    bands: z
+      .strictObject(
+        Object.fromEntries(SIZE_BANDS.map((band) => [band, sums.optional()])) as Record<
+          (typeof SIZE_BANDS)[number],
+          z.ZodOptional<S>
+        >,
+      )
+      .optional(),
+  });
+}
+
+/** A tool's imported sums as the replay level stores them. */
+export const ReplayToolSchema = replayToolSchema(LevelSumsSchema);
 
 /** The replay level as a published value carries it: imported tools by name, with no prototype (./names.ts). */
 export const ReplayToolsSchema = nameRecord(ReplayToolSchema);

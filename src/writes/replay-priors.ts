@@ -10,8 +10,7 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../ledger";
 import { replayPriorsKey } from "../store/keys";
-import { SIZE_BANDS } from "../store/bands";
-import { LevelSumsShape } from "../store/learning-schema";
+import { LevelSumsShape, replayToolSchema } from "../store/learning-schema";
 import { sumsInconsistency } from "../store/learning-sums";
 import { nameRecord } from "../store/name-record";
 import { storedValue } from "../store/schema";
@@ -56,18 +55,8 @@ const ImportedSumsSchema = LevelSumsShape.extend({
   if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
 });
 
-/** A tool's imported sums, and optionally its sums per size band (../store/bands.ts). */
-const ImportedToolSchema = z.strictObject({
-  sums: ImportedSumsSchema,
-  bands: z
-    .strictObject(
-      Object.fromEntries(SIZE_BANDS.map((band) => [band, ImportedSumsSchema.optional()])) as Record<
-        (typeof SIZE_BANDS)[number],
-        z.ZodOptional<typeof ImportedSumsSchema>
-      >,
-    )
-    .optional(),
-});
+/** A tool's imported sums, and optionally its sums per size band, as the import checks them. */
+const ImportedToolSchema = replayToolSchema(ImportedSumsSchema);
 
 const toolName = z.string().regex(TOOL_NAME_PATTERN, "must be a tool name: 1 to 64 of A-Z a-z 0-9 . _ : / -");
 
