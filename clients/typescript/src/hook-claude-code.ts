@@ -118,14 +118,7 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
       model,
       sessionId: input.session_id,
       recallToolName: CLAUDE_CODE_RECALL_TOOL,
-      store: {
-        get: (id) => store.originals.get(id),
-        // No room under the cap: the store refuses, so the session keeps the output in full.
-        async set(id, text) {
-          if (!(await store.fits(text.length))) throw new Error("the recall store is full");
-          await store.originals.set(id, text);
-        },
-      },
+      store: store.capped,
       onError,
     });
     // The history's size before this output: the call that asked for the tool.

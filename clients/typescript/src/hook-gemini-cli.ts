@@ -98,13 +98,7 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
       model,
       sessionId: input.session_id,
       recallToolName: GEMINI_CLI_RECALL_TOOL,
-      store: {
-        get: (id) => store.originals.get(id),
-        async set(id, original) {
-          if (!(await store.fits(original.length))) throw new Error("the recall store is full");
-          await store.originals.set(id, original);
-        },
-      },
+      store: store.capped,
       onError,
     });
     // The usage shape the session reads: the transcript's last call as input, so the gate sees the history's size.

@@ -89,6 +89,18 @@ export class HookStore {
     return total;
   }
 
+  /**
+   * The originals as a session stores them: a set that would pass the cap is refused, so the
+   * session keeps that output in full rather than stub what it could not recall.
+   */
+  readonly capped: RecallStore = {
+    get: (id) => this.originals.get(id),
+    set: async (id, text) => {
+      if (!(await this.fits(text.length))) throw new Error("the recall store is full");
+      await this.originals.set(id, text);
+    },
+  };
+
   /** Whether an original of this many characters fits under the cap (UTF-8: up to 3 bytes a UTF-16 unit). */
   async fits(chars: number): Promise<boolean> {
     return (await this.tidy()) + chars * 3 <= this.#options.maxBytes;
