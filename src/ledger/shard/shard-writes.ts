@@ -8,6 +8,7 @@ import {
   outcomeMismatch,
   realizedCacheHitRate,
   realizedNet,
+  gateNet,
   type LedgerDecision,
   type OutcomeReport,
 } from "../model/savings";
@@ -155,7 +156,7 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
   if (mismatch !== null)
     return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
   sql.exec(
-    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net, gate_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     item.decision_id,
     at,
     report,
@@ -163,6 +164,7 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
     item.recalled ? 1 : 0,
     realizedCacheHitRate(item),
     realizedNet(decision, item),
+    gateNet(decision, item),
   );
   return { status: "accepted", repeated: false };
 }
