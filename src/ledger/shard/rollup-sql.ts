@@ -213,11 +213,19 @@ export const ADD_OUTCOME_SUMMARIES = `INSERT INTO session_tools (${[...names(SUM
   net_at = MAX(COALESCE(net_at, excluded.net_at), COALESCE(excluded.net_at, net_at))`;
 
 /**
- * Migration 9: the gate's own net per outcome and its sums per (session, tool); summaries from before
- * count at their realized net, with nothing said about what priced them.
+ * Migration 9: the gate's own net per outcome and its sums per (session, tool), backfilled from the
+ * raw rows held; a summary whose raw rows are gone counts at its realized net, with nothing said
+ * about what priced it.
  */
 export const GATE_NET_COLUMNS = [
   ["outcomes", "gate_net REAL"],
   ...Object.keys(GATE_NET_SUMS).map((name) => ["session_tools", `${name} REAL NOT NULL DEFAULT 0`] as const),
 ] as const;
-export const GATE_NET_BACKFILL = "UPDATE session_tools SET gnet_s = net_s";
+const SAME_KEY = Object.entries(SUMMARY_KEY)
+  .map(([name, e]) => `${e} = session_tools.${name}`)
+  .join(" AND ");
+export const GATE_NET_BACKFILL = `UPDATE session_tools SET gnet_s = net_s;
+UPDATE session_tools SET ${Object.entries(GATE_NET_SUMS)
+  .map(([name, e]) => `${name} = (SELECT TOTAL(${e}) ${JOINED} WHERE ${SAME_KEY})`)
+  .join(", ")}
+  WHERE EXISTS (SELECT 1 FROM decisions d WHERE ${SAME_KEY});`;
