@@ -25,8 +25,8 @@ const ADAPTIVE_FULL = {
   D4b: 600,
   D4shared: 600,
   D4explore: 600,
-  D4c: 600,
-  D4c_nocache: 600,
+  D4c: 1_200,
+  D4c_nocache: 1_200,
   D5: 1_200,
   D6: 1_200,
 };
