@@ -13,7 +13,17 @@ import { WORLDS, type World } from "./world";
 
 export type Policy = "never" | "config" | "learning" | "oracle";
 
-export type AdaptiveId = "D4a" | "D4b" | "D4shared" | "D4explore" | "D4c" | "D4c_nocache" | "D5" | "D6";
+export type AdaptiveId =
+  | "D4a"
+  | "D4b"
+  | "D4shared"
+  | "D4explore"
+  | "D4c"
+  | "D4c_nocache"
+  | "D4c_seed"
+  | "D4c_seed_nocache"
+  | "D5"
+  | "D6";
 
 export interface AdaptiveDemo {
   id: AdaptiveId;
@@ -146,6 +156,38 @@ export const NEAR_BREAK_EVEN_NO_CACHE_WORLD: World = {
 };
 
 /**
+ * World c as the audit played it, in seed mode: one 24k–26k web fetch about every session, whose
+ * agent states a recall hop of 30k tokens in and 30k out, so the seed's break-even p at h 4 is about
+ * 0.55; true p 0.45, mean horizon 4 (a learned 3.9 truncated to 3 stops it firing), a cache that hits
+ * 30% of turns (the bill saves by stubbing). The realized-net breaker once judged these seed
+ * decisions cache-aware at the config's q of 0.9 when outcomes carried no cached_turns, and opened.
+ */
+export const NEAR_BREAK_EVEN_SEED_WORLD: World = {
+  id: 12,
+  title: "near break-even in seed mode: web_fetch recalled 45% where the seed's break-even p is about 0.55",
+  tool: "sim12.web_fetch",
+  model: "claude-opus-4-6",
+  mode: "seed",
+  turns: 8,
+  outputChance: 0.15,
+  outputTokens: [24_000, 26_000],
+  contextTokens: [20_000, 40_000],
+  recall: 0.45,
+  cacheHitRate: 0.3,
+  holdoutFraction: 0,
+  recallTokens: [30_000, 30_000],
+};
+
+/** The seed-mode world c whose outcomes leave cached_turns out. */
+export const NEAR_BREAK_EVEN_SEED_NO_CACHE_WORLD: World = {
+  ...NEAR_BREAK_EVEN_SEED_WORLD,
+  id: 13,
+  title: `${NEAR_BREAK_EVEN_SEED_WORLD.title}; outcomes without cached_turns`,
+  tool: "sim13.web_fetch",
+  reportsCache: false,
+};
+
+/**
  * Exploration's share in D4explore: ten times the default, so its cost shows within a short run. An
  * exploring decision prices p at its lower credible bound, so it fires only while that bound is below
  * the point where grep stops paying (about 0.52 here): what it buys is that p cannot freeze above the truth.
@@ -177,6 +219,20 @@ export const ADAPTIVE_DEMOS: readonly AdaptiveDemo[] = [
     id: "D4c_nocache",
     title: NEAR_BREAK_EVEN_NO_CACHE_WORLD.title,
     world: NEAR_BREAK_EVEN_NO_CACHE_WORLD,
+    policies: ALL,
+    keep: true,
+  },
+  {
+    id: "D4c_seed",
+    title: NEAR_BREAK_EVEN_SEED_WORLD.title,
+    world: NEAR_BREAK_EVEN_SEED_WORLD,
+    policies: ALL,
+    keep: true,
+  },
+  {
+    id: "D4c_seed_nocache",
+    title: NEAR_BREAK_EVEN_SEED_NO_CACHE_WORLD.title,
+    world: NEAR_BREAK_EVEN_SEED_NO_CACHE_WORLD,
     policies: ALL,
     keep: true,
   },

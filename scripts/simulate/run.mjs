@@ -27,6 +27,8 @@ const ADAPTIVE_FULL = {
   D4explore: 600,
   D4c: 1_200,
   D4c_nocache: 1_200,
+  D4c_seed: 1_200,
+  D4c_seed_nocache: 1_200,
   D5: 1_200,
   D6: 1_200,
 };

@@ -15,7 +15,7 @@ export type Transport = (
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11;
+  id: 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13;
   title: string;
   tool: string;
   /**
@@ -43,6 +43,8 @@ export interface World {
   threshold?: number;
   /** false: outcomes leave cached_turns out (the agent does not know its cache state). */
   reportsCache?: boolean;
+  /** The recall hop's tokens the agent states on each request (recall_input_tokens, recall_output_tokens); absent: the gate's defaults. */
+  recallTokens?: [number, number];
 }
 
 /** Tokens a turn adds besides tool outputs, and the model's reply per turn. */

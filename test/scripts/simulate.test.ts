@@ -28,6 +28,8 @@ const ADAPTIVE_SIZES = {
   D4explore: 60,
   D4c: 200,
   D4c_nocache: 200,
+  D4c_seed: 200,
+  D4c_seed_nocache: 200,
   D5: 900,
   D6: 250,
 } as const;
@@ -199,6 +201,8 @@ describe("the adaptive gate's demonstrations, on common random numbers", () => {
       "D4explore",
       "D4c",
       "D4c_nocache",
+      "D4c_seed",
+      "D4c_seed_nocache",
       "D5",
       "D6",
     ]);
