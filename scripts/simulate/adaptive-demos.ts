@@ -157,25 +157,26 @@ export const NEAR_BREAK_EVEN_NO_CACHE_WORLD: World = {
 
 /**
  * World c as the audit played it, in seed mode: one 24k–26k web fetch about every session, whose
- * agent states a recall hop of 30k tokens in and 30k out, so the seed's break-even p at h 4 is about
- * 0.55; true p 0.45, mean horizon 4 (a learned 3.9 truncated to 3 stops it firing), a cache that hits
- * 30% of turns (the bill saves by stubbing). The realized-net breaker once judged these seed
- * decisions cache-aware at the config's q of 0.9 when outcomes carried no cached_turns, and opened.
+ * agent states a recall hop of 1k tokens in and 35k out (a long reply), so the seed's break-even p at
+ * h 4 is about 0.56; true p 0.45, mean horizon 4 (a learned 3.9 truncated to 3 stops it firing). The
+ * provider caches nothing (q 0: the seed's own world), so the bill saves about $0.2 an output by
+ * stubbing, clear of a recall's spread. The realized-net breaker once judged these seed decisions
+ * cache-aware at the config's q of 0.9 when outcomes carried no cached_turns, and opened.
  */
 export const NEAR_BREAK_EVEN_SEED_WORLD: World = {
   id: 12,
-  title: "near break-even in seed mode: web_fetch recalled 45% where the seed's break-even p is about 0.55",
+  title: "near break-even in seed mode: web_fetch recalled 45% where the seed's break-even p is about 0.56",
   tool: "sim12.web_fetch",
   model: "claude-opus-4-6",
   mode: "seed",
   turns: 8,
   outputChance: 0.15,
   outputTokens: [24_000, 26_000],
-  contextTokens: [20_000, 40_000],
+  contextTokens: [5_000, 10_000],
   recall: 0.45,
-  cacheHitRate: 0.3,
+  cacheHitRate: 0,
   holdoutFraction: 0,
-  recallTokens: [30_000, 30_000],
+  recallTokens: [1_000, 35_000],
 };
 
 /** The seed-mode world c whose outcomes leave cached_turns out. */
