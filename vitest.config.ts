@@ -80,6 +80,8 @@ function workerPool(configPath: string) {
         ADMIN_AUTH_LIMITER: { namespace_id: "1100", simple: { limit: 1_000_000, period: 60 } },
         // A second, real (simulated) limiter with a limit a test can reach.
         TEST_TIGHT_LIMITER: { namespace_id: "9001", simple: { limit: 3, period: 60 } },
+        // ADMIN_AUTH_LIMITER as wrangler.toml deploys it (and wrangler dev runs it): 10 per 60 s.
+        TEST_DEPLOYED_ADMIN_LIMITER: { namespace_id: "9002", simple: { limit: 10, period: 60 } },
       },
     },
   });

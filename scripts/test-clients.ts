@@ -3,7 +3,8 @@
 // compiles plain consumer projects against the packed package; then starts a
 // throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
 // runs both clients against it: the TypeScript live tests, the AI SDK,
-// LangChain.js, Claude Agent SDK and OpenAI Agents SDK adapters' agent loops
+// LangChain.js, Claude Agent SDK and OpenAI Agents SDK adapters' agent loops, Claude Code
+// and Gemini CLI through the hook command
 // (each framework's own loop against a mock model on loopback or in-process), and
 // the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
@@ -32,6 +33,7 @@ try {
     "clients/typescript/test/session-log.test.mjs",
     "clients/typescript/test/openai-agents-plan.test.mjs",
     "clients/typescript/test/mcp.test.mjs",
+    "clients/typescript/test/hook.test.mjs",
   ]);
   step("the framework examples type-check", process.execPath, [
     tscBin,
@@ -66,7 +68,14 @@ try {
     env,
   );
   // One file a step: a holdout test changes the gate config, and no other test may run meanwhile.
-  for (const framework of ["ai-sdk", "langchain", "claude-agent-sdk", "openai-agents"]) {
+  for (const framework of [
+    "ai-sdk",
+    "langchain",
+    "claude-agent-sdk",
+    "openai-agents",
+    "claude-code-hook",
+    "gemini-cli-hook",
+  ]) {
     step(
       `the ${framework} adapter against the local gate`,
       process.execPath,

@@ -12,6 +12,7 @@ interface ImportMeta {
 declare namespace Cloudflare {
   interface Env {
     TEST_TIGHT_LIMITER: RateLimit;
+    TEST_DEPLOYED_ADMIN_LIMITER: RateLimit;
     /** Ledger shards whose writes throw, or hang until released (test/fixtures/faulty-ledger.js). */
     LEDGER_THROWING: Env["LEDGER"];
     LEDGER_HANGING: DurableObjectNamespace<import("./fixtures/faulty-ledger").HangingLedgerShape>;

@@ -36,6 +36,9 @@ export function readConstants(text = readFileSync(SOURCE, "utf8")) {
       throw new TypeError(`constants.json: ${name} must be a non-empty string`);
   }
   positiveInteger("prior_chars");
+  // The clients' recall tool appends the original at the end; "in_place" would be a different client.
+  if (c.recall_placement !== "append" && c.recall_placement !== "in_place")
+    throw new TypeError('constants.json: recall_placement must be "append" or "in_place"');
   const factor = (v) => typeof v === "number" && Number.isFinite(v) && v > 0 && v < 2;
   if (
     typeof c.tokens_per_char !== "object" ||
@@ -70,6 +73,8 @@ export function render(c) {
     `export const CHARS_PER_TOKEN = ${c.chars_per_token};`,
     "/** The recall tool's name, unless `recallToolName` says otherwise. */",
     `export const RECALL_TOOL_NAME = ${s(c.recall_tool_name)};`,
+    "/** Where the recall tool puts an original back: appended as a new tool result at the end (the gate's `recall_placement`). */",
+    `export const RECALL_PLACEMENT = ${s(c.recall_placement)};`,
     "/** The prefix of a session id the client generates. */",
     `export const SESSION_ID_PREFIX = ${s(c.session_id_prefix)};`,
     "/** Outputs shorter than this many characters are kept without asking the gate (its pre-filter is far above). */",
@@ -94,6 +99,8 @@ export function render(c) {
     `CHARS_PER_TOKEN = ${c.chars_per_token}`,
     "#: The recall tool's name, unless ``recall_tool_name`` says otherwise.",
     `RECALL_TOOL_NAME = ${s(c.recall_tool_name)}`,
+    "#: Where the recall tool puts an original back: appended as a new tool result at the end (the gate's ``recall_placement``).",
+    `RECALL_PLACEMENT = ${s(c.recall_placement)}`,
     "#: The prefix of a session id the client generates.",
     `SESSION_ID_PREFIX = ${s(c.session_id_prefix)}`,
     "#: Outputs shorter than this many characters are kept without asking the gate.",

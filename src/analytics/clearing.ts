@@ -1,4 +1,4 @@
-import type { ClearingOutcome } from "../gate";
+import type { CacheTtl, ClearingOutcome } from "../gate";
 import { writePoint } from "./index";
 import { planLikePoint } from "./plan";
 
@@ -26,7 +26,7 @@ export interface ClearingRecord {
     horizon: number;
     recall_probability: number;
     cache_hit_rate: number;
-    cache_ttl: "5m" | "1h";
+    cache_ttl: CacheTtl;
     placeholder_tokens: number;
     recall_input_tokens: number;
     recall_output_tokens: number;

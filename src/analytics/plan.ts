@@ -1,4 +1,4 @@
-import type { PlanOutcome } from "../gate";
+import type { CacheTtl, PlanOutcome } from "../gate";
 import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./index";
 
 /** blob4 of a clearing plan's data point: what tells plans from gate decisions in the dataset. */
@@ -21,7 +21,7 @@ export interface PlanRecord {
     horizon: number;
     recall_probability: number;
     cache_hit_rate: number;
-    cache_ttl: "5m" | "1h";
+    cache_ttl: CacheTtl;
     large_offload_threshold_tokens: number;
     stub_tokens: number;
     recall_input_tokens: number;

@@ -27,10 +27,10 @@ const refuse = (message: string, issue: string, error?: string) =>
  * past the limit that pair gets 429 on every admin route for
  * ADMIN_LOCKOUT_SECONDS, right token or not, and every other pair at the
  * address is unaffected. The address is `cf-connecting-ip`, which Cloudflare's edge sets on
- * internet traffic. A request without it (a service binding, local
- * development) has no address to count against: it is never counted nor
- * locked out, so such callers cannot lock each other out through one shared
- * bucket (docs/operations.md § The trust boundary).
+ * internet traffic (and wrangler dev on every local request, as 127.0.0.1). A
+ * request without it (a service binding) has no address to count against: it
+ * is never counted nor locked out, so such callers cannot lock each other out
+ * through one shared bucket (docs/operations.md § The trust boundary).
  *
  * @example
  * admin.use("/v1/admin/*", adminAuth());

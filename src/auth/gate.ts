@@ -73,3 +73,15 @@ export async function gateTenant(secret: string | undefined, authorization: stri
   }
   return name;
 }
+
+/**
+ * Whether a tenant is one a gate key names: any name in GATE_API_KEYS, or
+ * "default" while it is unset (the open gate's only tenant).
+ *
+ * @example
+ * await namedTenant(env.GATE_API_KEYS, "agents-prod") // true when an entry is "agents-prod:<token>"
+ */
+export async function namedTenant(secret: string | undefined, tenant: string): Promise<boolean> {
+  if (!isSet(secret)) return tenant === OPEN_TENANT;
+  return (await keyRing(secret, OPEN_TENANT, "GATE_API_KEYS")).names.includes(tenant);
+}

@@ -1,4 +1,4 @@
-import { cacheAwareParams, cacheAwareTerms, type CacheAwareParams } from "./cache-aware";
+import { cacheAwareParams, cacheAwareTerms, hopSuffixRate, type CacheAwareParams } from "./cache-aware";
 import { TOKENS_PER_MILLION } from "./constants";
 import { preFilterTokens, seedTerms } from "./decision";
 import { cacheInputsFor, missingCachePrice } from "./gaps";
@@ -117,7 +117,7 @@ function perRequest(model: NetModel, keep: TokenRates, params: CacheAwareParams)
     (params.recallInputTokens * stubbed.write +
       params.recallOutputTokens * stubbed.out +
       model.context * mStub +
-      model.suffix * stubbed.write);
+      model.suffix * hopSuffixRate(stubbed, mStub, params.recallPlacement));
   // Per output token: carry(K, h) on entry, h·m(K) retroactively.
   const outputRate = (h: number) => (model.retroactive ? h * mKeep : carryRate(keep, mKeep, h));
   return { stubbed, mKeep, mStub, recall, outputRate };

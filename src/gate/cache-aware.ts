@@ -2,7 +2,14 @@ import { clampProbability, evaluateOffloadGate, preFilterTokens, seedParams, typ
 import { cacheInputsFor } from "./gaps";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
-import type { CacheAwareDecision, CacheAwareInputs, CachePriceRates, CacheTtl, OffloadAt } from "./types";
+import type {
+  CacheAwareDecision,
+  CacheAwareInputs,
+  CachePriceRates,
+  CacheTtl,
+  OffloadAt,
+  RecallPlacement,
+} from "./types";
 
 /**
  * The cache-aware gate of docs/economics.md: a carried token is written to
@@ -35,6 +42,22 @@ export interface CacheAwareParams extends SeedParams {
   /** A: 0 on entry, whatever the request said. */
   suffixTokens: number;
   cacheTtl: CacheTtl;
+  /** Where the recall hop puts the original back; omitted: "append" (docs/design/economics.md §4.2). */
+  recallPlacement?: RecallPlacement;
+}
+
+/**
+ * What one token of history after the stub costs the recall hop. Appended at
+ * the end, the original leaves the whole history before it a prefix the last
+ * call cached: read, m(T). Restored in place, the prefix changes at the stub,
+ * so everything after it is written: T.write (docs/design/economics.md §4.1–§4.2).
+ *
+ * @example
+ * hopSuffixRate(opusRates, 1.075e-6, "append") // 1.075e-6
+ * hopSuffixRate(opusRates, 1.075e-6, "in_place") // 6.25e-6
+ */
+export function hopSuffixRate(stubbed: TokenRates, mStub: number, placement: RecallPlacement | undefined): number {
+  return placement === "in_place" ? stubbed.write : mStub;
 }
 
 /** K and T: the rates of the request that keeps the output and of the one that carries the stub. */
@@ -97,14 +120,15 @@ export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwa
   // The suffix is written again once, then read; kept, it would only have been read.
   const suffix = a === 0 ? 0 : carryCost(a, stubbed, mStub, h) - a * mKeep * h;
   const stub = carryCost(params.stubTokens, stubbed, mStub, h);
-  // The hop is one more call over the whole history: read from the cache up to the stub, written
-  // after it (the recalled slice and the suffix). On entry A is 0 and this is today's sum, bit for bit.
+  // The hop is one more call over the whole history: the recalled slice is written, the history
+  // before the stub read, and the suffix read (appended) or written (in place). On entry A is 0
+  // and both placements are the entry hop, bit for bit.
   const recall =
     p *
     (params.recallInputTokens * stubbed.write +
       params.recallOutputTokens * stubbed.out +
       ctx * mStub +
-      a * stubbed.write);
+      a * hopSuffixRate(stubbed, mStub, params.recallPlacement));
   // On entry suffix is 0 and this is today's sum, bit for bit.
   const net = reprefill + premium - (stub + recall + suffix);
   return { reprefill, premium, suffix, stub, recall, net, keep, stubbed };
@@ -118,7 +142,7 @@ export function termsAt(rates: RequestRates, params: CacheAwareParams): CacheAwa
  * @example
  * cacheAwareParams({ model_name: "m", output_tokens: 20_000, horizon: 4.7, recall_probability: 2,
  *   cache_hit_rate: 0.9, context_tokens: 0, suffix_tokens: 5_000 })
- * // { horizon: 4, recallProbability: 1, stubTokens: 200, offloadAt: "entry", suffixTokens: 0, cacheTtl: "5m", ... }
+ * // { horizon: 4, recallProbability: 1, stubTokens: 200, offloadAt: "entry", suffixTokens: 0, cacheTtl: "5m", recallPlacement: "append", ... }
  */
 export function cacheAwareParams(inputs: CacheAwareInputs): CacheAwareParams {
   const offloadAt = inputs.offload_at ?? "entry";
@@ -131,6 +155,7 @@ export function cacheAwareParams(inputs: CacheAwareInputs): CacheAwareParams {
     offloadAt,
     suffixTokens: offloadAt === "retroactive" && suffix > 0 ? suffix : 0,
     cacheTtl: inputs.cache_ttl ?? "5m",
+    recallPlacement: inputs.recall_placement ?? "append",
   };
 }
 
@@ -178,8 +203,11 @@ export function evaluateCacheAwareGate(
 function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, model: string, noCache: boolean): string {
   const retro = params.offloadAt === "retroactive";
   const suffixTerm = retro ? ` − suffix=$${pyFixed(terms.suffix, 4)}` : "";
-  const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ` : "";
-  const ttl = params.cacheTtl === "1h" ? "ttl=1h " : "";
+  // The recall placement changes a figure only when something follows the stub; "append" is the default.
+  const recalled = retro && params.recallPlacement === "in_place" ? "recall_placement=in_place " : "";
+  const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ${recalled}` : "";
+  // Named only where the cache lives long: the short ones ("5m", in memory, implicit) read as before.
+  const ttl = params.cacheTtl === "1h" || params.cacheTtl === "24h" ? `ttl=${params.cacheTtl} ` : "";
   // Said only where it applies, so every other reason reads as it did.
   const cache = noCache ? "prompt_cache=false " : "";
   return (

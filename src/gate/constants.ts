@@ -48,8 +48,44 @@ export const REASON_CODES = [
 /** When the stub goes in (cache_aware): before the output is first read, or into history already cached. Default first. */
 export const OFFLOAD_AT = ["entry", "retroactive"] as const;
 
-/** Which cache write a cached token pays (cache_aware): the 5-minute or the 1-hour one. Default first. */
-export const CACHE_TTLS = ["5m", "1h"] as const;
+/**
+ * Where a recall hop puts the original back (cache_aware): "append" adds it as a new tool result
+ * at the end, so the whole history before it is a cached prefix (our clients' recall_tool_output
+ * does this); "in_place" restores it where the stub stood, so the cache is read only up to the stub.
+ * Default first (docs/design/economics.md §4.2).
+ */
+export const RECALL_PLACEMENTS = ["append", "in_place"] as const;
+
+/**
+ * How long the provider keeps a cached prefix (cache_aware), and so which write a cached token pays:
+ * Anthropic's 5-minute and 1-hour caches, OpenAI's `prompt_cache_retention` ("in_memory", "24h"),
+ * Gemini's implicit cache. Only "1h" has its own write price; the others pay the row's 5-minute
+ * write (the input price where the provider charges no write). docs/design/economics.md §5.1.
+ */
+export const CACHE_TTLS = ["5m", "1h", "in_memory", "24h", "implicit"] as const;
+
+/**
+ * The TTLs each provider offers, its default first: the TTLs of a row that names its provider and
+ * does not list its own `cache_ttls`. A row with neither may be priced at any TTL, "5m" by default.
+ */
+export const PROVIDER_CACHE_TTLS: Readonly<Record<string, readonly (typeof CACHE_TTLS)[number][]>> = {
+  anthropic: ["5m", "1h"],
+  openai: ["in_memory", "24h"],
+  google: ["implicit"],
+};
+
+/**
+ * How long each TTL keeps an idle prefix, in seconds: what replay expires a cache by. OpenAI's
+ * in-memory cache is cleared after 5–10 minutes of inactivity (always within an hour): the short
+ * end, as a miss costs more than a hit. Gemini does not state its implicit cache's life: 5 minutes.
+ */
+export const CACHE_TTL_SECONDS: Readonly<Record<(typeof CACHE_TTLS)[number], number>> = {
+  "5m": 300,
+  "1h": 3_600,
+  in_memory: 300,
+  "24h": 86_400,
+  implicit: 300,
+};
 
 /** Why a clearing plan came out as it did. Every schema takes its codes from here. */
 export const PLAN_REASON_CODES = [

@@ -64,7 +64,7 @@ export interface HeldPlan extends PlanOutcome {
  * reason, as a gate decision does.
  *
  * @example
- * holdOutPlan(decidePlan(P1, lookup)) // { stub: [], would_stub: ["c1", "c2", "c3"], reason_code: "holdout", net_saving_usd: 0, would_net_saving_usd: 0.1777, ... }
+ * holdOutPlan(decidePlan(P1, lookup)) // { stub: [], would_stub: ["c1", "c2", "c3"], reason_code: "holdout", net_saving_usd: 0, would_net_saving_usd: 0.2773, ... }
  */
 export function holdOutPlan(outcome: PlanOutcome): HeldPlan {
   if (outcome.reason_code !== "plan_positive" && outcome.reason_code !== "plan_not_positive") return outcome;

@@ -22,3 +22,4 @@ export * from "./plan";
 export * from "./plan-outcome";
 export * from "./plan-search";
 export * from "./suggest";
+export * from "./ttl";

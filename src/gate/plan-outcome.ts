@@ -52,7 +52,7 @@ export interface PlanOutcome {
  *
  * @example
  * decidePlan(P1, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" })
- * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.177683, reason_code: "plan_positive", ... }
+ * // { stub: ["c1", "c2", "c3"], net_saving_usd: ≈0.277302, reason_code: "plan_positive", ... }
  */
 export function decidePlan(inputs: PlanInputs, lookup: PricingLookup<CachePriceRates>): PlanOutcome {
   if (!hasEligible(inputs)) return unpriced(inputs, "no_candidates", noCandidatesReason(inputs));
@@ -164,6 +164,6 @@ function planReason(inputs: PlanInputs, model: PlanModel, size: number, terms: P
   const tier = model.keep.tiered ? (terms.stubbed.tiered ? "both" : "keep") : terms.stubbed.tiered ? "stub" : "none";
   return (
     `${head}; H=${pyInt(clampHorizon(inputs.horizon))} q=${pyFixed(clampProbability(inputs.cache_hit_rate), 2)} ` +
-    `ttl=${inputs.cache_ttl ?? "5m"} tier=${tier} model=${inputs.model_name}`
+    `ttl=${inputs.cache_ttl ?? "5m"} ${model.placement === "in_place" ? "recall_placement=in_place " : ""}tier=${tier} model=${inputs.model_name}`
   );
 }

@@ -6,7 +6,8 @@ import {
 } from "./constants";
 import { clampHorizon, clampProbability } from "./decision";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
-import type { CacheAwareInputs, CachePriceRates, CacheTtl } from "./types";
+import { hopSuffixRate } from "./cache-aware";
+import type { CacheAwareInputs, CachePriceRates, CacheTtl, RecallPlacement } from "./types";
 
 /** Most segments one plan reads: a long agent history, one segment per message or tool result. */
 export const MAX_PLAN_SEGMENTS = 512;
@@ -39,6 +40,8 @@ export interface PlanInputs {
   recall_probability: number;
   cache_hit_rate: number;
   cache_ttl?: CacheTtl;
+  /** Where a recall puts the original back; default "append" (docs/design/economics.md §4.2). */
+  recall_placement?: RecallPlacement;
   large_offload_threshold_tokens?: number;
   stub_tokens?: number;
   recall_input_tokens?: number;
@@ -67,6 +70,7 @@ export interface PlanModel {
   q: number;
   recallIn: number;
   recallOut: number;
+  placement: RecallPlacement;
   /** Candidates that may be stubbed, in history order. */
   candidates: PlanCandidate[];
   /** K and m(K): the history as it is. */
@@ -135,6 +139,7 @@ export function planModel(inputs: PlanInputs, row: CachePriceRates): PlanModel {
     q,
     recallIn: inputs.recall_input_tokens ?? DEFAULT_RECALL_INPUT_TOKENS,
     recallOut: inputs.recall_output_tokens ?? DEFAULT_RECALL_OUTPUT_TOKENS,
+    placement: inputs.recall_placement ?? "append",
     candidates,
     keep,
     mKeep: laterTurnRate(keep, q),
@@ -154,7 +159,7 @@ export function planModel(inputs: PlanInputs, row: CachePriceRates): PlanModel {
  * bound); by default it is tier(N′), the plan's own.
  *
  * @example
- * planTerms(planModel(P1, OPUS), [0, 1, 2]).net // ≈ 0.177683
+ * planTerms(planModel(P1, OPUS), [0, 1, 2]).net // ≈ 0.277302 appended, 0.177683 in place
  */
 export function planTerms(model: PlanModel, members: readonly number[], rates?: TokenRates): PlanTerms {
   const { total, h } = model;
@@ -191,18 +196,18 @@ export function planTerms(model: PlanModel, members: readonly number[], rates?: 
 
 /**
  * One recall hop of a candidate, before its probability: one more call over
- * the whole history, read from the cache up to the candidate's stub and
- * written after it, as the retroactive gate prices it (P_i · m(T) +
- * A_i · T.write after the slice and the reply). P_i and A_i are the history
- * as it stands, not as the plan leaves it: each hop is priced as if it were
- * the plan's only stub, which keeps the search's terms independent and
- * never prices a hop below its bill.
+ * the whole history, as the retroactive gate prices it: the slice and the
+ * reply, P_i · m(T), and A_i read (m(T), the original appended at the end)
+ * or written (T.write, restored in place). P_i and A_i are the history as it
+ * stands, not as the plan leaves it: each hop is priced as if it were the
+ * plan's only stub, which keeps the search's terms independent and never
+ * prices a hop below its bill (other stubs are shorter than their outputs).
  *
  * @example
- * recallHop(model, model.candidates[0], hop, laterTurnRate(T, model.q), T) // 2,000 · T.write + 500 · T.out + P · m(T) + A · T.write
+ * recallHop(model, model.candidates[0], hop, laterTurnRate(T, model.q), T) // 2,000 · T.write + 500 · T.out + P · m(T) + A · m(T) when appended
  */
 export function recallHop(model: PlanModel, c: PlanCandidate, hop: number, mStub: number, stubbed: TokenRates): number {
-  return hop + c.before * mStub + (model.total - c.before - c.tokens) * stubbed.write;
+  return hop + c.before * mStub + (model.total - c.before - c.tokens) * hopSuffixRate(stubbed, mStub, model.placement);
 }
 
 /**
@@ -226,6 +231,7 @@ export function aloneRequest(inputs: PlanInputs, model: PlanModel, candidate: Pl
     offload_at: "retroactive",
     suffix_tokens: model.total - candidate.before - candidate.tokens,
     cache_ttl: inputs.cache_ttl ?? "5m",
+    recall_placement: model.placement,
     large_offload_threshold_tokens: inputs.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
     stub_tokens: candidate.stub,
     recall_input_tokens: model.recallIn,

@@ -1,7 +1,7 @@
 /**
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
-import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES } from "./constants";
+import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES, RECALL_PLACEMENTS } from "./constants";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -52,6 +52,10 @@ export interface CachePriceRates extends PriceRates, TierPrices {
   long_context?: TierPrices & { threshold_tokens: number };
   /** false: the model has no prompt cache, so cache-aware decisions price it at q = 0. */
   prompt_cache?: boolean;
+  /** Who serves the model: its default cache TTLs when the row lists none. */
+  provider?: string;
+  /** The cache TTLs the model offers, its default first (docs/design/economics.md §5.1). */
+  cache_ttls?: readonly CacheTtl[];
 }
 
 /** One dated change of a row's prices: the prices that change at `effective_at` (an ISO instant). */
@@ -71,6 +75,9 @@ export type PricingMode = (typeof PRICING_MODES)[number];
 
 /** When the stub goes in: before the output is first read, or into history already cached. */
 export type OffloadAt = (typeof OFFLOAD_AT)[number];
+
+/** Where a recall hop puts the original back: at the end of the history, or where the stub stood. */
+export type RecallPlacement = (typeof RECALL_PLACEMENTS)[number];
 
 /** How long a cache write lives, and so which write price a cached token pays. */
 export type CacheTtl = (typeof CACHE_TTLS)[number];
@@ -98,6 +105,8 @@ export interface CacheAwareInputs extends OffloadGateInputs, PriorRanges {
   suffix_tokens?: number;
   /** Default "5m". */
   cache_ttl?: CacheTtl;
+  /** Default "append": the recall hop reads every token before the recalled slice from the cache. */
+  recall_placement?: RecallPlacement;
 }
 
 /** The cache-aware decision: the reference's terms plus the long-context premium and the suffix rewrite. */

@@ -11,7 +11,7 @@
  * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
+import { CACHE_TTL_SECONDS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
 import type { Sizes } from "./bill";
 import type { PriceLookup, PricedRow } from "./pricing";
 import type { Trace, Usage } from "./trace";
@@ -58,7 +58,8 @@ export interface PolicyBill {
   unpriced: number;
 }
 
-const TTL_MS: Record<CacheTtl, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
+// How long each TTL keeps an idle prefix: the core's, one table for the gate and replay.
+const TTL_MS = (ttl: CacheTtl): number => CACHE_TTL_SECONDS[ttl] * 1_000;
 
 /** Whether a row's cache writes are billed as writes (Anthropic) rather than as plain input. */
 export const explicitWrites = (row: PricedRow): boolean => row.row.provider === "anthropic";
@@ -154,7 +155,7 @@ export function simulate(
       written += total - hit;
     }
     cachedLen = ctx.length;
-    expires = at + TTL_MS[ttl];
+    expires = at + TTL_MS(ttl);
   });
   return { cost, perCall, input, rates, read, written, stubbedAt, cachedParts, unpriced };
 }

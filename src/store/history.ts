@@ -8,6 +8,16 @@ import { z } from "@hono/zod-openapi";
 /** How many changes a key's history keeps; older ones drop off (the earliest kept still records its `before`). */
 export const MAX_HISTORY_ENTRIES = 100;
 
+/**
+ * How many bytes of JSON a key's history keeps: older entries drop off
+ * past it, the newest always stays (a retry finds its write-ahead record
+ * there, ../writes/audited.ts). A pricing row's entries, a few KB each,
+ * keep all 100; an import of replay priors (each entry holds the value
+ * before and after) keeps ~5 versions of a 96 KiB one instead of 100 in
+ * 19 MB, and every import reads and rewrites at most this.
+ */
+export const MAX_HISTORY_BYTES = 1_048_576;
+
 /** One change to one key: who made it, when, and the value before and after (null: absent). */
 export const HistoryEntrySchema = z
   .object({
@@ -51,8 +61,8 @@ export function parseHistory(text: string | null): HistoryDoc | undefined {
 }
 
 /**
- * The history with one more change, capped at MAX_HISTORY_ENTRIES, and that
- * change's entry. Pure: the caller stores it.
+ * The history with one more change, capped at MAX_HISTORY_ENTRIES and
+ * MAX_HISTORY_BYTES, and that change's entry. Pure: the caller stores it.
  *
  * @example
  * const { doc, entry } = withEntry(parseHistory(null)!, { action: "put", by: "cli:ops", before: null, after: row }, new Date());
@@ -63,10 +73,24 @@ export function withEntry(
   at: Date,
 ): { doc: HistoryDoc; entry: HistoryEntry } {
   const entry: HistoryEntry = { version: doc.next_version, at: at.toISOString(), ...change };
-  return {
-    doc: { next_version: doc.next_version + 1, entries: [...doc.entries, entry].slice(-MAX_HISTORY_ENTRIES) },
-    entry,
-  };
+  const entries = [...doc.entries, entry].slice(-MAX_HISTORY_ENTRIES);
+  // Newest first, each entry's bytes and its comma, until the next would pass the bound.
+  let bytes = 0;
+  let from = entries.length;
+  while (from > 0) {
+    const size = byteLength(JSON.stringify(entries[from - 1])) + 1;
+    if (from < entries.length && bytes + size > MAX_HISTORY_BYTES) break;
+    bytes += size;
+    from--;
+  }
+  return { doc: { next_version: doc.next_version + 1, entries: entries.slice(from) }, entry };
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a string, as KV stores it. */
+function byteLength(text: string): number {
+  return encoder.encode(text).length;
 }
 
 /** The current version of a key: the last change's, or 0 before any. */

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
 import { own } from "./names";
+import { CACHE_TTLS } from "../gate/constants";
 
 import {
   aliasIssues,
@@ -114,6 +115,24 @@ export const PricingRowSchema = z
     retires_at: z.iso.date("must be a date (YYYY-MM-DD)").optional(),
     replaced_by: ModelNameSchema.optional(),
     lifecycle_source: SourceUrlSchema.optional(),
+    cache_ttls: z
+      .array(
+        z.enum(CACHE_TTLS, { error: `must list cache TTLs among ${CACHE_TTLS.map((t) => `"${t}"`).join(", ")}` }),
+        {
+          error: "must be an array of cache TTLs",
+        },
+      )
+      .min(1, "must list at least one cache TTL")
+      .max(CACHE_TTLS.length)
+      .refine((ttls) => new Set(ttls).size === ttls.length, "must not repeat a cache TTL")
+      .optional()
+      .openapi({
+        description:
+          'The cache TTLs the model offers, its default first: "5m" and "1h" (Anthropic), "in_memory" and "24h" (OpenAI\'s ' +
+          'prompt_cache_retention), "implicit" (Gemini). Omitted: the provider\'s (anthropic, openai, google), else any, "5m" first. ' +
+          "A cache-aware request for a TTL the model does not offer is a 400 naming cache_ttl.",
+        example: ["5m", "1h"],
+      }),
     prompt_cache: z.boolean({ error: "must be true or false" }).optional().openapi({
       description:
         "false: the model has no prompt cache; cache-aware decisions price it at q = 0. Omitted: it has one.",

@@ -6,7 +6,7 @@
 
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
-  "pricingRow": "3c2010cfc5777915b4d71e853772e13419f2e04ed75c7a5299bc8b5ebdbd21f9",
+  "pricingRow": "25c7ab12ae1aab835ddbb60399f9fbc5002bca175ddfb6240d96f444ec25a560",
   "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
   "learnedValue": "be22ed22e0f9faa0ddda495d6474618aea2dec5f70765c64581ef21a03d385d3"
 };
@@ -29,6 +29,7 @@ export const KEY_ORDER = {
     "retires_at",
     "replaced_by",
     "lifecycle_source",
+    "cache_ttls",
     "prompt_cache",
     "scheduled"
   ],
@@ -127,7 +128,7 @@ export const KEY_ORDER = {
 };
 
 export const pricingRow = validate21;
-const schema6 = {"type":"object","properties":{"input":{"$ref":"#/definitions/__schema0"},"output":{"$ref":"#/definitions/__schema1"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"$ref":"#/definitions/__schema5"},"input":{"$ref":"#/definitions/__schema6"},"output":{"$ref":"#/definitions/__schema7"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"}},"required":["threshold_tokens"],"additionalProperties":false},"aliases":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema8"}},"provider":{"type":"string","minLength":1,"maxLength":64},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"source_note":{"type":"string","minLength":1,"maxLength":500},"verified_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"deprecated_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"retires_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"replaced_by":{"allOf":[{"$ref":"#/definitions/__schema8"}]},"lifecycle_source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"prompt_cache":{"type":"boolean"},"scheduled":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema10"}}},"required":["input","output"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1000000},"__schema2":{"type":"number","minimum":0,"maximum":1000000},"__schema3":{"type":"number","minimum":0,"maximum":1000000},"__schema4":{"type":"number","minimum":0,"maximum":1000000},"__schema5":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"__schema6":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"__schema7":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"__schema8":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"__schema9":{"type":"string","maxLength":512,"format":"uri"},"__schema10":{"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false}}};
+const schema6 = {"type":"object","properties":{"input":{"$ref":"#/definitions/__schema0"},"output":{"$ref":"#/definitions/__schema1"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"$ref":"#/definitions/__schema5"},"input":{"$ref":"#/definitions/__schema6"},"output":{"$ref":"#/definitions/__schema7"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"}},"required":["threshold_tokens"],"additionalProperties":false},"aliases":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema8"}},"provider":{"type":"string","minLength":1,"maxLength":64},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"source_note":{"type":"string","minLength":1,"maxLength":500},"verified_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"deprecated_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"retires_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"replaced_by":{"allOf":[{"$ref":"#/definitions/__schema8"}]},"lifecycle_source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"cache_ttls":{"minItems":1,"maxItems":5,"type":"array","items":{"$ref":"#/definitions/__schema10"}},"prompt_cache":{"type":"boolean"},"scheduled":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema11"}}},"required":["input","output"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1000000},"__schema2":{"type":"number","minimum":0,"maximum":1000000},"__schema3":{"type":"number","minimum":0,"maximum":1000000},"__schema4":{"type":"number","minimum":0,"maximum":1000000},"__schema5":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"__schema6":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"__schema7":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"__schema8":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"__schema9":{"type":"string","maxLength":512,"format":"uri"},"__schema10":{"type":"string","enum":["5m","1h","in_memory","24h","implicit"]},"__schema11":{"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const schema7 = {"type":"number","minimum":0,"maximum":1000000};
@@ -363,24 +364,41 @@ validate45.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false};
-const pattern4 = new RegExp("^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$", "");
+const schema17 = {"type":"string","enum":["5m","1h","in_memory","24h","implicit"]};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!(((((data === "5m") || (data === "1h")) || (data === "in_memory")) || (data === "24h")) || (data === "implicit"))){
+validate49.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum}}];
+return false;
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+
+const schema18 = {"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false};
+const pattern4 = new RegExp("^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$", "");
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.effective_at === undefined) && (missing0 = "effective_at")){
-validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "effective_at") || (key0 === "input")) || (key0 === "output")) || (key0 === "cache_read")) || (key0 === "cache_write")) || (key0 === "cache_write_1h")) || (key0 === "long_context")) || (key0 === "source"))){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate51.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -393,12 +411,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!pattern4.test(data0)){
-validate49.errors = [{instancePath:instancePath+"/effective_at",schemaPath:"#/properties/effective_at/pattern",keyword:"pattern",params:{pattern: "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"}}];
+validate51.errors = [{instancePath:instancePath+"/effective_at",schemaPath:"#/properties/effective_at/pattern",keyword:"pattern",params:{pattern: "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"}}];
 return false;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/effective_at",schemaPath:"#/properties/effective_at/type",keyword:"type",params:{type: "string"}}];
+validate51.errors = [{instancePath:instancePath+"/effective_at",schemaPath:"#/properties/effective_at/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
@@ -477,7 +495,7 @@ if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 const _errs13 = errors;
 for(const key1 in data6){
 if(!((((((key1 === "threshold_tokens") || (key1 === "input")) || (key1 === "output")) || (key1 === "cache_read")) || (key1 === "cache_write")) || (key1 === "cache_write_1h"))){
-validate49.errors = [{instancePath:instancePath+"/long_context",schemaPath:"#/properties/long_context/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate51.errors = [{instancePath:instancePath+"/long_context",schemaPath:"#/properties/long_context/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -562,7 +580,7 @@ var valid3 = true;
 }
 }
 else {
-validate49.errors = [{instancePath:instancePath+"/long_context",schemaPath:"#/properties/long_context/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath:instancePath+"/long_context",schemaPath:"#/properties/long_context/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -594,11 +612,11 @@ var valid0 = true;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
 
@@ -989,11 +1007,41 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.prompt_cache !== undefined){
+if(data.cache_ttls !== undefined){
+let data22 = data.cache_ttls;
 const _errs35 = errors;
-if(typeof data.prompt_cache !== "boolean"){
-validate21.errors = [{instancePath:instancePath+"/prompt_cache",schemaPath:"#/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"}}];
+if(errors === _errs35){
+if(Array.isArray(data22)){
+if(data22.length > 5){
+validate21.errors = [{instancePath:instancePath+"/cache_ttls",schemaPath:"#/properties/cache_ttls/maxItems",keyword:"maxItems",params:{limit: 5}}];
 return false;
+}
+else {
+if(data22.length < 1){
+validate21.errors = [{instancePath:instancePath+"/cache_ttls",schemaPath:"#/properties/cache_ttls/minItems",keyword:"minItems",params:{limit: 1}}];
+return false;
+}
+else {
+var valid6 = true;
+const len1 = data22.length;
+for(let i1=0; i1<len1; i1++){
+const _errs37 = errors;
+if(!(validate49(data22[i1], {instancePath:instancePath+"/cache_ttls/" + i1,parentData:data22,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+var valid6 = _errs37 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/cache_ttls",schemaPath:"#/properties/cache_ttls/type",keyword:"type",params:{type: "array"}}];
+return false;
+}
 }
 var valid0 = _errs35 === errors;
 }
@@ -1001,26 +1049,38 @@ else {
 var valid0 = true;
 }
 if(valid0){
+if(data.prompt_cache !== undefined){
+const _errs38 = errors;
+if(typeof data.prompt_cache !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/prompt_cache",schemaPath:"#/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
 if(data.scheduled !== undefined){
-let data23 = data.scheduled;
-const _errs37 = errors;
-if(errors === _errs37){
-if(Array.isArray(data23)){
-if(data23.length > 32){
+let data25 = data.scheduled;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data25)){
+if(data25.length > 32){
 validate21.errors = [{instancePath:instancePath+"/scheduled",schemaPath:"#/properties/scheduled/maxItems",keyword:"maxItems",params:{limit: 32}}];
 return false;
 }
 else {
-var valid6 = true;
-const len1 = data23.length;
-for(let i1=0; i1<len1; i1++){
-const _errs39 = errors;
-if(!(validate49(data23[i1], {instancePath:instancePath+"/scheduled/" + i1,parentData:data23,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+var valid7 = true;
+const len2 = data25.length;
+for(let i2=0; i2<len2; i2++){
+const _errs42 = errors;
+if(!(validate51(data25[i2], {instancePath:instancePath+"/scheduled/" + i2,parentData:data25,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid6 = _errs39 === errors;
-if(!valid6){
+var valid7 = _errs42 === errors;
+if(!valid7){
 break;
 }
 }
@@ -1031,10 +1091,11 @@ validate21.errors = [{instancePath:instancePath+"/scheduled",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs37 === errors;
+var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }
@@ -1064,72 +1125,72 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const gateConfig = validate63;
-const schema18 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
-const schema19 = {"type":"integer","minimum":0,"maximum":1000000000000};
+export const gateConfig = validate65;
+const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
+const schema20 = {"type":"integer","minimum":0,"maximum":1000000000000};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
-validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"}}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data > 1000000000000 || isNaN(data)){
-validate64.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
+validate66.errors = [{instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000}}];
 return false;
 }
 else {
 if(data < 0 || isNaN(data)){
-validate64.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate66.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 }
-validate64.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
 
-const schema20 = {"type":"string","minLength":1,"maxLength":64};
+const schema21 = {"type":"string","minLength":1,"maxLength":64};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
 if(func3(data) > 64){
-validate69.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64}}];
+validate71.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 64}}];
 return false;
 }
 else {
 if(func3(data) < 1){
-validate69.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1}}];
+validate71.errors = [{instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1}}];
 return false;
 }
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema18.properties, key0))){
-validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func2.call(schema19.properties, key0))){
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -1139,18 +1200,18 @@ if(data.expected_conversation_depth !== undefined){
 let data0 = data.expected_conversation_depth;
 const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
-validate63.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs2){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 > 1000000 || isNaN(data0)){
-validate63.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate65.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data0 < 0 || isNaN(data0)){
-validate63.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/expected_conversation_depth",schemaPath:"#/properties/expected_conversation_depth/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1168,18 +1229,18 @@ const _errs4 = errors;
 if(errors === _errs4){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 > 1 || isNaN(data1)){
-validate63.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data1 < 0 || isNaN(data1)){
-validate63.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/p_recall",schemaPath:"#/properties/p_recall/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1195,8 +1256,8 @@ const _errs6 = errors;
 const _errs7 = errors;
 let valid1 = false;
 const _errs8 = errors;
-if(!(validate64(data2, {instancePath:instancePath+"/large_offload_threshold_tokens",parentData:data,parentDataProperty:"large_offload_threshold_tokens",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate66(data2, {instancePath:instancePath+"/large_offload_threshold_tokens",parentData:data,parentDataProperty:"large_offload_threshold_tokens",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs8 === errors;
@@ -1225,7 +1286,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -1247,8 +1308,8 @@ var valid0 = true;
 if(valid0){
 if(data.stub_tokens !== undefined){
 const _errs11 = errors;
-if(!(validate64(data.stub_tokens, {instancePath:instancePath+"/stub_tokens",parentData:data,parentDataProperty:"stub_tokens",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate66(data.stub_tokens, {instancePath:instancePath+"/stub_tokens",parentData:data,parentDataProperty:"stub_tokens",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs11 === errors;
@@ -1259,8 +1320,8 @@ var valid0 = true;
 if(valid0){
 if(data.recall_input_tokens !== undefined){
 const _errs13 = errors;
-if(!(validate64(data.recall_input_tokens, {instancePath:instancePath+"/recall_input_tokens",parentData:data,parentDataProperty:"recall_input_tokens",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate66(data.recall_input_tokens, {instancePath:instancePath+"/recall_input_tokens",parentData:data,parentDataProperty:"recall_input_tokens",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs13 === errors;
@@ -1271,8 +1332,8 @@ var valid0 = true;
 if(valid0){
 if(data.recall_output_tokens !== undefined){
 const _errs15 = errors;
-if(!(validate64(data.recall_output_tokens, {instancePath:instancePath+"/recall_output_tokens",parentData:data,parentDataProperty:"recall_output_tokens",rootData}))){
-vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+if(!(validate66(data.recall_output_tokens, {instancePath:instancePath+"/recall_output_tokens",parentData:data,parentDataProperty:"recall_output_tokens",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs15 === errors;
@@ -1285,18 +1346,18 @@ if(data.pricing_cache_ttl_seconds !== undefined){
 let data6 = data.pricing_cache_ttl_seconds;
 const _errs17 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-validate63.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs17){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 > 3600 || isNaN(data6)){
-validate63.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600}}];
 return false;
 }
 else {
 if(data6 < 1 || isNaN(data6)){
-validate63.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_cache_ttl_seconds",schemaPath:"#/properties/pricing_cache_ttl_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1312,18 +1373,18 @@ if(data.pricing_max_stale_seconds !== undefined){
 let data7 = data.pricing_max_stale_seconds;
 const _errs19 = errors;
 if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-validate63.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs19){
 if((typeof data7 == "number") && (isFinite(data7))){
 if(data7 > 604800 || isNaN(data7)){
-validate63.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800}}];
 return false;
 }
 else {
 if(data7 < 0 || isNaN(data7)){
-validate63.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_max_stale_seconds",schemaPath:"#/properties/pricing_max_stale_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
@@ -1339,18 +1400,18 @@ if(data.kv_budget_ms !== undefined){
 let data8 = data.kv_budget_ms;
 const _errs21 = errors;
 if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-validate63.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs21){
 if((typeof data8 == "number") && (isFinite(data8))){
 if(data8 > 10000 || isNaN(data8)){
-validate63.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000}}];
+validate65.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10000}}];
 return false;
 }
 else {
 if(data8 < 1 || isNaN(data8)){
-validate63.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/kv_budget_ms",schemaPath:"#/properties/kv_budget_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1366,11 +1427,11 @@ if(data.pricing_mode !== undefined){
 let data9 = data.pricing_mode;
 const _errs23 = errors;
 if(typeof data9 !== "string"){
-validate63.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/type",keyword:"type",params:{type: "string"}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data9 === "seed") || (data9 === "cache_aware"))){
-validate63.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/enum",keyword:"enum",params:{allowedValues: schema18.properties.pricing_mode.enum}}];
+validate65.errors = [{instancePath:instancePath+"/pricing_mode",schemaPath:"#/properties/pricing_mode/enum",keyword:"enum",params:{allowedValues: schema19.properties.pricing_mode.enum}}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -1385,18 +1446,18 @@ const _errs25 = errors;
 if(errors === _errs25){
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 > 1 || isNaN(data10)){
-validate63.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data10 < 0 || isNaN(data10)){
-validate63.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/cache_hit_rate",schemaPath:"#/properties/cache_hit_rate/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1464,7 +1525,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -1507,8 +1568,8 @@ var valid7 = true;
 const len0 = data12.length;
 for(let i0=0; i0<len0; i0++){
 const _errs37 = errors;
-if(!(validate69(data12[i0], {instancePath:instancePath+"/price_source_providers/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data12[i0], {instancePath:instancePath+"/price_source_providers/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid7 = _errs37 === errors;
@@ -1555,7 +1616,7 @@ else {
 vErrors.push(err9);
 }
 errors++;
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -1581,18 +1642,18 @@ const _errs40 = errors;
 if(errors === _errs40){
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 > 0.5 || isNaN(data14)){
-validate63.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.5}}];
+validate65.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.5}}];
 return false;
 }
 else {
 if(data14 < 0 || isNaN(data14)){
-validate63.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/holdout_fraction",schemaPath:"#/properties/holdout_fraction/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1606,18 +1667,18 @@ if(data.ledger_shards !== undefined){
 let data15 = data.ledger_shards;
 const _errs42 = errors;
 if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-validate63.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs42){
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 > 256 || isNaN(data15)){
-validate63.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/maximum",keyword:"maximum",params:{comparison: "<=", limit: 256}}];
 return false;
 }
 else {
 if(data15 < 1 || isNaN(data15)){
-validate63.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_shards",schemaPath:"#/properties/ledger_shards/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1633,18 +1694,18 @@ if(data.ledger_retention_days !== undefined){
 let data16 = data.ledger_retention_days;
 const _errs44 = errors;
 if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-validate63.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs44){
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 > 3650 || isNaN(data16)){
-validate63.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
 return false;
 }
 else {
 if(data16 < 1 || isNaN(data16)){
-validate63.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_retention_days",schemaPath:"#/properties/ledger_retention_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1660,18 +1721,18 @@ if(data.ledger_raw_days !== undefined){
 let data17 = data.ledger_raw_days;
 const _errs46 = errors;
 if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-validate63.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs46){
 if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 > 3650 || isNaN(data17)){
-validate63.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
 return false;
 }
 else {
 if(data17 < 1 || isNaN(data17)){
-validate63.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_raw_days",schemaPath:"#/properties/ledger_raw_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1687,18 +1748,18 @@ if(data.ledger_timeout_ms !== undefined){
 let data18 = data.ledger_timeout_ms;
 const _errs48 = errors;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-validate63.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs48){
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 > 30000 || isNaN(data18)){
-validate63.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30000}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 30000}}];
 return false;
 }
 else {
 if(data18 < 1 || isNaN(data18)){
-validate63.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/ledger_timeout_ms",schemaPath:"#/properties/ledger_timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1713,7 +1774,7 @@ if(valid0){
 if(data.learning_enabled !== undefined){
 const _errs50 = errors;
 if(typeof data.learning_enabled !== "boolean"){
-validate63.errors = [{instancePath:instancePath+"/learning_enabled",schemaPath:"#/properties/learning_enabled/type",keyword:"type",params:{type: "boolean"}}];
+validate65.errors = [{instancePath:instancePath+"/learning_enabled",schemaPath:"#/properties/learning_enabled/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs50 === errors;
@@ -1728,18 +1789,18 @@ const _errs52 = errors;
 if(errors === _errs52){
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 > 1000000 || isNaN(data20)){
-validate63.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate65.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data20 <= 0 || isNaN(data20)){
-validate63.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/learning_prior_weight",schemaPath:"#/properties/learning_prior_weight/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1753,18 +1814,18 @@ if(data.learning_window_days !== undefined){
 let data21 = data.learning_window_days;
 const _errs54 = errors;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-validate63.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs54){
 if((typeof data21 == "number") && (isFinite(data21))){
 if(data21 > 3650 || isNaN(data21)){
-validate63.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
+validate65.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3650}}];
 return false;
 }
 else {
 if(data21 < 1 || isNaN(data21)){
-validate63.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/learning_window_days",schemaPath:"#/properties/learning_window_days/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
 return false;
 }
 }
@@ -1844,7 +1905,7 @@ else {
 vErrors.push(err14);
 }
 errors++;
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return false;
 }
 else {
@@ -1868,18 +1929,18 @@ if(data.learning_refresh_seconds !== undefined){
 let data23 = data.learning_refresh_seconds;
 const _errs62 = errors;
 if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-validate63.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs62){
 if((typeof data23 == "number") && (isFinite(data23))){
 if(data23 > 86400 || isNaN(data23)){
-validate63.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400}}];
+validate65.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 86400}}];
 return false;
 }
 else {
 if(data23 < 60 || isNaN(data23)){
-validate63.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60}}];
+validate65.errors = [{instancePath:instancePath+"/learning_refresh_seconds",schemaPath:"#/properties/learning_refresh_seconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60}}];
 return false;
 }
 }
@@ -1897,18 +1958,18 @@ const _errs64 = errors;
 if(errors === _errs64){
 if((typeof data24 == "number") && (isFinite(data24))){
 if(data24 > 0.5 || isNaN(data24)){
-validate63.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.5}}];
+validate65.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 0.5}}];
 return false;
 }
 else {
 if(data24 < 0 || isNaN(data24)){
-validate63.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/learning_explore_fraction",schemaPath:"#/properties/learning_explore_fraction/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1924,18 +1985,18 @@ const _errs66 = errors;
 if(errors === _errs66){
 if((typeof data25 == "number") && (isFinite(data25))){
 if(data25 > 1 || isNaN(data25)){
-validate63.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1}}];
 return false;
 }
 else {
 if(data25 < 0 || isNaN(data25)){
-validate63.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 }
 else {
-validate63.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/type",keyword:"type",params:{type: "number"}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_probe_fraction",schemaPath:"#/properties/breaker_probe_fraction/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -1949,18 +2010,18 @@ if(data.breaker_min_sessions !== undefined){
 let data26 = data.breaker_min_sessions;
 const _errs68 = errors;
 if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate63.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
 if(errors === _errs68){
 if((typeof data26 == "number") && (isFinite(data26))){
 if(data26 > 1000000 || isNaN(data26)){
-validate63.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
 return false;
 }
 else {
 if(data26 < 2 || isNaN(data26)){
-validate63.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
 return false;
 }
 }
@@ -1999,97 +2060,97 @@ var valid0 = true;
 }
 }
 else {
-validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
-export const learnedValue = validate71;
-const schema21 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
-const schema22 = {"type":"number","minimum":0};
+export const learnedValue = validate73;
+const schema22 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+const schema23 = {"type":"number","minimum":0};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate72.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate74.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
 
-const schema23 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
-const schema24 = {"type":"number","minimum":0};
+const schema24 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
+const schema25 = {"type":"number","minimum":0};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate82.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate84.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
-const schema25 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
-const schema26 = {"type":"number","minimum":0};
+const schema26 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+const schema27 = {"type":"number","minimum":0};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate92.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate94.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2097,8 +2158,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate92(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2109,8 +2170,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate92(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2121,8 +2182,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate92(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -2133,8 +2194,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate92(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -2145,8 +2206,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate92(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -2157,8 +2218,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate92(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -2169,8 +2230,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate92(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -2181,8 +2242,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate92(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -2201,31 +2262,31 @@ var valid0 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
+const schema28 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "p_n") || (key0 === "p_r"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2233,8 +2294,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate82(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2245,8 +2306,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate82(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2259,30 +2320,30 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sums === undefined) && (missing0 = "sums")) || ((data.models === undefined) && (missing0 = "models"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "sums") || (key0 === "models")) || (key0 === "bands"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2295,14 +2356,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((((((data0.p_n === undefined) && (missing1 = "p_n")) || ((data0.p_r === undefined) && (missing1 = "p_r"))) || ((data0.h_n === undefined) && (missing1 = "h_n"))) || ((data0.h_sum === undefined) && (missing1 = "h_sum"))) || ((data0.h_sumsq === undefined) && (missing1 = "h_sumsq"))) || ((data0.q_n === undefined) && (missing1 = "q_n"))) || ((data0.q_cached === undefined) && (missing1 = "q_cached"))) || ((data0.q_turns === undefined) && (missing1 = "q_turns"))){
-validate81.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((((((key1 === "p_n") || (key1 === "p_r")) || (key1 === "h_n")) || (key1 === "h_sum")) || (key1 === "h_sumsq")) || (key1 === "q_n")) || (key1 === "q_cached")) || (key1 === "q_turns"))){
-validate81.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -2310,8 +2371,8 @@ break;
 if(_errs4 === errors){
 if(data0.p_n !== undefined){
 const _errs5 = errors;
-if(!(validate82(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -2322,8 +2383,8 @@ var valid1 = true;
 if(valid1){
 if(data0.p_r !== undefined){
 const _errs6 = errors;
-if(!(validate82(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -2334,8 +2395,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_n !== undefined){
 const _errs7 = errors;
-if(!(validate82(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -2346,8 +2407,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sum !== undefined){
 const _errs8 = errors;
-if(!(validate82(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -2358,8 +2419,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sumsq !== undefined){
 const _errs9 = errors;
-if(!(validate82(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs9 === errors;
@@ -2370,8 +2431,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_n !== undefined){
 const _errs10 = errors;
-if(!(validate82(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -2382,8 +2443,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_cached !== undefined){
 const _errs11 = errors;
-if(!(validate82(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs11 === errors;
@@ -2394,8 +2455,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_turns !== undefined){
 const _errs12 = errors;
-if(!(validate82(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -2414,7 +2475,7 @@ var valid1 = true;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2451,7 +2512,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 break;
 }
@@ -2459,8 +2520,8 @@ break;
 if(valid2){
 for(const key3 in data9){
 const _errs18 = errors;
-if(!(validate91(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate93(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs18 === errors;
@@ -2471,7 +2532,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2489,7 +2550,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs21 = errors;
 for(const key4 in data11){
 if(!(((key4 === "lt2k") || (key4 === "2k-10k")) || (key4 === "ge10k"))){
-validate81.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
@@ -2497,8 +2558,8 @@ break;
 if(_errs21 === errors){
 if(data11.lt2k !== undefined){
 const _errs22 = errors;
-if(!(validate102(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate104(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs22 === errors;
@@ -2509,8 +2570,8 @@ var valid4 = true;
 if(valid4){
 if(data11["2k-10k"] !== undefined){
 const _errs24 = errors;
-if(!(validate102(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate104(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs24 === errors;
@@ -2521,8 +2582,8 @@ var valid4 = true;
 if(valid4){
 if(data11.ge10k !== undefined){
 const _errs26 = errors;
-if(!(validate102(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate104(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs26 === errors;
@@ -2535,7 +2596,7 @@ var valid4 = true;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2550,31 +2611,31 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-const schema28 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
+const schema29 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.state === undefined) && (missing0 = "state")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.rule === undefined) && (missing0 = "rule"))) || ((data.since === undefined) && (missing0 = "since"))) || ((data.evidence === undefined) && (missing0 = "evidence"))){
-validate109.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "state") || (key0 === "mode")) || (key0 === "rule")) || (key0 === "since")) || (key0 === "opened_with")) || (key0 === "evidence"))){
-validate109.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2584,11 +2645,11 @@ if(data.state !== undefined){
 let data0 = data.state;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate109.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "open") || (data0 === "closed"))){
-validate109.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema28.properties.state.enum}}];
+validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema29.properties.state.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2601,11 +2662,11 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate109.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data1 === "auto") || (data1 === "open")) || (data1 === "closed"))){
-validate109.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema28.properties.mode.enum}}];
+validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema29.properties.mode.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2618,11 +2679,11 @@ if(data.rule !== undefined){
 let data2 = data.rule;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate109.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data2 === "holdout") || (data2 === "realized_net"))){
-validate109.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema28.properties.rule.enum}}];
+validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema29.properties.rule.enum}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2635,7 +2696,7 @@ if(data.since !== undefined){
 let data3 = data.since;
 const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate109.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema28.properties.since.type}}];
+validate111.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema29.properties.since.type}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2650,12 +2711,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate109.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate109.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
+validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2761,7 +2822,7 @@ if(data5.estimate !== undefined){
 let data9 = data5.estimate;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema28.properties.evidence.anyOf[0].properties.estimate.type}};
+const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema29.properties.evidence.anyOf[0].properties.estimate.type}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2924,7 +2985,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data13 === "saving") || (data13 === "losing")) || (data13 === "inconclusive"))){
-const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema28.properties.evidence.anyOf[0].properties.verdict.enum}};
+const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema29.properties.evidence.anyOf[0].properties.verdict.enum}};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3182,7 +3243,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return false;
 }
 else {
@@ -3210,53 +3271,53 @@ var valid0 = true;
 }
 }
 else {
-validate109.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
 
-const schema29 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
-const schema30 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
-const schema31 = {"type":"number","minimum":0};
+const schema30 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
+const schema31 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
+const schema32 = {"type":"number","minimum":0};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate113.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate115.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3264,8 +3325,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate113(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3276,8 +3337,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate113(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -3288,8 +3349,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate113(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -3300,8 +3361,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate113(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -3312,8 +3373,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate113(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -3324,8 +3385,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate113(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -3336,8 +3397,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate113(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -3348,8 +3409,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate113(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -3368,30 +3429,30 @@ var valid0 = true;
 }
 }
 else {
-validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sums === undefined) && (missing0 = "sums")){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "sums") || (key0 === "bands"))){
-validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3399,8 +3460,8 @@ break;
 if(_errs1 === errors){
 if(data.sums !== undefined){
 const _errs2 = errors;
-if(!(validate112(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3417,7 +3478,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs5 = errors;
 for(const key1 in data1){
 if(!(((key1 === "lt2k") || (key1 === "2k-10k")) || (key1 === "ge10k"))){
-validate111.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3425,8 +3486,8 @@ break;
 if(_errs5 === errors){
 if(data1.lt2k !== undefined){
 const _errs6 = errors;
-if(!(validate112(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -3437,8 +3498,8 @@ var valid1 = true;
 if(valid1){
 if(data1["2k-10k"] !== undefined){
 const _errs8 = errors;
-if(!(validate112(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -3449,8 +3510,8 @@ var valid1 = true;
 if(valid1){
 if(data1.ge10k !== undefined){
 const _errs10 = errors;
-if(!(validate112(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -3463,7 +3524,7 @@ var valid1 = true;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3477,32 +3538,32 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate111.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-const schema32 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
-const schema33 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
+const schema33 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
+const schema34 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flag === undefined) && (missing0 = "flag")) || ((data.detail === undefined) && (missing0 = "detail"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flag") || (key0 === "detail"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3512,11 +3573,11 @@ if(data.flag !== undefined){
 let data0 = data.flag;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
+validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data0 === "outcomes_missing") || (data0 === "recalled_all")) || (data0 === "arm_outcomes")) || (data0 === "arm_bills")) || (data0 === "arm_horizon"))){
-validate128.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema33.properties.flag.enum}}];
+validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema34.properties.flag.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3528,7 +3589,7 @@ if(valid0){
 if(data.detail !== undefined){
 const _errs4 = errors;
 if(typeof data.detail !== "string"){
-validate128.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
+validate130.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3541,30 +3602,30 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flags === undefined) && (missing0 = "flags")) || ((data.acknowledged === undefined) && (missing0 = "acknowledged"))){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flags") || (key0 === "acknowledged"))){
-validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3576,7 +3637,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate127.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
+validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -3584,8 +3645,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate128(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
+if(!(validate130(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -3596,7 +3657,7 @@ break;
 }
 }
 else {
-validate127.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
+validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -3609,7 +3670,7 @@ if(valid0){
 if(data.acknowledged !== undefined){
 const _errs5 = errors;
 if(typeof data.acknowledged !== "boolean"){
-validate127.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
+validate129.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3622,30 +3683,30 @@ var valid0 = true;
 }
 }
 else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate127.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.version === undefined) && (missing0 = "version")) || ((data.tenant === undefined) && (missing0 = "tenant"))) || ((data.computed_at === undefined) && (missing0 = "computed_at"))) || ((data.window === undefined) && (missing0 = "window"))) || ((data.tenant_sums === undefined) && (missing0 = "tenant_sums"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.breakers === undefined) && (missing0 = "breakers"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema21.properties, key0))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func2.call(schema22.properties, key0))){
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3655,11 +3716,11 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate71.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 if(1 !== data0){
-validate71.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
+validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3671,7 +3732,7 @@ if(valid0){
 if(data.tenant !== undefined){
 const _errs4 = errors;
 if(typeof data.tenant !== "string"){
-validate71.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3684,7 +3745,7 @@ if(data.computed_at !== undefined){
 let data2 = data.computed_at;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate71.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3700,14 +3761,14 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.from === undefined) && (missing1 = "from")) || ((data3.to === undefined) && (missing1 = "to"))){
-validate71.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data3){
 if(!((key1 === "from") || (key1 === "to"))){
-validate71.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3717,7 +3778,7 @@ if(data3.from !== undefined){
 let data4 = data3.from;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate71.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -3730,7 +3791,7 @@ if(data3.to !== undefined){
 let data5 = data3.to;
 const _errs13 = errors;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-validate71.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -3743,7 +3804,7 @@ var valid1 = true;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3760,14 +3821,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing2;
 if(((((((((data6.p_n === undefined) && (missing2 = "p_n")) || ((data6.p_r === undefined) && (missing2 = "p_r"))) || ((data6.h_n === undefined) && (missing2 = "h_n"))) || ((data6.h_sum === undefined) && (missing2 = "h_sum"))) || ((data6.h_sumsq === undefined) && (missing2 = "h_sumsq"))) || ((data6.q_n === undefined) && (missing2 = "q_n"))) || ((data6.q_cached === undefined) && (missing2 = "q_cached"))) || ((data6.q_turns === undefined) && (missing2 = "q_turns"))){
-validate71.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key2 in data6){
 if(!((((((((key2 === "p_n") || (key2 === "p_r")) || (key2 === "h_n")) || (key2 === "h_sum")) || (key2 === "h_sumsq")) || (key2 === "q_n")) || (key2 === "q_cached")) || (key2 === "q_turns"))){
-validate71.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -3775,8 +3836,8 @@ break;
 if(_errs17 === errors){
 if(data6.p_n !== undefined){
 const _errs18 = errors;
-if(!(validate72(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs18 === errors;
@@ -3787,8 +3848,8 @@ var valid2 = true;
 if(valid2){
 if(data6.p_r !== undefined){
 const _errs19 = errors;
-if(!(validate72(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs19 === errors;
@@ -3799,8 +3860,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_n !== undefined){
 const _errs20 = errors;
-if(!(validate72(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs20 === errors;
@@ -3811,8 +3872,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sum !== undefined){
 const _errs21 = errors;
-if(!(validate72(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs21 === errors;
@@ -3823,8 +3884,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sumsq !== undefined){
 const _errs22 = errors;
-if(!(validate72(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs22 === errors;
@@ -3835,8 +3896,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_n !== undefined){
 const _errs23 = errors;
-if(!(validate72(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs23 === errors;
@@ -3847,8 +3908,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_cached !== undefined){
 const _errs24 = errors;
-if(!(validate72(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs24 === errors;
@@ -3859,8 +3920,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_turns !== undefined){
 const _errs25 = errors;
-if(!(validate72(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs25 === errors;
@@ -3879,7 +3940,7 @@ var valid2 = true;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3916,7 +3977,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -3924,8 +3985,8 @@ break;
 if(valid3){
 for(const key4 in data15){
 const _errs31 = errors;
-if(!(validate81(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate83(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs31 === errors;
@@ -3936,7 +3997,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3973,7 +4034,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -3981,8 +4042,8 @@ break;
 if(valid5){
 for(const key6 in data17){
 const _errs37 = errors;
-if(!(validate109(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate111(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs37 === errors;
@@ -3993,7 +4054,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4030,7 +4091,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4038,8 +4099,8 @@ break;
 if(valid7){
 for(const key8 in data19){
 const _errs43 = errors;
-if(!(validate111(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate113(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs43 === errors;
@@ -4050,7 +4111,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4087,7 +4148,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4095,8 +4156,8 @@ break;
 if(valid9){
 for(const key10 in data21){
 const _errs49 = errors;
-if(!(validate127(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
-vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.errors);
+if(!(validate129(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid10 = _errs49 === errors;
@@ -4107,7 +4168,7 @@ break;
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4128,10 +4189,10 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }

@@ -10,7 +10,9 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../ledger";
 import { replayPriorsKey } from "../store/keys";
-import { ReplayToolSchema } from "../store/learning-schema";
+import { SIZE_BANDS } from "../store/bands";
+import { LevelSumsShape } from "../store/learning-schema";
+import { sumsInconsistency } from "../store/learning-sums";
 import { nameRecord } from "../store/name-record";
 import { storedValue } from "../store/schema";
 import { restorable, writeAuditedValue } from "./audited";
@@ -20,6 +22,52 @@ import { withKvRetry } from "./kv-retry";
 
 /** Most tools one import may carry: far beyond a real tenant's, and it bounds the value the gate holds. */
 export const MAX_REPLAY_TOOLS = 1_000;
+
+/**
+ * Most outputs one imported level may count (p_n, p_r, h_n, q_n): ten
+ * million, ten thousand sessions of a thousand tool results for one tool,
+ * so no real import meets it, while the tenant's own outcomes can still
+ * take over (docs/learning.md § The replay level's cap). Each turn sum is tied to these by
+ * the learner's consistency rule (h_sum ≤ h_n × MAX_HORIZON …) and must be a
+ * safe integer, so sums add exactly.
+ */
+export const MAX_REPLAY_OBSERVATIONS = 10_000_000;
+
+const whole = "must be a whole number ≥ 0 (a count of outputs or turns)";
+const observations = z
+  .number()
+  .int(whole)
+  .nonnegative(whole)
+  .max(MAX_REPLAY_OBSERVATIONS, `must be at most ${MAX_REPLAY_OBSERVATIONS}: no replay observes more outputs`);
+const turns = z.number().int(`${whole}, at most ${Number.MAX_SAFE_INTEGER}`).nonnegative(whole);
+
+/** One imported level's sums: counts a replay can make, consistent as the learner's are. */
+const ImportedSumsSchema = LevelSumsShape.extend({
+  p_n: observations,
+  p_r: observations,
+  h_n: observations,
+  q_n: observations,
+  h_sum: turns,
+  h_sumsq: turns,
+  q_cached: turns,
+  q_turns: turns,
+}).superRefine((s, ctx) => {
+  const problem = sumsInconsistency(s);
+  if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/** A tool's imported sums, and optionally its sums per size band (../store/bands.ts). */
+const ImportedToolSchema = z.strictObject({
+  sums: ImportedSumsSchema,
+  bands: z
+    .strictObject(
+      Object.fromEntries(SIZE_BANDS.map((band) => [band, ImportedSumsSchema.optional()])) as Record<
+        (typeof SIZE_BANDS)[number],
+        z.ZodOptional<typeof ImportedSumsSchema>
+      >,
+    )
+    .optional(),
+});
 
 const toolName = z.string().regex(TOOL_NAME_PATTERN, "must be a tool name: 1 to 64 of A-Z a-z 0-9 . _ : / -");
 
@@ -31,7 +79,7 @@ export const ReplayPriorsSchema = z
   .strictObject({
     version: z.literal(1),
     source: z.literal("replay"),
-    tools: nameRecord(ReplayToolSchema, toolName).refine(
+    tools: nameRecord(ImportedToolSchema, toolName).refine(
       (tools) => Object.keys(tools).length <= MAX_REPLAY_TOOLS,
       `must hold at most ${MAX_REPLAY_TOOLS} tools`,
     ),

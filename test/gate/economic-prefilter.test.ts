@@ -3,10 +3,11 @@
  *
  * Issue 33, items 1 and 2 in the core: in cache_aware mode the size
  * pre-filter is the request's break-even size (large_offload_threshold_tokens
- * is only a floor someone may set), the seed keeps the reference's 10,000,
- * and a retroactive recall hop writes everything after the stub. The hand
- * numbers are docs/economics.md's D1 and R1; python3 over exact fractions
- * gives the same.
+ * is only a floor someone may set), the seed keeps the reference's 10,000;
+ * a retroactive recall hop reads everything before the recalled slice when
+ * it is appended (the default) and writes everything after the stub when it
+ * is restored in place. The hand numbers are docs/economics.md's D1 and R1;
+ * scripts/reference/economics.py (python fractions) gives the same.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -97,11 +98,30 @@ describe("the recall hop, priced as it is billed", () => {
     suffix_tokens: 30_000,
   };
 
-  it("reads the history before the stub from the cache and writes the 30,000 tokens after it (R1)", () => {
+  it("appended (the default), reads the whole history before the recall from the cache (R1: recall 0.036525, net −0.10767)", () => {
     const d = evaluateCacheAwareGate(R1, OPUS);
+    // 0.3 · (2,000 · 6.25e-6 + 500 · 25e-6 + (60,000 + 30,000) · 1.075e-6)
+    expect(d.expected_recall_hop_cost_usd).toBeCloseTo(0.036525, 12);
+    expect(d.net_saving_usd).toBeCloseTo(-0.10767, 12);
+  });
+
+  it("in place, reads the history before the stub and writes the 30,000 tokens after it (R1: recall 0.0831, net −0.154245)", () => {
+    const d = evaluateCacheAwareGate({ ...R1, recall_placement: "in_place" }, OPUS);
     // 0.3 · (2,000 · 6.25e-6 + 500 · 25e-6 + 60,000 · 1.075e-6 + 30,000 · 6.25e-6)
     expect(d.expected_recall_hop_cost_usd).toBeCloseTo(0.0831, 12);
     expect(d.net_saving_usd).toBeCloseTo(-0.154245, 12);
+  });
+
+  it("differs between the placements by exactly p · A · (write − m(T)), and not at all on entry", () => {
+    for (const a of [0, 10_000, 30_000]) {
+      const hop = (placement: "append" | "in_place") =>
+        evaluateCacheAwareGate({ ...R1, suffix_tokens: a, recall_placement: placement }, OPUS)
+          .expected_recall_hop_cost_usd;
+      expect(hop("in_place") - hop("append")).toBeCloseTo(0.3 * a * (6.25e-6 - 1.075e-6), 12);
+    }
+    const entry = (placement: "append" | "in_place") =>
+      evaluateCacheAwareGate({ ...R1, offload_at: "entry", suffix_tokens: 0, recall_placement: placement }, OPUS);
+    expect(entry("append")).toEqual(entry("in_place"));
   });
 
   it("is today's hop on entry: nothing is cached after an entry stub (bit for bit: retroactive-ttl-ranges-properties)", () => {
@@ -110,9 +130,11 @@ describe("the recall hop, priced as it is billed", () => {
     expect(entry.suffix_rewrite_cost_usd).toBe(0);
   });
 
-  it("costs more the more is cached after the stub: a longer suffix makes every hop dearer", () => {
+  it("costs more the more is cached after the stub when restored in place: a longer suffix makes every hop dearer", () => {
     const hops = [0, 10_000, 30_000].map(
-      (a) => evaluateCacheAwareGate({ ...R1, suffix_tokens: a }, OPUS).expected_recall_hop_cost_usd,
+      (a) =>
+        evaluateCacheAwareGate({ ...R1, suffix_tokens: a, recall_placement: "in_place" }, OPUS)
+          .expected_recall_hop_cost_usd,
     );
     expect(hops[1]! - hops[0]!).toBeCloseTo(0.3 * 10_000 * 6.25e-6, 12);
     expect(hops[2]! - hops[0]!).toBeCloseTo(0.3 * 30_000 * 6.25e-6, 12);

@@ -21,11 +21,12 @@ const priced = (row: CachePriceRates): PricingLookup<CachePriceRates> => ({ stat
  * The adversarial plan at the API's limits: 64 candidates of 3,100–4,100 tokens with nearly equal
  * value per token and a high recall prior, about 230k tokens on sonnet-4-5's 200k tier, so every
  * earliest stub's plan crosses the threshold and each knapsack repair finds near-ties it cannot
- * prune. Since a recall hop is priced where its stub sits (docs/economics.md), values differ by
- * position and the whole search finishes at about 8,700 nodes: still past one plan's budget.
+ * prune. With recalls restored in place a hop is priced where its stub sits (docs/economics.md), so
+ * values differ by position and the whole search finishes at about 8,700 nodes: still past one plan's budget.
  */
 const ADVERSARIAL: PlanInputs = {
   ...P1,
+  recall_placement: "in_place",
   model_name: "claude-sonnet-4-5",
   large_offload_threshold_tokens: 1_000,
   segments: Array.from({ length: 64 }, (_, i) => ({

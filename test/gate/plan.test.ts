@@ -35,8 +35,25 @@ const retroactive = (after: number, ttl: "5m" | "1h" = "5m"): PlanInputs => ({
 });
 
 describe("worked example P1: the plan stubs all three outputs, though two lose money alone", () => {
-  it("stubs c1, c2 and c3 for a net of ≈ $0.177683, with c1 −0.1589, c2 −0.1933 and c3 +0.1055 alone", () => {
-    const plan = decidePlan(P1, { status: "priced", row: OPUS, canonical: "claude-opus-4-6" });
+  it("stubs c1, c2 and c3 for a net of ≈ $0.277302 when recalls append, with c1 −0.1056, c2 −0.1480 and c3 +0.1066 alone", () => {
+    const plan = decidePlan(P1, priced(OPUS));
+    expect(plan.stub).toEqual(["c1", "c2", "c3"]);
+    // scripts/reference/economics.py examples: 443683/1600000, exactly.
+    expect(plan.net_saving_usd).toBeCloseTo(0.277301875, 12);
+    expect(plan.keep_cost_usd).toBeCloseTo(0.43645, 12);
+    expect(plan.plan_cost_usd).toBeCloseTo(0.159148125, 12);
+    const alone = plan.candidates.map((c) => c.alone_net_saving_usd ?? NaN);
+    expect(alone[0]).toBeCloseTo(-0.1056, 12);
+    expect(alone[1]).toBeCloseTo(-0.148016875, 12);
+    expect(alone[2]).toBeCloseTo(0.10656875, 12);
+    expect(plan.reason).toBe(
+      "stub 3 of 3 candidates: net=$0.2773 (keep=$0.4364 − plan=$0.1591); cached prefix 8000 of 101500 tokens, " +
+        "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
+    );
+  });
+
+  it("stubs c1, c2 and c3 for a net of ≈ $0.177683 when recalls restore in place, with c1 −0.1589, c2 −0.1933 and c3 +0.1055 alone", () => {
+    const plan = decidePlan({ ...P1, recall_placement: "in_place" }, priced(OPUS));
     expect(plan.reason_code).toBe("plan_positive");
     expect(plan.stub).toEqual(["c1", "c2", "c3"]);
     expect(plan.net_saving_usd).toBeCloseTo(0.177683125, 12);
@@ -57,14 +74,17 @@ describe("worked example P1: the plan stubs all three outputs, though two lose m
     expect(alone[2]).toBeCloseTo(0.10553375, 12);
     expect(plan.reason).toBe(
       "stub 3 of 3 candidates: net=$0.1777 (keep=$0.4364 − plan=$0.2588); cached prefix 8000 of 101500 tokens, " +
-        "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
+        "7100 written again; H=4 q=0.90 ttl=5m recall_placement=in_place tier=none model=claude-opus-4-6",
     );
   });
 });
 
 describe("a one-candidate plan is the retroactive gate for it", () => {
-  it("R1: an output with 30,000 cached tokens after it does not pay (net ≈ −0.154245)", () => {
-    const plan = decidePlan(retroactive(30_000), priced(OPUS));
+  it("R1: an output with 30,000 cached tokens after it does not pay (net ≈ −0.10767 appended, −0.154245 in place)", () => {
+    const appended = decidePlan(retroactive(30_000), priced(OPUS));
+    expect(appended.stub).toEqual([]);
+    expect(appended.candidates[0]?.alone_net_saving_usd).toBeCloseTo(-0.10767, 12);
+    const plan = decidePlan({ ...retroactive(30_000), recall_placement: "in_place" }, priced(OPUS));
     expect(plan.reason_code).toBe("plan_not_positive");
     expect(plan.stub).toEqual([]);
     expect(plan.net_saving_usd).toBe(0);
@@ -253,7 +273,7 @@ describe("a one-candidate plan and the retroactive gate", () => {
   });
 
   it("R1 through the gate itself: the same −0.154245 both ways", () => {
-    const inputs = retroactive(30_000);
+    const inputs: PlanInputs = { ...retroactive(30_000), recall_placement: "in_place" };
     const model = planModel(inputs, OPUS);
     const gate = evaluateCacheAwareGate(aloneRequest(inputs, model, model.candidates[0]!), OPUS);
     expect(gate.fire).toBe(false);

@@ -10,7 +10,7 @@ import {
   type CachePriceRates,
   type PricingMode,
 } from "../../src/gate";
-import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "../fixtures/cache-aware-examples";
+import { B1, B1_POINT, EXAMPLE_1, R1, R1_IN_PLACE, R2, T1 } from "../fixtures/cache-aware-examples";
 import { OPUS, SONNET_45 } from "../fixtures/rows";
 
 const priced = (row: CachePriceRates) => ({ status: "priced" as const, row, canonical: "claude-opus-4-6" });
@@ -18,8 +18,21 @@ const decide = (inputs: CacheAwareInputs, mode: PricingMode = "cache_aware", row
   decideOutcome(mode, inputs, priced(row));
 
 describe("the worked examples of retroactive offload, the 1-hour cache and ranges, in the core", () => {
-  it("R1: stubbing a cached output with 30,000 cached tokens after it loses $0.154245 and does not fire", () => {
+  it("R1: stubbing a cached output with 30,000 cached tokens after it loses $0.10767 and does not fire, its recall appended", () => {
     const d = decide(R1);
+    expect(d.fire).toBe(false);
+    expect(d.suffix_rewrite_cost_usd).toBeCloseTo(0.15525, 12);
+    // 0.3 · (0.0125 + 0.0125 + (60,000 + 30,000) · 1.075e-6): the whole history before the recall is read.
+    expect(d.expected_recall_hop_cost_usd).toBeCloseTo(0.036525, 12);
+    expect(d.net_saving_usd).toBeCloseTo(-0.10767, 12);
+    expect(d.reason).toBe(
+      "net=$-0.1077 (saving=$0.0860 + premium=$0.0000 − stub=$0.0019 − recall=$0.0365 − suffix=$0.1553); " +
+        "H=4 p_recall=0.30 q=0.90 context=60000 offload_at=retroactive suffix=30000 tier=none mode=cache_aware model=claude-opus-4-6",
+    );
+  });
+
+  it("R1 in place: the same stub loses $0.154245 when the recall restores the original where the stub stood", () => {
+    const d = decide(R1_IN_PLACE);
     expect(d.fire).toBe(false);
     expect(d.reason_code).toBe("net_not_positive");
     expect(d.reprefill_saving_usd).toBeCloseTo(0.086, 12);
@@ -31,7 +44,7 @@ describe("the worked examples of retroactive offload, the 1-hour cache and range
     expect(d.worst_case).toBeNull();
     expect(d.reason).toBe(
       "net=$-0.1542 (saving=$0.0860 + premium=$0.0000 − stub=$0.0019 − recall=$0.0831 − suffix=$0.1553); " +
-        "H=4 p_recall=0.30 q=0.90 context=60000 offload_at=retroactive suffix=30000 tier=none mode=cache_aware model=claude-opus-4-6",
+        "H=4 p_recall=0.30 q=0.90 context=60000 offload_at=retroactive suffix=30000 recall_placement=in_place tier=none mode=cache_aware model=claude-opus-4-6",
     );
     // On entry the same output fires.
     expect(decide(EXAMPLE_1).net_saving_usd).toBeCloseTo(0.160755, 12);
@@ -217,13 +230,19 @@ describe("prior ranges", () => {
 });
 
 describe("break-evens on the new inputs", () => {
-  it("R1 would pay from 12 turns on: the suffix rewrite is paid once, the carry saving every turn", () => {
-    // net(1) = 0.0215 − 0.15525 − 0.00125 − 0.0831 = −0.2181; each turn adds (O − S)·m = 0.021285.
-    // The hop writes the 30,000 tokens after the stub: 0.3 · (0.025 + 60,000 · 1.075e-6 + 30,000 · 6.25e-6).
-    const { break_even_horizon } = breakEven("cache_aware", R1, OPUS);
-    expect(break_even_horizon).toBe(12);
-    expect(decide({ ...R1, horizon: break_even_horizon as number }).fire).toBe(true);
-    expect(decide({ ...R1, horizon: (break_even_horizon as number) - 1 }).fire).toBe(false);
+  it("R1 would pay from 10 turns on (12 in place): the suffix rewrite is paid once, the carry saving every turn", () => {
+    // net(1) = 0.0215 − 0.15525 − 0.00125 − recall; each turn adds (O − S)·m = 0.021285. Appended, the hop reads
+    // the history: 0.3 · (0.025 + 90,000 · 1.075e-6) = 0.036525; in place it writes the 30,000 tokens after the stub:
+    // 0.3 · (0.025 + 60,000 · 1.075e-6 + 30,000 · 6.25e-6) = 0.0831.
+    for (const [inputs, horizon] of [
+      [R1, 10],
+      [R1_IN_PLACE, 12],
+    ] as const) {
+      const { break_even_horizon } = breakEven("cache_aware", inputs, OPUS);
+      expect(break_even_horizon).toBe(horizon);
+      expect(decide({ ...inputs, horizon }).fire).toBe(true);
+      expect(decide({ ...inputs, horizon: horizon - 1 }).fire).toBe(false);
+    }
   });
 
   it("with a zero slope (cache_read 0 and q = 1) say 1 exactly when the decision fires at h = 1", () => {

@@ -133,10 +133,10 @@ describe("the realized net, complete (§4)", () => {
     expect(result.body.results).toEqual([{ status: "accepted", repeated: false }]);
     const report = (await savings()).body;
     // By hand (docs/design/plan.md §2.2, q = 1, p = 0, 0, 1): keep 101,500 × 4 × $0.5/M = 0.203; plan 8,000 × 4 × $0.5/M
-    // + 7,100 × ($6.25 + 3 × $0.5)/M + (2,000 × $6.25 + 500 × $25 + 69,500 × $0.5 + 2,000 × $6.25)/M = 0.143275:
-    // c3's recall hop reads the 69,500 tokens before its stub and writes the 2,000 after it.
-    expect(report.net.realized_usd).toBeCloseTo(0.059725, 10);
-    expect(report.net.predicted_usd).toBeCloseTo(0.177683, 6);
+    // + 7,100 × ($6.25 + 3 × $0.5)/M + (2,000 × $6.25 + 500 × $25 + (69,500 + 2,000) × $0.5)/M = 0.131775:
+    // c3's recall hop, appended at the end as the clients do, reads the whole history before it.
+    expect(report.net.realized_usd).toBeCloseTo(0.071225, 10);
+    expect(report.net.predicted_usd).toBeCloseTo(0.277302, 6);
   });
 
   it("refuses recalled_ids the plan did not stub, and on a gate decision", async () => {
@@ -168,7 +168,7 @@ describe("the realized net, complete (§4)", () => {
       if (plan.reason_code === "holdout") held = plan;
     }
     expect(held).toMatchObject({ stub: [], net_saving_usd: 0, would_stub: ["c1", "c2", "c3"] });
-    expect(held?.would_net_saving_usd).toBeCloseTo(0.177683, 6);
+    expect(held?.would_net_saving_usd).toBeCloseTo(0.277302, 6);
   });
 });
 

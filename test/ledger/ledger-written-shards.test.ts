@@ -58,6 +58,37 @@ describe("reads of a tenant that never wrote", () => {
   });
 });
 
+describe("a new tenant's first session report", () => {
+  it("creates only the object of the shard it writes, asking none to locate the session", async () => {
+    const named = countObjects();
+    const usage = { input_tokens: 1_000, output_tokens: 100 };
+    const res = await callWorker("/v1/sessions", {
+      json: { items: [{ session_id: "first-bill", model_name: "claude-opus-4-6", turns: 3, usage }] },
+    });
+    expect((await res.json<any>()).accepted).toBe(1);
+    expect(new Set(named).size).toBe(1);
+    const marks = await env.PRICING.list({ prefix: LEDGER_SHARD_PREFIX });
+    expect(marks.keys.map((key) => key.name)).toEqual([ledgerShardKey("default", Number(named[0]!.split("/")[1]))]);
+  });
+
+  it("still finds the shard of a session's decisions once the tenant wrote, and bills it there", async () => {
+    const gate = await (
+      await callWorker("/v1/gate", {
+        json: { model_name: "claude-opus-4-6", output_tokens: 20_000, session_id: "homed" },
+      })
+    ).json<any>();
+    const shard = shardOfDecisionId(gate.decision_id)!;
+    forgetWrittenShards();
+    const named = countObjects();
+    const usage = { input_tokens: 1_000, output_tokens: 100 };
+    await callWorker("/v1/sessions", {
+      json: { items: [{ session_id: "homed", model_name: "claude-opus-4-6", turns: 3, usage }] },
+    });
+    // Only the written shard is asked to locate it, and the bill goes where its decision is.
+    expect(new Set(named)).toEqual(new Set([`default/${shard}`]));
+  });
+});
+
 describe("reads of a tenant that wrote", () => {
   it("ask exactly the shards its decisions and bills went to, each marked once in KV", async () => {
     const shards = new Set<number>();

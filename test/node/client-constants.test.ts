@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
-import { CHARS_PER_TOKEN } from "../../src/gate/constants";
+import { CHARS_PER_TOKEN, RECALL_PLACEMENTS } from "../../src/gate/constants";
 import { hashText } from "../../src/replay/trace";
 
 // The clients' shared facts live in clients/constants.json; both clients read
@@ -16,11 +16,17 @@ describe("the clients' shared constants", () => {
     expect(readConstants().chars_per_token).toBe(CHARS_PER_TOKEN);
   });
 
+  it("say the clients' recall appends the original, the worker's default placement", () => {
+    expect(readConstants().recall_placement).toBe("append");
+    expect(RECALL_PLACEMENTS[0]).toBe("append");
+  });
+
   it("write every constant into both clients, under the same names", () => {
     const { typescript, python } = render(readConstants());
     for (const name of [
       "CHARS_PER_TOKEN",
       "RECALL_TOOL_NAME",
+      "RECALL_PLACEMENT",
       "SESSION_ID_PREFIX",
       "DEFAULT_MIN_CHARS",
       "STUB_TEMPLATE",

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ledgerShard, shardOfDecisionId } from "../../src/ledger";
 import worker from "../../src/index";
+import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { DECISION_KEY } from "../support/secrets";
 
@@ -25,6 +26,13 @@ async function call(path: string, body: unknown) {
     ctx,
   );
   return { status: res.status, body: await res.json<Record<string, any>>(), ctx };
+}
+
+/** Per shard, how many of these ids it holds. */
+function perShard(ids: readonly string[]): Map<number, number> {
+  const byShard = new Map<number, number>();
+  for (const id of ids) byShard.set(shardOfDecisionId(id)!, (byShard.get(shardOfDecisionId(id)!) ?? 0) + 1);
+  return byShard;
 }
 
 /** The decisions and outcomes about `tool` its shard holds, once the consumer has written them (bounded wait). */
@@ -69,8 +77,31 @@ describe("an outcome racing its queued decision", () => {
     }
     // At least one outcome overtook its decision (the consumer's batch waits up to 2 s).
     expect(reports.some((r) => r.body.results[0].pending === true)).toBe(true);
-    const byShard = new Map<number, number>();
-    for (const id of ids) byShard.set(shardOfDecisionId(id)!, (byShard.get(shardOfDecisionId(id)!) ?? 0) + 1);
-    for (const [shard, n] of byShard) expect(await landed(tool, shard, n)).toEqual({ decisions: n, outcomes: n });
+    for (const [shard, n] of perShard(ids)) expect(await landed(tool, shard, n)).toEqual({ decisions: n, outcomes: n });
+  }, 40_000);
+
+  it("is accepted for a clearing decision too: applied_edits reported as soon as the next response arrives", async () => {
+    const tool = `clear.${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        call("/v1/context-management", { ...WORKED_EXAMPLE_CLEARING, session_id: `clear-race-${i}`, tool_name: tool }),
+      ),
+    );
+    for (const answer of answers) expect(answer.status).toBe(200);
+    const ids = answers.map((a) => a.body.decision_id as string);
+    const reports = await Promise.all(
+      ids.map((decision_id) =>
+        call("/v1/outcomes", {
+          items: [{ decision_id, turns_after: 4, recalled: false, cleared_tool_uses: 3, cleared_input_tokens: 86_970 }],
+        }),
+      ),
+    );
+    await Promise.all([...answers, ...reports].map((r) => waitOnExecutionContext(r.ctx)));
+    for (const report of reports) {
+      expect(report.status).toBe(200);
+      expect(report.body.results[0].status).toBe("accepted");
+    }
+    expect(reports.some((r) => r.body.results[0].pending === true)).toBe(true);
+    for (const [shard, n] of perShard(ids)) expect(await landed(tool, shard, n)).toEqual({ decisions: n, outcomes: n });
   }, 40_000);
 });

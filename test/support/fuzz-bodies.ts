@@ -30,6 +30,7 @@ export const plausiblePlan = fc.record(
     recall_probability: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_hit_rate: fc.double({ min: 0, max: 1, noNaN: true }),
     cache_ttl: fc.constantFrom("5m", "1h"),
+    recall_placement: fc.constantFrom("append", "in_place"),
     large_offload_threshold_tokens: fc.nat({ max: 20_000 }),
     dry_run: fc.boolean(),
   },
@@ -219,6 +220,12 @@ export const sessionItem = fc.record(
     usage: fc.oneof(providerUsage, fc.array(providerUsage, { maxLength: 5 }), fc.jsonValue()),
     // The breaker's covariate: plausible sizes, and negatives, huge, non-finite-as-JSON and non-numbers.
     covariate: fc.oneof(fc.nat({ max: 5_000_000 }), fc.double(), fc.constantFrom(-1, 1e16, null, "12"), fc.jsonValue()),
+    // Diagnosed cache misses: counts, and every way an object of two counts can be wrong.
+    cache_misses: fc.oneof(
+      fc.record({ after_gate_rewrite: fc.nat({ max: 5_000_000 }), other: fc.nat({ max: 5_000_000 }) }),
+      fc.record({ after_gate_rewrite: fc.double(), other: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.jsonValue(),
+    ),
   },
   { requiredKeys: ["session_id", "model_name", "turns", "usage"] },
 );

@@ -31,6 +31,7 @@ export const plausibleGate = fc.record(
     offload_at: fc.constantFrom("entry", "retroactive"),
     suffix_tokens: fc.nat({ max: 200_000 }),
     cache_ttl: fc.constantFrom("5m", "1h"),
+    recall_placement: fc.constantFrom("append", "in_place"),
     horizon_range: orderedPair(fc.nat({ max: 60 })),
     recall_probability_range: orderedPair(unitDouble),
     cache_hit_rate_range: orderedPair(unitDouble),
@@ -57,6 +58,7 @@ export const wildGate = fc.record(
     offload_at: fc.oneof(fc.constantFrom("entry", "retroactive", "Retroactive", ""), fc.jsonValue()),
     suffix_tokens: fc.oneof(fc.nat(), fc.double(), fc.jsonValue()),
     cache_ttl: fc.oneof(fc.constantFrom("5m", "1h", "60m", "1H"), fc.jsonValue()),
+    recall_placement: fc.oneof(fc.constantFrom("append", "in_place", "In_place", "end"), fc.jsonValue()),
     horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
     recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
     cache_hit_rate_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),
@@ -86,6 +88,7 @@ const CACHE_AWARE_ONLY = [
   "offload_at",
   "suffix_tokens",
   "cache_ttl",
+  "recall_placement",
   "cache_hit_rate_range",
 ] as const;
 

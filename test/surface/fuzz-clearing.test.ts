@@ -9,12 +9,13 @@ import { runs } from "../support/runs";
 
 // Fuzzing a clearing decision's outcome: a fresh id each run from POST /v1/context-management (one
 // that sent its edit) or POST /v1/plan, then an outcome whose applied_edits fields are plausible or
-// wild. The seed is fixed so that a failure reproduces. (test/surface/fuzz.test.ts fuzzes the routes' bodies.)
+// wild, checked against what the decision listed. The seed is fixed so that a failure reproduces. (test/surface/fuzz.test.ts fuzzes the routes' bodies.)
 
 const SEED = 20261203;
 
 const count = fc.oneof(
   { weight: 4, arbitrary: fc.nat({ max: 120_000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, 52_500, 52_501, 90_000, 108_750, 108_751, 1e12) },
   { weight: 1, arbitrary: fc.oneof(fc.integer({ min: -5, max: -1 }), fc.double(), fc.jsonValue()) },
 );
 
@@ -51,6 +52,15 @@ async function newDecision(kind: "clearing" | "plan"): Promise<string> {
 const isCount = (value: unknown) =>
   typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TOKENS;
 
+// What the worked example's decision listed: three clearable results, none excluded (docs/ledger.md § server-side clearing).
+const LISTED = [42_000, 30_000, 15_000];
+/** Whether whole counts claim no more than the decision listed: uses ≤ 3, tokens ≤ the largest that many + 25%, none without uses. */
+function withinDecision(uses: number, tokens: number): boolean {
+  if (uses > LISTED.length) return false;
+  if (uses === 0) return tokens === 0;
+  return tokens <= Math.floor(LISTED.slice(0, uses).reduce((a, b) => a + b, 0) * 1.25);
+}
+
 describe("a clearing decision's outcome under fuzzing", () => {
   it("is accepted only with two whole counts on the clearing's id, and is otherwise invalid naming a field", async () => {
     const item = fc.record(
@@ -58,7 +68,7 @@ describe("a clearing decision's outcome under fuzzing", () => {
         kind: fc.constantFrom("clearing", "plan"),
         turns_after: fc.nat({ max: 8 }),
         recalled: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-        cleared_tool_uses: count,
+        cleared_tool_uses: fc.oneof({ weight: 4, arbitrary: fc.nat({ max: 5 }) }, { weight: 1, arbitrary: count }),
         cleared_input_tokens: count,
       },
       { requiredKeys: ["kind", "turns_after", "recalled"] },
@@ -71,7 +81,10 @@ describe("a clearing decision's outcome under fuzzing", () => {
         const result = (await res.json<{ results: { status: string; issues?: { path: string }[] }[] }>()).results[0]!;
         const valid =
           kind === "clearing"
-            ? !fields.recalled && isCount(fields.cleared_tool_uses) && isCount(fields.cleared_input_tokens)
+            ? !fields.recalled &&
+              isCount(fields.cleared_tool_uses) &&
+              isCount(fields.cleared_input_tokens) &&
+              withinDecision(fields.cleared_tool_uses as number, fields.cleared_input_tokens as number)
             : fields.cleared_tool_uses === undefined && fields.cleared_input_tokens === undefined && !fields.recalled;
         if (valid) expect(result).toEqual({ status: "accepted", repeated: false });
         else {

@@ -70,6 +70,7 @@ describe("the whole API under fuzzing", () => {
         offload_at: fc.constantFrom("entry", "retroactive"),
         suffix_tokens: fc.nat({ max: 400_000 }),
         cache_ttl: fc.constantFrom("5m", "1h"),
+        recall_placement: fc.constantFrom("append", "in_place"),
         horizon_range: orderedPair(fc.nat({ max: 60 })),
         recall_probability_range: orderedPair(unitDouble),
         cache_hit_rate_range: orderedPair(unitDouble),

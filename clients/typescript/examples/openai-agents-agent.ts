@@ -3,7 +3,7 @@
 import { Agent, Runner, tool, Usage, type Model, type ModelRequest, type ModelResponse } from "@openai/agents";
 import { z } from "zod";
 import { createGateClient, OffloadSession } from "offload-gate-client";
-import { observeRun, offloadInputFilter, recallFunctionTool } from "offload-gate-client/openai-agents";
+import { offloadInputFilter, recallFunctionTool } from "offload-gate-client/openai-agents";
 
 const MODEL = "claude-opus-4-6"; // the model the gate prices; with OpenAI's own models, "gpt-5" say
 
@@ -77,8 +77,9 @@ const runner = new Runner({
   },
 });
 const result = await runner.run(agent, "How long is the Q3 report?");
-observeRun(session, result);
-const summary = await session.end(); // every outcome and the session's bill, reported
+// The filter counted each model call as it completed, and the run's end reported every outcome and
+// the session's bill; end() only reads that report here, to print it.
+const summary = await session.end();
 
 const sent = (seen[1] as { type: string; output?: unknown }[]).find((item) => item.type === "function_call_result");
 console.log("the model saw:", textOf(sent?.output));

@@ -1,5 +1,6 @@
 // `npm run build` (and `npm pack`): regenerate src/app-type.ts from the
-// worker's routes, then compile src/ to dist/ (JavaScript and .d.ts).
+// worker's routes, compile src/ to dist/ (JavaScript and .d.ts), and bundle
+// replay's transcript parser into dist/replay-transcript.js.
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,4 +17,15 @@ const step = (args) => {
 step([join(here, "scripts/generate-types.mjs")]);
 rmSync(join(here, "dist"), { recursive: true, force: true });
 step([tsc, "-p", "tsconfig.json"]);
+// Replay's own transcript parser (src/replay, through its front door), bundled for the hook
+// commands' session reports (src/transcript-report.ts): pure code, no worker bindings.
+const { buildSync } = createRequire(import.meta.url)("esbuild");
+buildSync({
+  entryPoints: [join(here, "scripts/replay-entry.ts")],
+  outfile: join(here, "dist/replay-transcript.js"),
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  logLevel: "warning",
+});
 console.log("typescript-client: built dist/");

@@ -15,7 +15,7 @@
  * await session.end();
  */
 import { jsonSchema, tool, type LanguageModelMiddleware } from "ai";
-import type { OffloadSession } from "./session.js";
+import type { ObservedUsage, OffloadSession } from "./session.js";
 import { CHARS_PER_TOKEN } from "./constants.js";
 
 type Middle = Required<Pick<LanguageModelMiddleware, "transformParams" | "wrapGenerate" | "wrapStream">>;
@@ -145,8 +145,12 @@ export function usageOf(usage: Usage | undefined, providerMetadata?: unknown) {
   const read = input?.cacheRead ?? 0;
   const write = input?.cacheWrite ?? 0;
   const total = input?.total;
-  const raw = (providerMetadata as { anthropic?: { usage?: { cache_creation?: unknown } } } | undefined)?.anthropic
-    ?.usage?.cache_creation;
+  const anthropic = (
+    providerMetadata as { anthropic?: { usage?: { cache_creation?: unknown }; diagnostics?: unknown } } | undefined
+  )?.anthropic;
+  const raw = anthropic?.usage?.cache_creation;
+  // Anthropic's cache diagnostics, where the provider passes the response's `diagnostics` through.
+  const diagnostics = anthropic?.diagnostics;
   return {
     input_tokens: input?.noCache ?? (total === undefined ? undefined : total - read - write),
     output_tokens: usage.outputTokens?.total,
@@ -154,6 +158,9 @@ export function usageOf(usage: Usage | undefined, providerMetadata?: unknown) {
     cache_creation_input_tokens: write,
     ...(raw !== null && typeof raw === "object"
       ? { cache_creation: raw as { ephemeral_1h_input_tokens?: number } }
+      : {}),
+    ...(diagnostics !== null && typeof diagnostics === "object"
+      ? { diagnostics: diagnostics as NonNullable<ObservedUsage["diagnostics"]> }
       : {}),
   };
 }

@@ -16,7 +16,6 @@
  *   await observe(session, message); // ends the session on the result message
  * }
  */
-import { readFile } from "node:fs/promises";
 import {
   createSdkMcpServer,
   tool,
@@ -26,6 +25,7 @@ import {
 } from "@anthropic-ai/claude-agent-sdk";
 import { z } from "zod";
 import { recallPage } from "./recall-page.js";
+import { replaceToolOutput } from "./tool-shapes.js";
 import type { ObservedUsage, OffloadSession } from "./session.js";
 
 export { RECALL_PAGE_CHARS, recallPage } from "./recall-page.js";
@@ -33,48 +33,9 @@ export { RECALL_PAGE_CHARS, recallPage } from "./recall-page.js";
 /** The recall server's name in `mcpServers`, unless given: its tool is then `mcp__offload__<recallToolName>`. */
 export const RECALL_SERVER_NAME = "offload";
 
+export { SUPPORTED_BUILT_IN_TOOLS } from "./tool-shapes.js";
+
 type Json = Record<string, unknown>;
-
-/**
- * How each built-in tool's output is read as text and rebuilt around a stub,
- * keeping its shape (the SDK checks it, and the model sees it rendered as the
- * tool renders it). Tools not listed here, other than MCP tools, are left alone.
- */
-const BUILT_IN: Record<string, { text(out: Json): string | null; stub(out: Json, stub: string): Json }> = {
-  Bash: {
-    text: (out) =>
-      typeof out.stdout === "string"
-        ? out.stdout + (typeof out.stderr === "string" && out.stderr ? `\n${out.stderr}` : "")
-        : null,
-    // The preview of a persisted output goes: the stub is all the model gets.
-    stub: (out, stub) => ({ stdout: stub, stderr: "", interrupted: out.interrupted === true }),
-  },
-  Grep: {
-    text: (out) =>
-      typeof out.content === "string" ? out.content : Array.isArray(out.filenames) ? out.filenames.join("\n") : null,
-    stub: (out, stub) => ({
-      mode: "content",
-      numFiles: typeof out.numFiles === "number" ? out.numFiles : 0,
-      filenames: [],
-      content: stub,
-      numLines: 1,
-    }),
-  },
-  WebFetch: {
-    text: (out) => (typeof out.result === "string" ? out.result : null),
-    stub: (out, stub) => ({ ...out, result: stub }),
-  },
-  Read: {
-    text: (out) => {
-      const file = out.file as Json | undefined;
-      return out.type === "text" && typeof file?.content === "string" ? file.content : null;
-    },
-    stub: (out, stub) => ({ ...out, file: { ...(out.file as Json), content: stub, numLines: 1 } }),
-  },
-};
-
-/** The tools whose output shape the hook keeps (MCP tools, `mcp__*`, too: their content becomes one text block). */
-export const SUPPORTED_BUILT_IN_TOOLS = Object.keys(BUILT_IN);
 
 /**
  * The `hooks` option: one PostToolUse hook that asks the gate about each
@@ -101,7 +62,7 @@ export function offloadHooks(
             try {
               if (input.hook_event_name !== "PostToolUse" || input.tool_name === recallName) return { continue: true };
               const id = toolUseId ?? input.tool_use_id;
-              const replaced = await replace(session, id, input.tool_name, input.tool_response);
+              const replaced = await replaceToolOutput(session, id, input.tool_name, input.tool_response);
               return replaced === null
                 ? { continue: true }
                 : { continue: true, hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: replaced } };
@@ -126,46 +87,6 @@ export function offloadHooks(
 export function mcpRecallName(session: OffloadSession, serverName = RECALL_SERVER_NAME): string {
   const prefix = `mcp__${serverName}__`;
   return session.recallToolName.startsWith(prefix) ? session.recallToolName : prefix + session.recallToolName;
-}
-
-async function replace(
-  session: OffloadSession,
-  id: string,
-  toolName: string,
-  response: unknown,
-): Promise<unknown | null> {
-  const mcp = toolName.startsWith("mcp__");
-  const shape = BUILT_IN[toolName];
-  if (!mcp && shape === undefined) return null;
-  const out = (typeof response === "object" && response !== null ? response : {}) as Json;
-  let text = mcp ? mcpText(response) : shape!.text(out);
-  if (text === null) return null;
-  // The whole output, not Claude Code's preview of it: what the gate weighs and recall returns.
-  const saved = mcp ? savedPath(text) : typeof out.persistedOutputPath === "string" ? out.persistedOutputPath : null;
-  if (saved !== null)
-    text = await readFile(saved, "utf8")
-      .then((file) => (saved.endsWith(".json") ? (mcpText(JSON.parse(file)) ?? file) : file))
-      .catch(() => text);
-  const answer = await session.offload(id, toolName, text!);
-  if (session.stubFor(id) === undefined) return null;
-  return mcp ? [{ type: "text", text: answer }] : shape!.stub(out, answer);
-}
-
-// An MCP result over Claude Code's token cap reaches the hook as its note naming the file it saved the result to.
-function savedPath(text: string): string | null {
-  return (
-    /^Error: result \([\d,]+ characters[^)]*\) exceeds maximum allowed tokens\. Output has been saved to (\/\S+?\.(?:txt|json))\b/.exec(
-      text,
-    )?.[1] ?? null
-  );
-}
-
-// An MCP tool's result as text: a string, or content blocks that are all text.
-function mcpText(response: unknown): string | null {
-  if (typeof response === "string") return response;
-  const blocks = Array.isArray(response) ? response : (response as Json | null)?.content;
-  if (!Array.isArray(blocks) || !blocks.every((b) => b?.type === "text" && typeof b.text === "string")) return null;
-  return blocks.map((b) => b.text).join("\n");
 }
 
 /**
@@ -214,8 +135,10 @@ export async function observe(session: OffloadSession, message: SDKMessage): Pro
     seen.ids.add(id);
     const u = usage as unknown as Json;
     for (const key of USAGE_KEYS) seen.usage[key] += num(u[key]);
-    // As it came: the session reads its split of the writes by TTL, and names a count it cannot read.
-    session.observe(usage as unknown as ObservedUsage);
+    // As it came: the session reads its split of the writes by TTL, and names a count it cannot read;
+    // with the response's cache diagnostics, when the request asked for them.
+    const diagnostics = (message.message as { diagnostics?: ObservedUsage["diagnostics"] }).diagnostics;
+    session.observe({ ...(usage as unknown as ObservedUsage), ...(diagnostics ? { diagnostics } : {}) });
     return;
   }
   if (message.type !== "result") return;

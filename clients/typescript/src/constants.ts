@@ -4,6 +4,8 @@
 export const CHARS_PER_TOKEN = 4;
 /** The recall tool's name, unless `recallToolName` says otherwise. */
 export const RECALL_TOOL_NAME = "recall_tool_output";
+/** Where the recall tool puts an original back: appended as a new tool result at the end (the gate's `recall_placement`). */
+export const RECALL_PLACEMENT = "append";
 /** The prefix of a session id the client generates. */
 export const SESSION_ID_PREFIX = "ofs-";
 /** Outputs shorter than this many characters are kept without asking the gate (its pre-filter is far above). */

@@ -295,3 +295,5 @@ function envKey(): string | undefined {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   return env?.OFFLOAD_GATE_API_KEY || undefined;
 }
+// Where the recall tool puts an original back: the gate's recall_placement ("append", its default).
+export { RECALL_PLACEMENT } from "./constants.js";

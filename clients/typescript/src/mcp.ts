@@ -12,35 +12,16 @@
  * // The agent's MCP config: { "command": "npx", "args": ["offload-gate-recall", "--dir", "/var/offload/conv-42"] }
  * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+import { directoryRecallStore } from "./recall-dir.js";
 import { recallPage } from "./recall-page.js";
 import type { RecallStore } from "./recall-store.js";
 import { RECALL_TOOL_NAME } from "./session.js";
 
-/**
- * A recall store in a directory, one file per id (the id hex-encoded, so any
- * id is a safe file name): what a session and a recall server in another
- * process share.
- *
- * @example
- * const store = directoryRecallStore("/tmp/offload/conv-42");
- * await store.set("toolu_01", text); await store.get("toolu_01"); // text
- */
-export function directoryRecallStore(dir: string): RecallStore {
-  const file = (id: string) => join(dir, `${Buffer.from(id, "utf8").toString("hex")}.txt`);
-  return {
-    get: (id) => readFile(file(id), "utf8").catch(() => undefined),
-    async set(id, text) {
-      await mkdir(dir, { recursive: true });
-      await writeFile(file(id), text, "utf8");
-    },
-  };
-}
+export { directoryRecallStore } from "./recall-dir.js";
 
 /**
  * The MCP server: one tool, `recall` (or `toolName`), `{ id, offset? }` in, a
@@ -64,6 +45,8 @@ export function recallMcpServer(
         id: z.string().describe("the tool call id named in the placeholder"),
         offset: z.number().int().nonnegative().optional().describe("where to go on from, in characters"),
       },
+      // Claude Code defers MCP tools behind tool search; the stubs name this one, so it is always loaded.
+      _meta: { "anthropic/alwaysLoad": true },
     },
     async ({ id, offset }) => {
       const text = await Promise.resolve(store.get(id)).catch(() => undefined);

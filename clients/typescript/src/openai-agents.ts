@@ -1,23 +1,23 @@
 /**
  * offload-gate for the OpenAI Agents SDK (`@openai/agents` 0.20): a
- * `callModelInputFilter` for the run config, a recall function tool, and the
- * run's bill from its responses. The filter rewrites the input of every model
- * call (the SDK keeps the originals in its own history), so each new large
- * function-call output is decided once and every decision is applied on every
- * call, byte for byte.
+ * `callModelInputFilter` for the run config and a recall function tool. The
+ * filter rewrites the input of every model call (the SDK keeps the originals
+ * in its own history), so each new large function-call output is decided once
+ * and every decision is applied on every call, byte for byte. It also keeps
+ * the session's books as the run goes: each model call's usage is observed
+ * from the run context once the call is done (before the next call's
+ * decisions), and the session ends itself when the run's agent ends.
  *
  * @example
  * import { Agent, run } from "@openai/agents";
  * import { createGateClient, OffloadSession } from "offload-gate-client";
- * import { offloadInputFilter, recallFunctionTool, observeRun } from "offload-gate-client/openai-agents";
+ * import { offloadInputFilter, recallFunctionTool } from "offload-gate-client/openai-agents";
  *
  * const session = new OffloadSession({ gate: createGateClient(), model: "gpt-5" });
  * const agent = new Agent({ name: "researcher", model: "gpt-5", tools: [webFetch, recallFunctionTool(session)] });
  * const result = await run(agent, prompt, { callModelInputFilter: offloadInputFilter(session) });
- * observeRun(session, result);
- * await session.end();
  */
-import { tool, type CallModelInputFilter, type ModelResponse } from "@openai/agents";
+import { tool, type Agent, type CallModelInputFilter, type ModelResponse } from "@openai/agents";
 import { z } from "zod";
 import type { OffloadSession } from "./session.js";
 
@@ -37,10 +37,16 @@ type Result = Extract<Item, { type: "function_call_result" }>;
  * @example
  * await run(agent, prompt, { callModelInputFilter: offloadInputFilter(session) });
  */
-export function offloadInputFilter(session: OffloadSession, options: { plan?: boolean } = {}): CallModelInputFilter {
+export function offloadInputFilter(
+  session: OffloadSession,
+  options: { plan?: boolean; endWithRun?: boolean } = {},
+): CallModelInputFilter {
   const plan = options.plan ?? true;
-  return async ({ modelData }) => {
+  const books = new RunBooks(session, options.endWithRun ?? true);
+  return async ({ modelData, agent }) => {
     try {
+      books.watch(agent);
+      books.sync();
       const results = modelData.input.filter(isResult);
       const keptBefore = new Set(results.filter((r) => session.status(r.callId) === "kept").map((r) => r.callId));
       await Promise.all(
@@ -120,18 +126,122 @@ export function usageOfResponse(response: Pick<ModelResponse, "usage">) {
   };
 }
 
+type Totals = { input: number; output: number; cached: number };
+const cachedOf = (details: readonly Record<string, number>[] | undefined) =>
+  (details ?? []).reduce((sum, d) => sum + (typeof d?.cached_tokens === "number" ? d.cached_tokens : 0), 0);
+const totals = (u: Pick<RunUsage, "inputTokens" | "outputTokens" | "inputTokensDetails">): Totals => ({
+  input: u.inputTokens ?? 0,
+  output: u.outputTokens ?? 0,
+  cached: cachedOf(u.inputTokensDetails),
+});
+/** One call's usage as the session takes it: input less its cache reads, and the reads. */
+const usageOf = (input: number, cached: number, output: number) => ({
+  input_tokens: input - cached,
+  output_tokens: output,
+  cache_read_input_tokens: cached,
+  cache_creation_input_tokens: 0,
+});
+// Sessions whose books a filter keeps: observeRun leaves them alone (it would count every call twice).
+const kept = new WeakSet<OffloadSession>();
+
+/** What the books read of the SDK's run context: its summed usage and the per-request entries. */
+interface RunUsage {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  inputTokensDetails: Record<string, number>[];
+  requestUsageEntries?: { inputTokens: number; outputTokens: number; inputTokensDetails?: Record<string, number> }[];
+}
+type RunContextLike = { usage?: RunUsage };
+const HOOKS = ["agent_start", "agent_tool_start", "agent_handoff", "agent_end"] as const;
+
 /**
- * Observes every model response of a finished run (or of a streamed one
- * after it completed), one turn each, in order.
+ * The session's books kept from the run itself. The filter is not given the
+ * run context, so the agents it sees are watched: their lifecycle events
+ * (start, tool start, handoff, end) carry the run context, whose usage the SDK
+ * adds to as each model call completes. Every request entry not yet seen is
+ * observed, one turn each, in order; the filter syncs too before deciding, so
+ * a decision's turns and context are the calls before it. The agent's end
+ * (the run's final output) ends the session unless `endWithRun` is false.
+ */
+class RunBooks {
+  readonly #session: OffloadSession;
+  readonly #endWithRun: boolean;
+  readonly #watched = new Map<Agent<any, any>, (...args: unknown[]) => void>();
+  readonly #seen = new WeakMap<object, Totals & { requests: number; entries: number }>();
+  #context: RunContextLike | undefined;
+
+  constructor(session: OffloadSession, endWithRun: boolean) {
+    [this.#session, this.#endWithRun] = [session, endWithRun];
+    kept.add(session);
+  }
+
+  watch(agent: Agent<any, any> | undefined): void {
+    // A filter called outside a run (no agent, or not the SDK's) keeps no books, and still filters.
+    if (agent === undefined || typeof agent?.on !== "function") return;
+    if (this.#watched.has(agent) || this.#session.ended) return;
+    const listeners = HOOKS.map((event) => {
+      const listener = (context: RunContextLike) => {
+        try {
+          this.#context = context;
+          this.sync();
+          if (event === "agent_end" && this.#endWithRun) this.#end();
+        } catch {
+          // The books never break the run.
+        }
+      };
+      agent.on(event, listener as never);
+      return [event, listener] as const;
+    });
+    this.#watched.set(agent, () => {
+      for (const [event, listener] of listeners) agent.off(event, listener as never);
+    });
+  }
+
+  /** Observes the run context's requests not yet observed. */
+  sync(): void {
+    const context = this.#context;
+    const usage = context?.usage;
+    if (context === undefined || usage === undefined || this.#session.ended) return;
+    const seen = this.#seen.get(context) ?? { requests: 0, entries: 0, input: 0, output: 0, cached: 0 };
+    const entries = usage.requestUsageEntries ?? [];
+    const now = { ...totals(usage), requests: usage.requests, entries: entries.length };
+    for (const entry of entries.slice(seen.entries)) {
+      const details = entry.inputTokensDetails ?? {};
+      this.#session.observe(usageOf(entry.inputTokens, details.cached_tokens ?? 0, entry.outputTokens));
+    }
+    // Requests the SDK kept no entry for (a response with no usage): what they added, as one call.
+    if (now.requests - seen.requests > now.entries - seen.entries) {
+      const [input, output, cached] = [now.input - seen.input, now.output - seen.output, now.cached - seen.cached];
+      const inEntries = entries
+        .slice(seen.entries)
+        .map((e) => totals({ ...e, inputTokensDetails: [e.inputTokensDetails ?? {}] }));
+      const sum = (k: "input" | "output" | "cached") => inEntries.reduce((acc, t) => acc + t[k], 0);
+      this.#session.observe(usageOf(input - sum("input"), cached - sum("cached"), output - sum("output")));
+    }
+    this.#seen.set(context, now);
+  }
+
+  #end(): void {
+    for (const off of this.#watched.values()) off();
+    this.#watched.clear();
+    void this.#session.end();
+  }
+}
+
+/**
+ * Observes every model response of a finished run, one turn each, in order.
+ * Not needed with `offloadInputFilter`, which keeps the books as the run goes:
+ * for a session it keeps, this does nothing.
  *
  * @example
- * const result = await run(agent, prompt, { callModelInputFilter: offloadInputFilter(session) });
- * observeRun(session, result);
+ * observeRun(session, result); // a session driven by hand, without the filter
  */
 export function observeRun(
   session: OffloadSession,
   result: { rawResponses: readonly Pick<ModelResponse, "usage">[] },
 ): void {
+  if (kept.has(session)) return;
   for (const response of result.rawResponses) session.observe(usageOfResponse(response));
 }
 

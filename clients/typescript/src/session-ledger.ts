@@ -16,6 +16,12 @@ export interface SessionUsage {
 /** What `observe` takes: the summed fields, and Anthropic's split of the writes by TTL when the call reported it. */
 export type ObservedUsage = Partial<SessionUsage> & {
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
+  /**
+   * The response's cache diagnostics, when the provider gave them (Anthropic's, asked with
+   * `diagnostics: { previous_message_id }`): `cache_miss_reason` null for no divergence, else its
+   * `cache_missed_input_tokens`.
+   */
+  diagnostics?: { cache_miss_reason?: { type?: string; cache_missed_input_tokens?: number | null } | null } | null;
 };
 
 /** Where the session stood when something was decided. */
@@ -78,6 +84,13 @@ export class Ledger {
   // what the gate decides, which is what keeps the breaker's adjustment unbiased.
   #firstContext: number | undefined;
   #misses = 0;
+  // The provider's own word on misses (cache diagnostics), when it gave it on any call: the missed
+  // input tokens on the call right after one of the gate's rewrites of the cached history (a plan's
+  // stubs, a clearing), and on every other call. Only the others are independent of the gate's
+  // decisions, so they are the covariate then (measured, not estimated).
+  #diagnosed = false;
+  #rewrote = false;
+  readonly #missed = { after_gate_rewrite: 0, other: 0 };
   readonly #usage: SessionUsage = {
     input_tokens: 0,
     output_tokens: 0,
@@ -104,13 +117,16 @@ export class Ledger {
 
   addPlan(plan: HeldPlan): void {
     this.#plans.push(plan);
+    if (plan.ids.length > 0) this.#rewrote = true;
   }
 
   /** A /v1/context-management answer: held as a decision when it carries an id (a dry run, a fallback: none). */
   addClearing(answer: unknown, at: Mark): void {
     const id = (answer as { decision_id?: unknown; fallback?: unknown } | null)?.decision_id;
-    if (typeof id === "string" && (answer as { fallback?: unknown }).fallback !== true)
+    if (typeof id === "string" && (answer as { fallback?: unknown }).fallback !== true) {
       this.#clearings.push({ ...at, decisionId: id, clearedToolUses: 0, clearedInputTokens: 0 });
+      this.#rewrote = true;
+    }
   }
 
   /**
@@ -196,6 +212,7 @@ export class Ledger {
     for (const key of USAGE_KEYS) this.#usage[key] += counted[key];
     if (!turn) return { counted, written1h };
     if (this.#firstContext !== undefined && this.#turns > 0 && counted.cache_read_input_tokens === 0) this.#misses += 1;
+    this.#diagnose(usage?.diagnostics);
     this.#turns += 1;
     if (counted.cache_read_input_tokens > 0) this.#cached += 1;
     this.#context =
@@ -204,6 +221,17 @@ export class Ledger {
       counted.cache_creation_input_tokens +
       counted.output_tokens;
     return { counted, written1h };
+  }
+
+  // A call's diagnosed miss goes to the gate's account when it is the first call after a rewrite.
+  #diagnose(diagnostics: ObservedUsage["diagnostics"]): void {
+    const after = this.#rewrote;
+    this.#rewrote = false;
+    if (diagnostics === undefined || diagnostics === null || typeof diagnostics !== "object") return;
+    this.#diagnosed = true;
+    const missed = diagnostics.cache_miss_reason?.cache_missed_input_tokens;
+    if (!isCount(missed)) return;
+    this.#missed[after ? "after_gate_rewrite" : "other"] += missed;
   }
 
   /** One outcome per decision and plan the gate answered with an id. */
@@ -266,7 +294,11 @@ export class Ledger {
       model_name: model,
       turns: this.#turns,
       usage: { ...usage, ...split } as SessionReport["usage"],
-      ...(this.#firstContext === undefined ? {} : { covariate: this.#firstContext * this.#misses }),
+      ...(this.#diagnosed
+        ? { covariate: this.#missed.other, cache_misses: { ...this.#missed } }
+        : this.#firstContext === undefined
+          ? {}
+          : { covariate: this.#firstContext * this.#misses }),
     };
   }
 

@@ -105,6 +105,11 @@ export class OffloadSession {
     return this.#ledger.get(toolCallId)?.stub;
   }
 
+  /** The id the gate answered for a tool call's decision (none: never asked, or the gate's fallback). @example session.decisionIdFor("toolu_01") */
+  decisionIdFor(toolCallId: string): string | undefined {
+    return this.#ledger.get(toolCallId)?.decisionId;
+  }
+
   /** `stubbed` (the history holds its stub), `kept` (held in full), or undefined (never asked about). @example session.status("toolu_01") */
   status(toolCallId: string): "stubbed" | "kept" | undefined {
     const held = this.#ledger.get(toolCallId);

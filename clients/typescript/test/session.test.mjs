@@ -157,6 +157,39 @@ describe("OffloadSession", () => {
     assert.equal("covariate" in sent("/v1/sessions")[1].items[0], false);
   });
 
+  it("with the provider's cache diagnostics, sends the missed tokens after a plan's rewrite apart from the others, and the others as the covariate", async () => {
+    const { gate, sent } = scriptedGate({ fire: false, plan: ["c1"] });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "diag-1" });
+    const missed = (tokens) => ({ cache_miss_reason: { type: "messages_changed", cache_missed_input_tokens: tokens } });
+    session.observe({ input_tokens: 1_000, output_tokens: 10, diagnostics: { cache_miss_reason: null } });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000)); // kept in full: the plan may stub it later
+    session.observe({ input_tokens: 300, output_tokens: 10, cache_read_input_tokens: 18_000, diagnostics: missed(0) });
+    session.observe({ input_tokens: 4_000, output_tokens: 10, diagnostics: missed(4_000) }); // a miss the gate did not cause
+    assert.deepEqual(await session.plan([{ tokens: 1_000 }, { id: "c1", tokens: 17_500 }]), ["c1"]);
+    session.observe({ input_tokens: 9_000, output_tokens: 10, diagnostics: missed(9_000) }); // right after the rewrite
+    session.observe({ input_tokens: 200, output_tokens: 10, cache_read_input_tokens: 9_000, diagnostics: missed(150) });
+    await session.end();
+    const [bill] = sent("/v1/sessions")[0].items;
+    assert.deepEqual(bill.cache_misses, { after_gate_rewrite: 9_000, other: 4_150 });
+    assert.equal(
+      bill.covariate,
+      4_150,
+      "the misses the gate did not cause: measured, and independent of its decisions",
+    );
+  });
+
+  it("without diagnostics on any call, sends no cache_misses and the estimated covariate as before", async () => {
+    const { gate, sent } = scriptedGate({ fire: false });
+    const session = new OffloadSession({ gate, model: "claude-opus-4-6", sessionId: "diag-2" });
+    session.observe({ input_tokens: 100, output_tokens: 10 });
+    await session.offload("c1", "web_fetch", "x".repeat(50_000));
+    session.observe({ input_tokens: 5_000, output_tokens: 10 });
+    await session.end();
+    const [bill] = sent("/v1/sessions")[0].items;
+    assert.equal("cache_misses" in bill, false);
+    assert.equal(bill.covariate, 110);
+  });
+
   it("sends an outcome the ledger has not seen yet again", async () => {
     const { gate, sent } = scriptedGate({ unknownFirst: 1 });
     const session = new OffloadSession({ gate, model: "claude-opus-4-6" });

@@ -179,7 +179,7 @@ export function outcomeMismatch(
   decision: LedgerDecision,
   outcome: OutcomeReport,
 ): { path: string; message: string } | null {
-  if (decision.plan?.clearing !== undefined) return clearingMismatch(decision.fire, outcome);
+  if (decision.plan?.clearing !== undefined) return clearingMismatch(decision.plan, decision.fire, outcome);
   const cleared =
     outcome.cleared_tool_uses !== undefined
       ? "cleared_tool_uses"

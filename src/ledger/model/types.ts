@@ -26,6 +26,8 @@ export interface PricedSession {
   report: string;
   /** The report's `covariate`, when it had one (the breaker's CUPED adjustment). */
   covariate?: number;
+  /** The report's diagnosed cache misses, when it had them: after one of the gate's rewrites, and the rest. */
+  cache_misses?: { after_gate_rewrite: number; other: number };
 }
 
 /**

@@ -86,7 +86,13 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // 8: a session's covariate for the breaker's CUPED adjustment; the shard packs every chunk again after
   // the step, in the 25-byte layout that carries it (./tool-chunks.ts).
   (sql) => addColumn(sql, "sessions", "covariate REAL"),
-  // 9: each outcome's net as the gate priced its decision, and its per-(session, tool) sums with what
+  // 9: a session's diagnosed cache misses, in input tokens: after one of the gate's own rewrites, and
+  // the rest (null when the report had none).
+  (sql) => {
+    addColumn(sql, "sessions", "missed_after_rewrite INTEGER");
+    addColumn(sql, "sessions", "missed_other INTEGER");
+  },
+  // 10: each outcome's net as the gate priced its decision, and its per-(session, tool) sums with what
   // priced them (./rollup-sql.ts GATE_NET_SUMS): the breaker's evidence without a holdout.
   (sql) => {
     const fresh = !sql

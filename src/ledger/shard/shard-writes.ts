@@ -16,6 +16,7 @@ import { ADD_OUTCOME_BANDS, PURGE_BANDS } from "./band-sums";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
 import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters, type KeysRow } from "./cluster-spans";
+import { clearedAlone } from "../model/clearing-net";
 import { canonicalOutcome, decisionOf } from "./rows";
 import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks, type ChunkKey } from "./tool-chunks";
 import { INSERT_DECISION, SELECT_DECISION, type DecisionRow } from "./sql";
@@ -149,12 +150,15 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
       : { status: "conflict", message: "an outcome with different content was already reported for this decision" };
   }
   const found = sql.exec<DecisionRow>(SELECT_DECISION, item.decision_id).toArray()[0];
-  if (found === undefined)
-    return pendable ? holdPending(sql, at, item, report) : { status: "unknown_decision", message: UNKNOWN };
+  if (found === undefined) {
+    if (!pendable) return { status: "unknown_decision", message: UNKNOWN };
+    // What can be judged without the decision is judged now; the rest when it arrives (a mismatch is then dropped).
+    const alone = clearedAlone(item);
+    return alone === null ? holdPending(sql, at, item, report) : invalid(alone);
+  }
   const decision = decisionOf(found);
   const mismatch = outcomeMismatch(decision, item);
-  if (mismatch !== null)
-    return { status: "invalid", issues: [mismatch], message: `${mismatch.path} ${mismatch.message}` };
+  if (mismatch !== null) return invalid(mismatch);
   sql.exec(
     "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net, gate_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     item.decision_id,
@@ -202,7 +206,7 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
   }
   // A session has no arm of its own: each (session, tool) pair has, on its decisions. The column stays 0.
   sql.exec(
-    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout, covariate) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
+    "INSERT INTO sessions (session_id, at, report, model_name, priced_as, cost, holdout, covariate, missed_after_rewrite, missed_other) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)",
     item.session_id,
     at,
     item.report,
@@ -210,6 +214,8 @@ export function storeSession(sql: SqlStorage, at: number, item: PricedSession): 
     item.priced_as,
     item.cost_usd,
     item.covariate ?? null,
+    item.cache_misses?.after_gate_rewrite ?? null,
+    item.cache_misses?.other ?? null,
   );
   sql.exec(ADD_BILL, at, item.model_name, item.priced_as, item.cost_usd);
   return { status: "accepted", repeated: false };
@@ -250,3 +256,9 @@ export function purge(sql: SqlStorage, now: number, retentionDays: number, rawDa
   sql.exec("INSERT OR REPLACE INTO meta (key, value) VALUES ('raw_from', ?)", String(rawFrom));
   return rawFrom;
 }
+
+const invalid = (issue: { path: string; message: string }): ItemResult => ({
+  status: "invalid",
+  issues: [issue],
+  message: `${issue.path} ${issue.message}`,
+});

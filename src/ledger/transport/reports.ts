@@ -1,6 +1,6 @@
 import { bounded } from "./ask";
 import { ledgerShard, type LedgerNamespace } from "./client";
-import { markWritten } from "./written";
+import { markWritten, writtenShards } from "./written";
 import { shardFor, shardOfDecisionId } from "../model/ids";
 import type { OutcomeReport } from "../model/savings";
 import type { ItemResult, PricedSession } from "../model/types";
@@ -105,27 +105,31 @@ export async function reportOutcomes(
  * bill, else one that holds its decisions, else its hash's under today's
  * shard count. Raising ledger_shards moves the hash, not what is stored, so
  * a retried bill meets its first copy and is a repeat, not a second bill.
+ * Only the shards the tenant ever wrote are asked (./written.ts), as the
+ * reads ask them: one never written holds nothing, and asking it would
+ * create its object (a new tenant's first report asks none).
  */
 async function homesOf(
   namespace: LedgerNamespace,
   tenant: string,
-  options: ReportOptions,
+  options: ReportOptions & { index?: KVNamespace },
   ids: string[],
 ): Promise<Map<string, number>> {
   const homes = new Map<string, number>();
   if (options.shards <= 1 || ids.length === 0) return homes;
+  const written = await writtenShards(options.index, tenant, options.shards);
   const found = await Promise.all(
-    Array.from({ length: options.shards }, (_, shard) =>
+    written.map((shard) =>
       bounded(shard, options.timeoutMs, () => ledgerShard(namespace, tenant, shard).locateSessions(tenant, ids)),
     ),
   );
   ids.forEach((id, i) => {
     let best = 0;
-    found.forEach((answer, shard) => {
+    found.forEach((answer, k) => {
       const where = answer[i] ?? 0;
       if (where > best) {
         best = where;
-        homes.set(id, shard);
+        homes.set(id, written[k]!);
       }
     });
   });

@@ -28,6 +28,7 @@ import {
   TenantParamSchema,
   TenantQuerySchema,
 } from "./schema";
+import { requireKnownTenant } from "./known-tenant";
 import { readLearningView } from "./view";
 
 const BAD_QUERY = {
@@ -88,7 +89,10 @@ const ackRoute = adminRoute({
   request: { params: TenantParamSchema, ...jsonRequest(AckWriteSchema) },
   responses: {
     200: json(AckWrittenSchema, "Written (or already so), and the tenant refreshed"),
-    404: json(ErrorSchema, "The tenant's ledger has never seen this tool"),
+    404: json(
+      ErrorSchema,
+      "The tenant's ledger has never seen this tool, or no gate key names the tenant and it has no data",
+    ),
     ...bodyErrors("The body is not JSON, or tool_name or acknowledged is wrong; the error names it"),
   },
 });
@@ -101,6 +105,7 @@ const importRoute = adminRoute({
   request: { query: TenantQuerySchema, ...jsonRequest(ReplayPriorsSchema) },
   responses: {
     200: json(ReplayImportedSchema, "Stored (or already so), and the tenant refreshed"),
+    404: json(ErrorSchema, "No gate key names the tenant and it has no data (no ledger rows, no earlier import)"),
     ...BAD_QUERY,
     ...bodyErrors("The body is not JSON or not the replay priors' shape; the error names the field"),
   },
@@ -157,6 +162,7 @@ export const learning = createApp()
   .openapi(ackRoute, async (c) => {
     const { tenant } = c.req.valid("param");
     const { tool_name: tool, acknowledged } = c.req.valid("json");
+    await requireKnownTenant(c.env, tenant, learningAcksKey(tenant));
     const value = await readPublished(c.env.PRICING, tenant);
     // Withdrawing is always allowed (a tool may have left the window); acknowledging needs a tool the ledger saw.
     if (acknowledged && own(value?.tools, tool) === undefined && own(value?.trust, tool) === undefined) {
@@ -171,6 +177,7 @@ export const learning = createApp()
   })
   .openapi(importRoute, async (c) => {
     const { tenant } = c.req.valid("query");
+    await requireKnownTenant(c.env, tenant, replayPriorsKey(tenant));
     const written = await putReplayPriors(c.env.PRICING, tenant, c.req.valid("json"), c.get("admin"));
     return c.json({ ...written, refresh: await refreshLearning(c.env, tenant, Date.now(), c.get("admin")) }, 200);
   })

@@ -127,7 +127,14 @@ function sessionReport(s: z.infer<typeof SessionItemSchema>): string {
     total.cache_creation_input_tokens,
   ];
   // A covariate, when sent, is part of the content: the same bill with another covariate is a conflict.
-  const tail = s.covariate === undefined ? [] : [s.covariate];
+  // So are the cache misses: after the covariate's place (null when none), in a fixed order, only when sent.
+  const misses = s.cache_misses;
+  const tail =
+    misses !== undefined
+      ? [s.covariate ?? null, misses.after_gate_rewrite, misses.other]
+      : s.covariate === undefined
+        ? []
+        : [s.covariate];
   if (!s.usage.perRequest && total.cache_creation_1h_input_tokens === 0 && tail.length === 0)
     return JSON.stringify(head);
   return JSON.stringify([

@@ -96,6 +96,26 @@ export const SessionItemSchema = z
           "Optional. A size of the session that the gate's decisions cannot change, which the breaker regresses the bill on to take noise out of its verdict (CUPED, docs/learning.md). Send the same quantity for every session of a tenant. Recommended: the context tokens at the session's first gate decision × the later turns that missed the cache for idleness (cache_read_input_tokens 0).",
         example: 1_200_000,
       }),
+    cache_misses: z
+      .strictObject(
+        {
+          after_gate_rewrite: count(
+            MAX_TOKENS,
+            "Input tokens that missed the cache on calls right after the gate rewrote the cached history (a plan's stubs, a clearing): misses the gate caused.",
+          ),
+          other: count(
+            MAX_TOKENS,
+            "Input tokens that missed the cache on any other call: misses the gate did not cause.",
+          ),
+        },
+        { error: requiredOr("must be an object with after_gate_rewrite and other") },
+      )
+      .optional()
+      .openapi({
+        description:
+          "Optional. The session's cache misses as the provider diagnosed them (Anthropic's cache diagnostics, `cache_missed_input_tokens`), split by whether the miss followed one of the gate's own rewrites of the history. Part of the report's content, like `covariate`.",
+        example: { after_gate_rewrite: 42_000, other: 8_000 },
+      }),
   })
   .openapi("SessionReport", {
     example: {

@@ -64,12 +64,12 @@ const OpenAIChatUsage = z
   .strictObject({
     prompt_tokens: tokens("Input tokens, cached ones included."),
     completion_tokens: tokens("Output tokens, reasoning included."),
-    total_tokens: maybe("prompt_tokens + completion_tokens; not read."),
+    total_tokens: maybe("prompt_tokens + completion_tokens; must be that sum when sent."),
     prompt_tokens_details: details({
       cached_tokens: maybe("Of prompt_tokens, read from the cache."),
       audio_tokens: maybe("Not priced apart."),
     }),
-    completion_tokens_details: details({}),
+    completion_tokens_details: details({ reasoning_tokens: maybe("Of completion_tokens, reasoning.") }),
   })
   .openapi("OpenAIChatUsage", { description: "OpenAI Chat Completions `usage`." });
 
@@ -77,9 +77,9 @@ const OpenAIResponsesUsage = z
   .strictObject({
     input_tokens: tokens("Input tokens, cached ones included."),
     output_tokens: tokens("Output tokens, reasoning included."),
-    total_tokens: maybe("input_tokens + output_tokens; not read."),
+    total_tokens: maybe("input_tokens + output_tokens; must be that sum when sent."),
     input_tokens_details: details({ cached_tokens: maybe("Of input_tokens, read from the cache.") }),
-    output_tokens_details: details({}),
+    output_tokens_details: details({ reasoning_tokens: maybe("Of output_tokens, reasoning.") }),
   })
   .openapi("OpenAIResponsesUsage", {
     description: "OpenAI Responses `usage` (also the Agents SDK's per-response usage).",
@@ -92,7 +92,9 @@ const GeminiUsage = z
     candidatesTokenCount: maybe("Output tokens."),
     thoughtsTokenCount: maybe("Thinking tokens: billed as output."),
     toolUsePromptTokenCount: maybe("Tool-use prompt tokens: billed as input."),
-    totalTokenCount: maybe("Not read."),
+    totalTokenCount: maybe(
+      "promptTokenCount + candidatesTokenCount + thoughtsTokenCount + toolUsePromptTokenCount; must be that sum when sent.",
+    ),
     promptTokensDetails: modalities,
     cacheTokensDetails: modalities,
     candidatesTokensDetails: modalities,
@@ -107,7 +109,9 @@ const BedrockUsage = z
   .strictObject({
     inputTokens: tokens("Uncached input tokens."),
     outputTokens: tokens("Output tokens."),
-    totalTokens: maybe("Not read."),
+    totalTokens: maybe(
+      "inputTokens + outputTokens + cacheReadInputTokens + cacheWriteInputTokens; must be that sum when sent.",
+    ),
     cacheReadInputTokens: maybe("Input tokens read from the cache."),
     cacheWriteInputTokens: maybe("Input tokens written to the cache, every TTL."),
     cacheDetails: z

@@ -49,23 +49,77 @@ function part(whole: number, of: number, path: (string | number)[], name: string
   return Math.max(0, whole - of);
 }
 
+// A reported total must be the sum of the parts the shape's provider adds into it: a total that says
+// otherwise means some count was lost or invented on the way, and no bill from it is the provider's.
+function total(u: Counts, field: string, parts: readonly string[], issues: Issue[]): void {
+  const reported = u[field];
+  if (typeof reported !== "number") return;
+  const sum = parts.reduce((acc, name) => acc + n(u[name]), 0);
+  if (reported !== sum) issues.push({ path: [field], message: `must equal ${parts.join(" + ")} (${sum})` });
+}
+
+// Reasoning is billed inside the output count that includes it: more reasoning than output is a broken report.
+function reasoning(u: Counts, details: string, output: string, issues: Issue[]): void {
+  const inside = n((u[details] as Counts | null | undefined)?.reasoning_tokens);
+  if (inside > n(u[output])) issues.push({ path: [details, "reasoning_tokens"], message: `must be at most ${output}` });
+}
+
+const ANTHROPIC_COUNTS = [
+  "input_tokens",
+  "output_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+] as const;
+
+/** The counts a Gemini bill reads: proto JSON leaves zeros out, so any may be absent, but not all. */
+const GEMINI_BILLED = [
+  "promptTokenCount",
+  "candidatesTokenCount",
+  "cachedContentTokenCount",
+  "thoughtsTokenCount",
+  "toolUsePromptTokenCount",
+] as const;
+
 const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> = {
   anthropic(u, issues) {
     const steps = (u.iterations as Counts[] | null | undefined) ?? [];
     if (steps.length === 0) return anthropicBilled(u, [], issues);
+    // The top level counts the steps other than compaction: none of its counts can exceed the steps' sum.
+    for (const field of ANTHROPIC_COUNTS) {
+      const sum = steps.reduce((acc, step) => acc + n(step[field]), 0);
+      if (n(u[field]) > sum)
+        issues.push({ path: [field], message: `must be at most the sum of iterations[].${field} (${sum})` });
+    }
     return sumUsage(steps.map((step, i) => anthropicBilled(step, ["iterations", i], issues)));
   },
   openai_chat(u, issues) {
+    total(u, "total_tokens", ["prompt_tokens", "completion_tokens"], issues);
+    reasoning(u, "completion_tokens_details", "completion_tokens", issues);
     const cached = n((u.prompt_tokens_details as Counts | null)?.cached_tokens);
     const input = part(n(u.prompt_tokens), cached, ["prompt_tokens_details", "cached_tokens"], "prompt_tokens", issues);
     return { input_tokens: input, output_tokens: n(u.completion_tokens), cache_read_input_tokens: cached };
   },
   openai_responses(u, issues) {
+    total(u, "total_tokens", ["input_tokens", "output_tokens"], issues);
+    reasoning(u, "output_tokens_details", "output_tokens", issues);
     const cached = n((u.input_tokens_details as Counts | null)?.cached_tokens);
     const input = part(n(u.input_tokens), cached, ["input_tokens_details", "cached_tokens"], "input_tokens", issues);
     return { input_tokens: input, output_tokens: n(u.output_tokens), cache_read_input_tokens: cached };
   },
   gemini(u, issues) {
+    if (GEMINI_BILLED.every((field) => typeof u[field] !== "number")) {
+      issues.push({
+        path: ["promptTokenCount"],
+        message: `is required: a usage with none of ${GEMINI_BILLED.join(", ")} has nothing to bill (totalTokenCount is not billed)`,
+      });
+      return { input_tokens: 0, output_tokens: 0 };
+    }
+    total(
+      u,
+      "totalTokenCount",
+      ["promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount"],
+      issues,
+    );
     const cached = n(u.cachedContentTokenCount);
     const input =
       part(n(u.promptTokenCount), cached, ["cachedContentTokenCount"], "promptTokenCount", issues) +
@@ -77,6 +131,7 @@ const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> =
     };
   },
   bedrock(u, issues) {
+    total(u, "totalTokens", ["inputTokens", "outputTokens", "cacheReadInputTokens", "cacheWriteInputTokens"], issues);
     const ttls = (u.cacheDetails as { ttl: string; inputTokens: number }[] | null | undefined) ?? [];
     const write1h = ttls.filter((d) => d.ttl === "1h").reduce((sum, d) => sum + d.inputTokens, 0);
     const written =

@@ -4,7 +4,7 @@ import { decideClearing, DEFAULT_PLACEHOLDER_TOKENS } from "../../gate";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
 import { CALLER_ERRORS } from "../gate/answer/caller";
 import { recordClearing } from "../../analytics/clearing";
-import { handDecisions } from "../../ledger";
+import { handDecisions, signDecisionId } from "../../ledger";
 import { pricedAsOf } from "../gate/request/decide";
 import { isRecorded } from "../gate/request/dry-run";
 import type { DecideContext } from "../gate/request/prepare";
@@ -67,7 +67,7 @@ export async function answerContextManagement(
   };
   // A dry run answers the rule itself, as the plan's does: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...decided, ...answered, dry_run: true };
-  const { decisionId, outcome, record } = assignClearing({
+  const assigned = assignClearing({
     tenant: context.tenant,
     config,
     body,
@@ -78,6 +78,13 @@ export async function answerContextManagement(
     row: read.lookup.status === "priced" ? read.lookup.row : null,
     at: context.now,
   });
+  const { outcome, record } = assigned;
+  // Signed as a plan's id is (./index.ts), before the data point and the ledger see it: an outcome sent as
+  // soon as the next response reports applied_edits may then wait in its shard for the queued decision.
+  const decisionId = await signDecisionId(env, context.tenant, assigned.decisionId, context.now).catch(
+    () => assigned.decisionId,
+  );
+  record.decision_id = decisionId;
   recordClearing(env.DECISIONS, {
     tenant: context.tenant,
     model_name: body.model_name,

@@ -39,7 +39,7 @@ export const planRoute = createRoute({
  *
  * @example
  * const plan = await answerPlan({ model_name: "claude-opus-4-6", segments: [...] }, context);
- * // { stub: ["c1", "c2", "c3"], net_saving_usd: 0.1777, reason_code: "plan_positive", ... }
+ * // { stub: ["c1", "c2", "c3"], net_saving_usd: 0.2773, reason_code: "plan_positive", ... }
  */
 export async function answerPlan(body: PlanRequest, context: DecideContext): Promise<PlanBody> {
   const { env, waitUntil } = context;

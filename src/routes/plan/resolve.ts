@@ -1,4 +1,5 @@
-import { DEFAULT_CACHE_AWARE_FLOOR_TOKENS, type PlanInputs } from "../../gate";
+import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, type PlanInputs } from "../../gate";
+import { invalidRequest } from "../../http/errors";
 import { DEFAULT_GATE_CONFIG } from "../../store/config";
 import { readGateConfig, readPricing } from "../../store/read";
 import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
@@ -33,6 +34,7 @@ export async function resolvePlanRequest(
     recall_probability: body.recall_probability ?? config.p_recall,
     cache_hit_rate: body.cache_hit_rate ?? config.cache_hit_rate,
     cache_ttl: body.cache_ttl ?? "5m",
+    recall_placement: body.recall_placement ?? "append",
     // A plan is priced cache-aware: no floor unless one is set.
     large_offload_threshold_tokens:
       body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
@@ -55,5 +57,12 @@ export async function resolvePlanRequest(
       context.today,
       context.now,
     );
+  // The provider's cache (docs/design/economics.md §5.1): its default TTL, or a 400 for one it does not offer.
+  const { lookup } = pricing.read;
+  if (lookup.status === "priced") {
+    if (body.cache_ttl === undefined) resolved.cache_ttl = inputs.cache_ttl = defaultCacheTtl(lookup.row);
+    const refusal = cacheTtlRefusal(lookup.row, resolved.cache_ttl, body.model_name);
+    if (refusal !== null) throw invalidRequest([{ path: "cache_ttl", message: refusal }]);
+  }
   return { config, configRead, resolved, inputs, pricing };
 }

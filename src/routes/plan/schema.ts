@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS, PLAN_REASON_CODES } from "../../gate";
+import { CACHE_TTLS, MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS, PLAN_REASON_CODES, RECALL_PLACEMENTS } from "../../gate";
 import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
 import { ModelNameSchema } from "../../store/schema";
 import { DryRunSchema } from "../gate/request/dry-run";
@@ -82,6 +82,16 @@ const CacheTtlSchema = z
       'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write).',
   });
 
+const RecallPlacementSchema = z
+  .enum(RECALL_PLACEMENTS, {
+    error: requiredOr(`must be ${RECALL_PLACEMENTS.map((placement) => `"${placement}"`).join(" or ")}`),
+  })
+  .openapi({
+    description:
+      'Where a recall puts the original back: "append" (default; a new tool result at the end, as the project\'s clients do: ' +
+      'the hop reads the history from the cache) or "in_place" (where the stub stood: the history after the stub is written).',
+  });
+
 /** The body's fields, for the schemas built on a plan's. */
 export const planRequestShape = {
   model_name: ModelNameSchema,
@@ -102,6 +112,7 @@ export const planRequestShape = {
   }),
   cache_hit_rate: probability().openapi({ description: "q. Default: the cache_hit_rate prior, 0.9.", example: 0.9 }),
   cache_ttl: CacheTtlSchema.optional(),
+  recall_placement: RecallPlacementSchema.optional(),
   large_offload_threshold_tokens: wholeNumber(MAX_TOKENS).openapi({
     description:
       "An optional floor: candidates below it are never stubbed. Default: config:gate's, else none (the plan's own economics decide).",
@@ -163,18 +174,18 @@ export type PlanRequest = z.infer<typeof PlanRequestSchema>;
 /** The answer to WORKED_EXAMPLE_P1, as the documentation shows it (a route test checks it is the real one). */
 export const WORKED_EXAMPLE_P1_ANSWER = {
   stub: ["c1", "c2", "c3"],
-  net_saving_usd: 0.17768312499999994,
+  net_saving_usd: 0.2773018749999999,
   keep_cost_usd: 0.43644999999999995,
-  plan_cost_usd: 0.25876687499999995,
+  plan_cost_usd: 0.159148125,
   rewrite_from_tokens: 8_000,
   rewritten_tokens: 7_100,
   candidates: [
-    { id: "c1", stubbed: true, alone_net_saving_usd: -0.15890250000000006 },
-    { id: "c2", stubbed: true, alone_net_saving_usd: -0.193298125 },
-    { id: "c3", stubbed: true, alone_net_saving_usd: 0.10553374999999998 },
+    { id: "c1", stubbed: true, alone_net_saving_usd: -0.10560000000000008 },
+    { id: "c2", stubbed: true, alone_net_saving_usd: -0.148016875 },
+    { id: "c3", stubbed: true, alone_net_saving_usd: 0.10656874999999998 },
   ],
   reason:
-    "stub 3 of 3 candidates: net=$0.1777 (keep=$0.4364 − plan=$0.2588); cached prefix 8000 of 101500 tokens, " +
+    "stub 3 of 3 candidates: net=$0.2773 (keep=$0.4364 − plan=$0.1591); cached prefix 8000 of 101500 tokens, " +
     "7100 written again; H=4 q=0.90 ttl=5m tier=none model=claude-opus-4-6",
   reason_code: "plan_positive",
   exact: true,
@@ -195,6 +206,7 @@ export const WORKED_EXAMPLE_P1_ANSWER = {
     recall_probability: 0.25,
     cache_hit_rate: 0.9,
     cache_ttl: "5m",
+    recall_placement: "append",
     large_offload_threshold_tokens: 0,
     stub_tokens: 200,
     recall_input_tokens: 2_000,
@@ -211,6 +223,7 @@ export const PlanInputsSchema = z
     recall_probability: z.number(),
     cache_hit_rate: z.number(),
     cache_ttl: CacheTtlSchema,
+    recall_placement: RecallPlacementSchema,
     large_offload_threshold_tokens: z.number().int(),
     stub_tokens: z.number().int(),
     recall_input_tokens: z.number().int(),

@@ -204,7 +204,7 @@ describe("failed admin authentications", () => {
     expect(gate.status).toBe(200);
   });
 
-  it("never lock out a request without cf-connecting-ip because of other such requests (a service binding, local development)", async () => {
+  it("never lock out a request without cf-connecting-ip because of other such requests (a service binding)", async () => {
     const bare = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
     for (let attempt = 0; attempt < 5; attempt++) {
       expect(

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { decideOutcome, type CacheAwareInputs } from "../../../src/gate";
-import { B1, B1_POINT, EXAMPLE_1, R1, R2, T1 } from "../../fixtures/cache-aware-examples";
+import { B1, B1_POINT, EXAMPLE_1, R1, R1_IN_PLACE, R2, T1 } from "../../fixtures/cache-aware-examples";
 import { postGate, postJson, putRow, resetState } from "../../support/helpers";
 import { OPUS } from "../../fixtures/rows";
 import { VECTOR_PRICING, VECTORS } from "../../fixtures/vectors";
@@ -46,19 +46,31 @@ const pick = (answer: object) =>
   Object.fromEntries(TERMS.map((key) => [key, (answer as Record<string, unknown>)[key]]));
 
 describe("the worked examples of retroactive offload, the 1-hour cache and ranges, over HTTP", () => {
-  it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.154245 and does not fire", async () => {
+  it("R1: a retroactive stub with 30,000 cached tokens after it loses $0.10767 and does not fire, its recall appended", async () => {
     const body = await decided(cacheAware(R1));
     expect(body.fire).toBe(false);
+    expect(body.net_saving_usd).toBeCloseTo(-0.10767, 12);
+    expect(body.expected_recall_hop_cost_usd).toBeCloseTo(0.036525, 12);
+    expect(body.inputs.recall_placement).toBe("append");
+    expect(pick(body)).toEqual(pick(core(R1)));
+  });
+
+  it("R1 in place: the same stub loses $0.154245 when the recall restores the original where the stub stood", async () => {
+    const body = await decided(cacheAware(R1_IN_PLACE));
+    expect(body.fire).toBe(false);
     expect(body.net_saving_usd).toBeCloseTo(-0.154245, 12);
+    expect(body.expected_recall_hop_cost_usd).toBeCloseTo(0.0831, 12);
+    expect(body.reason).toContain(" recall_placement=in_place ");
     expect(body.suffix_rewrite_cost_usd).toBeCloseTo(0.15525, 12);
     expect(body.reason).toContain("− suffix=$0.1553); ");
     expect(body.inputs).toMatchObject({
       offload_at: "retroactive",
       suffix_tokens: 30_000,
       cache_ttl: "5m",
+      recall_placement: "in_place",
       cache_hit_rate: 0.9,
     });
-    expect(pick(body)).toEqual(pick(core(R1)));
+    expect(pick(body)).toEqual(pick(core(R1_IN_PLACE)));
   });
 
   it("R2: a retroactive stub with nothing cached after it saves $0.057255 and fires", async () => {
@@ -125,7 +137,7 @@ describe("POST /v1/gate/curve with the new fields", () => {
 });
 
 describe("the new fields' validation", () => {
-  it("refuses offload_at, suffix_tokens, cache_ttl and cache_hit_rate_range in seed mode, naming each", async () => {
+  it("refuses offload_at, suffix_tokens, cache_ttl, recall_placement and cache_hit_rate_range in seed mode, naming each", async () => {
     const error = await refused({
       ...EXAMPLE_1,
       context_tokens: undefined,
@@ -134,12 +146,14 @@ describe("the new fields' validation", () => {
       offload_at: "retroactive",
       suffix_tokens: 10,
       cache_ttl: "1h",
+      recall_placement: "append",
       cache_hit_rate_range: [0.5, 1],
     });
     expect(error.issues.map((issue) => issue.path)).toEqual([
       "offload_at",
       "suffix_tokens",
       "cache_ttl",
+      "recall_placement",
       "cache_hit_rate_range",
     ]);
     expect(error.issues[0]?.message).toBe('only applies when pricing_mode is "cache_aware"; pricing_mode is "seed"');
@@ -158,8 +172,11 @@ describe("the new fields' validation", () => {
     expect((await refused(cacheAware({ ...EXAMPLE_1, offload_at: "later" }))).message).toBe(
       'offload_at must be "entry" or "retroactive"',
     );
+    expect((await refused(cacheAware({ ...R1, recall_placement: "restore" }))).message).toBe(
+      'recall_placement must be "append" or "in_place"',
+    );
     expect((await refused(cacheAware({ ...EXAMPLE_1, cache_ttl: "30m" }))).message).toBe(
-      'cache_ttl must be "5m" or "1h"',
+      'cache_ttl must be "5m" or "1h" or "in_memory" or "24h" or "implicit"',
     );
   });
 

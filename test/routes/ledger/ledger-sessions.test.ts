@@ -111,3 +111,70 @@ describe("POST /v1/sessions with a covariate", () => {
     expect(body.results[1].issues[0].message).toMatch(/at most/);
   });
 });
+
+/** The diagnosed cache-miss columns of a session, read from whichever shard holds its bill. */
+async function storedMisses(sessionId: string) {
+  for (let shard = 0; shard < 4; shard++) {
+    const held = await runInDurableObject(ledgerShard(env.LEDGER, "agents-prod", shard), (_instance, state) => {
+      const tables = state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'sessions'").toArray();
+      if (tables.length === 0) return undefined;
+      return state.storage.sql
+        .exec<{ missed_after_rewrite: number | null; missed_other: number | null }>(
+          "SELECT missed_after_rewrite, missed_other FROM sessions WHERE session_id = ?",
+          sessionId,
+        )
+        .toArray()[0];
+    });
+    if (held !== undefined) return held;
+  }
+  return undefined;
+}
+
+describe("POST /v1/sessions with diagnosed cache misses", () => {
+  it("stores the misses after the gate's rewrites apart from the others, and none for a report without them", async () => {
+    const sent = await post([
+      {
+        ...SESSION,
+        session_id: "conv-miss",
+        covariate: 8_000,
+        cache_misses: { after_gate_rewrite: 42_000, other: 8_000 },
+      },
+      { ...SESSION, session_id: "conv-plain" },
+    ]);
+    expect(sent.body.results).toEqual([
+      { status: "accepted", repeated: false },
+      { status: "accepted", repeated: false },
+    ]);
+    expect(await storedMisses("conv-miss")).toEqual({ missed_after_rewrite: 42_000, missed_other: 8_000 });
+    expect(await storedMisses("conv-plain")).toEqual({ missed_after_rewrite: null, missed_other: null });
+  });
+
+  it("takes the same misses again as a repeat, and other misses, or none, as a conflict", async () => {
+    const item = { ...SESSION, session_id: "conv-m2", cache_misses: { after_gate_rewrite: 0, other: 300 } };
+    await post([item]);
+    expect((await post([item])).body.results[0]).toEqual({ status: "accepted", repeated: true });
+    const other = { ...item, cache_misses: { after_gate_rewrite: 300, other: 0 } };
+    expect((await post([other])).body.results[0].status).toBe("conflict");
+    expect((await post([{ ...SESSION, session_id: "conv-m2" }])).body.results[0].status).toBe("conflict");
+  });
+
+  it("answers invalid naming the field for misses that are not counts, or an object without both", async () => {
+    const { status, body } = await post([
+      { ...SESSION, session_id: "a", cache_misses: { after_gate_rewrite: -1, other: 0 } },
+      { ...SESSION, session_id: "b", cache_misses: { after_gate_rewrite: 0, other: 1.5 } },
+      { ...SESSION, session_id: "c", cache_misses: { other: 0 } },
+      { ...SESSION, session_id: "d", cache_misses: 12 },
+      { ...SESSION, session_id: "e", cache_misses: { after_gate_rewrite: 0, other: 0, why: "x" } },
+    ]);
+    expect(status).toBe(200);
+    const paths = body.results.map((r: Record<string, any>) => r.issues.map((i: { path: string }) => i.path));
+    expect(body.results.every((r: Record<string, any>) => r.status === "invalid")).toBe(true);
+    expect(paths).toEqual([
+      ["items.0.cache_misses.after_gate_rewrite"],
+      ["items.1.cache_misses.other"],
+      ["items.2.cache_misses.after_gate_rewrite"],
+      ["items.3.cache_misses"],
+      ["items.4.cache_misses.why"],
+    ]);
+  });
+});

@@ -119,7 +119,7 @@ describe("POST /v1/sessions bills each provider's usage as it came", () => {
     const usage = {
       inputTokens: 2_000,
       outputTokens: 300,
-      totalTokens: 72_300,
+      totalTokens: 64_300,
       cacheReadInputTokens: 50_000,
       cacheWriteInputTokens: 12_000,
       cacheDetails: [

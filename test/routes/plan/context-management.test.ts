@@ -5,7 +5,9 @@ import { OPUS, postJson, putRow, resetState } from "../../support/helpers";
 
 // The figures below were priced by hand from the plan's formula (python3,
 // independently of src/gate): Opus rates, q = 0.9, H = 4, m = 1.075e-6 per
-// token per later turn, a recall hop of 2,000 written + 500 out = $0.025.
+// token per later turn, a recall hop of 2,000 written + 500 out = $0.025. Appended (the default), a
+// recall reads the history after its placeholder too; in place it writes it: per cleared result the
+// two differ by p · A · (6.25e-6 − 1.075e-6), $0.09961875 on P1.
 
 const PRICED = { status: "priced", row: OPUS, canonical: "claude-opus-4-6" } as const;
 const PRIORS = { model_name: "claude-opus-4-6", horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 };
@@ -13,6 +15,7 @@ const PRIORS = { model_name: "claude-opus-4-6", horizon: 4, recall_probability: 
 /** A small grep result early, a long fixed stretch, a big web page late: clearing the grep rewrites the stretch. */
 const EARLY_GREP: ClearingInputs = {
   ...PRIORS,
+  recall_placement: "in_place",
   segments: [
     { tokens: 8_000 },
     { id: "g", tokens: 12_000, tool_name: "grep" },
@@ -45,8 +48,18 @@ describe("clearedBy", () => {
 });
 
 describe("bestClearing", () => {
-  it("clears all three of worked example P1's results, for the hand-priced $0.183083875", () => {
+  it("clears all three of worked example P1's results, for the hand-priced $0.282702625 when recalls append", () => {
     const choice = bestClearing({ ...WORKED_EXAMPLE_CLEARING, recall_probability: 0.25 }, OPUS)!;
+    expect(choice.cleared).toEqual(["c1", "c2", "c3"]);
+    expect(choice.terms.planCost).toBeCloseTo(0.153747375, 12);
+    expect(choice.terms.net).toBeCloseTo(0.282702625, 12);
+  });
+
+  it("clears all three of worked example P1's results, for the hand-priced $0.183083875 when recalls restore in place", () => {
+    const choice = bestClearing(
+      { ...WORKED_EXAMPLE_CLEARING, recall_probability: 0.25, recall_placement: "in_place" },
+      OPUS,
+    )!;
     expect(choice.cleared).toEqual(["c1", "c2", "c3"]);
     expect(choice.terms.keepCost).toBeCloseTo(0.43645, 12);
     // Each recall hop reads the cache up to its placeholder and writes what follows it (docs/economics.md).
@@ -107,8 +120,9 @@ describe("POST /v1/context-management", () => {
     expect(answer.reason_code).toBe("clear_positive");
     expect(answer.context_management.edits).toEqual([answer.edit]);
     expect(answer.cleared).toEqual(["c1", "c2", "c3"]);
-    expect(answer.net_usd).toBeCloseTo(0.183083875, 12);
-    // /v1/plan's own answer to the same history: its 200-token stubs net $0.1777.
+    expect(answer.net_usd).toBeCloseTo(0.282702625, 12);
+    expect(answer.inputs.recall_placement).toBe("append");
+    // /v1/plan's own answer to the same history: its 200-token stubs net $0.2773.
     const plan = await (
       await postJson("/v1/plan", {
         ...WORKED_EXAMPLE_CLEARING,

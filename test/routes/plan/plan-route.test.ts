@@ -19,28 +19,33 @@ beforeEach(async () => {
 afterEach(() => vi.restoreAllMocks());
 
 describe("POST /v1/plan on worked example P1", () => {
-  it("stubs c1, c2 and c3 for ≈ $0.177683, though c1 and c2 lose money alone, and writes one data point", async () => {
+  it("stubs c1, c2 and c3 for ≈ $0.277302 when recalls append, though c1 and c2 lose money alone, and writes one data point", async () => {
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const res = await postPlan(P1);
     expect(res.status).toBe(200);
     const plan = await res.json<any>();
     expect(plan.stub).toEqual(["c1", "c2", "c3"]);
-    expect(plan.net_saving_usd).toBeCloseTo(0.177683125, 12);
+    expect(plan.net_saving_usd).toBeCloseTo(0.277301875, 12);
     expect(plan.keep_cost_usd).toBeCloseTo(0.43645, 12);
-    expect(plan.plan_cost_usd).toBeCloseTo(0.258766875, 12);
+    expect(plan.plan_cost_usd).toBeCloseTo(0.159148125, 12);
     expect([plan.rewrite_from_tokens, plan.rewritten_tokens]).toEqual([8_000, 7_100]);
     expect(plan.candidates.map((c: any) => [c.id, c.stubbed])).toEqual([
       ["c1", true],
       ["c2", true],
       ["c3", true],
     ]);
-    expect(plan.candidates[0].alone_net_saving_usd).toBeCloseTo(-0.1589025, 12);
-    expect(plan.candidates[1].alone_net_saving_usd).toBeCloseTo(-0.193298125, 12);
-    expect(plan.candidates[2].alone_net_saving_usd).toBeCloseTo(0.10553375, 12);
+    expect(plan.candidates[0].alone_net_saving_usd).toBeCloseTo(-0.1056, 12);
+    expect(plan.candidates[1].alone_net_saving_usd).toBeCloseTo(-0.148016875, 12);
+    expect(plan.candidates[2].alone_net_saving_usd).toBeCloseTo(0.10656875, 12);
     expect(plan.reason_code).toBe("plan_positive");
     expect(plan.priced_as).toMatchObject({ model: "claude-opus-4-6", input: 5, cache_write: 6.25 });
     expect(plan.stale_pricing).toBeNull();
-    expect(plan.inputs).toMatchObject({ recall_probability: 0.25, cache_ttl: "5m", history_tokens: 101_500 });
+    expect(plan.inputs).toMatchObject({
+      recall_probability: 0.25,
+      cache_ttl: "5m",
+      recall_placement: "append",
+      history_tokens: 101_500,
+    });
 
     // The answer the documentation shows is this one, to the last bit (its id is this plan's own).
     expect(plan).toEqual({ ...WORKED_EXAMPLE_P1_ANSWER, decision_id: expect.stringMatching(/^dec_\d+_[0-9a-f]{32}$/) });
@@ -82,6 +87,19 @@ describe("POST /v1/plan on worked example P1", () => {
 });
 
 describe("POST /v1/plan's other answers", () => {
+  it("stubs the same three for ≈ $0.177683 with recall_placement in_place, and refuses a placement it does not know", async () => {
+    const plan = await (await postPlan({ ...P1, recall_placement: "in_place", dry_run: true })).json<any>();
+    expect(plan.stub).toEqual(["c1", "c2", "c3"]);
+    expect(plan.net_saving_usd).toBeCloseTo(0.177683125, 12);
+    expect(plan.candidates[0].alone_net_saving_usd).toBeCloseTo(-0.1589025, 12);
+    expect(plan.reason).toContain("ttl=5m recall_placement=in_place tier=none");
+    const res = await postPlan({ ...P1, recall_placement: "middle" });
+    expect(res.status).toBe(400);
+    expect((await res.json<any>()).error.issues).toEqual([
+      { path: "recall_placement", message: 'must be "append" or "in_place"' },
+    ]);
+  });
+
   it("prices a retired model as its replacement, as the gate does, and says so", async () => {
     await putRow("o4-mini", { input: 1.1, output: 4.4, retires_at: "2026-10-23", replaced_by: "claude-opus-4-6" });
     const plan = await (await postPlan({ ...P1, model_name: "o4-mini" })).json<any>();

@@ -52,6 +52,7 @@ from .models import (
     StalePricing,
     WorstCase,
 )
+from ._constants import RECALL_PLACEMENT
 from .session import DEFAULT_MIN_CHARS, RECALL_TOOL_NAME, OffloadSession, RecallStore, SessionSummary, default_stub
 from .transport import HTTPTransport, Response, Transport
 
@@ -85,6 +86,7 @@ __all__ = [
     "Plan",
     "PlanCandidate",
     "PlanRequest",
+    "RECALL_PLACEMENT",
     "RECALL_TOOL_NAME",
     "RecallStore",
     "Report",

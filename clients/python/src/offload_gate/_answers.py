@@ -50,6 +50,7 @@ class ResolvedInputs(_Answer):
     offload_at: Optional[str] = None
     suffix_tokens: Optional[int] = None
     cache_ttl: Optional[str] = None
+    recall_placement: Optional[str] = None
     horizon_range: Optional[List[int]] = None
     recall_probability_range: Optional[List[float]] = None
     cache_hit_rate_range: Optional[List[float]] = None

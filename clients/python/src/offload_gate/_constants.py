@@ -5,6 +5,8 @@
 CHARS_PER_TOKEN = 4
 #: The recall tool's name, unless ``recall_tool_name`` says otherwise.
 RECALL_TOOL_NAME = "recall_tool_output"
+#: Where the recall tool puts an original back: appended as a new tool result at the end (the gate's ``recall_placement``).
+RECALL_PLACEMENT = "append"
 #: The prefix of a session id the client generates.
 SESSION_ID_PREFIX = "ofs-"
 #: Outputs shorter than this many characters are kept without asking the gate.

@@ -37,6 +37,7 @@ class GateRequest(_Request):
     offload_at: Optional[str] = None
     suffix_tokens: Optional[int] = None
     cache_ttl: Optional[str] = None
+    recall_placement: Optional[str] = None
     horizon_range: Optional[Tuple[int, int]] = None
     recall_probability_range: Optional[Tuple[float, float]] = None
     cache_hit_rate_range: Optional[Tuple[float, float]] = None
@@ -73,6 +74,7 @@ class PlanRequest(_Request):
     recall_probability: Optional[float] = None
     cache_hit_rate: Optional[float] = None
     cache_ttl: Optional[str] = None
+    recall_placement: Optional[str] = None
     stub_tokens: Optional[int] = None
     recall_input_tokens: Optional[int] = None
     recall_output_tokens: Optional[int] = None

@@ -6,6 +6,7 @@ import {
   OFFLOAD_AT,
   PRICING_MODES,
   REASON_CODES,
+  RECALL_PLACEMENTS,
 } from "../../../gate";
 import { AnswerPriorsSchema } from "./priors-schema";
 import { WORKED_EXAMPLE_A } from "../request/schema";
@@ -34,6 +35,7 @@ export const ResolvedInputsSchema = z
     offload_at: z.enum(OFFLOAD_AT).optional().openapi({ description: "cache_aware only" }),
     suffix_tokens: z.number().int().optional().openapi({ description: "cache_aware only; 0 on entry" }),
     cache_ttl: z.enum(CACHE_TTLS).optional().openapi({ description: "cache_aware only" }),
+    recall_placement: z.enum(RECALL_PLACEMENTS).optional().openapi({ description: "cache_aware only" }),
     horizon_range: z
       .tuple([z.number().int(), z.number().int()])
       .optional()

@@ -14,6 +14,7 @@ export const CACHE_AWARE_ECONOMICS_FIELDS = [
   "offload_at",
   "suffix_tokens",
   "cache_ttl",
+  "recall_placement",
   "cache_hit_rate_range",
 ] as const;
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, OFFLOAD_AT } from "../../../gate";
+import { CACHE_TTLS, OFFLOAD_AT, RECALL_PLACEMENTS } from "../../../gate";
 import { MAX_HORIZON } from "../../../store/config";
 import { requiredOr, tokenCount } from "./fields";
 
@@ -47,6 +47,17 @@ export const ECONOMICS_FIELDS = {
         'Which cache write a cached token pays: "5m" (default) or "1h" (cache_write_1h, falling back to the 5-minute write when the ' +
         "row has none). cache_aware only (refused in seed mode).",
       example: "1h",
+    }),
+  recall_placement: z
+    .enum(RECALL_PLACEMENTS, { error: requiredOr(`must be ${quoted(RECALL_PLACEMENTS)}`) })
+    .optional()
+    .openapi({
+      description:
+        "Where the harness's recall puts the original back: \"append\" (default; a new tool result at the end, as the project's " +
+        "clients do: the recall call reads the whole history before it from the cache and writes only the recalled slice) or " +
+        '"in_place" (restored where the stub stood: the cache is read up to the stub and everything after it is written). ' +
+        "Changes a figure only on a retroactive offload. cache_aware only (refused in seed mode).",
+      example: "append",
     }),
   horizon_range: range(0, MAX_HORIZON, true).openapi({
     description:

@@ -1,10 +1,13 @@
 import {
   CACHE_TTLS,
+  cacheTtlRefusal,
   CHARS_PER_TOKEN,
+  defaultCacheTtl,
   isBelowThreshold,
   preFilterTokens,
   OFFLOAD_AT,
   rangeMidpoint,
+  RECALL_PLACEMENTS,
   resolveLifecycle,
   type LifecycleNote,
   type PricingLookup,
@@ -125,9 +128,34 @@ export function resolveInputs(
     resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
     resolved.suffix_tokens = body.suffix_tokens ?? 0;
     resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
+    resolved.recall_placement = body.recall_placement ?? RECALL_PLACEMENTS[0];
     if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
   }
   return resolved;
+}
+
+/**
+ * The cache TTL the model's provider keeps (docs/design/economics.md §5.1): a request that names
+ * none is priced at the row's default ("in_memory" for OpenAI, "implicit" for Gemini, "5m" for
+ * Anthropic), and one that names a TTL the row does not offer is refused, naming `cache_ttl`.
+ * Read once the row is known; an unpriced or unreadable row keeps the request's TTL (nothing is
+ * priced, and a fault never becomes a client error).
+ */
+function providerTtl(
+  body: GateRequest,
+  resolved: ResolvedInputs,
+  mode: PricingMode,
+  pricing: ResolvedPricing,
+  path: (string | number)[],
+): ErrorIssue[] {
+  const { lookup } = pricing.read;
+  if (mode !== "cache_aware" || lookup.status !== "priced") return [];
+  if (body.cache_ttl === undefined) {
+    resolved.cache_ttl = defaultCacheTtl(lookup.row);
+    return [];
+  }
+  const refusal = cacheTtlRefusal(lookup.row, body.cache_ttl, body.model_name);
+  return refusal === null ? [] : [{ path: [...path, "cache_ttl"].join("."), message: refusal }];
 }
 
 /** The point the caller gave, else its range's midpoint, else undefined (the prior). */
@@ -195,6 +223,8 @@ export async function prepareItems(
       if (issues.length > 0) return itemError(issues);
       const resolved = resolveInputs(item.body, config, mode);
       const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
+      const ttlIssues = providerTtl(item.body, resolved, mode, pricing, item.path);
+      if (ttlIssues.length > 0) return itemError(ttlIssues);
       // Learned per the canonical model that prices the decision (the requested name when none does).
       const model = pricing.read.lookup.status === "priced" ? pricing.read.lookup.canonical : resolved.model_name;
       // Exploration is drawn per (session, tool), so the breaker can set those sessions aside (ledger/model/ids.ts).

@@ -6,12 +6,12 @@
 
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
-  "gateRequest": "879f7ccb5bf16017c839194729003fdd3bb81c8093d8de6004cbed73f4240d72",
+  "gateRequest": "4f633ca91e5a19848d0f150e1e12f4812a4522232f248ee868fec747152e44be",
   "gateBatchRequest": "84d448491886a090be006d9f818db0ed69f095d369cc24d6eab93ecc1c4edb83"
 };
 
 export const gateRequest = validate21;
-const schema6 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h"]},"horizon_range":{"type":"array","items":[{"$ref":"#/definitions/__schema0"},{"$ref":"#/definitions/__schema0"}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"$ref":"#/definitions/__schema1"},{"$ref":"#/definitions/__schema1"}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"$ref":"#/definitions/__schema2"},{"$ref":"#/definitions/__schema2"}],"additionalItems":false,"minItems":2,"maxItems":2}},"required":["model_name"],"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1},"__schema2":{"type":"number","minimum":0,"maximum":1}}};
+const schema6 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h","in_memory","24h","implicit"]},"recall_placement":{"type":"string","enum":["append","in_place"]},"horizon_range":{"type":"array","items":[{"$ref":"#/definitions/__schema0"},{"$ref":"#/definitions/__schema0"}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"$ref":"#/definitions/__schema1"},{"$ref":"#/definitions/__schema1"}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"$ref":"#/definitions/__schema2"},{"$ref":"#/definitions/__schema2"}],"additionalItems":false,"minItems":2,"maxItems":2}},"required":["model_name"],"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1},"__schema2":{"type":"number","minimum":0,"maximum":1}}};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[A-Za-z0-9._:/@+-]{1,128}$", "");
 const pattern1 = new RegExp("^[A-Za-z0-9._:-]{1,128}$", "");
@@ -531,7 +531,7 @@ if(typeof data17 !== "string"){
 validate21.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!((data17 === "5m") || (data17 === "1h"))){
+if(!(((((data17 === "5m") || (data17 === "1h")) || (data17 === "in_memory")) || (data17 === "24h")) || (data17 === "implicit"))){
 validate21.errors = [{instancePath:instancePath+"/cache_ttl",schemaPath:"#/properties/cache_ttl/enum",keyword:"enum",params:{allowedValues: schema6.properties.cache_ttl.enum}}];
 return false;
 }
@@ -541,44 +541,61 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.horizon_range !== undefined){
-let data18 = data.horizon_range;
+if(data.recall_placement !== undefined){
+let data18 = data.recall_placement;
 const _errs38 = errors;
-if(errors === _errs38){
-if(Array.isArray(data18)){
-if(data18.length > 2){
+if(typeof data18 !== "string"){
+validate21.errors = [{instancePath:instancePath+"/recall_placement",schemaPath:"#/properties/recall_placement/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!((data18 === "append") || (data18 === "in_place"))){
+validate21.errors = [{instancePath:instancePath+"/recall_placement",schemaPath:"#/properties/recall_placement/enum",keyword:"enum",params:{allowedValues: schema6.properties.recall_placement.enum}}];
+return false;
+}
+var valid0 = _errs38 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.horizon_range !== undefined){
+let data19 = data.horizon_range;
+const _errs40 = errors;
+if(errors === _errs40){
+if(Array.isArray(data19)){
+if(data19.length > 2){
 validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
-if(data18.length < 2){
+if(data19.length < 2){
 validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len0 = data18.length;
+const len0 = data19.length;
 if(!(len0 <= 2)){
 validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/properties/horizon_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len1 = data18.length;
+const len1 = data19.length;
 if(len1 > 0){
-const _errs40 = errors;
-if(!(validate22(data18[0], {instancePath:instancePath+"/horizon_range/0",parentData:data18,parentDataProperty:0,rootData}))){
+const _errs42 = errors;
+if(!(validate22(data19[0], {instancePath:instancePath+"/horizon_range/0",parentData:data19,parentDataProperty:0,rootData}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs40 === errors;
+var valid1 = _errs42 === errors;
 }
 if(valid1){
 if(len1 > 1){
-const _errs41 = errors;
-if(!(validate22(data18[1], {instancePath:instancePath+"/horizon_range/1",parentData:data18,parentDataProperty:1,rootData}))){
+const _errs43 = errors;
+if(!(validate22(data19[1], {instancePath:instancePath+"/horizon_range/1",parentData:data19,parentDataProperty:1,rootData}))){
 vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
-var valid1 = _errs41 === errors;
+var valid1 = _errs43 === errors;
 }
 }
 }
@@ -590,50 +607,50 @@ validate21.errors = [{instancePath:instancePath+"/horizon_range",schemaPath:"#/p
 return false;
 }
 }
-var valid0 = _errs38 === errors;
+var valid0 = _errs40 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.recall_probability_range !== undefined){
-let data21 = data.recall_probability_range;
-const _errs42 = errors;
-if(errors === _errs42){
-if(Array.isArray(data21)){
-if(data21.length > 2){
+let data22 = data.recall_probability_range;
+const _errs44 = errors;
+if(errors === _errs44){
+if(Array.isArray(data22)){
+if(data22.length > 2){
 validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
-if(data21.length < 2){
+if(data22.length < 2){
 validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len2 = data21.length;
+const len2 = data22.length;
 if(!(len2 <= 2)){
 validate21.errors = [{instancePath:instancePath+"/recall_probability_range",schemaPath:"#/properties/recall_probability_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len3 = data21.length;
+const len3 = data22.length;
 if(len3 > 0){
-const _errs44 = errors;
-if(!(validate25(data21[0], {instancePath:instancePath+"/recall_probability_range/0",parentData:data21,parentDataProperty:0,rootData}))){
+const _errs46 = errors;
+if(!(validate25(data22[0], {instancePath:instancePath+"/recall_probability_range/0",parentData:data22,parentDataProperty:0,rootData}))){
 vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs44 === errors;
+var valid2 = _errs46 === errors;
 }
 if(valid2){
 if(len3 > 1){
-const _errs45 = errors;
-if(!(validate25(data21[1], {instancePath:instancePath+"/recall_probability_range/1",parentData:data21,parentDataProperty:1,rootData}))){
+const _errs47 = errors;
+if(!(validate25(data22[1], {instancePath:instancePath+"/recall_probability_range/1",parentData:data22,parentDataProperty:1,rootData}))){
 vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-var valid2 = _errs45 === errors;
+var valid2 = _errs47 === errors;
 }
 }
 }
@@ -645,50 +662,50 @@ validate21.errors = [{instancePath:instancePath+"/recall_probability_range",sche
 return false;
 }
 }
-var valid0 = _errs42 === errors;
+var valid0 = _errs44 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.cache_hit_rate_range !== undefined){
-let data24 = data.cache_hit_rate_range;
-const _errs46 = errors;
-if(errors === _errs46){
-if(Array.isArray(data24)){
-if(data24.length > 2){
+let data25 = data.cache_hit_rate_range;
+const _errs48 = errors;
+if(errors === _errs48){
+if(Array.isArray(data25)){
+if(data25.length > 2){
 validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/maxItems",keyword:"maxItems",params:{limit: 2}}];
 return false;
 }
 else {
-if(data24.length < 2){
+if(data25.length < 2){
 validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/minItems",keyword:"minItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len4 = data24.length;
+const len4 = data25.length;
 if(!(len4 <= 2)){
 validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPath:"#/properties/cache_hit_rate_range/additionalItems",keyword:"additionalItems",params:{limit: 2}}];
 return false;
 }
 else {
-const len5 = data24.length;
+const len5 = data25.length;
 if(len5 > 0){
-const _errs48 = errors;
-if(!(validate28(data24[0], {instancePath:instancePath+"/cache_hit_rate_range/0",parentData:data24,parentDataProperty:0,rootData}))){
+const _errs50 = errors;
+if(!(validate28(data25[0], {instancePath:instancePath+"/cache_hit_rate_range/0",parentData:data25,parentDataProperty:0,rootData}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
-var valid3 = _errs48 === errors;
+var valid3 = _errs50 === errors;
 }
 if(valid3){
 if(len5 > 1){
-const _errs49 = errors;
-if(!(validate28(data24[1], {instancePath:instancePath+"/cache_hit_rate_range/1",parentData:data24,parentDataProperty:1,rootData}))){
+const _errs51 = errors;
+if(!(validate28(data25[1], {instancePath:instancePath+"/cache_hit_rate_range/1",parentData:data25,parentDataProperty:1,rootData}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
-var valid3 = _errs49 === errors;
+var valid3 = _errs51 === errors;
 }
 }
 }
@@ -700,10 +717,11 @@ validate21.errors = [{instancePath:instancePath+"/cache_hit_rate_range",schemaPa
 return false;
 }
 }
-var valid0 = _errs46 === errors;
+var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
+}
 }
 }
 }

@@ -1,0 +1,123 @@
+/**
+ * `offload-gate-hook gemini-cli`: Gemini CLI's `AfterTool` command hook
+ * (settings.json `hooks.AfterTool`). Gemini CLI (checked in
+ * `@google/gemini-cli-core` 0.61.0, `executeToolWithHooks`) lets an AfterTool
+ * hook replace the result the model sees only by denying it: with
+ * `{"decision": "deny", "reason": R}` the tool's result becomes the error
+ * `Tool result blocked: R`. It offers no field that replaces the output
+ * itself (no `tool_output`); `additionalContext` only appends. So the stub
+ * goes in `reason`. The hook sees the whole result (`tool_response.llmContent`)
+ * before Gemini CLI truncates and saves a long one.
+ *
+ * Its input names no model and no call id: the model is `OFFLOAD_GATE_MODEL`,
+ * else the last model the session's transcript names; the id the stub names
+ * is made here. On any fault the result goes through unchanged.
+ */
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { createGateClient } from "./index.js";
+import type { HookEnv } from "./hook-claude-code.js";
+import { HookStore, hookStoreOptions } from "./hook-store.js";
+import { OffloadSession } from "./session.js";
+
+/** The recall tool as Gemini CLI's model sees it: MCP tools are named `mcp_<server>_<tool>`. */
+export const GEMINI_CLI_RECALL_TOOL = "mcp_offload_recall_tool_output";
+
+interface AfterToolInput {
+  hook_event_name?: string;
+  session_id?: string;
+  transcript_path?: string;
+  tool_name?: string;
+  tool_response?: { llmContent?: unknown; error?: unknown };
+}
+
+/** The result's text: a string, or parts that are all text. */
+function textOf(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  const parts = Array.isArray(content) ? content : [content];
+  if (!parts.every((p) => typeof p?.text === "string" && Object.keys(p).every((k) => k === "text"))) return null;
+  return parts.map((p) => p.text as string).join("");
+}
+
+/** The last model a Gemini CLI transcript names (a JSON session file, or JSON lines), and its tokens. */
+async function lastModel(path: string): Promise<{ model: string; context: number } | null> {
+  const text = await readFile(path, "utf8");
+  let records: unknown[];
+  try {
+    const whole = JSON.parse(text) as { messages?: unknown[] };
+    records = Array.isArray(whole?.messages) ? whole.messages : [];
+  } catch {
+    records = text.split("\n").flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
+  }
+  for (const r of records.reverse() as { model?: unknown; tokens?: { input?: unknown; output?: unknown } }[]) {
+    if (typeof r?.model !== "string") continue;
+    const n = (v: unknown) => (typeof v === "number" && v >= 0 ? v : 0);
+    return { model: r.model, context: n(r.tokens?.input) + n(r.tokens?.output) };
+  }
+  return null;
+}
+
+/**
+ * Answers one AfterTool input: the JSON to print (empty: leave the result as it is).
+ *
+ * @example
+ * await geminiCliHook({ hook_event_name: "AfterTool", session_id: "s", tool_name: "run_shell_command", tool_response: { llmContent: big } })
+ * // '{"decision":"deny","reason":"[offloaded: …]"}'
+ */
+export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}): Promise<string> {
+  const env = options.env ?? process.env;
+  const onError = options.onError ?? (() => {});
+  try {
+    const storeOptions = hookStoreOptions(env);
+    if (storeOptions === null || input.hook_event_name !== "AfterTool" || typeof input.session_id !== "string")
+      return "";
+    if (typeof input.tool_name !== "string" || input.tool_name === GEMINI_CLI_RECALL_TOOL) return "";
+    if (input.tool_response?.error) return "";
+    const text = textOf(input.tool_response?.llmContent);
+    if (text === null) return "";
+    const last =
+      typeof input.transcript_path === "string" ? await lastModel(input.transcript_path).catch(() => null) : null;
+    const model = env.OFFLOAD_GATE_MODEL || last?.model;
+    if (!model) return "";
+    const store = new HookStore(storeOptions, input.session_id);
+    const gate =
+      options.gate ??
+      createGateClient({
+        baseUrl: env.OFFLOAD_GATE_URL,
+        apiKey: env.OFFLOAD_GATE_API_KEY,
+        timeoutMs: Number(env.OFFLOAD_GATE_TIMEOUT_MS) || 2_000,
+      });
+    const session = new OffloadSession({
+      gate,
+      model,
+      sessionId: input.session_id,
+      recallToolName: GEMINI_CLI_RECALL_TOOL,
+      store: {
+        get: (id) => store.originals.get(id),
+        async set(id, original) {
+          if (!(await store.fits(original.length))) throw new Error("the recall store is full");
+          await store.originals.set(id, original);
+        },
+      },
+      onError,
+    });
+    // The usage shape the session reads: the transcript's last call as input, so the gate sees the history's size.
+    if (last) session.observe({ input_tokens: last.context, output_tokens: 0 });
+    const id = `gcli-${randomUUID().slice(0, 13)}`;
+    const answer = await session.offload(id, input.tool_name, text);
+    const decisionId = session.decisionIdFor(id);
+    const stub = session.stubFor(id);
+    if (decisionId !== undefined)
+      await store.record({ id, tool: input.tool_name, decision_id: decisionId, fire: stub !== undefined });
+    return stub === undefined ? "" : JSON.stringify({ decision: "deny", reason: answer });
+  } catch (error) {
+    onError(error);
+    return "";
+  }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+/**
+ * `offload-gate-hook`: offload-gate for agents run as CLIs, through their own
+ * command hooks. `offload-gate-hook claude-code` is Claude Code's PostToolUse
+ * and SessionEnd hook, `offload-gate-hook gemini-cli` Gemini CLI's AfterTool
+ * hook, and `offload-gate-hook recall` the recall tool as a stdio MCP server
+ * over the same store (`OFFLOAD_GATE_RECALL_DIR`). A hook reads its JSON on
+ * stdin and prints its answer; on any fault it prints nothing (the output
+ * goes through unchanged) and exits 0. docs/integrating/claude-code.md.
+ */
+import { realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { claudeCodeHook } from "./hook-claude-code.js";
+import { geminiCliHook } from "./hook-gemini-cli.js";
+import { findOriginal } from "./hook-store.js";
+
+// Claude Code's hook input is small, but a Gemini CLI AfterTool input carries the whole result.
+const MAX_STDIN_BYTES = 256 * 1024 * 1024;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_STDIN_BYTES) throw new Error("the hook input is over 256 MB");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Runs one hook, bounded in time: the answer, or "" on a fault or past the deadline. */
+export async function runHook(agent: string, stdin: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const deadline = Number(env.OFFLOAD_GATE_HOOK_TIMEOUT_MS) || 20_000;
+  const debug = env.OFFLOAD_GATE_HOOK_DEBUG ? (e: unknown) => console.error("offload-gate-hook:", e) : () => {};
+  const handle = agent === "claude-code" ? claudeCodeHook : agent === "gemini-cli" ? geminiCliHook : null;
+  if (handle === null) return "";
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      handle(JSON.parse(stdin), { env, onError: debug }),
+      new Promise<string>((resolve) => {
+        timer = setTimeout(() => resolve(""), deadline);
+      }),
+    ]);
+  } catch (error) {
+    debug(error);
+    return "";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [agent] = argv;
+  if (agent === "recall") {
+    const root = process.env.OFFLOAD_GATE_RECALL_DIR;
+    if (!root) throw new Error("offload-gate-hook recall: set OFFLOAD_GATE_RECALL_DIR (the hooks' store)");
+    const { recallMcpServer } = await import("./mcp.js");
+    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+    const store = { get: (id: string) => findOriginal(root, id), set: () => {} };
+    await recallMcpServer(store).connect(new StdioServerTransport());
+    return;
+  }
+  if (agent !== "claude-code" && agent !== "gemini-cli") {
+    console.error("usage: offload-gate-hook claude-code | gemini-cli | recall");
+    return;
+  }
+  let answer = "";
+  try {
+    answer = await runHook(agent, await readStdin());
+  } catch {
+    answer = "";
+  }
+  if (answer) process.stdout.write(answer);
+  process.exit(0);
+}
+
+// Run as a program: the bin is a symlink (node_modules/.bin), so its real path is compared.
+const isMain = () => {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+};
+if (isMain()) {
+  main(process.argv.slice(2)).catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(0);
+  });
+}

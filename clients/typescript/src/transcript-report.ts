@@ -1,0 +1,116 @@
+/**
+ * A finished agent session's outcomes and bill from its own transcript, read
+ * with replay's parser (`parseTranscript`, src/replay, bundled into the
+ * package at build time as dist/replay-transcript.js). The transcript holds
+ * every model call's usage, in order, and where each tool output entered the
+ * history; the hook runs recorded the gate's decisions. Replaying the calls
+ * through the session's own ledger gives each decision its turns and cached
+ * turns after it, its recall, and the session's bill with its covariate, as
+ * an in-process session would have counted them.
+ */
+import type { GateClient } from "./index.js";
+import type { HookDecision } from "./hook-store.js";
+import { Ledger, type ObservedUsage } from "./session-ledger.js";
+import { reportSession } from "./session-report.js";
+
+/** What this module reads of replay's trace (src/replay/trace.ts): the one coupling to it. */
+interface TraceView {
+  parts: { kind: string; tool: string | null; call_id: string | null; text: string | null }[];
+  calls: {
+    model: string;
+    added: number[];
+    usage: { input: number; cache_read: number; cache_write_5m: number; cache_write_1h: number; output: number } | null;
+  }[];
+}
+type ParseTranscript = (
+  text: string,
+  path: string,
+  format?: string,
+) => { trace: TraceView | null; issues: { line: number | null; expected: string }[] };
+
+async function parser(): Promise<ParseTranscript> {
+  const url = new URL("./replay-transcript.js", import.meta.url).href;
+  return ((await import(url)) as { parseTranscript: ParseTranscript }).parseTranscript;
+}
+
+/** A replay usage in the session's (Anthropic's) shape, the writes split by TTL. */
+function observed(u: NonNullable<TraceView["calls"][number]["usage"]>): ObservedUsage {
+  return {
+    input_tokens: u.input,
+    output_tokens: u.output,
+    cache_read_input_tokens: u.cache_read,
+    cache_creation_input_tokens: u.cache_write_5m + u.cache_write_1h,
+    cache_creation: { ephemeral_5m_input_tokens: u.cache_write_5m, ephemeral_1h_input_tokens: u.cache_write_1h },
+  };
+}
+
+/** The transcript replayed through a ledger: each decision held from the call its output first entered. */
+export function ledgerOfTrace(trace: TraceView, decisions: readonly HookDecision[], recallToolName: string): Ledger {
+  const ledger = new Ledger();
+  const pending = new Map(decisions.map((d) => [d.id, d]));
+  for (const call of trace.calls) {
+    for (const partId of call.added) {
+      const part = trace.parts[partId];
+      if (part?.kind !== "tool_output" || part.call_id === null) continue;
+      const d = pending.get(part.call_id);
+      if (d === undefined) continue;
+      pending.delete(d.id);
+      ledger.add({
+        ...ledger.at(),
+        id: d.id,
+        toolName: d.tool,
+        decisionId: d.decision_id,
+        fire: d.fire,
+        stub: undefined,
+        original: undefined,
+        recalled: false,
+        contextTokens: undefined,
+      });
+    }
+    for (const partId of call.added) {
+      const part = trace.parts[partId];
+      if (part?.kind !== "tool_call" || part.tool !== recallToolName || part.text === null) continue;
+      try {
+        const id = (JSON.parse(part.text) as { id?: unknown }).id;
+        if (typeof id === "string") ledger.recall(id);
+      } catch {
+        // A recall call whose input is not JSON names no output.
+      }
+    }
+    ledger.observe(call.usage === null ? null : observed(call.usage));
+  }
+  return ledger;
+}
+
+/**
+ * Reads the transcript, replays it, and reports every recorded decision's
+ * outcome and the session's bill. Never rejects: faults go to `onError`.
+ *
+ * @example
+ * await reportTranscript(gate, { path: input.transcript_path, sessionId: input.session_id, decisions, recallToolName, format: "claude-code" });
+ */
+export async function reportTranscript(
+  gate: GateClient,
+  args: {
+    text: string;
+    path: string;
+    format: string;
+    sessionId: string;
+    decisions: readonly HookDecision[];
+    recallToolName: string;
+    model?: string;
+  },
+  onError: (error: unknown) => void,
+) {
+  try {
+    const { trace, issues } = (await parser())(args.text, args.path, args.format);
+    if (trace === null) throw new Error(`the transcript could not be read: ${issues[0]?.expected ?? "no calls"}`);
+    const model = args.model ?? trace.calls.at(-1)?.model;
+    if (model === undefined) return { outcomes: null, session: null };
+    const ledger = ledgerOfTrace(trace, args.decisions, args.recallToolName);
+    return await reportSession(gate, ledger, args.sessionId, model, onError);
+  } catch (error) {
+    onError(error);
+    return { outcomes: null, session: null };
+  }
+}
