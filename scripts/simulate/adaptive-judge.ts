@@ -80,13 +80,37 @@ async function judgeLearning(
     `  savings over the second half (${sessions - half} sessions): config ${money(config)}, learning ${money(learning)}, oracle ${money(oracle)}`,
     `  learning closes ${pct(share)} of the config's gap to the oracle (${money(oracle - config)})`,
   );
-  out.checks.push(
-    { name: "the config falls short of the oracle over the second half: a gap to close", pass: oracle - config > 0.01 },
-    {
-      name: `learning closes at least ${100 * SHARE_TARGET}% of that gap over the second half`,
-      pass: share !== null && share >= SHARE_TARGET,
-    },
-  );
+  if (demo.keep === true) {
+    // No gap: the config already decides right. Learning must keep what the oracle saves.
+    const kept = oracle > 0 ? learning / oracle : null;
+    out.figures.learning_kept = kept === null ? null : round(kept);
+    out.figures.config_kept = oracle > 0 ? round(config / oracle) : null;
+    out.lines.push(
+      `  learning keeps ${pct(kept)} of the oracle's second-half savings (the config ${pct(oracle > 0 ? config / oracle : null)})`,
+    );
+    out.checks.push(
+      { name: "the oracle saves over the second half", pass: oracle > 0.01 },
+      {
+        name: `learning keeps at least ${100 * SHARE_TARGET}% of the oracle's second-half savings`,
+        pass: kept !== null && kept >= SHARE_TARGET,
+      },
+    );
+    const breaker = runs.get("learning")!;
+    out.figures.breaker_opened_after_sessions = breaker.openedAfter;
+    out.lines.push(
+      `  breaker: ${breaker.openedAfter === null ? "never opened" : `opened after ${breaker.openedAfter} sessions (a false opening)`}; at the last refresh: ${describeBreaker(breaker.lastBreaker)}`,
+    );
+  } else
+    out.checks.push(
+      {
+        name: "the config falls short of the oracle over the second half: a gap to close",
+        pass: oracle - config > 0.01,
+      },
+      {
+        name: `learning closes at least ${100 * SHARE_TARGET}% of that gap over the second half`,
+        pass: share !== null && share >= SHARE_TARGET,
+      },
+    );
   const w = demo.world;
   const view = await ok(send, "GET", `/v1/admin/learning?tenant=${runs.get("learning")!.tenant}`);
   const tools = [

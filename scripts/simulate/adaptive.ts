@@ -103,6 +103,9 @@ function requestFor(
     session_id: session.id,
     tool_name: output.tool,
     ...(w.mode === "cache_aware" ? { context_tokens: session.context } : {}),
+    ...(w.recallTokens === undefined
+      ? {}
+      : { recall_input_tokens: w.recallTokens[0], recall_output_tokens: w.recallTokens[1] }),
     ...(policy === "oracle" ? { recall_probability: recall, horizon: Math.trunc(trueHorizon(w)) } : {}),
     ...(policy === "oracle" && w.mode === "cache_aware" ? { cache_hit_rate: w.cacheHitRate } : {}),
   };

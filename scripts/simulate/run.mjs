@@ -20,7 +20,18 @@ import { WORLDS } from "./world.ts";
 /** Sessions per demonstration at full size: enough for demonstration 2's verdict to be clear (docs/ledger.md). */
 const FULL = { 1: 400, 2: 2_000, 3: 600, 4: 600 };
 /** Sessions per policy of the adaptive gate's demonstrations at full size. */
-const ADAPTIVE_FULL = { D4a: 600, D4b: 600, D4shared: 600, D4explore: 600, D5: 1_200, D6: 1_200 };
+const ADAPTIVE_FULL = {
+  D4a: 600,
+  D4b: 600,
+  D4shared: 600,
+  D4explore: 600,
+  D4c: 1_200,
+  D4c_nocache: 1_200,
+  D4c_seed: 1_200,
+  D4c_seed_nocache: 1_200,
+  D5: 1_200,
+  D6: 1_200,
+};
 const jsonAt = process.argv.indexOf("--json");
 const jsonFile = jsonAt === -1 ? null : process.argv[jsonAt + 1];
 if (jsonAt !== -1 && (jsonFile === undefined || jsonFile.startsWith("--"))) {

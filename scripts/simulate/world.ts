@@ -15,7 +15,7 @@ export type Transport = (
 
 /** A world the agents live in: what is true, and what they send. */
 export interface World {
-  id: 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9;
+  id: 1 | 2 | 3 | 4 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13;
   title: string;
   tool: string;
   /**
@@ -41,6 +41,10 @@ export interface World {
   refetch?: number;
   /** config:gate's large_offload_threshold_tokens for this world (the default's 10,000 otherwise). */
   threshold?: number;
+  /** false: outcomes leave cached_turns out (the agent does not know its cache state). */
+  reportsCache?: boolean;
+  /** The recall hop's tokens the agent states on each request (recall_input_tokens, recall_output_tokens); absent: the gate's defaults. */
+  recallTokens?: [number, number];
 }
 
 /** Tokens a turn adds besides tool outputs, and the model's reply per turn. */
@@ -253,7 +257,7 @@ export function bill(world: World, session: Session, verdicts: readonly Verdict[
       decision_id: verdict.decision_id,
       turns_after: world.turns - out.turn,
       recalled,
-      cached_turns: cached,
+      ...(world.reportsCache === false ? {} : { cached_turns: cached }),
       // The seed refuses context_tokens on the request; the outcome carries it instead.
       ...(world.mode === "seed" ? { context_tokens: session.context } : {}),
     };

@@ -90,21 +90,63 @@ export function ruleState(
 
 /**
  * The realized-net rule without a holdout: one ψ per session (its summed
- * realized net, negated so that a loss is a positive cost), in the order the
- * sessions' outcomes arrived, ties by session id.
+ * net, each decision priced as the gate decided it, negated so that a loss
+ * is a positive cost), in the order the sessions' outcomes arrived, ties by
+ * session id; and what priced its decisions.
  *
  * @example
  * realizedNetSequence(rows, 30).verdict // "losing" when the upper end of the net is below 0
  */
-export function realizedNetSequence(rows: readonly ToolNetRow[], minSessions: number): SequenceResult {
+export function realizedNetSequence(
+  rows: readonly ToolNetRow[],
+  minSessions: number,
+): SequenceResult & { priced?: NetPriced } {
   const ordered = [...rows].sort(
     (a, b) => a.at - b.at || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0),
   );
-  return meanSequence(
+  const result = meanSequence(
     ordered.map((row) => -row.net),
     undefined,
     minSessions,
   );
+  const fired = sum(rows, (row) => row.fired);
+  const seed = sum(rows, (row) => row.seed);
+  const reported = sum(rows, (row) => row.cache_reported);
+  return { ...result, priced: { seed, cache_reported: reported, cache_as_priced: fired - seed - reported } };
+}
+
+/** What priced the realized-net rule's decisions: the seed's economics, or the cache state reported, else the q priced with. */
+export interface NetPriced {
+  seed: number;
+  cache_reported: number;
+  cache_as_priced: number;
+}
+
+const sum = <T>(rows: readonly T[], of: (row: T) => number) => rows.reduce((total, row) => total + of(row), 0);
+
+/**
+ * A judged sequence as the evidence shows it, in one sign everywhere (docs/design/learning.md §4.6):
+ * net saving per session, positive when the tool saves. The sequences run on costs (treatment −
+ * holdout, or the negated net), so the estimate and the interval are negated, the interval's ends swapped;
+ * `losing` is then the interval's upper end below 0.
+ *
+ * @example
+ * evidenceSummary({ estimate: 0.2, interval: [0.1, 0.3], verdict: "losing", ... }).interval // [-0.3, -0.1]
+ */
+export function evidenceSummary(
+  result: SequenceResult & { adjusted?: number; priced?: NetPriced },
+): NonNullable<BreakerState["evidence"]> {
+  const saving = (x: number) => (x === 0 ? 0 : -x);
+  return {
+    sessions: result.sessions,
+    treated: result.treated,
+    held_out: result.held_out,
+    estimate: result.estimate === null ? null : saving(result.estimate),
+    interval: result.interval === null ? null : [saving(result.interval[1]), saving(result.interval[0])],
+    verdict: result.verdict,
+    ...(result.adjusted === undefined ? {} : { adjusted: result.adjusted }),
+    ...(result.priced === undefined ? {} : { priced: result.priced }),
+  };
 }
 
 /**
@@ -144,15 +186,7 @@ export async function judgeBreakers(
     const mode = own(overrides, tool) ?? "auto";
     const from = prior?.state ?? "closed";
     const state = mode === "auto" ? ruleState(result, from, prior?.opened_with ?? null, evidence.rule) : mode;
-    const summary = {
-      sessions: result.sessions,
-      treated: result.treated,
-      held_out: result.held_out,
-      estimate: result.estimate,
-      interval: result.interval,
-      verdict: result.verdict,
-      ...(result.adjusted === undefined ? {} : { adjusted: result.adjusted }),
-    };
+    const summary = evidenceSummary(result);
     // What opened it, so it closes only on as much evidence (held out with a holdout, else sessions).
     const openedWith =
       state === "open"
@@ -182,7 +216,7 @@ interface Evidence {
   /** The tools with any evidence in the window. */
   tools: string[];
   /** `adjusted`: with a holdout, how many of the judged sessions' bills the covariate adjusted. */
-  judge: (tool: string, since: number, open: boolean) => SequenceResult & { adjusted?: number };
+  judge: (tool: string, since: number, open: boolean) => SequenceResult & { adjusted?: number; priced?: NetPriced };
 }
 
 /**

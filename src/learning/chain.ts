@@ -4,8 +4,14 @@
  *   p:     config → replay tool → replay tool × band → tool → tool × model → tool × band
  *   h, q:  config → replay tool → replay tool × band → tenant → tool → tool × model
  *
- * The tenant's own tool × band level (p only: recall grows with size, issue
- * 33 item 6) comes last, after tool × model: a model's sums hold every band,
+ * Each outcome counts once: a level whose observations of a field are exactly
+ * those of the level above it that holds them (tool × model and tool × band
+ * within the tool, the tool within the tenant, a replay band within its
+ * tool) adds nothing for that field (docs/design/learning.md §2.4); a strict
+ * subset pools on its parent as every level does.
+ *
+ * The tenant's own tool × band level (p only: recall grows with size)
+ * comes last, after tool × model: a model's sums hold every band,
  * so a band level before them would be pooled back towards the tool's mix
  * of sizes by them; last, a band's own recalls decide with the model's value
  * as their prior, and a band with none passes that value through.
@@ -76,15 +82,26 @@ export function levelsOf(
  * chainPriors(root, levelsOf(value, "grep", "m", null), 10).recall_probability.source // "config": grep never fired
  */
 export function chainPriors(root: RootPriors, levels: DecisionLevels, weight: number): PooledPriors {
-  const replay: Array<ChainLevel | undefined> = [replayLevel(levels.replay), replayLevel(levels.replayBand)];
-  const own = [levels.tool, levels.model];
-  const shared = learnPriors(root, [...replay, levels.tenant, ...own], weight);
+  const replay: Array<ChainLevel | undefined> = [
+    replayLevel(levels.replay),
+    replayLevel(levels.replayBand, levels.replay),
+  ];
+  const model = ownLevel(levels.model, levels.tool);
+  const shared = learnPriors(
+    root,
+    [...replay, ownLevel(levels.tenant), ownLevel(levels.tool, levels.tenant), model],
+    weight,
+  );
   if (!levels.named) return shared;
   if (levels.unverified) {
     const parent = learnPriors(root, replay, weight).recall_probability;
     return { ...shared, recall_probability: { ...parent, source: "unverified" } };
   }
-  const recall = learnPriors(root, [...replay, ...own, levels.toolBand], weight).recall_probability;
+  const recall = learnPriors(
+    root,
+    [...replay, ownLevel(levels.tool), model, ownLevel(levels.toolBand, levels.tool)],
+    weight,
+  ).recall_probability;
   return { ...shared, recall_probability: recall };
 }
 
@@ -93,6 +110,12 @@ function bandLevel(sums: { p_n: number; p_r: number } | undefined): LevelSums | 
   return sums === undefined || sums.p_n === 0 ? undefined : { ...emptySums(), p_n: sums.p_n, p_r: sums.p_r };
 }
 
-function replayLevel(sums: LevelSums | undefined): ChainLevel | undefined {
-  return sums === undefined ? undefined : { sums, source: "replay" };
+// A level and the one above it whose observations include all of its own (absent: none in the chain),
+// so a level holding exactly that one's outcomes adds nothing (docs/design/learning.md §2.4).
+function replayLevel(sums: LevelSums | undefined, within?: LevelSums): ChainLevel | undefined {
+  return sums === undefined ? undefined : { sums, source: "replay", ...(within === undefined ? {} : { within }) };
+}
+
+function ownLevel(sums: LevelSums | undefined, within?: LevelSums): ChainLevel | undefined {
+  return sums === undefined ? undefined : { sums, source: "learned", ...(within === undefined ? {} : { within }) };
 }

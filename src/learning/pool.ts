@@ -99,12 +99,17 @@ export function poolLevel(
   sums: LevelSums,
   weight: number,
   source: PooledSource = "learned",
+  within?: LevelSums,
 ): PooledPriors {
-  const qObserved = sums.q_turns > 0 ? sums.q_n : 0;
+  const qObserved = observedN(sums).cache_hit_rate;
+  // Each outcome counts once (docs/design/learning.md §2.4): a level holding exactly the observations of
+  // a level above it that the chain already pooled adds nothing for that field.
+  const counted = within === undefined ? null : observedN(within);
+  const fresh = (field: LearnedField, n: number) => (counted !== null && counted[field] === n ? 0 : n);
   return {
     recall_probability: poolField(
       parent.recall_probability,
-      sums.p_n,
+      fresh("recall_probability", sums.p_n),
       sums.p_n > 0 ? sums.p_r / sums.p_n : 0,
       weight,
       null,
@@ -112,7 +117,7 @@ export function poolLevel(
     ),
     horizon: poolField(
       parent.horizon,
-      sums.h_n,
+      fresh("horizon", sums.h_n),
       sums.h_n > 0 ? sums.h_sum / sums.h_n : 0,
       weight,
       sampleSd(sums),
@@ -120,7 +125,7 @@ export function poolLevel(
     ),
     cache_hit_rate: poolField(
       parent.cache_hit_rate,
-      qObserved,
+      fresh("cache_hit_rate", qObserved),
       qObserved > 0 ? sums.q_cached / sums.q_turns : 0,
       weight,
       null,
@@ -148,6 +153,23 @@ export function rootPooled(root: RootPriors, weight: number): PooledPriors {
 export interface ChainLevel {
   sums: LevelSums;
   source: Exclude<PooledSource, "config">;
+  /**
+   * The sums of a level earlier in the chain whose observations include all of this one's (a tool's
+   * for its tool × model): where a field's count equals that level's, the two hold the same
+   * outcomes and this level adds nothing for the field.
+   */
+  within?: LevelSums;
+}
+
+/**
+ * A level's observations per field: p's fired outcomes, h's outcomes, q's outcomes that sent
+ * cached_turns (none when they ran no turns).
+ *
+ * @example
+ * observedN({ ...emptySums(), p_n: 4, h_n: 9 }) // { recall_probability: 4, horizon: 9, cache_hit_rate: 0 }
+ */
+export function observedN(sums: LevelSums): Record<LearnedField, number> {
+  return { recall_probability: sums.p_n, horizon: sums.h_n, cache_hit_rate: sums.q_turns > 0 ? sums.q_n : 0 };
 }
 
 /**
@@ -167,7 +189,10 @@ export function learnPriors(
   let pooled = config;
   for (const level of levels) {
     if (level === undefined) continue;
-    pooled = "source" in level ? poolLevel(pooled, level.sums, weight, level.source) : poolLevel(pooled, level, weight);
+    pooled =
+      "source" in level
+        ? poolLevel(pooled, level.sums, weight, level.source, level.within)
+        : poolLevel(pooled, level, weight);
   }
   // A prior no request could send never decides (src/learning/bounds.ts).
   return clampPooled(pooled, config);

@@ -39,7 +39,8 @@ export interface ToolView extends LevelView {
   breaker: BreakerState | null;
   /** The reporting flags raised at the last refresh (./trust.ts); null: none. */
   trust: ToolTrust | null;
-  models: Array<LevelView & { model: string }>;
+  /** Each model, with the p the gate decides on for it in each size band (the whole chain). */
+  models: Array<LevelView & { model: string; bands: Array<{ band: SizeBand; recall_probability: FieldView }> }>;
   /** p per size band: the tenant's own fired outcomes in the band (n), and the value a decision of that size pools. */
   bands: Array<{ band: SizeBand; n: number; recall_probability: FieldView }>;
 }
@@ -108,7 +109,15 @@ export function learningView(
         replay: own(value?.replay, tool) === undefined ? null : ownN(own(value?.replay, tool)?.sums),
         breaker: own(value?.breakers, tool) ?? null,
         trust: own(value?.trust, tool) ?? null,
-        models: Object.entries(entry.models).map(([model, sums]) => ({ model, ...levelOf(tool, model, sums) })),
+        models: Object.entries(entry.models).map(([model, sums]) => ({
+          model,
+          ...levelOf(tool, model, sums),
+          bands: SIZE_BANDS.map((band) => ({
+            band,
+            recall_probability: fieldsOf(chainPriors(root, levelsOf(value, tool, model, band), w), level)
+              .recall_probability,
+          })),
+        })),
         // Every band, so a band with no observations shows the value it passes through.
         bands: SIZE_BANDS.map((band) => ({
           band,

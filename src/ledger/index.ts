@@ -29,6 +29,7 @@ export {
   holdoutKey,
   inHoldout,
   isExplore,
+  unitHash,
   isProbe,
   parseDecisionId,
   SESSION_ID_PATTERN,

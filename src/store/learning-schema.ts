@@ -54,6 +54,14 @@ export const BreakerStateSchema = z.strictObject({
       verdict: z.enum(["saving", "losing", "inconclusive"]),
       /** With a holdout: how many judged sessions reported a covariate, on which their bills were CUPED-adjusted. */
       adjusted: z.number().int().nonnegative().optional(),
+      /** Without a holdout: the judged fired decisions priced by the seed's economics, at the cache state their outcome reported, or at the q they were priced with. */
+      priced: z
+        .strictObject({
+          seed: z.number().nonnegative(),
+          cache_reported: z.number().nonnegative(),
+          cache_as_priced: z.number().nonnegative(),
+        })
+        .optional(),
     })
     .nullable(),
 });

@@ -8,7 +8,7 @@
 export const SCHEMA_SHA256 = {
   "pricingRow": "25c7ab12ae1aab835ddbb60399f9fbc5002bca175ddfb6240d96f444ec25a560",
   "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
-  "learnedValue": "1fca9a10a1bebdacc504d7fa596ca9e9b20288837df40675b19cd9f9dc1ca201"
+  "learnedValue": "be22ed22e0f9faa0ddda495d6474618aea2dec5f70765c64581ef21a03d385d3"
 };
 
 /** The key order of zod's copy of each object (its shape's). */
@@ -96,7 +96,8 @@ export const KEY_ORDER = {
     "estimate",
     "interval",
     "verdict",
-    "adjusted"
+    "adjusted",
+    "priced"
   ],
   "replayTool": [
     "sums",
@@ -2618,7 +2619,7 @@ validate83.errors = vErrors;
 return errors === 0;
 }
 
-const schema29 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
+const schema29 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
 
 function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2747,7 +2748,7 @@ errors++;
 else {
 const _errs16 = errors;
 for(const key1 in data5){
-if(!(((((((key1 === "sessions") || (key1 === "treated")) || (key1 === "held_out")) || (key1 === "estimate")) || (key1 === "interval")) || (key1 === "verdict")) || (key1 === "adjusted"))){
+if(!((((((((key1 === "sessions") || (key1 === "treated")) || (key1 === "held_out")) || (key1 === "estimate")) || (key1 === "interval")) || (key1 === "verdict")) || (key1 === "adjusted")) || (key1 === "priced"))){
 const err1 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}};
 if(vErrors === null){
 vErrors = [err1];
@@ -3043,17 +3044,15 @@ var valid2 = _errs37 === errors;
 else {
 var valid2 = true;
 }
-}
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(valid2){
+if(data5.priced !== undefined){
+let data15 = data5.priced;
+const _errs39 = errors;
+if(errors === _errs39){
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+let missing2;
+if((((data15.seed === undefined) && (missing2 = "seed")) || ((data15.cache_reported === undefined) && (missing2 = "cache_reported"))) || ((data15.cache_as_priced === undefined) && (missing2 = "cache_as_priced"))){
+const err19 = {instancePath:instancePath+"/evidence/priced",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/required",keyword:"required",params:{missingProperty: missing2}};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3062,13 +3061,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-var _valid0 = _errs14 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs39 = errors;
-if(data5 !== null){
-const err20 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/1/type",keyword:"type",params:{type: "null"}};
+else {
+const _errs41 = errors;
+for(const key2 in data15){
+if(!(((key2 === "seed") || (key2 === "cache_reported")) || (key2 === "cache_as_priced"))){
+const err20 = {instancePath:instancePath+"/evidence/priced",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3076,17 +3073,174 @@ else {
 vErrors.push(err20);
 }
 errors++;
+break;
 }
-var _valid0 = _errs39 === errors;
-valid1 = valid1 || _valid0;
 }
-if(!valid1){
-const err21 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf",keyword:"anyOf",params:{}};
+if(_errs41 === errors){
+if(data15.seed !== undefined){
+let data16 = data15.seed;
+const _errs42 = errors;
+if(errors === _errs42){
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+const err21 = {instancePath:instancePath+"/evidence/priced/seed",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/seed/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/evidence/priced/seed",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/seed/type",keyword:"type",params:{type: "number"}};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+var valid5 = _errs42 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data15.cache_reported !== undefined){
+let data17 = data15.cache_reported;
+const _errs44 = errors;
+if(errors === _errs44){
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+const err23 = {instancePath:instancePath+"/evidence/priced/cache_reported",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/cache_reported/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/evidence/priced/cache_reported",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/cache_reported/type",keyword:"type",params:{type: "number"}};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+var valid5 = _errs44 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data15.cache_as_priced !== undefined){
+let data18 = data15.cache_as_priced;
+const _errs46 = errors;
+if(errors === _errs46){
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err25 = {instancePath:instancePath+"/evidence/priced/cache_as_priced",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/cache_as_priced/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/evidence/priced/cache_as_priced",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/properties/cache_as_priced/type",keyword:"type",params:{type: "number"}};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+var valid5 = _errs46 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/evidence/priced",schemaPath:"#/properties/evidence/anyOf/0/properties/priced/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+var valid2 = _errs39 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+const err28 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+var _valid0 = _errs14 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs48 = errors;
+if(data5 !== null){
+const err29 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+var _valid0 = _errs48 === errors;
+valid1 = valid1 || _valid0;
+}
+if(!valid1){
+const err30 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
 }
 errors++;
 validate111.errors = vErrors;

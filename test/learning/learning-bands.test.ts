@@ -64,14 +64,11 @@ describe("p per size band, learned from the tenant's own outcomes", () => {
     await teach(1_000, 20, 2, "small");
     await teach(20_000, 20, 16, "large");
     await refresh();
-    const tool = sums(40, 18);
-    const small = learnPriors(ROOT, [tool, tool, sums(20, 2, false)], 10).recall_probability.value;
-    const large = learnPriors(ROOT, [tool, tool, sums(20, 16, false)], 10).recall_probability.value;
-    // The same arithmetic by hand: the tool × model level at (10·m + 18) ÷ 50, then the band's 20 on top.
-    const model = (10 * ((10 * 0.25 + 18) / 50) + 18) / 50;
-    expect(small).toBeCloseTo((10 * model + 2) / 30, 15);
-    expect(large).toBeCloseTo((10 * model + 16) / 30, 15);
-
+    // By hand: the tool level at (10 · 0.25 + 18) ÷ 50; tool × model holds the same 40 outcomes and adds
+    // nothing (each outcome counts once); each band's 20 are a strict subset and pool on top.
+    const model = (10 * 0.25 + 18) / 50;
+    const small = (10 * model + 2) / 30;
+    const large = (10 * model + 16) / 30;
     const at = async (output_tokens: number) =>
       (await (await postJson("/v1/gate", { ...BASE, output_tokens })).json<any>()).priors.recall_probability;
     expect(await at(1_000)).toEqual({ value: small, source: "learned", n: 20 });
@@ -120,7 +117,7 @@ describe("p per size band, learned from the tenant's own outcomes", () => {
     await env.PRICING.put(learningKey("default"), JSON.stringify(value));
     forgetLearned();
     const answer = await (await postJson("/v1/gate", { ...BASE, output_tokens: 1_000 })).json<any>();
-    const expected = learnPriors(ROOT, [sums(4, 1), sums(4, 1)], 10).recall_probability.value;
-    expect(answer.priors.recall_probability).toEqual({ value: expected, source: "learned", n: 4 });
+    // Tool and tool × model hold the same 4 outcomes: they count once, (2.5 + 1) ÷ (10 + 4).
+    expect(answer.priors.recall_probability).toEqual({ value: 3.5 / 14, source: "learned", n: 4 });
   });
 });

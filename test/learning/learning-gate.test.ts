@@ -1,7 +1,6 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { learnPriors } from "../../src/learning/pool";
 import { learningKey } from "../../src/store/keys";
 import { forgetLearned, learnedCacheStats } from "../../src/store/learning";
 import { forgetPricing } from "../../src/store/read";
@@ -142,24 +141,10 @@ describe("learned priors, end to end", () => {
     const refresh = await (await adminCall("POST", "/v1/admin/learning/refresh?tenant=default", {})).json<any>();
     expect(refresh).toMatchObject({ status: "published", tools: 1, shards: { queried: 4, unavailable: 0 } });
 
-    const expected = learnPriors(
-      { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 },
-      [
-        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-        { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 },
-      ],
-      10,
-    );
-    // p skips the tenant level for a named tool (src/learning/chain.ts): tool, tool × model, then the
-    // tool's own size band (every output here is 20,000 tokens: ge10k), which holds p's sums only.
-    const sums = { p_n: 20, p_r: 15, h_n: 20, h_sum: 120, h_sumsq: 720, q_n: 0, q_cached: 0, q_turns: 0 };
-    const band = { p_n: 20, p_r: 15, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
-    const recall = learnPriors(
-      { horizon: 4, recall_probability: 0.25, cache_hit_rate: 0.9 },
-      [sums, sums, band],
-      10,
-    ).recall_probability;
+    // Every level of this tenant (tenant, tool, tool × model, the ge10k band) holds the same 20 outcomes,
+    // so each counts once (docs/design/learning.md §2.4): p (10 · 0.25 + 15) ÷ 30, h (10 · 4 + 120) ÷ 30.
+    const recall = { value: 17.5 / 30 };
+    const expected = { horizon: { value: 160 / 30 } };
     const write = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const learned = await (await postJson("/v1/gate", GATE)).json<any>();
     expect(write.mock.calls[0]?.[0]?.blobs?.slice(14, 17)).toEqual(["learned", "learned", "config"]);
@@ -167,7 +152,8 @@ describe("learned priors, end to end", () => {
     expect(learned.priors.horizon).toEqual({ value: expected.horizon.value, source: "learned", n: 20 });
     expect(learned.priors.cache_hit_rate).toEqual({ value: 0.9, source: "config", n: 0 });
     expect(learned.inputs.recall_probability).toBe(recall.value);
-    expect(learned.inputs.horizon).toBe(Math.trunc(expected.horizon.value));
+    // The nearest integer of the learned mean 5.33, never its floor (docs/design/learning.md §3.1).
+    expect(learned.inputs.horizon).toBe(5);
 
     const sent = await (
       await postJson("/v1/gate", { ...GATE, recall_probability: 0.1, horizon_range: [2, 3] })

@@ -70,11 +70,10 @@ describe("importing replay priors", () => {
     const replayed = (w * 0.25 + 8) / (w + 40);
     expect(answer.priors.recall_probability.source).toBe("learned");
     expect(answer.priors.recall_probability.n).toBe(60);
-    // Tool over replay, tool × model over the tool, then the tenant's own size band (every output
-    // here is in one band) over the model: the tenant's own half-recall dominates.
+    // The tool over the replay level; tool × model and the tenant's own size band hold exactly the
+    // tool's 60 outcomes (one model, one band), so they add nothing: each outcome counts once.
     const tool = (w * replayed + 30) / (w + 60);
-    const model = (w * tool + 30) / (w + 60);
-    expect(answer.priors.recall_probability.value).toBeCloseTo((w * model + 30) / (w + 60), 12);
+    expect(answer.priors.recall_probability.value).toBeCloseTo(tool, 12);
   });
 
   it("shows the replay level in the learning view", async () => {

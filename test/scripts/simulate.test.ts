@@ -21,7 +21,18 @@ const TENANTS = ["default", ...ADAPTIVE_TENANTS];
 const KEYS = new Map(TENANTS.map((tenant) => [tenant, crypto.randomUUID().replaceAll("-", "")]));
 const GATE_API_KEYS = [...KEYS].map(([tenant, key]) => `${tenant}:${key}`).join(",");
 /** Sessions per policy of the adaptive demonstrations, at the test's size. */
-const ADAPTIVE_SIZES = { D4a: 60, D4b: 60, D4shared: 80, D4explore: 60, D5: 900, D6: 250 } as const;
+const ADAPTIVE_SIZES = {
+  D4a: 60,
+  D4b: 60,
+  D4shared: 80,
+  D4explore: 60,
+  D4c: 200,
+  D4c_nocache: 200,
+  D4c_seed: 200,
+  D4c_seed_nocache: 200,
+  D5: 900,
+  D6: 250,
+} as const;
 
 /** The worker's fetch handler as the simulator's transport: admin calls carry the test admin token, the rest the tenant's gate key. */
 const transport: Transport = async (method, path, body, tenant = "default") => {
@@ -179,7 +190,22 @@ describe("the adaptive gate's demonstrations, on common random numbers", () => {
     ];
     const names = heads.map((h) => h.split(/[ :]/)[0]);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(["L1", "L2", "L3", "L4", "D4a", "D4b", "D4shared", "D4explore", "D5", "D6"]);
+    expect(names).toEqual([
+      "L1",
+      "L2",
+      "L3",
+      "L4",
+      "D4a",
+      "D4b",
+      "D4shared",
+      "D4explore",
+      "D4c",
+      "D4c_nocache",
+      "D4c_seed",
+      "D4c_seed_nocache",
+      "D5",
+      "D6",
+    ]);
   });
 
   it("gives every demonstration's figures under stable keys", () => {

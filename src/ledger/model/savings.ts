@@ -2,7 +2,9 @@ import { clearingMismatch, clearingPlanOf } from "./clearing-net";
 import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
 import {
   cacheAwareTerms,
+  clampHorizon,
   ratesAt,
+  seedTerms,
   type CachePriceRates,
   type CacheTtl,
   type OffloadAt,
@@ -138,6 +140,30 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
     offloadAt: inputs.offload_at ?? "entry",
     suffixTokens: inputs.offload_at === "retroactive" ? (inputs.suffix_tokens ?? 0) : 0,
     cacheTtl: inputs.cache_ttl ?? "5m",
+  }).net;
+}
+
+/**
+ * What a fired decision made or cost as the gate priced it (docs/design/learning.md
+ * §4.2, the breaker without a holdout): a seed-mode decision by the seed's own
+ * economics (no cache), at h = turns_after and p = 1 if recalled else 0; a
+ * cache-aware one as realizedNet prices it, at the cache state its outcome
+ * reports, else the q it was priced with. Null when no row priced it.
+ *
+ * @example
+ * gateNet(seedDecision, { decision_id, turns_after: 4, recalled: false }) // the seed's reprefill − carry at h 4
+ */
+export function gateNet(decision: LedgerDecision, outcome: OutcomeReport): number | null {
+  if (decision.row === null) return null;
+  if (decision.pricing_mode !== "seed" || decision.plan !== undefined) return realizedNet(decision, outcome);
+  const { inputs } = decision;
+  return seedTerms(decision.row, {
+    outputTokens: inputs.output_tokens,
+    horizon: clampHorizon(outcome.turns_after),
+    recallProbability: decision.fire ? (outcome.recalled ? 1 : 0) : inputs.recall_probability,
+    stubTokens: inputs.stub_tokens,
+    recallInputTokens: inputs.recall_input_tokens,
+    recallOutputTokens: inputs.recall_output_tokens,
   }).net;
 }
 

@@ -84,7 +84,7 @@ export function toolModelSumsOf(row: LearningSumsRow): ToolModelSums {
   };
 }
 
-/** One (tool, session)'s summed realized net over its fired decisions with an outcome: the breaker's ψ without a holdout. */
+/** One (tool, session)'s summed net over its fired decisions with an outcome, as the gate priced each: the breaker's ψ without a holdout. */
 export interface ToolNetRow {
   tool_name: string;
   /** The session, or the decision's own id when it had none (its own cluster). */
@@ -92,23 +92,45 @@ export interface ToolNetRow {
   /** When the session's last outcome arrived (ms): the order of the sequence. */
   at: number;
   net: number;
+  /** Its fired decisions with a priced outcome; those priced by the seed; cache-aware ones whose outcome reported the cache. */
+  fired: number;
+  seed: number;
+  cache_reported: number;
 }
 
-/** Per (tool, session): the realized net of its fired decisions with an outcome, in the window. */
-export const TOOL_NETS = `SELECT d.tool_name AS tool_name, COALESCE(d.session_id, d.id) AS session_id, MAX(o.at) AS at, TOTAL(o.realized_net) AS net
+/** Per (tool, session): the net of its fired decisions with an outcome as the gate priced them, in the window. */
+export const TOOL_NETS = `SELECT d.tool_name AS tool_name, COALESCE(d.session_id, d.id) AS session_id, MAX(o.at) AS at,
+  TOTAL(COALESCE(o.gate_net, o.realized_net)) AS net, COUNT(*) AS fired,
+  TOTAL(d.pricing_mode = 'seed') AS seed, TOTAL(d.pricing_mode <> 'seed' AND o.q_hat IS NOT NULL) AS cache_reported
   FROM decisions d JOIN outcomes o ON o.decision_id = d.id
   WHERE d.fire = 1 AND o.realized_net IS NOT NULL AND d.tool_name IS NOT NULL AND d.at >= ? AND d.at < ?
   GROUP BY d.tool_name, COALESCE(d.session_id, d.id)`;
 
 /** A row of TOOL_NETS (and of the summaries' twin, ./rollup-reads.ts readToolNets, whose MAX(net_at) may be null). */
-export type ToolNetSqlRow = { tool_name: string; session_id: string; at: number | null; net: number };
+export type ToolNetSqlRow = {
+  tool_name: string;
+  session_id: string;
+  at: number | null;
+  net: number;
+  fired: number;
+  seed: number;
+  cache_reported: number;
+};
 
 /**
  * A row of TOOL_NETS.
  *
  * @example
- * toolNetOf({ tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }) // { tool_name: "read_file", session_id: "s1", at: 5, net: -0.02 }
+ * toolNetOf({ tool_name: "read_file", session_id: "s1", at: 5, net: -0.02, fired: 1, seed: 1, cache_reported: 0 }).net // -0.02
  */
 export function toolNetOf(row: ToolNetSqlRow): ToolNetRow {
-  return { tool_name: row.tool_name, session_id: row.session_id, at: row.at ?? 0, net: row.net };
+  return {
+    tool_name: row.tool_name,
+    session_id: row.session_id,
+    at: row.at ?? 0,
+    net: row.net,
+    fired: row.fired,
+    seed: row.seed,
+    cache_reported: row.cache_reported,
+  };
 }

@@ -8,7 +8,7 @@ import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
 import { backfillChunks, CHUNK_MIGRATION } from "./tool-chunks";
 import { BAND_MIGRATION } from "./band-sums";
-import { ROLLUP_MIGRATION } from "./rollup-sql";
+import { GATE_NET_BACKFILL, GATE_NET_COLUMNS, ROLLUP_MIGRATION } from "./rollup-sql";
 import { PENDING_MIGRATION } from "./pending";
 
 /**
@@ -91,6 +91,16 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   (sql) => {
     addColumn(sql, "sessions", "missed_after_rewrite INTEGER");
     addColumn(sql, "sessions", "missed_other INTEGER");
+  },
+  // 10: each outcome's net as the gate priced its decision, and its per-(session, tool) sums with what
+  // priced them (./rollup-sql.ts GATE_NET_SUMS): the breaker's evidence without a holdout.
+  (sql) => {
+    const fresh = !sql
+      .exec<{ name: string }>("SELECT name FROM pragma_table_info('session_tools')")
+      .toArray()
+      .some((c) => c.name === "gnet_s");
+    for (const [table, column] of GATE_NET_COLUMNS) addColumn(sql, table, column);
+    if (fresh) sql.exec(GATE_NET_BACKFILL);
   },
 ];
 

@@ -18,6 +18,7 @@ import {
   OUTCOME_COLUMNS,
   ROLLUP_KEY,
   rollupSelect,
+  GATE_NET_SUMS,
   SUMMARY_SUMS,
 } from "./rollup-sql";
 import { SERIES_SUMS, decisionWhere, whereOf, type SeriesSqlRow, type SumsFilter, type SumsRow } from "./sql";
@@ -260,7 +261,7 @@ export function readLearningSums(sql: SqlStorage, from: number, to: number, rawF
 }
 
 /**
- * Per (tool, session), the summed realized net of fired decisions with an
+ * Per (tool, session), the summed net (as the gate priced each) of fired decisions with an
  * outcome in the window, as TOOL_NETS gives it over raw rows.
  *
  * @example
@@ -270,12 +271,13 @@ export function readToolNets(sql: SqlStorage, from: number, to: number, rawFrom:
   const rows = summaryRows(
     planWindow(from, to, rawFrom),
     { from, to },
-    "tool_name, session_key AS cluster, g_n, net_s, net_at",
-    `COALESCE(d.tool_name, '') AS tool_name, COALESCE(d.session_id, d.id) AS cluster, ${SUMMARY_SUMS.g_n} AS g_n, ${SUMMARY_SUMS.net_s} AS net_s, o.at AS net_at`,
+    "tool_name, session_key AS cluster, g_n, gnet_s, seed_n, qrep_n, net_at",
+    `COALESCE(d.tool_name, '') AS tool_name, COALESCE(d.session_id, d.id) AS cluster, ${SUMMARY_SUMS.g_n} AS g_n, ${GATE_NET_SUMS.gnet_s} AS gnet_s, ${GATE_NET_SUMS.seed_n} AS seed_n, ${GATE_NET_SUMS.qrep_n} AS qrep_n, o.at AS net_at`,
   );
   return sql
     .exec<ToolNetSqlRow>(
-      `SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(net_s) AS net FROM (${rows.sql})
+      `SELECT tool_name, cluster AS session_id, MAX(net_at) AS at, TOTAL(gnet_s) AS net, TOTAL(g_n) AS fired,
+      TOTAL(seed_n) AS seed, TOTAL(qrep_n) AS cache_reported FROM (${rows.sql})
       WHERE tool_name <> '' AND g_n > 0 GROUP BY tool_name, cluster`,
       ...rows.bindings,
     )

@@ -88,6 +88,18 @@ export const SUMMARY_SUMS = {
   q_s: `COALESCE(o.q_hat, 0)`,
   net_s: `CASE WHEN ${FWO} THEN o.realized_net ELSE 0 END`,
 } as const;
+/**
+ * The breaker's net without a holdout, as the gate priced each decision (docs/design/learning.md §4.2),
+ * and what priced it: seed economics, or the cache state the outcome reported (else the q priced with).
+ * Summed per (session, tool) since migration 9; an outcome stored before it has no gate_net and counts
+ * at its realized net.
+ */
+export const GATE_NET_SUMS = {
+  gnet_s: `CASE WHEN ${FWO} THEN COALESCE(o.gate_net, o.realized_net) ELSE 0 END`,
+  seed_n: `CASE WHEN ${FWO} AND d.pricing_mode = 'seed' THEN 1 ELSE 0 END`,
+  qrep_n: `CASE WHEN ${FWO} AND d.pricing_mode <> 'seed' AND o.q_hat IS NOT NULL THEN 1 ELSE 0 END`,
+} as const;
+
 /** When the last priced outcome of a fired decision arrived: the breaker's order without a holdout. */
 const NET_AT = `CASE WHEN ${FWO} THEN o.at END`;
 
@@ -193,9 +205,27 @@ export const ADD_OUTCOME_ROLLUPS = `INSERT INTO rollups (${[...names(ROLLUP_KEY)
   ON CONFLICT DO UPDATE SET ${added(OUTCOME_COLUMNS).join(", ")}`;
 
 /** Adds outcomes just stored (bound: a JSON array of their decision ids) to their (session, tool, hour) summaries. */
-export const ADD_OUTCOME_SUMMARIES = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), "net_at"].join(", ")})
+export const ADD_OUTCOME_SUMMARIES = `INSERT INTO session_tools (${[...names(SUMMARY_KEY), "solo", "held", ...names(SUMMARY_SUMS), ...names(GATE_NET_SUMS), "net_at"].join(", ")})
   SELECT ${exprs(SUMMARY_KEY).join(", ")}, MAX(d.session_id IS NULL), MAX(d.holdout),
-  ${exprs(SUMMARY_SUMS, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT})
+  ${exprs({ ...SUMMARY_SUMS, ...GATE_NET_SUMS }, (e) => `TOTAL(${e})`).join(", ")}, MAX(${NET_AT})
   ${NEW_OUTCOMES} GROUP BY ${Object.values(SUMMARY_KEY).join(", ")}
-  ON CONFLICT DO UPDATE SET ${added(SUMMARY_SUMS).join(", ")}, held = MAX(held, excluded.held),
+  ON CONFLICT DO UPDATE SET ${[...added(SUMMARY_SUMS), ...added(GATE_NET_SUMS)].join(", ")}, held = MAX(held, excluded.held),
   net_at = MAX(COALESCE(net_at, excluded.net_at), COALESCE(excluded.net_at, net_at))`;
+
+/**
+ * Migration 9: the gate's own net per outcome and its sums per (session, tool), backfilled from the
+ * raw rows held; a summary whose raw rows are gone counts at its realized net, with nothing said
+ * about what priced it.
+ */
+export const GATE_NET_COLUMNS = [
+  ["outcomes", "gate_net REAL"],
+  ...Object.keys(GATE_NET_SUMS).map((name) => ["session_tools", `${name} REAL NOT NULL DEFAULT 0`] as const),
+] as const;
+const SAME_KEY = Object.entries(SUMMARY_KEY)
+  .map(([name, e]) => `${e} = session_tools.${name}`)
+  .join(" AND ");
+export const GATE_NET_BACKFILL = `UPDATE session_tools SET gnet_s = net_s;
+UPDATE session_tools SET ${Object.entries(GATE_NET_SUMS)
+  .map(([name, e]) => `${name} = (SELECT TOTAL(${e}) ${JOINED} WHERE ${SAME_KEY})`)
+  .join(", ")}
+  WHERE EXISTS (SELECT 1 FROM decisions d WHERE ${SAME_KEY});`;

@@ -8,6 +8,7 @@ import {
   outcomeMismatch,
   realizedCacheHitRate,
   realizedNet,
+  gateNet,
   type LedgerDecision,
   type OutcomeReport,
 } from "../model/savings";
@@ -159,7 +160,7 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
   const mismatch = outcomeMismatch(decision, item);
   if (mismatch !== null) return invalid(mismatch);
   sql.exec(
-    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net, gate_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     item.decision_id,
     at,
     report,
@@ -167,6 +168,7 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
     item.recalled ? 1 : 0,
     realizedCacheHitRate(item),
     realizedNet(decision, item),
+    gateNet(decision, item),
   );
   return { status: "accepted", repeated: false };
 }

@@ -59,7 +59,16 @@ export const LearningViewSchema = z
           description:
             "The reporting flags this tool raised at the last refresh, and whether ops acknowledged them; null: none raised",
         }),
-        models: z.array(z.object({ model: z.string(), ...Level })),
+        models: z.array(
+          z.object({
+            model: z.string(),
+            ...Level,
+            bands: z.array(z.object({ band: z.enum(SIZE_BANDS), recall_probability: FieldView })).openapi({
+              description:
+                "The p the gate decides on for this tool, this model and each size band: every level of the chain pooled",
+            }),
+          }),
+        ),
         bands: z.array(z.object({ band: z.enum(SIZE_BANDS), n: z.number(), recall_probability: FieldView })).openapi({
           description:
             "p per output size band (lt2k < 2,000 ≤ 2k-10k < 10,000 ≤ ge10k tokens): the tenant's own fired outcomes in the band, and the value a decision of that size pools (its parent's when n is 0)",

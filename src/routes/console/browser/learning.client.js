@@ -48,7 +48,7 @@
     if (!b) return "closed (no evidence yet)";
     const e = b.evidence;
     const ev = e
-      ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? ` [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}${e.adjusted ? `, ${e.adjusted} with a covariate (CUPED)` : ""}`
+      ? ` · ${e.verdict} over ${e.sessions} sessions${e.interval ? `, net saving per session [${fmt(e.interval[0], 4)} … ${fmt(e.interval[1], 4)}]` : ""}${e.adjusted ? `, ${e.adjusted} with a covariate (CUPED)` : ""}`
       : "";
     return `${b.state}${b.mode === "auto" ? "" : ` (forced ${b.mode})`} · ${b.rule} rule${ev}`;
   }

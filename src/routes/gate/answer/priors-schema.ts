@@ -5,7 +5,7 @@ const AnswerPriorSchema = z.object({
   value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
   source: z.enum(["request", "learned", "replay", "config", "explore", "unverified"]).openapi({
     description:
-      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability only): its lower credible bound, on an exploring session; unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so p is the config's or the replay level's, not learned",
+      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability, and horizon when learned): a draw from its posterior on an exploring session (Thompson sampling); unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so p is the config's or the replay level's, not learned",
   }),
   n: z
     .number()

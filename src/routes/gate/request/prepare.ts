@@ -16,6 +16,7 @@ import {
 } from "../../../gate";
 import { summarize, type ErrorIssue } from "../../../http/errors";
 import { isExplore } from "../../../ledger";
+import { exploreDraws } from "../../../learning/explore";
 import type { GateConfig } from "../../../store/config";
 import { DEFAULT_GATE_CONFIG } from "../../../store/config-values";
 import { readLearned, type LearnedValue } from "../../../store/learning";
@@ -232,7 +233,9 @@ export async function prepareItems(
         learned !== null &&
         tool !== undefined &&
         item.body.session_id !== undefined &&
-        isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction);
+        isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction)
+          ? exploreDraws(context.tenant, item.body.session_id, tool)
+          : null;
       const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model, explore);
       return { body: item.body, inputs, mode, pricing, priors };
     }),

@@ -3,19 +3,17 @@ import { bandOf } from "../../../store/bands";
 import { learnedFor } from "../../../learning/lookup";
 import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
 import { horizonRange, unitRange } from "../../../learning/ranges";
+import { type ExploreDraws, sampleHorizon, sampleUnit } from "../../../learning/explore";
 import type { GateConfig } from "../../../store/config";
 import type { LearnedValue } from "../../../store/learning";
 import type { GateRequest, ResolvedInputs } from "./schema";
 
 /**
  * Where a prior the gate used came from: the request, the tenant's outcomes,
- * imported history, or the config; `explore` is p at its lower credible bound
- * on an exploring session.
+ * imported history, or the config; `explore` is a draw from the learned
+ * posterior on an exploring session (p, and h where h was learned).
  */
 export type PriorSource = "request" | "learned" | "replay" | "config" | "explore" | "unverified";
-
-/** The credible level of exploration's lower bound when learning_credible is off. */
-export const EXPLORE_CREDIBLE = 0.9;
 
 /** One prior as the answer reports it: its value, its source, and the observations behind it (0 unless learned). */
 export interface AnswerPrior {
@@ -39,8 +37,8 @@ const RANGE_OF = {
  * field also gets its credible range, so the robust rule decides. With no
  * value, or no observations at any level, the inputs come back as they were:
  * the config's priors, bit for bit. On an exploring (session, tool)
- * (`explore`, ledger/model/ids.ts isExplore) with something learned, p is its
- * lower credible bound instead, and its source says `explore`.
+ * (`explore`: its draws, ../../../learning/explore.ts) with something learned,
+ * p (and a learned h) is a draw from its posterior instead, its source `explore`.
  *
  * @example
  * applyLearned(body, inputs, "cache_aware", value, config, "claude-opus-4-6").priors.recall_probability
@@ -53,7 +51,7 @@ export function applyLearned(
   value: Readonly<LearnedValue> | null,
   config: Readonly<GateConfig>,
   model: string,
-  explore = false,
+  explore: ExploreDraws | null = null,
 ): { inputs: ResolvedInputs; priors: AnswerPriors } {
   // The output's size picks the band (src/store/bands.ts): recall grows with size.
   const pooled =
@@ -86,16 +84,27 @@ export function applyLearned(
   }
   const p = priors.recall_probability.source;
   // Flagged reporting is not explored: what an exploring decision observes would be as doubtful.
-  if (explore && pooled !== null && isInformed(pooled) && p !== "request" && p !== "unverified") {
-    // Decide as though p were at its lower credible bound: a tool whose p stopped it firing fires
-    // here now and then, so p keeps being measured and cannot freeze (issue 34 item 2).
-    const low = unitRange(pooled.recall_probability, config.learning_credible ?? EXPLORE_CREDIBLE)[0];
+  if (explore !== null && pooled !== null && isInformed(pooled) && p !== "request" && p !== "unverified") {
+    // Thompson sampling (docs/design/learning.md §3.4): p, and h where it was learned, drawn from their
+    // posteriors, so a value stuck a little on the wrong side of break-even is tested on both sides.
+    const drawn = sampleUnit(pooled.recall_probability, explore.p);
     used = {
       ...used,
-      recall_probability: low,
-      ...(config.learning_credible === null ? {} : { recall_probability_range: [low, low] as [number, number] }),
+      recall_probability: drawn,
+      ...(config.learning_credible === null ? {} : { recall_probability_range: [drawn, drawn] as [number, number] }),
     };
-    priors.recall_probability = { value: low, source: "explore", n: pooled.recall_probability.n };
+    priors.recall_probability = { value: drawn, source: "explore", n: pooled.recall_probability.n };
+    if (priors.horizon.source === "learned" || priors.horizon.source === "replay") {
+      const h = sampleHorizon(pooled.horizon, explore.h);
+      used = {
+        ...used,
+        horizon: nearestTurns(h),
+        ...(config.learning_credible === null
+          ? {}
+          : { horizon_range: [nearestTurns(h), nearestTurns(h)] as [number, number] }),
+      };
+      priors.horizon = { value: h, source: "explore", n: pooled.horizon.n };
+    }
   }
   return { inputs: used, priors };
 }
@@ -122,13 +131,26 @@ function withLearned(
   const learned = pooled[field];
   const next: ResolvedInputs = { ...inputs };
   if (field === "horizon") {
-    // Both modes truncate the horizon (the seed's int()); the echo says what was priced.
-    next.horizon = Math.trunc(learned.value);
+    // A learned horizon is an expected value, and the carry is linear in h: both modes' cores take a
+    // whole number of turns (the seed's int()), so they get the mean's nearest integer, never its floor;
+    // a range covers the credible interval, its ends out to the integers around it
+    // (docs/design/learning.md §3.1). The echo says what was priced.
+    next.horizon = nearestTurns(learned.value);
     const range = credible === null ? null : horizonRange(learned, credible);
-    if (range !== null) next.horizon_range = [Math.trunc(range[0]), Math.trunc(range[1])];
+    if (range !== null) next.horizon_range = [Math.floor(range[0]), Math.ceil(range[1])];
   } else {
     next[field] = learned.value;
     if (credible !== null) next[RANGE_OF[field]] = unitRange(learned, credible);
   }
   return next;
+}
+
+/**
+ * A learned mean horizon as the whole number of turns the cores price: the nearest integer (halves up).
+ *
+ * @example
+ * nearestTurns(3.9) // 4, where the seed's int() would give 3
+ */
+export function nearestTurns(mean: number): number {
+  return Math.floor(mean + 0.5);
 }
