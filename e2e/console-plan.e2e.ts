@@ -11,7 +11,7 @@ describe("the console's clearing-plan view", () => {
   it("plans worked example P1 on load: stubs all three outputs and marks where the cached prefix breaks", async () => {
     await page.goto(`${BASE_URL}/`);
     const decision = page.getByTestId("plan-decision");
-    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.1777 (plan_positive)");
+    await expect.poll(() => decision.textContent()).toBe("Stub c1, c2, c3: saves $0.2773 (plan_positive)");
     // The history to scale: seven segments now, the three outputs stubbed.
     expect(await bar("bar-now").locator("rect").count()).toBe(7);
     expect(
@@ -28,8 +28,8 @@ describe("the console's clearing-plan view", () => {
     expect(Number(await line.getAttribute("x1"))).toBeCloseTo(8 + (8_000 / 101_500) * 784, 6);
     // Alone, two of the three lose money.
     const alone = await page.locator("#plan-candidates tbody tr td:nth-child(4)").allTextContents();
-    expect(alone).toEqual(["−$0.1589", "−$0.1933", "$0.1055"]);
-    expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.1777/);
+    expect(alone).toEqual(["−$0.1056", "−$0.1480", "$0.1066"]);
+    expect(await page.locator("#plan-reason").textContent()).toMatch(/^stub 3 of 3 candidates: net=\$0\.2773/);
     expect(problems).toEqual([]);
     await page.locator("#plan").screenshot({ path: `${ARTIFACTS}/console-plan.png` });
   });
