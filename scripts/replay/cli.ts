@@ -13,12 +13,13 @@
  *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json)
  *   --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
  *   --format FORMAT   read every file as this format instead of detecting it
+ *   --model NAME      price a transcript that names no model as NAME (the report says so)
  *   --sessions N      rows of the per-session table (default 20)
  *
  * @example
  * await main(["~/.claude/projects", "--html", "replay.html"], nodeIo()) // 0
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
@@ -36,6 +37,7 @@ import {
   type SessionRow,
   type TraceFormat,
 } from "../../src/replay";
+import { MAX_LINE_BYTES, readTranscript } from "./read";
 
 /** Where the CLI writes: injected so the tests run it in-process. */
 export interface Io {
@@ -45,9 +47,9 @@ export interface Io {
   tty: boolean;
 }
 
-const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--sessions N]`;
+const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--model NAME] [--sessions N]`;
 const DEFAULT_SEED = resolve(import.meta.dirname, "../../pricing.seed.json");
-const TRANSCRIPT = /\.(jsonl|traj|json)$/;
+const TRANSCRIPT = /\.(jsonl|traj|json)(\.gz)?$/;
 
 /** Every transcript under the paths, one at a time: a file as given, a folder walked in name order. */
 export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Generator<string> {
@@ -92,6 +94,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         pricing: { type: "string" },
         mode: { type: "string" },
         format: { type: "string" },
+        model: { type: "string" },
         sessions: { type: "string" },
       },
     });
@@ -111,6 +114,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
   if (values.format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(values.format)) {
     io.err(`--format must be one of ${TRACE_FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
+    return 2;
+  }
+  const missing = positionals.filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    for (const path of missing) io.err(`replay: no such file or folder: ${path}`);
     return 2;
   }
   const seedPath = values.pricing ?? DEFAULT_SEED;
@@ -134,7 +142,22 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const before = issues.length;
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      const read = await readTranscript(path, {
+        onLines: (lines) => {
+          const now = Date.now();
+          if (now - lastProgress < 1_000) return;
+          lastProgress = now;
+          const line = `replay: reading ${path}: ${lines.toLocaleString("en-US")} lines`;
+          io.err(io.tty ? `\r${line}` : line);
+        },
+      });
+      text = read.text;
+      for (const o of read.oversized)
+        issues.push({
+          path,
+          line: o.line,
+          expected: `a line of at most ${MAX_LINE_BYTES / 1024 / 1024} MB (this one is ${(o.bytes / 1024 / 1024).toFixed(0)} MB: skipped)`,
+        });
     } catch (error) {
       issues.push({
         path,
@@ -143,7 +166,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       });
       continue;
     }
-    const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined);
+    const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined, {
+      model: values.model,
+    });
+    text = "";
     issues.push(...found);
     for (const issue of issues.slice(before))
       io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);

@@ -73,7 +73,14 @@ export interface Trace {
   totals: RecordedTotals | null;
   /** What the parser decided that a reader should know (records skipped on purpose, fields absent). */
   notes: string[];
+  /** The session a subagent's file belongs to (Claude Code's `sessionId` on a sidechain file). */
+  parent?: string | null;
+  /** Whether the model was supplied by the user (`--model`) because the transcript names none. */
+  model_supplied?: boolean;
 }
+
+/** The model of a call whose transcript names none. */
+export const UNNAMED_MODEL = "unknown";
 
 /** Something that could not be read: where, and what was expected there. */
 export interface ParseIssue {
@@ -131,6 +138,7 @@ export class TraceBuilder {
   private readonly toolOf = new Map<string, string>();
   readonly notes: string[] = [];
   totals: RecordedTotals | null = null;
+  parent: string | null = null;
 
   constructor(
     private readonly format: TraceFormat,
@@ -197,6 +205,22 @@ export class TraceBuilder {
     if (last !== undefined) last.output_chars += chars;
   }
 
+  /** Adds characters to a call's own answer (a later record of the same answer). */
+  outputTo(call: number, chars: number): void {
+    const c = this.calls[call];
+    if (c !== undefined) c.output_chars += chars;
+  }
+
+  /** A call by index. */
+  callAt(call: number): ModelCall | undefined {
+    return this.calls[call];
+  }
+
+  /** How many calls so far. */
+  callCount(): number {
+    return this.calls.length;
+  }
+
   /** The latest call, to attach usage reported after it. */
   last(): ModelCall | undefined {
     return this.calls[this.calls.length - 1];
@@ -210,6 +234,7 @@ export class TraceBuilder {
       calls: this.calls,
       totals: this.totals,
       notes: this.notes,
+      parent: this.parent,
     };
   }
 }
