@@ -10,7 +10,7 @@
  *   --json            everything as one JSON document on stdout
  *   --html FILE       a self-contained page with the chart and the tables
  *   --priors          per-tool learned priors, the shape POST /v1/admin/learning/import takes
- *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json)
+ *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json); repeatable, later files add rows
  *   --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
  *   --format FORMAT   read every file as this format instead of detecting it
  *   --model NAME      price a transcript that names no model as NAME (the report says so)
@@ -91,7 +91,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         json: { type: "boolean" },
         html: { type: "string" },
         priors: { type: "boolean" },
-        pricing: { type: "string" },
+        pricing: { type: "string", multiple: true },
         mode: { type: "string" },
         format: { type: "string" },
         model: { type: "string" },
@@ -121,13 +121,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
     for (const path of missing) io.err(`replay: no such file or folder: ${path}`);
     return 2;
   }
-  const seedPath = values.pricing ?? DEFAULT_SEED;
-  let models: Record<string, SeedRow>;
-  try {
-    models = (JSON.parse(readFileSync(seedPath, "utf8")) as { models: Record<string, SeedRow> }).models;
-  } catch (error) {
-    io.err(`cannot read the pricing seed ${seedPath}: ${error instanceof Error ? error.message : String(error)}`);
-    return 2;
+  // Repeatable: each later file adds rows or replaces rows of the same name.
+  const models: Record<string, SeedRow> = {};
+  for (const seedPath of values.pricing ?? [DEFAULT_SEED]) {
+    try {
+      Object.assign(models, (JSON.parse(readFileSync(seedPath, "utf8")) as { models: Record<string, SeedRow> }).models);
+    } catch (error) {
+      io.err(`cannot read the pricing seed ${seedPath}: ${error instanceof Error ? error.message : String(error)}`);
+      return 2;
+    }
   }
   const prices = priceBook(models);
   const totals = new ReplayTotals();

@@ -29,7 +29,9 @@ export function parseAtif(text: string, path: string): ParseResult {
     return { trace: null, issues };
   }
   const agent = isRecord(doc.agent) ? doc.agent : {};
-  const defaultModel = typeof agent.model_name === "string" ? agent.model_name : null;
+  // ATIF names it `model_name`; early writers (ATIF 1.4 without the prefix) `model`.
+  const defaultModel =
+    typeof agent.model_name === "string" ? agent.model_name : typeof agent.model === "string" ? agent.model : null;
   const b = new TraceBuilder("atif", typeof doc.session_id === "string" ? doc.session_id : path);
   let unnamed = false;
   doc.steps.forEach((step, index) => {

@@ -66,7 +66,12 @@ export function detectFormat(text: string): TraceFormat | null {
 function documentFormat(doc: unknown): TraceFormat | null {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
   const d = doc as Record<string, unknown>;
-  if (typeof d.schema_version === "string" && d.schema_version.startsWith("ATIF") && Array.isArray(d.steps))
+  // Early ATIF writers put a bare version ("1.4"): steps with a source and an agent say the rest.
+  if (
+    typeof d.schema_version === "string" &&
+    Array.isArray(d.steps) &&
+    (d.schema_version.startsWith("ATIF") || (typeof d.agent === "object" && d.agent !== null))
+  )
     return "atif";
   if (Array.isArray(d.history) && ("trajectory" in d || "info" in d)) return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
