@@ -111,6 +111,9 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       // The stubbable tokens when a plan was last due, and those it declined (weighed again at the next K).
       let seen = 0;
       let declined = 0;
+      // The tokens of outputs not stubbed, kept as a running sum over the outputs counted so far (linear in calls).
+      let counted = 0;
+      let stubbable = 0;
       return {
         step(s) {
           const changed = due(s) ? ask(s) : Infinity;
@@ -119,9 +122,13 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         },
       };
       function due(s: StepState): boolean {
-        let stubbable = 0;
-        for (const position of s.outputs) {
-          const id = s.ctx[position]!;
+        if (s.keep === 0 || counted > s.outputs.length) {
+          // A compaction in the transcript dropped outputs: count what is left afresh.
+          counted = 0;
+          stubbable = 0;
+        }
+        for (; counted < s.outputs.length; counted++) {
+          const id = s.ctx[s.outputs[counted]!]!;
           if (!s.stub.has(id)) stubbable += s.sizes.tokens[id]!;
         }
         const due = stubbable > 0 && (calls >= every || stubbable - declined >= paying);
@@ -177,6 +184,7 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         for (const member of plan.stub) {
           const position = Number(member);
           stubbed += s.sizes.tokens[s.ctx[position]!]!;
+          if (!s.stub.has(s.ctx[position]!)) stubbable -= s.sizes.tokens[s.ctx[position]!]!;
           s.stub.set(s.ctx[position]!, p.stub_tokens);
           changed = Math.min(changed, position);
         }

@@ -161,7 +161,8 @@ export function simulate(
       rates.push({ in: 0, out: 0, read: 0, write: 0, tiered: false });
     } else if (usage !== null) {
       // Recorded usage is the baseline: the policy's change is priced by position against it.
-      const billed = fromRecorded(usage, changedAt, ctx.length, full, eff, priced, ttl, mode);
+      // Only a change inside what the previous call sent can cost a cache read: new parts were never cached.
+      const billed = fromRecorded(usage, changedAt < call.keep ? changedAt : Infinity, ctx.length, full, eff, priced, ttl, mode);
       input[i] = billed.input;
       rates.push(billed.rates);
       perCall[i] = billed.cost;
