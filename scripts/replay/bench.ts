@@ -58,7 +58,7 @@ const savingRange = (g: Group, name: string) =>
     : `${pct((100 * (g.pessimistic.get(name)! - g.keep)) / g.keep)} … ${pct((100 * (g.cost.get(name)! - g.keep)) / g.keep)}`;
 
 /** A synthetic session of n calls, each adding a tool call and a 2–6k-character output, usage recorded. */
-function syntheticTrace(n: number) {
+export function syntheticTrace(n: number) {
   const b = new TraceBuilder("claude-code", `synthetic-${n}`);
   b.add({ kind: "user", text: "go" });
   let input = 4_000;

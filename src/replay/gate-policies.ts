@@ -139,14 +139,7 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         calls = 0;
         // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
         // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
-        const open = s.outputs.filter((position) => !s.stub.has(s.ctx[position]!));
-        const weighed = new Set(
-          open
-            .map((position) => ({ position, tokens: s.sizes.tokens[s.ctx[position]!]! }))
-            .sort((a, b) => b.tokens - a.tokens || b.position - a.position)
-            .slice(0, MAX_PLAN_CANDIDATES)
-            .map((candidate) => candidate.position),
-        );
+        const weighed = new Set(largestOpen(s, MAX_PLAN_CANDIDATES));
         const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
         let fixed = 0;
         let last = 0;
@@ -194,4 +187,26 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       }
     },
   };
+}
+
+/**
+ * The positions of the `k` largest tool outputs not stubbed (the latest of
+ * equal size first), in one pass with a bounded sorted list, not a sort of
+ * the whole history on every plan.
+ */
+function largestOpen(s: StepState, k: number): number[] {
+  const top: { position: number; tokens: number }[] = [];
+  const before = (a: { position: number; tokens: number }, b: { position: number; tokens: number }) =>
+    a.tokens > b.tokens || (a.tokens === b.tokens && a.position > b.position);
+  for (const position of s.outputs) {
+    const id = s.ctx[position]!;
+    if (s.stub.has(id)) continue;
+    const candidate = { position, tokens: s.sizes.tokens[id]! };
+    if (top.length === k && !before(candidate, top[k - 1]!)) continue;
+    let at = top.length;
+    while (at > 0 && before(candidate, top[at - 1]!)) at--;
+    top.splice(at, 0, candidate);
+    if (top.length > k) top.pop();
+  }
+  return top.map((c) => c.position);
 }

@@ -135,6 +135,10 @@ export class TraceBuilder {
   private readonly calls: ModelCall[] = [];
   private history: number[] = [];
   private previous: number[] = [];
+  /** The previous call's input is `previous` up to this length (later appends share the array). */
+  private previousLength = 0;
+  /** Whether the history was only appended to since the last call (then it extends that call's input). */
+  private appendedOnly = true;
   private readonly toolOf = new Map<string, string>();
   readonly notes: string[] = [];
   totals: RecordedTotals | null = null;
@@ -176,22 +180,31 @@ export class TraceBuilder {
   /** Drops the history (a compaction): the next call keeps nothing of the previous input. */
   reset(): void {
     this.history = [];
+    this.appendedOnly = false;
   }
 
   /** Records a call whose input is the history as it stands. Returns its index. */
   call(model: string, at: number | null, usage: Usage | null, line: number): number {
     const input = this.history;
     let keep = 0;
-    const limit = Math.min(input.length, this.previous.length);
-    while (keep < limit && input[keep] === this.previous[keep]) keep++;
+    if (this.appendedOnly) keep = this.previousLength;
+    else {
+      // After a reset or a replaced history, the kept prefix is found by comparison.
+      const limit = Math.min(input.length, this.previousLength);
+      while (keep < limit && input[keep] === this.previous[keep]) keep++;
+    }
     this.calls.push({ model, at, keep, added: input.slice(keep), usage, output_chars: 0, line });
-    this.previous = input.slice();
+    // The input is shared, not copied: later parts are appended to a new array or to this one.
+    this.previous = input;
+    this.previousLength = input.length;
+    this.appendedOnly = true;
     return this.calls.length - 1;
   }
 
   /** Replaces the whole history with `ids` (a log that records each call's full input). */
   setHistory(ids: number[]): void {
     this.history = ids;
+    this.appendedOnly = false;
   }
 
   /** Characters of a part already added. */
