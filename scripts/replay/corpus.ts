@@ -30,6 +30,8 @@ export interface CorpusPolicy {
   name: string;
   cost_usd: number;
   cost_pessimistic_usd: number;
+  /** What the detected recalls' hops cost (in cost_usd). */
+  recall_hops_usd: number;
   stubbed: number;
   recalls: number;
   found_by_rule: Record<string, number>;
@@ -127,6 +129,7 @@ export async function replayCorpus(
           name: p.name,
           cost_usd: p.cost_usd,
           cost_pessimistic_usd: p.cost_pessimistic_usd,
+          recall_hops_usd: p.decomposition.recall_hops_usd,
           stubbed: p.stubbed,
           recalls: p.recalls.detected,
           found_by_rule: p.recalls.found_by_rule as Record<string, number>,

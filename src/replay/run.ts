@@ -86,6 +86,8 @@ export interface TraceReplay {
   priced_as: { model: string; supplied: boolean };
   /** The parent session of a subagent's file, where the file names one. */
   parent: string | null;
+  /** What the bill assumed that the transcript does not show: the cache's TTL, timestamps, calibrated sizes. */
+  assumptions: string[];
   /** The file's own recorded cost total (SWE-agent, mini-swe-agent, ATIF), where it has one. */
   recorded_total_usd: number | null;
   unpriced_calls: number;
@@ -210,6 +212,7 @@ export function replayTrace(
     ideal_cache_usd,
     priced_as: { model, supplied: trace.model_supplied === true },
     parent: trace.parent ?? null,
+    assumptions: assumptionsOf(trace, keep.recorded_calls, keep.unpriced, ttl, sizes.method, sizes.factor),
     recorded_total_usd: trace.totals?.cost_usd ?? null,
     unpriced_calls: keep.unpriced,
     policies: results,
@@ -279,4 +282,28 @@ function priceRecalls(
     cumulative,
     tools,
   };
+}
+
+function assumptionsOf(
+  trace: Trace,
+  recordedCalls: number,
+  unpriced: number,
+  ttl: CacheTtl,
+  method: CalibrationMethod,
+  factor: number,
+): string[] {
+  const out: string[] = [];
+  const estimated = trace.calls.length - unpriced - recordedCalls;
+  if (recordedCalls > 0) out.push(`${recordedCalls} calls billed from their recorded usage`);
+  if (estimated > 0) {
+    out.push(
+      `${estimated} calls billed from calibrated token estimates (factor ${factor.toFixed(2)}, fitted by ${method === "none" ? "nothing: characters ÷ 4" : method})`,
+    );
+    out.push(
+      trace.calls.some((c) => c.at !== null)
+        ? `cache TTL ${ttl} (from the recorded writes), judged by the calls' timestamps`
+        : "no timestamps: the cache is taken never to expire on the estimated calls",
+    );
+  } else out.push(`cache TTL ${ttl} (from the recorded writes); recorded misses stay misses under every policy`);
+  return out;
 }

@@ -73,13 +73,19 @@ function documentFormat(doc: unknown): TraceFormat | null {
     (d.schema_version.startsWith("ATIF") || (typeof d.agent === "object" && d.agent !== null))
   )
     return "atif";
-  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d)) return "swe-agent";
+  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d || isSweAgentHistory(d.history))) return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
   // A one-line JSONL file parses as a document too.
   if (d.trace === OFFLOAD_LOG_MARKER) return "offload-log";
   if (typeof d.type === "string" && CODEX_TYPES.has(d.type) && "payload" in d) return "codex";
   if (isClaudeRecord(d)) return "claude-code";
   return null;
+}
+
+// A demonstration file holds only `history`: entries with a role and SWE-agent's own fields.
+function isSweAgentHistory(history: unknown[]): boolean {
+  const first = history[0];
+  return typeof first === "object" && first !== null && "role" in first && ("message_type" in first || "agent" in first);
 }
 
 function tryJson(text: string): unknown {
