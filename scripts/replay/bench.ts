@@ -65,13 +65,18 @@ export function syntheticTrace(n: number) {
   for (let i = 0; i < n; i++) {
     const chars = 2_000 + ((i * 7919) % 4_000);
     const added = i === 0 ? 0 : Math.round(chars / 4) + 30;
-    b.call("claude-sonnet-4-5", Date.UTC(2026, 10, 1) + i * 30_000, {
-      input: 3,
-      cache_read: input - added - 3,
-      cache_write_5m: added,
-      cache_write_1h: 0,
-      output: 100,
-    }, i);
+    b.call(
+      "claude-sonnet-4-5",
+      Date.UTC(2026, 10, 1) + i * 30_000,
+      {
+        input: 3,
+        cache_read: input - added - 3,
+        cache_write_5m: added,
+        cache_write_1h: 0,
+        output: 100,
+      },
+      i,
+    );
     b.add({ kind: "tool_call", text: `{"command":"cat f${i}.py"}`, tool: "Bash", call_id: `c${i}` });
     b.add({ kind: "tool_output", text: `line ${i} `.repeat(chars / 8), call_id: `c${i}` });
     input += Math.round((2_000 + (((i + 1) * 7919) % 4_000)) / 4) + 30;
@@ -179,7 +184,9 @@ async function main(): Promise<void> {
       "what only the stubbed output held and it was never fetched again; re-reads are in the recorded bill already.",
   );
   out.push("");
-  out.push(row(["policy", "cost", "vs keep-everything", "files costing more", "stubbed", "recalls charged", "re-reads found"]));
+  out.push(
+    row(["policy", "cost", "vs keep-everything", "files costing more", "stubbed", "recalls charged", "re-reads found"]),
+  );
   out.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]));
   const ranked = [...names].sort((a, b) => all.cost.get(a)! - all.cost.get(b)!);
   for (const name of ranked) {
@@ -212,9 +219,18 @@ async function main(): Promise<void> {
   ] as const) {
     out.push(`## ${title}`);
     out.push("");
-    out.push("Each policy's difference from keep-everything at the detected end (the pessimistic end in the table above).");
+    out.push(
+      "Each policy's difference from keep-everything at the detected end (the pessimistic end in the table above).",
+    );
     out.push("");
-    out.push(row([title === "Per format" ? "format" : "model", "files", "keep-everything", ...names.slice(1).map((n) => `\`${n}\``)]));
+    out.push(
+      row([
+        title === "Per format" ? "format" : "model",
+        "files",
+        "keep-everything",
+        ...names.slice(1).map((n) => `\`${n}\``),
+      ]),
+    );
     out.push(row(["---", "---:", "---:", ...names.slice(1).map(() => "---:")]));
     for (const key of keys) {
       const g = group(replayed.filter((f) => pick(f) === key));
@@ -255,7 +271,9 @@ async function main(): Promise<void> {
   );
   out.push("");
   writeFileSync(OUT, `${out.join("\n")}`);
-  process.stdout.write(`wrote ${OUT}: ${replayed.length} of ${files.length} files, 10k/1k time ${(t10k / t1k).toFixed(1)}×\n`);
+  process.stdout.write(
+    `wrote ${OUT}: ${replayed.length} of ${files.length} files, 10k/1k time ${(t10k / t1k).toFixed(1)}×\n`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -55,9 +55,7 @@ export function headroomGate(
  * @example
  * frozenCompaction().name // "frozen_compaction"
  */
-export function frozenCompaction(
-  options: { trigger?: number; keep?: number; summary_fraction?: number } = {},
-): Policy {
+export function frozenCompaction(options: { trigger?: number; keep?: number; summary_fraction?: number } = {}): Policy {
   const params = {
     trigger: options.trigger ?? 100_000,
     keep: options.keep ?? 3,

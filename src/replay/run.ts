@@ -208,7 +208,10 @@ export function replayTrace(
     },
     check,
     total_check,
-    basis: { recorded_calls: keep.recorded_calls, calibrated_calls: trace.calls.length - keep.unpriced - keep.recorded_calls },
+    basis: {
+      recorded_calls: keep.recorded_calls,
+      calibrated_calls: trace.calls.length - keep.unpriced - keep.recorded_calls,
+    },
     ideal_cache_usd,
     priced_as: { model, supplied: trace.model_supplied === true },
     parent: trace.parent ?? null,

@@ -162,7 +162,16 @@ export function simulate(
     } else if (usage !== null) {
       // Recorded usage is the baseline: the policy's change is priced by position against it.
       // Only a change inside what the previous call sent can cost a cache read: new parts were never cached.
-      const billed = fromRecorded(usage, changedAt < call.keep ? changedAt : Infinity, ctx.length, full, eff, priced, ttl, mode);
+      const billed = fromRecorded(
+        usage,
+        changedAt < call.keep ? changedAt : Infinity,
+        ctx.length,
+        full,
+        eff,
+        priced,
+        ttl,
+        mode,
+      );
       input[i] = billed.input;
       rates.push(billed.rates);
       perCall[i] = billed.cost;

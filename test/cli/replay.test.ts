@@ -178,7 +178,12 @@ describe("the corpus of real public transcripts", async () => {
   // Two files name no model but a harness stage ("orchestrator", SWE-agent's "replay" of a demonstration).
   const NOT_MODELS = ['unknown model "orchestrator"', 'unknown model "replay"'];
   // mini-swe-agent runs whose instance_cost is below their own per-call usage at the row (measured 5.4–8.4%).
-  const COST_BELOW_USAGE = ["django__django-12143", "django__django-13012", "django__django-14493", "pydata__xarray-6938"];
+  const COST_BELOW_USAGE = [
+    "django__django-12143",
+    "django__django-13012",
+    "django__django-14493",
+    "pydata__xarray-6938",
+  ];
 
   it("holds at least 200 files in at least 4 formats, subagent files among them", () => {
     expect(files.length).toBeGreaterThanOrEqual(200);
@@ -190,7 +195,11 @@ describe("the corpus of real public transcripts", async () => {
     for (const f of files) {
       expect(f.issues, f.path).toEqual([]);
       expect(f.calls, f.path).toBeGreaterThan(0);
-      if (f.skipped !== null) expect(NOT_MODELS.some((m) => f.skipped!.startsWith(m)), f.skipped).toBe(true);
+      if (f.skipped !== null)
+        expect(
+          NOT_MODELS.some((m) => f.skipped!.startsWith(m)),
+          f.skipped,
+        ).toBe(true);
     }
     expect(replayed.length).toBe(files.length - NOT_MODELS.length);
   });

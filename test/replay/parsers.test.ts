@@ -104,7 +104,9 @@ describe("what cannot be read", () => {
     expect(issues).toEqual([{ path: "p/broken.jsonl", line: 4, expected: "one JSON object on the line" }]);
     expect(trace!.calls).toHaveLength(6);
     // A record type the parser does not use is counted in a note, never an error.
-    expect(trace!.notes).toContainEqual(expect.stringMatching(/^records with no model input, by type: .*\bmystery 1\b/));
+    expect(trace!.notes).toContainEqual(
+      expect.stringMatching(/^records with no model input, by type: .*\bmystery 1\b/),
+    );
   });
 
   it("reports a file that is no known format with the formats it expected, and guesses nothing", () => {
@@ -158,14 +160,30 @@ describe("Claude Code files as they really are", () => {
       message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content: text }] },
     });
   const user = (text: string, extra: object = {}) =>
-    JSON.stringify({ type: "user", sessionId: "main-1", timestamp: at(0), ...extra, message: { role: "user", content: text } });
+    JSON.stringify({
+      type: "user",
+      sessionId: "main-1",
+      timestamp: at(0),
+      ...extra,
+      message: { role: "user", content: text },
+    });
 
   it("counts one call per message.id when a parallel tool call's result sits between its records", () => {
     const lines = [
       user("read both files"),
-      assistant("msg_1", 1, [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.py" } }], usage(0, 5_000, 40)),
+      assistant(
+        "msg_1",
+        1,
+        [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.py" } }],
+        usage(0, 5_000, 40),
+      ),
       result("t1", 2, "print('a')"),
-      assistant("msg_1", 2, [{ type: "tool_use", id: "t2", name: "Read", input: { file_path: "b.py" } }], usage(0, 5_000, 90)),
+      assistant(
+        "msg_1",
+        2,
+        [{ type: "tool_use", id: "t2", name: "Read", input: { file_path: "b.py" } }],
+        usage(0, 5_000, 90),
+      ),
       result("t2", 3, "print('b')"),
       assistant("msg_2", 4, [{ type: "text", text: "Both read." }], usage(5_000, 60, 12)),
     ];
@@ -173,7 +191,13 @@ describe("Claude Code files as they really are", () => {
     expect(issues).toEqual([]);
     expect(trace!.calls).toHaveLength(2);
     // The first call's usage taken once, from its last record (the final output count).
-    expect(trace!.calls[0]!.usage).toEqual({ input: 3, cache_read: 0, cache_write_5m: 5_000, cache_write_1h: 0, output: 90 });
+    expect(trace!.calls[0]!.usage).toEqual({
+      input: 3,
+      cache_read: 0,
+      cache_write_5m: 5_000,
+      cache_write_1h: 0,
+      output: 90,
+    });
     expect(trace!.parts.filter((p) => p.kind === "tool_call")).toHaveLength(2);
   });
 
@@ -182,7 +206,13 @@ describe("Claude Code files as they really are", () => {
     const lines = [
       JSON.stringify({ type: "attachment", sessionId: "main-1", attachment: { type: "deferred_tools_delta" } }),
       user("explore the repo", side),
-      assistant("msg_s1", 1, [{ type: "tool_use", id: "t1", name: "Glob", input: { pattern: "**/*.ts" } }], usage(0, 4_000, 30), side),
+      assistant(
+        "msg_s1",
+        1,
+        [{ type: "tool_use", id: "t1", name: "Glob", input: { pattern: "**/*.ts" } }],
+        usage(0, 4_000, 30),
+        side,
+      ),
       result("t1", 2, "src/a.ts\nsrc/b.ts", side),
       assistant("msg_s2", 3, [{ type: "text", text: "Two files." }], usage(4_000, 40, 8), side),
       JSON.stringify({ type: "progress", sessionId: "main-1" }),

@@ -73,7 +73,8 @@ function documentFormat(doc: unknown): TraceFormat | null {
     (d.schema_version.startsWith("ATIF") || (typeof d.agent === "object" && d.agent !== null))
   )
     return "atif";
-  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d || isSweAgentHistory(d.history))) return "swe-agent";
+  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d || isSweAgentHistory(d.history)))
+    return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
   // A one-line JSONL file parses as a document too.
   if (d.trace === OFFLOAD_LOG_MARKER) return "offload-log";
@@ -85,7 +86,9 @@ function documentFormat(doc: unknown): TraceFormat | null {
 // A demonstration file holds only `history`: entries with a role and SWE-agent's own fields.
 function isSweAgentHistory(history: unknown[]): boolean {
   const first = history[0];
-  return typeof first === "object" && first !== null && "role" in first && ("message_type" in first || "agent" in first);
+  return (
+    typeof first === "object" && first !== null && "role" in first && ("message_type" in first || "agent" in first)
+  );
 }
 
 function tryJson(text: string): unknown {
