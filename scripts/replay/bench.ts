@@ -14,10 +14,9 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { defaultPolicies, priceBook, replayTrace, TraceBuilder } from "../../src/replay";
-import { corpusRows, replayCorpus, type CorpusFile } from "./corpus";
+import { CORPUS_ENV, corpusDir, corpusRows, DEFAULT_CORPUS, replayCorpus, type CorpusFile } from "./corpus";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const CORPUS = resolve(ROOT, "test/replay/corpus");
 const OUT = resolve(ROOT, "docs/replay-benchmark.md");
 /** What a transcript that names no model is priced as: SWE-agent's demonstrations were run with GPT-4o. */
 export const UNNAMED_AS = "gpt-4o";
@@ -92,6 +91,14 @@ function timeSession(n: number, prices: ReturnType<typeof priceBook>): number {
 }
 
 async function main(): Promise<void> {
+  const CORPUS = corpusDir();
+  if (CORPUS === null) {
+    process.stderr.write(
+      `replay:bench: no corpus: set ${CORPUS_ENV} to the folder the corpus is laid in (default ${DEFAULT_CORPUS}); test/replay/corpus/SOURCES.md lists its files\n`,
+    );
+    process.exitCode = 2;
+    return;
+  }
   const rows = corpusRows();
   const started = performance.now();
   const files = await replayCorpus(CORPUS, rows, { model: UNNAMED_AS });
@@ -111,8 +118,9 @@ async function main(): Promise<void> {
   out.push("# Replay benchmark: every policy on real public transcripts");
   out.push("");
   out.push(
-    "Written by `npm run replay:bench` (scripts/replay/bench.ts) from the corpus in `test/replay/corpus/` " +
-      "(each file's repository, commit, path, licence and sha256 in its SOURCES.md). Do not edit by hand. " +
+    "Written by `npm run replay:bench` (scripts/replay/bench.ts) from the corpus laid in `$OFFLOAD_GATE_REPLAY_CORPUS` " +
+      "(fetched public transcripts, never committed; each file's repository, commit, path, licence and sha256 in " +
+      "test/replay/corpus/SOURCES.md and manifest.json). Do not edit by hand. " +
       "How replay bills a call and charges a recall: [replay.md](replay.md).",
   );
   out.push("");

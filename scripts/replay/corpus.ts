@@ -10,7 +10,7 @@
  * @example
  * const files = await replayCorpus("test/replay/corpus", pricing);
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   defaultPolicies,
@@ -58,6 +58,25 @@ export interface CorpusFile {
   ideal_cache_usd: number | null;
   policies: CorpusPolicy[];
   ms: number;
+}
+
+/** The variable that names the folder the corpus is laid in. */
+export const CORPUS_ENV = "OFFLOAD_GATE_REPLAY_CORPUS";
+/** Where the corpus is laid for CI when the variable is unset: fetched data lives outside the repository. */
+export const DEFAULT_CORPUS = resolve(import.meta.dirname, "../../../shared/replay-corpus");
+
+/**
+ * The folder holding the corpus: `OFFLOAD_GATE_REPLAY_CORPUS`, else
+ * `../shared/replay-corpus` beside the repository; null when neither exists.
+ * The transcripts are fetched public data and are never committed; the
+ * repository holds their SOURCES.md and manifest.json (test/replay/corpus/).
+ *
+ * @example
+ * corpusDir() // "/work/corpus" with OFFLOAD_GATE_REPLAY_CORPUS=/work/corpus
+ */
+export function corpusDir(env: Record<string, string | undefined> = process.env): string | null {
+  const dir = env[CORPUS_ENV] ?? DEFAULT_CORPUS;
+  return existsSync(dir) ? dir : null;
 }
 
 /** The corpus's own pricing rows (models the seed does not carry), added to the seed's. */
