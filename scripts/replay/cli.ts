@@ -154,6 +154,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         },
       });
       text = read.text;
+      if (read.lines >= 100_000) io.err(`replay: ${path}: ${read.lines.toLocaleString("en-US")} lines read; replaying`);
       for (const o of read.oversized)
         issues.push({
           path,
