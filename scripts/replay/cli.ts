@@ -24,6 +24,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   CostSeries,
+  linkParents,
   parseTranscript,
   priceBook,
   replayTrace,
@@ -194,6 +195,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
   }
   if (io.tty && lastProgress > 0) io.err("");
+  linkParents(rows);
   const summary = totals.summary();
   if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
   if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));

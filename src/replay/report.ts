@@ -33,6 +33,8 @@ export interface SessionRow {
   /** "recorded", "calibrated" or "recorded + calibrated": how keep-everything was billed. */
   basis: string;
   parent: string | null;
+  /** Whether the parent session is among the sessions of the same replay (set once all are read). */
+  parent_in_replay?: boolean;
   assumptions: string[];
   notes: string[];
   /** Per policy: carry saved, cache rewrites and recall hops, in dollars (detected end). */
@@ -204,11 +206,23 @@ export function sessionCells(rows: readonly SessionRow[], policies: readonly str
   ];
 }
 
+/**
+ * Links each subagent's session to its parent where the parent is in the same replay.
+ *
+ * @example
+ * linkParents(rows).filter((r) => r.parent_in_replay).length
+ */
+export function linkParents(rows: SessionRow[]): SessionRow[] {
+  const sessions = new Set(rows.map((r) => r.session));
+  for (const r of rows) if (r.parent !== null) r.parent_in_replay = sessions.has(r.parent);
+  return rows;
+}
+
 /** One session's details: where it came from, what was assumed, the parse notes, each policy's decomposition. */
 export function sessionDetails(r: SessionRow): string[] {
   if (r.skipped !== null) return [`${r.path}: skipped: ${r.skipped}`];
   return [
-    `${r.path} (session ${r.session}${r.parent === null ? "" : `, a subagent of ${r.parent}`}): priced as ${r.priced_as}, billed from ${r.basis}`,
+    `${r.path} (session ${r.session}${r.parent === null ? "" : `, a subagent of ${r.parent}${r.parent_in_replay === true ? ", in this replay" : r.parent_in_replay === false ? ", not in this replay" : ""}`}): priced as ${r.priced_as}, billed from ${r.basis}`,
     ...r.assumptions.map((a) => `  assumed: ${a}`),
     ...r.notes.map((n) => `  note: ${n}`),
     ...Object.entries(r.decomposition)

@@ -112,6 +112,9 @@ describe("npm run replay", () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
     expect(html).toContain('data-policy="gate_cache_aware"');
+    // The legend does not rely on colour alone: every line but the first is dashed, and each is named at its end.
+    expect(html.match(/stroke-dasharray="/g)!.length).toBeGreaterThanOrEqual(10);
+    expect(html).toContain("<details><summary>");
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 
@@ -163,6 +166,41 @@ describe("npm run replay on files it was not written for", () => {
     const doc = JSON.parse((await run([join(dir, "nameless.traj"), "--model", "gpt-4o", "--json"])).out);
     expect(doc.sessions[0].priced_as).toEqual({ model: "gpt-4o", supplied: true });
     expect(doc.sessions[0].notes).toContain("priced as gpt-4o (--model): the transcript names no model");
+  });
+
+  it("replays a subagent's file as its own session, linked to its parent in the same replay", async () => {
+    const at = "2026-11-01T10:00:00Z";
+    const usage = {
+      input_tokens: 3,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 4_000,
+      output_tokens: 20,
+    };
+    const record = (type: string, extra: object, message: object) =>
+      JSON.stringify({ type, sessionId: "main-1", timestamp: at, ...extra, message });
+    const side = { isSidechain: true, agentId: "a7f3" };
+    mkdirSync(join(dir, "subagents"), { recursive: true });
+    writeFileSync(
+      join(dir, "subagents", "main-1.jsonl"),
+      [
+        record("user", {}, { role: "user", content: "explore" }),
+        record("assistant", {}, { id: "m1", model: "claude-sonnet-4-5", role: "assistant", content: [], usage }),
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir, "subagents", "agent-a7f3.jsonl"),
+      [
+        JSON.stringify({ type: "attachment", sessionId: "main-1", attachment: { type: "deferred_tools_delta" } }),
+        record("user", side, { role: "user", content: "look around" }),
+        record("assistant", side, { id: "s1", model: "claude-sonnet-4-5", role: "assistant", content: [], usage }),
+      ].join("\n"),
+    );
+    const { code, out, err } = await run([join(dir, "subagents")]);
+    expect(code).toBe(0);
+    expect(err).not.toContain("expected");
+    expect(out).toMatch(/^replay: 2 sessions/);
+    expect(out).toContain("(session agent-a7f3, a subagent of main-1, in this replay)");
+    expect(out).toContain("note: records with no model input, by type: attachment 1");
   });
 
   it("shows no bill check in seed mode, whose world has no cache to compare with", async () => {
