@@ -78,7 +78,7 @@ export function syntheticTrace(n: number) {
       i,
     );
     b.add({ kind: "tool_call", text: `{"command":"cat f${i}.py"}`, tool: "Bash", call_id: `c${i}` });
-    b.add({ kind: "tool_output", text: `line ${i} `.repeat(chars / 8), call_id: `c${i}` });
+    b.add({ kind: "tool_output", text: `line ${i}`.padEnd(12, " ").repeat(Math.round(chars / 12)), call_id: `c${i}` });
     input += Math.round((2_000 + (((i + 1) * 7919) % 4_000)) / 4) + 30;
   }
   return b.finish();
