@@ -158,7 +158,11 @@ async function main(): Promise<void> {
   out.push(
     "Keep-everything against each file's recorded usage priced at the seed's rows (every call with usage), " +
       "and against the file's own recorded cost total where it has one (mini-swe-agent's `instance_cost`, " +
-      "SWE-agent's, ATIF's `total_cost_usd`). Files without per-call usage are billed from the calibrated estimate.",
+      "SWE-agent's, ATIF's `total_cost_usd`). Files without per-call usage (SWE-agent, the ATIF files here) are " +
+      "billed from the calibrated estimate, and their totals are only as good as the model they are priced as: " +
+      "SWE-agent runs that name no model (two of them run with GPT-4) are priced as " +
+      UNNAMED_AS +
+      " here. The claim replay makes is the usage column: where usage is recorded, keep-everything is the bill.",
   );
   out.push("");
   out.push(
@@ -166,11 +170,11 @@ async function main(): Promise<void> {
       "format",
       "files",
       "with usage",
-      "usage bill: max |error|",
+      "usage bill: max abs. error",
       "with a recorded total",
-      "total: median |error|",
+      "total: median abs. error",
       "within 3%",
-      "max |error|",
+      "total: max abs. error",
     ]),
   );
   out.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
