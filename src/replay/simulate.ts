@@ -292,10 +292,11 @@ function fromRecorded(
     return { cost: total * r.in + usage.output * r.out, input: total, read: 0, rewritten: 0, rates };
   }
   const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff));
-  let read = readBefore;
-  if (changed < length) read = Math.min(read, eff[changed]!);
-  read = Math.min(read, total);
-  const rewritten = Math.max(0, readBefore - read);
+  // Only the policy's change makes the cache write again what it read; the clamp to the input's
+  // size below is the stubs themselves, taken off the reads.
+  const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
+  const rewritten = Math.max(0, readBefore - capped);
+  const read = Math.min(capped, total);
   const writes = usage.cache_write_5m + usage.cache_write_1h;
   const delta = total - read - (recordedTotal - usage.cache_read);
   let written = writes;
