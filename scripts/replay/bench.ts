@@ -206,21 +206,38 @@ async function main(): Promise<void> {
   out.push(
     "Cost with the recalls the transcript shows (detected), the range of the difference from keeping " +
       "everything (every stubbed output recalled once … detected), and the share of files where the policy " +
-      "costs more than keeping everything (detected end). A recall is charged only where a later answer quotes " +
+      "costs more than keeping everything (detected end). The saving is carry saved − cache rewrites − recall hops. A recall is charged only where a later answer quotes " +
       "what only the stubbed output held and it was never fetched again; re-reads are in the recorded bill already.",
   );
   out.push("");
   out.push(
-    row(["policy", "cost", "vs keep-everything", "files costing more", "stubbed", "recalls charged", "re-reads found"]),
+    row([
+      "policy",
+      "cost",
+      "vs keep-everything",
+      "files costing more",
+      "carry saved",
+      "cache rewrites",
+      "recall hops",
+      "stubbed",
+      "recalls charged",
+      "re-reads found",
+    ]),
   );
-  out.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]));
+  out.push(row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
   const ranked = [...names].sort((a, b) => all.cost.get(a)! - all.cost.get(b)!);
   for (const name of ranked) {
     let stubbed = 0;
     let recalls = 0;
     let rereads = 0;
+    let carry = 0;
+    let rewrites = 0;
+    let hops = 0;
     for (const f of replayed) {
       const p = f.policies.find((q) => q.name === name)!;
+      carry += p.carry_saved_usd;
+      rewrites += p.cache_rewrites_usd;
+      hops += p.recall_hops_usd;
       stubbed += p.stubbed;
       recalls += p.recalls;
       rereads += (p.found_by_rule.same_file ?? 0) + (p.found_by_rule.same_command ?? 0);
@@ -231,6 +248,9 @@ async function main(): Promise<void> {
         usd(all.cost.get(name)!),
         name === "keep_everything" ? "—" : savingRange(all, name),
         `${(100 * (all.worse.get(name) ?? 0)) / all.files < 0.05 ? "0" : ((100 * (all.worse.get(name) ?? 0)) / all.files).toFixed(0)}%`,
+        usd(carry),
+        usd(rewrites),
+        usd(hops),
         stubbed,
         recalls,
         rereads,

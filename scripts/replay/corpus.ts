@@ -32,6 +32,8 @@ export interface CorpusPolicy {
   cost_pessimistic_usd: number;
   /** What the detected recalls' hops cost (in cost_usd). */
   recall_hops_usd: number;
+  carry_saved_usd: number;
+  cache_rewrites_usd: number;
   stubbed: number;
   recalls: number;
   found_by_rule: Record<string, number>;
@@ -149,6 +151,8 @@ export async function replayCorpus(
           cost_usd: p.cost_usd,
           cost_pessimistic_usd: p.cost_pessimistic_usd,
           recall_hops_usd: p.decomposition.recall_hops_usd,
+          carry_saved_usd: p.decomposition.carry_saved_usd,
+          cache_rewrites_usd: p.decomposition.cache_rewrites_usd,
           stubbed: p.stubbed,
           recalls: p.recalls.detected,
           found_by_rule: p.recalls.found_by_rule as Record<string, number>,
