@@ -256,7 +256,7 @@ export function headline(summary: ReplaySummary, mode: string): string[] {
     );
   if (mode === "cache_aware" && Math.abs(summary.ideal_cache_usd - summary.keep_everything_usd) > 1e-9)
     lines.push(
-      `if caching were perfect: keep-everything ${usd(summary.ideal_cache_usd)} (a modelled cache that never misses while it lives; not what was paid)`,
+      `if caching were perfect: keep-everything ${usd(summary.ideal_cache_usd)} (a modelled cache that never misses nor expires; not what was paid)`,
     );
   lines.push(
     'differences read detected recalls … every stubbed output recalled once; a policy "saves" only when both ends do',

@@ -64,7 +64,7 @@ export interface PolicyBill {
   rewrite_usd: number;
 }
 
-/** How to bill: `ideal` ignores recorded usage and models a cache that never misses while it lives. */
+/** How to bill: `ideal` ignores recorded usage and models a cache that never misses nor expires. */
 export interface SimulateOptions {
   ideal?: boolean;
 }
@@ -151,7 +151,8 @@ export function simulate(
     }
     const total = eff[ctx.length]!;
     // Without a timestamp the cache is taken to live: the transcript cannot say it expired.
-    const live = i > 0 && (call.at === null || at < expires);
+    // "If caching were perfect" (ideal) the cache never expires either.
+    const live = i > 0 && (options.ideal === true || call.at === null || at < expires);
     const cachedPositions = live ? Math.min(cachedLen, from) : 0;
     cachedParts[i] = Math.min(cachedPositions, call.keep);
     const usage = options.ideal === true ? null : call.usage;

@@ -225,6 +225,33 @@ describe("Claude Code files as they really are", () => {
     expect(trace!.notes).toContain("records with no model input, by type: attachment 1, progress 1");
   });
 
+  it("restarts the history at a compaction's boundary, as Claude Code writes it", () => {
+    const lines = [
+      user("read a"),
+      assistant(
+        "m1",
+        1,
+        [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "a.py" } }],
+        usage(0, 9_000, 10),
+      ),
+      result("t1", 2, "x = 1\n".repeat(500)),
+      assistant("m2", 3, [{ type: "text", text: "read" }], usage(9_000, 800, 10)),
+      JSON.stringify({
+        type: "system",
+        subtype: "compact_boundary",
+        sessionId: "main-1",
+        compactMetadata: { trigger: "auto" },
+      }),
+      user("Summary: a.py sets x.", { isCompactSummary: true }),
+      assistant("m3", 4, [{ type: "text", text: "continuing" }], usage(0, 1_200, 10)),
+    ];
+    const { trace, issues } = parseTranscript(lines.join("\n"), "compacted.jsonl");
+    expect(issues).toEqual([]);
+    // The call after the boundary keeps nothing of the history before it.
+    expect(trace!.calls.map((c) => c.keep)).toEqual([0, 1, 0]);
+    expect(trace!.notes).toContain("1 compactions (compact_boundary): the history restarts at each");
+  });
+
   it("detects a file whose first record is of a type the parser does not use", () => {
     const first = JSON.stringify({ type: "queue-operation", operation: "enqueue", sessionId: "main-1" });
     const { trace } = parseTranscript(`${first}\n${user("hi")}\n${assistant("m", 1, [], usage(0, 10, 1))}`, "q.jsonl");

@@ -42,6 +42,7 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
   let agentId = "";
   let synthetic = 0;
   let sideModelGaps = 0;
+  let compactions = 0;
   for (const { line, value } of jsonLines(text, path, issues)) {
     if (!isRecord(value) || typeof value.type !== "string") {
       issues.push({ path, line, expected: 'a record with a string "type"' });
@@ -50,6 +51,11 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
     if (sessionId === "" && typeof value.sessionId === "string") sessionId = value.sessionId;
     if (value.type !== "user" && value.type !== "assistant") {
       skipped.set(value.type, (skipped.get(value.type) ?? 0) + 1);
+      // A compaction's boundary: the next call starts from the summary, keeping nothing before it.
+      if (value.type === "system" && isCompactBoundary(value)) {
+        (value.isSidechain === true ? side : main).b.reset();
+        compactions++;
+      }
       continue;
     }
     const stream = value.isSidechain === true ? side : main;
@@ -107,6 +113,7 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
   }
   if (sideModelGaps > 0 && subagent) b.notes.push(`${sideModelGaps} assistant records without a model left out`);
   if (synthetic > 0) b.notes.push(`${synthetic} synthetic assistant records (no API call) left out`);
+  if (compactions > 0) b.notes.push(`${compactions} compactions (compact_boundary): the history restarts at each`);
   if (skipped.size > 0)
     b.notes.push(
       `records with no model input, by type: ${[...skipped.entries()]
@@ -115,6 +122,12 @@ export function parseClaudeCode(text: string, path: string): ParseResult {
         .join(", ")}`,
     );
   return { trace: b.finish(), issues };
+}
+
+/** Claude Code's compaction marker: `subtype` "compact_boundary", on the record or (older writers) in its message. */
+function isCompactBoundary(record: Record<string, unknown>): boolean {
+  if (record.subtype === "compact_boundary") return true;
+  return isRecord(record.message) && record.message.subtype === "compact_boundary";
 }
 
 function addUser(b: TraceBuilder, content: unknown): void {
