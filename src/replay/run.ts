@@ -10,7 +10,7 @@
  * plus the output written back and the answer. Pure.
  */
 import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl, type PricingMode } from "../gate";
-import { fitSizes, type CalibrationMethod } from "./bill";
+import { fitSizes, recordedInput, type CalibrationMethod } from "./bill";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
 import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
@@ -134,6 +134,11 @@ export function replayTrace(
   if (unknown.length > 0)
     notes.push(`calls of ${unknown.join(", ")} have no pricing row and are left out of every cost`);
   const sizes = fitSizes(trace);
+  const drops = unmarkedDrops(trace);
+  if (drops > 0)
+    notes.push(
+      `${drops} calls whose recorded input fell by more than half with no compaction in the transcript: the modelled history may hold parts the real input had dropped`,
+    );
   const ttl = traceTtl(trace);
   const { byPart, firstCall } = detectRecalls(trace);
 
@@ -309,4 +314,17 @@ function assumptionsOf(
     );
   } else out.push(`cache TTL ${ttl} (from the recorded writes); recorded misses stay misses under every policy`);
   return out;
+}
+
+/** Calls of the same model whose recorded input fell below half the previous one's while the history was kept. */
+function unmarkedDrops(trace: Trace): number {
+  let drops = 0;
+  let previous: { model: string; input: number } | null = null;
+  for (const call of trace.calls) {
+    if (call.usage === null) continue;
+    const input = recordedInput(call.usage);
+    if (previous !== null && call.keep > 0 && call.model === previous.model && input < previous.input / 2) drops++;
+    previous = { model: call.model, input };
+  }
+  return drops;
 }
