@@ -2,9 +2,10 @@
  * @module replay/run
  *
  * Replays one trace under every policy: the sizes fitted to the recorded
- * bill, keep-everything checked against it, each policy billed on the same
- * calls with the provider's caching rules, and its stubs charged recall
- * hops over a range: the recalls the transcript shows, and every stubbed
+ * bill, keep-everything checked against it (equal where usage is recorded),
+ * each policy billed on the same calls from the recorded usage plus its
+ * change, and its stubs charged recall hops over a range: the recalls the
+ * transcript shows a policy adds (quotes never re-read), and every stubbed
  * output recalled once (the pessimistic end). A recall hop is one more call
  * whose input is the policy's history at that point, read from the cache,
  * plus the output written back and the answer. Pure.

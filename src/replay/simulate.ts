@@ -1,8 +1,12 @@
 /**
  * @module replay/simulate
  *
- * Bills every call of a trace under one policy, by the provider's caching
- * rules: the input is read from the cache up to the first part that changed
+ * Bills every call of a trace under one policy. A call whose usage is
+ * recorded is billed from that usage plus the policy's change to its input,
+ * by position (`fromRecorded`, docs/replay.md § The bill model): the recorded
+ * bill is keep-everything's, by construction. A call without usage is billed
+ * by the provider's caching rules on the calibrated sizes: the input is read
+ * from the cache up to the first part that changed
  * since the call before (a stub, a compaction) and only while the cache
  * lives (5 minutes or 1 hour after its last use, by the calls' timestamps);
  * the rest is written (Anthropic, at the 5-minute or 1-hour write price) or
