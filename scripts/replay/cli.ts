@@ -10,19 +10,21 @@
  *   --json            everything as one JSON document on stdout
  *   --html FILE       a self-contained page with the chart and the tables
  *   --priors          per-tool learned priors, the shape POST /v1/admin/learning/import takes
- *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json)
+ *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json); repeatable, later files add rows
  *   --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
  *   --format FORMAT   read every file as this format instead of detecting it
+ *   --model NAME      price a transcript that names no model as NAME (the report says so)
  *   --sessions N      rows of the per-session table (default 20)
  *
  * @example
  * await main(["~/.claude/projects", "--html", "replay.html"], nodeIo()) // 0
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   CostSeries,
+  linkParents,
   parseTranscript,
   priceBook,
   replayTrace,
@@ -36,6 +38,7 @@ import {
   type SessionRow,
   type TraceFormat,
 } from "../../src/replay";
+import { MAX_LINE_BYTES, readTranscript } from "./read";
 
 /** Where the CLI writes: injected so the tests run it in-process. */
 export interface Io {
@@ -45,9 +48,9 @@ export interface Io {
   tty: boolean;
 }
 
-const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--sessions N]`;
+const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--model NAME] [--sessions N]`;
 const DEFAULT_SEED = resolve(import.meta.dirname, "../../pricing.seed.json");
-const TRANSCRIPT = /\.(jsonl|traj|json)$/;
+const TRANSCRIPT = /\.(jsonl|traj|json)(\.gz)?$/;
 
 /** Every transcript under the paths, one at a time: a file as given, a folder walked in name order. */
 export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Generator<string> {
@@ -89,9 +92,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         json: { type: "boolean" },
         html: { type: "string" },
         priors: { type: "boolean" },
-        pricing: { type: "string" },
+        pricing: { type: "string", multiple: true },
         mode: { type: "string" },
         format: { type: "string" },
+        model: { type: "string" },
         sessions: { type: "string" },
       },
     });
@@ -113,13 +117,20 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.err(`--format must be one of ${TRACE_FORMATS.join(", ")}, not ${JSON.stringify(values.format)}`);
     return 2;
   }
-  const seedPath = values.pricing ?? DEFAULT_SEED;
-  let models: Record<string, SeedRow>;
-  try {
-    models = (JSON.parse(readFileSync(seedPath, "utf8")) as { models: Record<string, SeedRow> }).models;
-  } catch (error) {
-    io.err(`cannot read the pricing seed ${seedPath}: ${error instanceof Error ? error.message : String(error)}`);
+  const missing = positionals.filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    for (const path of missing) io.err(`replay: no such file or folder: ${path}`);
     return 2;
+  }
+  // Repeatable: each later file adds rows or replaces rows of the same name.
+  const models: Record<string, SeedRow> = {};
+  for (const seedPath of values.pricing ?? [DEFAULT_SEED]) {
+    try {
+      Object.assign(models, (JSON.parse(readFileSync(seedPath, "utf8")) as { models: Record<string, SeedRow> }).models);
+    } catch (error) {
+      io.err(`cannot read the pricing seed ${seedPath}: ${error instanceof Error ? error.message : String(error)}`);
+      return 2;
+    }
   }
   const prices = priceBook(models);
   const totals = new ReplayTotals();
@@ -134,7 +145,23 @@ export async function main(argv: string[], io: Io): Promise<number> {
     const before = issues.length;
     let text: string;
     try {
-      text = readFileSync(path, "utf8");
+      const read = await readTranscript(path, {
+        onLines: (lines) => {
+          const now = Date.now();
+          if (now - lastProgress < 1_000) return;
+          lastProgress = now;
+          const line = `replay: reading ${path}: ${lines.toLocaleString("en-US")} lines`;
+          io.err(io.tty ? `\r${line}` : line);
+        },
+      });
+      text = read.text;
+      if (read.lines >= 100_000) io.err(`replay: ${path}: ${read.lines.toLocaleString("en-US")} lines read; replaying`);
+      for (const o of read.oversized)
+        issues.push({
+          path,
+          line: o.line,
+          expected: `a line of at most ${MAX_LINE_BYTES / 1024 / 1024} MB (this one is ${(o.bytes / 1024 / 1024).toFixed(0)} MB: skipped)`,
+        });
     } catch (error) {
       issues.push({
         path,
@@ -143,7 +170,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       });
       continue;
     }
-    const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined);
+    const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined, {
+      model: values.model,
+    });
+    text = "";
     issues.push(...found);
     for (const issue of issues.slice(before))
       io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);
@@ -165,6 +195,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
   }
   if (io.tty && lastProgress > 0) io.err("");
+  linkParents(rows);
   const summary = totals.summary();
   if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
   if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));

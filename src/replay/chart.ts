@@ -62,6 +62,9 @@ const COLORS = [
   "#7c3aed",
 ];
 
+/** Dash patterns, one per line: the legend must not rely on colour alone. */
+const DASHES = ["", "6 3", "2 3", "10 3 2 3", "1 2", "8 4 2 4 2 4", "4 4", "12 4", "3 6", "6 2 2 2", "14 3 3 3", "2 6"];
+
 const escapeXml = (s: string) =>
   s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
 
@@ -97,16 +100,30 @@ export function chartSvg(series: CostSeries): string {
       `<text x="${x((maxX * k) / 4)}" y="${h - bottom + 16}" text-anchor="middle" font-size="11">${Math.round((maxX * k) / 4)}</text>`,
     );
   }
+  // Each line has its own dash pattern and its name at its end, so nothing is told by colour alone.
+  const ends: { name: string; index: number; y: number }[] = [];
   [...series.points.entries()].forEach(([name, list], index) => {
     const color = COLORS[index % COLORS.length]!;
+    const dash = DASHES[index % DASHES.length]!;
     const d = list.map((v, k) => `${k === 0 ? "M" : "L"}${x(series.at[k]!).toFixed(1)},${y(v).toFixed(1)}`).join("");
     parts.push(
-      `<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}" data-policy="${escapeXml(name)}"/>`,
+      `<path d="${d}" fill="none" stroke="${color}" stroke-width="${index === 0 ? 3 : 1.6}"${dash === "" ? "" : ` stroke-dasharray="${dash}"`} data-policy="${escapeXml(name)}"/>`,
     );
-    parts.push(
-      `<text x="${w - right + 10}" y="${top + 14 + index * 16}" font-size="12" fill="${color}">${escapeXml(name)}</text>`,
-    );
+    ends.push({ name, index, y: y(list[list.length - 1] ?? 0) });
   });
+  // Labels at the lines' ends, spread apart where the ends crowd, each tied to its line by a stub in its dash.
+  ends.sort((a, b) => a.y - b.y);
+  let floor = top;
+  for (const end of ends) {
+    const labelY = Math.max(end.y, floor);
+    floor = labelY + 14;
+    const color = COLORS[end.index % COLORS.length]!;
+    const dash = DASHES[end.index % DASHES.length]!;
+    parts.push(
+      `<path d="M${w - right + 2},${end.y.toFixed(1)}L${w - right + 24},${labelY.toFixed(1)}" stroke="${color}" stroke-width="1.6" fill="none"${dash === "" ? "" : ` stroke-dasharray="${dash}"`}/>`,
+      `<text x="${w - right + 28}" y="${(labelY + 4).toFixed(1)}" font-size="12" fill="${color}">${escapeXml(end.name)}</text>`,
+    );
+  }
   parts.push("</svg>");
   return parts.join("");
 }

@@ -111,6 +111,14 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       // The stubbable tokens when a plan was last due, and those it declined (weighed again at the next K).
       let seen = 0;
       let declined = 0;
+      // The tokens of outputs not stubbed, kept as a running sum over the outputs counted so far (linear in calls).
+      let counted = 0;
+      let stubbable = 0;
+      // The open outputs by size (a heap, stubbed ones dropped as they surface) and the tokens the
+      // plan's stubs removed by position (a Fenwick tree): a plan request is built from them in
+      // time that does not grow with the history.
+      let open = new OutputHeap();
+      let removed = new PositionSums(1024);
       return {
         step(s) {
           const changed = due(s) ? ask(s) : Infinity;
@@ -119,10 +127,19 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         },
       };
       function due(s: StepState): boolean {
-        let stubbable = 0;
-        for (const position of s.outputs) {
+        if (s.keep === 0 || counted > s.outputs.length) {
+          // A compaction in the transcript dropped outputs: count what is left afresh.
+          counted = 0;
+          stubbable = 0;
+          open = new OutputHeap();
+          removed = new PositionSums(1024);
+        }
+        for (; counted < s.outputs.length; counted++) {
+          const position = s.outputs[counted]!;
           const id = s.ctx[position]!;
-          if (!s.stub.has(id)) stubbable += s.sizes.tokens[id]!;
+          if (s.stub.has(id)) continue;
+          stubbable += s.sizes.tokens[id]!;
+          open.push({ position, tokens: s.sizes.tokens[id]! });
         }
         const due = stubbable > 0 && (calls >= every || stubbable - declined >= paying);
         if (due) seen = stubbable;
@@ -132,33 +149,21 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         calls = 0;
         // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
         // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
-        const open = s.outputs.filter((position) => !s.stub.has(s.ctx[position]!));
-        const weighed = new Set(
-          open
-            .map((position) => ({ position, tokens: s.sizes.tokens[s.ctx[position]!]! }))
-            .sort((a, b) => b.tokens - a.tokens || b.position - a.position)
-            .slice(0, MAX_PLAN_CANDIDATES)
-            .map((candidate) => candidate.position),
-        );
+        // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
+        // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
+        const weighed = open
+          .top(MAX_PLAN_CANDIDATES, (c) => c.position < s.ctx.length && !s.stub.has(s.ctx[c.position]!))
+          .sort((x, y) => x.position - y.position);
         const segments: PlanSegment[] = [{ tokens: s.sizes.constant }];
-        let fixed = 0;
         let last = 0;
-        for (const position of s.outputs) {
-          const id = s.ctx[position]!;
-          fixed += s.full(position) - s.full(last);
+        for (const { position, tokens } of weighed) {
+          segments.push(
+            { tokens: s.full(position) - s.full(last) - removed.between(last, position) },
+            { id: String(position), tokens },
+          );
           last = position + 1;
-          if (s.stub.has(id)) {
-            fixed += s.stub.get(id)!;
-            continue;
-          }
-          if (!weighed.has(position)) {
-            fixed += s.sizes.tokens[id]!;
-            continue;
-          }
-          segments.push({ tokens: fixed }, { id: String(position), tokens: s.sizes.tokens[id]! });
-          fixed = 0;
         }
-        segments.push({ tokens: fixed + s.full(s.ctx.length) - s.full(last) });
+        segments.push({ tokens: s.full(s.ctx.length) - s.full(last) - removed.between(last, s.ctx.length) });
         const plan = decidePlan(
           {
             model_name: s.priced.canonical,
@@ -177,6 +182,8 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
         for (const member of plan.stub) {
           const position = Number(member);
           stubbed += s.sizes.tokens[s.ctx[position]!]!;
+          if (!s.stub.has(s.ctx[position]!)) stubbable -= s.sizes.tokens[s.ctx[position]!]!;
+          removed.add(position, s.sizes.tokens[s.ctx[position]!]! - p.stub_tokens);
           s.stub.set(s.ctx[position]!, p.stub_tokens);
           changed = Math.min(changed, position);
         }
@@ -186,4 +193,95 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       }
     },
   };
+}
+
+interface Candidate {
+  position: number;
+  tokens: number;
+}
+
+/** Larger first; of equal size, the later. */
+const ahead = (a: Candidate, b: Candidate) => a.tokens > b.tokens || (a.tokens === b.tokens && a.position > b.position);
+
+/** A max-heap of open outputs by size: the plan's candidates in O(k log n), not a sort of the history. */
+class OutputHeap {
+  private readonly items: Candidate[] = [];
+
+  push(c: Candidate): void {
+    const items = this.items;
+    items.push(c);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!ahead(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  private pop(): Candidate | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length > 0 && last !== undefined) {
+      items[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let best = i;
+        if (l < items.length && ahead(items[l]!, items[best]!)) best = l;
+        if (r < items.length && ahead(items[r]!, items[best]!)) best = r;
+        if (best === i) break;
+        [items[i], items[best]] = [items[best]!, items[i]!];
+        i = best;
+      }
+    }
+    return top;
+  }
+
+  /** The k largest that are still `open`; the rest that surface are dropped for good. */
+  top(k: number, open: (c: Candidate) => boolean): Candidate[] {
+    const out: Candidate[] = [];
+    while (out.length < k) {
+      const c = this.pop();
+      if (c === undefined) break;
+      if (open(c)) out.push(c);
+    }
+    for (const c of out) this.push(c);
+    return out;
+  }
+}
+
+/** Sums by position (a Fenwick tree that grows): the tokens stubs removed between two positions. */
+class PositionSums {
+  private tree: Float64Array;
+  private readonly entries: [number, number][] = [];
+
+  constructor(capacity: number) {
+    this.tree = new Float64Array(capacity + 1);
+  }
+
+  add(position: number, value: number): void {
+    this.entries.push([position, value]);
+    if (position + 1 >= this.tree.length) {
+      this.tree = new Float64Array(Math.max(2 * this.tree.length, position + 2));
+      for (const [p, v] of this.entries) this.bump(p, v);
+    } else this.bump(position, value);
+  }
+
+  private bump(position: number, value: number): void {
+    for (let x = position + 1; x < this.tree.length; x += x & -x) this.tree[x] = this.tree[x]! + value;
+  }
+
+  private before(position: number): number {
+    let sum = 0;
+    for (let x = Math.min(position, this.tree.length - 1); x > 0; x -= x & -x) sum += this.tree[x]!;
+    return sum;
+  }
+
+  /** The sum over positions in [from, to). */
+  between(from: number, to: number): number {
+    return to <= from ? 0 : this.before(to) - this.before(from);
+  }
 }

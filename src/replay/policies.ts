@@ -13,10 +13,11 @@
 import { DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS, DEFAULT_STUB_TOKENS } from "../gate";
 import { gatePlan, gatePolicy } from "./gate-policies";
 import { onEntry, PLACEHOLDER_TOKENS, type Policy } from "./policy";
-import type { StepState } from "./simulate";
+import { frozenCompaction, headroomGate } from "./rivals";
 
 export { gatePlan, gatePolicy, type GatePriors } from "./gate-policies";
 export { onEntry, type Policy, type PolicyParams } from "./policy";
+export { frozenCompaction, headroomGate } from "./rivals";
 
 /**
  * Keeps everything: what happened.
@@ -26,20 +27,6 @@ export { onEntry, type Policy, type PolicyParams } from "./policy";
  */
 export function keepEverything(): Policy {
   return { name: "keep_everything", params: {}, start: () => ({ step: () => Infinity }) };
-}
-
-/** Replaces the stubbed set with `want` (tool-output positions), returning the lowest position that changed. */
-function applySet(s: StepState, want: Set<number>, stubTokens: number): number {
-  let changed = Infinity;
-  for (const position of s.outputs) {
-    const id = s.ctx[position]!;
-    const has = s.stub.has(id);
-    if (want.has(position) && !has) s.stub.set(id, stubTokens);
-    else if (!want.has(position) && has) s.stub.delete(id);
-    else continue;
-    changed = Math.min(changed, position);
-  }
-  return changed;
 }
 
 /**
@@ -64,23 +51,34 @@ export function clearToolUses(
   return {
     name: "clear_tool_uses",
     params,
-    start: () => ({
-      step(s) {
-        const want = new Set<number>();
-        if (s.full(s.ctx.length) > params.trigger) {
-          const last = s.outputs.length - params.keep;
-          for (let j = 0; j < last; j++)
-            if (!excluded.has(s.trace.parts[s.ctx[s.outputs[j]!]!]!.tool ?? "")) want.add(s.outputs[j]!);
-        }
-        let more = 0;
-        for (const position of want) {
-          const id = s.ctx[position]!;
-          if (!s.stub.has(id)) more += s.sizes.tokens[id]! - PLACEHOLDER_TOKENS;
-        }
-        if (want.size > 0 && more < params.clear_at_least) return Infinity;
-        return applySet(s, want, PLACEHOLDER_TOKENS);
-      },
-    }),
+    start() {
+      // Outputs before this index are cleared (or excluded): the set only grows, so each call looks at new ones.
+      let cleared = 0;
+      return {
+        step(s) {
+          if (cleared > s.outputs.length) cleared = 0;
+          if (s.full(s.ctx.length) <= params.trigger) return Infinity;
+          const upTo = Math.max(0, s.outputs.length - params.keep);
+          let more = 0;
+          for (let j = cleared; j < upTo; j++) {
+            const id = s.ctx[s.outputs[j]!]!;
+            if (!s.stub.has(id) && !excluded.has(s.trace.parts[id]!.tool ?? ""))
+              more += s.sizes.tokens[id]! - PLACEHOLDER_TOKENS;
+          }
+          if (upTo <= cleared || more < params.clear_at_least) return Infinity;
+          let changed = Infinity;
+          for (let j = cleared; j < upTo; j++) {
+            const position = s.outputs[j]!;
+            const id = s.ctx[position]!;
+            if (s.stub.has(id) || excluded.has(s.trace.parts[id]!.tool ?? "")) continue;
+            s.stub.set(id, PLACEHOLDER_TOKENS);
+            changed = Math.min(changed, position);
+          }
+          cleared = upTo;
+          return changed;
+        },
+      };
+    },
   };
 }
 
@@ -96,13 +94,27 @@ export function observationMask(options: { keep_last?: number; every?: number } 
   return {
     name: params.every === 1 ? `mask_last_${params.keep_last}` : `mask_last_${params.keep_last}_every_${params.every}`,
     params,
-    start: () => ({
-      step(s) {
-        if (s.call % params.every !== 0) return Infinity;
-        const want = new Set(s.outputs.slice(0, Math.max(0, s.outputs.length - params.keep_last)));
-        return applySet(s, want, PLACEHOLDER_TOKENS);
-      },
-    }),
+    start() {
+      // Outputs before this index are masked: the boundary only moves on, so each call looks at new ones.
+      let masked = 0;
+      return {
+        step(s) {
+          if (masked > s.outputs.length) masked = 0;
+          if (s.call % params.every !== 0) return Infinity;
+          const upTo = Math.max(0, s.outputs.length - params.keep_last);
+          let changed = Infinity;
+          for (let j = masked; j < upTo; j++) {
+            const position = s.outputs[j]!;
+            const id = s.ctx[position]!;
+            if (s.stub.has(id)) continue;
+            s.stub.set(id, PLACEHOLDER_TOKENS);
+            changed = Math.min(changed, position);
+          }
+          masked = Math.max(masked, upTo);
+          return changed;
+        },
+      };
+    },
   };
 }
 
@@ -176,5 +188,7 @@ export function defaultPolicies(): Policy[] {
     sizeOnly(),
     deepagentsEviction(),
     claudeCodePersist(),
+    headroomGate(),
+    frozenCompaction(),
   ];
 }

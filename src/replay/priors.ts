@@ -100,21 +100,47 @@ export function priorsOf(
   firstCall: Int32Array,
 ): ToolPriors {
   const n = trace.calls.length;
-  // Per output: how many calls carried it, and how many of those read it from the cache.
+  // Per output: how many calls carried it, and how many of those read it from the cache. Each
+  // output lives at one position for a span of calls (until a call keeps less): the spans are
+  // found in one pass, and the cached count of each is a range query answered offline (linear
+  // in calls up to a log, where walking every call's whole input was quadratic).
   const turns = new Int32Array(trace.parts.length);
   const cached = new Int32Array(trace.parts.length);
-  const ctx: number[] = [];
-  trace.calls.forEach((call, i) => {
-    ctx.length = call.keep;
-    ctx.push(...call.added);
-    const read = keep.cachedParts[i]!;
-    for (let k = 0; k < ctx.length; k++) {
-      const id = ctx[k]!;
-      if (trace.parts[id]!.kind !== "tool_output" || firstCall[id] === i) continue;
-      turns[id] = turns[id]! + 1;
-      if (k < read) cached[id] = cached[id]! + 1;
+  const spans: { id: number; position: number; from: number; to: number }[] = [];
+  const ctx: { id: number; from: number }[] = [];
+  const close = (keep: number, end: number) => {
+    while (ctx.length > keep) {
+      const top = ctx.pop()!;
+      if (trace.parts[top.id]!.kind !== "tool_output") continue;
+      // Calls after the first that carried it, within the span [from, end].
+      const from = firstCall[top.id] === top.from ? top.from + 1 : top.from;
+      if (end >= from) spans.push({ id: top.id, position: ctx.length, from, to: end });
     }
+  };
+  trace.calls.forEach((call, i) => {
+    close(call.keep, i - 1);
+    for (const id of call.added) ctx.push({ id, from: i });
   });
+  close(0, n - 1);
+  // Calls by how much they read, spans by position, both descending: a call counts for a span
+  // whose position it read past.
+  const byRead = Array.from({ length: n }, (_, i) => i).sort((a, b) => keep.cachedParts[b]! - keep.cachedParts[a]!);
+  spans.sort((a, b) => b.position - a.position);
+  const tree = new Int32Array(n + 1);
+  const addCall = (i: number) => {
+    for (let x = i + 1; x <= n; x += x & -x) tree[x] = tree[x]! + 1;
+  };
+  const upTo = (i: number) => {
+    let sum = 0;
+    for (let x = i + 1; x > 0; x -= x & -x) sum += tree[x]!;
+    return sum;
+  };
+  let next = 0;
+  for (const span of spans) {
+    while (next < n && keep.cachedParts[byRead[next]!]! > span.position) addCall(byRead[next++]!);
+    turns[span.id] = turns[span.id]! + span.to - span.from + 1;
+    cached[span.id] = cached[span.id]! + upTo(span.to) - upTo(span.from - 1);
+  }
   const out: ToolPriors = byName();
   trace.parts.forEach((p, id) => {
     if (p.kind !== "tool_output" || firstCall[id]! >= n) return;

@@ -166,6 +166,29 @@ export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>;
   return { byPart, firstCall };
 }
 
+/** The rules that show a re-read or re-run: the transcript already pays for it under every policy. */
+export const REFETCH_RULES: readonly RecallRule[] = ["same_file", "same_command"];
+
+/**
+ * The recall a policy adds by stubbing an output at `call`: the first quote of
+ * it (a line or identifier only that output held) at or after the call, with
+ * no re-read or re-run of it between. A re-read is already in the recorded
+ * bill (the agent fetched it again in reality), so it charges nothing; after
+ * one, the quote may have come from the fresh copy. null: no recall to charge.
+ *
+ * @example
+ * chargedRecall([{ call: 9, rule: "quoted_line" }], 5) // { call: 9, rule: "quoted_line" }
+ * chargedRecall([{ call: 6, rule: "same_file" }, { call: 9, rule: "quoted_line" }], 5) // null
+ */
+export function chargedRecall(detections: readonly Detection[] | undefined, call: number): Detection | null {
+  for (const d of detections ?? []) {
+    if (d.call < call) continue;
+    if (REFETCH_RULES.includes(d.rule)) return null;
+    return d;
+  }
+  return null;
+}
+
 /**
  * The first detection at or after a call, or null.
  *

@@ -26,6 +26,19 @@ export interface SessionRow {
   /** Per policy: [pessimistic, detected] saving in percent. */
   saving_pct: Record<string, [number, number]>;
   skipped: string | null;
+  /** The recorded cost: the calls' usage at the rows, else the file's own total; null where neither exists. */
+  recorded_usd: number | null;
+  /** The model priced, "(--model)" where the user supplied it. */
+  priced_as: string;
+  /** "recorded", "calibrated" or "recorded + calibrated": how keep-everything was billed. */
+  basis: string;
+  parent: string | null;
+  /** Whether the parent session is among the sessions of the same replay (set once all are read). */
+  parent_in_replay?: boolean;
+  assumptions: string[];
+  notes: string[];
+  /** Per policy: carry saved, cache rewrites and recall hops, in dollars (detected end). */
+  decomposition: Record<string, { carry_saved_usd: number; cache_rewrites_usd: number; recall_hops_usd: number }>;
 }
 
 /**
@@ -47,6 +60,13 @@ export function sessionRow(path: string, result: TraceReplay | SkippedTrace): Se
       method: "",
       saving_pct: {},
       skipped: result.skipped,
+      recorded_usd: null,
+      priced_as: "",
+      basis: "",
+      parent: null,
+      assumptions: [],
+      notes: [],
+      decomposition: {},
     };
   return {
     path,
@@ -59,6 +79,18 @@ export function sessionRow(path: string, result: TraceReplay | SkippedTrace): Se
     method: result.calibration.method,
     saving_pct: Object.fromEntries(result.policies.map((p) => [p.name, p.saving_pct])),
     skipped: null,
+    recorded_usd: result.check?.recorded_usd ?? result.recorded_total_usd,
+    priced_as: `${result.priced_as.model}${result.priced_as.supplied ? " (--model)" : ""}`,
+    basis:
+      result.basis.calibrated_calls === 0
+        ? "recorded"
+        : result.basis.recorded_calls === 0
+          ? "calibrated"
+          : "recorded + calibrated",
+    parent: result.parent,
+    assumptions: result.assumptions,
+    notes: result.notes,
+    decomposition: Object.fromEntries(result.policies.map((p) => [p.name, p.decomposition])),
   };
 }
 
@@ -91,19 +123,25 @@ export function policyCells(summary: ReplaySummary): string[][] {
       "vs keep-everything ($)",
       "(%)",
       "recalls (detected / pessimistic)",
-      "cache writes caused (tokens)",
+      "carry saved",
+      "cache rewrites",
+      "recall hops",
+      "sessions costing more",
       "verdict",
     ],
     ...summary.policies.map((p) =>
       p.name === "keep_everything"
-        ? [p.name, usd(p.cost_usd), "—", "—", "—", "—", "what happened"]
+        ? [p.name, usd(p.cost_usd), "—", "—", "—", "—", "—", "—", "—", "what happened"]
         : [
             p.name,
             usd(p.cost_usd),
             diffUsd(p),
             diffPct(p),
             `${p.recalls_detected} / ${p.stubbed}`,
-            int(p.cache_writes_caused_tokens),
+            usd(p.carry_saved_usd),
+            usd(p.cache_rewrites_usd),
+            usd(p.recall_hops_usd),
+            `${p.sessions_costing_more} of ${summary.sessions}`,
             p.verdict,
           ],
     ),
@@ -128,24 +166,71 @@ export function toolCells(summary: ReplaySummary, limit = 15): string[][] {
   ];
 }
 
-/** The per-session table's cells. */
+/** The file's name without its folders: the table stays narrow, the full path is in the details and --json. */
+const shortName = (path: string) => path.split(/[\\/]/).pop() ?? path;
+
+/**
+ * The per-session table's cells: narrow enough for a laptop (the session,
+ * what it cost as recorded and as modelled, how it was billed, and two
+ * policies); everything else per session is in its details.
+ */
 export function sessionCells(rows: readonly SessionRow[], policies: readonly string[]): string[][] {
-  const names = policies.filter((n) => n !== "keep_everything");
+  const shown = ["gate_cache_aware", "clear_tool_uses"].filter((n) => policies.includes(n));
   return [
-    ["session", "format", "calls", "keep-everything", "bill error", "factor", ...names.map((n) => `${n} (%)`)],
+    [
+      "session",
+      "format",
+      "priced as",
+      "calls",
+      "recorded",
+      "keep-everything",
+      "bill check",
+      "billed from",
+      ...shown.map((n) => `${n} (%)`),
+    ],
     ...rows.map((r) =>
       r.skipped !== null
-        ? [r.path, r.format, "—", "skipped", r.skipped, "", ...names.map(() => "")]
+        ? [shortName(r.path), r.format, "—", "—", "—", "skipped", r.skipped, "", ...shown.map(() => "")]
         : [
-            r.path,
+            shortName(r.path),
             r.format,
+            r.priced_as,
             String(r.calls),
+            r.recorded_usd === null ? "—" : usd(r.recorded_usd),
             r.keep_usd === null ? "—" : usd(r.keep_usd),
             r.error_pct === null ? "no usage" : pct(r.error_pct, 3),
-            `${r.factor?.toFixed(2)} (${r.method})`,
-            ...names.map((n) => rangePct(r.saving_pct[n])),
+            r.basis,
+            ...shown.map((n) => rangePct(r.saving_pct[n])),
           ],
     ),
+  ];
+}
+
+/**
+ * Links each subagent's session to its parent where the parent is in the same replay.
+ *
+ * @example
+ * linkParents(rows).filter((r) => r.parent_in_replay).length
+ */
+export function linkParents(rows: SessionRow[]): SessionRow[] {
+  const sessions = new Set(rows.map((r) => r.session));
+  for (const r of rows) if (r.parent !== null) r.parent_in_replay = sessions.has(r.parent);
+  return rows;
+}
+
+/** One session's details: where it came from, what was assumed, the parse notes, each policy's decomposition. */
+export function sessionDetails(r: SessionRow): string[] {
+  if (r.skipped !== null) return [`${r.path}: skipped: ${r.skipped}`];
+  return [
+    `${r.path} (session ${r.session}${r.parent === null ? "" : `, a subagent of ${r.parent}${r.parent_in_replay === true ? ", in this replay" : r.parent_in_replay === false ? ", not in this replay" : ""}`}): priced as ${r.priced_as}, billed from ${r.basis}`,
+    ...r.assumptions.map((a) => `  assumed: ${a}`),
+    ...r.notes.map((n) => `  note: ${n}`),
+    ...Object.entries(r.decomposition)
+      .filter(([name]) => name !== "keep_everything")
+      .map(
+        ([name, d]) =>
+          `  ${name}: ${rangePct(r.saving_pct[name])}; carry saved ${usd(d.carry_saved_usd)}, cache rewrites ${usd(d.cache_rewrites_usd)}, recall hops ${usd(d.recall_hops_usd)}`,
+      ),
   ];
 }
 
@@ -159,10 +244,20 @@ export function headline(summary: ReplaySummary, mode: string): string[] {
   ];
   const c = summary.check;
   lines.push(
-    c.calls === 0
-      ? "keep-everything check: no call recorded its usage; sizes are calibrated estimates (see each session's factor)"
-      : `keep-everything check: modelled ${usd(c.modelled_usd)} against recorded ${usd(c.recorded_usd)} over the ${int(c.calls)} calls with usage: error ${pct(c.error_pct, 3)}`,
+    mode === "seed"
+      ? "keep-everything check: not applicable in seed mode (no cache: the recorded bills were paid with one)"
+      : c.calls === 0
+        ? "keep-everything check: no call recorded its usage; sizes are calibrated estimates (see each session's factor)"
+        : `keep-everything check: modelled ${usd(c.modelled_usd)} against recorded ${usd(c.recorded_usd)} over the ${int(c.calls)} calls with usage: error ${pct(c.error_pct, 3)} (calls with usage are billed from it)`,
   );
+  if (summary.calibrated_sessions > 0)
+    lines.push(
+      `${summary.calibrated_sessions} of ${summary.sessions} sessions billed wholly or partly from calibrated estimates (no recorded usage): see "billed from"`,
+    );
+  if (mode === "cache_aware" && Math.abs(summary.ideal_cache_usd - summary.keep_everything_usd) > 1e-9)
+    lines.push(
+      `if caching were perfect: keep-everything ${usd(summary.ideal_cache_usd)} (a modelled cache that never misses nor expires; not what was paid)`,
+    );
   lines.push(
     'differences read detected recalls … every stubbed output recalled once; a policy "saves" only when both ends do',
   );
@@ -220,7 +315,13 @@ export function reportText(
       ),
     ),
   );
-  if (issues.length > 0) out.push("", `${issues.length} unreadable lines or files (also on stderr)`);
+  out.push("", "per session, details", ...shown.flatMap(sessionDetails));
+  if (issues.length > 0)
+    out.push(
+      "",
+      `${issues.length} unreadable lines or files (also on stderr):`,
+      ...issues.slice(0, 20).map((i) => `${i.path}${i.line === null ? "" : `:${i.line}`}: expected ${i.expected}`),
+    );
   return out.join("\n");
 }
 
@@ -254,6 +355,11 @@ export function reportBody(
       ),
       "sessions",
     ),
+    "<h2>Per session, details</h2>",
+    ...rows.map((r) => {
+      const [first, ...rest] = sessionDetails(r);
+      return `<details><summary>${esc(first!)}</summary><pre>${esc(rest.map((l) => l.trim()).join("\n"))}</pre></details>`;
+    }),
   ].join("\n");
 }
 
@@ -270,6 +376,6 @@ export function reportHtml(
   mode: string,
 ): string {
   const style =
-    "body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#111}table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;white-space:nowrap}th{background:#f4f4f5}figure{margin:1rem 0}svg{max-width:100%;height:auto;border:1px solid #eee}";
+    "body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#111}table{border-collapse:collapse;margin:.5rem 0 1.5rem}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:left;white-space:nowrap}th{background:#f4f4f5}table#sessions{font-size:13px}table#sessions td:first-child{max-width:22rem;overflow:hidden;text-overflow:ellipsis}details{margin:.2rem 0}pre{margin:.3rem 0 .6rem 1rem;white-space:pre-wrap}figure{margin:1rem 0}svg{max-width:100%;height:auto;border:1px solid #eee}";
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>offload-gate replay</title><style>${style}</style></head><body><h1>Replay: what each policy would have cost</h1>\n${reportBody(summary, rows, series, mode)}\n</body></html>\n`;
 }

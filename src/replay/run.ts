@@ -2,21 +2,22 @@
  * @module replay/run
  *
  * Replays one trace under every policy: the sizes fitted to the recorded
- * bill, keep-everything checked against it, each policy billed on the same
- * calls with the provider's caching rules, and its stubs charged recall
- * hops over a range: the recalls the transcript shows, and every stubbed
+ * bill, keep-everything checked against it (equal where usage is recorded),
+ * each policy billed on the same calls from the recorded usage plus its
+ * change, and its stubs charged recall hops over a range: the recalls the
+ * transcript shows a policy adds (quotes never re-read), and every stubbed
  * output recalled once (the pessimistic end). A recall hop is one more call
  * whose input is the policy's history at that point, read from the cache,
  * plus the output written back and the answer. Pure.
  */
 import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl, type PricingMode } from "../gate";
-import { fitSizes, type CalibrationMethod } from "./bill";
+import { fitSizes, recordedInput, type CalibrationMethod } from "./bill";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
 import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
-import { detectRecalls, recallAfter, type RecallRule } from "./recalls";
+import { chargedRecall, detectRecalls, recallAfter, type RecallRule } from "./recalls";
 import { recordedCost, simulate, traceTtl, type PolicyBill } from "./simulate";
-import { byName, type Trace, type TraceFormat } from "./trace";
+import { byName, UNNAMED_MODEL, type Trace, type TraceFormat } from "./trace";
 
 /** The range of a saving: the pessimistic end first. */
 export type SavingRange = [pessimistic: number, detected: number];
@@ -33,7 +34,19 @@ export interface PolicyResult {
   saving_usd: SavingRange;
   saving_pct: SavingRange;
   stubbed: number;
-  recalls: { detected: number; pessimistic: number; by_rule: Partial<Record<RecallRule, number>> };
+  /**
+   * Recalls charged (detected) and at the pessimistic end; per rule, the
+   * stubbed outputs each rule found needed again (re-reads and re-runs are
+   * counted but never charged: the transcript already pays for them).
+   */
+  recalls: {
+    detected: number;
+    pessimistic: number;
+    by_rule: Partial<Record<RecallRule, number>>;
+    found_by_rule: Partial<Record<RecallRule, number>>;
+  };
+  /** Where the difference from keep-everything comes from (detected end): saving = carry − rewrites − hops. */
+  decomposition: { carry_saved_usd: number; cache_rewrites_usd: number; recall_hops_usd: number };
   /** Tokens written to the cache (or billed uncached) beyond what keep-everything wrote. */
   cache_writes_caused_tokens: number;
   /** Cumulative cost after each call (detected recalls charged at their call). */
@@ -58,8 +71,24 @@ export interface TraceReplay {
     measured_parts: number;
     ttl: CacheTtl;
   };
-  /** The recorded bill over the calls with usage, and keep-everything's model of those calls. */
+  /**
+   * The recorded bill over the calls with usage, and keep-everything's bill of
+   * those calls (equal by construction, within rounding); null in seed mode,
+   * whose world has no cache to compare with.
+   */
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
+  /** Keep-everything over every call against the file's own recorded cost total, where it has one. */
+  total_check: { recorded_usd: number; modelled_usd: number; error_pct: number } | null;
+  /** How keep-everything was billed: from recorded usage, from the calibrated estimate, or both. */
+  basis: { recorded_calls: number; calibrated_calls: number };
+  /** Keep-everything "if caching were perfect": the modelled cache, blind to recorded misses (cache_aware only). */
+  ideal_cache_usd: number | null;
+  /** The model the calls were priced as, and whether --model supplied it. */
+  priced_as: { model: string; supplied: boolean };
+  /** The parent session of a subagent's file, where the file names one. */
+  parent: string | null;
+  /** What the bill assumed that the transcript does not show: the cache's TTL, timestamps, calibrated sizes. */
+  assumptions: string[];
   /** The file's own recorded cost total (SWE-agent, mini-swe-agent, ATIF), where it has one. */
   recorded_total_usd: number | null;
   unpriced_calls: number;
@@ -97,13 +126,20 @@ export function replayTrace(
     return {
       session: trace.session,
       format: trace.format,
-      skipped: `unknown model ${unknown.map((m) => JSON.stringify(m)).join(", ")}: no pricing row (add one to the seed, or pass a pricing file)`,
+      skipped: models.has(UNNAMED_MODEL)
+        ? "the transcript names no model: pass --model NAME to price it"
+        : `unknown model ${unknown.map((m) => JSON.stringify(m)).join(", ")}: no pricing row (add one to the seed, or pass a pricing file)`,
     };
   }
   const notes = [...trace.notes];
   if (unknown.length > 0)
     notes.push(`calls of ${unknown.join(", ")} have no pricing row and are left out of every cost`);
   const sizes = fitSizes(trace);
+  const drops = unmarkedDrops(trace);
+  if (drops > 0)
+    notes.push(
+      `${drops} calls whose recorded input fell by more than half with no compaction in the transcript: the modelled history may hold parts the real input had dropped`,
+    );
   const ttl = traceTtl(trace);
   const { byPart, firstCall } = detectRecalls(trace);
 
@@ -122,7 +158,7 @@ export function replayTrace(
     checked++;
   });
   const check =
-    checked === 0
+    checked === 0 || mode === "seed"
       ? null
       : {
           calls: checked,
@@ -130,6 +166,24 @@ export function replayTrace(
           modelled_usd: modelled,
           error_pct: recorded === 0 ? 0 : (100 * (modelled - recorded)) / recorded,
         };
+
+  const recordedTotal = trace.totals?.cost_usd ?? 0;
+  const total_check =
+    recordedTotal > 0 && mode === "cache_aware"
+      ? {
+          recorded_usd: recordedTotal,
+          modelled_usd: keep.cost,
+          error_pct: (100 * (keep.cost - recordedTotal)) / recordedTotal,
+        }
+      : null;
+  const ideal_cache_usd =
+    mode === "cache_aware" && keep.recorded_calls > 0
+      ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true }).cost
+      : null;
+  if (keep.recorded_calls < trace.calls.length - keep.unpriced)
+    notes.push(
+      `${trace.calls.length - keep.unpriced - keep.recorded_calls} calls without recorded usage billed from the calibrated estimate`,
+    );
 
   const tools: TraceReplay["tools"] = byName();
   trace.parts.forEach((p, id) => {
@@ -159,6 +213,15 @@ export function replayTrace(
       ttl,
     },
     check,
+    total_check,
+    basis: {
+      recorded_calls: keep.recorded_calls,
+      calibrated_calls: trace.calls.length - keep.unpriced - keep.recorded_calls,
+    },
+    ideal_cache_usd,
+    priced_as: { model, supplied: trace.model_supplied === true },
+    parent: trace.parent ?? null,
+    assumptions: assumptionsOf(trace, keep.recorded_calls, keep.unpriced, ttl, sizes.method, sizes.factor),
     recorded_total_usd: trace.totals?.cost_usd ?? null,
     unpriced_calls: keep.unpriced,
     policies: results,
@@ -180,6 +243,8 @@ function priceRecalls(
   let detected = 0;
   let pessimisticCost = 0;
   const byRule: Partial<Record<RecallRule, number>> = {};
+  const foundByRule: Partial<Record<RecallRule, number>> = {};
+  let hopsUsd = 0;
   const tools: PolicyResult["tools"] = byName();
   const hop = (call: number, id: number) => {
     const r = bill.rates[call]!;
@@ -189,10 +254,13 @@ function priceRecalls(
     const tool = trace.parts[id]!.tool ?? "unknown";
     const t = (tools[tool] ??= { stubbed: 0, recalls: 0 });
     t.stubbed++;
-    const recall = recallAfter(byPart.get(id), stubbedAt);
+    const found = recallAfter(byPart.get(id), stubbedAt);
+    if (found !== null) foundByRule[found.rule] = (foundByRule[found.rule] ?? 0) + 1;
+    const recall = chargedRecall(byPart.get(id), stubbedAt);
     if (recall !== null) {
       const cost = hop(recall.call, id);
       hopAt[recall.call] = hopAt[recall.call]! + cost;
+      hopsUsd += cost;
       pessimisticCost += cost;
       detected++;
       t.recalls++;
@@ -213,9 +281,51 @@ function priceRecalls(
     saving_usd: saving,
     saving_pct: [pct(saving[0]), pct(saving[1])],
     stubbed: bill.stubbedAt.size,
-    recalls: { detected, pessimistic: bill.stubbedAt.size, by_rule: byRule },
+    recalls: { detected, pessimistic: bill.stubbedAt.size, by_rule: byRule, found_by_rule: foundByRule },
+    decomposition: {
+      carry_saved_usd: keep.cost - bill.cost + bill.rewrite_usd,
+      cache_rewrites_usd: bill.rewrite_usd,
+      recall_hops_usd: hopsUsd,
+    },
     cache_writes_caused_tokens: bill.written - keep.written,
     cumulative,
     tools,
   };
+}
+
+function assumptionsOf(
+  trace: Trace,
+  recordedCalls: number,
+  unpriced: number,
+  ttl: CacheTtl,
+  method: CalibrationMethod,
+  factor: number,
+): string[] {
+  const out: string[] = [];
+  const estimated = trace.calls.length - unpriced - recordedCalls;
+  if (recordedCalls > 0) out.push(`${recordedCalls} calls billed from their recorded usage`);
+  if (estimated > 0) {
+    out.push(
+      `${estimated} calls billed from calibrated token estimates (factor ${factor.toFixed(2)}, fitted by ${method === "none" ? "nothing: characters ÷ 4" : method})`,
+    );
+    out.push(
+      trace.calls.some((c) => c.at !== null)
+        ? `cache TTL ${ttl} (from the recorded writes), judged by the calls' timestamps`
+        : "no timestamps: the cache is taken never to expire on the estimated calls",
+    );
+  } else out.push(`cache TTL ${ttl} (from the recorded writes); recorded misses stay misses under every policy`);
+  return out;
+}
+
+/** Calls of the same model whose recorded input fell below half the previous one's while the history was kept. */
+function unmarkedDrops(trace: Trace): number {
+  let drops = 0;
+  let previous: { model: string; input: number } | null = null;
+  for (const call of trace.calls) {
+    if (call.usage === null) continue;
+    const input = recordedInput(call.usage);
+    if (previous !== null && call.keep > 0 && call.model === previous.model && input < previous.input / 2) drops++;
+    previous = { model: call.model, input };
+  }
+  return drops;
 }

@@ -1,8 +1,12 @@
 /**
  * @module replay/simulate
  *
- * Bills every call of a trace under one policy, by the provider's caching
- * rules: the input is read from the cache up to the first part that changed
+ * Bills every call of a trace under one policy. A call whose usage is
+ * recorded is billed from that usage plus the policy's change to its input,
+ * by position (`fromRecorded`, docs/replay.md § The bill model): the recorded
+ * bill is keep-everything's, by construction. A call without usage is billed
+ * by the provider's caching rules on the calibrated sizes: the input is read
+ * from the cache up to the first part that changed
  * since the call before (a stub, a compaction) and only while the cache
  * lives (5 minutes or 1 hour after its last use, by the calls' timestamps);
  * the rest is written (Anthropic, at the 5-minute or 1-hour write price) or
@@ -12,7 +16,7 @@
  * history left is never read again. Pure.
  */
 import { CACHE_TTL_SECONDS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
-import type { Sizes } from "./bill";
+import { recordedInput, type Sizes } from "./bill";
 import type { PriceLookup, PricedRow } from "./pricing";
 import type { Trace, Usage } from "./trace";
 
@@ -56,6 +60,17 @@ export interface PolicyBill {
   /** Keep-everything positions read from the cache at each call (the priors' q). */
   cachedParts: Int32Array;
   unpriced: number;
+  /** Calls billed from their recorded usage (the rest from the calibrated estimate). */
+  recorded_calls: number;
+  /** Tokens the cache would have read but the policy's change made it write again. */
+  rewritten: number;
+  /** What those rewrites cost beyond reading them. */
+  rewrite_usd: number;
+}
+
+/** How to bill: `ideal` ignores recorded usage and models a cache that never misses nor expires. */
+export interface SimulateOptions {
+  ideal?: boolean;
 }
 
 // How long each TTL keeps an idle prefix: the core's, one table for the gate and replay.
@@ -77,6 +92,7 @@ export function simulate(
   ttl: CacheTtl,
   run: PolicyRun,
   mode: PricingMode = "cache_aware",
+  options: SimulateOptions = {},
 ): PolicyBill {
   const n = trace.calls.length;
   const perCall = new Float64Array(n);
@@ -96,6 +112,9 @@ export function simulate(
   let read = 0;
   let written = 0;
   let unpriced = 0;
+  let recorded = 0;
+  let rewritten = 0;
+  let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
   trace.calls.forEach((call, i) => {
     ctx.length = call.keep;
@@ -110,6 +129,7 @@ export function simulate(
     lastAt = at;
     const priced = prices(call.model, call.at);
     let from = call.keep;
+    let changedAt = Infinity;
     if (priced !== null) {
       const changed = run.step({
         call: i,
@@ -123,6 +143,7 @@ export function simulate(
         ttl,
         full: fullAt,
       });
+      changedAt = changed;
       if (changed < from) from = changed;
     }
     eff.length = from + 1;
@@ -133,15 +154,40 @@ export function simulate(
       eff.push(eff[k]! + (stubbed ?? sizes.tokens[id]!));
     }
     const total = eff[ctx.length]!;
-    input[i] = total;
     // Without a timestamp the cache is taken to live: the transcript cannot say it expired.
-    const live = i > 0 && (call.at === null || at < expires);
+    // "If caching were perfect" (ideal) the cache never expires either.
+    const live = i > 0 && (options.ideal === true || call.at === null || at < expires);
     const cachedPositions = live ? Math.min(cachedLen, from) : 0;
     cachedParts[i] = Math.min(cachedPositions, call.keep);
+    const usage = options.ideal === true ? null : call.usage;
     if (priced === null) {
       unpriced++;
+      input[i] = total;
       rates.push({ in: 0, out: 0, read: 0, write: 0, tiered: false });
+    } else if (usage !== null) {
+      // Recorded usage is the baseline: the policy's change is priced by position against it.
+      // Only a change inside what the previous call sent can cost a cache read: new parts were never cached.
+      const billed = fromRecorded(
+        usage,
+        changedAt < call.keep ? changedAt : Infinity,
+        ctx.length,
+        full,
+        eff,
+        priced,
+        ttl,
+        mode,
+      );
+      input[i] = billed.input;
+      rates.push(billed.rates);
+      perCall[i] = billed.cost;
+      cost += billed.cost;
+      read += billed.read;
+      written += billed.input - billed.read;
+      rewritten += billed.rewritten;
+      rewriteCost += billed.rewritten * (billed.rates.write - billed.rates.read);
+      recorded++;
     } else {
+      input[i] = total;
       const r = ratesAt(priced.row, total, ttl);
       // Seed pricing is the reference's world: no cache, every input token at the input price.
       const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
@@ -153,11 +199,29 @@ export function simulate(
       cost += perCall[i]!;
       read += hit;
       written += total - hit;
+      if (changedAt < call.keep && cacheable && live) {
+        const lost = Math.max(0, eff[Math.min(cachedLen, call.keep)]! - eff[Math.min(changedAt, cachedLen)]!);
+        rewritten += lost;
+        rewriteCost += lost * (writeRate - callRates.read);
+      }
     }
     cachedLen = ctx.length;
     expires = at + TTL_MS(ttl);
   });
-  return { cost, perCall, input, rates, read, written, stubbedAt, cachedParts, unpriced };
+  return {
+    cost,
+    perCall,
+    input,
+    rates,
+    read,
+    written,
+    stubbedAt,
+    cachedParts,
+    unpriced,
+    recorded_calls: recorded,
+    rewritten,
+    rewrite_usd: rewriteCost,
+  };
 }
 
 /**
@@ -195,4 +259,93 @@ export function traceTtl(trace: Trace): CacheTtl {
     hour += call.usage?.cache_write_1h ?? 0;
   }
   return hour > five ? "1h" : "5m";
+}
+
+/** One call billed from its recorded usage and the policy's change to its input. */
+interface RecordedBill {
+  cost: number;
+  input: number;
+  read: number;
+  rewritten: number;
+  rates: TokenRates;
+}
+
+/**
+ * A call priced from its recorded usage plus the policy's change, by position
+ * (docs/replay.md § The bill model): tokens a stub removes inside the prefix
+ * the call read from the cache come off the reads, beyond it off what the call
+ * wrote or paid uncached; at a call where the policy changed its history the
+ * cache reads at most up to the first change and the rest is written again. A
+ * miss the usage shows stays a miss. With no change this is the recorded bill.
+ */
+function fromRecorded(
+  usage: Usage,
+  changed: number,
+  length: number,
+  full: readonly number[],
+  eff: readonly number[],
+  priced: PricedRow,
+  ttl: CacheTtl,
+  mode: PricingMode,
+): RecordedBill {
+  const recordedTotal = recordedInput(usage);
+  const removed = full[length]! - eff[length]!;
+  const total = Math.max(0, recordedTotal - removed);
+  if (mode === "seed") {
+    const r = ratesAt(priced.row, total, ttl);
+    const rates = { ...r, read: r.in, write: r.in };
+    return { cost: total * r.in + usage.output * r.out, input: total, read: 0, rewritten: 0, rates };
+  }
+  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff));
+  // Only the policy's change makes the cache write again what it read; the clamp to the input's
+  // size below is the stubs themselves, taken off the reads.
+  const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
+  const rewritten = Math.max(0, readBefore - capped);
+  const read = Math.min(capped, total);
+  const writes = usage.cache_write_5m + usage.cache_write_1h;
+  const delta = total - read - (recordedTotal - usage.cache_read);
+  let written = writes;
+  let uncached = usage.input;
+  if (delta >= 0) {
+    if (explicitWrites(priced) && priced.row.prompt_cache !== false) written += delta;
+    else uncached += delta;
+  } else {
+    const fromWrites = Math.min(written, -delta);
+    written -= fromWrites;
+    uncached = Math.max(0, uncached + delta + fromWrites);
+  }
+  const hourShare = writes > 0 ? usage.cache_write_1h / writes : ttl === "1h" ? 1 : 0;
+  const billed: Usage = {
+    input: uncached,
+    cache_read: read,
+    cache_write_5m: written * (1 - hourShare),
+    cache_write_1h: written * hourShare,
+    output: usage.output,
+  };
+  const r = ratesAt(priced.row, total, ttl);
+  const writeRate = explicitWrites(priced) ? r.write : r.in;
+  return {
+    cost: recordedCost(billed, priced) ?? 0,
+    input: total,
+    read,
+    rewritten,
+    rates: { ...r, write: writeRate },
+  };
+}
+
+/** Tokens the policy removed before `tokens` (a length in keep-everything's positions). */
+function removedBefore(tokens: number, length: number, full: readonly number[], eff: readonly number[]): number {
+  if (tokens <= full[0]!) return 0;
+  if (tokens >= full[length]!) return full[length]! - eff[length]!;
+  let lo = 0;
+  let hi = length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (full[mid]! <= tokens) lo = mid;
+    else hi = mid;
+  }
+  const before = full[lo]! - eff[lo]!;
+  const part = full[lo + 1]! - full[lo]!;
+  const cut = full[lo + 1]! - eff[lo + 1]! - before;
+  return part > 0 ? before + (cut * (tokens - full[lo]!)) / part : before;
 }

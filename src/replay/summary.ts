@@ -22,6 +22,12 @@ export interface PolicyTotal {
   stubbed: number;
   recalls_detected: number;
   cache_writes_caused_tokens: number;
+  /** Where the difference comes from (detected end): saving = carry saved − cache rewrites − recall hops. */
+  carry_saved_usd: number;
+  cache_rewrites_usd: number;
+  recall_hops_usd: number;
+  /** Sessions where the policy costs more than keep-everything (detected end). */
+  sessions_costing_more: number;
   /** "saves" only when even the pessimistic end saves; "costs" when even the detected end loses. */
   verdict: "saves" | "costs" | "uncertain" | "no change";
 }
@@ -32,6 +38,10 @@ export interface ReplaySummary {
   skipped: number;
   calls: number;
   keep_everything_usd: number;
+  /** Keep-everything if caching were perfect (the modelled cache, blind to the recorded misses). */
+  ideal_cache_usd: number;
+  /** Sessions billed wholly or partly from calibrated estimates (no recorded usage). */
+  calibrated_sessions: number;
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number };
   policies: PolicyTotal[];
   tools: Record<
@@ -66,6 +76,8 @@ export class ReplayTotals {
   private skipped = 0;
   private calls = 0;
   private keep = 0;
+  private ideal = 0;
+  private calibrated = 0;
   private readonly check = { calls: 0, recorded_usd: 0, modelled_usd: 0 };
   private readonly policies = new Map<string, Omit<PolicyTotal, "saving_pct" | "verdict">>();
   private readonly tools: ReplaySummary["tools"] = byName();
@@ -78,6 +90,9 @@ export class ReplayTotals {
     }
     this.sessions++;
     this.calls += result.calls;
+    if (result.basis.calibrated_calls > 0) this.calibrated++;
+    const keepCost = result.policies.find((p) => p.name === "keep_everything")?.cost_usd ?? 0;
+    this.ideal += result.ideal_cache_usd ?? keepCost;
     if (result.check !== null) {
       this.check.calls += result.check.calls;
       this.check.recorded_usd += result.check.recorded_usd;
@@ -94,7 +109,15 @@ export class ReplayTotals {
         stubbed: 0,
         recalls_detected: 0,
         cache_writes_caused_tokens: 0,
+        carry_saved_usd: 0,
+        cache_rewrites_usd: 0,
+        recall_hops_usd: 0,
+        sessions_costing_more: 0,
       };
+      t.carry_saved_usd += p.decomposition.carry_saved_usd;
+      t.cache_rewrites_usd += p.decomposition.cache_rewrites_usd;
+      t.recall_hops_usd += p.decomposition.recall_hops_usd;
+      if (p.cost_usd > keepCost * (1 + 1e-9) + 1e-12) t.sessions_costing_more++;
       t.cost_usd += p.cost_usd;
       t.cost_pessimistic_usd += p.cost_pessimistic_usd;
       t.saving_usd = [t.saving_usd[0] + p.saving_usd[0], t.saving_usd[1] + p.saving_usd[1]];
@@ -126,6 +149,8 @@ export class ReplayTotals {
       skipped: this.skipped,
       calls: this.calls,
       keep_everything_usd: this.keep,
+      ideal_cache_usd: this.ideal,
+      calibrated_sessions: this.calibrated,
       check: {
         calls,
         recorded_usd,

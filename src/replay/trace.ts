@@ -73,7 +73,14 @@ export interface Trace {
   totals: RecordedTotals | null;
   /** What the parser decided that a reader should know (records skipped on purpose, fields absent). */
   notes: string[];
+  /** The session a subagent's file belongs to (Claude Code's `sessionId` on a sidechain file). */
+  parent?: string | null;
+  /** Whether the model was supplied by the user (`--model`) because the transcript names none. */
+  model_supplied?: boolean;
 }
+
+/** The model of a call whose transcript names none. */
+export const UNNAMED_MODEL = "unknown";
 
 /** Something that could not be read: where, and what was expected there. */
 export interface ParseIssue {
@@ -128,9 +135,14 @@ export class TraceBuilder {
   private readonly calls: ModelCall[] = [];
   private history: number[] = [];
   private previous: number[] = [];
+  /** The previous call's input is `previous` up to this length (later appends share the array). */
+  private previousLength = 0;
+  /** Whether the history was only appended to since the last call (then it extends that call's input). */
+  private appendedOnly = true;
   private readonly toolOf = new Map<string, string>();
   readonly notes: string[] = [];
   totals: RecordedTotals | null = null;
+  parent: string | null = null;
 
   constructor(
     private readonly format: TraceFormat,
@@ -168,22 +180,31 @@ export class TraceBuilder {
   /** Drops the history (a compaction): the next call keeps nothing of the previous input. */
   reset(): void {
     this.history = [];
+    this.appendedOnly = false;
   }
 
   /** Records a call whose input is the history as it stands. Returns its index. */
   call(model: string, at: number | null, usage: Usage | null, line: number): number {
     const input = this.history;
     let keep = 0;
-    const limit = Math.min(input.length, this.previous.length);
-    while (keep < limit && input[keep] === this.previous[keep]) keep++;
+    if (this.appendedOnly) keep = this.previousLength;
+    else {
+      // After a reset or a replaced history, the kept prefix is found by comparison.
+      const limit = Math.min(input.length, this.previousLength);
+      while (keep < limit && input[keep] === this.previous[keep]) keep++;
+    }
     this.calls.push({ model, at, keep, added: input.slice(keep), usage, output_chars: 0, line });
-    this.previous = input.slice();
+    // The input is shared, not copied: later parts are appended to a new array or to this one.
+    this.previous = input;
+    this.previousLength = input.length;
+    this.appendedOnly = true;
     return this.calls.length - 1;
   }
 
   /** Replaces the whole history with `ids` (a log that records each call's full input). */
   setHistory(ids: number[]): void {
     this.history = ids;
+    this.appendedOnly = false;
   }
 
   /** Characters of a part already added. */
@@ -195,6 +216,22 @@ export class TraceBuilder {
   output(chars: number): void {
     const last = this.calls[this.calls.length - 1];
     if (last !== undefined) last.output_chars += chars;
+  }
+
+  /** Adds characters to a call's own answer (a later record of the same answer). */
+  outputTo(call: number, chars: number): void {
+    const c = this.calls[call];
+    if (c !== undefined) c.output_chars += chars;
+  }
+
+  /** A call by index. */
+  callAt(call: number): ModelCall | undefined {
+    return this.calls[call];
+  }
+
+  /** How many calls so far. */
+  callCount(): number {
+    return this.calls.length;
   }
 
   /** The latest call, to attach usage reported after it. */
@@ -210,6 +247,7 @@ export class TraceBuilder {
       calls: this.calls,
       totals: this.totals,
       notes: this.notes,
+      parent: this.parent,
     };
   }
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parseTranscript, priceBook, replayTrace, type SeedRow, type TraceReplay } from "../../src/replay";
+import {
+  parseTranscript,
+  priceBook,
+  replayTrace,
+  TraceBuilder,
+  type SeedRow,
+  type TraceReplay,
+} from "../../src/replay";
 import seed from "../../pricing.seed.json" with { type: "json" };
 import {
   atifTrajectory,
@@ -86,5 +93,28 @@ describe("the bill model", () => {
     });
     expect(scheduled("m", Date.parse("2026-12-31T23:59:59Z"))?.row.input).toBe(1);
     expect(scheduled("m", Date.parse("2027-01-01T00:00:00Z"))?.row.input).toBe(3);
+  });
+});
+
+describe("a compaction the transcript does not mark", () => {
+  it("is named in the notes when a call's recorded input falls below half the previous one's", () => {
+    const b = new TraceBuilder("claude-code", "unmarked");
+    const u = (read: number, write: number) => ({
+      input: 3,
+      cache_read: read,
+      cache_write_5m: write,
+      cache_write_1h: 0,
+      output: 10,
+    });
+    b.add({ kind: "user", text: "go" });
+    b.call("claude-sonnet-4-5", Date.parse("2026-11-01T10:00:00Z"), u(0, 40_000), 0);
+    b.add({ kind: "assistant", text: "more" });
+    b.call("claude-sonnet-4-5", Date.parse("2026-11-01T10:01:00Z"), u(40_000, 500), 1);
+    b.add({ kind: "assistant", text: "after an unmarked compaction" });
+    b.call("claude-sonnet-4-5", Date.parse("2026-11-01T10:02:00Z"), u(0, 9_000), 2);
+    const r = replayTrace(b.finish(), prices) as TraceReplay;
+    expect(r.notes).toContain(
+      "1 calls whose recorded input fell by more than half with no compaction in the transcript: the modelled history may hold parts the real input had dropped",
+    );
   });
 });

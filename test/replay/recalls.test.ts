@@ -68,15 +68,44 @@ describe("recall detection", () => {
     expect(targetOf("grep -n foo lib/util.js").files).toEqual(["lib/util.js"]);
   });
 
-  it("charges a masking policy the recalls it caused, by rule and by tool", () => {
+  it("charges no recall for a re-read or re-run: the transcript already pays for it under every policy", () => {
     const r = replayTrace(session().trace, prices, [
       keepEverything(),
       observationMask({ keep_last: 0 }),
     ]) as TraceReplay;
     const mask = r.policies[1]!;
     expect(mask.stubbed).toBe(4);
-    expect(mask.recalls).toEqual({ detected: 2, pessimistic: 4, by_rule: { same_file: 1, same_command: 1 } });
-    expect(mask.tools).toEqual({ Read: { stubbed: 2, recalls: 1 }, Bash: { stubbed: 2, recalls: 1 } });
+    // Each rule's finds are reported; the re-read of src/a.py and the second `ls -la` are charged nothing.
+    expect(mask.recalls).toEqual({
+      detected: 0,
+      pessimistic: 4,
+      by_rule: {},
+      found_by_rule: { same_file: 1, same_command: 1 },
+    });
+    expect(mask.decomposition.recall_hops_usd).toBe(0);
+    expect(mask.tools).toEqual({ Read: { stubbed: 2, recalls: 0 }, Bash: { stubbed: 2, recalls: 0 } });
+  });
+
+  it("charges a recall where a later answer quotes a line only the stubbed output held, never fetched again", () => {
+    const b = new TraceBuilder("claude-code", "quoted");
+    b.add({ kind: "user", text: "Find the checksum." });
+    b.call("m", t0, null, 0);
+    b.add({ kind: "tool_call", text: '{"command":"grep -rn checksum ."}', tool: "Bash", call_id: "g" });
+    b.add({ kind: "tool_output", text: `src/a.py\n${LINE}`, call_id: "g" });
+    b.call("m", t0 + 60_000, null, 1);
+    b.add({ kind: "assistant", text: "Looking around." });
+    b.call("m", t0 + 120_000, null, 2);
+    b.add({ kind: "assistant", text: `The culprit:\n${LINE}` });
+    b.call("m", t0 + 180_000, null, 3);
+    const r = replayTrace(b.finish(), prices, [keepEverything(), observationMask({ keep_last: 0 })]) as TraceReplay;
+    const mask = r.policies[1]!;
+    expect(mask.recalls).toEqual({
+      detected: 1,
+      pessimistic: 1,
+      by_rule: { quoted_line: 1 },
+      found_by_rule: { quoted_line: 1 },
+    });
+    expect(mask.decomposition.recall_hops_usd).toBeGreaterThan(0);
   });
 });
 

@@ -12,7 +12,7 @@
  * one call: its input is every step before it; its observations come after
  * it. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "../trace";
 import { jsonDocument, type ParseResult } from "./lines";
 
 /**
@@ -29,8 +29,11 @@ export function parseAtif(text: string, path: string): ParseResult {
     return { trace: null, issues };
   }
   const agent = isRecord(doc.agent) ? doc.agent : {};
-  const defaultModel = typeof agent.model_name === "string" ? agent.model_name : null;
+  // ATIF names it `model_name`; early writers (ATIF 1.4 without the prefix) `model`.
+  const defaultModel =
+    typeof agent.model_name === "string" ? agent.model_name : typeof agent.model === "string" ? agent.model : null;
   const b = new TraceBuilder("atif", typeof doc.session_id === "string" ? doc.session_id : path);
+  let unnamed = false;
   doc.steps.forEach((step, index) => {
     if (!isRecord(step) || typeof step.source !== "string") {
       issues.push({ path, line: null, expected: `steps[${index}]: an object with "source"` });
@@ -39,9 +42,11 @@ export function parseAtif(text: string, path: string): ParseResult {
     const message = textOf(step.message);
     if (step.source === "agent") {
       const model = typeof step.model_name === "string" ? step.model_name : defaultModel;
-      if (model === null)
-        issues.push({ path, line: null, expected: `steps[${index}]: "model_name" (or agent.model_name)` });
-      b.call(model ?? "unknown", instant(step.timestamp), metricsUsage(step.metrics), index);
+      if (model === null && !unnamed) {
+        unnamed = true;
+        b.notes.push('the transcript names no model (no "model_name" on a step, no agent.model_name)');
+      }
+      b.call(model ?? UNNAMED_MODEL, instant(step.timestamp), metricsUsage(step.metrics), index);
       if (typeof step.reasoning_content === "string" && step.reasoning_content !== "")
         b.output(b.chars(b.add({ kind: "assistant", text: step.reasoning_content })));
       if (message !== "") b.output(b.chars(b.add({ kind: "assistant", text: message })));

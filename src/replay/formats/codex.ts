@@ -11,7 +11,7 @@
  * after an input item is one call; a token_count whose totals did not move is
  * a repeat and is not counted twice. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "../trace";
 import { jsonLines, type ParseResult } from "./lines";
 
 const MODEL_OUTPUTS = new Set([
@@ -70,8 +70,8 @@ export function parseCodex(text: string, path: string): ParseResult {
         const output = MODEL_OUTPUTS.has(kind) || (kind === "message" && p.role === "assistant");
         if (output && !inCall) {
           if (model === null) {
-            issues.push({ path, line, expected: 'a "turn_context" naming the model before the first model output' });
-            model = "unknown";
+            b.notes.push('the transcript names no model (no "turn_context" before the first model output)');
+            model = UNNAMED_MODEL;
           }
           b.call(model, at, null, line);
           inCall = true;

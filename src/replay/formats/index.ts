@@ -6,7 +6,7 @@
  * never from a guess that could read one format as another. A file that is
  * none of them is reported with what was expected. Pure.
  */
-import type { ParseIssue, TraceFormat } from "../trace";
+import { UNNAMED_MODEL, type ParseIssue, type TraceFormat } from "../trace";
 import { parseAtif } from "./atif";
 import { parseClaudeCode } from "./claude-code";
 import { parseCodex } from "./codex";
@@ -27,6 +27,10 @@ const PARSERS: Record<TraceFormat, (text: string, path: string) => ParseResult> 
 
 const CODEX_TYPES = new Set(["session_meta", "turn_context", "response_item", "event_msg", "compacted"]);
 const CLAUDE_TYPES = new Set(["user", "assistant", "summary", "system", "file-history-snapshot"]);
+// Fields every Claude Code record type carries (a new type too): a first line of any type is recognised.
+const CLAUDE_KEYS = ["sessionId", "uuid", "leafUuid", "messageId"];
+const isClaudeRecord = (r: Record<string, unknown>) =>
+  typeof r.type === "string" && (CLAUDE_KEYS.some((k) => k in r) || (CLAUDE_TYPES.has(r.type) && "message" in r));
 
 /** What every format looks like, for the report on a file that is none of them. */
 export const EXPECTED_FORMATS =
@@ -53,12 +57,7 @@ export function detectFormat(text: string): TraceFormat | null {
     const record = value as Record<string, unknown>;
     if (record.trace === OFFLOAD_LOG_MARKER) return "offload-log";
     if (typeof record.type === "string" && CODEX_TYPES.has(record.type) && "payload" in record) return "codex";
-    if (
-      typeof record.type === "string" &&
-      CLAUDE_TYPES.has(record.type) &&
-      ("sessionId" in record || "uuid" in record || "leafUuid" in record)
-    )
-      return "claude-code";
+    if (isClaudeRecord(record)) return "claude-code";
     return null;
   }
   return null;
@@ -67,15 +66,29 @@ export function detectFormat(text: string): TraceFormat | null {
 function documentFormat(doc: unknown): TraceFormat | null {
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) return null;
   const d = doc as Record<string, unknown>;
-  if (typeof d.schema_version === "string" && d.schema_version.startsWith("ATIF") && Array.isArray(d.steps))
+  // Early ATIF writers put a bare version ("1.4"): steps with a source and an agent say the rest.
+  if (
+    typeof d.schema_version === "string" &&
+    Array.isArray(d.steps) &&
+    (d.schema_version.startsWith("ATIF") || (typeof d.agent === "object" && d.agent !== null))
+  )
     return "atif";
-  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d)) return "swe-agent";
+  if (Array.isArray(d.history) && ("trajectory" in d || "info" in d || isSweAgentHistory(d.history)))
+    return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
   // A one-line JSONL file parses as a document too.
   if (d.trace === OFFLOAD_LOG_MARKER) return "offload-log";
   if (typeof d.type === "string" && CODEX_TYPES.has(d.type) && "payload" in d) return "codex";
-  if (typeof d.type === "string" && CLAUDE_TYPES.has(d.type) && ("sessionId" in d || "uuid" in d)) return "claude-code";
+  if (isClaudeRecord(d)) return "claude-code";
   return null;
+}
+
+// A demonstration file holds only `history`: entries with a role and SWE-agent's own fields.
+function isSweAgentHistory(history: unknown[]): boolean {
+  const first = history[0];
+  return (
+    typeof first === "object" && first !== null && "role" in first && ("message_type" in first || "agent" in first)
+  );
 }
 
 function tryJson(text: string): unknown {
@@ -86,6 +99,12 @@ function tryJson(text: string): unknown {
   }
 }
 
+/** What the user supplies that a transcript may lack. */
+export interface TranscriptOptions {
+  /** The model to price a transcript that names none (`--model`). */
+  model?: string;
+}
+
 /**
  * Parses a transcript in the format given, or the one detected.
  *
@@ -93,16 +112,27 @@ function tryJson(text: string): unknown {
  * parseTranscript(text, "~/.codex/sessions/2026/11/01/rollout-x.jsonl").trace?.format // "codex"
  * parseTranscript("hello", "notes.txt").issues[0].expected // "a Claude Code session (…) …"
  */
-export function parseTranscript(text: string, path: string, format?: TraceFormat): ParseResult {
+export function parseTranscript(
+  text: string,
+  path: string,
+  format?: TraceFormat,
+  options: TranscriptOptions = {},
+): ParseResult {
   const chosen = format ?? detectFormat(text);
   if (chosen === null) {
     const issue: ParseIssue = { path, line: null, expected: EXPECTED_FORMATS };
     return { trace: null, issues: [issue] };
   }
   const result = PARSERS[chosen](text, path);
-  if (result.trace !== null && result.trace.calls.length === 0) {
+  const trace = result.trace;
+  if (trace !== null && trace.calls.length === 0) {
     result.issues.push({ path, line: null, expected: `at least one model call in this ${chosen} transcript` });
     return { trace: null, issues: result.issues };
+  }
+  if (trace !== null && options.model !== undefined && trace.calls.some((c) => c.model === UNNAMED_MODEL)) {
+    for (const call of trace.calls) if (call.model === UNNAMED_MODEL) call.model = options.model;
+    trace.model_supplied = true;
+    trace.notes.push(`priced as ${options.model} (--model): the transcript names no model`);
   }
   return result;
 }

@@ -12,7 +12,7 @@
  * is an observation: its tool is the function called, or the command's
  * first word. Neither format has timestamps. Pure.
  */
-import { count, isRecord, textOf, TraceBuilder, type ParseIssue, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "../trace";
 import { jsonDocument, type ParseResult } from "./lines";
 
 /**
@@ -31,11 +31,7 @@ export function parseSweAgent(text: string, path: string): ParseResult {
   const b = new TraceBuilder("swe-agent", sessionName(path));
   const model = modelOfSweAgent(doc);
   if (model === null)
-    issues.push({
-      path,
-      line: null,
-      expected: 'the model name in "replay_config" (agent.model.name) or "info.model_stats"',
-    });
+    b.notes.push('the transcript names no model (no "replay_config" agent.model.name, no "info.model_name")');
   let command = "";
   doc.history.forEach((entry, index) => {
     if (!isRecord(entry)) {
@@ -45,7 +41,7 @@ export function parseSweAgent(text: string, path: string): ParseResult {
     const content = textOf(entry.content);
     const role = entry.role;
     if (role === "assistant") {
-      b.call(model ?? "unknown", null, null, index);
+      b.call(model ?? UNNAMED_MODEL, null, null, index);
       const calls = Array.isArray(entry.tool_calls) ? entry.tool_calls.filter(isRecord) : [];
       // A text-mode action is the command inside the answer: a tool call of its own, the characters split.
       const action =
@@ -112,10 +108,11 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
   const info = isRecord(doc.info) ? doc.info : {};
   const config = isRecord(info.config) && isRecord(info.config.model) ? info.config.model : {};
   const model = typeof config.model_name === "string" ? config.model_name : null;
-  if (model === null) issues.push({ path, line: null, expected: '"info.config.model.model_name"' });
   const b = new TraceBuilder("mini-swe-agent", sessionName(path));
+  if (model === null) b.notes.push('the transcript names no model (no "info.config.model.model_name")');
   let command = "";
   let observations = 0;
+  let timed = 0;
   doc.messages.forEach((message, index) => {
     if (!isRecord(message) || typeof message.role !== "string") {
       issues.push({ path, line: null, expected: `messages[${index}]: an object with "role" and "content"` });
@@ -125,7 +122,8 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
     if (message.role === "assistant") {
       const extra = isRecord(message.extra) ? message.extra : {};
       const response = isRecord(extra.response) ? extra.response : {};
-      b.call(model ?? "unknown", null, litellmUsage(response.usage), index);
+      b.call(model ?? UNNAMED_MODEL, instant(response.created), litellmUsage(response.usage), index);
+      if (response.created !== undefined) timed++;
       command = bashBlock(content);
       const commandChars = command.length;
       b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - commandChars })));
@@ -142,7 +140,7 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
   });
   const stats = isRecord(info.model_stats) ? info.model_stats : null;
   if (stats !== null) b.totals = { cost_usd: count(stats.instance_cost), api_calls: count(stats.api_calls) };
-  b.notes.push("no timestamps: the cache is assumed never to expire");
+  if (timed === 0) b.notes.push("no timestamps: the cache is assumed never to expire");
   return { trace: b.finish(), issues };
 }
 
