@@ -19,6 +19,8 @@ const POLICIES = [
   "size_only",
   "deepagents_evict",
   "claude_code_persist",
+  "headroom_net_cost",
+  "frozen_compaction",
 ];
 const story = { turns: 24, outputChars: (k: number) => (k % 4 === 0 ? 60_000 : 6_000) };
 
