@@ -92,7 +92,7 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
       });
     if (input.hook_event_name === "SessionEnd") {
       if (typeof input.transcript_path !== "string") return "";
-      await reportTranscript(
+      const report = await reportTranscript(
         gate,
         {
           text: await readFile(input.transcript_path, "utf8"),
@@ -105,6 +105,9 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
         },
         onError,
       );
+      await store
+        .recordReport({ outcomes: report.outcomes?.ok ?? null, session: report.session?.ok ?? null })
+        .catch(onError);
       return "";
     }
     if (input.hook_event_name !== "PostToolUse" || typeof input.tool_use_id !== "string") return "";

@@ -8,7 +8,7 @@
  * the TTL, then the oldest others while the root is over the cap; an output
  * that would not fit is not stubbed.
  */
-import { appendFile, mkdir, readdir, readFile, rm, stat } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { directoryRecallStore } from "./recall-dir.js";
 import type { RecallStore } from "./recall-store.js";
@@ -31,6 +31,8 @@ export interface HookDecision {
 }
 
 const DECISIONS = "decisions.jsonl";
+/** What the session's end reported (HookStore.recordReport). */
+export const REPORT = "report.json";
 
 /**
  * The store's options from the environment.
@@ -109,6 +111,15 @@ export class HookStore {
   async record(decision: HookDecision): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     await appendFile(join(this.dir, DECISIONS), `${JSON.stringify(decision)}\n`, "utf8");
+  }
+
+  /**
+   * Notes that the session's end was reported, and whether the gate took it: `report.json`
+   * tells a user (or a test) that the session's outcomes and bill left, without asking the gate.
+   */
+  async recordReport(report: { outcomes: boolean | null; session: boolean | null }): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFile(join(this.dir, REPORT), `${JSON.stringify(report)}\n`, "utf8");
   }
 
   /** The decisions recorded, each id once (its first line); a broken line is skipped. */

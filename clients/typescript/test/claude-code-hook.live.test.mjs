@@ -6,10 +6,11 @@
 // test's own process: the hook and the recall server are the package's
 // `offload-gate-hook` command, as a user's settings would run it.
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { query } from "@anthropic-ai/claude-agent-sdk";
 import { createGateClient } from "offload-gate-client";
@@ -47,7 +48,8 @@ function project(recallDir) {
       enableAllProjectMcpServers: true,
       hooks: {
         PostToolUse: [{ hooks: [{ type: "command", command: hook }] }],
-        SessionEnd: [{ hooks: [{ type: "command", command: hook }] }],
+        // Claude Code gives SessionEnd hooks 1.5 s unless the hook states its own timeout (seconds, up to 60).
+        SessionEnd: [{ hooks: [{ type: "command", command: hook, timeout: 30 }] }],
       },
     }),
   );
@@ -136,6 +138,15 @@ describe("Claude Code by its own hooks against the local gate", { skip, concurre
     // The session's end reported the decision's outcome and the bill, from the transcript.
     const gate = createGateClient({ baseUrl, apiKey, timeoutMs: 10_000 });
     const sessionDir = join(recallDir, Buffer.from(sessionId, "utf8").toString("hex"));
+    // Claude Code may return from query() while its SessionEnd hook still runs: wait (30 s at most)
+    // for the hook's own note that it reported, then check what it sent.
+    const reportFile = join(sessionDir, "report.json");
+    for (let waited = 0; !existsSync(reportFile) && waited < 30_000; waited += 100) await delay(100);
+    assert.deepEqual(
+      JSON.parse(readFileSync(reportFile, "utf8")),
+      { outcomes: true, session: true },
+      "the session's end reported its outcomes and its bill, and the gate took both",
+    );
     const [decision] = readFileSync(join(sessionDir, "decisions.jsonl"), "utf8").trim().split("\n").map(JSON.parse);
     assert.deepEqual([decision.id, decision.tool, decision.fire], ["toolu_cc_01", "Bash", true]);
     const again = await gate.reportOutcomes([
