@@ -145,7 +145,10 @@ describe("a plan's and a clearing's recall placement in the ledger", () => {
       recall_placement: "in_place",
       session_id: "clearing-in-place",
     });
-    const unnamed = await call("/v1/context-management", { ...WORKED_EXAMPLE_CLEARING, session_id: "clearing-default" });
+    const unnamed = await call("/v1/context-management", {
+      ...WORKED_EXAMPLE_CLEARING,
+      session_id: "clearing-default",
+    });
     expect((await stored(inPlace.decision_id)).recall_placement).toBe("in_place");
     expect((await stored(unnamed.decision_id)).recall_placement).toBeNull();
   });
