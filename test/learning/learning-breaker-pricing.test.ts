@@ -74,4 +74,38 @@ describe("the realized-net breaker prices as the gate decided", () => {
     expect(shown.interval[1]).toBeLessThan(0);
     expect(evidence).toEqual(shown);
   });
+
+  it("judges an in_place tenant's retroactive stubs with the in_place hop, which loses where appending would win", async () => {
+    // 200,000 tokens stubbed behind 40,000 cached ones, h 4, every turn cached, nine sessions in ten recalled.
+    // By hand (Opus, q 1): kept, 200,000 × 4 × $0.5/M = 0.4; the suffix written again, 40,000 × $5.75/M = 0.23;
+    // the stub 200 × $7.75/M; a recall 2,000 × $6.25/M + 500 × $25/M plus the 40,000 after the stub, read
+    // appended ($0.5/M: +0.12345 a recalled session) or written in place ($6.25/M: −0.10655); unrecalled +0.16845.
+    const request = {
+      output_tokens: 200_000,
+      horizon: 4,
+      recall_probability: 0,
+      context_tokens: 0,
+      cache_hit_rate: 0.9,
+      offload_at: "retroactive",
+      suffix_tokens: 40_000,
+    };
+    const judged = async (placement: "append" | "in_place") => {
+      await reset();
+      await resetState();
+      await putRow("claude-opus-4-6", OPUS);
+      await putConfig({ pricing_mode: "cache_aware", holdout_fraction: 0, learning_explore_fraction: 0 });
+      await play({ ...request, recall_placement: placement }, () => ({ cached_turns: 4 }));
+      await refresh();
+      const view = await (await adminCall("GET", "/v1/admin/learning?tenant=default")).json<any>();
+      return view.tools.find((t: any) => t.tool_name === TOOL).breaker.evidence;
+    };
+    const appended = await judged("append");
+    const inPlace = await judged("in_place");
+    expect(inPlace.priced).toEqual({ seed: 0, cache_reported: 40, cache_as_priced: 0 });
+    // The session means: 0.9 × 0.12345 + 0.1 × 0.16845 and 0.9 × −0.10655 + 0.1 × 0.16845.
+    expect(appended.estimate).toBeCloseTo(0.12795, 6);
+    expect(inPlace.estimate).toBeCloseTo(-0.07905, 6);
+    expect(inPlace.verdict).toBe("losing");
+    expect(appended.verdict).not.toBe("losing");
+  });
 });

@@ -1,9 +1,10 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ledgerShard } from "../../src/ledger";
 import { ledgerFailures } from "../../src/ledger/transport/client";
 import { queueFailures } from "../../src/ledger/transport/queue";
+import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import worker from "../../src/index";
 import { forgetPricing } from "../../src/store/read";
@@ -89,6 +90,59 @@ describe("queued ledger writes: gate → LEDGER_QUEUE → consumer → shard", (
     }
     expect(ledgerFailures.errors).toBe(errors);
     expect(await arrived(tool, 5)).toBe(5);
+  });
+
+  it("carries each decision's recall_placement through the queue: in_place kept, append and unnamed stored as NULL", async () => {
+    const tool = uniqueTool("placement");
+    await putGateConfig({ pricing_mode: "cache_aware" });
+    forgetPricing();
+    try {
+      const gate = {
+        model_name: "claude-opus-4-6",
+        output_tokens: 20_000,
+        context_tokens: 60_000,
+        offload_at: "retroactive",
+        suffix_tokens: 30_000,
+        tool_name: tool,
+      };
+      const broken = { LEDGER: env.LEDGER_THROWING };
+      const calls = [
+        await callWith("/v1/gate", { ...gate, recall_placement: "in_place", session_id: `g-${tool}` }, broken),
+        await callWith("/v1/gate", { ...gate, recall_placement: "append", session_id: `a-${tool}` }, broken),
+        await callWith("/v1/gate", { ...gate, session_id: `u-${tool}` }, broken),
+        await callWith(
+          "/v1/plan",
+          { ...WORKED_EXAMPLE_P1, recall_placement: "in_place", tool_name: tool, session_id: `p-${tool}` },
+          broken,
+        ),
+        await callWith(
+          "/v1/context-management",
+          { ...WORKED_EXAMPLE_CLEARING, recall_placement: "in_place", tool_name: tool, session_id: `c-${tool}` },
+          broken,
+        ),
+      ];
+      const sessions: Record<string, string | null> = {};
+      for (const call of calls) {
+        expect(call.res.status).toBe(200);
+        await waitOnExecutionContext(call.ctx);
+      }
+      expect(await arrived(tool, calls.length)).toBe(calls.length);
+      for (let shard = 0; shard < SHARDS; shard++)
+        await runInDurableObject(ledgerShard(env.LEDGER, TENANT, shard), (_instance, state) => {
+          // A shard no decision reached has no tables.
+          if (state.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'decisions'").toArray().length === 0)
+            return;
+          for (const row of state.storage.sql.exec<{ session_id: string; recall_placement: string | null }>(
+            "SELECT session_id, recall_placement FROM decisions WHERE tool_name = ?",
+            tool,
+          ))
+            sessions[row.session_id.split("-")[0]!] = row.recall_placement;
+        });
+      expect(sessions).toEqual({ g: "in_place", a: null, u: null, p: "in_place", c: "in_place" });
+    } finally {
+      await env.PRICING.delete("config:gate");
+      forgetPricing();
+    }
   });
 
   it("writes straight to the shards without the binding, as before the queue", async () => {

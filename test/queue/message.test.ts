@@ -14,6 +14,20 @@ describe("a ledger queue message", () => {
     expect(parseLedgerMessage(JSON.parse(JSON.stringify(built)))).toEqual({ ok: true, message: built, shard: 3 });
   });
 
+  it("carries an in_place recall_placement, reads one from before it was carried as appended, and refuses any other", () => {
+    const inputs = seedDecision().inputs;
+    const inPlace = message(5, { pricing_mode: "cache_aware", inputs: { ...inputs, recall_placement: "in_place" } });
+    expect(parseLedgerMessage(JSON.parse(JSON.stringify(inPlace)))).toEqual({ ok: true, message: inPlace, shard: 1 });
+    const older = message(6);
+    expect("recall_placement" in older.decision.inputs).toBe(false);
+    expect(parseLedgerMessage(JSON.parse(JSON.stringify(older)))).toMatchObject({ ok: true, message: older });
+    const wrong = message(7, { inputs: { ...inputs, recall_placement: "sideways" } });
+    expect(parseLedgerMessage(JSON.parse(JSON.stringify(wrong)))).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("decision.inputs.recall_placement"),
+    });
+  });
+
   it("keeps sendBatch calls within 100 messages and 256 KB, in order", () => {
     const many = Array.from({ length: 250 }, (_, n) => message(n));
     const { batches, oversized } = chunkMessages(many);

@@ -53,6 +53,7 @@ export function planRealizedNet(
       recall_probability: inputs.recall_probability,
       cache_hit_rate: q,
       cache_ttl: inputs.cache_ttl ?? "5m",
+      recall_placement: inputs.recall_placement ?? "append",
       large_offload_threshold_tokens: plan.large_offload_threshold_tokens,
       stub_tokens: inputs.stub_tokens,
       recall_input_tokens: inputs.recall_input_tokens,

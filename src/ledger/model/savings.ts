@@ -9,6 +9,7 @@ import {
   type CacheTtl,
   type OffloadAt,
   type PricingMode,
+  type RecallPlacement,
 } from "../../gate";
 
 /**
@@ -34,6 +35,11 @@ export interface DecisionInputs {
   suffix_tokens?: number;
   /** The cache write the decision priced (cache_aware); absent: the 5-minute write. */
   cache_ttl?: CacheTtl;
+  /**
+   * Where the decision priced the recall hop's original (docs/design/economics.md §4.2): set only
+   * for "in_place"; absent: appended, the default, so a record that never named it is unchanged.
+   */
+  recall_placement?: RecallPlacement;
 }
 
 /** One decision as the ledger keeps it, with the row that priced it. */
@@ -103,7 +109,7 @@ export function realizedCacheHitRate(outcome: OutcomeReport): number | null {
 /**
  * What the decision most likely made or cost, whatever mode decided it: the
  * cache-aware formula with the row that priced it (and, for a cache-aware
- * decision, its own placement and cache write), at h = turns_after,
+ * decision, its own placement, cache write and recall placement), at h = turns_after,
  * q = q̂ (else the decision's q) and P = the decision's context, else the
  * outcome's, else 0. A fired decision is priced at p = 1 if recalled else 0:
  * its realized net. One that did not fire is priced at its prior p: the
@@ -140,6 +146,7 @@ export function realizedNet(decision: LedgerDecision, outcome: OutcomeReport): n
     offloadAt: inputs.offload_at ?? "entry",
     suffixTokens: inputs.offload_at === "retroactive" ? (inputs.suffix_tokens ?? 0) : 0,
     cacheTtl: inputs.cache_ttl ?? "5m",
+    recallPlacement: inputs.recall_placement ?? "append",
   }).net;
 }
 

@@ -102,6 +102,9 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
     for (const [table, column] of GATE_NET_COLUMNS) addColumn(sql, table, column);
     if (fresh) sql.exec(GATE_NET_BACKFILL);
   },
+  // 11: where a decision priced the recall hop's original (docs/design/economics.md §4.2): "in_place",
+  // or NULL for appended, the default, so every older row reads and prices as it did.
+  (sql) => addColumn(sql, "decisions", "recall_placement TEXT"),
 ];
 
 /**

@@ -54,6 +54,8 @@ export function decisionOf(row: DecisionRow): LedgerDecision {
         ? { offload_at: "retroactive" as const, suffix_tokens: row.suffix_tokens ?? 0 }
         : {}),
       ...(row.cache_ttl === "1h" ? { cache_ttl: "1h" as const } : {}),
+      // NULL (every row before schema 11) is appended, the default: such a row reads as before.
+      ...(row.recall_placement === "in_place" ? { recall_placement: "in_place" as const } : {}),
     },
     row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(row.row_json),
     ...(typeof row.plan === "string" ? { plan: JSON.parse(row.plan) } : {}),

@@ -70,6 +70,7 @@ export function storeDecisions(
       i.suffix_tokens ?? null,
       i.cache_ttl ?? null,
       d.plan === undefined ? null : JSON.stringify(d.plan),
+      i.recall_placement === "in_place" ? "in_place" : null,
     ).rowsWritten;
     if (written === 0) continue;
     const hour = d.at - (d.at % HOUR_MS);

@@ -14,8 +14,8 @@ import { CLUSTER_TOTALS } from "./rollup-sql";
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
   cache_hit_rate, context_tokens, stub_tokens, recall_input_tokens, recall_output_tokens, row_id,
-  offload_at, suffix_tokens, cache_ttl, plan)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  offload_at, suffix_tokens, cache_ttl, plan, recall_placement)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A decision with its row, for pricing an outcome. */
 export const SELECT_DECISION = `SELECT d.*, r.json AS row_json FROM decisions d
@@ -47,6 +47,8 @@ export type DecisionRow = {
   suffix_tokens: number | null;
   cache_ttl: string | null;
   plan: string | null;
+  /** NULL: appended (rows from before schema 11, and every decision that did not price "in_place"). */
+  recall_placement: string | null;
   row_json: string | null;
 };
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES } from "../../gate/constants";
+import { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, RECALL_PLACEMENTS } from "../../gate/constants";
 import { DECISION_ID_PATTERN, shardOfDecisionId } from "../model/ids";
 import type { LedgerMessage } from "./message";
 
@@ -38,6 +38,8 @@ const DecisionSchema = z.object({
     offload_at: z.enum(OFFLOAD_AT).optional(),
     suffix_tokens: finite.optional(),
     cache_ttl: z.enum(CACHE_TTLS).optional(),
+    // Absent in messages from before it was carried, and for every appended decision.
+    recall_placement: z.enum(RECALL_PLACEMENTS).optional(),
   }),
   // Stored as JSON, as the gate built them.
   row: z.record(z.string(), z.unknown()).nullable(),

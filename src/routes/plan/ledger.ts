@@ -106,6 +106,8 @@ export function planRecord(
       offload_at: "retroactive",
       suffix_tokens: 0,
       cache_ttl: resolved.cache_ttl,
+      // Only "in_place" is kept: appended is the default, so an appended record is as it always was.
+      ...(resolved.recall_placement === "in_place" ? { recall_placement: "in_place" as const } : {}),
     },
     row: input.row === null ? null : pricesOf(input.row),
     plan: verdict.plan,

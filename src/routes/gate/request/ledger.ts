@@ -73,6 +73,8 @@ export function assignDecision(input: LedgerInput): {
         ? {}
         : { offload_at: inputs.offload_at, suffix_tokens: inputs.suffix_tokens ?? 0 }),
       ...(inputs.cache_ttl === undefined ? {} : { cache_ttl: inputs.cache_ttl }),
+      // Only "in_place" is kept: appended is the default, so an appended record is as it always was.
+      ...(inputs.recall_placement === "in_place" ? { recall_placement: "in_place" as const } : {}),
     },
     row: input.row === null ? null : pricesOf(input.row),
   };
