@@ -26,6 +26,21 @@ import { reportTranscript } from "./transcript-report.js";
 /** The recall tool as Claude Code's model sees it: the `offload` server of `.mcp.json`, its `recall_tool_output`. */
 export const CLAUDE_CODE_RECALL_TOOL = "mcp__offload__recall_tool_output";
 
+/**
+ * The gate a hook asks, from the environment the agent's CLI gives its hooks (as the Python client
+ * reads it): `OFFLOAD_GATE_URL`, `OFFLOAD_GATE_API_KEY`, `OFFLOAD_GATE_TIMEOUT_MS` (2 s by default).
+ *
+ * @example
+ * const gate = hookGate({ OFFLOAD_GATE_URL: "http://127.0.0.1:8787" });
+ */
+export function hookGate(env: NodeJS.ProcessEnv): GateClient {
+  return createGateClient({
+    baseUrl: env.OFFLOAD_GATE_URL,
+    apiKey: env.OFFLOAD_GATE_API_KEY,
+    timeoutMs: Number(env.OFFLOAD_GATE_TIMEOUT_MS) || 2_000,
+  });
+}
+
 /** What the hook reads of Claude Code's hook input. */
 interface HookInput {
   hook_event_name?: string;
@@ -83,13 +98,7 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
     const storeOptions = hookStoreOptions(env);
     if (storeOptions === null || typeof input.session_id !== "string") return "";
     const store = new HookStore(storeOptions, input.session_id);
-    const gate =
-      options.gate ??
-      createGateClient({
-        baseUrl: env.OFFLOAD_GATE_URL,
-        apiKey: env.OFFLOAD_GATE_API_KEY,
-        timeoutMs: Number(env.OFFLOAD_GATE_TIMEOUT_MS) || 2_000,
-      });
+    const gate = options.gate ?? hookGate(env);
     if (input.hook_event_name === "SessionEnd") {
       if (typeof input.transcript_path !== "string") return "";
       const report = await reportTranscript(

@@ -15,8 +15,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { createGateClient } from "./index.js";
-import type { HookEnv } from "./hook-claude-code.js";
+import { type HookEnv, hookGate } from "./hook-claude-code.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
 import { OffloadSession } from "./session.js";
 
@@ -86,13 +85,7 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     const model = env.OFFLOAD_GATE_MODEL || last?.model;
     if (!model) return "";
     const store = new HookStore(storeOptions, input.session_id);
-    const gate =
-      options.gate ??
-      createGateClient({
-        baseUrl: env.OFFLOAD_GATE_URL,
-        apiKey: env.OFFLOAD_GATE_API_KEY,
-        timeoutMs: Number(env.OFFLOAD_GATE_TIMEOUT_MS) || 2_000,
-      });
+    const gate = options.gate ?? hookGate(env);
     const session = new OffloadSession({
       gate,
       model,
