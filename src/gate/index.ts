@@ -10,6 +10,7 @@ export * from "./curve";
 export * from "./decision";
 export * from "./gaps";
 export * from "./knapsack";
+export * from "./level-sums";
 export * from "./lifecycle";
 export * from "./holdout";
 export * from "./outcome";

@@ -29,7 +29,7 @@
  */
 import type { LearnedValue } from "../store/learning";
 import { own } from "../store/names";
-import type { SizeBand } from "../store/bands";
+import type { SizeBand } from "../gate";
 import { emptySums, learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
 
 /** The levels one decision reads from a published value, each present or not. */

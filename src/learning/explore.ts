@@ -10,7 +10,7 @@
  * @module
  */
 import { normalQuantile, unitHash } from "../ledger";
-import { LEARNED_RANGES } from "./bounds";
+import { LEARNED_RANGES } from "./pool";
 import type { PooledField } from "./pool";
 import { betaQuantile } from "./ranges";
 

@@ -7,7 +7,7 @@
  */
 import type { GateConfig } from "../store/config";
 import type { LearnedValue } from "../store/learning";
-import type { SizeBand } from "../store/bands";
+import type { SizeBand } from "../gate";
 import { chainPriors, levelsOf } from "./chain";
 import type { PooledPriors, RootPriors } from "./pool";
 

@@ -6,7 +6,7 @@
 import type { ToolModelSums } from "../ledger";
 import type { LearnedValue } from "../store/learning";
 import { dict, own } from "../store/names";
-import { SIZE_BANDS } from "../store/bands";
+import { SIZE_BANDS } from "../gate";
 import { addSums, emptySums } from "./pool";
 
 /**

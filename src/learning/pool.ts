@@ -4,10 +4,10 @@
  * config → replay → tenant → tool → tool × model). Pure: sums in, priors
  * out; no I/O, no clock.
  */
-import type { LevelSums } from "../ledger";
-import { clampPooled } from "./bounds";
+import { addSums, emptySums, type LevelSums } from "../gate";
+import { MAX_HORIZON } from "../store/config-values";
 
-export type { LevelSums };
+export { addSums, emptySums, type LevelSums };
 
 /** The three learned fields, as the gate request names them. */
 export const LEARNED_FIELDS = ["horizon", "recall_probability", "cache_hit_rate"] as const;
@@ -36,35 +36,6 @@ export type PooledPriors = Record<LearnedField, PooledField>;
 
 /** The config's own values: the root every level pools toward. */
 export type RootPriors = Record<LearnedField, number>;
-
-/**
- * No observations: the zero of merging.
- *
- * @example
- * addSums(emptySums(), s) // equals s
- */
-export function emptySums(): LevelSums {
-  return { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
-}
-
-/**
- * Two sets of sums as one (shards, or a tool's models into the tool).
- *
- * @example
- * addSums({ ...emptySums(), p_n: 2, p_r: 1 }, { ...emptySums(), p_n: 3 }).p_n // 5
- */
-export function addSums(a: LevelSums, b: LevelSums): LevelSums {
-  return {
-    p_n: a.p_n + b.p_n,
-    p_r: a.p_r + b.p_r,
-    h_n: a.h_n + b.h_n,
-    h_sum: a.h_sum + b.h_sum,
-    h_sumsq: a.h_sumsq + b.h_sumsq,
-    q_n: a.q_n + b.q_n,
-    q_cached: a.q_cached + b.q_cached,
-    q_turns: a.q_turns + b.q_turns,
-  };
-}
 
 /**
  * The one pooling rule: m = (w · m_parent + n · x̄) ÷ (w + n). A level with
@@ -202,4 +173,39 @@ function sampleSd(sums: LevelSums): number | null {
   if (sums.h_n < 2) return null;
   const mean = sums.h_sum / sums.h_n;
   return Math.sqrt(Math.max(0, (sums.h_sumsq - sums.h_n * mean * mean) / (sums.h_n - 1)));
+}
+
+/** The closed range a request may send for each learned field. */
+export const LEARNED_RANGES: Readonly<Record<LearnedField, readonly [number, number]>> = {
+  horizon: [0, MAX_HORIZON],
+  recall_probability: [0, 1],
+  cache_hit_rate: [0, 1],
+};
+
+/**
+ * Every pooled field inside its range: a value outside is clamped to the
+ * nearest end, one that is not a finite number falls back to the parent
+ * `root` (the config's, nothing learned). A horizon's standard deviation
+ * is bounded by the range's width, so its credible range stays finite.
+ *
+ * @example
+ * clampPooled({ ...pooled, horizon: { value: 9e298, n: 3, concentration: 13, sd: null } }, root).horizon.value // 1000000
+ */
+export function clampPooled(pooled: PooledPriors, root: PooledPriors): PooledPriors {
+  return {
+    horizon: clampField(pooled.horizon, root.horizon, LEARNED_RANGES.horizon),
+    recall_probability: clampField(
+      pooled.recall_probability,
+      root.recall_probability,
+      LEARNED_RANGES.recall_probability,
+    ),
+    cache_hit_rate: clampField(pooled.cache_hit_rate, root.cache_hit_rate, LEARNED_RANGES.cache_hit_rate),
+  };
+}
+
+function clampField(field: PooledField, root: PooledField, [lo, hi]: readonly [number, number]): PooledField {
+  if (!Number.isFinite(field.value) || !Number.isFinite(field.concentration)) return root;
+  const sd = field.sd === null || !Number.isFinite(field.sd) ? null : Math.min(field.sd, hi - lo);
+  if (field.value >= lo && field.value <= hi && sd === field.sd) return field;
+  return { ...field, value: Math.min(hi, Math.max(lo, field.value)), sd };
 }

@@ -4,7 +4,7 @@
  * than risk a loss. Pure.
  */
 import { incompleteBeta, normalQuantile } from "../ledger";
-import { LEARNED_RANGES } from "./bounds";
+import { LEARNED_RANGES } from "./pool";
 import type { PooledField } from "./pool";
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { GateConfig } from "../store/config";
 import type { BreakerState, LearnedValue, ToolTrust } from "../store/learning";
-import { SIZE_BANDS, type SizeBand } from "../store/bands";
+import { SIZE_BANDS, type SizeBand } from "../gate";
 import { own } from "../store/names";
 import { rootOf } from "./lookup";
 import { chainPriors, levelsOf } from "./chain";

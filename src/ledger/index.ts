@@ -36,9 +36,17 @@ export {
   shardOfDecisionId,
   TOOL_NAME_PATTERN,
 } from "./model/ids";
-export type { LedgerClearing, LedgerPlan } from "./model/plan-net";
-export { requestsCost, sessionCost, type LedgerDecision, type OutcomeReport, type SessionUsage } from "./model/savings";
-export type { ItemResult, PricedSession, ToolSessionRow } from "./model/types";
+export { requestsCost, sessionCost } from "./model/savings";
+export type {
+  ItemResult,
+  LedgerClearing,
+  LedgerDecision,
+  LedgerPlan,
+  OutcomeReport,
+  PricedSession,
+  SessionUsage,
+  ToolSessionRow,
+} from "./model/types";
 
 export {
   clusteredInterval,

@@ -8,25 +8,10 @@
  * later calls each output stayed in the history; q, of those calls, how many
  * read the output from the cache (keep-everything's simulation). Pure.
  */
+import { addSums, bandOf, emptySums, type LevelSums, type SizeBand } from "../gate";
 import type { Detection } from "./recalls";
 import type { PolicyBill } from "./simulate";
 import { byName, type Trace } from "./trace";
-
-/** The learner's counts for one level. */
-export interface LevelSums {
-  p_n: number;
-  p_r: number;
-  h_n: number;
-  h_sum: number;
-  h_sumsq: number;
-  q_n: number;
-  q_cached: number;
-  q_turns: number;
-}
-
-/** Output size bands, in tokens: lt2k < 2,000 ≤ 2k-10k < 10,000 ≤ ge10k. */
-export const SIZE_BANDS = ["lt2k", "2k-10k", "ge10k"] as const;
-export type SizeBand = (typeof SIZE_BANDS)[number];
 
 /** Per tool: the tool's sums and its bands' (a band with no observation left out). */
 export type ToolPriors = Record<string, { sums: LevelSums; bands: Partial<Record<SizeBand, LevelSums>> }>;
@@ -39,38 +24,6 @@ export interface PriorsDocument {
 }
 
 /**
- * The band of an output of `tokens` tokens.
- *
- * @example
- * bandOf(1_999) // "lt2k"
- * bandOf(10_000) // "ge10k"
- */
-export function bandOf(tokens: number): SizeBand {
-  return tokens < 2_000 ? "lt2k" : tokens < 10_000 ? "2k-10k" : "ge10k";
-}
-
-/**
- * Empty counts.
- *
- * @example
- * emptySums().p_n // 0
- */
-export function emptySums(): LevelSums {
-  return { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
-}
-
-/**
- * Adds b into a.
- *
- * @example
- * addSums(emptySums(), { ...emptySums(), p_n: 2 }).p_n // 2
- */
-export function addSums(a: LevelSums, b: LevelSums): LevelSums {
-  for (const key of Object.keys(a) as (keyof LevelSums)[]) a[key] += b[key];
-  return a;
-}
-
-/**
  * Merges one trace's priors into a running total (a folder's).
  *
  * @example
@@ -79,9 +32,9 @@ export function addSums(a: LevelSums, b: LevelSums): LevelSums {
 export function mergePriors(into: ToolPriors, from: ToolPriors): ToolPriors {
   for (const [tool, entry] of Object.entries(from)) {
     const target = (into[tool] ??= { sums: emptySums(), bands: {} });
-    addSums(target.sums, entry.sums);
+    target.sums = addSums(target.sums, entry.sums);
     for (const [band, sums] of Object.entries(entry.bands) as [SizeBand, LevelSums][])
-      addSums((target.bands[band] ??= emptySums()), sums);
+      target.bands[band] = addSums(target.bands[band] ?? emptySums(), sums);
   }
   return into;
 }
@@ -161,8 +114,9 @@ export function priorsOf(
       s.q_cached = cached[id]!;
     }
     const entry = (out[p.tool ?? "unknown"] ??= { sums: emptySums(), bands: {} });
-    addSums(entry.sums, s);
-    addSums((entry.bands[bandOf(tokens[id]!)] ??= emptySums()), s);
+    entry.sums = addSums(entry.sums, s);
+    const band = bandOf(tokens[id]!);
+    entry.bands[band] = addSums(entry.bands[band] ?? emptySums(), s);
   });
   return out;
 }

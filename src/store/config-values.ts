@@ -14,7 +14,7 @@ import {
   DEFAULT_RECALL_OUTPUT_TOKENS,
   DEFAULT_STUB_TOKENS,
 } from "../gate";
-import type { GateConfig, GateConfigInput } from "./config";
+import type { PricingMode } from "../gate";
 
 /** Largest horizon the API accepts: far beyond any conversation, and it keeps every term finite. */
 export const MAX_HORIZON = 1_000_000;
@@ -42,7 +42,7 @@ export const HTTP_PROTOCOLS = /^https?$/;
  * @example
  * configIssues({ ledger_raw_days: 40 }) // [{ path: ["ledger_raw_days"], message: "must be at most ledger_retention_days (30)" }]
  */
-export function configIssues(config: Readonly<GateConfigInput>): { path: string[]; message: string }[] {
+export function configIssues(config: Readonly<{ ledger_retention_days?: number; ledger_raw_days?: number }>): { path: string[]; message: string }[] {
   const retention = config.ledger_retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS;
   if (config.ledger_raw_days !== undefined && config.ledger_raw_days > retention) {
     return [{ path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` }];
@@ -50,12 +50,15 @@ export function configIssues(config: Readonly<GateConfigInput>): { path: string[
   return [];
 }
 
-/** The config in force when `config:gate` is absent or leaves a field out. */
-export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
+/**
+ * The config in force when `config:gate` is absent or leaves a field out.
+ * ./config.ts checks that it satisfies the schema's GateConfig.
+ */
+export const DEFAULT_GATE_CONFIG = Object.freeze({
   expected_conversation_depth: DEFAULT_EXPECTED_CONVERSATION_DEPTH,
   p_recall: DEFAULT_P_RECALL,
   // Each mode's own floor (the seed's 10,000; none in cache_aware) unless ops set one.
-  large_offload_threshold_tokens: null,
+  large_offload_threshold_tokens: null as number | null,
   stub_tokens: DEFAULT_STUB_TOKENS,
   recall_input_tokens: DEFAULT_RECALL_INPUT_TOKENS,
   recall_output_tokens: DEFAULT_RECALL_OUTPUT_TOKENS,
@@ -63,12 +66,12 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   pricing_max_stale_seconds: 3_600,
   kv_budget_ms: 100,
   // The reference, unless ops choose otherwise: existing callers see no change.
-  pricing_mode: "seed",
+  pricing_mode: "seed" as PricingMode,
   // Not always the conservative side: a warm cache shrinks the carry saving but cheapens the recall hop (docs/economics.md).
   cache_hit_rate: DEFAULT_CACHE_HIT_RATE,
   // No price sync until ops name a source.
-  price_source_url: null,
-  price_source_providers: null,
+  price_source_url: null as string | null,
+  price_source_providers: null as string[] | null,
   // Nobody held out unless ops choose a holdout: today's answers, unchanged.
   holdout_fraction: 0,
   ledger_shards: DEFAULT_LEDGER_SHARDS,
@@ -81,7 +84,7 @@ export const DEFAULT_GATE_CONFIG: Readonly<GateConfig> = Object.freeze({
   learning_enabled: true,
   learning_prior_weight: 10,
   learning_window_days: 7,
-  learning_credible: null,
+  learning_credible: null as number | null,
   learning_refresh_seconds: 300,
   // Only a decision with something learned explores: a tenant with no outcomes answers as the config does.
   learning_explore_fraction: 0.02,

@@ -124,6 +124,8 @@ export const GateConfigSchema = z
 
 export type GateConfigInput = z.infer<typeof GateConfigSchema>;
 export type GateConfig = Required<GateConfigInput>;
+// The zod-free defaults (./config-values.ts) hold every field at the schema's type.
+DEFAULT_GATE_CONFIG satisfies Readonly<GateConfig>;
 
 /**
  * Parses the stored config text into a complete config, or says what is

@@ -9,7 +9,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { describeIssues } from "../gate/issues";
-import { SIZE_BANDS } from "./bands";
+import { SIZE_BANDS } from "../gate";
 import { learningKey } from "./keys";
 import { sumsInconsistency } from "./learning-sums";
 import { nameRecord } from "./name-record";

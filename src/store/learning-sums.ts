@@ -5,8 +5,7 @@
  * @module
  */
 import { MAX_HORIZON } from "./config-values";
-import type { LevelSumsShape } from "./learning-schema";
-import type { z } from "@hono/zod-openapi";
+import type { LevelSums } from "../gate";
 
 /**
  * Why a level's sums could not have come from outcomes a request may send,
@@ -19,7 +18,7 @@ import type { z } from "@hono/zod-openapi";
  * @example
  * sumsInconsistency({ p_n: 1, p_r: 1, h_n: 1, h_sum: 1e300, h_sumsq: 1e300, q_n: 0, q_cached: 0, q_turns: 0 }) // "h_sum exceeds h_n × 1000000"
  */
-export function sumsInconsistency(s: z.infer<typeof LevelSumsShape>): string | null {
+export function sumsInconsistency(s: Readonly<LevelSums>): string | null {
   if (s.p_r > s.p_n) return "p_r exceeds p_n";
   if (s.q_cached > s.q_turns) return "q_cached exceeds q_turns";
   if (s.p_n > s.h_n || s.q_n > s.h_n) return "p_n or q_n exceeds h_n";

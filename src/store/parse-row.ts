@@ -8,9 +8,14 @@
  */
 import { describeIssues } from "../gate/issues";
 import { pricingKey } from "./keys";
-import { rowOutcome, type RowOutcome } from "./read";
 import { MAX_ROW_BYTES } from "./row-values";
-import { PricingRowSchema } from "./schema";
+import { PricingRowSchema, type PricingRow } from "./schema";
+
+/** A stored row read: the row, no row, or why it is refused. */
+export type RowOutcome =
+  | { kind: "row"; row: PricingRow; canonical: string }
+  | { kind: "absent" }
+  | { kind: "invalid"; detail: string };
 
 /**
  * Parses a stored row: plain text in, tagged result out.
@@ -35,5 +40,5 @@ export function parseRow(canonical: string, text: string): RowOutcome {
   if (!parsed.success) {
     return { kind: "invalid", detail: `${pricingKey(canonical)} is invalid: ${describeIssues(parsed.error)}` };
   }
-  return rowOutcome(canonical, parsed.data);
+  return { kind: "row", row: parsed.data, canonical };
 }

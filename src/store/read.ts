@@ -11,6 +11,7 @@ import { DEFAULT_GATE_CONFIG } from "./config-values";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
 import { forgetListings } from "./listing";
 import { MODEL_NAME_PATTERN } from "./model-name";
+import type { RowOutcome } from "./parse-row";
 import { MAX_ROW_BYTES } from "./row-values";
 import type { PricingRow } from "./schema";
 
@@ -27,10 +28,7 @@ export interface PricingRead {
 type WaitUntil = (promise: Promise<unknown>) => void;
 
 // What a load of one model name can find: all of it is worth caching.
-export type RowOutcome =
-  | { kind: "row"; row: PricingRow; canonical: string }
-  | { kind: "absent" }
-  | { kind: "invalid"; detail: string };
+export type { RowOutcome };
 
 type ConfigOutcome = { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
 
@@ -278,7 +276,8 @@ export async function parseStoredConfig(text: string | null): Promise<ConfigOutc
 export async function parseStoredRow(canonical: string, text: string): Promise<RowOutcome> {
   const checked = text.length > MAX_ROW_BYTES ? undefined : checkedRow(jsonOrUndefined(text));
   if (checked !== undefined) return rowOutcome(canonical, checked);
-  return (await zodRow()).parseRow(canonical, text);
+  const parsed = (await zodRow()).parseRow(canonical, text);
+  return parsed.kind === "row" ? rowOutcome(canonical, parsed.row) : parsed;
 }
 
 /**

@@ -6,7 +6,15 @@
  *
  * @module
  */
-import type { PricingRow, ScheduledChange } from "./schema";
+// The fields these checks read, as ./schema.ts's PricingRow and ScheduledChange have them.
+type PricedFields = { long_context?: { threshold_tokens?: number; [price: string]: unknown }; [field: string]: unknown };
+type ChangeFields = PricedFields & { effective_at: string };
+type RowFields = PricedFields & {
+  deprecated_at?: string;
+  retires_at?: string;
+  prompt_cache?: boolean;
+  scheduled?: readonly ChangeFields[];
+};
 
 /** Largest price a row may carry, in USD per million tokens: far above any list price, and it keeps every term finite. */
 export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
@@ -41,7 +49,7 @@ export interface FieldIssue {
  * @example
  * changeIssues({ effective_at: "2027-01-01T00:00:00Z" }) // [{ path: [], message: "must change at least one price (…)" }]
  */
-export function changeIssues(change: Readonly<ScheduledChange>): FieldIssue[] {
+export function changeIssues(change: Readonly<ChangeFields>): FieldIssue[] {
   const tierPriced = Object.values(change.long_context ?? {}).some((value) => value !== undefined);
   if (!CHANGE_PRICES.some((field) => field !== "long_context" && change[field] !== undefined) && !tierPriced) {
     return [{ path: [], message: `must change at least one price (${CHANGE_PRICES.join(", ")})` }];
@@ -71,7 +79,7 @@ export function aliasIssues(aliases: readonly string[]): FieldIssue[] {
  * @example
  * rowIssues({ input: 1, output: 1, deprecated_at: "2027-02-01", retires_at: "2027-01-01" }) // [{ path: ["retires_at"], … }]
  */
-export function rowIssues(row: Readonly<PricingRow>): FieldIssue[] {
+export function rowIssues(row: Readonly<RowFields>): FieldIssue[] {
   const issues = scheduleIssues(row);
   // ISO dates compare as strings: the gate relies on that, so they must be plain YYYY-MM-DD.
   if (row.deprecated_at !== undefined && row.retires_at !== undefined && row.deprecated_at > row.retires_at) {
@@ -83,7 +91,7 @@ export function rowIssues(row: Readonly<PricingRow>): FieldIssue[] {
 // Sorted, no instant twice (an offset names the same instant as its Z form),
 // and a tier a change prices needs a threshold; a row without a prompt cache
 // has no cache prices to state.
-function scheduleIssues(row: Readonly<PricingRow>): FieldIssue[] {
+function scheduleIssues(row: Readonly<RowFields>): FieldIssue[] {
   const issues: FieldIssue[] = [];
   let previous: { at: number; index: number } | null = null;
   let tier = row.long_context?.threshold_tokens;

@@ -2,7 +2,7 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { LEARNED_RANGES } from "../../src/learning/bounds";
+import { LEARNED_RANGES } from "../../src/learning/pool";
 import { addSums, emptySums, learnPriors, type LevelSums } from "../../src/learning/pool";
 import { horizonRange } from "../../src/learning/ranges";
 import { MAX_HORIZON } from "../../src/store/config";

@@ -1,6 +1,5 @@
 import { clearedBy, type ClearingSegment } from "../../gate";
-import type { LedgerClearing, LedgerPlan } from "./plan-net";
-import type { OutcomeReport } from "./savings";
+import type { LedgerClearing, LedgerPlan, OutcomeReport } from "./types";
 
 /**
  * @module The outcome of a server-side clearing decision (POST

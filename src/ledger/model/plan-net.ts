@@ -1,28 +1,11 @@
 import { planModel, planTerms, type CachePriceRates, type PlanSegment } from "../../gate";
-import type { DecisionInputs, OutcomeReport } from "./savings";
+import type { DecisionInputs, LedgerPlan, OutcomeReport } from "./types";
 
 /**
  * The realized net of a clearing plan (docs/design/ledger.md §3.2): the plan's own
  * formula (docs/design/plan.md §2.2) for the set it stubbed, at h = turns_after,
  * p_i = 1 for a recalled id else 0, q = q̂. Pure.
  */
-
-/** What the ledger keeps of a plan, to price it when its outcome comes. */
-export interface LedgerPlan {
-  segments: PlanSegment[];
-  /** The ids the plan stubbed, or would have stubbed in the holdout. */
-  stub: string[];
-  large_offload_threshold_tokens: number;
-  /** Set on a server-side clearing decision (POST /v1/context-management): the rule it answered. */
-  clearing?: LedgerClearing;
-}
-
-/** What the ledger keeps of a clearing decision's rule, to find what the API cleared under it. */
-export interface LedgerClearing {
-  keep: number;
-  exclude_tools: string[];
-  placeholder_tokens: number;
-}
 
 /**
  * The plan's realized net: for a plan that stubbed (fired), each stubbed id

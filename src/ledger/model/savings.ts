@@ -1,5 +1,6 @@
 import { clearingMismatch, clearingPlanOf } from "./clearing-net";
-import { planMismatch, planRealizedNet, type LedgerPlan } from "./plan-net";
+import { planMismatch, planRealizedNet } from "./plan-net";
+import type { LedgerDecision, LedgerPlan, OutcomeReport, SessionUsage } from "./types";
 import {
   cacheAwareTerms,
   clampHorizon,
@@ -17,82 +18,6 @@ import {
  * the bill of a session, and the per-decision figures the shards sum.
  * Pure: no I/O, no clock (times come in as numbers).
  */
-
-/** The inputs a decision was priced with, every prior filled in. */
-export interface DecisionInputs {
-  output_tokens: number;
-  horizon: number;
-  recall_probability: number;
-  /** q: the request's in cache_aware mode, the config prior in seed mode. */
-  cache_hit_rate: number;
-  /** P as the request gave it (cache_aware only); null when it did not. */
-  context_tokens: number | null;
-  stub_tokens: number;
-  recall_input_tokens: number;
-  recall_output_tokens: number;
-  /** Where the output was stubbed, and the tokens after it then (cache_aware); absent: on entry. */
-  offload_at?: OffloadAt;
-  suffix_tokens?: number;
-  /** The cache write the decision priced (cache_aware); absent: the 5-minute write. */
-  cache_ttl?: CacheTtl;
-  /**
-   * Where the decision priced the recall hop's original (docs/design/economics.md §4.2): set only
-   * for "in_place"; absent: appended, the default, so a record that never named it is unchanged.
-   */
-  recall_placement?: RecallPlacement;
-}
-
-/** One decision as the ledger keeps it, with the row that priced it. */
-export interface LedgerDecision {
-  decision_id: string;
-  /** Milliseconds since the epoch, as the route saw it. */
-  at: number;
-  session_id: string | null;
-  tool_name: string | null;
-  model_name: string;
-  priced_as: string | null;
-  pricing_mode: PricingMode;
-  reason_code: string;
-  fire: boolean;
-  /** What the gate would have answered outside the holdout (equal to `fire` outside it). */
-  would_fire: boolean;
-  holdout: boolean;
-  predicted_net_usd: number;
-  inputs: DecisionInputs;
-  /** The pricing row that priced it; null when none did (below the threshold, unpriced). */
-  row: CachePriceRates | null;
-  /** Set on a clearing plan's decision: what it stubbed and the history it stubbed it in. */
-  plan?: LedgerPlan;
-}
-
-/** What an agent reports after a decision. */
-export interface OutcomeReport {
-  decision_id: string;
-  /** How many more turns the session ran after the decision: the realized horizon. */
-  turns_after: number;
-  /** Whether the stub was recalled (false for a decision that did not fire). */
-  recalled: boolean;
-  /** How many of those turns read the history's prefix from the cache. */
-  cached_turns?: number;
-  /** The history before the output, for decisions that did not carry it. */
-  context_tokens?: number;
-  /** For a clearing plan: which of its stubbed ids were recalled. */
-  recalled_ids?: string[];
-  /** For a server-side clearing decision: what the response's applied_edits said the API cleared. */
-  cleared_tool_uses?: number;
-  cleared_input_tokens?: number;
-}
-
-/** A session's token usage, summed over its turns, as the provider reports it. */
-export interface SessionUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_input_tokens?: number;
-  /** Cache writes at the 5-minute TTL (the 1-hour ones are the next field). */
-  cache_creation_input_tokens?: number;
-  /** Cache writes at the 1-hour TTL, priced at the row's `cache_write_1h`. */
-  cache_creation_1h_input_tokens?: number;
-}
 
 /**
  * q̂: the share of the turns after the decision that read the prefix from

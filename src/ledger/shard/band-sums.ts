@@ -5,16 +5,16 @@
  * grows with an output's size): fired decisions with an outcome, and how
  * many were recalled, in hourly rows (`band_rollups`, docs/storage.md) kept
  * like the rollups. A decision's band is worked out from the output tokens
- * its row already stores (src/store/bands.ts), so the gate writes nothing
+ * its row already stores (src/gate/level-sums.ts), so the gate writes nothing
  * more and no decision row changes; only an outcome's upsert does one more
  * statement. Read as ./rollup-reads.ts reads the rollups: whole hours from
  * the table, the partial ends from raw rows while they are kept.
  */
-import { BAND_EDGES, SIZE_BANDS, type SizeBand } from "../../store/bands";
+import { BAND_EDGES, SIZE_BANDS, type SizeBand } from "../../gate";
 import type { BandSums, ToolModelSums } from "./learning-sums";
 import { planWindow } from "./window";
 
-/** A decision's band, from its stored output tokens (the edges of src/store/bands.ts). */
+/** A decision's band, from its stored output tokens (the edges of src/gate/level-sums.ts). */
 export const BAND_OF = `CASE WHEN d.output_tokens < ${BAND_EDGES[0]} THEN '${SIZE_BANDS[0]}' WHEN d.output_tokens < ${BAND_EDGES[1]} THEN '${SIZE_BANDS[1]}' ELSE '${SIZE_BANDS[2]}' END`;
 
 // One row per (hour, tool, model as priced, band); p counts fired decisions only, as LEARNING_SUMS does.

@@ -5,22 +5,9 @@
  * equal (test/ledger/ledger-rollup.test.ts). src/learning/refresh.ts merges them
  * across a tenant's shards.
  */
-import type { SizeBand } from "../../store/bands";
+import type { LevelSums, SizeBand } from "../../gate";
 
-/** What one level observed over the learning window, as sums that merge by adding. */
-export interface LevelSums {
-  /** p: fired decisions with an outcome, and how many of them were recalled. */
-  p_n: number;
-  p_r: number;
-  /** h: decisions with an outcome (either arm), and Σ turns_after, Σ turns_after². */
-  h_n: number;
-  h_sum: number;
-  h_sumsq: number;
-  /** q: outcomes that sent cached_turns, Σ cached_turns and Σ turns_after over them. */
-  q_n: number;
-  q_cached: number;
-  q_turns: number;
-}
+export type { LevelSums };
 
 /** p's sums over one size band's fired decisions (./band-sums.ts). */
 export interface BandSums {
@@ -33,7 +20,7 @@ export interface ToolModelSums {
   tool: string | null;
   model: string;
   sums: LevelSums;
-  /** p per size band (src/store/bands.ts), the bands with a fired outcome only; absent when none. */
+  /** p per size band (src/gate/level-sums.ts), the bands with a fired outcome only; absent when none. */
   bands?: Partial<Record<SizeBand, BandSums>>;
 }
 

@@ -4,7 +4,7 @@ import { BreakerStateSchema, ToolTrustSchema } from "../../store/learning-schema
 import { BREAKER_MODES } from "../../writes/breakers";
 import { requiredOr } from "../gate/request/schema";
 import { HistoryEntrySchema } from "../../store/history";
-import { SIZE_BANDS } from "../../store/bands";
+import { SIZE_BANDS } from "../../gate";
 
 /** A tenant name, as gate keys name tenants. */
 export const TenantSchema = z

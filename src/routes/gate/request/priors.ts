@@ -1,5 +1,5 @@
 import type { PricingMode } from "../../../gate";
-import { bandOf } from "../../../store/bands";
+import { bandOf } from "../../../gate";
 import { learnedFor } from "../../../learning/lookup";
 import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
 import { horizonRange, unitRange } from "../../../learning/ranges";
@@ -53,7 +53,7 @@ export function applyLearned(
   model: string,
   explore: ExploreDraws | null = null,
 ): { inputs: ResolvedInputs; priors: AnswerPriors } {
-  // The output's size picks the band (src/store/bands.ts): recall grows with size.
+  // The output's size picks the band (src/gate/level-sums.ts): recall grows with size.
   const pooled =
     value === null ? null : learnedFor(value, config, body.tool_name ?? null, model, bandOf(inputs.output_tokens));
   let used = inputs;
