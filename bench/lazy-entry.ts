@@ -5,7 +5,7 @@
  * request. Never deployed.
  */
 type Built = {
-  app: typeof import("../src/routes")["default"];
+  app: typeof import("../src/routes/app")["default"];
   directGate: typeof import("../src/routes/gate")["directGate"];
 };
 
@@ -13,7 +13,7 @@ let built: Promise<Built> | undefined;
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    built ??= Promise.all([import("../src/routes"), import("../src/routes/gate")]).then(([routes, gate]) => ({
+    built ??= Promise.all([import("../src/routes/app"), import("../src/routes/gate")]).then(([routes, gate]) => ({
       app: routes.default,
       directGate: gate.directGate,
     }));

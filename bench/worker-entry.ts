@@ -2,10 +2,10 @@ import app from "../src/index";
 
 // The outcomes ledger's class, which wrangler.toml binds: the gate writes to it as in production.
 export { LedgerShard } from "../src/index";
-import { pricingCacheStats } from "../src/store/read";
-import { GateRequestSchema } from "../src/routes/gate/request/schema";
-import { answerJson } from "../src/routes/gate/request/answer-json";
-import { compiledGateRequest } from "../src/routes/gate/request/compiled";
+import { pricingCacheStats } from "../src/storage/read/read";
+import { GateRequestSchema } from "../src/routes/gate/direct/schema";
+import { answerJson } from "../src/routes/gate/direct/answer-json";
+import { compiledGateRequest } from "../src/routes/gate/direct/compiled";
 
 /**
  * The benchmark's entry: the real app, with its KV binding wrapped so that

@@ -1,6 +1,5 @@
 import { consumeLedgerBatch } from "./ledger";
-import { directGate } from "./routes/gate/request/direct";
-import { directHealth } from "./routes/health-ok";
+import { directGate, directHealth } from "./routes";
 
 /**
  * The Worker's one entry (wrangler.toml `main`, and what the tests call).
@@ -8,7 +7,7 @@ import { directHealth } from "./routes/health-ok";
  * handshake is still under way, builds what the first answers need: the
  * gate's direct path (POST /v1/gate and /v1/gate/batch: their request
  * schemas, the pricing and config readers, the core), GET /healthz and the
- * ledger's Durable Object class. The rest of the app (src/routes/index.ts:
+ * ledger's Durable Object class. The rest of the app (src/routes/app.ts:
  * every other route, the answers' schemas, the OpenAPI wiring) is built on
  * the first request that needs it, once per isolate; the Cron Triggers'
  * modules and the queue consumer on their first run.
@@ -18,7 +17,7 @@ import { directHealth } from "./routes/health-ok";
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
-type App = typeof import("./routes")["default"];
+type App = typeof import("./routes/app")["default"];
 
 /** The app's route types, for `hc<AppType>()` clients (a type: it loads nothing). */
 export type { AppType } from "./routes";
@@ -27,7 +26,7 @@ let app: Promise<App> | undefined;
 
 /** The app, built once per isolate; a failed build is retried by the next request. */
 function loadApp(): Promise<App> {
-  app ??= import("./routes").then(
+  app ??= import("./routes/app").then(
     (module) => module.default,
     (error: unknown) => {
       app = undefined;

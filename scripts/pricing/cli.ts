@@ -13,9 +13,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parseHistory, withEntry } from "../../src/store/history";
-import { historyKey, pricingKey } from "../../src/store/keys";
-import type { PricingSeed } from "../../src/store/schema";
+import { parseHistory, withEntry } from "../../src/storage/read/history";
+import { historyKey, pricingKey } from "../../src/storage/read/keys";
+import type { PricingSeed } from "../../src/storage/read/schema";
 import {
   CliError,
   confirm,

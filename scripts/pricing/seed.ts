@@ -4,9 +4,9 @@
  * Validation is in ./validate.ts.
  */
 import { describeIssues } from "../../src/gate/issues";
-import { aliasKey, pricingKey } from "../../src/store/keys";
-import { PricingRowSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/store/schema";
-import { canonicalJson } from "../../src/writes/canonical";
+import { aliasKey, pricingKey } from "../../src/storage/read/keys";
+import { PricingRowSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/storage/read/schema";
+import { canonicalJson } from "../../src/storage/write/canonical";
 
 export { scheduleWarnings, validateSeed, type Verdict } from "./validate";
 

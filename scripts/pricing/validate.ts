@@ -10,8 +10,8 @@
  * validateSeed(JSON.parse(text), new Date()).errors // [] when it is valid
  */
 import { fieldIssues } from "../../src/gate/issues";
-import { PricingRowSchema, PricingSeedSchema, type PricingRow, type PricingSeed } from "../../src/store/schema";
-import { cacheGapWarnings, cacheRatioWarnings } from "../../src/writes/ratios";
+import { PricingRowSchema, PricingSeedSchema, type PricingRow, type PricingSeed } from "../../src/storage/read/schema";
+import { cacheGapWarnings, cacheRatioWarnings } from "../../src/storage/write/ratios";
 import { priceWarnings } from "./checks";
 
 /** What validation found: errors fail it, warnings do not (unless --strict). */

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone";
 import { z } from "zod";
-import { NAME_RECORDS } from "../../src/store/name-record";
+import { NAME_RECORDS } from "../../src/storage/read/name-record";
 
 /** One generated module: where it goes (from the repository's root) and the schemas it exports, by name. */
 export interface Target {
@@ -59,8 +59,8 @@ export async function targets(): Promise<Target[]> {
 
 // The objects of a pricing row and a learned value, whose key order zod's copy has (priced_as copies a row's).
 async function storedOrders(): Promise<Record<string, z.ZodObject>> {
-  const row = await import("../../src/store/schema");
-  const learned = await import("../../src/store/learning-schema");
+  const row = await import("../../src/storage/read/schema");
+  const learned = await import("../../src/storage/read/learning-schema");
   const entry = (record: z.ZodType) => NAME_RECORDS.get(record)?.value as z.ZodObject;
   const value = learned.LearnedValueSchema;
   return {

@@ -21,12 +21,12 @@ import {
   toolVerdicts,
   writtenShards,
 } from "../ledger";
-import type { GateConfig } from "../store/config";
-import { parseHistory, withEntry } from "../store/history";
-import { historyKey } from "../store/keys";
-import type { BreakerState, LearnedValue } from "../store/learning";
-import { dict, own } from "../store/names";
-import { readOverrides } from "../writes/breakers";
+import type { GateConfig } from "../storage/read/config";
+import { parseHistory, withEntry } from "../storage/read/history";
+import { historyKey } from "../storage/read/keys";
+import type { BreakerState, LearnedValue } from "../storage/read/learning";
+import { dict, own } from "../storage/read/names";
+import { readOverrides } from "../storage/write/breakers";
 import { adjustedRows, hasCovariate, openingSequence } from "./opening";
 
 /** The log of breaker state changes of one tenant: a history with no value of its own. */

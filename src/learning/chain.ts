@@ -27,8 +27,8 @@
  *
  * @module
  */
-import type { LearnedValue } from "../store/learning";
-import { own } from "../store/names";
+import type { LearnedValue } from "../storage/read/learning";
+import { own } from "../storage/read/names";
 import type { SizeBand } from "../gate";
 import { emptySums, learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
 

@@ -4,8 +4,8 @@
  * tool × size band).
  */
 import type { ToolModelSums } from "../ledger";
-import type { LearnedValue } from "../store/learning";
-import { dict, own } from "../store/names";
+import type { LearnedValue } from "../storage/read/learning";
+import { dict, own } from "../storage/read/names";
 import { SIZE_BANDS } from "../gate";
 import { addSums, emptySums } from "./pool";
 

@@ -7,12 +7,12 @@
  * once.
  */
 import { gatherRows, writtenShards } from "../ledger";
-import { parseGateConfig, type GateConfig } from "../store/config";
-import { GATE_CONFIG_KEY, learningKey } from "../store/keys";
-import { rememberLearned, type LearnedValue } from "../store/learning";
-import { parseLearned } from "../store/learning-schema";
-import { readAcks } from "../writes/learning-acks";
-import { readReplayPriors } from "../writes/replay-priors";
+import { parseGateConfig, type GateConfig } from "../storage/read/config";
+import { GATE_CONFIG_KEY, learningKey } from "../storage/read/keys";
+import { rememberLearned, type LearnedValue } from "../storage/read/learning";
+import { parseLearned } from "../storage/read/learning-schema";
+import { readAcks } from "../storage/write/learning-acks";
+import { readReplayPriors } from "../storage/write/replay-priors";
 import { judgeBreakers, type BreakerChange } from "./breakers";
 import { mergeLevels } from "./merge";
 import { toolTrust } from "./trust";

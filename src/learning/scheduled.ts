@@ -6,8 +6,8 @@
  */
 import { OPEN_TENANT } from "../auth/gate";
 import { isSet, keyRing } from "../auth/keys";
-import { parseGateConfig } from "../store/config";
-import { GATE_CONFIG_KEY } from "../store/keys";
+import { parseGateConfig } from "../storage/read/config";
+import { GATE_CONFIG_KEY } from "../storage/read/keys";
 import { isDue, readPublished, refreshLearning, type RefreshReport } from "./refresh";
 
 /** The Cron Trigger that runs the learning refresh. */

@@ -34,12 +34,12 @@
  * @module
  */
 import { normalQuantile, type ArmCounts, type ReportingCounts, type ToolReporting } from "../ledger";
-import type { ToolTrust, TrustFlag } from "../store/learning";
+import type { ToolTrust, TrustFlag } from "../storage/read/learning";
 import { betaQuantile } from "./ranges";
 
 export type { ArmCounts, ReportingCounts } from "../ledger";
 
-export { TRUST_FLAGS, type TrustFlag } from "../store/learning-schema";
+export { TRUST_FLAGS, type TrustFlag } from "../storage/read/learning-schema";
 
 /** A raised flag, with the figure that raised it. */
 export interface RaisedFlag {

@@ -4,10 +4,10 @@
  * values with their credible ranges, the config's values, and the breaker.
  * Pure: a published value and the config in, the view out.
  */
-import type { GateConfig } from "../store/config";
-import type { BreakerState, LearnedValue, ToolTrust } from "../store/learning";
+import type { GateConfig } from "../storage/read/config";
+import type { BreakerState, LearnedValue, ToolTrust } from "../storage/read/learning";
 import { SIZE_BANDS, type SizeBand } from "../gate";
-import { own } from "../store/names";
+import { own } from "../storage/read/names";
 import { rootOf } from "./lookup";
 import { chainPriors, levelsOf } from "./chain";
 import { LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors, type PooledSource } from "./pool";

@@ -20,6 +20,6 @@ export * from "./recalls";
 export * from "./run";
 export * from "./simulate";
 export * from "./summary";
-export * from "./trace";
+export * from "./formats/trace";
 export * from "./chart";
 export * from "./report";

@@ -11,7 +11,7 @@
 import { addSums, bandOf, emptySums, type LevelSums, type SizeBand } from "../gate";
 import type { Detection } from "./recalls";
 import type { PolicyBill } from "./simulate";
-import { byName, type Trace } from "./trace";
+import { byName, type Trace } from "./formats/trace";
 
 /** Per tool: the tool's sums and its bands' (a band with no observation left out). */
 export type ToolPriors = Record<string, { sums: LevelSums; bands: Partial<Record<SizeBand, LevelSums>> }>;

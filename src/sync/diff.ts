@@ -14,7 +14,7 @@ import {
 } from "../litellm/convert";
 import { priceInForce, priceSchedule } from "../gate";
 import { describeIssues } from "../gate/issues";
-import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../store/schema";
+import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../storage/read/schema";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */
 export const MAX_PROPOSED_CHANGES = 500;

@@ -4,12 +4,12 @@
  * keys; a pricing row changes only through an approval.
  */
 import { z } from "@hono/zod-openapi";
-import { canonicalJson } from "../writes/canonical";
+import { canonicalJson } from "../storage/write/canonical";
 import { describeIssues } from "../gate/issues";
-import { ModelNameSchema, PricingRowSchema } from "../store/schema";
-import { PENDING_PREFIX, pendingKey } from "../store/keys";
-import { forgetListings } from "../store/listing";
-import { listValues } from "../store/list";
+import { ModelNameSchema, PricingRowSchema } from "../storage/read/schema";
+import { PENDING_PREFIX, pendingKey } from "../storage/read/keys";
+import { forgetListings } from "../storage/read/listing";
+import { listValues } from "../storage/read/list";
 import type { ProposedChange } from "./diff";
 
 /** One proposed change as stored and as the admin API shows it. */

@@ -3,11 +3,11 @@
  * it with KV, store the differences as pending changes. It never writes a
  * pricing row: an admin approves each change (see routes/admin/pending.ts).
  */
-import { parseGateConfig } from "../store/config";
-import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../store/keys";
-import { listValues } from "../store/list";
-import { parseRow } from "../store/parse-row";
-import type { PricingRow } from "../store/schema";
+import { parseGateConfig } from "../storage/read/config";
+import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../storage/read/keys";
+import { listValues } from "../storage/read/list";
+import { parseRow } from "../storage/read/parse-row";
+import type { PricingRow } from "../storage/read/schema";
 import { diffSource, trackedProviders, type KvPricing, type SkippedEntry } from "./diff";
 import { listPending, storeProposals } from "./pending";
 import { fetchSource, parseSource } from "./source";

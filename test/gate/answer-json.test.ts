@@ -1,11 +1,11 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { answerJson } from "../../src/routes/gate/request/answer-json";
-import { answerBatch } from "../../src/routes/gate/request/batch";
-import { gateContext } from "../../src/routes/gate/request/context";
-import { decideRequest } from "../../src/routes/gate/request/decide";
-import { compiledGateRequest } from "../../src/routes/gate/request/compiled";
+import { answerJson } from "../../src/routes/gate/direct/answer-json";
+import { answerBatch } from "../../src/routes/gate/direct/batch";
+import { gateContext } from "../../src/routes/kernel/context";
+import { decideRequest } from "../../src/routes/gate/direct/decide";
+import { compiledGateRequest } from "../../src/routes/gate/direct/compiled";
 import { VECTOR_PRICING, VECTORS } from "../fixtures/vectors";
 import { acceptedGate, gateRequest, MODELS } from "../support/fuzz-gate-bodies";
 import { OPUS, putRow, resetState } from "../support/helpers";

@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
-import { forgetLearned } from "../../src/store/learning";
-import { forgetPricing } from "../../src/store/read";
+import { forgetLearned } from "../../src/storage/read/learning";
+import { forgetPricing } from "../../src/storage/read/read";
 
 // Issue 34 item 4: the breaker regresses each session's bill on the covariate it reported (CUPED,
 // src/learning/opening.ts), fitted on earlier sessions only, so noise the covariate explains no

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
 import { CHARS_PER_TOKEN, RECALL_PLACEMENTS } from "../../src/gate/constants";
-import { hashText } from "../../src/replay/trace";
+import { hashText } from "../../src/replay/formats/trace";
 
 // The clients' shared facts live in clients/constants.json; both clients read
 // generated files. A stale generated file, or a client whose estimate of

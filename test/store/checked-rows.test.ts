@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import seed from "../../pricing.seed.json" with { type: "json" };
-import { checkedRow } from "../../src/store/checked";
-import { parseRow } from "../../src/store/parse-row";
-import { parseStoredRow } from "../../src/store/read";
-import { PRICE_FIELDS } from "../../src/store/row-values";
-import { LongContextTierSchema, PricingRowSchema } from "../../src/store/schema";
+import { checkedRow } from "../../src/storage/read/checked";
+import { parseRow } from "../../src/storage/read/parse-row";
+import { parseStoredRow } from "../../src/storage/read/read";
+import { PRICE_FIELDS } from "../../src/storage/read/row-values";
+import { LongContextTierSchema, PricingRowSchema } from "../../src/storage/read/schema";
 import { runs } from "../support/runs";
 
 // The gate reads a stored pricing row through the validator compiled from

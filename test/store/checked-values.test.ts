@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkedConfig, checkedLearned } from "../../src/store/checked";
-import { GateConfigSchema, parseGateConfig } from "../../src/store/config";
-import { parseStoredLearned } from "../../src/store/learning";
-import { LearnedValueSchema, parseLearned } from "../../src/store/learning-schema";
-import { parseStoredConfig } from "../../src/store/read";
+import { checkedConfig, checkedLearned } from "../../src/storage/read/checked";
+import { GateConfigSchema, parseGateConfig } from "../../src/storage/read/config";
+import { parseStoredLearned } from "../../src/storage/read/learning";
+import { LearnedValueSchema, parseLearned } from "../../src/storage/read/learning-schema";
+import { parseStoredConfig } from "../../src/storage/read/read";
 import { runs } from "../support/runs";
 
 // The gate reads the gate config and a tenant's learned value through the

@@ -1,9 +1,9 @@
 import { env, exports } from "cloudflare:workers";
-import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../../src/store/keys";
+import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../../src/storage/read/keys";
 import { forgetWrittenShards } from "../../src/ledger";
-import { forgetLearned } from "../../src/store/learning";
-import { forgetPricing } from "../../src/store/read";
-import type { PricingRow } from "../../src/store/schema";
+import { forgetLearned } from "../../src/storage/read/learning";
+import { forgetPricing } from "../../src/storage/read/read";
+import type { PricingRow } from "../../src/storage/read/schema";
 
 /** The worker under test, called through its real fetch handler in workerd. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

@@ -10,4 +10,4 @@
  *
  * @module
  */
-import "../../src/routes";
+import "../../src/routes/app";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import app from "../../src/routes";
+import app from "../../src/routes/app";
 
 describe("the admin routes in the OpenAPI document", () => {
   const doc = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "offload-gate", version: "test" } });

@@ -17,8 +17,8 @@ useFuzzHarness();
 
 describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
   it("answers every merge patch with the merged row or a 400 naming a field, never a 5xx, and stores only valid rows", async () => {
-    const { mergePatch } = await import("../../src/writes/merge-patch");
-    const { PricingRowSchema } = await import("../../src/store/schema");
+    const { mergePatch } = await import("../../src/storage/write/merge-patch");
+    const { PricingRowSchema } = await import("../../src/storage/read/schema");
     await fc.assert(
       fc.asyncProperty(
         mergePatchBody,

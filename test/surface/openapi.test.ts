@@ -1,6 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import app from "../../src/routes";
+import app from "../../src/routes/app";
 import { call, OPUS, putRow, resetState } from "../support/helpers";
 import { examplesIn, resolve as resolveIn, validate as validateIn, type Json } from "../support/openapi-doc";
 

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { OutcomeReport } from "../model/savings";
+import type { OutcomeReport } from "../model/types";
 import type { ItemResult } from "../model/types";
 
 /** Migration 7's table. */

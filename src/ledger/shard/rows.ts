@@ -1,4 +1,4 @@
-import type { LedgerDecision, OutcomeReport } from "../model/savings";
+import type { LedgerDecision, OutcomeReport } from "../model/types";
 import type { DecisionRow } from "./sql";
 
 /**

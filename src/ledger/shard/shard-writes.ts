@@ -4,14 +4,8 @@
  * of their decision's hour), session bills; and the retention's purge of
  * both horizons. ./shard.ts checks the tenant and holds the transaction.
  */
-import {
-  outcomeMismatch,
-  realizedCacheHitRate,
-  realizedNet,
-  gateNet,
-  type LedgerDecision,
-  type OutcomeReport,
-} from "../model/savings";
+import { outcomeMismatch, realizedCacheHitRate, realizedNet, gateNet } from "../model/savings";
+import type { LedgerDecision, OutcomeReport } from "../model/types";
 import { ADD_OUTCOME_BANDS, PURGE_BANDS } from "./band-sums";
 import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { emptySums, type LedgerSums } from "../stats/report";
-import type { LedgerDecision, OutcomeReport } from "../model/savings";
+import type { LedgerDecision, OutcomeReport } from "../model/types";
 import type { SumsFilter } from "./sql";
 import { MIGRATIONS, migrate, schemaVersion } from "./migrations";
 import { readBandSums, withBands } from "./band-sums";

@@ -1,4 +1,4 @@
-import type { LedgerDecision } from "../model/savings";
+import type { LedgerDecision } from "../model/types";
 
 /**
  * One queued ledger write: a decision record with its tenant and the

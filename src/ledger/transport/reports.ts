@@ -2,7 +2,7 @@ import { bounded } from "./ask";
 import { ledgerShard, type LedgerNamespace } from "./client";
 import { markWritten, writtenShards } from "./written";
 import { shardFor, shardOfDecisionId } from "../model/ids";
-import type { OutcomeReport } from "../model/savings";
+import type { OutcomeReport } from "../model/types";
 import type { ItemResult, PricedSession } from "../model/types";
 
 /**

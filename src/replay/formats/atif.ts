@@ -12,7 +12,7 @@
  * one call: its input is every step before it; its observations come after
  * it. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "./trace";
 import { jsonDocument, type ParseResult } from "./lines";
 
 /**

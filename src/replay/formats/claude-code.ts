@@ -10,7 +10,7 @@
  * between them. A subagent's own file (every record sidechain) is its own
  * session; sidechain records in a main file are left out and counted. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Trace, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Trace, type Usage } from "./trace";
 import { jsonLines, type ParseResult } from "./lines";
 
 /** One stream of records: the main conversation, or a subagent's sidechain. */

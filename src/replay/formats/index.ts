@@ -6,7 +6,7 @@
  * never from a guess that could read one format as another. A file that is
  * none of them is reported with what was expected. Pure.
  */
-import { UNNAMED_MODEL, type ParseIssue, type TraceFormat } from "../trace";
+import { UNNAMED_MODEL, type ParseIssue, type TraceFormat } from "./trace";
 import { parseAtif } from "./atif";
 import { parseClaudeCode } from "./claude-code";
 import { parseCodex } from "./codex";

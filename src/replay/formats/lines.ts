@@ -5,7 +5,7 @@
  * parsed on its own, a line that is not JSON reported by number and
  * skipped, never stopping the rest. Pure.
  */
-import type { ParseIssue, Trace } from "../trace";
+import type { ParseIssue, Trace } from "./trace";
 
 /** A parser's answer: the trace (null when nothing usable was found) and what could not be read. */
 export interface ParseResult {

@@ -9,7 +9,7 @@
  * `cache_write_5m`, `cache_write_1h`, `output`). A part seen before (same
  * kind and hash) is the same part. Pure.
  */
-import { count, hashText, instant, isRecord, TraceBuilder, type ParseIssue, type PartKind, type Usage } from "../trace";
+import { count, hashText, instant, isRecord, TraceBuilder, type ParseIssue, type PartKind, type Usage } from "./trace";
 import { jsonLines, type ParseResult } from "./lines";
 
 /** The marker every line of the log carries. */

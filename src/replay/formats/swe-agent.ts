@@ -12,7 +12,7 @@
  * is an observation: its tool is the function called, or the command's
  * first word. Neither format has timestamps. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "../trace";
+import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "./trace";
 import { jsonDocument, type ParseResult } from "./lines";
 
 /**

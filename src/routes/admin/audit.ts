@@ -1,8 +1,8 @@
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/app";
 import { ErrorSchema, json, jsonRequest, type ErrorResponse } from "../../http/schema";
-import { readHistoryView } from "../../writes/history";
-import { createApp } from "../app";
+import { readHistoryView } from "../../storage/write/history";
+import { createApp } from "../kernel/app";
 import { adminRoute, HistorySchema, RollbackSchema } from "./schema";
 
 /** What the history and rollback routes of one audited key need. */

@@ -1,8 +1,8 @@
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { GateConfigSchema } from "../../store/config";
-import { GATE_CONFIG_KEY } from "../../store/keys";
-import { putConfig, readConfigView, rollbackConfig } from "../../writes/config";
-import { createApp } from "../app";
+import { GateConfigSchema } from "../../storage/read/config";
+import { GATE_CONFIG_KEY } from "../../storage/read/keys";
+import { putConfig, readConfigView, rollbackConfig } from "../../storage/write/config";
+import { createApp } from "../kernel/app";
 import { auditRoutes } from "./audit";
 import { adminRoute, ConfigViewSchema } from "./schema";
 

@@ -1,4 +1,4 @@
-import { createApp } from "../app";
+import { createApp } from "../kernel/app";
 import { adminAliases } from "./aliases";
 import { adminConfig } from "./config";
 import { adminPending } from "./pending";

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth/admin";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { pendingKey } from "../../store/keys";
-import { forgetListings } from "../../store/listing";
+import { pendingKey } from "../../storage/read/keys";
+import { forgetListings } from "../../storage/read/listing";
 import {
   DigestSchema,
   listPending,
@@ -13,11 +13,11 @@ import {
   withDigests,
   type PendingChange,
 } from "../../sync/pending";
-import { canonicalJson } from "../../writes/canonical";
-import { deletePending } from "../../writes/pending";
-import { withKvRetry } from "../../writes/kv-retry";
-import { deletePricing, putPricing, readStoredRow } from "../../writes/rows";
-import { createApp } from "../app";
+import { canonicalJson } from "../../storage/write/canonical";
+import { deletePending } from "../../storage/write/pending";
+import { withKvRetry } from "../../storage/write/kv-retry";
+import { deletePricing, putPricing, readStoredRow } from "../../storage/write/rows";
+import { createApp } from "../kernel/app";
 import { ADMIN_ERRORS, ModelParamSchema, PendingDeletedSchema, WriteOutcomeSchema } from "./schema";
 
 const common = { tags: ["admin"], security: ADMIN_SECURITY };

@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../http/errors";
 import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { pricingKey } from "../../store/keys";
-import { PricingRowSchema } from "../../store/schema";
-import { historyVersion } from "../../writes/history";
+import { pricingKey } from "../../storage/read/keys";
+import { PricingRowSchema } from "../../storage/read/schema";
+import { historyVersion } from "../../storage/write/history";
 import {
   deletePricing,
   listPricing,
@@ -11,8 +11,8 @@ import {
   putPricing,
   readStoredRow,
   rollbackPricing,
-} from "../../writes/rows";
-import { createApp } from "../app";
+} from "../../storage/write/rows";
+import { createApp } from "../kernel/app";
 import { auditRoutes } from "./audit";
 import {
   adminRoute,

@@ -1,9 +1,9 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth/admin";
 import { ErrorSchema, FieldIssueSchema, json } from "../../http/schema";
-import { GateConfigSchema } from "../../store/config";
-import { HistoryEntrySchema } from "../../store/history";
-import { ModelNameSchema, PricingRowSchema } from "../../store/schema";
+import { GateConfigSchema } from "../../storage/read/config";
+import { HistoryEntrySchema } from "../../storage/read/history";
+import { ModelNameSchema, PricingRowSchema } from "../../storage/read/schema";
 
 /** The error answers every admin route can give, besides its own. */
 export const ADMIN_ERRORS = {

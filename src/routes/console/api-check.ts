@@ -11,9 +11,9 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { ErrorBody } from "../../http/errors";
-import type { PricingRow } from "../../store/schema";
-import type { GateCurveSchema } from "../gate/answer/curve-schema";
-import type { GateDecisionBody } from "../gate/answer/decision-schema";
+import type { PricingRow } from "../../storage/read/schema";
+import type { GateCurveSchema } from "../gate/openapi/curve-schema";
+import type { GateDecisionBody } from "../gate/direct/decision-schema";
 import type { LearningViewSchema } from "../learning/schema";
 import type { SavingsReportSchema } from "../ledger/schema";
 import type { PlanBody, PlanRequestSchema } from "../plan/schema";

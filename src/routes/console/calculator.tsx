@@ -1,7 +1,13 @@
-import { CACHE_TTLS, OFFLOAD_AT } from "../../gate";
-import type { GateConfig } from "../../store/config";
+import { CACHE_TTLS, OFFLOAD_AT, type PricingMode } from "../../gate";
+import type { GateConfig } from "../../storage/read/config";
+import type { ConfigView } from "./config";
 import type { TableRow } from "./data";
-import type { ConsoleView } from "./page";
+
+/** What the calculator reads of the console's view (./page.tsx's ConsoleView has it). */
+export interface CalculatorView {
+  config: ConfigView;
+  modes: readonly PricingMode[];
+}
 
 /**
  * The calculator form: a gate request in fields, blank ones leaving the gate
@@ -13,7 +19,7 @@ import type { ConsoleView } from "./page";
  * <Calculator view={view} models={rows} defaultModel="claude-opus-4-6" priors={config} />
  */
 export function Calculator(props: {
-  view: ConsoleView;
+  view: CalculatorView;
   models: TableRow[];
   defaultModel: string;
   priors: Readonly<GateConfig> | null;

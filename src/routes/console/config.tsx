@@ -1,5 +1,7 @@
-import type { GateConfig } from "../../store/config";
-import type { ConsoleView } from "./page";
+import type { GateConfig } from "../../storage/read/config";
+
+/** The stored gate config as the console read it, or why it could not. */
+export type ConfigView = { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
 
 const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   expected_conversation_depth: "the horizon prior: turns an output would be carried",
@@ -38,7 +40,7 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
  * @example
  * <ConfigPanel config={{ ok: true, config }} />
  */
-export function ConfigPanel({ config }: { config: ConsoleView["config"] }) {
+export function ConfigPanel({ config }: { config: ConfigView }) {
   return (
     <section class="card" id="config" aria-labelledby="config-h">
       <h2 id="config-h">Gate config priors</h2>

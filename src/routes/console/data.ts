@@ -1,10 +1,10 @@
 import { lifecycleStatus, upcomingChanges, type LifecycleStatus, type ScheduledChange } from "../../gate";
-import { PRICING_PREFIX } from "../../store/keys";
-import type { CachePolicy } from "../../store/cache";
-import { readListing } from "../../store/listing";
-import { parseRow } from "../../store/parse-row";
-import { pricesInForce } from "../../store/read";
-import type { PricingRow } from "../../store/schema";
+import { PRICING_PREFIX } from "../../storage/read/keys";
+import type { CachePolicy } from "../../storage/read/cache";
+import { readListing } from "../../storage/read/listing";
+import { parseRow } from "../../storage/read/parse-row";
+import { pricesInForce } from "../../storage/read/read";
+import type { PricingRow } from "../../storage/read/schema";
 
 /** Rows verified longer ago than this get a visible warning. */
 export const STALE_AFTER_DAYS = 90;

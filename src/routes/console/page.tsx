@@ -1,10 +1,10 @@
 import { raw } from "hono/html";
 import type { PricingMode } from "../../gate";
-import type { GateConfig } from "../../store/config";
+import type { GateConfig } from "../../storage/read/config";
 import { Calculator } from "./calculator";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
 import { AliasPanel, type AliasView } from "./aliases";
-import { ConfigPanel } from "./config";
+import { ConfigPanel, type ConfigView } from "./config";
 import { PendingPanel, type PendingView } from "./pending";
 import { PlanView } from "./plan-view";
 import { LearningPanel } from "./learning";
@@ -15,7 +15,7 @@ import type { ConsoleData } from "./browser/api";
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {
   rows: TableRow[];
-  config: { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };
+  config: ConfigView;
   /** The gate's pricing modes, from its own enum. */
   modes: readonly PricingMode[];
   /** The price sync's stored changes. */

@@ -1,4 +1,4 @@
-import type { GateConfig } from "../../store/config";
+import type { GateConfig } from "../../storage/read/config";
 import { WORKED_EXAMPLE_P1 } from "../plan/schema";
 
 /**

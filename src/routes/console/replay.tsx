@@ -2,12 +2,12 @@ import { raw } from "hono/html";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { waitUntilOf } from "../../http/app";
 import { ApiError } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG } from "../../store/config";
-import { PRICING_PREFIX } from "../../store/keys";
-import { readListing } from "../../store/listing";
-import { parseRow } from "../../store/parse-row";
-import { cachePolicy, readGateConfig } from "../../store/read";
-import { createApp } from "../app";
+import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
+import { PRICING_PREFIX } from "../../storage/read/keys";
+import { readListing } from "../../storage/read/listing";
+import { parseRow } from "../../storage/read/parse-row";
+import { cachePolicy, readGateConfig } from "../../storage/read/read";
+import { createApp } from "../kernel/app";
 
 /**
  * @module routes/console/replay

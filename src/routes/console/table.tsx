@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { PricingRow } from "../../store/schema";
+import type { PricingRow } from "../../storage/read/schema";
 import type { TableRow } from "./data";
 
 const usd = (n: number | undefined) =>

@@ -2,7 +2,7 @@ import { SwaggerUI } from "@hono/swagger-ui";
 import { html, raw } from "hono/html";
 import { secureHeaders } from "hono/secure-headers";
 import { ApiError } from "../../http/errors";
-import { createApp } from "../app";
+import { createApp } from "../kernel/app";
 
 export { OPENAPI_INFO, serveOpenApi } from "./openapi";
 

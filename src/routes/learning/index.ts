@@ -1,18 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
 import { ApiError } from "../../http/errors";
-import { own } from "../../store/names";
+import { own } from "../../storage/read/names";
 import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../../http/schema";
 import { readPublished, refreshLearning } from "../../learning/refresh";
-import { breakersKey, learningAcksKey, replayPriorsKey } from "../../store/keys";
-import { putAck, rollbackAcks } from "../../writes/learning-acks";
-import { ReplayPriorsSchema } from "../../writes/replay-priors";
-import { putBreakerMode, readOverrides, rollbackOverrides } from "../../writes/breakers";
-import { putReplayPriors, rollbackReplayPriors } from "../../writes/replay-priors";
+import { breakersKey, learningAcksKey, replayPriorsKey } from "../../storage/read/keys";
+import { putAck, rollbackAcks } from "../../storage/write/learning-acks";
+import { ReplayPriorsSchema } from "../../storage/write/replay-priors";
+import { putBreakerMode, readOverrides, rollbackOverrides } from "../../storage/write/breakers";
+import { putReplayPriors, rollbackReplayPriors } from "../../storage/write/replay-priors";
 import { auditRoutes } from "../admin/audit";
 import { adminRoute } from "../admin/schema";
-import { createApp } from "../app";
-import { CALLER_ERRORS } from "../gate/answer/caller";
+import { createApp } from "../kernel/app";
+import { CALLER_ERRORS } from "../kernel/caller";
 import {
   AcksViewSchema,
   AckWriteSchema,

@@ -1,9 +1,9 @@
 import { breakerLogSubject } from "../../learning/breakers";
 import { learningView } from "../../learning/view";
-import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../store/config";
-import { parseHistory } from "../../store/history";
-import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../store/keys";
-import { parseLearned } from "../../store/learning-schema";
+import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../storage/read/config";
+import { parseHistory } from "../../storage/read/history";
+import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/read/keys";
+import { parseLearned } from "../../storage/read/learning-schema";
 
 /** How many breaker changes the view lists. */
 export const BREAKER_LOG_SHOWN = 20;

@@ -1,4 +1,4 @@
-import { createApp } from "../app";
+import { createApp } from "../kernel/app";
 import { reports } from "./reports";
 import { savings } from "./savings";
 

@@ -17,9 +17,9 @@ import {
   sessionCost,
 } from "../../ledger";
 import type { CachePriceRates } from "../../gate";
-import { readGateConfig, readPricing } from "../../store/read";
-import { createApp } from "../app";
-import { CALLER_ERRORS } from "../gate";
+import { readGateConfig, readPricing } from "../../storage/read/read";
+import { createApp } from "../kernel/app";
+import { CALLER_ERRORS } from "../kernel/caller";
 import { sumUsage, USAGE_COMPONENTS } from "./usage";
 import {
   type ItemResultSchema,

@@ -12,10 +12,10 @@ import {
   savingsFigures,
   writtenShards,
 } from "../../ledger";
-import { DEFAULT_GATE_CONFIG } from "../../store/config";
-import { readGateConfig } from "../../store/read";
-import { createApp } from "../app";
-import { CALLER_ERRORS } from "../gate";
+import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
+import { readGateConfig } from "../../storage/read/read";
+import { createApp } from "../kernel/app";
+import { CALLER_ERRORS } from "../kernel/caller";
 import { AdminSavingsQuerySchema, SavingsQuerySchema, SavingsReportSchema } from "./schema";
 
 const DAY_MS = 86_400_000;

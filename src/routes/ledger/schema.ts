@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { DECISION_ID_PATTERN } from "../../ledger";
-import { MAX_HORIZON, MAX_TOKENS } from "../../store/config";
-import { ModelNameSchema } from "../../store/schema";
-import { requiredOr, SessionIdSchema, ToolNameSchema } from "../gate/request/schema";
+import { MAX_HORIZON, MAX_TOKENS } from "../../storage/read/config";
+import { ModelNameSchema } from "../../storage/read/schema";
+import { requiredOr } from "../kernel/fields";
+import { SessionIdSchema, ToolNameSchema } from "../gate/direct/schema";
 import { ProviderUsageSchema } from "./usage";
 import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH } from "../plan/schema";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_TOKENS } from "../../store/config";
-import { requiredOr } from "../gate/request/fields";
+import { MAX_TOKENS } from "../../storage/read/config";
+import { requiredOr } from "../kernel/fields";
 
 /**
  * The provider usage shapes a session's `usage` may take (Anthropic

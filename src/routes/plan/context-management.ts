@@ -2,12 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY } from "../../auth/gate";
 import { decideClearing, DEFAULT_PLACEHOLDER_TOKENS } from "../../gate";
 import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { CALLER_ERRORS } from "../gate/answer/caller";
+import { CALLER_ERRORS } from "../kernel/caller";
 import { recordClearing } from "../../analytics/clearing";
 import { handDecisions, signDecisionId } from "../../ledger";
-import { pricedAsOf } from "../gate/request/decide";
-import { isRecorded } from "../gate/request/dry-run";
-import type { DecideContext } from "../gate/request/prepare";
+import { pricedAsOf } from "../kernel/pricing";
+import { isRecorded } from "../kernel/dry-run";
+import type { DecideContext } from "../kernel/context";
 import { assignClearing } from "./clearing-ledger";
 import {
   ContextManagementRequestSchema,

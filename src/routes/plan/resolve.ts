@@ -1,8 +1,9 @@
 import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, type PlanInputs } from "../../gate";
 import { invalidRequest } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG } from "../../store/config";
-import { readGateConfig, readPricing } from "../../store/read";
-import { NOT_LOOKED_UP, withLifecycle, type DecideContext, type ResolvedPricing } from "../gate/request/prepare";
+import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
+import { readGateConfig, readPricing } from "../../storage/read/read";
+import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../kernel/pricing";
+import { type DecideContext } from "../kernel/context";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { mergePatch } from "../../../src/writes/merge-patch";
+import { mergePatch } from "../../../src/storage/write/merge-patch";
 import { adminCall } from "../../support/admin-helpers";
 import { bearer, call, postGate, resetState } from "../../support/helpers";
 import { ALICE_TOKEN } from "../../support/secrets";

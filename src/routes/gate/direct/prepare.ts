@@ -1,0 +1,256 @@
+import {
+  CACHE_TTLS,
+  cacheTtlRefusal,
+  CHARS_PER_TOKEN,
+  defaultCacheTtl,
+  isBelowThreshold,
+  preFilterTokens,
+  OFFLOAD_AT,
+  rangeMidpoint,
+  RECALL_PLACEMENTS,
+  resolveLifecycle,
+  type LifecycleNote,
+  type PricingLookup,
+  type PricingMode,
+  type Range,
+} from "../../../gate";
+import { summarize, type ErrorIssue } from "../../../http/errors";
+import { isExplore } from "../../../ledger";
+import { exploreDraws } from "../../../learning/explore";
+import type { GateConfig } from "../../../storage/read/config";
+import { DEFAULT_GATE_CONFIG } from "../../../storage/read/config-values";
+import { readLearned, type LearnedValue } from "../../../storage/read/learning";
+import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../storage/read/read";
+import type { PricingRow } from "../../../storage/read/schema";
+import type { DecideContext } from "../../kernel/context";
+import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../../kernel/pricing";
+import { CACHE_AWARE_ECONOMICS_FIELDS } from "./cross-field";
+import { applyLearned, type AnswerPriors } from "./priors";
+import type { GateBatchItemError } from "./batch-schema";
+import type { GateRequest } from "./schema";
+import type { ResolvedInputs } from "./decision-schema";
+
+/**
+ * The first half of every gate route: validate → load pricing. Each item's
+ * mode, its inputs with every default filled in, and the pricing that
+ * prices it, ready for POST /v1/gate's decision (./decide.ts) or for
+ * POST /v1/gate/curve's points (../answer/curve.ts).
+ */
+
+/** An item ready to decide: its body, mode, inputs with every default filled in, and its pricing. */
+export interface ReadyItem {
+  body: GateRequest;
+  inputs: ResolvedInputs;
+  mode: PricingMode;
+  pricing: ResolvedPricing;
+  /** Where each prior came from (docs/design/learning.md §3.2). */
+  priors: AnswerPriors;
+}
+
+/** What preparing a request found: the config it read once, and each item ready or refused. */
+export interface Prepared {
+  config: Readonly<GateConfig>;
+  configStale: PricingRead["stale"];
+  /** The tenant's learned value (its breakers too); null: nothing learned, or it could not be read. */
+  learned: Readonly<LearnedValue> | null;
+  items: Array<ReadyItem | GateBatchItemError>;
+}
+
+/**
+ * One item of work: a body that passed its schema (and where it sits in the
+ * request, for error paths), or the issues that already stop it.
+ */
+export type GateItem = { body: GateRequest; path: (string | number)[] } | { issues: ErrorIssue[] };
+
+// The fields only the cache-aware mode reads.
+const CACHE_AWARE_FIELDS = ["cache_hit_rate", "context_tokens", ...CACHE_AWARE_ECONOMICS_FIELDS] as const;
+
+/**
+ * Fills every omitted field from the config's priors and defaults; a prior
+ * given only as a range stands at the range's midpoint (the horizon's
+ * rounded down). The cache-aware inputs are filled in (and echoed) only in
+ * that mode; ranges are echoed as given.
+ *
+ * @example
+ * resolveInputs({ model_name: "gpt-5", output_chars: 80_000 }, DEFAULT_GATE_CONFIG)
+ * // { model_name: "gpt-5", output_tokens: 20000, output_chars: 80000, horizon: 4, recall_probability: 0.25, ... }
+ */
+export function resolveInputs(
+  body: GateRequest,
+  config: Readonly<GateConfig>,
+  mode: PricingMode = "seed",
+): ResolvedInputs {
+  const resolved: ResolvedInputs = {
+    model_name: body.model_name,
+    output_tokens: body.output_tokens ?? (body.output_chars ?? 0) / CHARS_PER_TOKEN,
+    horizon: pointOf(body.horizon, body.horizon_range, true) ?? config.expected_conversation_depth,
+    recall_probability: pointOf(body.recall_probability, body.recall_probability_range, false) ?? config.p_recall,
+    large_offload_threshold_tokens: preFilterTokens(
+      {
+        large_offload_threshold_tokens:
+          body.large_offload_threshold_tokens ?? config.large_offload_threshold_tokens ?? undefined,
+      },
+      mode,
+    ),
+    stub_tokens: body.stub_tokens ?? config.stub_tokens,
+    recall_input_tokens: body.recall_input_tokens ?? config.recall_input_tokens,
+    recall_output_tokens: body.recall_output_tokens ?? config.recall_output_tokens,
+  };
+  if (body.output_chars !== undefined) resolved.output_chars = body.output_chars;
+  if (body.horizon_range !== undefined) resolved.horizon_range = body.horizon_range;
+  if (body.recall_probability_range !== undefined) resolved.recall_probability_range = body.recall_probability_range;
+  if (mode === "cache_aware") {
+    resolved.cache_hit_rate = pointOf(body.cache_hit_rate, body.cache_hit_rate_range, false) ?? config.cache_hit_rate;
+    resolved.context_tokens = body.context_tokens ?? 0;
+    resolved.offload_at = body.offload_at ?? OFFLOAD_AT[0];
+    resolved.suffix_tokens = body.suffix_tokens ?? 0;
+    resolved.cache_ttl = body.cache_ttl ?? CACHE_TTLS[0];
+    resolved.recall_placement = body.recall_placement ?? RECALL_PLACEMENTS[0];
+    if (body.cache_hit_rate_range !== undefined) resolved.cache_hit_rate_range = body.cache_hit_rate_range;
+  }
+  return resolved;
+}
+
+/**
+ * The cache TTL the model's provider keeps (docs/design/economics.md §5.1): a request that names
+ * none is priced at the row's default ("in_memory" for OpenAI, "implicit" for Gemini, "5m" for
+ * Anthropic), and one that names a TTL the row does not offer is refused, naming `cache_ttl`.
+ * Read once the row is known; an unpriced or unreadable row keeps the request's TTL (nothing is
+ * priced, and a fault never becomes a client error).
+ */
+function providerTtl(
+  body: GateRequest,
+  resolved: ResolvedInputs,
+  mode: PricingMode,
+  pricing: ResolvedPricing,
+  path: (string | number)[],
+): ErrorIssue[] {
+  const { lookup } = pricing.read;
+  if (mode !== "cache_aware" || lookup.status !== "priced") return [];
+  if (body.cache_ttl === undefined) {
+    resolved.cache_ttl = defaultCacheTtl(lookup.row);
+    return [];
+  }
+  const refusal = cacheTtlRefusal(lookup.row, body.cache_ttl, body.model_name);
+  return refusal === null ? [] : [{ path: [...path, "cache_ttl"].join("."), message: refusal }];
+}
+
+/** The point the caller gave, else its range's midpoint, else undefined (the prior). */
+function pointOf(point: number | undefined, range: Range | undefined, integer: boolean): number | undefined {
+  if (point !== undefined || range === undefined) return point;
+  return rangeMidpoint(range, integer);
+}
+
+/**
+ * validate → load pricing, for every item: the config is read once and each
+ * distinct model's pricing once, shared by every item that names it. Below
+ * the pre-filter the gate never looks at pricing, so neither does this,
+ * unless `priceBelowThreshold` asks for the row anyway (a curve reaches
+ * above the threshold even when its request does not).
+ *
+ * @example
+ * const { items } = await prepareItems([{ body, path: [] }], context);
+ * items[0] // { body, inputs, mode: "seed", pricing: { read, lifecycle } }
+ */
+export async function prepareItems(
+  items: readonly GateItem[],
+  context: DecideContext,
+  priceBelowThreshold = false,
+): Promise<Prepared> {
+  const { env, waitUntil } = context;
+  const configRead = await readGateConfig(env.PRICING, waitUntil);
+  const config = configRead.ok ? configRead.config : DEFAULT_GATE_CONFIG;
+  // Read beside the pricing, never after it: a cold or slow read costs no more than the row's.
+  const learnedRead =
+    configRead.ok && config.learning_enabled
+      ? readLearned(env.PRICING, context.tenant, config, waitUntil)
+      : Promise.resolve(null);
+
+  const reads = new Map<string, Promise<PricingRead>>();
+  const readOnce = (model: string): Promise<PricingRead> => {
+    let read = reads.get(model);
+    if (read === undefined) {
+      read = readPricing(env.PRICING, model, config, waitUntil);
+      reads.set(model, read);
+    }
+    return read;
+  };
+  const resolved = new Map<string, Promise<ResolvedPricing>>();
+  const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
+    // Priors we cannot read are priors we cannot trust: do not fire.
+    if (!configRead.ok)
+      return Promise.resolve({
+        read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null },
+        lifecycle: null,
+      });
+    if (!priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
+    let pricing = resolved.get(inputs.model_name);
+    if (pricing === undefined) {
+      pricing = withLifecycle(inputs.model_name, readOnce, context.today, context.now);
+      resolved.set(inputs.model_name, pricing);
+    }
+    return pricing;
+  };
+
+  const ready = await Promise.all(
+    items.map(async (item): Promise<ReadyItem | GateBatchItemError> => {
+      if ("issues" in item) return itemError(item.issues);
+      const mode = modeOf(item.body, config, configRead.ok);
+      const issues = modeIssues(item.body, mode, configRead.ok, item.path);
+      if (issues.length > 0) return itemError(issues);
+      const resolved = resolveInputs(item.body, config, mode);
+      const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
+      const ttlIssues = providerTtl(item.body, resolved, mode, pricing, item.path);
+      if (ttlIssues.length > 0) return itemError(ttlIssues);
+      // Learned per the canonical model that prices the decision (the requested name when none does).
+      const model = pricing.read.lookup.status === "priced" ? pricing.read.lookup.canonical : resolved.model_name;
+      // Exploration is drawn per (session, tool), so the breaker can set those sessions aside (ledger/model/ids.ts).
+      const tool = item.body.tool_name;
+      const explore =
+        learned !== null &&
+        tool !== undefined &&
+        item.body.session_id !== undefined &&
+        isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction)
+          ? exploreDraws(context.tenant, item.body.session_id, tool)
+          : null;
+      const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model, explore);
+      return { body: item.body, inputs, mode, pricing, priors };
+    }),
+  );
+  return { config, configStale: configRead.stale, learned: await learnedRead, items: ready };
+}
+
+/**
+ * The item error for these issues, worded as the app's 400s are.
+ *
+ * @example
+ * itemError([{ path: "items.3.horizon", message: "must be an integer ≥ 0" }]).error.message
+ * // "items.3.horizon must be an integer ≥ 0"
+ */
+export function itemError(issues: ErrorIssue[]): GateBatchItemError {
+  return { error: { code: "invalid_request", message: summarize(issues), issues } };
+}
+
+function modeOf(body: GateRequest, config: Readonly<GateConfig>, configOk: boolean): PricingMode {
+  if (body.pricing_mode !== undefined) return body.pricing_mode;
+  if (configOk) return config.pricing_mode;
+  // Without the config's default, cache-aware fields are the only hint of the mode meant.
+  return CACHE_AWARE_FIELDS.some((field) => body[field] !== undefined)
+    ? "cache_aware"
+    : DEFAULT_GATE_CONFIG.pricing_mode;
+}
+
+/**
+ * The seed ignores the cache-aware fields (q, P, placement, TTL, the q
+ * range); accepting them there would let a caller believe its cache was
+ * priced when it was not.
+ */
+function modeIssues(body: GateRequest, mode: PricingMode, configOk: boolean, path: (string | number)[]): ErrorIssue[] {
+  if (mode !== "seed" || !configOk) return [];
+  const why =
+    body.pricing_mode === undefined ? 'pricing_mode is "seed" (the default in config:gate)' : 'pricing_mode is "seed"';
+  return CACHE_AWARE_FIELDS.filter((field) => body[field] !== undefined).map((field) => ({
+    path: [...path, field].join("."),
+    message: `only applies when pricing_mode is "cache_aware"; ${why}`,
+  }));
+}
