@@ -9,7 +9,7 @@ import { describeIssues } from "../gate/issues";
 import { ModelNameSchema, PricingRowSchema } from "../storage/read/schema";
 import { PENDING_PREFIX, pendingKey } from "../storage/read/keys";
 import { forgetListings } from "../storage/read/listing";
-import { listValues } from "../storage/read/list";
+import { listValues } from "../storage/read/listing";
 import type { ProposedChange } from "./diff";
 
 /** One proposed change as stored and as the admin API shows it. */

@@ -5,7 +5,7 @@
  */
 import { parseGateConfig } from "../storage/read/config";
 import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../storage/read/keys";
-import { listValues } from "../storage/read/list";
+import { listValues } from "../storage/read/listing";
 import { parseRow } from "../storage/read/parse-row";
 import type { PricingRow } from "../storage/read/schema";
 import { diffSource, trackedProviders, type KvPricing, type SkippedEntry } from "./diff";

@@ -20,7 +20,7 @@ import type { GateConfigInput } from "./config";
 import { configIssues, HTTP_PROTOCOLS } from "./config-values";
 import type { LearnedValue } from "./learning-schema";
 import { sumsInconsistency } from "./learning-sums";
-import { RESERVED_MODEL_NAMES } from "./model-name";
+import { RESERVED_MODEL_NAMES } from "./names";
 import { dict } from "./names";
 import { aliasIssues, changeIssues, rowIssues, SOURCE_URL_MAX, SOURCE_URL_PROTOCOLS } from "./row-values";
 import type { PricingRow } from "./schema";

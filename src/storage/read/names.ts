@@ -5,6 +5,9 @@
  * named after a built-in property once answered 500 for its whole tenant.
  * These records have no prototype, and every lookup reads own keys only.
  *
+ * Also what a model name may be: the pattern and the reserved names, which
+ * the row schema (./schema.ts) and the gate's compiled request validator read.
+ *
  * Free of zod, so the gate's startup path may import it.
  *
  * @module
@@ -31,3 +34,21 @@ export function dict<V>(entries: Iterable<readonly [string, V]> = []): Record<st
 export function own<V>(record: Readonly<Record<string, V>> | undefined | null, key: string): V | undefined {
   return record != null && Object.hasOwn(record, key) ? record[key] : undefined;
 }
+
+/**
+ * A model name as the API and KV keys accept it.
+ *
+ * @example
+ * MODEL_NAME_PATTERN.test("claude-opus-4-6") // true
+ */
+export const MODEL_NAME_PATTERN = /^[A-Za-z0-9._:/@+-]{1,128}$/;
+
+/**
+ * Names no row or alias may take: `__proto__` is the one name a plain
+ * object cannot hold as its own key, so a seed file, a JSON listing or a
+ * parsed record would silently drop it.
+ *
+ * @example
+ * RESERVED_MODEL_NAMES.includes("__proto__") // true
+ */
+export const RESERVED_MODEL_NAMES: readonly string[] = ["__proto__"];

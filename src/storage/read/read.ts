@@ -10,7 +10,7 @@ import type { GateConfig } from "./config";
 import { DEFAULT_GATE_CONFIG } from "./config-values";
 import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./keys";
 import { forgetListings } from "./listing";
-import { MODEL_NAME_PATTERN } from "./model-name";
+import { MODEL_NAME_PATTERN } from "./names";
 import type { RowOutcome } from "./parse-row";
 import { MAX_ROW_BYTES } from "./row-values";
 import type { PricingRow } from "./schema";

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
+import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./names";
 import { own } from "./names";
 import { CACHE_TTLS } from "../../gate/constants";
 
@@ -13,10 +13,10 @@ import {
   SOURCE_URL_MAX,
 } from "./row-values";
 
-export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./model-name";
+export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "./names";
 export { MAX_PRICE_USD_PER_MILLION, MAX_ROW_BYTES, MAX_SCHEDULED_CHANGES, PRICE_FIELDS } from "./row-values";
 
-/** A model name; its pattern and reserved names are ./model-name.ts's. */
+/** A model name; its pattern and reserved names are ./names.ts's. */
 export const ModelNameSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .regex(MODEL_NAME_PATTERN, "must match [A-Za-z0-9._:/@+-]{1,128}")

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../../http/errors";
 import { aliasKey, ALIAS_PREFIX } from "../read/keys";
-import { listValues } from "../read/list";
+import { listValues } from "../read/listing";
 import { rememberAlias } from "../read/read";
 import { auditedWrite } from "./audited";
 import { readHistory } from "./history";

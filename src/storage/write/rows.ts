@@ -6,7 +6,7 @@
 import { fieldIssues } from "../../gate/issues";
 import { ApiError, invalidRequest, type ErrorIssue } from "../../http/errors";
 import { ALIAS_PREFIX, aliasKey, PRICING_PREFIX, pricingKey } from "../read/keys";
-import { listValues } from "../read/list";
+import { listValues } from "../read/listing";
 import { parseRow } from "../read/parse-row";
 import { rememberAlias, rememberRow } from "../read/read";
 import { PricingRowSchema, storedValue, type PricingRow } from "../read/schema";

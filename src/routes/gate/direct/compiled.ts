@@ -12,7 +12,7 @@
  * @module
  */
 import type { z } from "@hono/zod-openapi";
-import { RESERVED_MODEL_NAMES } from "../../../storage/read/model-name";
+import { RESERVED_MODEL_NAMES } from "../../../storage/read/names";
 import type { GateBatchRequestSchema } from "./batch-schema";
 import type { GateRequest } from "./schema";
 import { gateRequestIssues } from "./cross-field";
