@@ -7,7 +7,7 @@ import { directGate, directHealth } from "./routes";
  * handshake is still under way, builds what the first answers need: the
  * gate's direct path (POST /v1/gate and /v1/gate/batch: their request
  * schemas, the pricing and config readers, the core), GET /healthz and the
- * ledger's Durable Object class. The rest of the app (src/routes/app.ts:
+ * ledger's Durable Object class. The rest of the app (src/routes/kernel/app.ts:
  * every other route, the answers' schemas, the OpenAPI wiring) is built on
  * the first request that needs it, once per isolate; the Cron Triggers'
  * modules and the queue consumer on their first run.

@@ -87,7 +87,7 @@ export function render(c) {
     `export const DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char};`,
     "/** How many characters the starting factor weighs against what a session measures. */",
     `export const PRIOR_CHARS = ${c.prior_chars};`,
-    "/** The session log's content hash (src/replay/trace.ts hashText, in hex) on fixed texts: [text, hash]. */",
+    "/** The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash]. */",
     `export const LOG_HASH_VECTORS: readonly (readonly [string, string])[] = ${s(c.log_hash_vectors)};`,
     "",
   ].join("\n");
@@ -113,7 +113,7 @@ export function render(c) {
     `DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char}`,
     "#: How many characters the starting factor weighs against what a session measures.",
     `PRIOR_CHARS = ${c.prior_chars}`,
-    "#: The session log's content hash (src/replay/trace.ts hashText, in hex) on fixed texts: [text, hash].",
+    "#: The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash].",
     `LOG_HASH_VECTORS = ${s(c.log_hash_vectors)}`,
     "",
   ].join("\n");

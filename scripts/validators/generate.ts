@@ -38,20 +38,20 @@ const load = async (path: string, name: string): Promise<z.ZodType> =>
 export async function targets(): Promise<Target[]> {
   return [
     {
-      // The stored values the first gate answer reads (src/store/checked.ts).
-      path: "src/store/validators.generated.js",
+      // The stored values the first gate answer reads (src/storage/read/checked.ts).
+      path: "src/storage/read/validators.generated.js",
       schemas: {
-        pricingRow: await load("../../src/store/schema", "PricingRowSchema"),
-        gateConfig: await load("../../src/store/config", "GateConfigSchema"),
-        learnedValue: await load("../../src/store/learning-schema", "LearnedValueSchema"),
+        pricingRow: await load("../../src/storage/read/schema", "PricingRowSchema"),
+        gateConfig: await load("../../src/storage/read/config", "GateConfigSchema"),
+        learnedValue: await load("../../src/storage/read/learning-schema", "LearnedValueSchema"),
       },
       orders: await storedOrders(),
     },
     {
-      path: "src/routes/gate/request/validators.generated.js",
+      path: "src/routes/gate/direct/validators.generated.js",
       schemas: {
-        gateRequest: await load("../../src/routes/gate/request/schema", "GateRequestSchema"),
-        gateBatchRequest: await load("../../src/routes/gate/request/batch-schema", "GateBatchRequestSchema"),
+        gateRequest: await load("../../src/routes/gate/direct/schema", "GateRequestSchema"),
+        gateBatchRequest: await load("../../src/routes/gate/direct/batch-schema", "GateBatchRequestSchema"),
       },
     },
   ];
@@ -97,7 +97,7 @@ export function jsonSchemaOf(schema: z.ZodType, records?: Map<z.ZodType, string>
     unrepresentable: "throw",
     // Compiled once each rather than inlined at every use, when the caller collects them.
     ...(records === undefined ? {} : { reused: "ref" as const }),
-    // A name record (src/store/name-record.ts) is a transform, whose input side
+    // A name record (src/storage/read/name-record.ts) is a transform, whose input side
     // JSON Schema would leave unchecked: it is an object of entries, each checked.
     override: (ctx) => {
       const record = NAME_RECORDS.get(ctx.zodSchema as unknown as z.ZodType);
@@ -154,7 +154,7 @@ export function generate(target: Target): { js: string; dts: string } {
     allErrors: false,
     // A schema used in many places is one function, not a copy at each.
     inlineRefs: false,
-    // Checked in plain code beside the validator (src/store/checked.ts): the
+    // Checked in plain code beside the validator (src/storage/read/checked.ts): the
     // date formats by zod's own pattern, which zod writes beside them; a URL as
     // zod's z.url parses it, which JSON Schema's "uri" does not say.
     formats: { date: true, "date-time": true, uri: true },

@@ -35,7 +35,7 @@ export function gateKeys(): MiddlewareHandler<AppEnv> {
  * Who a gate request comes from: the name of the gate key its
  * `Authorization` header presents, or "default" while GATE_API_KEYS is
  * unset; throws the 401 otherwise. {@link gateKeys} and the gate's direct
- * path (src/routes/gate/request/direct.ts) both ask it.
+ * path (src/routes/gate/direct/direct.ts) both ask it.
  *
  * @example
  * await gateTenant(env.GATE_API_KEYS, request.headers.get("authorization") ?? undefined) // "agents-prod"

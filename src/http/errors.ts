@@ -141,7 +141,7 @@ export function jsonResponse(body: unknown, status: number, headers?: Record<str
 
 /**
  * {@link jsonResponse} for a body already written as JSON (the gate's
- * answers are written from their parts: routes/gate/request/answer-json.ts).
+ * answers are written from their parts: routes/gate/direct/answer-json.ts).
  *
  * @example
  * jsonTextResponse('{"status":"ok"}', 200)

@@ -60,7 +60,7 @@ function isEmpty(request: Request): boolean {
 /**
  * The media-type, charset and encoding rules of {@link jsonBody}, on the
  * request's headers alone: throws the 415 the middleware answers with. The
- * gate's direct path (src/routes/gate/request/direct.ts) runs the same checks.
+ * gate's direct path (src/routes/gate/direct/direct.ts) runs the same checks.
  *
  * @example
  * checkJsonHeaders("application/json; charset=utf-8", undefined) // passes

@@ -165,7 +165,7 @@ export function learnPriors(
         ? poolLevel(pooled, level.sums, weight, level.source, level.within)
         : poolLevel(pooled, level, weight);
   }
-  // A prior no request could send never decides (src/learning/bounds.ts).
+  // A prior no request could send never decides (src/learning/pool.ts).
   return clampPooled(pooled, config);
 }
 

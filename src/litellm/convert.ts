@@ -4,7 +4,12 @@
  * the ops CLI's import and the scheduled price sync.
  */
 import { describeIssues } from "../gate/issues";
-import { MAX_PRICE_USD_PER_MILLION, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "../storage/read/schema";
+import {
+  MAX_PRICE_USD_PER_MILLION,
+  MODEL_NAME_PATTERN,
+  PricingRowSchema,
+  type PricingRow,
+} from "../storage/read/schema";
 
 /** LiteLLM's per-token fields and the row fields they become. */
 const BASE_FIELDS = {

@@ -19,7 +19,7 @@ import { plan } from "./plan";
  * error answers, wired. The entry (src/index.ts) builds it on the first
  * request that needs it, once per isolate; POST /v1/gate, /v1/gate/batch
  * and GET /healthz are answered before it, with the same rules and answers
- * (src/routes/gate/request/direct.ts, src/routes/health-ok.ts).
+ * (src/routes/gate/direct/direct.ts, src/routes/health-ok.ts).
  *
  * @example
  * const res = await app.request("/openapi.json");

@@ -8,5 +8,7 @@
  * const answer = directHealth(request) ?? (await directGate(request, env, ctx));
  */
 export type { AppType } from "./app";
-export { directGate } from "./gate";
+// The direct path itself, not ./gate's door: esbuild splits chunks by file,
+// and that door also leads to the OpenAPI routes the app imports.
+export { directGate } from "./gate/direct/direct";
 export { directHealth } from "./health-ok";

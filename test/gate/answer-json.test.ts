@@ -10,7 +10,7 @@ import { VECTOR_PRICING, VECTORS } from "../fixtures/vectors";
 import { acceptedGate, gateRequest, MODELS } from "../support/fuzz-gate-bodies";
 import { OPUS, putRow, resetState } from "../support/helpers";
 
-// The gate's answer is written from its parts (src/routes/gate/request/answer-json.ts):
+// The gate's answer is written from its parts (src/routes/gate/direct/answer-json.ts):
 // every byte must be JSON.stringify's.
 
 // No ledger bound: the answers are the same, and nothing is left writing when a test ends.

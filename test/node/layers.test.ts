@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
@@ -13,10 +13,15 @@ function sources(dir: string): string[] {
   });
 }
 
-/** The top folder under src/ a file belongs to ("gate", "routes"...), or "index" for src/index.ts. */
+/**
+ * The top folder under src/ a file belongs to ("gate", "routes"...), or
+ * "index" for src/index.ts; storage counts as its two sides, "storage/read"
+ * and "storage/write".
+ */
 const folderOf = (file: string) => {
   const [first, ...rest] = relative(SRC, file).split("/");
-  return rest.length === 0 ? "index" : (first as string);
+  if (rest.length === 0) return "index";
+  return first === "storage" ? `storage/${rest[0]}` : (first as string);
 };
 
 /** Folder → the other folders of src/ it imports from. */
@@ -30,9 +35,10 @@ function folderGraph(): Map<string, Set<string>> {
     for (const match of text.matchAll(/(?:from|import)\s+["'](\.{1,2}\/[^"']+)["']/g)) {
       const target = resolve(dirname(file), match[1] as string);
       if (!target.startsWith(SRC)) continue;
-      // "../gate" is the folder's index; "../index" is src/index.ts.
-      const rel = relative(SRC, target);
-      const to = rel.includes("/") ? (rel.split("/")[0] as string) : rel;
+      // "../gate" names the folder (its index); "../index" is src/index.ts.
+      const to = folderOf(
+        statSync(target, { throwIfNoEntry: false })?.isDirectory() ? join(target, "index.ts") : target,
+      );
       if (to !== from) targets.add(to);
     }
   }
@@ -86,9 +92,9 @@ describe("the folder import graph of src/", () => {
       "litellm",
       "replay",
       "routes",
-      "store",
+      "storage/read",
+      "storage/write",
       "sync",
-      "writes",
     ]);
   });
 
@@ -102,16 +108,16 @@ describe("the folder import graph of src/", () => {
   });
 
   it("lets the read side import only the core", () => {
-    expect(importsOf("store")).toEqual(["gate"]);
+    expect(importsOf("storage/read")).toEqual(["gate"]);
   });
 
   it("keeps LiteLLM's reader on the read side, and the routes out of the price sync", () => {
-    expect(importsOf("litellm")).toEqual(["gate", "store"]);
+    expect(importsOf("litellm")).toEqual(["gate", "storage/read"]);
     expect(importsOf("sync")).not.toContain("routes");
   });
 
   it("lets the outcomes ledger import only the core and the read side's config", () => {
-    expect(importsOf("ledger")).toEqual(["gate", "store"]);
+    expect(importsOf("ledger")).toEqual(["gate", "storage/read"]);
   });
 
   it("keeps the learner off the routes: the refresh and the view are the routes' to call", () => {
@@ -159,7 +165,7 @@ describe("the outcomes ledger's rooms", () => {
 
   it("keeps the model free of the other rooms, importing only the core and the config's bounds", () => {
     expect(roomsOf("model")).toEqual([]);
-    expect(outsideOf("model")).toEqual(["gate", "store"]);
+    expect(outsideOf("model")).toEqual(["gate", "storage"]);
   });
 
   it("lets the statistics read only the model, and nothing outside the ledger", () => {
@@ -200,17 +206,27 @@ describe("the outcomes ledger's rooms", () => {
 });
 
 describe("the gate's routes", () => {
-  it("lets the request side (built at startup) import the answer side for types only", () => {
-    const request = join(SRC, "routes/gate/request");
-    const values = sources(request).flatMap((file) =>
-      [
-        ...readFileSync(file, "utf8").matchAll(
-          /^(?:import|export)\s+(?!type\b)[^;]*?from\s+["'](\.\.\/answer\/[^"']+)["']/gm,
-        ),
-      ].map((match) => `${relative(SRC, file)} → ${match[1]}`),
+  const direct = join(SRC, "routes/gate/direct");
+  const openapi = join(SRC, "routes/gate/openapi");
+  const reaches = (files: string[], folder: string) =>
+    files.flatMap((file) =>
+      importsOfFile(file)
+        .filter((target) => target.startsWith(`${folder}/`))
+        .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
     );
-    expect(values).toEqual([]);
-    // The rule has something to hold: the request side does use the answer side's types.
-    expect(sources(request).some((file) => /from\s+["']\.\.\/answer\//.test(readFileSync(file, "utf8")))).toBe(true);
+
+  it("keeps the direct path (built at startup) free of the OpenAPI side, which imports it", () => {
+    expect(reaches(sources(direct), openapi)).toEqual([]);
+    // The rule has something to hold: the OpenAPI side does build on the direct path.
+    expect(reaches(sources(openapi), direct).length).toBeGreaterThan(0);
+  });
+
+  it("keeps the routes' shared kernel free of every route folder", () => {
+    const kernel = join(SRC, "routes/kernel");
+    const routeFolders = readdirSync(join(SRC, "routes"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== "kernel")
+      .map((entry) => join(SRC, "routes", entry.name));
+    expect(routeFolders.flatMap((folder) => reaches(sources(kernel), folder))).toEqual([]);
+    expect(routeFolders.length).toBeGreaterThan(5);
   });
 });

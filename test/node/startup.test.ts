@@ -66,12 +66,12 @@ describe("what the entry's startup loads", () => {
   it("is the gate's direct path, GET /healthz and the ledger's Durable Object class", () => {
     for (const file of [
       "src/index.ts",
-      "src/routes/gate/request/direct.ts",
-      "src/routes/gate/request/batch.ts",
+      "src/routes/gate/direct/direct.ts",
+      "src/routes/gate/direct/batch.ts",
       "src/routes/health-ok.ts",
       "src/ledger/shard/shard.ts",
       "src/gate/decision.ts",
-      "src/store/read.ts",
+      "src/storage/read/read.ts",
     ]) {
       expect(startup, file).toContain(file);
     }
@@ -79,16 +79,25 @@ describe("what the entry's startup loads", () => {
 
   it("leaves every route module of the app and the OpenAPI wiring to the first request that needs them", () => {
     const routes = project().filter((file) => file.startsWith("src/routes/"));
-    // Startup's route files are the gate's request side and /healthz's answer: no answer/, no other resource.
+    // Startup's route files are the gate's direct path, the zod-free part of the
+    // routes' kernel it shares, and /healthz's answer: no OpenAPI side, no other resource.
+    const kernel = ["context.ts", "pricing.ts", "recorded.ts"].map((name) => `src/routes/kernel/${name}`);
     expect(
-      routes.filter((file) => !file.startsWith("src/routes/gate/request/") && file !== "src/routes/health-ok.ts"),
+      routes.filter(
+        (file) =>
+          !file.startsWith("src/routes/gate/direct/") && !kernel.includes(file) && file !== "src/routes/health-ok.ts",
+      ),
     ).toEqual([]);
     // No module that builds an OpenAPI route (createRoute) runs at startup.
     expect(project().filter((file) => readFileSync(join(ROOT, file), "utf8").includes("createRoute("))).toEqual([]);
   });
 
   it("leaves out the answers' schemas, the console and the documentation pages", () => {
-    expect(startup.filter((file) => file.startsWith("src/routes/gate/answer/"))).toEqual([]);
+    expect(startup.filter((file) => file.startsWith("src/routes/gate/openapi/"))).toEqual([]);
+    for (const name of ["decision-schema.ts", "batch-answer-schema.ts", "priors-schema.ts"]) {
+      expect(startup).not.toContain(`src/routes/gate/direct/${name}`);
+      expect(all).toContain(`src/routes/gate/direct/${name}`);
+    }
     expect(
       startup.filter((file) => /^src\/routes\/(console|docs)\//.test(file) || /\.client\.(js|css)$/.test(file)),
     ).toEqual([]);
@@ -110,27 +119,27 @@ describe("what the entry's startup loads", () => {
 
   it("bundles the rest of the app for later: the app, its answer side and the console", () => {
     for (const file of [
-      "src/routes/index.ts",
-      "src/routes/gate/answer/routes.ts",
-      "src/routes/gate/answer/decision-schema.ts",
+      "src/routes/kernel/app.ts",
+      "src/routes/gate/openapi/routes.ts",
+      "src/routes/gate/direct/decision-schema.ts",
       "src/routes/console/index.tsx",
     ]) {
       expect(all, file).toContain(file);
     }
   });
   it("loads no zod at all: the stored row, config and learned value are checked by validators compiled from their schemas", () => {
-    expect(startup).toContain("src/store/validators.generated.js");
-    expect(startup).toContain("src/store/checked.ts");
+    expect(startup).toContain("src/storage/read/validators.generated.js");
+    expect(startup).toContain("src/storage/read/checked.ts");
     // zod itself, the bundle's swap for it (bundle/zod*.js), and the OpenAPI wrapper that re-exports it.
     expect(startup.filter((file) => /^npm:(zod|@hono\/zod-openapi|@asteasolutions)\/|^bundle\/zod/.test(file))).toEqual(
       [],
     );
     for (const file of [
-      "src/store/schema.ts",
-      "src/store/config.ts",
-      "src/store/learning-schema.ts",
-      "src/store/name-record.ts",
-      "src/store/parse-row.ts",
+      "src/storage/read/schema.ts",
+      "src/storage/read/config.ts",
+      "src/storage/read/learning-schema.ts",
+      "src/storage/read/name-record.ts",
+      "src/storage/read/parse-row.ts",
     ]) {
       expect(startup, file).not.toContain(file);
       // Still in the bundle: zod words the answer for a stored value the compiled check refuses.
@@ -145,11 +154,12 @@ describe("what the entry's startup loads", () => {
   });
 
   it("builds none of the gate request's zod schemas: the validators compiled from them check a body, zod only a body they refuse", () => {
-    expect(startup).toContain("src/routes/gate/request/validators.generated.js");
-    expect(startup).toContain("src/routes/gate/request/compiled.ts");
-    for (const file of ["schema.ts", "batch-schema.ts", "fields.ts", "dry-run.ts", "economics-fields.ts"].map(
-      (name) => `src/routes/gate/request/${name}`,
-    )) {
+    expect(startup).toContain("src/routes/gate/direct/validators.generated.js");
+    expect(startup).toContain("src/routes/gate/direct/compiled.ts");
+    for (const file of [
+      ...["schema.ts", "batch-schema.ts", "economics-fields.ts"].map((name) => `src/routes/gate/direct/${name}`),
+      ...["fields.ts", "dry-run.ts"].map((name) => `src/routes/kernel/${name}`),
+    ]) {
       expect(startup, file).not.toContain(file);
       expect(all, file).toContain(file);
     }

@@ -9,7 +9,7 @@ import { LongContextTierSchema, PricingRowSchema } from "../../src/storage/read/
 import { runs } from "../support/runs";
 
 // The gate reads a stored pricing row through the validator compiled from
-// its zod schema (src/store/checked.ts) and asks zod only about a row that
+// its zod schema (src/storage/read/checked.ts) and asks zod only about a row that
 // check refuses. So the check must never accept a row zod refuses, must hand
 // back zod's copy byte for byte (priced_as copies a row, keys in order), and
 // the read must answer as zod's parse does for every text.

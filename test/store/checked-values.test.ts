@@ -8,7 +8,7 @@ import { parseStoredConfig } from "../../src/storage/read/read";
 import { runs } from "../support/runs";
 
 // The gate reads the gate config and a tenant's learned value through the
-// validators compiled from their zod schemas (src/store/checked.ts), and asks
+// validators compiled from their zod schemas (src/storage/read/checked.ts), and asks
 // zod only about a value they refuse: they must never accept what zod
 // refuses, and the read must answer exactly as zod's parse does.
 

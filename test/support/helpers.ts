@@ -13,7 +13,7 @@ export function call(path: string, init: RequestInit = {}): Promise<Response> {
 /**
  * The init of a JSON request: the body as JSON (a string is sent as it is),
  * its length declared as an HTTP client declares it (so gate requests take
- * the gate's direct path, src/routes/gate/request/direct.ts), with any other headers.
+ * the gate's direct path, src/routes/gate/direct/direct.ts), with any other headers.
  */
 export function jsonInit(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
   const text = typeof body === "string" ? body : JSON.stringify(body);

@@ -62,7 +62,7 @@ export async function callWorker(
   if (init.json !== undefined) headers.set("content-type", "application/json");
   if (init.key !== undefined) headers.set("authorization", `Bearer ${KEYS[init.key]}`);
   const body = init.json === undefined ? undefined : JSON.stringify(init.json);
-  // Declared as an HTTP client declares it: gate requests take the direct path (src/routes/gate/request/direct.ts).
+  // Declared as an HTTP client declares it: gate requests take the direct path (src/routes/gate/direct/direct.ts).
   if (body !== undefined) headers.set("content-length", String(new TextEncoder().encode(body).byteLength));
   const request = new Request(`http://gate.test${path}`, {
     ...init,

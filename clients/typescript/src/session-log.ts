@@ -32,7 +32,7 @@ export interface LoggedUsage {
 }
 
 /**
- * replay's `hashText` (src/replay/trace.ts), in hex: the client cannot import
+ * replay's `hashText` (src/replay/formats/trace.ts), in hex: the client cannot import
  * the worker, so it is this copy, checked against the shared vectors.
  *
  * @example

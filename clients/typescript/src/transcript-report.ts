@@ -13,7 +13,7 @@ import type { HookDecision } from "./hook-store.js";
 import { Ledger, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";
 
-/** What this module reads of replay's trace (src/replay/trace.ts): the one coupling to it. */
+/** What this module reads of replay's trace (src/replay/formats/trace.ts): the one coupling to it. */
 interface TraceView {
   parts: { kind: string; tool: string | null; call_id: string | null; text: string | null }[];
   calls: {

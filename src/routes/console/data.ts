@@ -32,7 +32,7 @@ export type TableRow =
 
 /**
  * Every `pricing:` row in KV, sorted by provider and model, from the
- * isolate's held listing (store/listing.ts): an anonymous page view costs
+ * isolate's held listing (storage/read/listing.ts): an anonymous page view costs
  * no KV operation while the listing is fresh. A row that does not parse is
  * listed as invalid with the reason, never dropped and never thrown; null
  * when KV cannot be listed and nothing is held.

@@ -9,8 +9,8 @@
  *   needs it: the request and answer schemas, the Hono routes of the OpenAPI
  *   document, POST /v1/gate/curve.
  *
- * The entry takes directGate through src/routes/index.ts; the app
- * (src/routes/app.ts) takes gate.
+ * The entry takes directGate through src/routes/kernel/app.ts; the app
+ * (src/routes/kernel/app.ts) takes gate.
  *
  * @example
  * app.route("/", gate);

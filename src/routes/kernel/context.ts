@@ -50,4 +50,3 @@ export interface DecideContext {
   /** The same instant in ms: which scheduled prices are in force. */
   now: number;
 }
-

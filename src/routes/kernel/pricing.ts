@@ -60,7 +60,10 @@ function inForce(read: PricingRead, lifecycle: LifecycleNote | null, now: number
 }
 
 /** The answer's copy of the row that priced it: the prices in force, and since when. */
-export type PricedAs = Omit<PricingRow, "aliases" | "deprecated_at" | "retires_at" | "replaced_by" | "lifecycle_source" | "scheduled"> & {
+export type PricedAs = Omit<
+  PricingRow,
+  "aliases" | "deprecated_at" | "retires_at" | "replaced_by" | "lifecycle_source" | "scheduled"
+> & {
   model: string;
   price_effective_at: string | null;
 };

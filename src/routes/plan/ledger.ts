@@ -7,7 +7,7 @@ import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**
  * Gives a clearing plan its id (in the session's shard), its holdout arm and
- * its ledger record, as a gate decision gets them (../gate/request/ledger.ts). The
+ * its ledger record, as a gate decision gets them (../gate/direct/ledger.ts). The
  * record keeps the pricing row, the segments and the ids it stubbed: its
  * outcome is priced by the plan's own formula (ledger/model/plan-net.ts).
  *

@@ -42,7 +42,9 @@ export const HTTP_PROTOCOLS = /^https?$/;
  * @example
  * configIssues({ ledger_raw_days: 40 }) // [{ path: ["ledger_raw_days"], message: "must be at most ledger_retention_days (30)" }]
  */
-export function configIssues(config: Readonly<{ ledger_retention_days?: number; ledger_raw_days?: number }>): { path: string[]; message: string }[] {
+export function configIssues(
+  config: Readonly<{ ledger_retention_days?: number; ledger_raw_days?: number }>,
+): { path: string[]; message: string }[] {
   const retention = config.ledger_retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS;
   if (config.ledger_raw_days !== undefined && config.ledger_raw_days > retention) {
     return [{ path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` }];

@@ -1,7 +1,7 @@
 /**
  * The audit history of a KV key, as plain data: its shape, parsing and
  * appending. No I/O, so the ops CLI records its writes the same way the
- * admin API does (writes/history.ts reads and writes it in KV).
+ * admin API does (storage/write/history.ts reads and writes it in KV).
  */
 import { z } from "@hono/zod-openapi";
 
@@ -11,7 +11,7 @@ export const MAX_HISTORY_ENTRIES = 100;
 /**
  * How many bytes of JSON a key's history keeps: older entries drop off
  * past it, the newest always stays (a retry finds its write-ahead record
- * there, ../writes/audited.ts). A pricing row's entries, a few KB each,
+ * there, ../write/audited.ts). A pricing row's entries, a few KB each,
  * keep all 100; an import of replay priors (each entry holds the value
  * before and after) keeps ~5 versions of a 96 KiB one instead of 100 in
  * 19 MB, and every import reads and rewrites at most this.

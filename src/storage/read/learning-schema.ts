@@ -122,7 +122,7 @@ export const LearnedValueSchema = z.strictObject({
   computed_at: z.number(),
   window: z.strictObject({ from: z.number(), to: z.number() }),
   tenant_sums: LevelSumsSchema,
-  // Keyed by tool and model names from requests: kept whole, with no prototype (src/store/names.ts).
+  // Keyed by tool and model names from requests: kept whole, with no prototype (src/storage/read/names.ts).
   tools: nameRecord(
     z.strictObject({ sums: LevelSumsSchema, models: nameRecord(LevelSumsSchema), bands: ToolBandsSchema.optional() }),
   ),

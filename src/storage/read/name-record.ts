@@ -1,5 +1,5 @@
 /**
- * The schema side of src/store/names.ts: stored records keyed by names from
+ * The schema side of src/storage/read/names.ts: stored records keyed by names from
  * requests, validated whole and read back with no prototype.
  *
  * @module

@@ -7,7 +7,10 @@
  * @module
  */
 // The fields these checks read, as ./schema.ts's PricingRow and ScheduledChange have them.
-type PricedFields = { long_context?: { threshold_tokens?: number; [price: string]: unknown }; [field: string]: unknown };
+type PricedFields = {
+  long_context?: { threshold_tokens?: number; [price: string]: unknown };
+  [field: string]: unknown;
+};
 type ChangeFields = PricedFields & { effective_at: string };
 type RowFields = PricedFields & {
   deprecated_at?: string;

@@ -11,7 +11,7 @@ import { EXAMPLE_A, OPUS, putGateConfig, putRow, resetState } from "../../suppor
 import { TEST_GATE_API_KEYS, PROD_KEY } from "../../support/secrets";
 import { runs } from "../../support/runs";
 
-// The gate's direct path (src/routes/gate/request/direct.ts) serves POST /v1/gate and
+// The gate's direct path (src/routes/gate/direct/direct.ts) serves POST /v1/gate and
 // /v1/gate/batch when the request declares its length; without one, the same
 // request takes Hono's pipeline. Every answer must be the same bytes either way.
 
@@ -181,7 +181,7 @@ describe("the gate's direct path", () => {
     );
   });
   // The direct path checks a body with the validator compiled from the zod
-  // schema (src/routes/gate/request/compiled.ts); Hono's with zod itself.
+  // schema (src/routes/gate/direct/compiled.ts); Hono's with zod itself.
   it("answers every conformance vector byte for byte as Hono's pipeline does", async () => {
     for (const [model, row] of Object.entries(VECTOR_PRICING))
       if (row.output !== undefined) await putRow(model, { input: row.input ?? 0, output: row.output });

@@ -31,7 +31,7 @@ LOG_MARKER = "offload-gate/1"
 
 
 def hash_text(text: str) -> str:
-    """replay's ``hashText`` (src/replay/trace.ts) in hex: two 32-bit FNV-style
+    """replay's ``hashText`` (src/replay/formats/trace.ts) in hex: two 32-bit FNV-style
     lanes over the UTF-16 code units, as JavaScript's ``charCodeAt`` sees them."""
     a, b = 0x811C9DC5, 0x01000193 ^ 0x5BD1E995
     for c in memoryview(text.encode("utf-16-le")).cast("H"):

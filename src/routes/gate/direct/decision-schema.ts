@@ -13,7 +13,7 @@ import { WORKED_EXAMPLE_A } from "./schema";
 
 // The answers of the gate's routes, for the OpenAPI document and the types:
 // no route parses an answer, so none of this is built where only requests
-// are checked (src/routes/gate/request/direct.ts and the deployed entry's startup).
+// are checked (src/routes/gate/direct/direct.ts and the deployed entry's startup).
 
 // 10000 → "10,000", as the descriptions write numbers.
 const grouped = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");

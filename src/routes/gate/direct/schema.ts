@@ -18,7 +18,6 @@ import { ECONOMICS_FIELDS } from "./economics-fields";
 import { probability, requiredOr, tokenCount, wholeNumber } from "../../kernel/fields";
 import { gateRequestIssues } from "./cross-field";
 
-
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z
   .string({ error: requiredOr("must be a string") })
