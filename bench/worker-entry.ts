@@ -2,8 +2,8 @@ import app from "../src/index";
 
 // The outcomes ledger's class, which wrangler.toml binds: the gate writes to it as in production.
 export { LedgerShard } from "../src/index";
-import { pricingCacheStats } from "../src/storage/read/read";
-import { GateRequestSchema } from "../src/routes/gate/direct/schema";
+import { pricingCacheStats } from "../src/storage/read";
+import { GateRequestSchema } from "../src/routes/gate/schemas/schema";
 import { answerJson } from "../src/routes/gate/direct/answer-json";
 import { compiledGateRequest } from "../src/routes/gate/direct/compiled";
 

@@ -9,7 +9,7 @@ import { bundle, ROOT } from "./build.mjs";
 /**
  * Runs `scriptPath` in workerd on 127.0.0.1:`port` with the bindings
  * wrangler.toml declares, seeds KV and sets `config:gate`. Returns the base URL, the KV namespace,
- * the key layout (src/storage/read/keys.ts), and a stop function.
+ * the key layout (src/storage/rules/keys.ts), and a stop function.
  *
  * @example
  * const worker = await startWorker({ scriptPath, port: 8820, config: { pricing_cache_ttl_seconds: 5 } });
@@ -61,8 +61,8 @@ export async function startWorker({
   const url = await mf.ready;
   if (url.hostname !== "127.0.0.1") throw new Error(`refusing to run on ${url.hostname}: loopback only`);
   const kv = await mf.getKVNamespace("PRICING");
-  // The worker's own key layout (src/storage/read/keys.ts), bundled for Node.
-  const keys = await import(await bundle("src/storage/read/keys.ts", "keys"));
+  // The worker's own key layout (src/storage/rules/keys.ts), bundled for Node.
+  const keys = await import(await bundle("src/storage/rules/keys.ts", "keys"));
   const seed = JSON.parse(readFileSync(join(ROOT, "pricing.seed.json"), "utf8"));
   for (const { key, value } of keys.rowEntries(seed.models)) await kv.put(key, value);
   if (config !== null) await kv.put(keys.GATE_CONFIG_KEY, JSON.stringify(config));

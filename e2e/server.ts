@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { startLocalGate } from "../scripts/local-gate";
 import { bundleReplayPage } from "../scripts/replay/bundle.mjs";
-import { pendingKey } from "../src/storage/read/keys";
+import { pendingKey } from "../src/storage/rules/keys";
 
 export const PORT = 8835;
 const INSPECTOR_PORT = 8836;

@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pricingKey, rowEntries } from "../src/storage/read/keys";
+import { pricingKey, rowEntries } from "../src/storage/rules/keys";
 
 const OFFLINE = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
 

@@ -7,7 +7,7 @@ import { directGate, directHealth } from "./routes";
  * handshake is still under way, builds what the first answers need: the
  * gate's direct path (POST /v1/gate and /v1/gate/batch: their request
  * schemas, the pricing and config readers, the core), GET /healthz and the
- * ledger's Durable Object class. The rest of the app (src/routes/kernel/app.ts:
+ * ledger's Durable Object class. The rest of the app (src/routes/app.ts:
  * every other route, the answers' schemas, the OpenAPI wiring) is built on
  * the first request that needs it, once per isolate; the Cron Triggers'
  * modules and the queue consumer on their first run.
@@ -47,7 +47,7 @@ const worker = {
   },
   async scheduled(controller, env, ctx) {
     // Two Cron Triggers: the learning refresh every minute, the price sync every six hours.
-    const learning = await import("./learning/scheduled");
+    const learning = await import("./learning/refresh/scheduled");
     if (controller.cron === learning.LEARNING_CRON) {
       ctx.waitUntil(learning.runLearningRefresh(env, controller.scheduledTime));
       return;

@@ -4,7 +4,7 @@
  * and by `import-litellm`.
  */
 import { PRICE_FIELDS } from "../../src/litellm/convert";
-import type { PricingRow } from "../../src/storage/read/schema";
+import type { PricingRow } from "../../src/storage/schemas/schema";
 
 type Tier = Partial<Record<(typeof PRICE_FIELDS)[number], number>>;
 

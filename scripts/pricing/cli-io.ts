@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
 import type { parseArgs } from "node:util";
-import { ALIAS_PREFIX, historyKey, PRICING_PREFIX } from "../../src/storage/read/keys";
+import { ALIAS_PREFIX, historyKey, PRICING_PREFIX } from "../../src/storage/rules/keys";
 import { definedEnvironments, describeTarget, openKv, type Kv, type Target } from "./kv";
 import { validateSeed, type KvSnapshot } from "./seed";
 

@@ -13,9 +13,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { parseHistory, withEntry } from "../../src/storage/read/history";
-import { historyKey, pricingKey } from "../../src/storage/read/keys";
-import type { PricingSeed } from "../../src/storage/read/schema";
+import { parseHistory, withEntry } from "../../src/storage/schemas/history";
+import { historyKey, pricingKey } from "../../src/storage/rules/keys";
+import type { PricingSeed } from "../../src/storage/schemas/schema";
 import {
   CliError,
   confirm,

@@ -4,7 +4,7 @@
  * writes the files.
  */
 import { badPrice, convertEntry, foldDatedNames, modelNameOf, seedProvider } from "../../src/litellm/convert";
-import type { PricingRow, PricingSeed } from "../../src/storage/read/schema";
+import type { PricingRow, PricingSeed } from "../../src/storage/schemas/schema";
 import { priceWarnings } from "./checks";
 
 export { convertEntry, perMillion, seedProvider } from "../../src/litellm/convert";

@@ -3,7 +3,7 @@
  * aliases are kept, what disagrees is reported, nothing is overwritten.
  * Pure: cli.ts reads and writes the files.
  */
-import type { PricingRow, PricingSeed } from "../../src/storage/read/schema";
+import type { PricingRow, PricingSeed } from "../../src/storage/schemas/schema";
 import { priceKey } from "../../src/litellm/convert";
 import { fieldChanges } from "./seed";
 

@@ -4,8 +4,8 @@
  * Validation is in ./validate.ts.
  */
 import { describeIssues } from "../../src/gate/issues";
-import { aliasKey, pricingKey } from "../../src/storage/read/keys";
-import { PricingRowSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/storage/read/schema";
+import { aliasKey, pricingKey } from "../../src/storage/rules/keys";
+import { PricingRowSchema, storedValue, type PricingRow, type PricingSeed } from "../../src/storage/schemas/schema";
 import { canonicalJson } from "../../src/storage/write/canonical";
 
 export { scheduleWarnings, validateSeed, type Verdict } from "./validate";

@@ -10,7 +10,12 @@
  * validateSeed(JSON.parse(text), new Date()).errors // [] when it is valid
  */
 import { fieldIssues } from "../../src/gate/issues";
-import { PricingRowSchema, PricingSeedSchema, type PricingRow, type PricingSeed } from "../../src/storage/read/schema";
+import {
+  PricingRowSchema,
+  PricingSeedSchema,
+  type PricingRow,
+  type PricingSeed,
+} from "../../src/storage/schemas/schema";
 import { cacheGapWarnings, cacheRatioWarnings } from "../../src/storage/write/ratios";
 import { priceWarnings } from "./checks";
 

@@ -10,7 +10,7 @@
  */
 import { ok, playPolicy, type AdaptiveOptions, type AdaptiveResult, type Figures, type PolicyRun } from "./adaptive";
 import type { AdaptiveDemo, Policy } from "./adaptive-demos";
-import { cupedRows, openingSequence } from "../../src/learning/opening";
+import { cupedRows, openingSequence } from "../../src/learning/refresh/opening";
 import { toolRow } from "./demo";
 import { drawSession, missedTokens, trueHorizon, type Prices, type Transport } from "./world";
 
@@ -140,7 +140,7 @@ async function judgeLearning(
 
 /**
  * Where the worker's opening test first reads `losing` at a refresh, without and with the CUPED
- * adjustment (src/learning/opening.ts; the covariate is world.ts missedTokens, which the learning
+ * adjustment (src/learning/refresh/opening.ts; the covariate is world.ts missedTokens, which the learning
  * run also reports to the worker), fed the sessions of a breaker that never opens: the config
  * run's, the same sessions and arms with the tool's verdicts as the config gives them. So both
  * figures run the whole length, where the learning run's own sessions change once its breaker opens.

@@ -2,13 +2,13 @@
  * How often the breaker opens for a tool that does nothing (issue 34 item 3):
  * null worlds of lognormal bills, the same in both arms, judged every
  * `every` sessions as the refresh judges them, by the breaker's opening test
- * (src/learning/opening.ts) and, for contrast, by the two-sided sequence it
+ * (src/learning/refresh/opening.ts) and, for contrast, by the two-sided sequence it
  * replaced. Pure and seeded; test/learning/learning-opening.test.ts runs it small,
  * `npm run simulate:breaker` at the size docs/learning.md quotes.
  *
  * @module
  */
-import { cupedRows, openingSequence } from "../../src/learning/opening";
+import { cupedRows, openingSequence } from "../../src/learning/refresh/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
 import { seeded } from "./world";

@@ -4,8 +4,8 @@
  * advance: every output fires in the treated arm (the seed fires on each of
  * them), none in the held-out one. Bills come from world.ts's own arithmetic,
  * so this measures the test, not the worker: by the opening test
- * (src/learning/opening.ts), by the old two-sided rule, and by the opening
- * test on CUPED-adjusted bills (src/learning/opening.ts cupedRows: each bill
+ * (src/learning/refresh/opening.ts), by the old two-sided rule, and by the opening
+ * test on CUPED-adjusted bills (src/learning/refresh/opening.ts cupedRows: each bill
  * minus β·(misses − mean), β fitted on earlier sessions only, the cache misses
  * drawn before the gate speaks), at the sequence's default tOpt and at `tOpt`,
  * and on bills adjusted for the history's own cost (the same misses priced,
@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { cupedRows, openingSequence } from "../../src/learning/opening";
+import { cupedRows, openingSequence } from "../../src/learning/refresh/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
 import { bill, drawSession, missedTokens, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
@@ -80,7 +80,7 @@ export function sessionsToOpen(options: {
         (session.context * (OPUS_PRICES.cache_write! * (1 + missed) + OPUS_PRICES.cache_read! * hitTurns)) / 1e6,
       );
     }
-    // The worker's own adjustment (src/learning/opening.ts cupedRows): the same pure function.
+    // The worker's own adjustment (src/learning/refresh/opening.ts cupedRows): the same pure function.
     const adjusted = cupedRows(rows, misses);
     const byHistory = cupedRows(rows, history);
     const held = Uint8Array.from(rows, (r) => (r.treated ? 0 : 1));

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { trustFlags } from "../../src/learning/trust";
+import { trustFlags } from "../../src/learning/refresh/trust";
 import { falseFlagRate, simulateTool, type Agent } from "./trust";
 
 const runs = Math.max(1, Math.min(2_000, Number(process.argv[2] ?? 200)));

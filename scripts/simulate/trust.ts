@@ -1,6 +1,6 @@
 /**
  * Agents that report honestly and two that do not (issue 34 item 6), as the
- * counts src/learning/trust.ts judges: one that reports outcomes only for
+ * counts src/learning/refresh/trust.ts judges: one that reports outcomes only for
  * recalled decisions, one that reports turns_after as the turns until the
  * recall. Pure and seeded; every loop is bounded by its arguments. The
  * honest agents lose up to 5% of their outcomes and bills at random, in
@@ -14,7 +14,7 @@ import {
   type ArmCounts,
   type ReportingCounts,
   type TrustFlag,
-} from "../../src/learning/trust";
+} from "../../src/learning/refresh/trust";
 import { seeded } from "./world";
 
 export type Agent = "honest" | "only_recalled" | "turns_until_recall";

@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone";
 import { z } from "zod";
-import { NAME_RECORDS } from "../../src/storage/read/name-record";
+import { NAME_RECORDS } from "../../src/storage/schemas/name-record";
 
 /** One generated module: where it goes (from the repository's root) and the schemas it exports, by name. */
 export interface Target {
@@ -38,20 +38,20 @@ const load = async (path: string, name: string): Promise<z.ZodType> =>
 export async function targets(): Promise<Target[]> {
   return [
     {
-      // The stored values the first gate answer reads (src/storage/read/checked.ts).
-      path: "src/storage/read/validators.generated.js",
+      // The stored values the first gate answer reads (src/storage/checked.ts).
+      path: "src/storage/validators.generated.js",
       schemas: {
-        pricingRow: await load("../../src/storage/read/schema", "PricingRowSchema"),
-        gateConfig: await load("../../src/storage/read/config", "GateConfigSchema"),
-        learnedValue: await load("../../src/storage/read/learning-schema", "LearnedValueSchema"),
+        pricingRow: await load("../../src/storage/schemas/schema", "PricingRowSchema"),
+        gateConfig: await load("../../src/storage/schemas/config", "GateConfigSchema"),
+        learnedValue: await load("../../src/storage/schemas/learning-schema", "LearnedValueSchema"),
       },
       orders: await storedOrders(),
     },
     {
       path: "src/routes/gate/direct/validators.generated.js",
       schemas: {
-        gateRequest: await load("../../src/routes/gate/direct/schema", "GateRequestSchema"),
-        gateBatchRequest: await load("../../src/routes/gate/direct/batch-schema", "GateBatchRequestSchema"),
+        gateRequest: await load("../../src/routes/gate/schemas/schema", "GateRequestSchema"),
+        gateBatchRequest: await load("../../src/routes/gate/schemas/batch-schema", "GateBatchRequestSchema"),
       },
     },
   ];
@@ -59,8 +59,8 @@ export async function targets(): Promise<Target[]> {
 
 // The objects of a pricing row and a learned value, whose key order zod's copy has (priced_as copies a row's).
 async function storedOrders(): Promise<Record<string, z.ZodObject>> {
-  const row = await import("../../src/storage/read/schema");
-  const learned = await import("../../src/storage/read/learning-schema");
+  const row = await import("../../src/storage/schemas/schema");
+  const learned = await import("../../src/storage/schemas/learning-schema");
   const entry = (record: z.ZodType) => NAME_RECORDS.get(record)?.value as z.ZodObject;
   const value = learned.LearnedValueSchema;
   return {
@@ -97,7 +97,7 @@ export function jsonSchemaOf(schema: z.ZodType, records?: Map<z.ZodType, string>
     unrepresentable: "throw",
     // Compiled once each rather than inlined at every use, when the caller collects them.
     ...(records === undefined ? {} : { reused: "ref" as const }),
-    // A name record (src/storage/read/name-record.ts) is a transform, whose input side
+    // A name record (src/storage/schemas/name-record.ts) is a transform, whose input side
     // JSON Schema would leave unchecked: it is an object of entries, each checked.
     override: (ctx) => {
       const record = NAME_RECORDS.get(ctx.zodSchema as unknown as z.ZodType);
@@ -154,7 +154,7 @@ export function generate(target: Target): { js: string; dts: string } {
     allErrors: false,
     // A schema used in many places is one function, not a copy at each.
     inlineRefs: false,
-    // Checked in plain code beside the validator (src/storage/read/checked.ts): the
+    // Checked in plain code beside the validator (src/storage/checked.ts): the
     // date formats by zod's own pattern, which zod writes beside them; a URL as
     // zod's z.url parses it, which JSON Schema's "uri" does not say.
     formats: { date: true, "date-time": true, uri: true },

@@ -1,4 +1,4 @@
-import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./index";
+import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./point";
 
 /** blob4 of a breaker's data point: what tells a change of breaker state from decisions in the dataset. */
 export const BREAKER_KIND = "breaker";

@@ -1,5 +1,5 @@
 import type { CacheTtl, ClearingOutcome } from "../gate";
-import { writePoint } from "./index";
+import { writePoint } from "./point";
 import { planLikePoint } from "./plan";
 
 /**

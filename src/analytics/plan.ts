@@ -1,5 +1,5 @@
 import type { CacheTtl, PlanOutcome } from "../gate";
-import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./index";
+import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./point";
 
 /** blob4 of a clearing plan's data point: what tells plans from gate decisions in the dataset. */
 export const PLAN_KIND = "plan";

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/app";
-import { ApiError } from "../http/errors";
+import type { AppEnv } from "../http";
+import { ApiError } from "../http";
 import { bearerToken, isSet, keyRing, matchToken } from "./keys";
 import { enforceRateLimit } from "./rate-limit";
 

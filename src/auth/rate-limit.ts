@@ -1,4 +1,4 @@
-import { ApiError } from "../http/errors";
+import { ApiError } from "../http";
 
 /**
  * The window of the `GATE_RATE_LIMITER` binding, as `simple.period` in

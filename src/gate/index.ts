@@ -24,3 +24,5 @@ export * from "./plan-outcome";
 export * from "./plan-search";
 export * from "./suggest";
 export * from "./ttl";
+
+export { describeIssues, fieldIssues } from "./issues";

@@ -27,8 +27,8 @@
  *
  * @module
  */
-import type { LearnedValue } from "../storage/read/learning";
-import { own } from "../storage/read/names";
+import type { LearnedValue } from "../storage";
+import { own } from "../storage/rules";
 import type { SizeBand } from "../gate";
 import { emptySums, learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
 

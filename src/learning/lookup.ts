@@ -5,8 +5,8 @@
  * of its own. Values and configs are frozen and replaced whole, so they key
  * the memo.
  */
-import type { GateConfig } from "../storage/read/config";
-import type { LearnedValue } from "../storage/read/learning";
+import type { GateConfig } from "../storage/schemas";
+import type { LearnedValue } from "../storage";
 import type { SizeBand } from "../gate";
 import { chainPriors, levelsOf } from "./chain";
 import type { PooledPriors, RootPriors } from "./pool";

@@ -5,7 +5,7 @@
  * out; no I/O, no clock.
  */
 import { addSums, emptySums, type LevelSums } from "../gate";
-import { MAX_HORIZON } from "../storage/read/config-values";
+import { MAX_HORIZON } from "../storage/rules";
 
 export { addSums, emptySums, type LevelSums };
 

@@ -21,8 +21,8 @@
  * import { assign, handDecisions, LedgerShard, type LedgerDecision } from "../ledger";
  */
 
-export { assign } from "./model/assign";
-export { checkDecisionId, signDecisionId, signsIds, type DecisionIdKeys, type IdCheck } from "./model/id-signing";
+export { assign } from "./model";
+export { checkDecisionId, signDecisionId, signsIds, type DecisionIdKeys, type IdCheck } from "./model";
 export {
   DECISION_ID_PATTERN,
   formatDecisionId,
@@ -35,8 +35,8 @@ export {
   SESSION_ID_PATTERN,
   shardOfDecisionId,
   TOOL_NAME_PATTERN,
-} from "./model/ids";
-export { requestsCost, sessionCost } from "./model/savings";
+} from "./model";
+export { requestsCost, sessionCost } from "./model";
 export type {
   ItemResult,
   LedgerClearing,
@@ -46,7 +46,7 @@ export type {
   PricedSession,
   SessionUsage,
   ToolSessionRow,
-} from "./model/types";
+} from "./model";
 
 export {
   clusteredInterval,
@@ -56,7 +56,7 @@ export {
   welch,
   type ClusterSums,
   type Moments,
-} from "./stats/stats";
+} from "./stats";
 export {
   confidenceSequence,
   meanSequence,
@@ -65,20 +65,20 @@ export {
   sequenceRadius,
   type SequenceResult,
   type SequenceSession,
-} from "./stats/sequence";
-export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats/verdicts";
-export { BUCKET_MS, bucketFor, savingsFigures } from "./stats/report";
+} from "./stats";
+export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats";
+export { BUCKET_MS, bucketFor, savingsFigures } from "./stats";
 
-export { LedgerShard } from "./shard/shard";
-export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard/learning-sums";
-export type { ArmCounts, ReportingCounts, ToolReporting } from "./shard/reporting";
+export { LedgerShard } from "./shard";
+export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard";
+export type { ArmCounts, ReportingCounts, ToolReporting } from "./shard";
 
-export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./transport/ask";
-export { reportOutcomes, reportSessions, type Indexed } from "./transport/reports";
-export { ledgerShard } from "./transport/client";
-export { chunkMessages, ledgerMessage } from "./transport/message";
-export { handDecisions } from "./transport/queue";
-export { forgetWrittenShards, writtenShards } from "./transport/written";
+export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./transport";
+export { reportOutcomes, reportSessions, type Indexed } from "./transport";
+export { ledgerShard } from "./transport";
+export { chunkMessages, ledgerMessage } from "./transport";
+export { handDecisions } from "./transport";
+export { forgetWrittenShards, writtenShards } from "./transport";
 
 /**
  * Writes one batch of LEDGER_QUEUE (or of its dead letters) to the shards:

@@ -3,13 +3,8 @@
  * pricing row, dated snapshots folded into their base rows. Pure; shared by
  * the ops CLI's import and the scheduled price sync.
  */
-import { describeIssues } from "../gate/issues";
-import {
-  MAX_PRICE_USD_PER_MILLION,
-  MODEL_NAME_PATTERN,
-  PricingRowSchema,
-  type PricingRow,
-} from "../storage/read/schema";
+import { describeIssues } from "../gate";
+import { MAX_PRICE_USD_PER_MILLION, MODEL_NAME_PATTERN, PricingRowSchema, type PricingRow } from "../storage/schemas";
 
 /** LiteLLM's per-token fields and the row fields they become. */
 const BASE_FIELDS = {

@@ -11,7 +11,7 @@
  * from the first call's recorded input. Pure.
  */
 import { CHARS_PER_TOKEN } from "../gate";
-import type { Trace, Usage } from "./formats/trace";
+import type { Trace, Usage } from "./formats";
 
 /** How the sizes were fitted. */
 export type CalibrationMethod = "usage" | "totals" | "none";

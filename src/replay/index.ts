@@ -20,6 +20,5 @@ export * from "./recalls";
 export * from "./run";
 export * from "./simulate";
 export * from "./summary";
-export * from "./formats/trace";
 export * from "./chart";
 export * from "./report";

@@ -11,7 +11,7 @@
  * Pure: the caller reads the seed.
  */
 import { priceInForce, priceSchedule, resolveLifecycle, type LifecycleFields, type PriceSchedule } from "../gate";
-import type { PricingLookup, ScheduledPriceRates } from "../gate/types";
+import type { PricingLookup, ScheduledPriceRates } from "../gate";
 
 /** A seed row as replay reads it. */
 export interface SeedRow extends ScheduledPriceRates, LifecycleFields {

@@ -2,7 +2,7 @@
  * @module replay/priors
  *
  * Per-tool priors learned from history, in the learner's counts (the shape
- * of LevelSumsSchema, src/storage/read/learning.ts), per tool and per size band:
+ * of LevelSumsSchema, src/storage/learning.ts), per tool and per size band:
  * p from every output treated as if stubbed when it entered (p_n outputs
  * with a later call, p_r of them the transcript shows recalled); h, the
  * later calls each output stayed in the history; q, of those calls, how many
@@ -11,7 +11,7 @@
 import { addSums, bandOf, emptySums, type LevelSums, type SizeBand } from "../gate";
 import type { Detection } from "./recalls";
 import type { PolicyBill } from "./simulate";
-import { byName, type Trace } from "./formats/trace";
+import { byName, type Trace } from "./formats";
 
 /** Per tool: the tool's sums and its bands' (a band with no observation left out). */
 export type ToolPriors = Record<string, { sums: LevelSums; bands: Partial<Record<SizeBand, LevelSums>> }>;

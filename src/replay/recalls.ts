@@ -13,7 +13,7 @@
  * see: a need the model met some other way, or an output it used without
  * quoting it. Pure.
  */
-import type { Part, Trace } from "./formats/trace";
+import type { Part, Trace } from "./formats";
 
 /** Which rule found a recall. */
 export type RecallRule = "same_file" | "same_command" | "quoted_line" | "quoted_identifier";

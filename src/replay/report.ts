@@ -11,7 +11,7 @@
 import { chartSvg, type CostSeries } from "./chart";
 import type { PolicyTotal, ReplaySummary } from "./summary";
 import type { SkippedTrace, TraceReplay } from "./run";
-import type { ParseIssue } from "./formats/trace";
+import type { ParseIssue } from "./formats";
 
 /** One session's line in the per-session table. */
 export interface SessionRow {

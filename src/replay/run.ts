@@ -17,7 +17,7 @@ import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
 import { chargedRecall, detectRecalls, recallAfter, type RecallRule } from "./recalls";
 import { recordedCost, simulate, traceTtl, type PolicyBill } from "./simulate";
-import { byName, UNNAMED_MODEL, type Trace, type TraceFormat } from "./formats/trace";
+import { byName, UNNAMED_MODEL, type Trace, type TraceFormat } from "./formats";
 
 /** The range of a saving: the pessimistic end first. */
 export type SavingRange = [pessimistic: number, detected: number];

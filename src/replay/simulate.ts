@@ -18,7 +18,7 @@
 import { CACHE_TTL_SECONDS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
 import { recordedInput, type Sizes } from "./bill";
 import type { PriceLookup, PricedRow } from "./pricing";
-import type { Trace, Usage } from "./formats/trace";
+import type { Trace, Usage } from "./formats";
 
 /** What a policy sees at a call, and the stubs it may change. */
 export interface StepState {

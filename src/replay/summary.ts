@@ -8,7 +8,7 @@
 import { mergePriors, type PriorsDocument, type ToolPriors } from "./priors";
 import type { PolicyParams } from "./policy";
 import type { SavingRange, SkippedTrace, TraceReplay } from "./run";
-import { byName } from "./formats/trace";
+import { byName } from "./formats";
 
 /** One policy's totals. */
 export interface PolicyTotal {

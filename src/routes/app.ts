@@ -1,11 +1,11 @@
-import { adminAuth } from "../auth/admin";
-import { gateKeys } from "../auth/gate";
-import { notFound, onError } from "../http/errors";
-import { jsonBody } from "../http/guards";
+import { adminAuth } from "../auth";
+import { gateKeys } from "../auth";
+import { notFound, onError } from "../http";
+import { jsonBody } from "../http";
 import { admin } from "./admin";
-import { createApp } from "./kernel/app";
+import { createApp } from "./kernel/openapi";
 import { consoleApp } from "./console";
-import { replayPage } from "./console/replay";
+import { replayPage } from "./console";
 import { docs, serveOpenApi } from "./docs";
 import { gate } from "./gate";
 import { health } from "./health";

@@ -1,5 +1,5 @@
-import { requestPath } from "../http/app";
-import { jsonResponse } from "../http/errors";
+import { requestPath } from "../http";
+import { jsonResponse } from "../http";
 
 /** What GET /healthz answers: the worker is up (it touches nothing). */
 export const HEALTH_OK = { status: "ok", service: "offload-gate" } as const;

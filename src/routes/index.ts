@@ -10,5 +10,5 @@
 export type { AppType } from "./app";
 // The direct path itself, not ./gate's door: esbuild splits chunks by file,
 // and that door also leads to the OpenAPI routes the app imports.
-export { directGate } from "./gate/direct/direct";
+export { directGate } from "./gate/direct";
 export { directHealth } from "./health-ok";

@@ -1,5 +1,5 @@
 import type { Env, Hono } from "hono";
-import { allowOnly } from "../http/guards";
+import { allowOnly } from "../http";
 
 /**
  * Every path the worker serves and the methods it takes there; any other

@@ -11,10 +11,10 @@ import {
   PRICE_FIELDS,
   priceKey,
   seedProvider,
-} from "../litellm/convert";
+} from "../litellm";
 import { priceInForce, priceSchedule } from "../gate";
-import { describeIssues } from "../gate/issues";
-import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../storage/read/schema";
+import { describeIssues } from "../gate";
+import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../storage/schemas";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */
 export const MAX_PROPOSED_CHANGES = 500;

@@ -4,12 +4,12 @@
  * keys; a pricing row changes only through an approval.
  */
 import { z } from "@hono/zod-openapi";
-import { canonicalJson } from "../storage/write/canonical";
-import { describeIssues } from "../gate/issues";
-import { ModelNameSchema, PricingRowSchema } from "../storage/read/schema";
-import { PENDING_PREFIX, pendingKey } from "../storage/read/keys";
-import { forgetListings } from "../storage/read/listing";
-import { listValues } from "../storage/read/listing";
+import { canonicalJson } from "../storage/write";
+import { describeIssues } from "../gate";
+import { ModelNameSchema, PricingRowSchema } from "../storage/schemas";
+import { PENDING_PREFIX, pendingKey } from "../storage/rules";
+import { forgetListings } from "../storage";
+import { listValues } from "../storage";
 import type { ProposedChange } from "./diff";
 
 /** One proposed change as stored and as the admin API shows it. */

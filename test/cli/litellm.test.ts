@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { importLitellm, LITELLM_SOURCE, litellmSource, perMillion } from "../../scripts/pricing/litellm";
-import { PricingSeedSchema } from "../../src/storage/read/schema";
+import { PricingSeedSchema } from "../../src/storage/schemas/schema";
 
 const SAMPLE = JSON.parse(readFileSync(new URL("./fixtures/litellm-sample.json", import.meta.url), "utf8"));
 

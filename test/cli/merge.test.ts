@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { importLitellm, LITELLM_SOURCE } from "../../scripts/pricing/litellm";
 import { mergeSeeds } from "../../scripts/pricing/merge";
-import { PricingSeedSchema } from "../../src/storage/read/schema";
+import { PricingSeedSchema } from "../../src/storage/schemas/schema";
 
 const read = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"));
 const DATED = read("litellm-dated.json");

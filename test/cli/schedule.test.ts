@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mergeSeeds } from "../../scripts/pricing/merge";
 import { diffSeed, exportSeed, formatDiff, validateSeed, type KvSnapshot } from "../../scripts/pricing/seed";
-import type { PricingRow, PricingSeed } from "../../src/storage/read/schema";
+import type { PricingRow, PricingSeed } from "../../src/storage/schemas/schema";
 
 const TODAY = new Date("2026-12-01T21:00:00Z");
 const FLASH: PricingRow = {

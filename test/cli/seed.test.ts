@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { diffSeed, exportSeed, formatDiff, planSeed, validateSeed, type KvSnapshot } from "../../scripts/pricing/seed";
-import type { PricingSeed } from "../../src/storage/read/schema";
+import type { PricingSeed } from "../../src/storage/schemas/schema";
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"));
 const TODAY = new Date("2026-11-30T12:00:00Z");

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { GateBatchRequestSchema } from "../../src/routes/gate/direct/batch-schema";
+import { GateBatchRequestSchema } from "../../src/routes/gate/schemas/batch-schema";
 import { compiledBatchEnvelope, compiledGateRequest } from "../../src/routes/gate/direct/compiled";
-import { GateRequestSchema } from "../../src/routes/gate/direct/schema";
+import { GateRequestSchema } from "../../src/routes/gate/schemas/schema";
 import { VECTORS } from "../fixtures/vectors";
 import { EXAMPLE_A } from "../support/helpers";
 import { acceptedGate, gateRequest } from "../support/fuzz-gate-bodies";

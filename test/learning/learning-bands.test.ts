@@ -2,7 +2,7 @@
  * @module test/learning/learning-bands
  *
  * Issue 33 item 6: p learned per tool and size band from the tenant's own
- * outcomes (src/ledger/shard/band-sums.ts → src/learning/merge.ts → the
+ * outcomes (src/ledger/shard/band-sums.ts → src/learning/refresh/merge.ts → the
  * chain's last level, src/learning/chain.ts). Through the worker: decisions,
  * outcomes, a refresh, then the gate's answers and GET /v1/learning.
  */
@@ -10,9 +10,9 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { learnPriors } from "../../src/learning/pool";
-import { learningKey } from "../../src/storage/read/keys";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { parseLearned } from "../../src/storage/read/learning-schema";
+import { learningKey } from "../../src/storage/rules/keys";
+import { forgetLearned } from "../../src/storage/learning";
+import { parseLearned } from "../../src/storage/schemas/learning-schema";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";

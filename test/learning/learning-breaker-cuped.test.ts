@@ -4,11 +4,11 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 
 // Issue 34 item 4: the breaker regresses each session's bill on the covariate it reported (CUPED,
-// src/learning/opening.ts), fitted on earlier sessions only, so noise the covariate explains no
+// src/learning/refresh/opening.ts), fitted on earlier sessions only, so noise the covariate explains no
 // longer hides a loss.
 const TOOL = "read_file";
 const GATE = { model_name: "claude-opus-4-6", horizon: 4, recall_probability: 0.3, tool_name: TOOL };

@@ -4,8 +4,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 
 // The breaker without a holdout prices each decision as the gate decided it (docs/design/learning.md §4.2):
 // a seed-mode decision by the seed's economics, a cache-aware one at the cache state its outcome

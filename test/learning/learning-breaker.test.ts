@@ -6,8 +6,8 @@ import { adminCall } from "../support/admin-helpers";
 import { call, jsonInit, OPUS, postJson, putRow, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 import { callWorker } from "../support/ledger-fixtures";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 
 const TOOL = "read_file";
 const GATE = { model_name: "claude-opus-4-6", horizon: 4, recall_probability: 0.3, tool_name: TOOL };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chainPriors, levelsOf } from "../../src/learning/chain";
 import type { LevelSums } from "../../src/learning/pool";
-import type { LearnedValue } from "../../src/storage/read/learning";
+import type { LearnedValue } from "../../src/storage/learning";
 
 // The whole pooling chain against an independent computation in exact fractions,
 // scripts/reference/pool.py (run it to reproduce these numbers): each outcome counts once

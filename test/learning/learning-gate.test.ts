@@ -1,9 +1,9 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { learningKey } from "../../src/storage/read/keys";
-import { forgetLearned, learnedCacheStats } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { learningKey } from "../../src/storage/rules/keys";
+import { forgetLearned, learnedCacheStats } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 import { adminCall } from "../support/admin-helpers";
 import { VECTOR_PRICING as pricing, VECTORS } from "../fixtures/vectors";
 import { OPUS, SONNET_45 } from "../fixtures/rows";

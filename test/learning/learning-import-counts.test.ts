@@ -1,9 +1,15 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { MAX_HISTORY_BYTES, parseHistory, withEntry } from "../../src/storage/read/history";
-import { historyKey, ledgerShardKey, learningAcksKey, learningKey, replayPriorsKey } from "../../src/storage/read/keys";
-import { forgetLearned } from "../../src/storage/read/learning";
+import { MAX_HISTORY_BYTES, parseHistory, withEntry } from "../../src/storage/schemas/history";
+import {
+  historyKey,
+  ledgerShardKey,
+  learningAcksKey,
+  learningKey,
+  replayPriorsKey,
+} from "../../src/storage/rules/keys";
+import { forgetLearned } from "../../src/storage/learning";
 import { MAX_REPLAY_OBSERVATIONS } from "../../src/storage/write/replay-priors";
 import { ALICE_TOKEN, TEST_GATE_API_KEYS } from "../support/secrets";
 import { adminCall, callWithEnv } from "../support/admin-helpers";

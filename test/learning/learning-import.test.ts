@@ -1,8 +1,8 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, beforeEach, vi } from "vitest";
-import { replayPriorsKey } from "../../src/storage/read/keys";
-import { forgetLearned } from "../../src/storage/read/learning";
+import { replayPriorsKey } from "../../src/storage/rules/keys";
+import { forgetLearned } from "../../src/storage/learning";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";

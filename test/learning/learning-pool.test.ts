@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { learnPriors, poolLevel, rootPooled, type LevelSums } from "../../src/learning/pool";
 import { betaQuantile, horizonRange, unitRange } from "../../src/learning/ranges";
 import { applyLearned } from "../../src/routes/gate/direct/priors";
-import { DEFAULT_GATE_CONFIG } from "../../src/storage/read/config";
-import type { LearnedValue } from "../../src/storage/read/learning";
+import { DEFAULT_GATE_CONFIG } from "../../src/storage/schemas/config";
+import type { LearnedValue } from "../../src/storage/learning";
 import { runs } from "../support/runs";
 
 // docs/design/learning.md §2.3's worked examples (w = 10; config p 0.25, h 4, q 0.9).

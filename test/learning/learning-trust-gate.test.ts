@@ -1,9 +1,9 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { learningAcksKey, learningKey } from "../../src/storage/read/keys";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { learningAcksKey, learningKey } from "../../src/storage/rules/keys";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { TRUST, trustFlags, twoProportionZ, upperBound, welchZ, type ArmCounts } from "../../src/learning/trust";
+import {
+  TRUST,
+  trustFlags,
+  twoProportionZ,
+  upperBound,
+  welchZ,
+  type ArmCounts,
+} from "../../src/learning/refresh/trust";
 import { normalQuantile } from "../../src/ledger";
 import { falseFlagRate, simulateTool } from "../../scripts/simulate/trust";
 

@@ -1,8 +1,8 @@
 import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, SONNET_45 } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";

@@ -17,7 +17,7 @@ const savings = async (query = "") => (await callWorker(`/v1/savings${query}`, {
 
 async function putConfig(config: Record<string, unknown>) {
   await env.PRICING.put("config:gate", JSON.stringify(config));
-  const { forgetPricing } = await import("../../src/storage/read/read");
+  const { forgetPricing } = await import("../../src/storage/read");
   forgetPricing();
 }
 

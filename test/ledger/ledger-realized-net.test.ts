@@ -1,7 +1,7 @@
 import { reset, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { ledgerShardKey } from "../../src/storage/read/keys";
+import { ledgerShardKey } from "../../src/storage/rules/keys";
 import { pricesOf } from "../../src/routes/gate/direct/ledger";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
@@ -18,7 +18,7 @@ const post = async (path: string, items: unknown[], key: Tenant = "agents-prod",
 
 async function putConfig(config: Record<string, unknown>) {
   await env.PRICING.put("config:gate", JSON.stringify(config));
-  const { forgetPricing } = await import("../../src/storage/read/read");
+  const { forgetPricing } = await import("../../src/storage/read");
   forgetPricing();
 }
 

@@ -6,7 +6,7 @@ import { ledgerShard, shardOfDecisionId } from "../../src/ledger";
 import { MIGRATIONS } from "../../src/ledger/shard/migrations";
 import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetPricing } from "../../src/storage/read";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
 

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { checkDecisionId, ledgerShard, parseDecisionId, signDecisionId } from "../../src/ledger";
 import { purge } from "../../src/ledger/shard/shard-writes";
-import { ledgerShardKey } from "../../src/storage/read/keys";
+import { ledgerShardKey } from "../../src/storage/rules/keys";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker, decisionIdOf, seedDecision } from "../support/ledger-fixtures";

@@ -2,7 +2,7 @@ import { reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { forgetWrittenShards, shardOfDecisionId } from "../../src/ledger";
-import { LEDGER_SHARD_PREFIX, ledgerShardKey } from "../../src/storage/read/keys";
+import { LEDGER_SHARD_PREFIX, ledgerShardKey } from "../../src/storage/rules/keys";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";

@@ -15,13 +15,13 @@ function sources(dir: string): string[] {
 
 /**
  * The top folder under src/ a file belongs to ("gate", "routes"...), or
- * "index" for src/index.ts; storage counts as its two sides, "storage/read"
- * and "storage/write".
+ * "index" for src/index.ts; storage counts as its rooms: "storage" (the
+ * reads), "storage/rules", "storage/schemas" and "storage/write".
  */
 const folderOf = (file: string) => {
   const [first, ...rest] = relative(SRC, file).split("/");
   if (rest.length === 0) return "index";
-  return first === "storage" ? `storage/${rest[0]}` : (first as string);
+  return first === "storage" && rest.length > 1 ? `storage/${rest[0]}` : (first as string);
 };
 
 /** Folder → the other folders of src/ it imports from. */
@@ -92,7 +92,9 @@ describe("the folder import graph of src/", () => {
       "litellm",
       "replay",
       "routes",
-      "storage/read",
+      "storage",
+      "storage/rules",
+      "storage/schemas",
       "storage/write",
       "sync",
     ]);
@@ -107,17 +109,20 @@ describe("the folder import graph of src/", () => {
     expect(importsOf("replay")).toEqual(["gate"]);
   });
 
-  it("lets the read side import only the core", () => {
-    expect(importsOf("storage/read")).toEqual(["gate"]);
+  it("lets the reads of stored values import only the core and storage's own rules and schemas", () => {
+    expect(importsOf("storage")).toEqual(["gate", "storage/rules", "storage/schemas"]);
+    // The rules are free of zod, so the reads at startup take them without the schemas.
+    expect(importsOf("storage/rules")).toEqual(["gate"]);
+    expect(importsOf("storage/schemas")).toEqual(["gate", "storage/rules"]);
   });
 
-  it("keeps LiteLLM's reader on the read side, and the routes out of the price sync", () => {
-    expect(importsOf("litellm")).toEqual(["gate", "storage/read"]);
+  it("keeps LiteLLM's reader on the stored row's schema, and the routes out of the price sync", () => {
+    expect(importsOf("litellm")).toEqual(["gate", "storage/schemas"]);
     expect(importsOf("sync")).not.toContain("routes");
   });
 
-  it("lets the outcomes ledger import only the core and the read side's config", () => {
-    expect(importsOf("ledger")).toEqual(["gate", "storage/read"]);
+  it("lets the outcomes ledger import only the core and the config's rules", () => {
+    expect(importsOf("ledger")).toEqual(["gate", "storage/rules"]);
   });
 
   it("keeps the learner off the routes: the refresh and the view are the routes' to call", () => {
@@ -211,7 +216,7 @@ describe("the gate's routes", () => {
   const reaches = (files: string[], folder: string) =>
     files.flatMap((file) =>
       importsOfFile(file)
-        .filter((target) => target.startsWith(`${folder}/`))
+        .filter((target) => target === folder || target.startsWith(`${folder}/`))
         .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
     );
 

@@ -71,7 +71,7 @@ describe("what the entry's startup loads", () => {
       "src/routes/health-ok.ts",
       "src/ledger/shard/shard.ts",
       "src/gate/decision.ts",
-      "src/storage/read/read.ts",
+      "src/storage/read.ts",
     ]) {
       expect(startup, file).toContain(file);
     }
@@ -81,7 +81,9 @@ describe("what the entry's startup loads", () => {
     const routes = project().filter((file) => file.startsWith("src/routes/"));
     // Startup's route files are the gate's direct path, the zod-free part of the
     // routes' kernel it shares, and /healthz's answer: no OpenAPI side, no other resource.
-    const kernel = ["context.ts", "pricing.ts", "recorded.ts"].map((name) => `src/routes/kernel/${name}`);
+    const kernel = ["context.ts", "cross-field.ts", "pricing.ts", "recorded.ts"].map(
+      (name) => `src/routes/kernel/${name}`,
+    );
     expect(
       routes.filter(
         (file) =>
@@ -95,8 +97,8 @@ describe("what the entry's startup loads", () => {
   it("leaves out the answers' schemas, the console and the documentation pages", () => {
     expect(startup.filter((file) => file.startsWith("src/routes/gate/openapi/"))).toEqual([]);
     for (const name of ["decision-schema.ts", "batch-answer-schema.ts", "priors-schema.ts"]) {
-      expect(startup).not.toContain(`src/routes/gate/direct/${name}`);
-      expect(all).toContain(`src/routes/gate/direct/${name}`);
+      expect(startup).not.toContain(`src/routes/gate/schemas/${name}`);
+      expect(all).toContain(`src/routes/gate/schemas/${name}`);
     }
     expect(
       startup.filter((file) => /^src\/routes\/(console|docs)\//.test(file) || /\.client\.(js|css)$/.test(file)),
@@ -108,7 +110,7 @@ describe("what the entry's startup loads", () => {
     for (const file of [
       "src/ledger/transport/consumer.ts",
       "src/ledger/transport/message-schema.ts",
-      "src/learning/scheduled.ts",
+      "src/learning/refresh/scheduled.ts",
       "src/sync/scheduled.ts",
     ]) {
       expect(startup, file).not.toContain(file);
@@ -119,27 +121,27 @@ describe("what the entry's startup loads", () => {
 
   it("bundles the rest of the app for later: the app, its answer side and the console", () => {
     for (const file of [
-      "src/routes/kernel/app.ts",
+      "src/routes/app.ts",
       "src/routes/gate/openapi/routes.ts",
-      "src/routes/gate/direct/decision-schema.ts",
+      "src/routes/gate/schemas/decision-schema.ts",
       "src/routes/console/index.tsx",
     ]) {
       expect(all, file).toContain(file);
     }
   });
   it("loads no zod at all: the stored row, config and learned value are checked by validators compiled from their schemas", () => {
-    expect(startup).toContain("src/storage/read/validators.generated.js");
-    expect(startup).toContain("src/storage/read/checked.ts");
+    expect(startup).toContain("src/storage/validators.generated.js");
+    expect(startup).toContain("src/storage/checked.ts");
     // zod itself, the bundle's swap for it (bundle/zod*.js), and the OpenAPI wrapper that re-exports it.
     expect(startup.filter((file) => /^npm:(zod|@hono\/zod-openapi|@asteasolutions)\/|^bundle\/zod/.test(file))).toEqual(
       [],
     );
     for (const file of [
-      "src/storage/read/schema.ts",
-      "src/storage/read/config.ts",
-      "src/storage/read/learning-schema.ts",
-      "src/storage/read/name-record.ts",
-      "src/storage/read/parse-row.ts",
+      "src/storage/schemas/schema.ts",
+      "src/storage/schemas/config.ts",
+      "src/storage/schemas/learning-schema.ts",
+      "src/storage/schemas/name-record.ts",
+      "src/storage/schemas/parse-row.ts",
     ]) {
       expect(startup, file).not.toContain(file);
       // Still in the bundle: zod words the answer for a stored value the compiled check refuses.
@@ -157,8 +159,8 @@ describe("what the entry's startup loads", () => {
     expect(startup).toContain("src/routes/gate/direct/validators.generated.js");
     expect(startup).toContain("src/routes/gate/direct/compiled.ts");
     for (const file of [
-      ...["schema.ts", "batch-schema.ts", "economics-fields.ts"].map((name) => `src/routes/gate/direct/${name}`),
-      ...["fields.ts", "dry-run.ts"].map((name) => `src/routes/kernel/${name}`),
+      ...["schema.ts", "batch-schema.ts", "economics-fields.ts"].map((name) => `src/routes/gate/schemas/${name}`),
+      ...["fields.ts", "dry-run.ts"].map((name) => `src/routes/kernel/openapi/${name}`),
     ]) {
       expect(startup, file).not.toContain(file);
       expect(all, file).toContain(file);

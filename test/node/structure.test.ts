@@ -121,6 +121,55 @@ describe("the import graph of src/", () => {
   });
 });
 
+/** The static imports and re-exports of a file (not dynamic import(): see the door test), as specifiers. */
+function staticImports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((statement) =>
+    (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+    statement.moduleSpecifier !== undefined &&
+    ts.isStringLiteral(statement.moduleSpecifier)
+      ? [statement.moduleSpecifier.text]
+      : [],
+  );
+}
+
+const isDoor = (file: string) => /[/\\]index\.tsx?$/.test(file);
+
+/** Each static import that enters another folder past its index.ts, as "importer → target". */
+function pastTheDoor(files: string[], resolveTarget: (from: string, spec: string) => string | undefined): string[] {
+  return files.flatMap((file) =>
+    staticImports(file).flatMap((spec) => {
+      const target = resolveTarget(file, spec);
+      if (target === undefined || dirname(target) === dirname(file) || isDoor(target)) return [];
+      return [`${relative(SRC, file)} → ${relative(SRC, target)}`];
+    }),
+  );
+}
+
+describe("the folders' front doors", () => {
+  it("gives every folder of src/ that holds code an index.ts", () => {
+    const folders = [...new Set(sources.map((file) => dirname(file)))];
+    expect(folders.length).toBeGreaterThan(25);
+    expect(folders.filter((folder) => !sources.some((file) => dirname(file) === folder && isDoor(file)))).toEqual([]);
+  });
+
+  // A dynamic import() may name the module itself: it is how a module is left
+  // out of startup, and esbuild puts everything a door leads to in the chunk
+  // of whoever loads the door (docs/performance.md § Cold start). The
+  // console's browser scripts and styles are text, not modules.
+  it("lets a static import from another folder name that folder's index.ts, never a file inside it", () => {
+    expect(pastTheDoor(sources, resolveImport)).toEqual([]);
+  });
+
+  it("finds an import past a door where there is one, so the check above can fail", () => {
+    const importer = join(SRC, "routes/plan/index.ts");
+    const inner = join(SRC, "routes/gate/direct/decide.ts");
+    expect(pastTheDoor([importer], () => inner)).toContain("routes/plan/index.ts → routes/gate/direct/decide.ts");
+    expect(pastTheDoor([importer], () => join(SRC, "routes/gate/direct/index.ts"))).toEqual([]);
+  });
+});
+
 describe("the size of hand-written files", () => {
   it("keeps every hand-written file in src, clients and scripts at 600 lines or fewer", () => {
     const handWritten = ["src", "clients", "scripts"]

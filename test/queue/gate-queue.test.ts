@@ -7,7 +7,7 @@ import { queueFailures } from "../../src/ledger/transport/queue";
 import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { WORKED_EXAMPLE_P1 } from "../../src/routes/plan/schema";
 import worker from "../../src/index";
-import { forgetPricing } from "../../src/storage/read/read";
+import { forgetPricing } from "../../src/storage/read";
 import { OPUS, putGateConfig, putRow, resetState } from "../support/helpers";
 
 const TENANT = "default";

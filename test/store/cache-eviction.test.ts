@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RefreshingCache, type CachePolicy } from "../../src/storage/read/cache";
+import { RefreshingCache, type CachePolicy } from "../../src/storage/cache";
 import { callWithEnv } from "../support/admin-helpers";
 import { bearer, jsonInit, postGate, postJson, putRow, resetState } from "../support/helpers";
 

@@ -1,15 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import seed from "../../pricing.seed.json" with { type: "json" };
-import { checkedRow } from "../../src/storage/read/checked";
-import { parseRow } from "../../src/storage/read/parse-row";
-import { parseStoredRow } from "../../src/storage/read/read";
-import { PRICE_FIELDS } from "../../src/storage/read/row-values";
-import { LongContextTierSchema, PricingRowSchema } from "../../src/storage/read/schema";
+import { checkedRow } from "../../src/storage/checked";
+import { parseRow } from "../../src/storage/schemas/parse-row";
+import { parseStoredRow } from "../../src/storage/read";
+import { PRICE_FIELDS } from "../../src/storage/rules/row-values";
+import { LongContextTierSchema, PricingRowSchema } from "../../src/storage/schemas/schema";
 import { runs } from "../support/runs";
 
 // The gate reads a stored pricing row through the validator compiled from
-// its zod schema (src/storage/read/checked.ts) and asks zod only about a row that
+// its zod schema (src/storage/checked.ts) and asks zod only about a row that
 // check refuses. So the check must never accept a row zod refuses, must hand
 // back zod's copy byte for byte (priced_as copies a row, keys in order), and
 // the read must answer as zod's parse does for every text.

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkedConfig, checkedLearned } from "../../src/storage/read/checked";
-import { GateConfigSchema, parseGateConfig } from "../../src/storage/read/config";
-import { parseStoredLearned } from "../../src/storage/read/learning";
-import { LearnedValueSchema, parseLearned } from "../../src/storage/read/learning-schema";
-import { parseStoredConfig } from "../../src/storage/read/read";
+import { checkedConfig, checkedLearned } from "../../src/storage/checked";
+import { GateConfigSchema, parseGateConfig } from "../../src/storage/schemas/config";
+import { parseStoredLearned } from "../../src/storage/learning";
+import { LearnedValueSchema, parseLearned } from "../../src/storage/schemas/learning-schema";
+import { parseStoredConfig } from "../../src/storage/read";
 import { runs } from "../support/runs";
 
 // The gate reads the gate config and a tenant's learned value through the
-// validators compiled from their zod schemas (src/storage/read/checked.ts), and asks
+// validators compiled from their zod schemas (src/storage/checked.ts), and asks
 // zod only about a value they refuse: they must never accept what zod
 // refuses, and the read must answer exactly as zod's parse does.
 

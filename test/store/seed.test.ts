@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import seed from "../../pricing.seed.json";
-import { PricingSeedSchema, type PricingRow } from "../../src/storage/read/schema";
+import { PricingSeedSchema, type PricingRow } from "../../src/storage/schemas/schema";
 
 const parsed = PricingSeedSchema.parse(seed);
 const rows = Object.entries(parsed.models);

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from "vitest";
 import worker from "../../src/index";
 import { ApiError } from "../../src/http/errors";
-import { ErrorSchema } from "../../src/http/schema";
+import { ErrorSchema } from "../../src/routes/kernel/openapi/json";
 import { OPUS, putRow, resetState } from "./helpers";
 import { ADMIN_TOKEN, GATE_API_KEYS, GATE_KEY, GPT5_ROW, HTML_PATHS, SECRETS, putPending } from "./fuzz-routes";
 import { type RequestSpec, toRequest } from "./fuzz-requests";

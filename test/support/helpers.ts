@@ -1,9 +1,9 @@
 import { env, exports } from "cloudflare:workers";
-import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../../src/storage/read/keys";
+import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "../../src/storage/rules/keys";
 import { forgetWrittenShards } from "../../src/ledger";
-import { forgetLearned } from "../../src/storage/read/learning";
-import { forgetPricing } from "../../src/storage/read/read";
-import type { PricingRow } from "../../src/storage/read/schema";
+import { forgetLearned } from "../../src/storage/learning";
+import { forgetPricing } from "../../src/storage/read";
+import type { PricingRow } from "../../src/storage/schemas/schema";
 
 /** The worker under test, called through its real fetch handler in workerd. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {

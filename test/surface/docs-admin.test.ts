@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import seed from "../../pricing.seed.json";
-import { parseHistory, withEntry } from "../../src/storage/read/history";
-import { historyKey, pendingKey, pricingKey, rowEntries } from "../../src/storage/read/keys";
+import { parseHistory, withEntry } from "../../src/storage/schemas/history";
+import { historyKey, pendingKey, pricingKey, rowEntries } from "../../src/storage/rules/keys";
 import { examplesOf, matchesDoc, type Example } from "../support/docs-examples";
 import { call, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";

@@ -14,7 +14,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, expect, vi } from "vitest";
 import { evaluateOffloadGate } from "../../src/gate";
-import type { PricingRow } from "../../src/storage/read/schema";
+import type { PricingRow } from "../../src/storage/schemas/schema";
 import { EXAMPLE_A, OPUS, postGate, putRow, resetState } from "../support/helpers";
 
 export const MODEL = "claude-opus-4-6";

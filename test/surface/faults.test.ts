@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { evaluateOffloadGate } from "../../src/gate";
-import { rememberRow } from "../../src/storage/read/read";
+import { rememberRow } from "../../src/storage/read";
 import { EXAMPLE_A, OPUS, putGateConfig, putRow } from "../support/helpers";
 import {
   MODEL,

@@ -18,7 +18,7 @@ useFuzzHarness();
 describe("PATCH /v1/admin/pricing/:model under fuzzing", () => {
   it("answers every merge patch with the merged row or a 400 naming a field, never a 5xx, and stores only valid rows", async () => {
     const { mergePatch } = await import("../../src/storage/write/merge-patch");
-    const { PricingRowSchema } = await import("../../src/storage/read/schema");
+    const { PricingRowSchema } = await import("../../src/storage/schemas/schema");
     await fc.assert(
       fc.asyncProperty(
         mergePatchBody,

@@ -1,7 +1,7 @@
 import { reset } from "cloudflare:test";
 import { env as testEnv } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
-import { parseLearned } from "../../src/storage/read/learning-schema";
+import { parseLearned } from "../../src/storage/schemas/learning-schema";
 import { adminCall } from "../support/admin-helpers";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffSource, type KvPricing } from "../../src/sync/diff";
-import type { PricingRow } from "../../src/storage/read/schema";
+import type { PricingRow } from "../../src/storage/schemas/schema";
 
 const URL_ = "https://example.com/model_prices_and_context_window.json";
 const NOW = Date.parse("2026-12-01T21:00:00Z");

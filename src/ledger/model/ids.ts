@@ -1,4 +1,4 @@
-import { MAX_LEDGER_SHARDS } from "../../storage/read/config-values";
+import { MAX_LEDGER_SHARDS } from "../../storage/rules";
 
 /**
  * Decision ids and shard routing. Pure: the random bytes come from the

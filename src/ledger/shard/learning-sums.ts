@@ -2,7 +2,7 @@
  * The learner's sums (docs/design/learning.md §1), per (tool, model), as one shard
  * answers them over the learning window: the shape of its rows, and the
  * queries over raw rows that the shard's rollups (./rollup-reads.ts) must
- * equal (test/ledger/ledger-rollup.test.ts). src/learning/refresh.ts merges them
+ * equal (test/ledger/ledger-rollup.test.ts). src/learning/refresh/refresh.ts merges them
  * across a tenant's shards.
  */
 import type { LevelSums, SizeBand } from "../../gate";

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { OutcomeReport } from "../model/types";
-import type { ItemResult } from "../model/types";
+import type { OutcomeReport } from "../model";
+import type { ItemResult } from "../model";
 
 /** Migration 7's table. */
 export const PENDING_MIGRATION = `

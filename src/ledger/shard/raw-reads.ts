@@ -1,4 +1,4 @@
-import { emptySums, type LedgerSums } from "../stats/report";
+import { emptySums, type LedgerSums } from "../stats";
 import {
   CLUSTER_SUMS,
   CLUSTER_SUMS_END,
@@ -15,7 +15,7 @@ import {
   type SumsFilter,
   type ToolSessionSqlRow,
 } from "./sql";
-import type { ToolSessionRow } from "../model/types";
+import type { ToolSessionRow } from "../model";
 
 /**
  * The ledger's figures over raw rows alone: the computation the shard ran

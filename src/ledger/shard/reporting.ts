@@ -1,5 +1,5 @@
 /**
- * What a tool's reporting is judged on (src/learning/trust.ts, issue 34
+ * What a tool's reporting is judged on (src/learning/refresh/trust.ts, issue 34
  * item 6), as one shard answers it: per tool, fired decisions and their
  * outcomes, and per arm the decisions, outcomes, turns_after sums, sessions
  * and bills. Read over the raw rows only (the raw window, `ledger_raw_days`):

@@ -10,7 +10,7 @@ import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import { sumsOf } from "./raw-reads";
-import type { LedgerSums, SeriesBucket } from "../stats/report";
+import type { LedgerSums, SeriesBucket } from "../stats";
 import {
   CLUSTER_TOTALS,
   DECISION_COLUMNS,

@@ -1,4 +1,4 @@
-import type { LedgerDecision, OutcomeReport } from "../model/types";
+import type { LedgerDecision, OutcomeReport } from "../model";
 import type { DecisionRow } from "./sql";
 
 /**

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ToolSessionRow } from "../model/types";
+import type { ToolSessionRow } from "../model";
 import { toolSessionOf } from "./raw-reads";
 import { SESSION_MODEL } from "./rollup-reads";
 import { whereOf, type SumsFilter, type ToolSessionSqlRow } from "./sql";

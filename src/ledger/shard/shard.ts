@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { emptySums, type LedgerSums } from "../stats/report";
-import type { LedgerDecision, OutcomeReport } from "../model/types";
+import { emptySums, type LedgerSums } from "../stats";
+import type { LedgerDecision, OutcomeReport } from "../model";
 import type { SumsFilter } from "./sql";
 import { MIGRATIONS, migrate, schemaVersion } from "./migrations";
 import { readBandSums, withBands } from "./band-sums";
@@ -11,8 +11,8 @@ import { readReporting, type ToolReporting } from "./reporting";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
 import { takePending } from "./pending";
 import { readToolPairs } from "./tool-chunks";
-import type { ToolPairList } from "../stats/pairs";
-import type { ItemResult, PricedSession } from "../model/types";
+import type { ToolPairList } from "../stats";
+import type { ItemResult, PricedSession } from "../model";
 
 /** The tables `storage()` counts. */
 const SIZED = [

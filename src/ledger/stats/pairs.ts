@@ -4,7 +4,7 @@
  * answers and the report merges, as typed arrays instead of one object per
  * pair. Pure.
  */
-import type { ToolSessionRow } from "../model/types";
+import type { ToolSessionRow } from "../model";
 
 /** One tool's pairs in report order: each pair's bill time, cost, covariate, arm (1 held out) and session id ("\n"-joined). */
 export interface ToolPairList {

@@ -9,7 +9,7 @@ import type { Verdict } from "./report";
 import { packRows, type ToolPairList } from "./pairs";
 import { packedSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
 import { mean, welch, type Moments } from "./stats";
-import type { ToolSessionRow } from "../model/types";
+import type { ToolSessionRow } from "../model";
 
 /** Report order: when the bill was reported, ties by session id (docs/design/ledger.md §4.2). */
 function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {

@@ -1,9 +1,9 @@
 import { beforeDeadline, TIMED_OUT } from "./deadline";
 import { ledgerShard, type LedgerNamespace } from "./client";
-import { mergePairs, rowsOfPairs, type ToolPairList } from "../stats/pairs";
-import { emptySums, mergeSums, type LedgerSums } from "../stats/report";
-import type { SumsFilter } from "../shard/sql";
-import type { ToolSessionRow } from "../model/types";
+import { mergePairs, rowsOfPairs, type ToolPairList } from "../stats";
+import { emptySums, mergeSums, type LedgerSums } from "../stats";
+import type { SumsFilter } from "../shard";
+import type { ToolSessionRow } from "../model";
 
 /**
  * The savings routes' and the learner's side of the ledger: sums and pairs

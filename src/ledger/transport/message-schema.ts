@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, RECALL_PLACEMENTS } from "../../gate/constants";
-import { DECISION_ID_PATTERN, shardOfDecisionId } from "../model/ids";
+import { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, RECALL_PLACEMENTS } from "../../gate";
+import { DECISION_ID_PATTERN, shardOfDecisionId } from "../model";
 import type { LedgerMessage } from "./message";
 
 // How the consumer reads a queued message (./message.ts says what one is).

@@ -1,4 +1,4 @@
-import type { LedgerDecision } from "../model/types";
+import type { LedgerDecision } from "../model";
 
 /**
  * One queued ledger write: a decision record with its tenant and the

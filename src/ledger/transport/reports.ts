@@ -1,9 +1,9 @@
 import { bounded } from "./ask";
 import { ledgerShard, type LedgerNamespace } from "./client";
 import { markWritten, writtenShards } from "./written";
-import { shardFor, shardOfDecisionId } from "../model/ids";
-import type { OutcomeReport } from "../model/types";
-import type { ItemResult, PricedSession } from "../model/types";
+import { shardFor, shardOfDecisionId } from "../model";
+import type { OutcomeReport } from "../model";
+import type { ItemResult, PricedSession } from "../model";
 
 /**
  * The report routes' side of the ledger: items sent to the shards that own

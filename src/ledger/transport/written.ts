@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { ledgerShardKey } from "../../storage/read/keys";
+import { ledgerShardKey } from "../../storage/rules";
 
 // `<tenant>/<shard>`, as the object is named: the shards this isolate knows were written.
 const known = new Set<string>();

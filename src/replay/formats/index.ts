@@ -136,3 +136,6 @@ export function parseTranscript(
   }
   return result;
 }
+
+// The trace every format parses into, for the rest of replay and its callers.
+export * from "./trace";

@@ -1,8 +1,8 @@
-import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { GateConfigSchema } from "../../storage/read/config";
-import { GATE_CONFIG_KEY } from "../../storage/read/keys";
-import { putConfig, readConfigView, rollbackConfig } from "../../storage/write/config";
-import { createApp } from "../kernel/app";
+import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
+import { GateConfigSchema } from "../../storage/schemas";
+import { GATE_CONFIG_KEY } from "../../storage/rules";
+import { putConfig, readConfigView, rollbackConfig } from "../../storage/write";
+import { createApp } from "../kernel/openapi";
 import { auditRoutes } from "./audit";
 import { adminRoute, ConfigViewSchema } from "./schema";
 

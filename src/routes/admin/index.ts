@@ -1,4 +1,4 @@
-import { createApp } from "../kernel/app";
+import { createApp } from "../kernel/openapi";
 import { adminAliases } from "./aliases";
 import { adminConfig } from "./config";
 import { adminPending } from "./pending";
@@ -18,3 +18,6 @@ export const admin = createApp()
   .route("/", adminAliases)
   .route("/", adminConfig)
   .route("/", adminPending);
+
+export { auditRoutes } from "./audit";
+export { adminRoute } from "./schema";

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ADMIN_SECURITY } from "../../auth/admin";
-import { ApiError } from "../../http/errors";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { pendingKey } from "../../storage/read/keys";
-import { forgetListings } from "../../storage/read/listing";
+import { ADMIN_SECURITY } from "../../auth";
+import { ApiError } from "../../http";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
+import { pendingKey } from "../../storage/rules";
+import { forgetListings } from "../../storage";
 import {
   DigestSchema,
   listPending,
@@ -12,12 +12,12 @@ import {
   PendingChangeSchema,
   withDigests,
   type PendingChange,
-} from "../../sync/pending";
-import { canonicalJson } from "../../storage/write/canonical";
-import { deletePending } from "../../storage/write/pending";
-import { withKvRetry } from "../../storage/write/kv-retry";
-import { deletePricing, putPricing, readStoredRow } from "../../storage/write/rows";
-import { createApp } from "../kernel/app";
+} from "../../sync";
+import { canonicalJson } from "../../storage/write";
+import { deletePending } from "../../storage/write";
+import { withKvRetry } from "../../storage/write";
+import { deletePricing, putPricing, readStoredRow } from "../../storage/write";
+import { createApp } from "../kernel/openapi";
 import { ADMIN_ERRORS, ModelParamSchema, PendingDeletedSchema, WriteOutcomeSchema } from "./schema";
 
 const common = { tags: ["admin"], security: ADMIN_SECURITY };

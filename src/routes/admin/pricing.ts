@@ -1,9 +1,9 @@
 import type { MiddlewareHandler } from "hono";
-import { ApiError } from "../../http/errors";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
-import { pricingKey } from "../../storage/read/keys";
-import { PricingRowSchema } from "../../storage/read/schema";
-import { historyVersion } from "../../storage/write/history";
+import { ApiError } from "../../http";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
+import { pricingKey } from "../../storage/rules";
+import { PricingRowSchema } from "../../storage/schemas";
+import { historyVersion } from "../../storage/write";
 import {
   deletePricing,
   listPricing,
@@ -11,8 +11,8 @@ import {
   putPricing,
   readStoredRow,
   rollbackPricing,
-} from "../../storage/write/rows";
-import { createApp } from "../kernel/app";
+} from "../../storage/write";
+import { createApp } from "../kernel/openapi";
 import { auditRoutes } from "./audit";
 import {
   adminRoute,

@@ -1,9 +1,9 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { ADMIN_SECURITY } from "../../auth/admin";
-import { ErrorSchema, FieldIssueSchema, json } from "../../http/schema";
-import { GateConfigSchema } from "../../storage/read/config";
-import { HistoryEntrySchema } from "../../storage/read/history";
-import { ModelNameSchema, PricingRowSchema } from "../../storage/read/schema";
+import { ADMIN_SECURITY } from "../../auth";
+import { ErrorSchema, FieldIssueSchema, json } from "../kernel/openapi";
+import { GateConfigSchema } from "../../storage/schemas";
+import { HistoryEntrySchema } from "../../storage/schemas";
+import { ModelNameSchema, PricingRowSchema } from "../../storage/schemas";
 
 /** The error answers every admin route can give, besides its own. */
 export const ADMIN_ERRORS = {

@@ -1,4 +1,4 @@
-import { strayReason } from "../../storage/write/aliases";
+import { strayReason } from "../../storage/write";
 import type { TableRow } from "./data";
 
 /** One alias key as the console shows it: where it points, and why it is stray (null: it is not). */

@@ -10,14 +10,14 @@
  * type Fine = Fits<{ a: 1 }, { a: number }>; // true
  */
 import type { z } from "@hono/zod-openapi";
-import type { ErrorBody } from "../../http/errors";
-import type { PricingRow } from "../../storage/read/schema";
-import type { GateCurveSchema } from "../gate/openapi/curve-schema";
-import type { GateDecisionBody } from "../gate/direct/decision-schema";
-import type { LearningViewSchema } from "../learning/schema";
-import type { SavingsReportSchema } from "../ledger/schema";
-import type { PlanBody, PlanRequestSchema } from "../plan/schema";
-import type * as Browser from "./browser/api";
+import type { ErrorBody } from "../../http";
+import type { PricingRow } from "../../storage/schemas";
+import type { GateCurveSchema } from "../gate/openapi";
+import type { GateDecisionBody } from "../gate/schemas";
+import type { LearningViewSchema } from "../learning";
+import type { SavingsReportSchema } from "../ledger";
+import type { PlanBody, PlanRequestSchema } from "../plan";
+import type * as Browser from "./browser";
 
 /**
  * true when the browser's type and the worker's have the same fields and

@@ -1,5 +1,5 @@
 import { CACHE_TTLS, OFFLOAD_AT, type PricingMode } from "../../gate";
-import type { GateConfig } from "../../storage/read/config";
+import type { GateConfig } from "../../storage/schemas";
 import type { ConfigView } from "./config";
 import type { TableRow } from "./data";
 

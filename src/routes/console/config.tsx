@@ -1,4 +1,4 @@
-import type { GateConfig } from "../../storage/read/config";
+import type { GateConfig } from "../../storage/schemas";
 
 /** The stored gate config as the console read it, or why it could not. */
 export type ConfigView = { ok: true; config: Readonly<GateConfig> } | { ok: false; detail: string };

@@ -1,10 +1,10 @@
 import { lifecycleStatus, upcomingChanges, type LifecycleStatus, type ScheduledChange } from "../../gate";
-import { PRICING_PREFIX } from "../../storage/read/keys";
-import type { CachePolicy } from "../../storage/read/cache";
-import { readListing } from "../../storage/read/listing";
-import { parseRow } from "../../storage/read/parse-row";
-import { pricesInForce } from "../../storage/read/read";
-import type { PricingRow } from "../../storage/read/schema";
+import { PRICING_PREFIX } from "../../storage/rules";
+import type { CachePolicy } from "../../storage";
+import { readListing } from "../../storage";
+import { parseRow } from "../../storage/schemas";
+import { pricesInForce } from "../../storage";
+import type { PricingRow } from "../../storage/schemas";
 
 /** Rows verified longer ago than this get a visible warning. */
 export const STALE_AFTER_DAYS = 90;
@@ -32,7 +32,7 @@ export type TableRow =
 
 /**
  * Every `pricing:` row in KV, sorted by provider and model, from the
- * isolate's held listing (storage/read/listing.ts): an anonymous page view costs
+ * isolate's held listing (storage/listing.ts): an anonymous page view costs
  * no KV operation while the listing is fresh. A row that does not parse is
  * listed as invalid with the reason, never dropped and never thrown; null
  * when KV cannot be listed and nothing is held.

@@ -1,13 +1,13 @@
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { PRICING_MODES } from "../../gate";
-import { waitUntilOf } from "../../http/app";
-import { ApiError } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
-import { ALIAS_PREFIX, PENDING_PREFIX } from "../../storage/read/keys";
-import { readListing } from "../../storage/read/listing";
-import { cachePolicy, readGateConfig } from "../../storage/read/read";
-import { pendingFrom, withDigests } from "../../sync/pending";
-import { createApp } from "../kernel/app";
+import { waitUntilOf } from "../../http";
+import { ApiError } from "../../http";
+import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
+import { ALIAS_PREFIX, PENDING_PREFIX } from "../../storage/rules";
+import { readListing } from "../../storage";
+import { cachePolicy, readGateConfig } from "../../storage";
+import { pendingFrom, withDigests } from "../../sync";
+import { createApp } from "../kernel/openapi";
 import chartsScript from "./browser/charts.client.js";
 import calculatorCss from "./browser/calculator.client.css";
 import css from "./browser/console.client.css";
@@ -95,3 +95,5 @@ export const consoleApp = createApp().get("/", csp, async (c) => {
   };
   return c.html(<ConsolePage view={view} />, 200, { "cache-control": "no-store" });
 });
+
+export { replayPage } from "./replay";

@@ -1,6 +1,6 @@
 import { raw } from "hono/html";
 import type { PricingMode } from "../../gate";
-import type { GateConfig } from "../../storage/read/config";
+import type { GateConfig } from "../../storage/schemas";
 import { Calculator } from "./calculator";
 import { STALE_AFTER_DAYS, type TableRow } from "./data";
 import { AliasPanel, type AliasView } from "./aliases";
@@ -10,7 +10,7 @@ import { PlanView } from "./plan-view";
 import { LearningPanel } from "./learning";
 import { SavingsPanel } from "./savings";
 import { PricingTable } from "./table";
-import type { ConsoleData } from "./browser/api";
+import type { ConsoleData } from "./browser";
 
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {

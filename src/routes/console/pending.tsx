@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { PendingChange } from "../../sync/pending";
+import type { PendingChange } from "../../sync";
 
 /** What the console shows of the price sync: its stored changes, or why they could not be read. */
 export type PendingView =

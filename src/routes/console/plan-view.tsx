@@ -1,5 +1,5 @@
-import type { GateConfig } from "../../storage/read/config";
-import { WORKED_EXAMPLE_P1 } from "../plan/schema";
+import type { GateConfig } from "../../storage/schemas";
+import { WORKED_EXAMPLE_P1 } from "../plan";
 
 /**
  * The console's clearing-plan view: paste a history (JSON) or build one,

@@ -1,13 +1,13 @@
 import { raw } from "hono/html";
 import { NONCE, secureHeaders } from "hono/secure-headers";
-import { waitUntilOf } from "../../http/app";
-import { ApiError } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
-import { PRICING_PREFIX } from "../../storage/read/keys";
-import { readListing } from "../../storage/read/listing";
-import { parseRow } from "../../storage/read/parse-row";
-import { cachePolicy, readGateConfig } from "../../storage/read/read";
-import { createApp } from "../kernel/app";
+import { waitUntilOf } from "../../http";
+import { ApiError } from "../../http";
+import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
+import { PRICING_PREFIX } from "../../storage/rules";
+import { readListing } from "../../storage";
+import { parseRow } from "../../storage/schemas";
+import { cachePolicy, readGateConfig } from "../../storage";
+import { createApp } from "../kernel/openapi";
 
 /**
  * @module routes/console/replay

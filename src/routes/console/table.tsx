@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { PricingRow } from "../../storage/read/schema";
+import type { PricingRow } from "../../storage/schemas";
 import type { TableRow } from "./data";
 
 const usd = (n: number | undefined) =>

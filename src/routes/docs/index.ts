@@ -1,8 +1,8 @@
 import { SwaggerUI } from "@hono/swagger-ui";
 import { html, raw } from "hono/html";
 import { secureHeaders } from "hono/secure-headers";
-import { ApiError } from "../../http/errors";
-import { createApp } from "../kernel/app";
+import { ApiError } from "../../http";
+import { createApp } from "../kernel/openapi";
 
 export { OPENAPI_INFO, serveOpenApi } from "./openapi";
 

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Env as HonoEnv } from "hono";
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../http";
 
 /** The document's fixed parts; paths and components come from the routes' zod schemas. */
 export const OPENAPI_INFO = {

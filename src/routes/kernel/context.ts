@@ -1,5 +1,5 @@
-import { OPEN_TENANT } from "../../auth/gate";
-import { waitUntilOf } from "../../http/app";
+import { OPEN_TENANT } from "../../auth";
+import { waitUntilOf } from "../../http";
 
 /**
  * What a gate route's decisions need from its request: the bindings, the

@@ -5,8 +5,8 @@
  * @module
  */
 import { resolveLifecycle, type LifecycleNote, type PricingLookup } from "../../gate";
-import { pricesInForce, type PricingRead } from "../../storage/read/read";
-import type { PricingRow } from "../../storage/read/schema";
+import { pricesInForce, type PricingRead } from "../../storage";
+import type { PricingRow } from "../../storage/schemas";
 
 /** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */
 export interface ResolvedPricing {

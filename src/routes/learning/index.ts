@@ -1,18 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
-import { ApiError } from "../../http/errors";
-import { own } from "../../storage/read/names";
-import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../../http/schema";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
+import { ApiError } from "../../http";
+import { own } from "../../storage/rules";
+import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../kernel/openapi";
 import { readPublished, refreshLearning } from "../../learning/refresh";
-import { breakersKey, learningAcksKey, replayPriorsKey } from "../../storage/read/keys";
-import { putAck, rollbackAcks } from "../../storage/write/learning-acks";
-import { ReplayPriorsSchema } from "../../storage/write/replay-priors";
-import { putBreakerMode, readOverrides, rollbackOverrides } from "../../storage/write/breakers";
-import { putReplayPriors, rollbackReplayPriors } from "../../storage/write/replay-priors";
-import { auditRoutes } from "../admin/audit";
-import { adminRoute } from "../admin/schema";
-import { createApp } from "../kernel/app";
-import { CALLER_ERRORS } from "../kernel/caller";
+import { breakersKey, learningAcksKey, replayPriorsKey } from "../../storage/rules";
+import { putAck, rollbackAcks } from "../../storage/write";
+import { ReplayPriorsSchema } from "../../storage/write";
+import { putBreakerMode, readOverrides, rollbackOverrides } from "../../storage/write";
+import { putReplayPriors, rollbackReplayPriors } from "../../storage/write";
+import { auditRoutes } from "../admin";
+import { adminRoute } from "../admin";
+import { createApp } from "../kernel/openapi";
+import { CALLER_ERRORS } from "../kernel/openapi";
 import {
   AcksViewSchema,
   AckWriteSchema,
@@ -241,3 +241,5 @@ export const learning = createApp()
       },
     }),
   );
+
+export type { LearningViewSchema } from "./schema";

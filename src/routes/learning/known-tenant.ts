@@ -1,6 +1,6 @@
-import { namedTenant } from "../../auth/gate";
-import { ApiError } from "../../http/errors";
-import { LEDGER_SHARD_PREFIX } from "../../storage/read/keys";
+import { namedTenant } from "../../auth";
+import { ApiError } from "../../http";
+import { LEDGER_SHARD_PREFIX } from "../../storage/rules";
 
 /**
  * Refuses an admin write of learning values for a tenant nobody can be: one

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { BreakerStateSchema, ToolTrustSchema } from "../../storage/read/learning-schema";
-import { BREAKER_MODES } from "../../storage/write/breakers";
-import { requiredOr } from "../kernel/fields";
-import { HistoryEntrySchema } from "../../storage/read/history";
+import { BreakerStateSchema, ToolTrustSchema } from "../../storage/schemas";
+import { BREAKER_MODES } from "../../storage/write";
+import { requiredOr } from "../kernel/openapi";
+import { HistoryEntrySchema } from "../../storage/schemas";
 import { SIZE_BANDS } from "../../gate";
 
 /** A tenant name, as gate keys name tenants. */

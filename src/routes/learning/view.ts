@@ -1,9 +1,9 @@
-import { breakerLogSubject } from "../../learning/breakers";
-import { learningView } from "../../learning/view";
-import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../storage/read/config";
-import { parseHistory } from "../../storage/read/history";
-import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/read/keys";
-import { parseLearned } from "../../storage/read/learning-schema";
+import { breakerLogSubject } from "../../learning/refresh";
+import { learningView } from "../../learning/refresh";
+import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../storage/schemas";
+import { parseHistory } from "../../storage/schemas";
+import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/rules";
+import { parseLearned } from "../../storage/schemas";
 
 /** How many breaker changes the view lists. */
 export const BREAKER_LOG_SHOWN = 20;

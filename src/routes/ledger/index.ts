@@ -1,4 +1,4 @@
-import { createApp } from "../kernel/app";
+import { createApp } from "../kernel/openapi";
 import { reports } from "./reports";
 import { savings } from "./savings";
 
@@ -12,3 +12,5 @@ import { savings } from "./savings";
  * app.route("/", ledger);
  */
 export const ledger = createApp().route("/", reports).route("/", savings);
+
+export type { SavingsReportSchema } from "./schema";

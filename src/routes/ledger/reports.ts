@@ -1,10 +1,10 @@
 import { createRoute, type z } from "@hono/zod-openapi";
-import { enforceRateLimit } from "../../auth/rate-limit";
-import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
-import { fieldIssues } from "../../gate/issues";
-import { waitUntilOf } from "../../http/app";
-import { ApiError, summarize, type ErrorIssue } from "../../http/errors";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../../http/schema";
+import { enforceRateLimit } from "../../auth";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
+import { fieldIssues } from "../../gate";
+import { waitUntilOf } from "../../http";
+import { ApiError, summarize, type ErrorIssue } from "../../http";
+import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import {
   checkDecisionId,
   type Indexed,
@@ -17,9 +17,9 @@ import {
   sessionCost,
 } from "../../ledger";
 import type { CachePriceRates } from "../../gate";
-import { readGateConfig, readPricing } from "../../storage/read/read";
-import { createApp } from "../kernel/app";
-import { CALLER_ERRORS } from "../kernel/caller";
+import { readGateConfig, readPricing } from "../../storage";
+import { createApp } from "../kernel/openapi";
+import { CALLER_ERRORS } from "../kernel/openapi";
 import { sumUsage, USAGE_COMPONENTS } from "./usage";
 import {
   type ItemResultSchema,

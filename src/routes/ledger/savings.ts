@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY, OPEN_TENANT } from "../../auth/gate";
-import { waitUntilOf } from "../../http/app";
-import { ApiError } from "../../http/errors";
-import { ErrorSchema, json } from "../../http/schema";
+import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
+import { waitUntilOf } from "../../http";
+import { ApiError } from "../../http";
+import { ErrorSchema, json } from "../kernel/openapi";
 import {
   BUCKET_MS,
   bucketFor,
@@ -12,10 +12,10 @@ import {
   savingsFigures,
   writtenShards,
 } from "../../ledger";
-import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
-import { readGateConfig } from "../../storage/read/read";
-import { createApp } from "../kernel/app";
-import { CALLER_ERRORS } from "../kernel/caller";
+import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
+import { readGateConfig } from "../../storage";
+import { createApp } from "../kernel/openapi";
+import { CALLER_ERRORS } from "../kernel/openapi";
 import { AdminSavingsQuerySchema, SavingsQuerySchema, SavingsReportSchema } from "./schema";
 
 const DAY_MS = 86_400_000;

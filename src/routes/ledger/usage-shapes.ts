@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_TOKENS } from "../../storage/read/config";
-import { requiredOr } from "../kernel/fields";
+import { MAX_TOKENS } from "../../storage/schemas";
+import { requiredOr } from "../kernel/openapi";
 
 /**
  * The provider usage shapes a session's `usage` may take (Anthropic

@@ -1,7 +1,7 @@
 import { holdOutClearing, type ClearingOutcome } from "../../gate";
 import { assign, type LedgerDecision } from "../../ledger";
-import type { GateConfig } from "../../storage/read/config";
-import type { PricingRow } from "../../storage/read/schema";
+import type { GateConfig } from "../../storage/schemas";
+import type { PricingRow } from "../../storage/schemas";
 import type { ContextManagementRequest } from "./context-schema";
 import { planRecord } from "./ledger";
 import type { ResolvedPlanInputs } from "./schema";

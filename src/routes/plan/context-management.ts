@@ -1,13 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../auth/gate";
+import { GATE_SECURITY } from "../../auth";
 import { decideClearing, DEFAULT_PLACEHOLDER_TOKENS } from "../../gate";
-import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { CALLER_ERRORS } from "../kernel/caller";
-import { recordClearing } from "../../analytics/clearing";
+import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
+import { CALLER_ERRORS } from "../kernel/openapi";
+import { recordClearing } from "../../analytics";
 import { handDecisions, signDecisionId } from "../../ledger";
-import { pricedAsOf } from "../kernel/pricing";
-import { isRecorded } from "../kernel/dry-run";
-import type { DecideContext } from "../kernel/context";
+import { pricedAsOf } from "../kernel";
+import { isRecorded } from "../kernel/openapi";
+import type { DecideContext } from "../kernel";
 import { assignClearing } from "./clearing-ledger";
 import {
   ContextManagementRequestSchema,

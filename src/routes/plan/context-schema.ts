@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { CLEARING_REASON_CODES } from "../../gate";
-import { MAX_TOKENS } from "../../storage/read/config";
-import { requiredOr, wholeNumber } from "../kernel/fields";
-import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/direct/decision-schema";
-import { ToolNameSchema } from "../gate/direct/schema";
+import { MAX_TOKENS } from "../../storage/schemas";
+import { requiredOr, wholeNumber } from "../kernel/openapi";
+import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/schemas";
+import { ToolNameSchema } from "../gate/schemas";
 import {
   MAX_PLAN_SEGMENTS,
   MAX_PLAN_CANDIDATES,

@@ -1,14 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
-import { recordPlan } from "../../analytics/plan";
-import { GATE_SECURITY } from "../../auth/gate";
+import { recordPlan } from "../../analytics";
+import { GATE_SECURITY } from "../../auth";
 import { decidePlan, hasEligible } from "../../gate";
-import { bodyErrors, json, jsonRequest } from "../../http/schema";
-import { createApp } from "../kernel/app";
-import { CALLER_ERRORS } from "../kernel/caller";
-import { decideContext } from "../kernel/context";
-import { pricedAsOf } from "../kernel/pricing";
-import { isRecorded } from "../kernel/dry-run";
-import type { DecideContext } from "../kernel/context";
+import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
+import { createApp } from "../kernel/openapi";
+import { CALLER_ERRORS } from "../kernel/openapi";
+import { decideContext } from "../kernel";
+import { pricedAsOf } from "../kernel";
+import { isRecorded } from "../kernel/openapi";
+import type { DecideContext } from "../kernel";
 import { handDecisions, signDecisionId } from "../../ledger";
 import { assignPlan } from "./ledger";
 import { resolvePlanRequest } from "./resolve";
@@ -103,3 +103,6 @@ export const plan = createApp()
   .openapi(contextManagementRoute, async (c) =>
     c.json(await answerContextManagement(c.req.valid("json"), decideContext(c)), 200),
   );
+
+export { MAX_PLAN_CANDIDATES, MAX_SEGMENT_ID_LENGTH, WORKED_EXAMPLE_P1 } from "./schema";
+export type { PlanBody, PlanRequestSchema } from "./schema";

@@ -1,8 +1,8 @@
 import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
 import { assign, type LedgerDecision, type LedgerPlan } from "../../ledger";
-import type { GateConfig } from "../../storage/read/config";
-import type { PricingRow } from "../../storage/read/schema";
-import { pricesOf } from "../gate/direct/ledger";
+import type { GateConfig } from "../../storage/schemas";
+import type { PricingRow } from "../../storage/schemas";
+import { pricesOf } from "../gate/direct";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**

@@ -1,9 +1,9 @@
 import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, type PlanInputs } from "../../gate";
-import { invalidRequest } from "../../http/errors";
-import { DEFAULT_GATE_CONFIG } from "../../storage/read/config";
-import { readGateConfig, readPricing } from "../../storage/read/read";
-import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../kernel/pricing";
-import { type DecideContext } from "../kernel/context";
+import { invalidRequest } from "../../http";
+import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
+import { readGateConfig, readPricing } from "../../storage";
+import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../kernel";
+import { type DecideContext } from "../kernel";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**

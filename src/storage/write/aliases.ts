@@ -2,10 +2,10 @@
  * Alias keys as KV holds them, for ops to see and clean: each `alias:` key,
  * the model it points to, and whether that model's row still claims it.
  */
-import { ApiError } from "../../http/errors";
-import { aliasKey, ALIAS_PREFIX } from "../read/keys";
-import { listValues } from "../read/listing";
-import { rememberAlias } from "../read/read";
+import { ApiError } from "../../http";
+import { aliasKey, ALIAS_PREFIX } from "../rules";
+import { listValues } from "..";
+import { rememberAlias } from "..";
 import { auditedWrite } from "./audited";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";

@@ -4,10 +4,10 @@
  * history. And the one lookup of a version to roll back to.
  */
 import type { z } from "@hono/zod-openapi";
-import { ApiError } from "../../http/errors";
-import { currentVersion, valueAt, type HistoryDoc, type HistoryEntry } from "../read/history";
+import { ApiError } from "../../http";
+import { currentVersion, valueAt, type HistoryDoc, type HistoryEntry } from "../schemas";
 import { canonicalJson } from "./canonical";
-import { storedValue } from "../read/schema";
+import { storedValue } from "../schemas";
 import { appendHistory, readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
 

@@ -5,10 +5,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { breakersKey } from "../read/keys";
-import { nameRecord } from "../read/name-record";
-import { dict } from "../read/names";
-import { storedValue } from "../read/schema";
+import { breakersKey } from "../rules";
+import { nameRecord } from "../schemas";
+import { dict } from "../rules";
+import { storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

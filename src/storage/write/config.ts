@@ -8,11 +8,11 @@ import {
   parseGateConfig,
   type GateConfig,
   type GateConfigInput,
-} from "../read/config";
-import { currentVersion } from "../read/history";
-import { GATE_CONFIG_KEY } from "../read/keys";
-import { rememberGateConfig } from "../read/read";
-import { storedValue } from "../read/schema";
+} from "../schemas";
+import { currentVersion } from "../schemas";
+import { GATE_CONFIG_KEY } from "../rules";
+import { rememberGateConfig } from "..";
+import { storedValue } from "../schemas";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

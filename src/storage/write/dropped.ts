@@ -1,5 +1,5 @@
-import type { ErrorIssue } from "../../http/errors";
-import { PRICE_FIELDS, type PricingRow } from "../read/schema";
+import type { ErrorIssue } from "../../http";
+import { PRICE_FIELDS, type PricingRow } from "../schemas";
 
 // A PUT replaces the whole row, so leaving a field out removes it: every
 // field is named when it goes (a price, a lifecycle date, a schedule, or

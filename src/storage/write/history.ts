@@ -1,6 +1,6 @@
-import { ApiError } from "../../http/errors";
-import { currentVersion, parseHistory, withEntry, type HistoryDoc, type HistoryEntry } from "../read/history";
-import { historyKey } from "../read/keys";
+import { ApiError } from "../../http";
+import { currentVersion, parseHistory, withEntry, type HistoryDoc, type HistoryEntry } from "../schemas";
+import { historyKey } from "../rules";
 import { withKvRetry } from "./kv-retry";
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from "../../http/errors";
+import { ApiError } from "../../http";
 
 /** How a KV write is retried when KV answers 429 (one write per second per key). */
 export interface RetryPolicy {

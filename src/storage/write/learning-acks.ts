@@ -9,10 +9,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { learningAcksKey } from "../read/keys";
-import { nameRecord } from "../read/name-record";
-import { dict } from "../read/names";
-import { storedValue } from "../read/schema";
+import { learningAcksKey } from "../rules";
+import { nameRecord } from "../schemas";
+import { dict } from "../rules";
+import { storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { readHistory } from "./history";
 

@@ -2,9 +2,9 @@
  * Deleting a pending entry by hand: the admin's way out for any entry,
  * readable or not, audited like every other admin change.
  */
-import { ApiError } from "../../http/errors";
-import { pendingKey } from "../read/keys";
-import { forgetListings } from "../read/listing";
+import { ApiError } from "../../http";
+import { pendingKey } from "../rules";
+import { forgetListings } from "..";
 import { auditedWrite } from "./audited";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";

@@ -1,5 +1,5 @@
-import type { ErrorIssue } from "../../http/errors";
-import type { PricingRow } from "../read/schema";
+import type { ErrorIssue } from "../../http";
+import type { PricingRow } from "../schemas";
 
 /** Anthropic's cache price ratios to the input price: read, 5-minute write, 1-hour write. */
 export const ANTHROPIC_CACHE_RATIOS = { cache_read: 0.1, cache_write: 1.25, cache_write_1h: 2 } as const;

@@ -9,11 +9,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { replayPriorsKey } from "../read/keys";
-import { LevelSumsShape, replayToolSchema } from "../read/learning-schema";
-import { sumsInconsistency } from "../read/learning-sums";
-import { nameRecord } from "../read/name-record";
-import { storedValue } from "../read/schema";
+import { replayPriorsKey } from "../rules";
+import { LevelSumsShape, replayToolSchema } from "../schemas";
+import { sumsInconsistency } from "../rules";
+import { nameRecord } from "../schemas";
+import { storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

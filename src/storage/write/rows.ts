@@ -3,13 +3,13 @@
  * audited in `history:pricing:<model>`, and served at once by the isolate
  * that made it. Every KV write retries KV's 429 (see kv-retry.ts).
  */
-import { fieldIssues } from "../../gate/issues";
-import { ApiError, invalidRequest, type ErrorIssue } from "../../http/errors";
-import { ALIAS_PREFIX, aliasKey, PRICING_PREFIX, pricingKey } from "../read/keys";
-import { listValues } from "../read/listing";
-import { parseRow } from "../read/parse-row";
-import { rememberAlias, rememberRow } from "../read/read";
-import { PricingRowSchema, storedValue, type PricingRow } from "../read/schema";
+import { fieldIssues } from "../../gate";
+import { ApiError, invalidRequest, type ErrorIssue } from "../../http";
+import { ALIAS_PREFIX, aliasKey, PRICING_PREFIX, pricingKey } from "../rules";
+import { listValues } from "..";
+import { parseRow } from "../schemas";
+import { rememberAlias, rememberRow } from "..";
+import { PricingRowSchema, storedValue, type PricingRow } from "../schemas";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { droppedFieldWarnings } from "./dropped";

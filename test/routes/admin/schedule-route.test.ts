@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { pricingCacheStats } from "../../../src/storage/read/read";
+import { pricingCacheStats } from "../../../src/storage/read";
 import { adminCall } from "../../support/admin-helpers";
 import { postGate, postJson, putRow, resetState } from "../../support/helpers";
 

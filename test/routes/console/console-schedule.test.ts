@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { forgetPricing } from "../../../src/storage/read/read";
+import { forgetPricing } from "../../../src/storage/read";
 import { call, putRow, resetState } from "../../support/helpers";
 
 const ROW = {

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ageInDays, STALE_AFTER_DAYS, toTableRow } from "../../../src/routes/console/data";
-import { forgetPricing } from "../../../src/storage/read/read";
+import { forgetPricing } from "../../../src/storage/read";
 import { call, putRow } from "../../support/helpers";
 import { consolePage, daysAgo, withConsoleRow } from "../../support/console-page";
 import { ALICE_TOKEN } from "../../support/secrets";

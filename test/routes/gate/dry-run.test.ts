@@ -66,7 +66,7 @@ describe("a dry run", () => {
 
   it("is never in the holdout: it answers the gate's own verdict", async () => {
     await env.PRICING.put("config:gate", JSON.stringify({ holdout_fraction: 0.5 }));
-    const { forgetPricing } = await import("../../../src/storage/read/read");
+    const { forgetPricing } = await import("../../../src/storage/read");
     forgetPricing();
     for (let i = 0; i < 12; i++) {
       const dry = await answer("/v1/gate", { ...GATE, session_id: `s-${i}`, dry_run: true });

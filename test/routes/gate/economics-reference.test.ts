@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { PricingRow } from "../../../src/storage/read/schema";
+import type { PricingRow } from "../../../src/storage/schemas/schema";
 import reference from "../../fixtures/economics-reference.json";
 import { postJson, putRow, resetState } from "../../support/helpers";
 

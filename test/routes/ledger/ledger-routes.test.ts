@@ -22,7 +22,7 @@ const post = async (path: string, items: unknown[], key: Tenant = "agents-prod")
 
 async function putConfig(config: Record<string, unknown>) {
   await env.PRICING.put("config:gate", JSON.stringify(config));
-  const { forgetPricing } = await import("../../../src/storage/read/read");
+  const { forgetPricing } = await import("../../../src/storage/read");
   forgetPricing();
 }
 

@@ -215,7 +215,7 @@ describe("a clearing decision's outcome", () => {
 
   it("sends no edit in the holdout, and prices the counterfactual of the one it would have sent", async () => {
     await env.PRICING.put("config:gate", JSON.stringify({ holdout_fraction: 0.5 }));
-    const { forgetPricing } = await import("../../../src/storage/read/read");
+    const { forgetPricing } = await import("../../../src/storage/read");
     forgetPricing();
     let held: Record<string, any> | undefined;
     for (let i = 0; i < 40 && held === undefined; i++) {

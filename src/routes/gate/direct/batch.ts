@@ -1,10 +1,10 @@
-import { enforceRateLimit } from "../../../auth/rate-limit";
-import { fieldIssues } from "../../../gate/issues";
+import { enforceRateLimit } from "../../../auth";
+import { fieldIssues } from "../../../gate";
 import type { z } from "@hono/zod-openapi";
-import type { GateBatchRequestSchema } from "./batch-schema";
+import type { GateBatchRequestSchema } from "../schemas";
 import { decideItems, type GateAnswer } from "./decide";
 import type { GateItem } from "./prepare";
-import type { DecideContext } from "../../kernel/context";
+import type { DecideContext } from "../../kernel";
 import { compiledGateRequest } from "./compiled";
 import { gateRequestSchema } from "./zod";
 

@@ -12,10 +12,10 @@
  * @module
  */
 import type { z } from "@hono/zod-openapi";
-import { RESERVED_MODEL_NAMES } from "../../../storage/read/names";
-import type { GateBatchRequestSchema } from "./batch-schema";
-import type { GateRequest } from "./schema";
-import { gateRequestIssues } from "./cross-field";
+import { RESERVED_MODEL_NAMES } from "../../../storage/rules";
+import type { GateBatchRequestSchema } from "../schemas";
+import type { GateRequest } from "../schemas";
+import { gateRequestIssues } from "../../kernel";
 import { gateBatchRequest, gateRequest } from "./validators.generated.js";
 
 /** POST /v1/gate/batch's envelope, as its zod schema hands it over. */

@@ -1,21 +1,21 @@
 import { recordDecision, type DecisionRecord } from "../../../analytics";
 import { decideOutcome, type CacheAwareInputs, type PricingLookup } from "../../../gate";
-import { ApiError } from "../../../http/errors";
-import type { GateConfig } from "../../../storage/read/config";
-import type { PricingRead } from "../../../storage/read/read";
-import type { PricingRow } from "../../../storage/read/schema";
+import { ApiError } from "../../../http";
+import type { GateConfig } from "../../../storage/schemas";
+import type { PricingRead } from "../../../storage";
+import type { PricingRow } from "../../../storage/schemas";
 import { handDecisions, signDecisionId, signsIds, type LedgerDecision } from "../../../ledger";
-import { isRecorded } from "../../kernel/recorded";
-import type { LearnedValue } from "../../../storage/read/learning";
-import { own } from "../../../storage/read/names";
-import { pricedAsOf } from "../../kernel/pricing";
+import { isRecorded } from "../../kernel";
+import type { LearnedValue } from "../../../storage";
+import { own } from "../../../storage/rules";
+import { pricedAsOf } from "../../kernel";
 import { assignDecision } from "./ledger";
 import { prepareItems, type GateItem, type ReadyItem } from "./prepare";
-import { type DecideContext } from "../../kernel/context";
+import { type DecideContext } from "../../kernel";
 import { withSuggestions } from "./suggestions";
-import type { GateBatchItemError } from "./batch-schema";
-import type { GateRequest } from "./schema";
-import type { GateDecisionBody, ResolvedInputs } from "./decision-schema";
+import type { GateBatchItemError } from "../schemas";
+import type { GateRequest } from "../schemas";
+import type { GateDecisionBody, ResolvedInputs } from "../schemas";
 
 /** What one item gets back: its decision, or its error. */
 export type GateAnswer = GateDecisionBody | GateBatchItemError;

@@ -1,15 +1,15 @@
-import { gateTenant } from "../../../auth/gate";
-import { enforceRateLimit } from "../../../auth/rate-limit";
-import { fieldIssues } from "../../../gate/issues";
+import { gateTenant } from "../../../auth";
+import { enforceRateLimit } from "../../../auth";
+import { fieldIssues } from "../../../gate";
 import type { z } from "@hono/zod-openapi";
-import { requestPath, waitUntilFor } from "../../../http/app";
-import { ApiError, errorResponse, invalidJson, invalidRequest, jsonTextResponse } from "../../../http/errors";
-import { withBodyDeadline } from "../../../http/body";
-import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../../http/guards";
+import { requestPath, waitUntilFor } from "../../../http";
+import { ApiError, errorResponse, invalidJson, invalidRequest, jsonTextResponse } from "../../../http";
+import { withBodyDeadline } from "../../../http";
+import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../../http";
 import { answerJson } from "./answer-json";
 import { answerBatch } from "./batch";
-import { gateContext } from "../../kernel/context";
-import type { DecideContext } from "../../kernel/context";
+import { gateContext } from "../../kernel";
+import type { DecideContext } from "../../kernel";
 import { decideRequest } from "./decide";
 import { compiledBatchEnvelope, compiledGateRequest } from "./compiled";
 import { gateRequestSchema } from "./zod";
@@ -58,7 +58,7 @@ function answerOf<S extends z.ZodType>(
 const single = answerOf(compiledGateRequest, gateRequestSchema, decideRequest);
 const batch = answerOf(
   compiledBatchEnvelope,
-  () => import("./batch-schema").then((module) => module.GateBatchRequestSchema),
+  () => import("../schemas/batch-schema").then((module) => module.GateBatchRequestSchema),
   answerBatch,
 );
 

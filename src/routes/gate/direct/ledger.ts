@@ -1,10 +1,10 @@
 import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../../gate";
 import { assign, isProbe, type LedgerDecision } from "../../../ledger";
-import type { GateConfig } from "../../../storage/read/config";
-import { PRICE_FIELDS } from "../../../storage/read/row-values";
-import type { PricingRow } from "../../../storage/read/schema";
-import type { GateRequest } from "./schema";
-import type { ResolvedInputs } from "./decision-schema";
+import type { GateConfig } from "../../../storage/schemas";
+import { PRICE_FIELDS } from "../../../storage/rules";
+import type { PricingRow } from "../../../storage/schemas";
+import type { GateRequest } from "../schemas";
+import type { ResolvedInputs } from "../schemas";
 
 /** What one decided item needs to get its id, its arm and its ledger record. */
 export interface LedgerInput {

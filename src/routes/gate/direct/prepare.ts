@@ -14,21 +14,21 @@ import {
   type PricingMode,
   type Range,
 } from "../../../gate";
-import { summarize, type ErrorIssue } from "../../../http/errors";
+import { summarize, type ErrorIssue } from "../../../http";
 import { isExplore } from "../../../ledger";
-import { exploreDraws } from "../../../learning/explore";
-import type { GateConfig } from "../../../storage/read/config";
-import { DEFAULT_GATE_CONFIG } from "../../../storage/read/config-values";
-import { readLearned, type LearnedValue } from "../../../storage/read/learning";
-import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../storage/read/read";
-import type { PricingRow } from "../../../storage/read/schema";
-import type { DecideContext } from "../../kernel/context";
-import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../../kernel/pricing";
-import { CACHE_AWARE_ECONOMICS_FIELDS } from "./cross-field";
+import { exploreDraws } from "../../../learning";
+import type { GateConfig } from "../../../storage/schemas";
+import { DEFAULT_GATE_CONFIG } from "../../../storage/rules";
+import { readLearned, type LearnedValue } from "../../../storage";
+import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../storage";
+import type { PricingRow } from "../../../storage/schemas";
+import type { DecideContext } from "../../kernel";
+import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../../kernel";
+import { CACHE_AWARE_ECONOMICS_FIELDS } from "../../kernel";
 import { applyLearned, type AnswerPriors } from "./priors";
-import type { GateBatchItemError } from "./batch-schema";
-import type { GateRequest } from "./schema";
-import type { ResolvedInputs } from "./decision-schema";
+import type { GateBatchItemError } from "../schemas";
+import type { GateRequest } from "../schemas";
+import type { ResolvedInputs } from "../schemas";
 
 /**
  * The first half of every gate route: validate → load pricing. Each item's

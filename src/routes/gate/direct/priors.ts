@@ -1,13 +1,13 @@
 import type { PricingMode } from "../../../gate";
 import { bandOf } from "../../../gate";
-import { learnedFor } from "../../../learning/lookup";
-import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning/pool";
-import { horizonRange, unitRange } from "../../../learning/ranges";
-import { type ExploreDraws, sampleHorizon, sampleUnit } from "../../../learning/explore";
-import type { GateConfig } from "../../../storage/read/config";
-import type { LearnedValue } from "../../../storage/read/learning";
-import type { GateRequest } from "./schema";
-import type { ResolvedInputs } from "./decision-schema";
+import { learnedFor } from "../../../learning";
+import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning";
+import { horizonRange, unitRange } from "../../../learning";
+import { type ExploreDraws, sampleHorizon, sampleUnit } from "../../../learning";
+import type { GateConfig } from "../../../storage/schemas";
+import type { LearnedValue } from "../../../storage";
+import type { GateRequest } from "../schemas";
+import type { ResolvedInputs } from "../schemas";
 
 /**
  * Where a prior the gate used came from: the request, the tenant's outcomes,

@@ -1,12 +1,12 @@
 import { closestNames } from "../../../gate";
-import { PRICING_PREFIX } from "../../../storage/read/keys";
-import { readListing } from "../../../storage/read/listing";
-import { cachePolicy } from "../../../storage/read/read";
-import type { GateConfig } from "../../../storage/read/config";
+import { PRICING_PREFIX } from "../../../storage/rules";
+import { readListing } from "../../../storage";
+import { cachePolicy } from "../../../storage";
+import type { GateConfig } from "../../../storage/schemas";
 import type { ReadyItem } from "./prepare";
-import type { DecideContext } from "../../kernel/context";
-import type { GateBatchItemError } from "./batch-schema";
-import type { GateDecisionBody } from "./decision-schema";
+import type { DecideContext } from "../../kernel";
+import type { GateBatchItemError } from "../schemas";
+import type { GateDecisionBody } from "../schemas";
 
 /**
  * Adds `suggestions` (the closest known model names) to each answer whose

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GateRequestSchema } from "./schema";
+import type { GateRequestSchema } from "../schemas";
 
 let held: Promise<typeof GateRequestSchema> | undefined;
 
@@ -17,7 +17,7 @@ let held: Promise<typeof GateRequestSchema> | undefined;
  * const parsed = (await gateRequestSchema()).safeParse(body);
  */
 export function gateRequestSchema(): Promise<typeof GateRequestSchema> {
-  held ??= import("./schema").then(
+  held ??= import("../schemas/schema").then(
     (module) => module.GateRequestSchema,
     (error: unknown) => {
       held = undefined;

@@ -7,12 +7,7 @@
  * GateCurveSchema.parse(await res.json()).horizon[0] // { x: 0, fire: false, net_saving_usd: …, reason_code: … }
  */
 import { z } from "@hono/zod-openapi";
-import {
-  GateDecisionSchema,
-  PricingModeSchema,
-  ReasonCodeSchema,
-  ResolvedInputsSchema,
-} from "../direct/decision-schema";
+import { GateDecisionSchema, PricingModeSchema, ReasonCodeSchema, ResolvedInputsSchema } from "../schemas";
 
 /** One point of a curve: what the gate answers at x. */
 export const CurvePointSchema = z

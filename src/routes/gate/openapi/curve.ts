@@ -1,17 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../../auth/gate";
+import { GATE_SECURITY } from "../../../auth";
 import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, gateCurves, MAX_CURVE_POINTS } from "../../../gate";
-import { bodyErrors, json, jsonRequest } from "../../../http/schema";
-import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/read/config";
-import { createApp } from "../../kernel/app";
-import { CALLER_ERRORS } from "../../kernel/caller";
-import { decideContext } from "../../kernel/context";
-import { coreInputs, orThrow } from "../direct/decide";
-import { pricedAsOf } from "../../kernel/pricing";
-import { prepareItems } from "../direct/prepare";
+import { bodyErrors, json, jsonRequest } from "../../kernel/openapi";
+import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/schemas";
+import { createApp } from "../../kernel/openapi";
+import { CALLER_ERRORS } from "../../kernel/openapi";
+import { decideContext } from "../../kernel";
+import { coreInputs, orThrow } from "../direct";
+import { pricedAsOf } from "../../kernel";
+import { prepareItems } from "../direct";
 import { GateCurveSchema } from "./curve-schema";
-import { requiredOr } from "../../kernel/fields";
-import { GateRequestSchema } from "../direct/schema";
+import { requiredOr } from "../../kernel/openapi";
+import { GateRequestSchema } from "../schemas";
 
 const count = (min: number, max: number) =>
   z

@@ -1,16 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../../auth/gate";
-import { bodyErrors, json, jsonRequest } from "../../../http/schema";
-import { createApp } from "../../kernel/app";
+import { GATE_SECURITY } from "../../../auth";
+import { bodyErrors, json, jsonRequest } from "../../kernel/openapi";
+import { createApp } from "../../kernel/openapi";
 import { curve } from "./curve";
-import { CALLER_ERRORS } from "../../kernel/caller";
-import { decideContext } from "../../kernel/context";
-import { answerBatch } from "../direct/batch";
-import { decideRequest } from "../direct/decide";
-import { GateBatchResponseSchema } from "../direct/batch-answer-schema";
-import { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "../direct/batch-schema";
-import { GateDecisionSchema } from "../direct/decision-schema";
-import { GateRequestSchema } from "../direct/schema";
+import { CALLER_ERRORS } from "../../kernel/openapi";
+import { decideContext } from "../../kernel";
+import { answerBatch } from "../direct";
+import { decideRequest } from "../direct";
+import { GateBatchResponseSchema } from "../schemas";
+import { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "../schemas";
+import { GateDecisionSchema } from "../schemas";
+import { GateRequestSchema } from "../schemas";
 
 /** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({

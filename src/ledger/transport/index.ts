@@ -1,0 +1,10 @@
+/**
+ * The front door of src/ledger/transport/: what the rest of the code may import from it.
+ */
+export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./ask";
+export { ledgerShard } from "./client";
+export { chunkMessages, ledgerMessage } from "./message";
+export { handDecisions } from "./queue";
+export { reportOutcomes, reportSessions } from "./reports";
+export type { Indexed } from "./reports";
+export { forgetWrittenShards, writtenShards } from "./written";

@@ -1,0 +1,9 @@
+/**
+ * The front door of src/routes/kernel/openapi/: what the rest of the code may import from it.
+ */
+export { createApp } from "./app";
+export { CALLER_ERRORS } from "./caller";
+export { DryRunSchema, isRecorded } from "./dry-run";
+export { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
+export { ErrorSchema, FieldIssueSchema, bodyErrors, json, jsonRequest, optionalJsonRequest } from "./json";
+export type { ErrorResponse } from "./json";
