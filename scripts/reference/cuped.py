@@ -1,4 +1,4 @@
-"""Independent figures for the CUPED adjustment (src/learning/refresh/opening.ts cupedRows), issue 34 item 4.
+"""Independent figures for the CUPED adjustment (src/learning/refresh/opening.ts cupedRows; docs/design/learning.md §4.1).
 
 Each bill minus beta_{i-1} * (x_i - mean_{i-1}(x)), beta the least-squares slope of cost on x over the
 earlier sessions with a covariate (numpy's polyfit here, not the worker's running sums); a session

@@ -1,4 +1,4 @@
-"""Independent figures for the breaker's opening test (src/learning/refresh/opening.ts openingSequence), issue 34.
+"""Independent figures for the breaker's opening test (src/learning/refresh/opening.ts openingSequence; docs/design/learning.md §4.7).
 
 psi_i = (T_i - pi) * (y_i - mean of the earlier y) / (pi (1 - pi)); the held-out arm's sum of psi^2 floored by
 n_held * (pi^2 * S_treated + (1 - pi)^2 * S_held) / (t (1 - pi)^2), the pooled squared deviation read on the held

@@ -1,4 +1,4 @@
-"""Independent figures for test/learning/learning-trust.test.ts (issue 34 item 6).
+"""Independent figures for test/learning/learning-trust.test.ts (docs/design/learning.md §3.5).
 
 The reporting flags' statistics computed with scipy, not with the worker's code:
 run `python3 scripts/reference/trust.py` and compare with the numbers the test holds.

@@ -1,5 +1,5 @@
 /**
- * The adaptive gate's demonstrations (issue 34 item 7): the audit's worlds,
+ * The adaptive gate's demonstrations (docs/design/learning.md §6): the audit's worlds,
  * each with a gap between the config's priors and the oracle's, so a share of
  * that gap closed by learning measures something. D4a high recall (the config
  * fires and loses), D4b a long horizon (the config never fires), D4shared both
@@ -98,7 +98,7 @@ export const LONG_HORIZON_WORLD: World = {
 };
 
 /**
- * The shared tenant of issue 34 item 1: worlds a and b in the same sessions (grep on odd turns,
+ * The shared tenant of docs/design/learning.md §2.5 (the stall): worlds a and b in the same sessions (grep on odd turns,
  * read_file on even ones). Before p stopped pooling across tools, read_file inherited grep's p and never fired.
  */
 export const SHARED_WORLD: World = {

@@ -1,5 +1,5 @@
 /**
- * Judges the adaptive gate's demonstrations (issue 34 item 7): plays each
+ * Judges the adaptive gate's demonstrations (docs/design/learning.md §6): plays each
  * policy (adaptive.ts), then reads the figures a reader needs from the bills
  * and the worker's own reports. The D4 worlds by the share of the config's gap
  * to the oracle that learning closes over the second half (a policy's savings
@@ -226,7 +226,7 @@ async function judgeBreaker(
   );
 }
 
-/** Plays a demonstration under each of its policies and judges it as issue 34 item 7 says. */
+/** Plays a demonstration under each of its policies and judges it as docs/design/learning.md §6 says. */
 export async function runAdaptive(
   demo: AdaptiveDemo,
   send: Transport,

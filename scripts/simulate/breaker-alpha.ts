@@ -1,5 +1,5 @@
 /**
- * How often the breaker opens for a tool that does nothing (issue 34 item 3):
+ * How often the breaker opens for a tool that does nothing (docs/design/learning.md §4.7):
  * null worlds of lognormal bills, the same in both arms, judged every
  * `every` sessions as the refresh judges them, by the breaker's opening test
  * (src/learning/refresh/opening.ts) and, for contrast, by the two-sided sequence it

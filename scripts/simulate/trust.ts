@@ -1,5 +1,5 @@
 /**
- * Agents that report honestly and two that do not (issue 34 item 6), as the
+ * Agents that report honestly and two that do not (docs/design/learning.md §3.5), as the
  * counts src/learning/refresh/trust.ts judges: one that reports outcomes only for
  * recalled decisions, one that reports turns_after as the turns until the
  * recall. Pure and seeded; every loop is bounded by its arguments. The

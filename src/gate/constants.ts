@@ -9,7 +9,8 @@ export const DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS = 10_000;
  * cache_aware's size floor when neither the request nor `config:gate` sets
  * one: none. The economics are the pre-filter there (the request's break-even
  * size); real harnesses truncate their outputs far below 10,000 tokens, so
- * the seed's floor would keep most of the saving off the table (issue 33).
+ * the seed's floor would keep most of the saving off the table
+ * (docs/design/economics.md §1.2).
  */
 export const DEFAULT_CACHE_AWARE_FLOOR_TOKENS = 0;
 /** Tokens the stub that replaces an offloaded output costs on every turn. */

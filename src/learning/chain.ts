@@ -1,29 +1,6 @@
 /**
- * Which levels a decision pools, field by field (docs/learning.md § Levels):
- *
- *   p:     config → replay tool → replay tool × band → tool → tool × model → tool × band
- *   h, q:  config → replay tool → replay tool × band → tenant → tool → tool × model
- *
- * Each outcome counts once: a level whose observations of a field are exactly
- * those of the level above it that holds them (tool × model and tool × band
- * within the tool, the tool within the tenant, a replay band within its
- * tool) adds nothing for that field (docs/design/learning.md §2.4); a strict
- * subset pools on its parent as every level does.
- *
- * The tenant's own tool × band level (p only: recall grows with size)
- * comes last, after tool × model: a model's sums hold every band,
- * so a band level before them would be pooled back towards the tool's mix
- * of sizes by them; last, a band's own recalls decide with the model's value
- * as their prior, and a band with none passes that value through.
- *
- * p skips the tenant level for a named tool: the tenant's p is other tools'
- * recalls, and a tool that inherits it may never fire, so never learn its
- * own (issue 34 item 1, the stall). Every decision observes h and q, so they
- * keep pooling through the tenant. A decision without a tool pools the
- * tenant level for every field. A tool whose reporting is flagged and not
- * acknowledged (issue 34 item 6, ./trust.ts) pools p from the config and its
- * replay levels only, its source `unverified`: what it reports cannot be
- * taken at its word. Pure.
+ * Which levels a decision pools, field by field, each outcome counted once
+ * (docs/design/learning.md §2.5). Pure.
  *
  * @module
  */

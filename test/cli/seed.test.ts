@@ -21,7 +21,7 @@ describe("validateSeed", () => {
     const verdict = validateSeed(JSON.parse(readFileSync("pricing.seed.json", "utf8")), TODAY);
     expect(verdict.errors).toEqual([]);
     expect(Object.keys(verdict.seed?.models ?? {}).length).toBeGreaterThan(30);
-    // Issue 22 filled the gaps: every replacement has a row, every row a cache_read.
+    // The seed has no gaps (docs/design/economics.md §3.4): every replacement has a row, every row a cache_read.
     expect(verdict.warnings).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * @module test/economic-prefilter
  *
- * Issue 33, items 1 and 2 in the core: in cache_aware mode the size
+ * The economic pre-filter in the core (docs/design/economics.md §1.2): in cache_aware mode the size
  * pre-filter is the request's break-even size (large_offload_threshold_tokens
  * is only a floor someone may set), the seed keeps the reference's 10,000;
  * a retroactive recall hop reads everything before the recalled slice when

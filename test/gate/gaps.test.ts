@@ -12,7 +12,7 @@ import {
 import { P1 } from "../support/plan-fixtures";
 import { OPUS } from "../fixtures/rows";
 
-/** gemini-3.5-flash as the seed had it before issue 22: no cache_read. */
+/** gemini-3.5-flash as the seed once had it: no cache_read (docs/design/economics.md §3.4). */
 const NO_READ: CachePriceRates = { input: 1.5, output: 9 };
 /** gemini-3.1-pro-preview's shape: a base read price, none above 200k. */
 const TIER_NO_READ: CachePriceRates = {

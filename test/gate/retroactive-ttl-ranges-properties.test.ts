@@ -26,7 +26,7 @@ describe("entry with A = 0 is today's cache-aware answer", () => {
           ? { ...today, offload_at: "entry" as const, suffix_tokens, cache_ttl: "5m" as const }
           : today;
         const decided = decide("cache_aware", now, r);
-        // The gap rule (issue 22) changes only the verdict on a row without a read price at q > 0.
+        // The gap rule (docs/design/economics.md §3.4) changes only the verdict on a row without a read price at q > 0.
         const gap = decided.reason_code === "pricing_incomplete";
         const params = cacheAwareParams(now);
         expect(gap).toBe(missingCachePrice(Object.values(requestRates(r, params)), params.cacheHitRate) !== null);

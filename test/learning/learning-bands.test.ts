@@ -1,7 +1,7 @@
 /**
  * @module test/learning/learning-bands
  *
- * Issue 33 item 6: p learned per tool and size band from the tenant's own
+ * Size bands (docs/design/learning.md §2.1): p learned per tool and size band from the tenant's own
  * outcomes (src/ledger/shard/band-sums.ts → src/learning/refresh/merge.ts → the
  * chain's last level, src/learning/chain.ts). Through the worker: decisions,
  * outcomes, a refresh, then the gate's answers and GET /v1/learning.

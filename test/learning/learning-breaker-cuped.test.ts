@@ -7,7 +7,7 @@ import { callWorker } from "../support/ledger-fixtures";
 import { forgetLearned } from "../../src/storage/learning";
 import { forgetPricing } from "../../src/storage/read";
 
-// Issue 34 item 4: the breaker regresses each session's bill on the covariate it reported (CUPED,
+// The breaker (docs/design/learning.md §4.1) regresses each session's bill on the covariate it reported (CUPED,
 // src/learning/refresh/opening.ts), fitted on earlier sessions only, so noise the covariate explains no
 // longer hides a loss.
 const TOOL = "read_file";

@@ -8,7 +8,7 @@ import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
 
-// The replay level (issue 32 §5, issue 34 item 1): priors measured from history, imported per tool
+// The replay level (docs/design/learning.md §2.1 and §2.5): priors measured from history, imported per tool
 // and size band, between the config and the tenant's own outcomes.
 const none = { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
 const READ_FILE = { ...none, p_n: 40, p_r: 8, h_n: 40, h_sum: 320, h_sumsq: 2_800 };

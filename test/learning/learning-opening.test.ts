@@ -4,7 +4,7 @@ import type { ToolSessionRow } from "../../src/ledger";
 import { falseOpenings } from "../../scripts/simulate/breaker-alpha";
 import { sessionsToOpen } from "../../scripts/simulate/breaker-power";
 
-// The breaker's opening test (src/learning/refresh/opening.ts, issue 34 item 3), small: the full table is
+// The breaker's opening test (src/learning/refresh/opening.ts, docs/design/learning.md §4.7), small: the full table is
 // `npm run simulate:breaker` (docs/learning.md § The breaker's α).
 const HELD = "000100100001100000001101100000011101010110000010000010010000".split("").map(Number);
 const COST = [

@@ -9,7 +9,7 @@ import { OPUS } from "../fixtures/rows";
 import { postJson, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";
 
-// Reporting that can be trusted (issue 34 item 6), on the worker: a tool whose reporting raises a
+// Reporting that can be trusted (docs/design/learning.md §3.5), on the worker: a tool whose reporting raises a
 // flag has its p set aside until ops acknowledge it, through an audited admin write.
 const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: "read_file" };
 const ACKS = "/v1/admin/learning/acks/default";

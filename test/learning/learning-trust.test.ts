@@ -10,7 +10,7 @@ import {
 import { normalQuantile } from "../../src/ledger";
 import { falseFlagRate, simulateTool } from "../../scripts/simulate/trust";
 
-// Reporting that can be trusted (issue 34 item 6). The expected numbers are scipy's, from
+// Reporting that can be trusted (docs/design/learning.md §3.5). The expected numbers are scipy's, from
 // scripts/reference/trust.py (run it to reproduce them): an independent computation.
 
 const arm = (over: Partial<ArmCounts> = {}): ArmCounts => ({

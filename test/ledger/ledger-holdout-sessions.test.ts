@@ -7,7 +7,7 @@ import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker, decisionIdOf, seedDecision, type Tenant } from "../support/ledger-fixtures";
 import { fromRawRows, fromRollups } from "../support/ledger-rollup-fixtures";
 
-// Issue 30, item 6c: holdout.sessions counts the billed sessions with a decision, for a tool about it.
+// The holdout (docs/design/ledger.md §2): holdout.sessions counts the billed sessions with a decision, for a tool about it.
 
 const post = async (path: string, items: unknown[], key: Tenant = "agents-prod") => {
   const res = await callWorker(path, { json: { items }, key });

@@ -9,7 +9,7 @@ import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker, decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 import { DECISION_KEY, DECISION_KEY_OLD } from "../support/secrets";
 
-// Issue 30, item 3: signed decision ids, and outcomes that arrive before their decision.
+// Signed decision ids (docs/design/ledger.md §1), and outcomes that arrive before their decision.
 
 const TENANT = "agents-prod";
 const KEYED = { DECISION_ID_KEY: DECISION_KEY };

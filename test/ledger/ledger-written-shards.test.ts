@@ -125,7 +125,7 @@ describe("reads of a tenant that wrote", () => {
     const report = await (await callWorker("/v1/savings")).json<any>();
     expect(report.shards.queried).toBe(1);
     expect(new Set(named).size).toBe(1);
-    // Asked, yet a bill with no decision is no holdout session (issue 30, 6c).
+    // Asked, yet a bill with no decision is no holdout session (docs/design/ledger.md §2).
     expect(report.holdout.sessions).toBe(0);
   });
 });

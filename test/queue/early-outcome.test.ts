@@ -7,7 +7,7 @@ import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { DECISION_KEY } from "../support/secrets";
 
-// Issue 30, item 3, on a real local queue: an outcome sent together with its decision is applied, never refused.
+// Early outcomes (docs/design/ledger.md §1), on a real local queue: an outcome sent together with its decision is applied, never refused.
 
 const TENANT = "default";
 const KEYED = { DECISION_ID_KEY: DECISION_KEY };

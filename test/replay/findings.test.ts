@@ -5,7 +5,7 @@ import { claudeCodeSession } from "./fixtures";
 
 const prices = priceBook(seed.models as Record<string, SeedRow>);
 
-// Issue 33's setting, on a transcript of our own: a cached Claude Code session of many medium
+// The economic pre-filter's setting (docs/design/economics.md §1.2), on a transcript of our own: a cached Claude Code session of many medium
 // outputs (4,000–6,000 characters, 2,000–3,000 real tokens), calls 30 s apart.
 const session = claudeCodeSession({ turns: 60, outputChars: (k) => 4_000 + ((k * 7_919) % 2_000) });
 const result = replayTrace(parseTranscript(session, "medium.jsonl").trace!, prices) as TraceReplay;

@@ -1,7 +1,7 @@
 /**
  * @module test/replay/medium-outputs
  *
- * Issue 33's claim, on transcripts of our own: cached sessions of many
+ * The economic pre-filter's claim (docs/design/economics.md §1.2), on transcripts of our own: cached sessions of many
  * medium outputs (2,000–8,000 real tokens each). Today's defaults (seed, or
  * cache_aware behind the 10,000-token pre-filter) stub nothing and save
  * nothing; cache_aware with the economic pre-filter (replay's default now:

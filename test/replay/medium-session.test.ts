@@ -1,11 +1,11 @@
 /**
  * @module test/replay/medium-session
  *
- * Issue 33's proof on a transcript of our own: one cached Claude Code
+ * The economic pre-filter (docs/design/economics.md §1.2) on a transcript of our own: one cached Claude Code
  * session of 60 calls whose tool outputs are 1,000–6,000 real tokens
  * (fixtures.ts writes it from the format's documented fields, usage with
  * cache reads and writes). Today's defaults (seed, or cache_aware behind the
- * 10,000-token pre-filter) stub nothing; the gate as issue 33 has it
+ * 10,000-token pre-filter) stub nothing; the gate as the design has it
  * (cache_aware with the economic pre-filter, the plan on its cadence) saves,
  * and never costs more than keeping everything at either end of the recall
  * range.

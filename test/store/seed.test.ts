@@ -152,7 +152,7 @@ describe("pricing.seed.json", () => {
   });
 });
 
-describe("pricing.seed.json after issue 22", () => {
+describe("pricing.seed.json, its gaps filled", () => {
   it("names no replacement that has no row: the gate would answer unpriced from the retirement on", () => {
     for (const [model, row] of rows) {
       if (row.replaced_by !== undefined)
@@ -190,7 +190,7 @@ describe("pricing.seed.json after issue 22", () => {
     expect(parsed.models["gemini-4-argon"]).toMatchObject({ input: 4, output: 20 });
   });
 
-  it("has a row for each model issue 22 found missing", () => {
+  it("has a row for each model the gap audit found missing", () => {
     const wanted = [
       "claude-fable-5-2",
       "gpt-6.2-astra",

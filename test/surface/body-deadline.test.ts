@@ -6,7 +6,7 @@ import { BODY_READ_TIMEOUT_MS, bodyDeadline } from "../../src/http/body";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 
-// Issue 30, item 6b: a body that never arrives whole is answered 408 naming `body`, on every route that reads one.
+// The body deadline (docs/api.md): a body that never arrives whole is answered 408 naming `body`, on every route that reads one.
 
 const DEADLINE_MS = 100;
 

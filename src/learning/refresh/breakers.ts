@@ -61,7 +61,7 @@ export interface JudgeInput {
 export const CLOSE_MARGIN_USD = 0;
 
 /**
- * A tool's rule state from its evidence (issue 34 item 5: no flapping). A
+ * A tool's rule state from its evidence (no flapping: docs/design/learning.md §4.4). A
  * closed breaker opens when the verdict is `losing` (the opening test's
  * lower end above 0, for costs). An open one is judged on what arrived since
  * it opened, and closes only on evidence of comparable power: the

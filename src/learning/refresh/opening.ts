@@ -1,26 +1,7 @@
 /**
- * The breaker's opening test on treatment − holdout (issue 34 item 3): the
- * asymptotic confidence sequence of ledger/sequence.ts, read one-sided, with
- * the held-out arm's spread guarded. Pure: a tool's sessions in report order in, a
- * SequenceResult out (its verdict `losing` is what opens a breaker).
- *
- * Why a guard, not a larger minimum: on skewed bills a small held-out arm
- * has rarely met its rare large bills, so its spread reads low, ψ̄ leans
- * towards "the treated cost more" and the interval is too narrow: at holdout
- * 0.1 and lognormal σ 2, 7.8% of null tools opened even with 150 held-out
- * sessions required. The guard floors the held-out arm's Σψ² by what both
- * arms pooled (the treated one 19 times larger at holdout 0.05) say it would
- * be if both shared one distribution, which is the null the test guards against; under any
- * alternative the larger of the two is kept, so the spread is never
- * understated. A betting-style sequence would need a bound on a session's
- * bill, which bills do not have. docs/learning.md § The breaker's α has the
- * false-opening table (scripts/simulate/breaker-alpha.ts).
- *
- * Why the floor pools both arms rather than taking the treated arm's alone:
- * at a small holdout the treated arm dominates the pool, so the protection is
- * the same; at holdout 0.5 the two arms are the same size and the treated one
- * also carries the recall hops' noise, so flooring by it alone overstated the
- * spread and cost D5 about a fifth of its power.
+ * The breaker's opening test on treatment − holdout, one-sided with the
+ * held-out arm's spread guarded (docs/design/learning.md §4.7). Pure: a tool's
+ * sessions in report order in, a SequenceResult out (`losing` opens a breaker).
  *
  * @module
  */
@@ -92,7 +73,7 @@ export function openingSequence(
 }
 
 /**
- * CUPED on a tool's sessions in report order (issue 34 item 4): each bill minus
+ * CUPED on a tool's sessions in report order (docs/design/learning.md §4.1): each bill minus
  * β̂_{i−1}·(x_i − x̄_{i−1}), x a covariate the treatment cannot change (the
  * tokens the session re-wrote on its cache misses), β̂ and x̄ the least-squares
  * slope and the mean over the sessions before i only, both arms together. Each

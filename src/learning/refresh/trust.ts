@@ -1,35 +1,7 @@
 /**
- * Reporting that can be trusted (issue 34 item 6): per tool, flags that say
- * the outcomes and bills an agent reports cannot be taken at their word, so
- * its p is not learned until ops acknowledge it. Pure: counts in, flags out.
- *
- * Why these tests: an honest agent reports an outcome for (nearly) every
- * decision, in both arms alike, since it cannot tell the arms apart by
- * anything but the stub; what it reports for a decision does not depend on
- * the arm except through the stub's own effect (recall). So each flag is a
- * comparison whose null is honesty:
- * - `outcomes_missing`: the share of fired decisions with an outcome is,
- *   at 99.9% (exact Clopper–Pearson upper bound), below 0.9. Outcomes lost
- *   at random do not bias p; a large loss may be selective (an agent that
- *   reports only recalled decisions makes p read 0.998 against 0.52), and
- *   nothing in the counts tells which.
- * - `recalled_all`: every fired decision with an outcome was recalled, with
- *   at least 50 of them. An honest tool recalled with probability p is
- *   flagged with probability p⁵⁰: 0.5% at 0.9 (and a tool recalled ≥ 95%
- *   of the time never pays to stub, so acknowledging it costs nothing).
- * - `arm_outcomes`, `arm_bills`: the share of decisions with an outcome, or
- *   of sessions with a bill, differs between the treated and held-out arms
- *   (pooled two-proportion z test, two-sided α = 0.0001, at least 30 in each
- *   arm): the arms are drawn by a hash, so only the reporting can differ.
- * - `arm_horizon`: the mean turns_after differs between the arms (Welch's
- *   z, two-sided α = 0.0001, 30 outcomes in each): turns_after is fixed by
- *   where the output falls in the session, which the arm cannot change; an
- *   agent that reports the turns until the recall shortens only the
- *   treated arm's.
- * α is small because the flags are read at every refresh for every tool:
- * at 0.001, 6% of honest tools were ever flagged over 50 looks; at 0.0001,
- * 1.6% (scripts/simulate/trust-run.ts; docs/learning.md § Reporting that can
- * be trusted).
+ * Reporting that can be trusted: per tool, flags that say an agent's outcomes
+ * and bills cannot be taken at their word, so its p is not learned until ops
+ * acknowledge it (docs/design/learning.md §3.5). Pure: counts in, flags out.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
  * @module ledger/shard/band-sums
  *
- * The learner's p per (tool, model) and size band (issue 33 item 6: recall
- * grows with an output's size): fired decisions with an outcome, and how
+ * The learner's p per (tool, model) and size band (recall grows with an
+ * output's size: docs/design/learning.md §2.1): fired decisions with an outcome, and how
  * many were recalled, in hourly rows (`band_rollups`, docs/storage.md) kept
  * like the rollups. A decision's band is worked out from the output tokens
  * its row already stores (src/gate/level-sums.ts), so the gate writes nothing

@@ -1,6 +1,6 @@
 /**
- * What a tool's reporting is judged on (src/learning/refresh/trust.ts, issue 34
- * item 6), as one shard answers it: per tool, fired decisions and their
+ * What a tool's reporting is judged on (src/learning/refresh/trust.ts,
+ * docs/design/learning.md §3.5), as one shard answers it: per tool, fired decisions and their
  * outcomes, and per arm the decisions, outcomes, turns_after sums, sessions
  * and bills. Read over the raw rows only (the raw window, `ledger_raw_days`):
  * the rollups keep no count of decisions without an outcome, and a flag needs

@@ -196,8 +196,6 @@ export function savingsFigures(sums: LedgerSums) {
   };
 }
 
-/** The report's figures, as `savingsFigures` gives them. */
-export type SavingsFigures = ReturnType<typeof savingsFigures>;
 
 /** Bucket widths the series uses: a minute, an hour, a day. */
 export const BUCKET_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;

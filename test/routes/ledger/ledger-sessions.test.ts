@@ -49,7 +49,7 @@ describe("POST /v1/sessions", () => {
   const BILL = { ...SESSION, session_id: "conv-9" };
 
   it("prices the bill from the model's row, and is idempotent", async () => {
-    // A session with a decision: the holdout counts only those (issue 30, 6c), and its mean cost is the bill's price.
+    // A session with a decision: the holdout counts only those (docs/design/ledger.md §2), and its mean cost is the bill's price.
     await decide({ ...GATE, session_id: BILL.session_id });
     expect((await post([BILL])).body.results).toEqual([{ status: "accepted", repeated: false }]);
     expect((await post([BILL])).body.results).toEqual([{ status: "accepted", repeated: true }]);
