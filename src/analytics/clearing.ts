@@ -1,6 +1,6 @@
 import type { CacheTtl, ClearingOutcome } from "../gate";
-import { writePoint } from "./point";
 import { planLikePoint } from "./plan";
+import { writePoint } from "./point";
 
 /**
  * @module One data point per recorded POST /v1/context-management answer:

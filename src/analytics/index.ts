@@ -5,8 +5,9 @@
  * @example
  * recordDecision(env.DECISIONS, record);
  */
-export { recordDecision, toDataPoint, type DecisionRecord } from "./decision";
-export { MAX_BLOB_BYTES_TOTAL, MAX_DOUBLES, MAX_INDEX_BYTES, truncateUtf8 } from "./point";
+
 export { recordBreaker } from "./breaker";
 export { recordClearing } from "./clearing";
+export { type DecisionRecord, recordDecision, toDataPoint } from "./decision";
 export { recordPlan } from "./plan";
+export { MAX_BLOB_BYTES_TOTAL, MAX_DOUBLES, MAX_INDEX_BYTES, truncateUtf8 } from "./point";

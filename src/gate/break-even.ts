@@ -1,4 +1,4 @@
-import { cacheAwareParams, cacheAwareTerms, hopSuffixRate, type CacheAwareParams } from "./cache-aware";
+import { type CacheAwareParams, cacheAwareParams, cacheAwareTerms, hopSuffixRate } from "./cache-aware";
 import { TOKENS_PER_MILLION } from "./constants";
 import { preFilterTokens, seedTerms } from "./decision";
 import { cacheInputsFor, missingCachePrice } from "./gaps";

@@ -1,4 +1,4 @@
-import { clampProbability, evaluateOffloadGate, preFilterTokens, seedParams, type SeedParams } from "./decision";
+import { clampProbability, evaluateOffloadGate, preFilterTokens, type SeedParams, seedParams } from "./decision";
 import { cacheInputsFor } from "./gaps";
 import { pyFixed, pyInt, pyNumber } from "./pyformat";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";

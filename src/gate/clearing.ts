@@ -1,8 +1,8 @@
 import { clampHorizon, clampProbability } from "./decision";
 import { missingCachePrice } from "./gaps";
-import { planModel, planTerms, type PlanInputs, type PlanSegment, type PlanTerms } from "./plan";
-import { pyFixed, pyNumber } from "./pyformat";
+import { type PlanInputs, type PlanSegment, type PlanTerms, planModel, planTerms } from "./plan";
 import { decidePlan } from "./plan-outcome";
+import { pyFixed, pyNumber } from "./pyformat";
 import type { CachePriceRates, PricingLookup } from "./types";
 
 /**

@@ -1,8 +1,8 @@
+import { cacheAwareParams, cacheAwareTerms } from "./cache-aware";
 import { DEFAULT_CACHE_AWARE_FLOOR_TOKENS, type PLAN_REASON_CODES } from "./constants";
 import { clampHorizon, clampProbability } from "./decision";
-import { cacheAwareParams, cacheAwareTerms } from "./cache-aware";
 import { gapReason, missingCachePrice } from "./gaps";
-import { aloneRequest, planModel, type PlanInputs, type PlanModel, type PlanTerms } from "./plan";
+import { aloneRequest, type PlanInputs, type PlanModel, type PlanTerms, planModel } from "./plan";
 import { bestPlan } from "./plan-search";
 import { pyFixed, pyInt, pyNumber, pyRepr } from "./pyformat";
 import type { CachePriceRates, PricingLookup } from "./types";

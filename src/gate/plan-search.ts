@@ -1,6 +1,6 @@
+import { knapsack, type NodeBudget, nodeBudget } from "./knapsack";
+import { type PlanModel, type PlanTerms, planTerms, recallHop } from "./plan";
 import { carryCost, laterTurnRate, type TokenRates } from "./rates";
-import { knapsack, nodeBudget, type NodeBudget } from "./knapsack";
-import { planTerms, recallHop, type PlanModel, type PlanTerms } from "./plan";
 
 /**
  * Finding the best clearing plan (docs/design/plan.md §3). For a fixed earliest

@@ -1,3 +1,4 @@
+import { hopSuffixRate } from "./cache-aware";
 import {
   DEFAULT_CACHE_AWARE_FLOOR_TOKENS,
   DEFAULT_RECALL_INPUT_TOKENS,
@@ -6,7 +7,6 @@ import {
 } from "./constants";
 import { clampHorizon, clampProbability } from "./decision";
 import { carryCost, laterTurnRate, ratesAt, type TokenRates } from "./rates";
-import { hopSuffixRate } from "./cache-aware";
 import type { CacheAwareInputs, CachePriceRates, CacheTtl, RecallPlacement } from "./types";
 
 /** Most segments one plan reads: a long agent history, one segment per message or tool result. */

@@ -1,4 +1,4 @@
-import { termsAt, requestRates, type CacheAwareParams } from "./cache-aware";
+import { type CacheAwareParams, requestRates, termsAt } from "./cache-aware";
 import { clampHorizon, clampProbability, seedTerms } from "./decision";
 import { pyFixed, pyInt } from "./pyformat";
 import type { CachePriceRates, PricingMode, PriorRanges, Range, WorstCase } from "./types";

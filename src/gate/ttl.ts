@@ -1,4 +1,4 @@
-import { CACHE_TTLS, CACHE_TTL_SECONDS, PROVIDER_CACHE_TTLS } from "./constants";
+import { CACHE_TTL_SECONDS, CACHE_TTLS, PROVIDER_CACHE_TTLS } from "./constants";
 import type { CachePriceRates, CacheTtl } from "./types";
 
 /**

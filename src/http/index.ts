@@ -1,9 +1,11 @@
 /**
  * The front door of src/http/: what the rest of the code may import from it.
  */
-export { requestPath, waitUntilFor, waitUntilOf } from "./app";
+
 export type { AppEnv } from "./app";
+export { requestPath, waitUntilFor, waitUntilOf } from "./app";
 export { BODY_READ_TIMEOUT_MS, withBodyDeadline } from "./body";
+export type { ErrorBody, ErrorIssue } from "./errors";
 export {
   ApiError,
   ERROR_CODES,
@@ -16,5 +18,4 @@ export {
   onError,
   summarize,
 } from "./errors";
-export type { ErrorBody, ErrorIssue } from "./errors";
-export { MAX_BODY_BYTES, allowOnly, checkJsonHeaders, jsonBody, tooLarge } from "./guards";
+export { allowOnly, checkJsonHeaders, jsonBody, MAX_BODY_BYTES, tooLarge } from "./guards";

@@ -4,10 +4,11 @@
  *
  * @module
  */
+
+import type { SizeBand } from "../gate";
 import type { LearnedValue } from "../storage";
 import { own } from "../storage/rules";
-import type { SizeBand } from "../gate";
-import { emptySums, learnPriors, type ChainLevel, type LevelSums, type PooledPriors, type RootPriors } from "./pool";
+import { type ChainLevel, emptySums, type LevelSums, learnPriors, type PooledPriors, type RootPriors } from "./pool";
 
 /** The levels one decision reads from a published value, each present or not. */
 export interface DecisionLevels {

@@ -10,8 +10,8 @@
  * @module
  */
 import { normalQuantile, unitHash } from "../ledger";
-import { LEARNED_RANGES } from "./pool";
 import type { PooledField } from "./pool";
+import { LEARNED_RANGES } from "./pool";
 import { betaQuantile } from "./ranges";
 
 /** Two uniform draws in (0, 1) for one exploring (session, tool): p's and h's. */

@@ -5,9 +5,10 @@
  * of its own. Values and configs are frozen and replaced whole, so they key
  * the memo.
  */
-import type { GateConfig } from "../storage/schemas";
-import type { LearnedValue } from "../storage";
+
 import type { SizeBand } from "../gate";
+import type { LearnedValue } from "../storage";
+import type { GateConfig } from "../storage/schemas";
 import { chainPriors, levelsOf } from "./chain";
 import type { PooledPriors, RootPriors } from "./pool";
 

@@ -4,8 +4,8 @@
  * than risk a loss. Pure.
  */
 import { incompleteBeta, normalQuantile } from "../ledger";
-import { LEARNED_RANGES } from "./pool";
 import type { PooledField } from "./pool";
+import { LEARNED_RANGES } from "./pool";
 
 /**
  * Below this many pseudo-observations on either side, the quantile is found

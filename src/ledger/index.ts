@@ -21,22 +21,6 @@
  * import { assign, handDecisions, LedgerShard, type LedgerDecision } from "../ledger";
  */
 
-export { assign } from "./model";
-export { checkDecisionId, signDecisionId, signsIds, type DecisionIdKeys, type IdCheck } from "./model";
-export {
-  DECISION_ID_PATTERN,
-  formatDecisionId,
-  holdoutKey,
-  inHoldout,
-  isExplore,
-  unitHash,
-  isProbe,
-  parseDecisionId,
-  SESSION_ID_PATTERN,
-  shardOfDecisionId,
-  TOOL_NAME_PATTERN,
-} from "./model";
-export { requestsCost, sessionCost } from "./model";
 export type {
   ItemResult,
   LedgerClearing,
@@ -47,38 +31,66 @@ export type {
   SessionUsage,
   ToolSessionRow,
 } from "./model";
-
 export {
-  clusteredInterval,
-  incompleteBeta,
-  meanInterval,
-  normalQuantile,
-  welch,
+  assign,
+  checkDecisionId,
+  DECISION_ID_PATTERN,
+  type DecisionIdKeys,
+  formatDecisionId,
+  holdoutKey,
+  type IdCheck,
+  inHoldout,
+  isExplore,
+  isProbe,
+  parseDecisionId,
+  requestsCost,
+  SESSION_ID_PATTERN,
+  sessionCost,
+  shardOfDecisionId,
+  signDecisionId,
+  signsIds,
+  TOOL_NAME_PATTERN,
+  unitHash,
+} from "./model";
+export type { ArmCounts, LevelSums, ReportingCounts, ToolModelSums, ToolNetRow, ToolReporting } from "./shard";
+export { LedgerShard } from "./shard";
+export {
+  BUCKET_MS,
+  bucketFor,
   type ClusterSums,
-  type Moments,
-} from "./stats";
-export {
+  clusteredInterval,
   confidenceSequence,
-  meanSequence,
+  holdoutFigures,
+  incompleteBeta,
   MIN_SESSIONS_PER_ARM,
+  type Moments,
+  meanInterval,
+  meanSequence,
+  normalQuantile,
   packedSequence,
-  sequenceRadius,
+  rowsByTool,
   type SequenceResult,
   type SequenceSession,
+  savingsFigures,
+  sequenceRadius,
+  toolVerdicts,
+  welch,
 } from "./stats";
-export { holdoutFigures, rowsByTool, toolVerdicts } from "./stats";
-export { BUCKET_MS, bucketFor, savingsFigures } from "./stats";
-
-export { LedgerShard } from "./shard";
-export type { LevelSums, ToolModelSums, ToolNetRow } from "./shard";
-export type { ArmCounts, ReportingCounts, ToolReporting } from "./shard";
-
-export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./transport";
-export { reportOutcomes, reportSessions, type Indexed } from "./transport";
-export { ledgerShard } from "./transport";
-export { chunkMessages, ledgerMessage } from "./transport";
-export { handDecisions } from "./transport";
-export { forgetWrittenShards, writtenShards } from "./transport";
+export {
+  chunkMessages,
+  forgetWrittenShards,
+  gatherRows,
+  gatherSums,
+  gatherToolPairs,
+  gatherToolSessions,
+  handDecisions,
+  type Indexed,
+  ledgerMessage,
+  ledgerShard,
+  reportOutcomes,
+  reportSessions,
+  writtenShards,
+} from "./transport";
 
 /**
  * Writes one batch of LEDGER_QUEUE (or of its dead letters) to the shards:

@@ -2,12 +2,12 @@
  * The front door of src/litellm/: what the rest of the code may import from it.
  */
 export {
-  PRICE_FIELDS,
   badPrice,
   convertEntry,
   foldDatedNames,
   isTextModel,
   modelNameOf,
+  PRICE_FIELDS,
   priceKey,
   seedProvider,
 } from "./convert";

@@ -13,9 +13,9 @@ import {
   DEFAULT_P_RECALL,
   DEFAULT_STUB_TOKENS,
   decidePlan,
-  MAX_PLAN_CANDIDATES,
   evaluateCacheAwareGate,
   evaluateOffloadGate,
+  MAX_PLAN_CANDIDATES,
   type PlanSegment,
 } from "../gate";
 import { onEntry, type Policy, type PolicyParams } from "./policy";

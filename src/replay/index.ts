@@ -12,13 +12,13 @@
  * const result = trace && replayTrace(trace, priceBook(seed.models));
  */
 export * from "./bill";
+export * from "./chart";
 export * from "./formats";
 export * from "./policies";
 export * from "./pricing";
 export * from "./priors";
 export * from "./recalls";
+export * from "./report";
 export * from "./run";
 export * from "./simulate";
 export * from "./summary";
-export * from "./chart";
-export * from "./report";

@@ -10,8 +10,9 @@
  * provider bills it (the core's lifecycle rules, on the call's UTC day).
  * Pure: the caller reads the seed.
  */
-import { priceInForce, priceSchedule, resolveLifecycle, type LifecycleFields, type PriceSchedule } from "../gate";
+
 import type { PricingLookup, ScheduledPriceRates } from "../gate";
+import { type LifecycleFields, type PriceSchedule, priceInForce, priceSchedule, resolveLifecycle } from "../gate";
 
 /** A seed row as replay reads it. */
 export interface SeedRow extends ScheduledPriceRates, LifecycleFields {

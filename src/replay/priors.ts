@@ -9,9 +9,9 @@
  * read the output from the cache (keep-everything's simulation). Pure.
  */
 import { addSums, bandOf, emptySums, type LevelSums, type SizeBand } from "../gate";
+import { byName, type Trace } from "./formats";
 import type { Detection } from "./recalls";
 import type { PolicyBill } from "./simulate";
-import { byName, type Trace } from "./formats";
 
 /** Per tool: the tool's sums and its bands' (a band with no observation left out). */
 export type ToolPriors = Record<string, { sums: LevelSums; bands: Partial<Record<SizeBand, LevelSums>> }>;

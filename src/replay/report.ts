@@ -8,10 +8,10 @@
  * cache writes it caused; the same per tool and per session; the check
  * against the recorded bills. Pure.
  */
-import { chartSvg, type CostSeries } from "./chart";
-import type { PolicyTotal, ReplaySummary } from "./summary";
-import type { SkippedTrace, TraceReplay } from "./run";
+import { type CostSeries, chartSvg } from "./chart";
 import type { ParseIssue } from "./formats";
+import type { SkippedTrace, TraceReplay } from "./run";
+import type { PolicyTotal, ReplaySummary } from "./summary";
 
 /** One session's line in the per-session table. */
 export interface SessionRow {

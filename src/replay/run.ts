@@ -10,14 +10,14 @@
  * whose input is the policy's history at that point, read from the cache,
  * plus the output written back and the answer. Pure.
  */
-import { DEFAULT_RECALL_OUTPUT_TOKENS, type CacheTtl, type PricingMode } from "../gate";
-import { fitSizes, recordedInput, type CalibrationMethod } from "./bill";
+import { type CacheTtl, DEFAULT_RECALL_OUTPUT_TOKENS, type PricingMode } from "../gate";
+import { type CalibrationMethod, fitSizes, recordedInput } from "./bill";
+import { byName, type Trace, type TraceFormat, UNNAMED_MODEL } from "./formats";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
 import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
-import { chargedRecall, detectRecalls, recallAfter, type RecallRule } from "./recalls";
-import { recordedCost, simulate, traceTtl, type PolicyBill } from "./simulate";
-import { byName, UNNAMED_MODEL, type Trace, type TraceFormat } from "./formats";
+import { chargedRecall, detectRecalls, type RecallRule, recallAfter } from "./recalls";
+import { type PolicyBill, recordedCost, simulate, traceTtl } from "./simulate";
 
 /** The range of a saving: the pessimistic end first. */
 export type SavingRange = [pessimistic: number, detected: number];

@@ -15,10 +15,10 @@
  * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { CACHE_TTL_SECONDS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
+import { CACHE_TTL_SECONDS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
 import { recordedInput, type Sizes } from "./bill";
-import type { PriceLookup, PricedRow } from "./pricing";
 import type { Trace, Usage } from "./formats";
+import type { PricedRow, PriceLookup } from "./pricing";
 
 /** What a policy sees at a call, and the stubs it may change. */
 export interface StepState {

@@ -5,10 +5,11 @@
  * sessions never needs them all in memory: per policy, per tool, the check
  * against the recorded bills, and the priors. Pure.
  */
-import { mergePriors, type PriorsDocument, type ToolPriors } from "./priors";
-import type { PolicyParams } from "./policy";
-import type { SavingRange, SkippedTrace, TraceReplay } from "./run";
+
 import { byName } from "./formats";
+import type { PolicyParams } from "./policy";
+import { mergePriors, type PriorsDocument, type ToolPriors } from "./priors";
+import type { SavingRange, SkippedTrace, TraceReplay } from "./run";
 
 /** One policy's totals. */
 export interface PolicyTotal {

@@ -1,14 +1,11 @@
-import { adminAuth } from "../auth";
-import { gateKeys } from "../auth";
-import { notFound, onError } from "../http";
-import { jsonBody } from "../http";
+import { adminAuth, gateKeys } from "../auth";
+import { jsonBody, notFound, onError } from "../http";
 import { admin } from "./admin";
-import { createApp } from "./kernel/openapi";
-import { consoleApp } from "./console";
-import { replayPage } from "./console";
+import { consoleApp, replayPage } from "./console";
 import { docs, serveOpenApi } from "./docs";
 import { gate } from "./gate";
 import { health } from "./health";
+import { createApp } from "./kernel/openapi";
 import { learning, REFRESH_PATH } from "./learning";
 import { ledger } from "./ledger";
 import { refuseOtherMethods } from "./methods";

@@ -1,5 +1,4 @@
-import { requestPath } from "../http";
-import { jsonResponse } from "../http";
+import { jsonResponse, requestPath } from "../http";
 
 /** What GET /healthz answers: the worker is up (it touches nothing). */
 export const HEALTH_OK = { status: "ok", service: "offload-gate" } as const;

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { json } from "./kernel/openapi";
-import { createApp } from "./kernel/openapi";
 import { HEALTH_OK } from "./health-ok";
+import { createApp, json } from "./kernel/openapi";
 
 const HealthSchema = z.object({ status: z.literal("ok"), service: z.literal("offload-gate") }).openapi("Health");
 

@@ -16,14 +16,20 @@
  *
  * @module
  */
-import type { GateConfigInput } from "./schemas";
-import { configIssues, HTTP_PROTOCOLS } from "./rules";
-import type { LearnedValue } from "./schemas";
-import { sumsInconsistency } from "./rules";
-import { RESERVED_MODEL_NAMES } from "./rules";
-import { dict } from "./rules";
-import { aliasIssues, changeIssues, rowIssues, SOURCE_URL_MAX, SOURCE_URL_PROTOCOLS } from "./rules";
-import type { PricingRow } from "./schemas";
+
+import {
+  aliasIssues,
+  changeIssues,
+  configIssues,
+  dict,
+  HTTP_PROTOCOLS,
+  RESERVED_MODEL_NAMES,
+  rowIssues,
+  SOURCE_URL_MAX,
+  SOURCE_URL_PROTOCOLS,
+  sumsInconsistency,
+} from "./rules";
+import type { GateConfigInput, LearnedValue, PricingRow } from "./schemas";
 import { gateConfig, KEY_ORDER, learnedValue, pricingRow } from "./validators.generated.js";
 
 type Json = Record<string, unknown>;

@@ -2,9 +2,10 @@
  * The front door of src/storage/: what the rest of the code may import from it.
  */
 export type { CachePolicy } from "./cache";
-export { readLearned, rememberLearned } from "./learning";
 export type { BreakerState, LearnedValue, ToolTrust, TrustFlag } from "./learning";
+export { readLearned, rememberLearned } from "./learning";
 export { forgetListings, listValues, readListing } from "./listing";
+export type { PricingRead } from "./read";
 export {
   cachePolicy,
   pricesInForce,
@@ -14,4 +15,3 @@ export {
   rememberGateConfig,
   rememberRow,
 } from "./read";
-export type { PricingRead } from "./read";

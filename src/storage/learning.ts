@@ -4,12 +4,12 @@
  * request while it is held. A missing, corrupt or unreachable value is
  * `null`: the config's priors, never a failed or slower decision.
  */
-import { checkedLearned, jsonOrUndefined, lazily } from "./checked";
+
 import { RefreshingCache } from "./cache";
-import type { GateConfig } from "./schemas";
-import { learningKey } from "./rules";
-import type { LearnedValue } from "./schemas";
+import { checkedLearned, jsonOrUndefined, lazily } from "./checked";
 import { cachePolicy } from "./read";
+import { learningKey } from "./rules";
+import type { GateConfig, LearnedValue } from "./schemas";
 
 export type { BreakerState, LearnedValue, ReplayTools, ToolTrust, TrustFlag } from "./schemas";
 

@@ -4,7 +4,7 @@
  * one list() and a few bulk reads per isolate per TTL, however often it is
  * viewed: anonymous traffic cannot spend the KV quota the gate lives on.
  */
-import { RefreshingCache, type CachePolicy, type CacheRead } from "./cache";
+import { type CachePolicy, type CacheRead, RefreshingCache } from "./cache";
 
 /** Keys per bulk read: KV's limit for one get() of many keys. */
 const BULK_READ = 100;

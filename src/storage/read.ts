@@ -3,17 +3,12 @@
  * config, served from the isolate's RefreshingCache. Every outcome comes
  * back tagged; nothing here throws for a missing, corrupt or unreachable key.
  */
-import { priceInForce, priceSchedule, type PriceEpoch, type PriceSchedule, type PricingLookup } from "../gate";
-import { RefreshingCache, type CachePolicy, type CacheStats } from "./cache";
+import { type PriceEpoch, type PriceSchedule, type PricingLookup, priceInForce, priceSchedule } from "../gate";
+import { type CachePolicy, type CacheStats, RefreshingCache } from "./cache";
 import { checkedConfig, checkedRow, jsonOrUndefined, lazily } from "./checked";
-import type { GateConfig } from "./schemas";
-import { DEFAULT_GATE_CONFIG } from "./rules";
-import { aliasKey, GATE_CONFIG_KEY, pricingKey } from "./rules";
 import { forgetListings } from "./listing";
-import { MODEL_NAME_PATTERN } from "./rules";
-import type { RowOutcome } from "./schemas";
-import { MAX_ROW_BYTES } from "./rules";
-import type { PricingRow } from "./schemas";
+import { aliasKey, DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, MAX_ROW_BYTES, MODEL_NAME_PATTERN, pricingKey } from "./rules";
+import type { GateConfig, PricingRow, RowOutcome } from "./schemas";
 
 // The zod side, loaded only for a stored value the compiled checks refuse (./checked.ts): zod words why.
 const zodConfig = lazily(() => import("./schemas/config"));

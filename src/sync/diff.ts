@@ -2,6 +2,8 @@
  * The price source against KV: what a sync would propose. Pure: plain data
  * in, proposed changes (or why the source is refused) out.
  */
+
+import { describeIssues, priceInForce, priceSchedule } from "../gate";
 import {
   badPrice,
   convertEntry,
@@ -12,9 +14,7 @@ import {
   priceKey,
   seedProvider,
 } from "../litellm";
-import { priceInForce, priceSchedule } from "../gate";
-import { describeIssues } from "../gate";
-import { ModelNameSchema, PricingRowSchema, type PricingRow } from "../storage/schemas";
+import { ModelNameSchema, type PricingRow, PricingRowSchema } from "../storage/schemas";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */
 export const MAX_PROPOSED_CHANGES = 500;

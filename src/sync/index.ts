@@ -1,13 +1,14 @@
 /**
  * The front door of src/sync/: what the rest of the code may import from it.
  */
+
+export type { PendingChange } from "./pending";
 export {
   DigestSchema,
-  PendingChangeSchema,
   listPending,
+  PendingChangeSchema,
   parsePending,
   pendingDigest,
   pendingFrom,
   withDigests,
 } from "./pending";
-export type { PendingChange } from "./pending";

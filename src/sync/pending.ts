@@ -4,12 +4,11 @@
  * keys; a pricing row changes only through an approval.
  */
 import { z } from "@hono/zod-openapi";
-import { canonicalJson } from "../storage/write";
 import { describeIssues } from "../gate";
-import { ModelNameSchema, PricingRowSchema } from "../storage/schemas";
+import { forgetListings, listValues } from "../storage";
 import { PENDING_PREFIX, pendingKey } from "../storage/rules";
-import { forgetListings } from "../storage";
-import { listValues } from "../storage";
+import { ModelNameSchema, PricingRowSchema } from "../storage/schemas";
+import { canonicalJson } from "../storage/write";
 import type { ProposedChange } from "./diff";
 
 /** One proposed change as stored and as the admin API shows it. */

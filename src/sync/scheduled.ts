@@ -3,12 +3,12 @@
  * it with KV, store the differences as pending changes. It never writes a
  * pricing row: an admin approves each change (see routes/admin/pending.ts).
  */
-import { parseGateConfig } from "../storage/schemas";
-import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../storage/rules";
+
 import { listValues } from "../storage";
-import { parseRow } from "../storage/schemas";
+import { ALIAS_PREFIX, GATE_CONFIG_KEY, PRICING_PREFIX } from "../storage/rules";
 import type { PricingRow } from "../storage/schemas";
-import { diffSource, trackedProviders, type KvPricing, type SkippedEntry } from "./diff";
+import { parseGateConfig, parseRow } from "../storage/schemas";
+import { diffSource, type KvPricing, type SkippedEntry, trackedProviders } from "./diff";
 import { listPending, storeProposals } from "./pending";
 import { fetchSource, parseSource } from "./source";
 

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { LEARNED_RANGES } from "../../src/learning/pool";
 import { addSums, emptySums, learnPriors, type LevelSums } from "../../src/learning/pool";
 import { horizonRange } from "../../src/learning/ranges";
-import { MAX_HORIZON } from "../../src/storage/schemas/config";
+import { MAX_HORIZON } from "../../src/storage/rules";
 import { learningKey } from "../../src/storage/rules/keys";
 import { forgetLearned } from "../../src/storage/learning";
 import { parseLearned } from "../../src/storage/schemas/learning-schema";

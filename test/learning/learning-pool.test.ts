@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { learnPriors, poolLevel, rootPooled, type LevelSums } from "../../src/learning/pool";
 import { betaQuantile, horizonRange, unitRange } from "../../src/learning/ranges";
 import { applyLearned } from "../../src/routes/gate/direct/priors";
-import { DEFAULT_GATE_CONFIG } from "../../src/storage/schemas/config";
+import { DEFAULT_GATE_CONFIG } from "../../src/storage/rules";
 import type { LearnedValue } from "../../src/storage/learning";
 import { runs } from "../support/runs";
 

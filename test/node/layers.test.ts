@@ -116,8 +116,8 @@ describe("the folder import graph of src/", () => {
     expect(importsOf("storage/schemas")).toEqual(["gate", "storage/rules"]);
   });
 
-  it("keeps LiteLLM's reader on the stored row's schema, and the routes out of the price sync", () => {
-    expect(importsOf("litellm")).toEqual(["gate", "storage/schemas"]);
+  it("keeps LiteLLM's reader on the stored row's rules and schema, and the routes out of the price sync", () => {
+    expect(importsOf("litellm")).toEqual(["gate", "storage/rules", "storage/schemas"]);
     expect(importsOf("sync")).not.toContain("routes");
   });
 

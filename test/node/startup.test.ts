@@ -81,7 +81,7 @@ describe("what the entry's startup loads", () => {
     const routes = project().filter((file) => file.startsWith("src/routes/"));
     // Startup's route files are the gate's direct path, the zod-free part of the
     // routes' kernel it shares, and /healthz's answer: no OpenAPI side, no other resource.
-    const kernel = ["context.ts", "cross-field.ts", "pricing.ts", "recorded.ts"].map(
+    const kernel = ["context.ts", "cross-field.ts", "pricing.ts", "recording.ts"].map(
       (name) => `src/routes/kernel/${name}`,
     );
     expect(

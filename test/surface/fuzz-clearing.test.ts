@@ -1,7 +1,7 @@
 import { reset } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_TOKENS } from "../../src/storage/schemas/config";
+import { MAX_TOKENS } from "../../src/storage/rules";
 import { WORKED_EXAMPLE_CLEARING } from "../../src/routes/plan/context-schema";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { callWorker } from "../support/ledger-fixtures";

@@ -21,11 +21,10 @@ import {
   toolVerdicts,
   writtenShards,
 } from "../../ledger";
+import type { BreakerState, LearnedValue } from "../../storage";
+import { dict, historyKey, own } from "../../storage/rules";
 import type { GateConfig } from "../../storage/schemas";
 import { parseHistory, withEntry } from "../../storage/schemas";
-import { historyKey } from "../../storage/rules";
-import type { BreakerState, LearnedValue } from "../../storage";
-import { dict, own } from "../../storage/rules";
 import { readOverrides } from "../../storage/write";
 import { adjustedRows, hasCovariate, openingSequence } from "./opening";
 

@@ -3,10 +3,11 @@
  * levels one learned value keeps (tenant, tool, tool × model, and p per
  * tool × size band).
  */
+
+import { SIZE_BANDS } from "../../gate";
 import type { ToolModelSums } from "../../ledger";
 import type { LearnedValue } from "../../storage";
 import { dict, own } from "../../storage/rules";
-import { SIZE_BANDS } from "../../gate";
 import { addSums, emptySums } from "..";
 
 /**

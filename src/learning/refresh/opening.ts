@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MIN_SESSIONS_PER_ARM, sequenceRadius, type SequenceResult, type ToolSessionRow } from "../../ledger";
+import { MIN_SESSIONS_PER_ARM, type SequenceResult, sequenceRadius, type ToolSessionRow } from "../../ledger";
 
 /** The breaker's level: one-sided, since only a false `losing` opens it. */
 export const BREAKER_ALPHA = 0.05;

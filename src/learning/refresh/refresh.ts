@@ -7,13 +7,11 @@
  * once.
  */
 import { gatherRows, writtenShards } from "../../ledger";
-import { parseGateConfig, type GateConfig } from "../../storage/schemas";
+import { type LearnedValue, rememberLearned } from "../../storage";
 import { GATE_CONFIG_KEY, learningKey } from "../../storage/rules";
-import { rememberLearned, type LearnedValue } from "../../storage";
-import { parseLearned } from "../../storage/schemas";
-import { readAcks } from "../../storage/write";
-import { readReplayPriors } from "../../storage/write";
-import { judgeBreakers, type BreakerChange } from "./breakers";
+import { type GateConfig, parseGateConfig, parseLearned } from "../../storage/schemas";
+import { readAcks, readReplayPriors } from "../../storage/write";
+import { type BreakerChange, judgeBreakers } from "./breakers";
 import { mergeLevels } from "./merge";
 import { toolTrust } from "./trust";
 

@@ -4,11 +4,10 @@
  * value is older than `learning_refresh_seconds`. The tenants are the gate
  * keys' names (GATE_API_KEYS), or `default` while the gate is open.
  */
-import { OPEN_TENANT } from "../../auth";
-import { isSet, keyRing } from "../../auth";
-import { parseGateConfig } from "../../storage/schemas";
+import { isSet, keyRing, OPEN_TENANT } from "../../auth";
 import { GATE_CONFIG_KEY } from "../../storage/rules";
-import { isDue, readPublished, refreshLearning, type RefreshReport } from "./refresh";
+import { parseGateConfig } from "../../storage/schemas";
+import { isDue, type RefreshReport, readPublished, refreshLearning } from "./refresh";
 
 /** The Cron Trigger that runs the learning refresh. */
 export const LEARNING_CRON = "* * * * *";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { normalQuantile, type ArmCounts, type ReportingCounts, type ToolReporting } from "../../ledger";
+import { type ArmCounts, normalQuantile, type ReportingCounts, type ToolReporting } from "../../ledger";
 import type { ToolTrust, TrustFlag } from "../../storage";
 import { betaQuantile } from "..";
 

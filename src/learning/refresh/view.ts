@@ -4,14 +4,23 @@
  * values with their credible ranges, the config's values, and the breaker.
  * Pure: a published value and the config in, the view out.
  */
-import type { GateConfig } from "../../storage/schemas";
-import type { BreakerState, LearnedValue, ToolTrust } from "../../storage";
+
 import { SIZE_BANDS, type SizeBand } from "../../gate";
+import type { BreakerState, LearnedValue, ToolTrust } from "../../storage";
 import { own } from "../../storage/rules";
-import { rootOf } from "..";
-import { chainPriors, levelsOf } from "..";
-import { LEARNED_FIELDS, type LearnedField, type LevelSums, type PooledPriors, type PooledSource } from "..";
-import { horizonRange, unitRange } from "..";
+import type { GateConfig } from "../../storage/schemas";
+import {
+  chainPriors,
+  horizonRange,
+  LEARNED_FIELDS,
+  type LearnedField,
+  type LevelSums,
+  levelsOf,
+  type PooledPriors,
+  type PooledSource,
+  rootOf,
+  unitRange,
+} from "..";
 
 /** Ranges are shown at this level when learning_credible is off. */
 export const VIEW_CREDIBLE = 0.9;

@@ -1,4 +1,4 @@
-import { clearedBy, type ClearingSegment } from "../../gate";
+import { type ClearingSegment, clearedBy } from "../../gate";
 import type { LedgerClearing, LedgerPlan, OutcomeReport } from "./types";
 
 /**

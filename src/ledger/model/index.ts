@@ -3,20 +3,20 @@
  */
 export { assign } from "./assign";
 export { clearedAlone } from "./clearing-net";
-export { checkDecisionId, signDecisionId, signsIds } from "./id-signing";
 export type { DecisionIdKeys, IdCheck } from "./id-signing";
+export { checkDecisionId, signDecisionId, signsIds } from "./id-signing";
 export {
   DECISION_ID_PATTERN,
-  SESSION_ID_PATTERN,
-  TOOL_NAME_PATTERN,
   formatDecisionId,
   holdoutKey,
   inHoldout,
   isExplore,
   isProbe,
   parseDecisionId,
+  SESSION_ID_PATTERN,
   shardFor,
   shardOfDecisionId,
+  TOOL_NAME_PATTERN,
   unitHash,
 } from "./ids";
 export { gateNet, outcomeMismatch, realizedCacheHitRate, realizedNet, requestsCost, sessionCost } from "./savings";

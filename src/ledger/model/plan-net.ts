@@ -1,4 +1,4 @@
-import { planModel, planTerms, type CachePriceRates, type PlanSegment } from "../../gate";
+import { type CachePriceRates, type PlanSegment, planModel, planTerms } from "../../gate";
 import type { DecisionInputs, LedgerPlan, OutcomeReport } from "./types";
 
 /**

@@ -4,12 +4,13 @@
  *
  * @module
  */
+
+import { BAND_MIGRATION } from "./band-sums";
 import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
-import { backfillChunks, CHUNK_MIGRATION } from "./tool-chunks";
-import { BAND_MIGRATION } from "./band-sums";
-import { GATE_NET_BACKFILL, GATE_NET_COLUMNS, ROLLUP_MIGRATION } from "./rollup-sql";
 import { PENDING_MIGRATION } from "./pending";
+import { GATE_NET_BACKFILL, GATE_NET_COLUMNS, ROLLUP_MIGRATION } from "./rollup-sql";
+import { backfillChunks, CHUNK_MIGRATION } from "./tool-chunks";
 
 /**
  * The schema's versions, in order: a shard runs those past the version in

@@ -9,8 +9,7 @@
  *
  * @module
  */
-import type { OutcomeReport } from "../model";
-import type { ItemResult } from "../model";
+import type { ItemResult, OutcomeReport } from "../model";
 
 /** Migration 7's table. */
 export const PENDING_MIGRATION = `

@@ -1,3 +1,4 @@
+import type { ToolSessionRow } from "../model";
 import { emptySums, type LedgerSums } from "../stats";
 import {
   CLUSTER_SUMS,
@@ -6,16 +7,15 @@ import {
   decisionWhere,
   SERIES_SUMS,
   SESSION_SUMS,
+  type SeriesSqlRow,
+  type SumsFilter,
+  type SumsRow,
   sessionWhere,
   TOOL_SESSIONS,
   TOOL_SESSIONS_GROUP,
-  toolSessionWhere,
-  type SeriesSqlRow,
-  type SumsRow,
-  type SumsFilter,
   type ToolSessionSqlRow,
+  toolSessionWhere,
 } from "./sql";
-import type { ToolSessionRow } from "../model";
 
 /**
  * The ledger's figures over raw rows alone: the computation the shard ran

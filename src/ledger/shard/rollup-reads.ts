@@ -5,23 +5,24 @@
  * what ./raw-reads.ts gives over raw rows alone; test/ledger/ledger-rollup.test.ts
  * shows it.
  */
-import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
-import { toolModelSumsOf, toolNetOf } from "./learning-sums";
+
+import type { LedgerSums, SeriesBucket } from "../stats";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
+import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
+import { toolModelSumsOf, toolNetOf } from "./learning-sums";
 import { sumsOf } from "./raw-reads";
-import type { LedgerSums, SeriesBucket } from "../stats";
 import {
   CLUSTER_TOTALS,
   DECISION_COLUMNS,
+  GATE_NET_SUMS,
   HOUR_MS,
   OUTCOME_COLUMNS,
   ROLLUP_KEY,
   rollupSelect,
-  GATE_NET_SUMS,
   SUMMARY_SUMS,
 } from "./rollup-sql";
-import { SERIES_SUMS, decisionWhere, whereOf, type SeriesSqlRow, type SumsFilter, type SumsRow } from "./sql";
+import { decisionWhere, SERIES_SUMS, type SeriesSqlRow, type SumsFilter, type SumsRow, whereOf } from "./sql";
 import { planWindow, type WindowPlan } from "./window";
 
 type Bindings = (string | number)[];

@@ -9,7 +9,7 @@
 import type { ToolSessionRow } from "../model";
 import { toolSessionOf } from "./raw-reads";
 import { SESSION_MODEL } from "./rollup-reads";
-import { whereOf, type SumsFilter, type ToolSessionSqlRow } from "./sql";
+import { type SumsFilter, type ToolSessionSqlRow, whereOf } from "./sql";
 
 /**
  * The per-tool verdicts' (session, tool) pairs from the summaries: every

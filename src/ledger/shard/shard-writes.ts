@@ -4,18 +4,17 @@
  * of their decision's hour), session bills; and the retention's purge of
  * both horizons. ./shard.ts checks the tenant and holds the transaction.
  */
-import { outcomeMismatch, realizedCacheHitRate, realizedNet, gateNet } from "../model";
-import type { LedgerDecision, OutcomeReport } from "../model";
+
+import type { ItemResult, LedgerDecision, OutcomeReport, PricedSession } from "../model";
+import { clearedAlone, gateNet, outcomeMismatch, realizedCacheHitRate, realizedNet } from "../model";
 import { ADD_OUTCOME_BANDS, PURGE_BANDS } from "./band-sums";
-import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
 import { ADD_BILL, trimBillHours } from "./bill-hours";
-import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, refreshClusters, type KeysRow } from "./cluster-spans";
-import { clearedAlone } from "../model";
-import { canonicalOutcome, decisionOf } from "./rows";
-import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, repackChunks, trimChunks, type ChunkKey } from "./tool-chunks";
-import { INSERT_DECISION, SELECT_DECISION, type DecisionRow } from "./sql";
-import type { ItemResult, PricedSession } from "../model";
+import { KEYS_BEFORE, KEYS_MOVED, KEYS_OF_DECISIONS, type KeysRow, refreshClusters } from "./cluster-spans";
 import { expirePending, holdPending } from "./pending";
+import { ADD_DECISIONS, ADD_OUTCOME_ROLLUPS, ADD_OUTCOME_SUMMARIES, ADD_SESSION_TOOL, HOUR_MS } from "./rollup-sql";
+import { canonicalOutcome, decisionOf } from "./rows";
+import { type DecisionRow, INSERT_DECISION, SELECT_DECISION } from "./sql";
+import { CHUNKS_BEFORE, CHUNKS_OF_SESSIONS, type ChunkKey, repackChunks, trimChunks } from "./tool-chunks";
 
 const DAY_MS = 86_400_000;
 const UNKNOWN = "no decision of this tenant has this id";

@@ -1,18 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ItemResult, LedgerDecision, OutcomeReport, PricedSession } from "../model";
+import type { ToolPairList } from "../stats";
 import { emptySums, type LedgerSums } from "../stats";
-import type { LedgerDecision, OutcomeReport } from "../model";
-import type { SumsFilter } from "./sql";
-import { MIGRATIONS, migrate, schemaVersion } from "./migrations";
 import { readBandSums, withBands } from "./band-sums";
+import type { ToolModelSums, ToolNetRow } from "./learning-sums";
+import { MIGRATIONS, migrate, schemaVersion } from "./migrations";
+import { takePending } from "./pending";
+import { readReporting, type ToolReporting } from "./reporting";
 import { readLearningSums, readSums, readToolNets } from "./rollup-reads";
 import { readLocations, readToolSessions } from "./session-reads";
-import type { ToolModelSums, ToolNetRow } from "./learning-sums";
-import { readReporting, type ToolReporting } from "./reporting";
 import { purge, storeDecisions, storeOutcomes, storeSessions } from "./shard-writes";
-import { takePending } from "./pending";
+import type { SumsFilter } from "./sql";
 import { readToolPairs } from "./tool-chunks";
-import type { ToolPairList } from "../stats";
-import type { ItemResult, PricedSession } from "../model";
 
 /** The tables `storage()` counts. */
 const SIZED = [

@@ -6,10 +6,11 @@
  * per pair. A chunk is derived from the bills and the summaries and packed
  * again from them whenever a write changes its pairs.
  */
-import { covariateCell, packRows, type ToolPairList, orderTools } from "../stats";
+
+import type { ToolSessionRow } from "../model";
+import { covariateCell, orderTools, packRows, type ToolPairList } from "../stats";
 import { HOUR_MS } from "./rollup-sql";
 import type { SumsFilter } from "./sql";
-import type { ToolSessionRow } from "../model";
 
 /** Migration 5's table (filled by backfillChunks: packing takes code, not SQL). */
 export const CHUNK_MIGRATION = `

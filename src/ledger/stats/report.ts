@@ -1,12 +1,12 @@
 import {
   addClusters,
   addMoments,
-  clusteredInterval,
-  NO_CLUSTERS,
-  NO_MOMENTS,
   type ClusterSums,
+  clusteredInterval,
   type Interval,
   type Moments,
+  NO_CLUSTERS,
+  NO_MOMENTS,
 } from "./stats";
 
 /**
@@ -195,7 +195,6 @@ export function savingsFigures(sums: LedgerSums) {
     series: sums.series,
   };
 }
-
 
 /** Bucket widths the series uses: a minute, an hour, a day. */
 export const BUCKET_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;

@@ -5,11 +5,12 @@
  * pairs as rows or packed per tool (./pairs.ts: what the report reads).
  * Pure.
  */
-import type { Verdict } from "./report";
-import { packRows, type ToolPairList } from "./pairs";
-import { packedSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
-import { mean, welch, type Moments } from "./stats";
+
 import type { ToolSessionRow } from "../model";
+import { packRows, type ToolPairList } from "./pairs";
+import type { Verdict } from "./report";
+import { packedSequence, SEQUENCE_ALPHA, type SequenceResult } from "./sequence";
+import { type Moments, mean, welch } from "./stats";
 
 /** Report order: when the bill was reported, ties by session id (docs/design/ledger.md §4.2). */
 function inReportOrder(rows: readonly ToolSessionRow[]): ToolSessionRow[] {

@@ -1,9 +1,8 @@
-import { beforeDeadline, TIMED_OUT } from "./deadline";
-import { ledgerShard, type LedgerNamespace } from "./client";
-import { mergePairs, rowsOfPairs, type ToolPairList } from "../stats";
-import { emptySums, mergeSums, type LedgerSums } from "../stats";
-import type { SumsFilter } from "../shard";
 import type { ToolSessionRow } from "../model";
+import type { SumsFilter } from "../shard";
+import { emptySums, type LedgerSums, mergePairs, mergeSums, rowsOfPairs, type ToolPairList } from "../stats";
+import { type LedgerNamespace, ledgerShard } from "./client";
+import { beforeDeadline, TIMED_OUT } from "./deadline";
 
 /**
  * The savings routes' and the learner's side of the ledger: sums and pairs

@@ -1,7 +1,7 @@
-import { beforeDeadline, TIMED_OUT } from "./deadline";
-import { shardOfDecisionId } from "../model";
-import { markWritten } from "./written";
 import type { LedgerDecision } from "../model";
+import { shardOfDecisionId } from "../model";
+import { beforeDeadline, TIMED_OUT } from "./deadline";
+import { markWritten } from "./written";
 
 /**
  * The worker's side of the ledger: the stub of a tenant's shard, and the

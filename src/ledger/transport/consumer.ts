@@ -1,7 +1,7 @@
+import type { LedgerDecision } from "../model";
 import { recordInShard } from "./client";
 import type { LedgerMessage } from "./message";
 import { parseLedgerMessage } from "./message-schema";
-import type { LedgerDecision } from "../model";
 
 /**
  * The LEDGER_QUEUE consumer: the worker's `queue` handler (src/index.ts)

@@ -5,6 +5,6 @@ export { gatherRows, gatherSums, gatherToolPairs, gatherToolSessions } from "./a
 export { ledgerShard } from "./client";
 export { chunkMessages, ledgerMessage } from "./message";
 export { handDecisions } from "./queue";
-export { reportOutcomes, reportSessions } from "./reports";
 export type { Indexed } from "./reports";
+export { reportOutcomes, reportSessions } from "./reports";
 export { forgetWrittenShards, writtenShards } from "./written";

@@ -1,7 +1,7 @@
-import { beforeDeadline, TIMED_OUT } from "./deadline";
-import { writeDecisions, type LedgerNamespace, type LedgerWriteOptions } from "./client";
-import { chunkMessages, ledgerMessage, type LedgerMessage } from "./message";
 import type { LedgerDecision } from "../model";
+import { type LedgerNamespace, type LedgerWriteOptions, writeDecisions } from "./client";
+import { beforeDeadline, TIMED_OUT } from "./deadline";
+import { chunkMessages, type LedgerMessage, ledgerMessage } from "./message";
 
 /**
  * The gate's hand-over of its decision records: to the LEDGER_QUEUE when

@@ -1,9 +1,8 @@
-import { bounded } from "./ask";
-import { ledgerShard, type LedgerNamespace } from "./client";
-import { markWritten, writtenShards } from "./written";
+import type { ItemResult, OutcomeReport, PricedSession } from "../model";
 import { shardFor, shardOfDecisionId } from "../model";
-import type { OutcomeReport } from "../model";
-import type { ItemResult, PricedSession } from "../model";
+import { bounded } from "./ask";
+import { type LedgerNamespace, ledgerShard } from "./client";
+import { markWritten, writtenShards } from "./written";
 
 /**
  * The report routes' side of the ledger: items sent to the shards that own

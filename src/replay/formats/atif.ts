@@ -12,8 +12,9 @@
  * one call: its input is every step before it; its observations come after
  * it. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "./trace";
+
 import { jsonDocument, type ParseResult } from "./lines";
+import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
 /**
  * Parses one ATIF trajectory.

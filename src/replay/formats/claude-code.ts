@@ -10,8 +10,9 @@
  * between them. A subagent's own file (every record sidechain) is its own
  * session; sidechain records in a main file are left out and counted. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, type ParseIssue, type Trace, type Usage } from "./trace";
+
 import { jsonLines, type ParseResult } from "./lines";
+import { count, instant, isRecord, type ParseIssue, type Trace, TraceBuilder, textOf, type Usage } from "./trace";
 
 /** One stream of records: the main conversation, or a subagent's sidechain. */
 interface Stream {

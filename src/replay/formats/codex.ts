@@ -11,8 +11,9 @@
  * after an input item is one call; a token_count whose totals did not move is
  * a repeat and is not counted twice. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "./trace";
+
 import { jsonLines, type ParseResult } from "./lines";
+import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
 const MODEL_OUTPUTS = new Set([
   "reasoning",

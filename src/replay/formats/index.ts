@@ -6,13 +6,14 @@
  * never from a guess that could read one format as another. A file that is
  * none of them is reported with what was expected. Pure.
  */
-import { UNNAMED_MODEL, type ParseIssue, type TraceFormat } from "./trace";
+
 import { parseAtif } from "./atif";
 import { parseClaudeCode } from "./claude-code";
 import { parseCodex } from "./codex";
 import type { ParseResult } from "./lines";
 import { OFFLOAD_LOG_MARKER, parseOffloadLog } from "./offload-log";
 import { parseMiniSweAgent, parseSweAgent } from "./swe-agent";
+import { type ParseIssue, type TraceFormat, UNNAMED_MODEL } from "./trace";
 
 export type { ParseResult } from "./lines";
 

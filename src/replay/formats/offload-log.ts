@@ -9,8 +9,9 @@
  * `cache_write_5m`, `cache_write_1h`, `output`). A part seen before (same
  * kind and hash) is the same part. Pure.
  */
-import { count, hashText, instant, isRecord, TraceBuilder, type ParseIssue, type PartKind, type Usage } from "./trace";
+
 import { jsonLines, type ParseResult } from "./lines";
+import { count, hashText, instant, isRecord, type ParseIssue, type PartKind, TraceBuilder, type Usage } from "./trace";
 
 /** The marker every line of the log carries. */
 export const OFFLOAD_LOG_MARKER = "offload-gate/1";

@@ -12,8 +12,9 @@
  * is an observation: its tool is the function called, or the command's
  * first word. Neither format has timestamps. Pure.
  */
-import { count, instant, isRecord, textOf, TraceBuilder, UNNAMED_MODEL, type ParseIssue, type Usage } from "./trace";
+
 import { jsonDocument, type ParseResult } from "./lines";
+import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
 /**
  * Parses a SWE-agent `.traj`.

@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth";
-import { ErrorSchema, json } from "../kernel/openapi";
 import { deleteStrayAlias, listAliases } from "../../storage/write";
-import { createApp } from "../kernel/openapi";
+import { createApp, ErrorSchema, json } from "../kernel/openapi";
 import { ADMIN_ERRORS, AliasDeletedSchema, AliasListSchema, AliasParamSchema } from "./schema";
 
 const common = { tags: ["admin"], security: ADMIN_SECURITY };

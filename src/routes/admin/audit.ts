@@ -1,8 +1,7 @@
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http";
-import { ErrorSchema, json, jsonRequest, type ErrorResponse } from "../kernel/openapi";
 import { readHistoryView } from "../../storage/write";
-import { createApp } from "../kernel/openapi";
+import { createApp, type ErrorResponse, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import { adminRoute, HistorySchema, RollbackSchema } from "./schema";
 
 /** What the history and rollback routes of one audited key need. */

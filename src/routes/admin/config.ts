@@ -1,8 +1,7 @@
-import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
-import { GateConfigSchema } from "../../storage/schemas";
 import { GATE_CONFIG_KEY } from "../../storage/rules";
+import { GateConfigSchema } from "../../storage/schemas";
 import { putConfig, readConfigView, rollbackConfig } from "../../storage/write";
-import { createApp } from "../kernel/openapi";
+import { bodyErrors, createApp, json, jsonRequest } from "../kernel/openapi";
 import { auditRoutes } from "./audit";
 import { adminRoute, ConfigViewSchema } from "./schema";
 

@@ -1,23 +1,26 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth";
 import { ApiError } from "../../http";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
-import { pendingKey } from "../../storage/rules";
 import { forgetListings } from "../../storage";
+import { pendingKey } from "../../storage/rules";
+import {
+  canonicalJson,
+  deletePending,
+  deletePricing,
+  putPricing,
+  readStoredRow,
+  withKvRetry,
+} from "../../storage/write";
 import {
   DigestSchema,
   listPending,
+  type PendingChange,
+  PendingChangeSchema,
   parsePending,
   pendingDigest,
-  PendingChangeSchema,
   withDigests,
-  type PendingChange,
 } from "../../sync";
-import { canonicalJson } from "../../storage/write";
-import { deletePending } from "../../storage/write";
-import { withKvRetry } from "../../storage/write";
-import { deletePricing, putPricing, readStoredRow } from "../../storage/write";
-import { createApp } from "../kernel/openapi";
+import { bodyErrors, createApp, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import { ADMIN_ERRORS, ModelParamSchema, PendingDeletedSchema, WriteOutcomeSchema } from "./schema";
 
 const common = { tags: ["admin"], security: ADMIN_SECURITY };

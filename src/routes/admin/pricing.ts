@@ -1,18 +1,17 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../http";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import { pricingKey } from "../../storage/rules";
 import { PricingRowSchema } from "../../storage/schemas";
-import { historyVersion } from "../../storage/write";
 import {
   deletePricing,
+  historyVersion,
   listPricing,
   patchPricing,
   putPricing,
   readStoredRow,
   rollbackPricing,
 } from "../../storage/write";
-import { createApp } from "../kernel/openapi";
+import { bodyErrors, createApp, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import { auditRoutes } from "./audit";
 import {
   adminRoute,

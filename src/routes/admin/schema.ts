@@ -1,9 +1,7 @@
-import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY } from "../../auth";
+import { GateConfigSchema, HistoryEntrySchema, ModelNameSchema, PricingRowSchema } from "../../storage/schemas";
 import { ErrorSchema, FieldIssueSchema, json } from "../kernel/openapi";
-import { GateConfigSchema } from "../../storage/schemas";
-import { HistoryEntrySchema } from "../../storage/schemas";
-import { ModelNameSchema, PricingRowSchema } from "../../storage/schemas";
 
 /** The error answers every admin route can give, besides its own. */
 export const ADMIN_ERRORS = {

@@ -1,10 +1,9 @@
-import { lifecycleStatus, upcomingChanges, type LifecycleStatus, type ScheduledChange } from "../../gate";
-import { PRICING_PREFIX } from "../../storage/rules";
+import { type LifecycleStatus, lifecycleStatus, type ScheduledChange, upcomingChanges } from "../../gate";
 import type { CachePolicy } from "../../storage";
-import { readListing } from "../../storage";
-import { parseRow } from "../../storage/schemas";
-import { pricesInForce } from "../../storage";
+import { pricesInForce, readListing } from "../../storage";
+import { PRICING_PREFIX } from "../../storage/rules";
 import type { PricingRow } from "../../storage/schemas";
+import { parseRow } from "../../storage/schemas";
 
 /** Rows verified longer ago than this get a visible warning. */
 export const STALE_AFTER_DAYS = 90;

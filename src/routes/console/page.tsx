@@ -1,16 +1,16 @@
 import { raw } from "hono/html";
 import type { PricingMode } from "../../gate";
 import type { GateConfig } from "../../storage/schemas";
-import { Calculator } from "./calculator";
-import { STALE_AFTER_DAYS, type TableRow } from "./data";
 import { AliasPanel, type AliasView } from "./aliases";
+import type { ConsoleData } from "./browser";
+import { Calculator } from "./calculator";
 import { ConfigPanel, type ConfigView } from "./config";
+import { STALE_AFTER_DAYS, type TableRow } from "./data";
+import { LearningPanel } from "./learning";
 import { PendingPanel, type PendingView } from "./pending";
 import { PlanView } from "./plan-view";
-import { LearningPanel } from "./learning";
 import { SavingsPanel } from "./savings";
 import { PricingTable } from "./table";
-import type { ConsoleData } from "./browser";
 
 /** Everything the console page shows, read on the server. */
 export interface ConsoleView {

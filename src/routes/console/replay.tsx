@@ -1,12 +1,10 @@
 import { raw } from "hono/html";
 import { NONCE, secureHeaders } from "hono/secure-headers";
-import { waitUntilOf } from "../../http";
-import { ApiError } from "../../http";
-import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
+import { ApiError, waitUntilOf } from "../../http";
+import { cachePolicy, readGateConfig, readListing } from "../../storage";
 import { PRICING_PREFIX } from "../../storage/rules";
-import { readListing } from "../../storage";
 import { parseRow } from "../../storage/schemas";
-import { cachePolicy, readGateConfig } from "../../storage";
+import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
 import { createApp } from "../kernel/openapi";
 
 /**

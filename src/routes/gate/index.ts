@@ -15,5 +15,6 @@
  * @example
  * app.route("/", gate);
  */
-export { gate } from "./openapi";
+
 export { directGate } from "./direct";
+export { gate } from "./openapi";

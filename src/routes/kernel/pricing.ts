@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { resolveLifecycle, type LifecycleNote, type PricingLookup } from "../../gate";
-import { pricesInForce, type PricingRead } from "../../storage";
+import { type LifecycleNote, type PricingLookup, resolveLifecycle } from "../../gate";
+import { type PricingRead, pricesInForce } from "../../storage";
 import type { PricingRow } from "../../storage/schemas";
 
 /** A model's pricing after the lifecycle rules: a retired model's replacement, or why none prices it. */

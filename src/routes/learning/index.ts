@@ -1,18 +1,29 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
 import { ApiError } from "../../http";
-import { own } from "../../storage/rules";
-import { bodyErrors, ErrorSchema, json, jsonRequest, optionalJsonRequest } from "../kernel/openapi";
 import { readPublished, refreshLearning } from "../../learning/refresh";
-import { breakersKey, learningAcksKey, replayPriorsKey } from "../../storage/rules";
-import { putAck, rollbackAcks } from "../../storage/write";
-import { ReplayPriorsSchema } from "../../storage/write";
-import { putBreakerMode, readOverrides, rollbackOverrides } from "../../storage/write";
-import { putReplayPriors, rollbackReplayPriors } from "../../storage/write";
-import { auditRoutes } from "../admin";
-import { adminRoute } from "../admin";
-import { createApp } from "../kernel/openapi";
-import { CALLER_ERRORS } from "../kernel/openapi";
+import { breakersKey, learningAcksKey, own, replayPriorsKey } from "../../storage/rules";
+import {
+  putAck,
+  putBreakerMode,
+  putReplayPriors,
+  ReplayPriorsSchema,
+  readOverrides,
+  rollbackAcks,
+  rollbackOverrides,
+  rollbackReplayPriors,
+} from "../../storage/write";
+import { adminRoute, auditRoutes } from "../admin";
+import {
+  bodyErrors,
+  CALLER_ERRORS,
+  createApp,
+  ErrorSchema,
+  json,
+  jsonRequest,
+  optionalJsonRequest,
+} from "../kernel/openapi";
+import { requireKnownTenant } from "./known-tenant";
 import {
   AcksViewSchema,
   AckWriteSchema,
@@ -28,13 +39,47 @@ import {
   TenantParamSchema,
   TenantQuerySchema,
 } from "./schema";
-import { requireKnownTenant } from "./known-tenant";
 import { readLearningView } from "./view";
 
 const BAD_QUERY = {
   400: json(ErrorSchema, "tenant is missing or not a tenant name, or another parameter was sent; the error names it"),
 };
 const BAD_BODY = bodyErrors("The body is not JSON, or tool_name or state is wrong; the error names it");
+
+/**
+ * GET …/history and POST …/rollback for a tenant's audited learning key
+ * (imported priors, acknowledgements, breaker overrides): each is applied by
+ * the next refresh, as the breaker overrides are.
+ *
+ * @example
+ * tenantAudit({ path: "/v1/admin/learning/acks/{tenant}", subject: learningAcksKey, rollback: rollbackAcks, restored: AcksViewSchema, what: "acknowledgements of flagged reporting", restoredWhat: "acknowledgements" })
+ */
+function tenantAudit<Restored>(spec: {
+  path: string;
+  subject: (tenant: string) => string;
+  rollback: (kv: KVNamespace, tenant: string, version: number, by: string) => Promise<Restored>;
+  restored: Parameters<typeof auditRoutes<{ tenant: string }, Restored>>[0]["restored"];
+  what: string;
+  restoredWhat: string;
+  bodyErrors?: ReturnType<typeof bodyErrors>;
+}) {
+  return auditRoutes<{ tenant: string }, Restored>({
+    path: spec.path,
+    params: TenantParamSchema,
+    subject: (params) => spec.subject(params.tenant),
+    rollback: (kv, params, version, by) => spec.rollback(kv, params.tenant, version, by),
+    restored: spec.restored,
+    docs: {
+      history: `List a tenant's earlier ${spec.what}`,
+      historyOk: "Newest first",
+      rollback: `Restore a tenant's ${spec.restoredWhat} as they stood at a version (applied at the next refresh)`,
+      rollbackOk: "Restored",
+      notFound: "No such version",
+      bodyErrors: spec.bodyErrors ?? bodyErrors("The body is not JSON or version is wrong; the error names it"),
+      paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
+    },
+  });
+}
 
 export const learningRoute = createRoute({
   method: "get",
@@ -183,62 +228,36 @@ export const learning = createApp()
   })
   .route(
     "/",
-    auditRoutes({
+    tenantAudit({
       path: "/v1/admin/learning/import/{tenant}",
-      params: TenantParamSchema,
-      subject: (params: { tenant: string }) => replayPriorsKey(params.tenant),
-      // Applied by the next refresh, as the breaker overrides are.
-      rollback: (kv, params, version, by) => rollbackReplayPriors(kv, params.tenant, version, by),
+      subject: replayPriorsKey,
+      rollback: rollbackReplayPriors,
       restored: ReplayPriorsViewSchema,
-      docs: {
-        history: "List a tenant's earlier imported replay priors",
-        historyOk: "Newest first",
-        rollback: "Restore a tenant's imported replay priors as they stood at a version (applied at the next refresh)",
-        rollbackOk: "Restored",
-        notFound: "No such version",
-        bodyErrors: bodyErrors("The body is not JSON or version is wrong; the error names it"),
-        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
-      },
+      what: "imported replay priors",
+      restoredWhat: "imported replay priors",
     }),
   )
   .route(
     "/",
-    auditRoutes({
+    tenantAudit({
       path: "/v1/admin/learning/acks/{tenant}",
-      params: TenantParamSchema,
-      subject: (params: { tenant: string }) => learningAcksKey(params.tenant),
-      // Applied by the next refresh, as the breaker overrides are.
-      rollback: (kv, params, version, by) => rollbackAcks(kv, params.tenant, version, by),
+      subject: learningAcksKey,
+      rollback: rollbackAcks,
       restored: AcksViewSchema,
-      docs: {
-        history: "List a tenant's earlier acknowledgements of flagged reporting",
-        historyOk: "Newest first",
-        rollback: "Restore a tenant's acknowledgements as they stood at a version (applied at the next refresh)",
-        rollbackOk: "Restored",
-        notFound: "No such version",
-        bodyErrors: bodyErrors("The body is not JSON or version is wrong; the error names it"),
-        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
-      },
+      what: "acknowledgements of flagged reporting",
+      restoredWhat: "acknowledgements",
     }),
   )
   .route(
     "/",
-    auditRoutes({
+    tenantAudit({
       path: "/v1/admin/learning/breakers/{tenant}",
-      params: TenantParamSchema,
-      subject: (params: { tenant: string }) => breakersKey(params.tenant),
-      // Applied by the next refresh (within learning_refresh_seconds, or POST /v1/admin/learning/refresh).
-      rollback: (kv, params, version, by) => rollbackOverrides(kv, params.tenant, version, by),
+      subject: breakersKey,
+      rollback: rollbackOverrides,
       restored: BreakerOverridesSchema,
-      docs: {
-        history: "List a tenant's earlier breaker overrides",
-        historyOk: "Newest first",
-        rollback: "Restore a tenant's breaker overrides as they stood at a version (applied at the next refresh)",
-        rollbackOk: "Restored",
-        notFound: "No such version",
-        bodyErrors: BAD_BODY,
-        paramErrors: { 400: json(ErrorSchema, "tenant is not a tenant name") },
-      },
+      what: "breaker overrides",
+      restoredWhat: "breaker overrides",
+      bodyErrors: BAD_BODY,
     }),
   );
 

@@ -1,10 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { SIZE_BANDS } from "../../gate";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { BreakerStateSchema, ToolTrustSchema } from "../../storage/schemas";
+import { BreakerStateSchema, HistoryEntrySchema, ToolTrustSchema } from "../../storage/schemas";
 import { BREAKER_MODES } from "../../storage/write";
 import { requiredOr } from "../kernel/openapi";
-import { HistoryEntrySchema } from "../../storage/schemas";
-import { SIZE_BANDS } from "../../gate";
 
 /** A tenant name, as gate keys name tenants. */
 export const TenantSchema = z

@@ -1,9 +1,7 @@
-import { breakerLogSubject } from "../../learning/refresh";
-import { learningView } from "../../learning/refresh";
-import { DEFAULT_GATE_CONFIG, parseGateConfig, type GateConfig } from "../../storage/schemas";
-import { parseHistory } from "../../storage/schemas";
+import { breakerLogSubject, learningView } from "../../learning/refresh";
 import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/rules";
-import { parseLearned } from "../../storage/schemas";
+import { type GateConfig, parseGateConfig, parseHistory, parseLearned } from "../../storage/schemas";
+import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
 
 /** How many breaker changes the view lists. */
 export const BREAKER_LOG_SHOWN = 20;

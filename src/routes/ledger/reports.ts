@@ -1,10 +1,8 @@
 import { createRoute, type z } from "@hono/zod-openapi";
-import { enforceRateLimit } from "../../auth";
-import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
+import { enforceRateLimit, GATE_SECURITY, OPEN_TENANT } from "../../auth";
+import type { CachePriceRates } from "../../gate";
 import { fieldIssues } from "../../gate";
-import { waitUntilOf } from "../../http";
-import { ApiError, summarize, type ErrorIssue } from "../../http";
-import { bodyErrors, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
+import { ApiError, type ErrorIssue, summarize, waitUntilOf } from "../../http";
 import {
   checkDecisionId,
   type Indexed,
@@ -16,11 +14,8 @@ import {
   requestsCost,
   sessionCost,
 } from "../../ledger";
-import type { CachePriceRates } from "../../gate";
 import { readGateConfig, readPricing } from "../../storage";
-import { createApp } from "../kernel/openapi";
-import { CALLER_ERRORS } from "../kernel/openapi";
-import { sumUsage, USAGE_COMPONENTS } from "./usage";
+import { bodyErrors, CALLER_ERRORS, createApp, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import {
   type ItemResultSchema,
   MAX_REPORT_ITEMS,
@@ -29,6 +24,7 @@ import {
   reportRequestSchema,
   SessionItemSchema,
 } from "./schema";
+import { sumUsage, USAGE_COMPONENTS } from "./usage";
 
 const commonErrors = {
   ...bodyErrors(`The body is not JSON, is not {"items": [...]}, or holds more than ${MAX_REPORT_ITEMS} items`),

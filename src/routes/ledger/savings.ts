@@ -1,8 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY, OPEN_TENANT } from "../../auth";
-import { waitUntilOf } from "../../http";
-import { ApiError } from "../../http";
-import { ErrorSchema, json } from "../kernel/openapi";
+import { ApiError, waitUntilOf } from "../../http";
 import {
   BUCKET_MS,
   bucketFor,
@@ -12,10 +10,9 @@ import {
   savingsFigures,
   writtenShards,
 } from "../../ledger";
-import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
 import { readGateConfig } from "../../storage";
-import { createApp } from "../kernel/openapi";
-import { CALLER_ERRORS } from "../kernel/openapi";
+import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
+import { CALLER_ERRORS, createApp, ErrorSchema, json } from "../kernel/openapi";
 import { AdminSavingsQuerySchema, SavingsQuerySchema, SavingsReportSchema } from "./schema";
 
 const DAY_MS = 86_400_000;

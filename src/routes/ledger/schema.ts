@@ -1,11 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { DECISION_ID_PATTERN } from "../../ledger";
-import { MAX_HORIZON, MAX_TOKENS } from "../../storage/schemas";
 import { ModelNameSchema } from "../../storage/schemas";
-import { requiredOr } from "../kernel/openapi";
+import { MAX_HORIZON, MAX_TOKENS } from "../../storage/rules";
 import { SessionIdSchema, ToolNameSchema } from "../gate/schemas";
+import { requiredOr } from "../kernel/openapi";
+import { MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH, MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS } from "../plan";
 import { ProviderUsageSchema } from "./usage";
-import { MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS, MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH } from "../plan";
 
 /** Most items one POST /v1/outcomes or POST /v1/sessions takes. */
 export const MAX_REPORT_ITEMS = 100;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_TOKENS } from "../../storage/schemas";
+import { MAX_TOKENS } from "../../storage/rules";
 import { requiredOr } from "../kernel/openapi";
 
 /**

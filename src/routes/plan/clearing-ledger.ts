@@ -1,7 +1,6 @@
-import { holdOutClearing, type ClearingOutcome } from "../../gate";
+import { type ClearingOutcome, holdOutClearing } from "../../gate";
 import { assign, type LedgerDecision } from "../../ledger";
-import type { GateConfig } from "../../storage/schemas";
-import type { PricingRow } from "../../storage/schemas";
+import type { GateConfig, PricingRow } from "../../storage/schemas";
 import type { ContextManagementRequest } from "./context-schema";
 import { planRecord } from "./ledger";
 import type { ResolvedPlanInputs } from "./schema";

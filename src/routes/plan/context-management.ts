@@ -1,19 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
-import { GATE_SECURITY } from "../../auth";
-import { decideClearing, DEFAULT_PLACEHOLDER_TOKENS } from "../../gate";
-import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
-import { CALLER_ERRORS } from "../kernel/openapi";
 import { recordClearing } from "../../analytics";
-import { handDecisions, signDecisionId } from "../../ledger";
-import { pricedAsOf } from "../kernel";
-import { isRecorded } from "../kernel/openapi";
+import { GATE_SECURITY } from "../../auth";
+import { DEFAULT_PLACEHOLDER_TOKENS, decideClearing } from "../../gate";
 import type { DecideContext } from "../kernel";
+import { isRecorded, pricedAsOf, signAndRecord } from "../kernel";
+import { bodyErrors, CALLER_ERRORS, json, jsonRequest } from "../kernel/openapi";
 import { assignClearing } from "./clearing-ledger";
 import {
-  ContextManagementRequestSchema,
-  ContextManagementSchema,
   type ContextManagementBody,
   type ContextManagementRequest,
+  ContextManagementRequestSchema,
+  ContextManagementSchema,
 } from "./context-schema";
 import { resolvePlanRequest } from "./resolve";
 
@@ -49,7 +46,7 @@ export async function answerContextManagement(
   body: ContextManagementRequest,
   context: DecideContext,
 ): Promise<ContextManagementBody> {
-  const { env, waitUntil } = context;
+  const { env } = context;
   const { config, resolved, inputs, pricing, configRead } = await resolvePlanRequest(body, context, (i) =>
     i.segments.some((s) => s.id !== undefined),
   );
@@ -78,37 +75,23 @@ export async function answerContextManagement(
     row: read.lookup.status === "priced" ? read.lookup.row : null,
     at: context.now,
   });
-  const { outcome, record } = assigned;
-  // Signed as a plan's id is (./index.ts), before the data point and the ledger see it: an outcome sent as
-  // soon as the next response reports applied_edits may then wait in its shard for the queued decision.
-  const decisionId = await signDecisionId(env, context.tenant, assigned.decisionId, context.now).catch(
-    () => assigned.decisionId,
-  );
-  record.decision_id = decisionId;
-  recordClearing(env.DECISIONS, {
-    tenant: context.tenant,
-    model_name: body.model_name,
-    priced_as: pricedAs?.model ?? null,
-    price_effective_at: pricedAs?.price_effective_at ?? null,
-    stale_age_seconds: stale?.age_seconds ?? null,
-    outcome,
-    decision_id: decisionId,
-    tool_name: record.tool_name,
-    session_id: record.session_id,
-    inputs: {
-      ...resolved,
-      placeholder_tokens,
-      segments: body.segments.length,
-      tool_results: body.segments.filter((segment) => segment.id !== undefined).length,
-    },
-  });
-  // The ledger learns of it after the answer, never failing it, as of a plan.
-  waitUntil(
-    handDecisions(env, context.tenant, [record], {
-      retentionDays: config.ledger_retention_days,
-      rawDays: config.ledger_raw_days,
-      timeoutMs: config.ledger_timeout_ms,
-    }),
+  const { outcome } = assigned;
+  const decisionId = await signAndRecord(
+    context,
+    config,
+    assigned,
+    { model_name: body.model_name, pricedAs, stale },
+    (head) =>
+      recordClearing(env.DECISIONS, {
+        ...head,
+        outcome,
+        inputs: {
+          ...resolved,
+          placeholder_tokens,
+          segments: body.segments.length,
+          tool_results: body.segments.filter((segment) => segment.id !== undefined).length,
+        },
+      }),
   );
   return { ...outcome, ...answered, decision_id: decisionId };
 }

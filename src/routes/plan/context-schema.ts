@@ -1,18 +1,17 @@
 import { z } from "@hono/zod-openapi";
 import { CLEARING_REASON_CODES } from "../../gate";
-import { MAX_TOKENS } from "../../storage/schemas";
+import { MAX_TOKENS } from "../../storage/rules";
+import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema, ToolNameSchema } from "../gate/schemas";
 import { requiredOr, wholeNumber } from "../kernel/openapi";
-import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/schemas";
-import { ToolNameSchema } from "../gate/schemas";
 import {
-  MAX_PLAN_SEGMENTS,
-  MAX_PLAN_CANDIDATES,
-  PlanInputsSchema,
-  WORKED_EXAMPLE_P1,
   checkPlanSegments,
   checkSegment,
+  MAX_PLAN_CANDIDATES,
+  MAX_PLAN_SEGMENTS,
+  PlanInputsSchema,
   planRequestShape,
   segmentShape,
+  WORKED_EXAMPLE_P1,
 } from "./schema";
 
 /**

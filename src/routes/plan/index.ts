@@ -2,18 +2,13 @@ import { createRoute } from "@hono/zod-openapi";
 import { recordPlan } from "../../analytics";
 import { GATE_SECURITY } from "../../auth";
 import { decidePlan, hasEligible } from "../../gate";
-import { bodyErrors, json, jsonRequest } from "../kernel/openapi";
-import { createApp } from "../kernel/openapi";
-import { CALLER_ERRORS } from "../kernel/openapi";
-import { decideContext } from "../kernel";
-import { pricedAsOf } from "../kernel";
-import { isRecorded } from "../kernel/openapi";
 import type { DecideContext } from "../kernel";
-import { handDecisions, signDecisionId } from "../../ledger";
+import { decideContext, isRecorded, pricedAsOf, signAndRecord } from "../kernel";
+import { bodyErrors, CALLER_ERRORS, createApp, json, jsonRequest } from "../kernel/openapi";
+import { answerContextManagement, contextManagementRoute } from "./context-management";
 import { assignPlan } from "./ledger";
 import { resolvePlanRequest } from "./resolve";
-import { answerContextManagement, contextManagementRoute } from "./context-management";
-import { PlanRequestSchema, PlanSchema, type PlanBody, type PlanRequest } from "./schema";
+import { type PlanBody, type PlanRequest, PlanRequestSchema, PlanSchema } from "./schema";
 
 /** POST /v1/plan, for the app and its OpenAPI document. */
 export const planRoute = createRoute({
@@ -42,7 +37,7 @@ export const planRoute = createRoute({
  * // { stub: ["c1", "c2", "c3"], net_saving_usd: 0.2773, reason_code: "plan_positive", ... }
  */
 export async function answerPlan(body: PlanRequest, context: DecideContext): Promise<PlanBody> {
-  const { env, waitUntil } = context;
+  const { env } = context;
   const { config, configRead, resolved, inputs, pricing } = await resolvePlanRequest(body, context, hasEligible);
   const { read } = pricing;
   const planned = decidePlan(inputs, read.lookup);
@@ -62,31 +57,13 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
     row: read.lookup.status === "priced" ? read.lookup.row : null,
     at: context.now,
   });
-  const { outcome, record } = assigned;
-  // Signed as a gate decision's id is (ledger/model/id-signing.ts), before the data point and the ledger see it.
-  const decisionId = await signDecisionId(env, context.tenant, assigned.decisionId, context.now).catch(
-    () => assigned.decisionId,
-  );
-  record.decision_id = decisionId;
-  recordPlan(env.DECISIONS, {
-    tenant: context.tenant,
-    model_name: body.model_name,
-    priced_as: pricedAs?.model ?? null,
-    price_effective_at: pricedAs?.price_effective_at ?? null,
-    stale_age_seconds: stale?.age_seconds ?? null,
-    outcome,
-    decision_id: decisionId,
-    tool_name: record.tool_name,
-    session_id: record.session_id,
-    inputs: { ...resolved, segments: body.segments.length },
-  });
-  // As for a gate decision: the ledger learns of the plan after the answer, never failing it.
-  waitUntil(
-    handDecisions(env, context.tenant, [record], {
-      retentionDays: config.ledger_retention_days,
-      rawDays: config.ledger_raw_days,
-      timeoutMs: config.ledger_timeout_ms,
-    }),
+  const { outcome } = assigned;
+  const decisionId = await signAndRecord(
+    context,
+    config,
+    assigned,
+    { model_name: body.model_name, pricedAs, stale },
+    (head) => recordPlan(env.DECISIONS, { ...head, outcome, inputs: { ...resolved, segments: body.segments.length } }),
   );
   return { ...outcome, ...answered, decision_id: decisionId };
 }
@@ -104,5 +81,5 @@ export const plan = createApp()
     c.json(await answerContextManagement(c.req.valid("json"), decideContext(c)), 200),
   );
 
-export { MAX_PLAN_CANDIDATES, MAX_SEGMENT_ID_LENGTH, WORKED_EXAMPLE_P1 } from "./schema";
 export type { PlanBody, PlanRequestSchema } from "./schema";
+export { MAX_PLAN_CANDIDATES, MAX_SEGMENT_ID_LENGTH, WORKED_EXAMPLE_P1 } from "./schema";

@@ -1,7 +1,6 @@
-import { holdOutPlan, type HeldPlan, type PlanOutcome } from "../../gate";
+import { type HeldPlan, holdOutPlan, type PlanOutcome } from "../../gate";
 import { assign, type LedgerDecision, type LedgerPlan } from "../../ledger";
-import type { GateConfig } from "../../storage/schemas";
-import type { PricingRow } from "../../storage/schemas";
+import type { GateConfig, PricingRow } from "../../storage/schemas";
 import { pricesOf } from "../gate/direct";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 

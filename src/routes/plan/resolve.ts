@@ -1,9 +1,8 @@
 import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, type PlanInputs } from "../../gate";
 import { invalidRequest } from "../../http";
-import { DEFAULT_GATE_CONFIG } from "../../storage/schemas";
 import { readGateConfig, readPricing } from "../../storage";
-import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../kernel";
-import { type DecideContext } from "../kernel";
+import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
+import { type DecideContext, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../kernel";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**

@@ -1,11 +1,15 @@
 import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS, PLAN_REASON_CODES, RECALL_PLACEMENTS } from "../../gate";
-import { MAX_HORIZON, MAX_TOKENS } from "../../storage/schemas";
 import { ModelNameSchema } from "../../storage/schemas";
-import { DryRunSchema } from "../kernel/openapi";
-import { probability, requiredOr, wholeNumber } from "../kernel/openapi";
-import { AnswerLifecycleSchema, PricedAsSchema, StalePricingSchema } from "../gate/schemas";
-import { SessionIdSchema, ToolNameSchema } from "../gate/schemas";
+import { MAX_HORIZON, MAX_TOKENS } from "../../storage/rules";
+import {
+  AnswerLifecycleSchema,
+  PricedAsSchema,
+  SessionIdSchema,
+  StalePricingSchema,
+  ToolNameSchema,
+} from "../gate/schemas";
+import { DryRunSchema, probability, requiredOr, wholeNumber } from "../kernel/openapi";
 
 // The plan's limits are the core's (src/gate/plan.ts), so replay's plan sends what a request may.
 export { MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS };

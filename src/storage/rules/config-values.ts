@@ -6,6 +6,8 @@
  *
  * @module
  */
+
+import type { PricingMode } from "../../gate";
 import {
   DEFAULT_CACHE_HIT_RATE,
   DEFAULT_EXPECTED_CONVERSATION_DEPTH,
@@ -14,7 +16,6 @@ import {
   DEFAULT_RECALL_OUTPUT_TOKENS,
   DEFAULT_STUB_TOKENS,
 } from "../../gate";
-import type { PricingMode } from "../../gate";
 
 /** Largest horizon the API accepts: far beyond any conversation, and it keeps every term finite. */
 export const MAX_HORIZON = 1_000_000;

@@ -2,6 +2,7 @@
  * The front door of src/storage/rules/: what the rest of the code may import from it.
  */
 export {
+  configIssues,
   DEFAULT_GATE_CONFIG,
   DEFAULT_LEDGER_RETENTION_DAYS,
   DEFAULT_LEDGER_SHARDS,
@@ -11,34 +12,33 @@ export {
   MAX_HORIZON,
   MAX_LEDGER_SHARDS,
   MAX_TOKENS,
-  configIssues,
 } from "./config-values";
 export {
   ALIAS_PREFIX,
-  GATE_CONFIG_KEY,
-  LEDGER_SHARD_PREFIX,
-  PENDING_PREFIX,
-  PRICING_PREFIX,
   aliasKey,
   breakersKey,
+  GATE_CONFIG_KEY,
   historyKey,
+  LEDGER_SHARD_PREFIX,
   learningAcksKey,
   learningKey,
   ledgerShardKey,
+  PENDING_PREFIX,
+  PRICING_PREFIX,
   pendingKey,
   pricingKey,
   replayPriorsKey,
 } from "./keys";
 export { sumsInconsistency } from "./learning-sums";
-export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES, dict, own } from "./names";
+export { dict, MODEL_NAME_PATTERN, own, RESERVED_MODEL_NAMES } from "./names";
 export {
+  aliasIssues,
+  changeIssues,
   MAX_PRICE_USD_PER_MILLION,
   MAX_ROW_BYTES,
   MAX_SCHEDULED_CHANGES,
   PRICE_FIELDS,
+  rowIssues,
   SOURCE_URL_MAX,
   SOURCE_URL_PROTOCOLS,
-  aliasIssues,
-  changeIssues,
-  rowIssues,
 } from "./row-values";

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { MAX_HORIZON } from "./config-values";
+
 import type { LevelSums } from "../../gate";
+import { MAX_HORIZON } from "./config-values";
 
 /**
  * Why a level's sums could not have come from outcomes a request may send,

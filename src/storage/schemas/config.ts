@@ -1,22 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { PRICING_MODES } from "../../gate";
-import { describeIssues } from "../../gate";
+import { describeIssues, PRICING_MODES } from "../../gate";
 import {
   configIssues,
   DEFAULT_GATE_CONFIG,
-  HTTP_PROTOCOLS,
-  MAX_EXPLORE_FRACTION,
-  MAX_HOLDOUT_FRACTION,
-  MAX_HORIZON,
-  MAX_LEDGER_SHARDS,
-  MAX_TOKENS,
-} from "../rules";
-import { GATE_CONFIG_KEY } from "../rules";
-
-export {
-  DEFAULT_GATE_CONFIG,
-  DEFAULT_LEDGER_RETENTION_DAYS,
-  DEFAULT_LEDGER_SHARDS,
+  GATE_CONFIG_KEY,
   HTTP_PROTOCOLS,
   MAX_EXPLORE_FRACTION,
   MAX_HOLDOUT_FRACTION,

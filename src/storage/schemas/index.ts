@@ -1,28 +1,22 @@
 /**
  * The front door of src/storage/schemas/: what the rest of the code may import from it.
  */
-export { DEFAULT_GATE_CONFIG, GateConfigSchema, MAX_HORIZON, MAX_TOKENS, parseGateConfig } from "./config";
+
 export type { GateConfig, GateConfigInput } from "./config";
-export { HistoryEntrySchema, currentVersion, parseHistory, valueAt, withEntry } from "./history";
+export { GateConfigSchema, parseGateConfig } from "./config";
 export type { HistoryDoc, HistoryEntry } from "./history";
+export { currentVersion, HistoryEntrySchema, parseHistory, valueAt, withEntry } from "./history";
+export type { BreakerState, LearnedValue, ReplayTools, ToolTrust, TrustFlag } from "./learning-schema";
 export {
   BreakerStateSchema,
   LevelSumsShape,
-  TRUST_FLAGS,
-  ToolTrustSchema,
   parseLearned,
   replayToolSchema,
+  ToolTrustSchema,
+  TRUST_FLAGS,
 } from "./learning-schema";
-export type { BreakerState, LearnedValue, ReplayTools, ToolTrust, TrustFlag } from "./learning-schema";
 export { nameRecord } from "./name-record";
-export { parseRow } from "./parse-row";
 export type { RowOutcome } from "./parse-row";
-export {
-  MAX_PRICE_USD_PER_MILLION,
-  MODEL_NAME_PATTERN,
-  ModelNameSchema,
-  PRICE_FIELDS,
-  PricingRowSchema,
-  storedValue,
-} from "./schema";
+export { parseRow } from "./parse-row";
 export type { PricingRow } from "./schema";
+export { ModelNameSchema, PricingRowSchema, storedValue } from "./schema";

@@ -8,10 +8,8 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { describeIssues } from "../../gate";
-import { SIZE_BANDS } from "../../gate";
-import { learningKey } from "../rules";
-import { sumsInconsistency } from "../rules";
+import { describeIssues, SIZE_BANDS } from "../../gate";
+import { learningKey, sumsInconsistency } from "../rules";
 import { nameRecord } from "./name-record";
 
 const count = z.number().nonnegative();

@@ -7,9 +7,8 @@
  * @module
  */
 import { describeIssues } from "../../gate";
-import { pricingKey } from "../rules";
-import { MAX_ROW_BYTES } from "../rules";
-import { PricingRowSchema, type PricingRow } from "./schema";
+import { MAX_ROW_BYTES, pricingKey } from "../rules";
+import { type PricingRow, PricingRowSchema } from "./schema";
 
 /** A stored row read: the row, no row, or why it is refused. */
 export type RowOutcome =

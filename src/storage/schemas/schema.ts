@@ -1,20 +1,17 @@
 import { z } from "@hono/zod-openapi";
-import { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "../rules";
-import { own } from "../rules";
 import { CACHE_TTLS } from "../../gate";
-
 import {
   aliasIssues,
   changeIssues,
   MAX_PRICE_USD_PER_MILLION,
   MAX_SCHEDULED_CHANGES,
+  MODEL_NAME_PATTERN,
+  own,
+  RESERVED_MODEL_NAMES,
   rowIssues,
-  SOURCE_URL_PROTOCOLS,
   SOURCE_URL_MAX,
+  SOURCE_URL_PROTOCOLS,
 } from "../rules";
-
-export { MODEL_NAME_PATTERN, RESERVED_MODEL_NAMES } from "../rules";
-export { MAX_PRICE_USD_PER_MILLION, MAX_ROW_BYTES, MAX_SCHEDULED_CHANGES, PRICE_FIELDS } from "../rules";
 
 /** A model name; its pattern and reserved names are ./names.ts's. */
 export const ModelNameSchema = z

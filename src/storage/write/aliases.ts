@@ -3,9 +3,8 @@
  * the model it points to, and whether that model's row still claims it.
  */
 import { ApiError } from "../../http";
-import { aliasKey, ALIAS_PREFIX } from "../rules";
-import { listValues } from "..";
-import { rememberAlias } from "..";
+import { listValues, rememberAlias } from "..";
+import { ALIAS_PREFIX, aliasKey } from "../rules";
 import { auditedWrite } from "./audited";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";

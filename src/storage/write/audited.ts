@@ -5,9 +5,8 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { ApiError } from "../../http";
-import { currentVersion, valueAt, type HistoryDoc, type HistoryEntry } from "../schemas";
+import { currentVersion, type HistoryDoc, type HistoryEntry, storedValue, valueAt } from "../schemas";
 import { canonicalJson } from "./canonical";
-import { storedValue } from "../schemas";
 import { appendHistory, readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
 

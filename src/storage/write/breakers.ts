@@ -5,10 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { breakersKey } from "../rules";
-import { nameRecord } from "../schemas";
-import { dict } from "../rules";
-import { storedValue } from "../schemas";
+import { breakersKey, dict } from "../rules";
+import { nameRecord, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

@@ -2,17 +2,18 @@
  * Gate config writes for the admin API: `config:gate`, validated, audited in
  * `history:config:gate`, and served at once by the isolate that wrote it.
  */
+
+import { rememberGateConfig } from "..";
+import { GATE_CONFIG_KEY } from "../rules";
 import {
-  DEFAULT_GATE_CONFIG,
-  GateConfigSchema,
-  parseGateConfig,
+  currentVersion,
   type GateConfig,
   type GateConfigInput,
+  GateConfigSchema,
+  parseGateConfig,
+  storedValue,
 } from "../schemas";
-import { currentVersion } from "../schemas";
-import { GATE_CONFIG_KEY } from "../rules";
-import { rememberGateConfig } from "..";
-import { storedValue } from "../schemas";
+import { DEFAULT_GATE_CONFIG } from "../rules";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

@@ -1,6 +1,6 @@
 import { ApiError } from "../../http";
-import { currentVersion, parseHistory, withEntry, type HistoryDoc, type HistoryEntry } from "../schemas";
 import { historyKey } from "../rules";
+import { currentVersion, type HistoryDoc, type HistoryEntry, parseHistory, withEntry } from "../schemas";
 import { withKvRetry } from "./kv-retry";
 
 /**

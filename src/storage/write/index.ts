@@ -9,5 +9,5 @@ export { historyVersion, readHistoryView } from "./history";
 export { withKvRetry } from "./kv-retry";
 export { putAck, readAcks, rollbackAcks } from "./learning-acks";
 export { deletePending } from "./pending";
-export { ReplayPriorsSchema, putReplayPriors, readReplayPriors, rollbackReplayPriors } from "./replay-priors";
+export { putReplayPriors, ReplayPriorsSchema, readReplayPriors, rollbackReplayPriors } from "./replay-priors";
 export { deletePricing, listPricing, patchPricing, putPricing, readStoredRow, rollbackPricing } from "./rows";

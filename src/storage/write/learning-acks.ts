@@ -9,10 +9,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { learningAcksKey } from "../rules";
-import { nameRecord } from "../schemas";
-import { dict } from "../rules";
-import { storedValue } from "../schemas";
+import { dict, learningAcksKey } from "../rules";
+import { nameRecord, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { readHistory } from "./history";
 

@@ -3,8 +3,8 @@
  * readable or not, audited like every other admin change.
  */
 import { ApiError } from "../../http";
-import { pendingKey } from "../rules";
 import { forgetListings } from "..";
+import { pendingKey } from "../rules";
 import { auditedWrite } from "./audited";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";

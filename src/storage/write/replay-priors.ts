@@ -9,11 +9,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TOOL_NAME_PATTERN } from "../../ledger";
-import { replayPriorsKey } from "../rules";
-import { LevelSumsShape, replayToolSchema } from "../schemas";
-import { sumsInconsistency } from "../rules";
-import { nameRecord } from "../schemas";
-import { storedValue } from "../schemas";
+import { replayPriorsKey, sumsInconsistency } from "../rules";
+import { LevelSumsShape, nameRecord, replayToolSchema, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

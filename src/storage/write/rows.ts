@@ -4,18 +4,16 @@
  * that made it. Every KV write retries KV's 429 (see kv-retry.ts).
  */
 import { fieldIssues } from "../../gate";
-import { ApiError, invalidRequest, type ErrorIssue } from "../../http";
+import { ApiError, type ErrorIssue, invalidRequest } from "../../http";
+import { listValues, rememberAlias, rememberRow } from "..";
 import { ALIAS_PREFIX, aliasKey, PRICING_PREFIX, pricingKey } from "../rules";
-import { listValues } from "..";
-import { parseRow } from "../schemas";
-import { rememberAlias, rememberRow } from "..";
-import { PricingRowSchema, storedValue, type PricingRow } from "../schemas";
+import { type PricingRow, PricingRowSchema, parseRow, storedValue } from "../schemas";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { droppedFieldWarnings } from "./dropped";
-import { mergePatch } from "./merge-patch";
 import { readHistory } from "./history";
 import { withKvRetry } from "./kv-retry";
+import { mergePatch } from "./merge-patch";
 import { cacheGapWarnings, cacheRatioWarnings, zeroPriceWarnings } from "./ratios";
 
 /** A row as stored: the parsed row, or what is wrong with the stored text. */

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { adminCall } from "../../support/admin-helpers";
 import { OPUS, postGate, putGateConfig, putRow, resetState } from "../../support/helpers";
-import { DEFAULT_GATE_CONFIG } from "../../../src/storage/schemas/config";
+import { DEFAULT_GATE_CONFIG } from "../../../src/storage/rules";
 
 beforeEach(async () => {
   await resetState();

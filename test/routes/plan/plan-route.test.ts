@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { WORKED_EXAMPLE_P1, WORKED_EXAMPLE_P1_ANSWER } from "../../../src/routes/plan/schema";
-import { MAX_TOKENS } from "../../../src/storage/schemas/config";
+import { MAX_TOKENS } from "../../../src/storage/rules";
 import { callWithEnv } from "../../support/admin-helpers";
 import { bearer, call, jsonInit, OPUS, postJson, putRow, resetState } from "../../support/helpers";
 import { PROD_KEY, TEST_GATE_API_KEYS } from "../../support/secrets";

@@ -13,11 +13,11 @@ import {
   CostSeries,
   parseTranscript,
   priceBook,
-  replayTrace,
   ReplayTotals,
+  replayTrace,
   reportBody,
-  sessionRow,
   type SeedRow,
+  sessionRow,
 } from "../../../replay";
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;

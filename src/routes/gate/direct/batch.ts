@@ -1,11 +1,11 @@
+import type { z } from "@hono/zod-openapi";
 import { enforceRateLimit } from "../../../auth";
 import { fieldIssues } from "../../../gate";
-import type { z } from "@hono/zod-openapi";
+import type { DecideContext } from "../../kernel";
 import type { GateBatchRequestSchema } from "../schemas";
+import { compiledGateRequest } from "./compiled";
 import { decideItems, type GateAnswer } from "./decide";
 import type { GateItem } from "./prepare";
-import type { DecideContext } from "../../kernel";
-import { compiledGateRequest } from "./compiled";
 import { gateRequestSchema } from "./zod";
 
 /**

@@ -13,9 +13,8 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { RESERVED_MODEL_NAMES } from "../../../storage/rules";
-import type { GateBatchRequestSchema } from "../schemas";
-import type { GateRequest } from "../schemas";
 import { gateRequestIssues } from "../../kernel";
+import type { GateBatchRequestSchema, GateRequest } from "../schemas";
 import { gateBatchRequest, gateRequest } from "./validators.generated.js";
 
 /** POST /v1/gate/batch's envelope, as its zod schema hands it over. */

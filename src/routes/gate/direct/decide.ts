@@ -1,21 +1,15 @@
-import { recordDecision, type DecisionRecord } from "../../../analytics";
-import { decideOutcome, type CacheAwareInputs, type PricingLookup } from "../../../gate";
+import { type DecisionRecord, recordDecision } from "../../../analytics";
+import { type CacheAwareInputs, decideOutcome, type PricingLookup } from "../../../gate";
 import { ApiError } from "../../../http";
-import type { GateConfig } from "../../../storage/schemas";
-import type { PricingRead } from "../../../storage";
-import type { PricingRow } from "../../../storage/schemas";
-import { handDecisions, signDecisionId, signsIds, type LedgerDecision } from "../../../ledger";
-import { isRecorded } from "../../kernel";
-import type { LearnedValue } from "../../../storage";
+import { handDecisions, type LedgerDecision, signDecisionId, signsIds } from "../../../ledger";
+import type { LearnedValue, PricingRead } from "../../../storage";
 import { own } from "../../../storage/rules";
-import { pricedAsOf } from "../../kernel";
+import type { GateConfig, PricingRow } from "../../../storage/schemas";
+import { type DecideContext, isRecorded, pricedAsOf } from "../../kernel";
+import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "../schemas";
 import { assignDecision } from "./ledger";
-import { prepareItems, type GateItem, type ReadyItem } from "./prepare";
-import { type DecideContext } from "../../kernel";
+import { type GateItem, prepareItems, type ReadyItem } from "./prepare";
 import { withSuggestions } from "./suggestions";
-import type { GateBatchItemError } from "../schemas";
-import type { GateRequest } from "../schemas";
-import type { GateDecisionBody, ResolvedInputs } from "../schemas";
 
 /** What one item gets back: its decision, or its error. */
 export type GateAnswer = GateDecisionBody | GateBatchItemError;

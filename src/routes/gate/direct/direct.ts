@@ -1,17 +1,25 @@
-import { gateTenant } from "../../../auth";
-import { enforceRateLimit } from "../../../auth";
-import { fieldIssues } from "../../../gate";
 import type { z } from "@hono/zod-openapi";
-import { requestPath, waitUntilFor } from "../../../http";
-import { ApiError, errorResponse, invalidJson, invalidRequest, jsonTextResponse } from "../../../http";
-import { withBodyDeadline } from "../../../http";
-import { checkJsonHeaders, MAX_BODY_BYTES, tooLarge } from "../../../http";
+import { enforceRateLimit, gateTenant } from "../../../auth";
+import { fieldIssues } from "../../../gate";
+import {
+  ApiError,
+  checkJsonHeaders,
+  errorResponse,
+  invalidJson,
+  invalidRequest,
+  jsonTextResponse,
+  MAX_BODY_BYTES,
+  requestPath,
+  tooLarge,
+  waitUntilFor,
+  withBodyDeadline,
+} from "../../../http";
+import type { DecideContext } from "../../kernel";
+import { gateContext } from "../../kernel";
 import { answerJson } from "./answer-json";
 import { answerBatch } from "./batch";
-import { gateContext } from "../../kernel";
-import type { DecideContext } from "../../kernel";
-import { decideRequest } from "./decide";
 import { compiledBatchEnvelope, compiledGateRequest } from "./compiled";
+import { decideRequest } from "./decide";
 import { gateRequestSchema } from "./zod";
 
 /**

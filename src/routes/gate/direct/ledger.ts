@@ -1,10 +1,8 @@
-import { breakerOpen, holdOut, type GateOutcome, type HeldOutcome, type PricingMode } from "../../../gate";
+import { breakerOpen, type GateOutcome, type HeldOutcome, holdOut, type PricingMode } from "../../../gate";
 import { assign, isProbe, type LedgerDecision } from "../../../ledger";
-import type { GateConfig } from "../../../storage/schemas";
 import { PRICE_FIELDS } from "../../../storage/rules";
-import type { PricingRow } from "../../../storage/schemas";
-import type { GateRequest } from "../schemas";
-import type { ResolvedInputs } from "../schemas";
+import type { GateConfig, PricingRow } from "../../../storage/schemas";
+import type { GateRequest, ResolvedInputs } from "../schemas";
 
 /** What one decided item needs to get its id, its arm and its ledger record. */
 export interface LedgerInput {

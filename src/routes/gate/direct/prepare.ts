@@ -1,34 +1,36 @@
 import {
   CACHE_TTLS,
-  cacheTtlRefusal,
   CHARS_PER_TOKEN,
+  cacheTtlRefusal,
   defaultCacheTtl,
   isBelowThreshold,
-  preFilterTokens,
-  OFFLOAD_AT,
-  rangeMidpoint,
-  RECALL_PLACEMENTS,
-  resolveLifecycle,
   type LifecycleNote,
+  OFFLOAD_AT,
   type PricingLookup,
   type PricingMode,
+  preFilterTokens,
   type Range,
+  RECALL_PLACEMENTS,
+  rangeMidpoint,
+  resolveLifecycle,
 } from "../../../gate";
-import { summarize, type ErrorIssue } from "../../../http";
-import { isExplore } from "../../../ledger";
+import { type ErrorIssue, summarize } from "../../../http";
 import { exploreDraws } from "../../../learning";
-import type { GateConfig } from "../../../storage/schemas";
+import { isExplore } from "../../../ledger";
+import {
+  type LearnedValue,
+  type PricingRead,
+  pricesInForce,
+  readGateConfig,
+  readLearned,
+  readPricing,
+} from "../../../storage";
 import { DEFAULT_GATE_CONFIG } from "../../../storage/rules";
-import { readLearned, type LearnedValue } from "../../../storage";
-import { pricesInForce, readGateConfig, readPricing, type PricingRead } from "../../../storage";
-import type { PricingRow } from "../../../storage/schemas";
+import type { GateConfig, PricingRow } from "../../../storage/schemas";
 import type { DecideContext } from "../../kernel";
-import { NOT_LOOKED_UP, withLifecycle, type ResolvedPricing } from "../../kernel";
-import { CACHE_AWARE_ECONOMICS_FIELDS } from "../../kernel";
-import { applyLearned, type AnswerPriors } from "./priors";
-import type { GateBatchItemError } from "../schemas";
-import type { GateRequest } from "../schemas";
-import type { ResolvedInputs } from "../schemas";
+import { CACHE_AWARE_ECONOMICS_FIELDS, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../../kernel";
+import type { GateBatchItemError, GateRequest, ResolvedInputs } from "../schemas";
+import { type AnswerPriors, applyLearned } from "./priors";
 
 /**
  * The first half of every gate route: validate → load pricing. Each item's

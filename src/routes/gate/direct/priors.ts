@@ -1,13 +1,19 @@
 import type { PricingMode } from "../../../gate";
 import { bandOf } from "../../../gate";
-import { learnedFor } from "../../../learning";
-import { LEARNED_FIELDS, type LearnedField, type PooledPriors } from "../../../learning";
-import { horizonRange, unitRange } from "../../../learning";
-import { type ExploreDraws, sampleHorizon, sampleUnit } from "../../../learning";
-import type { GateConfig } from "../../../storage/schemas";
+import {
+  type ExploreDraws,
+  horizonRange,
+  LEARNED_FIELDS,
+  type LearnedField,
+  learnedFor,
+  type PooledPriors,
+  sampleHorizon,
+  sampleUnit,
+  unitRange,
+} from "../../../learning";
 import type { LearnedValue } from "../../../storage";
-import type { GateRequest } from "../schemas";
-import type { ResolvedInputs } from "../schemas";
+import type { GateConfig } from "../../../storage/schemas";
+import type { GateRequest, ResolvedInputs } from "../schemas";
 
 /**
  * Where a prior the gate used came from: the request, the tenant's outcomes,

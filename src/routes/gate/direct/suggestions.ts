@@ -1,12 +1,10 @@
 import { closestNames } from "../../../gate";
+import { cachePolicy, readListing } from "../../../storage";
 import { PRICING_PREFIX } from "../../../storage/rules";
-import { readListing } from "../../../storage";
-import { cachePolicy } from "../../../storage";
 import type { GateConfig } from "../../../storage/schemas";
-import type { ReadyItem } from "./prepare";
 import type { DecideContext } from "../../kernel";
-import type { GateBatchItemError } from "../schemas";
-import type { GateDecisionBody } from "../schemas";
+import type { GateBatchItemError, GateDecisionBody } from "../schemas";
+import type { ReadyItem } from "./prepare";
 
 /**
  * Adds `suggestions` (the closest known model names) to each answer whose

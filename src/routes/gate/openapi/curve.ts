@@ -1,17 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { GATE_SECURITY } from "../../../auth";
 import { CURVE_EXTRA_POINTS, DEFAULT_CURVE_POINTS, gateCurves, MAX_CURVE_POINTS } from "../../../gate";
-import { bodyErrors, json, jsonRequest } from "../../kernel/openapi";
-import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/schemas";
-import { createApp } from "../../kernel/openapi";
-import { CALLER_ERRORS } from "../../kernel/openapi";
-import { decideContext } from "../../kernel";
-import { coreInputs, orThrow } from "../direct";
-import { pricedAsOf } from "../../kernel";
-import { prepareItems } from "../direct";
-import { GateCurveSchema } from "./curve-schema";
-import { requiredOr } from "../../kernel/openapi";
+import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/rules";
+import { decideContext, pricedAsOf } from "../../kernel";
+import { bodyErrors, CALLER_ERRORS, createApp, json, jsonRequest, requiredOr } from "../../kernel/openapi";
+import { coreInputs, orThrow, prepareItems } from "../direct";
 import { GateRequestSchema } from "../schemas";
+import { GateCurveSchema } from "./curve-schema";
 
 const count = (min: number, max: number) =>
   z

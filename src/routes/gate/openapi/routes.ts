@@ -1,16 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import { GATE_SECURITY } from "../../../auth";
-import { bodyErrors, json, jsonRequest } from "../../kernel/openapi";
-import { createApp } from "../../kernel/openapi";
-import { curve } from "./curve";
-import { CALLER_ERRORS } from "../../kernel/openapi";
 import { decideContext } from "../../kernel";
-import { answerBatch } from "../direct";
-import { decideRequest } from "../direct";
-import { GateBatchResponseSchema } from "../schemas";
-import { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "../schemas";
-import { GateDecisionSchema } from "../schemas";
-import { GateRequestSchema } from "../schemas";
+import { bodyErrors, CALLER_ERRORS, createApp, json, jsonRequest } from "../../kernel/openapi";
+import { answerBatch, decideRequest } from "../direct";
+import {
+  GateBatchRequestSchema,
+  GateBatchResponseSchema,
+  GateDecisionSchema,
+  GateRequestSchema,
+  MAX_BATCH_ITEMS,
+} from "../schemas";
+import { curve } from "./curve";
 
 /** POST /v1/gate, for the app and its OpenAPI document. */
 export const gateRoute = createRoute({

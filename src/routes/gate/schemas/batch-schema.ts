@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { DryRunSchema } from "../../kernel/openapi";
-import { requiredOr } from "../../kernel/openapi";
+import { DryRunSchema, requiredOr } from "../../kernel/openapi";
 
 // POST /v1/gate/batch's request; its answer is ../answer/batch-answer-schema.ts, for the document only.
 export type { GateBatchItemError } from "./batch-answer-schema";

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, OFFLOAD_AT, RECALL_PLACEMENTS } from "../../../gate";
-import { MAX_HORIZON } from "../../../storage/schemas";
+import { MAX_HORIZON } from "../../../storage/rules";
 import { requiredOr, tokenCount } from "../../kernel/openapi";
 
 /**

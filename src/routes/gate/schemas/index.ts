@@ -2,8 +2,9 @@
  * The front door of src/routes/gate/schemas/: what the rest of the code may import from it.
  */
 export { GateBatchResponseSchema } from "./batch-answer-schema";
-export { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "./batch-schema";
 export type { GateBatchItemError } from "./batch-schema";
+export { GateBatchRequestSchema, MAX_BATCH_ITEMS } from "./batch-schema";
+export type { GateDecisionBody, ResolvedInputs } from "./decision-schema";
 export {
   AnswerLifecycleSchema,
   GateDecisionSchema,
@@ -13,6 +14,5 @@ export {
   ResolvedInputsSchema,
   StalePricingSchema,
 } from "./decision-schema";
-export type { GateDecisionBody, ResolvedInputs } from "./decision-schema";
-export { GateRequestSchema, SessionIdSchema, ToolNameSchema } from "./schema";
 export type { GateRequest } from "./schema";
+export { GateRequestSchema, SessionIdSchema, ToolNameSchema } from "./schema";

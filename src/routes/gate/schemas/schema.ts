@@ -10,13 +10,12 @@ import {
   OFFLOAD_AT,
   PRICING_MODES,
 } from "../../../gate";
-import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/schemas";
-import { ModelNameSchema } from "../../../storage/schemas";
 import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../../ledger";
-import { DryRunSchema } from "../../kernel/openapi";
-import { ECONOMICS_FIELDS } from "./economics-fields";
-import { probability, requiredOr, tokenCount, wholeNumber } from "../../kernel/openapi";
+import { ModelNameSchema } from "../../../storage/schemas";
+import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/rules";
 import { gateRequestIssues } from "../../kernel";
+import { DryRunSchema, probability, requiredOr, tokenCount, wholeNumber } from "../../kernel/openapi";
+import { ECONOMICS_FIELDS } from "./economics-fields";
 
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z

@@ -5,7 +5,8 @@ import { requiredOr } from "./fields";
  * `dry_run` on POST /v1/gate, /v1/gate/batch, /v1/plan and /v1/context-management: the same answer,
  * recorded nowhere. The ops console asks this way, so viewing it never
  * writes into the ledger the savings report (and anything that learns from
- * decisions) reads.
+ * decisions) reads. The switch the recording paths read, free of zod, is
+ * ../recording.ts's isRecorded.
  */
 export const DryRunSchema = z
   .boolean({ error: requiredOr("must be true or false") })
@@ -15,6 +16,3 @@ export const DryRunSchema = z
       "true: answer as usual but record nothing (no Analytics Engine data point, no ledger record, no holdout draw); the answer has no decision_id and says dry_run: true. Default: false.",
     example: true,
   });
-
-// The switch the recording paths read is plain code, for the gate's startup path.
-export { isRecorded } from "..";

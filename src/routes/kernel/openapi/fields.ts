@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_TOKENS } from "../../../storage/schemas";
+import { MAX_TOKENS } from "../../../storage/rules";
 
 /**
  * Field builders the gate's request schemas share (schema.ts and

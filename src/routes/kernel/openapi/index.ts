@@ -3,7 +3,7 @@
  */
 export { createApp } from "./app";
 export { CALLER_ERRORS } from "./caller";
-export { DryRunSchema, isRecorded } from "./dry-run";
+export { DryRunSchema } from "./dry-run";
 export { probability, requiredOr, tokenCount, wholeNumber } from "./fields";
-export { ErrorSchema, FieldIssueSchema, bodyErrors, json, jsonRequest, optionalJsonRequest } from "./json";
 export type { ErrorResponse } from "./json";
+export { bodyErrors, ErrorSchema, FieldIssueSchema, json, jsonRequest, optionalJsonRequest } from "./json";

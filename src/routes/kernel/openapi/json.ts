@@ -1,7 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ERROR_CODES } from "../../../http";
-import { BODY_READ_TIMEOUT_MS } from "../../../http";
-import { MAX_BODY_BYTES } from "../../../http";
+import { BODY_READ_TIMEOUT_MS, ERROR_CODES, MAX_BODY_BYTES } from "../../../http";
 
 /** One problem with one field, as the error shape and warnings carry it. */
 export const FieldIssueSchema = z.object({ path: z.string(), message: z.string() });
