@@ -10,8 +10,8 @@
 //   npm run simulate -- --json out.json    # every figure under stable keys (`D4a.learning_share`, …)
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { bundle } from "../../bench/build.mjs";
-import { startWorker } from "../../bench/worker.mjs";
+import { bundle } from "../../build/bundle.mjs";
+import { startWorker } from "../../build/workerd.mjs";
 import { ADAPTIVE_DEMOS, ADAPTIVE_TENANTS } from "./adaptive-demos.ts";
 import { describeAdaptive, runAdaptive } from "./adaptive-judge.ts";
 import { demoFigures, describeDemo, runDemo } from "./demo.ts";
