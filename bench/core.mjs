@@ -5,21 +5,10 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { Bench } from "tinybench";
-import { bundle, ROOT } from "./build.mjs";
+import { bundle, ROOT } from "../build/bundle.mjs";
+import { seeded } from "../build/seeded.mjs";
 
 const INPUTS = 100_000;
-
-// A small seeded PRNG (mulberry32), so every run decides the same inputs.
-export function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * 100,000 inputs across every seed model: about a fifth below the pre-filter,
@@ -27,7 +16,8 @@ export function random(seed) {
  * and recall sizes, horizons 0–60 and recall probabilities across [0, 1].
  */
 export function makeInputs(count = INPUTS, seed = 42) {
-  const next = random(seed);
+  // Seeded, so every run decides the same inputs.
+  const next = seeded(seed);
   const models = JSON.parse(readFileSync(join(ROOT, "pricing.seed.json"), "utf8")).models;
   const names = Object.keys(models);
   const inputs = [];

@@ -1,8 +1,8 @@
 // HTTP benchmark: the built worker in workerd on 127.0.0.1, loaded by
 // autocannon in alternating turns (A B A B) so machine drift cancels out.
 import autocannon from "autocannon";
-import { bundle } from "./build.mjs";
-import { startWorker } from "./worker.mjs";
+import { bundle } from "../build/bundle.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 // BENCH_PORT_BASE moves every port, so two benchmarks on one machine do not collide.
 const PORT = Number(process.env.BENCH_PORT_BASE ?? 8820);

@@ -4,9 +4,9 @@
 // consumer's drain rate for a backlog of single-decision messages. Locally
 // (workerd through miniflare, 127.0.0.1, in-memory SQLite) the gate, the
 // queue broker, the consumer and the shard share one workerd process.
-import { bundle } from "./build.mjs";
+import { bundle } from "../build/bundle.mjs";
 import { loadGate } from "./gate-load.mjs";
-import { startWorker } from "./worker.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 const POLL_MS = 100;
 

@@ -13,7 +13,7 @@ import {
   type PricedSession,
 } from "../src/ledger";
 import { readRawSums } from "../src/ledger/shard/raw-reads";
-import { seeded } from "../scripts/simulate/world";
+import { seeded } from "../build/seeded.mjs";
 
 const HOUR = 3_600_000;
 const ROW = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 };

@@ -6,8 +6,8 @@
 // over raw rows for comparison, and SQLite's size before and after the raw
 // window's purge. Its own worker on 127.0.0.1:BENCH_LEDGER_ROLLUP_PORT (default BENCH_LEDGER_PORT + 2; the queued run takes + 1).
 import { loadavg } from "node:os";
-import { bundle } from "./build.mjs";
-import { startWorker } from "./worker.mjs";
+import { bundle } from "../build/bundle.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 const PORT = Number(process.env.BENCH_LEDGER_ROLLUP_PORT ?? Number(process.env.BENCH_LEDGER_PORT ?? 8872) + 2);
 const DECISIONS = Math.min(2_000_000, Number(process.env.BENCH_ROLLUP_DECISIONS ?? 1_000_000));

@@ -6,11 +6,11 @@
 // rollups' run (bench/ledger-rollup.mjs): the report over a million decisions.
 import autocannon from "autocannon";
 import { availableParallelism, loadavg } from "node:os";
-import { bundle } from "./build.mjs";
+import { bundle } from "../build/bundle.mjs";
 import { loadGate } from "./gate-load.mjs";
 import { queuedRuns } from "./ledger-queue.mjs";
 import { rollupRun } from "./ledger-rollup.mjs";
-import { startWorker, workerdVersion } from "./worker.mjs";
+import { startWorker, workerdVersion } from "../build/workerd.mjs";
 
 const PORT = Number(process.env.BENCH_LEDGER_PORT ?? 8872);
 const SECONDS = Math.min(60, Number(process.env.BENCH_LEDGER_SECONDS ?? 10));

@@ -7,8 +7,8 @@
 // from another while the hot path is cut. `node bench/pipeline.mjs [N]
 // [ROUNDS]` alone, or as part of `npm run bench`; the HTTP figures are the
 // ones the targets name.
-import { bundle } from "./build.mjs";
-import { startWorker } from "./worker.mjs";
+import { bundle } from "../build/bundle.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 const ROUTES = ["gate", "echo", "healthz"];
 const PARTS = ["stringify", "serialise", "response", "parse", "zod", "compiled"];

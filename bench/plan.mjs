@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Bench } from "tinybench";
-import { bundle, ROOT } from "./build.mjs";
-import { random } from "./core.mjs";
+import { bundle, ROOT } from "../build/bundle.mjs";
+import { seeded } from "../build/seeded.mjs";
 
 const SEGMENTS = 512;
 const CANDIDATES = 64;
@@ -20,7 +20,7 @@ const VARIANTS = 32;
  * does its most work.
  */
 export function makePlans(scale, model, seed = 14) {
-  const next = random(seed);
+  const next = seeded(seed);
   const plans = [];
   for (let v = 0; v < VARIANTS; v++) {
     const at = new Set();

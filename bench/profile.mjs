@@ -8,8 +8,8 @@
 // server's share. It explains the benchmark's ratios; it is not part of `npm run bench`.
 import autocannon from "autocannon";
 import { readFileSync } from "node:fs";
-import { bundle } from "./build.mjs";
-import { startWorker } from "./worker.mjs";
+import { bundle } from "../build/bundle.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 const route = process.argv[2] ?? "gate";
 // BENCH_PORT_BASE moves the ports, as it does for bench/http.mjs.

@@ -5,7 +5,7 @@
 // second for all the policies together.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle, ROOT } from "./build.mjs";
+import { bundle, ROOT } from "../build/bundle.mjs";
 
 const CALLS = 1_000;
 const RUNS = 5;

@@ -4,7 +4,7 @@ import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./build.mjs";
+import { ROOT } from "../build/bundle.mjs";
 import { benchCore } from "./core.mjs";
 import { benchHttp, medianTurnRatio } from "./http.mjs";
 import { benchPipeline } from "./pipeline.mjs";
@@ -12,7 +12,7 @@ import { benchPlan } from "./plan.mjs";
 import { benchReplay } from "./replay.mjs";
 import { benchSync } from "./sync.mjs";
 import { benchFirstRequest, benchStartup } from "./startup.mjs";
-import { workerdVersion } from "./worker.mjs";
+import { workerdVersion } from "../build/workerd.mjs";
 
 const TARGETS = {
   core_per_second: 2_000_000,

@@ -2,7 +2,7 @@
 // to a row without a schedule, and what building a row's schedule costs once
 // per cache fill. Measured with tinybench on the pure core.
 import { Bench } from "tinybench";
-import { bundle } from "./build.mjs";
+import { bundle } from "../build/bundle.mjs";
 
 const gate = await import(await bundle("src/gate/index.ts", "gate"));
 const row = {

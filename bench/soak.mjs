@@ -10,8 +10,8 @@
 // with it, and the worker is disposed; a watchdog ends the process if not.
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
-import { bundle } from "./build.mjs";
-import { rssMiB, startWorker, workerdPids } from "./worker.mjs";
+import { bundle } from "../build/bundle.mjs";
+import { rssMiB, startWorker, workerdPids } from "../build/workerd.mjs";
 
 const PORT = 8821;
 const MODEL = "claude-opus-4-6";

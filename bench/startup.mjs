@@ -7,8 +7,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundle, ROOT } from "./build.mjs";
-import { startWorker } from "./worker.mjs";
+import { bundle, ROOT } from "../build/bundle.mjs";
+import { startWorker } from "../build/workerd.mjs";
 
 const ENV = "production";
 const offline = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };

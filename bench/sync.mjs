@@ -4,7 +4,7 @@
 // and at 2N snapshots up to the 8 MiB limit. Wall times swing with the
 // machine; the ratio t(2N) ÷ t(N) does not: about 2 is linear, about 4
 // quadratic.
-import { bundle } from "./build.mjs";
+import { bundle } from "../build/bundle.mjs";
 
 const SNAPSHOT = { input_cost_per_token: 2e-6, output_cost_per_token: 8e-6, litellm_provider: "openai", mode: "chat" };
 const URL = "https://prices.example.test/model_prices_and_context_window.json";

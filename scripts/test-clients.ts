@@ -1,12 +1,14 @@
 // `npm run test:clients` (.ci/run runs it after `npm test`): the agent
-// clients, end to end. Builds the TypeScript client, runs its unit tests and
-// compiles plain consumer projects against the packed package; then starts a
-// throwaway local gate (wrangler dev on 127.0.0.1, seeded KV, a gate key) and
-// runs both clients against it: the TypeScript live tests, the AI SDK,
-// LangChain.js, Claude Agent SDK and OpenAI Agents SDK adapters' agent loops, Claude Code
-// and Gemini CLI through the hook command
-// (each framework's own loop against a mock model on loopback or in-process), and
-// the Python package's install and pytest suite (clients/python/ci.sh).
+// clients, end to end. Installs the TypeScript client's own pinned framework
+// SDKs (clients/typescript/package-lock.json; the root install leaves them
+// out, docs/testing.md § A light install), builds the TypeScript client, runs
+// its unit tests and compiles plain consumer projects against the packed
+// package; then starts a throwaway local gate (wrangler dev on 127.0.0.1,
+// seeded KV, a gate key) and runs both clients against it: the TypeScript live
+// tests, the AI SDK, LangChain.js, Claude Agent SDK and OpenAI Agents SDK
+// adapters' agent loops, Claude Code and Gemini CLI through the hook command
+// (each framework's own loop against a mock model on loopback or in-process),
+// and the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
@@ -15,16 +17,29 @@ import { startLocalGate, type LocalGate } from "./local-gate";
 const tscBin = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const PORT = Number(process.env.OFFLOAD_GATE_TEST_PORT ?? 8880);
 
-function step(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+function step(
+  title: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): void {
   console.log(`\ntest:clients: ${title}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: "inherit", env });
+  const result = spawnSync(command, args, { stdio: "inherit", env, cwd });
   if (result.status !== 0) throw new Error(`${title} failed (exit ${result.status ?? result.signal})`);
   console.log(`test:clients: ${title}: ok in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 let gate: LocalGate | undefined;
 try {
+  step(
+    "install the TypeScript client's framework SDKs (npm ci in clients/typescript)",
+    "npm",
+    ["ci", "--no-audit", "--no-fund"],
+    { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    "clients/typescript",
+  );
   step("build the TypeScript client", process.execPath, ["clients/typescript/scripts/build.mjs"]);
   step("TypeScript client unit tests", process.execPath, [
     "--test",

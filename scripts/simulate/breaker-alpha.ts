@@ -11,7 +11,7 @@
 import { cupedRows, openingSequence } from "../../src/learning/refresh/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
-import { seeded } from "./world";
+import { seeded } from "../../build/seeded.mjs";
 
 /** A standard normal draw (Box–Muller) from a uniform generator. */
 function normal(rng: () => number): number {

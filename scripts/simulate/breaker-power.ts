@@ -17,7 +17,8 @@
 import { cupedRows, openingSequence } from "../../src/learning/refresh/opening";
 import { packedSequence } from "../../src/ledger";
 import type { ToolSessionRow } from "../../src/ledger";
-import { bill, drawSession, missedTokens, seeded, usd, WORLDS, type Prices, type Verdict } from "./world";
+import { seeded } from "../../build/seeded.mjs";
+import { bill, drawSession, missedTokens, usd, WORLDS, type Prices, type Verdict } from "./world";
 
 /** The seeded Opus row's prices (pricing.seed.json). */
 export const OPUS_PRICES: Prices = { input: 5, output: 25, cache_read: 0.5, cache_write: 6.25 };

@@ -10,8 +10,8 @@
 //   npm run simulate -- --json out.json    # every figure under stable keys (`D4a.learning_share`, …)
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { bundle } from "../../bench/build.mjs";
-import { startWorker } from "../../bench/worker.mjs";
+import { bundle } from "../../build/bundle.mjs";
+import { startWorker } from "../../build/workerd.mjs";
 import { ADAPTIVE_DEMOS, ADAPTIVE_TENANTS } from "./adaptive-demos.ts";
 import { describeAdaptive, runAdaptive } from "./adaptive-judge.ts";
 import { demoFigures, describeDemo, runDemo } from "./demo.ts";
@@ -32,6 +32,13 @@ const ADAPTIVE_FULL = {
   D5: 1_200,
   D6: 1_200,
 };
+// SIMULATE_ONLY names demonstrations: an id that names none would play nothing and pass.
+const known = [...WORLDS.map((world) => `L${world.id}`), ...ADAPTIVE_DEMOS.map((demo) => demo.id)];
+const unknown = (process.env.SIMULATE_ONLY?.split(",") ?? []).filter((id) => !known.includes(id));
+if (unknown.length > 0) {
+  console.error(`simulate: SIMULATE_ONLY names no demonstration ${unknown.join(", ")}; the ids: ${known.join(", ")}`);
+  process.exit(2);
+}
 const jsonAt = process.argv.indexOf("--json");
 const jsonFile = jsonAt === -1 ? null : process.argv[jsonAt + 1];
 if (jsonAt !== -1 && (jsonFile === undefined || jsonFile.startsWith("--"))) {
@@ -62,6 +69,13 @@ const worker = await startWorker({
     ADMIN_TOKEN: `simulator:${token}`,
     GATE_API_KEYS: [...keys].map(([tenant, key]) => `${tenant}:${key}`).join(","),
   },
+}).catch((error) => {
+  // miniflare's own message says to pass --port, which this script does not read.
+  if (error?.code !== "ERR_ADDRESS_IN_USE") throw error;
+  console.error(
+    `simulate: 127.0.0.1:${port} is in use; run on another loopback port with SIMULATE_PORT, e.g. SIMULATE_PORT=${port + 1} npm run simulate`,
+  );
+  process.exit(1);
 });
 
 /** HTTP to the local worker: admin routes carry the run's token. */

@@ -14,7 +14,7 @@ import {
   type SequenceSession,
   welch,
 } from "../../src/ledger";
-import { seeded } from "./world";
+import { seeded } from "../../build/seeded.mjs";
 
 /** A standard normal draw (Box–Muller) from a uniform generator. */
 function normal(rng: () => number): number {

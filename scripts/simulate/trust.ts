@@ -15,7 +15,7 @@ import {
   type ReportingCounts,
   type TrustFlag,
 } from "../../src/learning/refresh/trust";
-import { seeded } from "./world";
+import { seeded } from "../../build/seeded.mjs";
 
 export type Agent = "honest" | "only_recalled" | "turns_until_recall";
 

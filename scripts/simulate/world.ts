@@ -4,6 +4,7 @@
  * worker in `npm run simulate`, the worker's fetch handler in the test), and
  * every random draw comes from a seeded generator, so a run is reproducible.
  */
+import { seeded } from "../../build/seeded.mjs";
 
 /** One HTTP exchange with the worker, as `tenant` (a gate key's name; `default` when left out). */
 export type Transport = (
@@ -117,18 +118,6 @@ export const WORLDS: readonly World[] = [
 
 /** The true mean horizon: outputs fall evenly on turns 1 … L − 1, and turns_after = L − t. */
 export const trueHorizon = (world: World) => world.turns / 2;
-
-/** mulberry32: a small, fast, seeded generator of uniform draws in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const between = (rng: () => number, [lo, hi]: [number, number]) => lo + Math.floor(rng() * (hi - lo + 1));
 

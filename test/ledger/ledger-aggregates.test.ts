@@ -5,7 +5,7 @@ import { confidenceSequence, holdoutFigures, ledgerShard, type ToolSessionRow, t
 import { mergePairs, packRows, rowsOfPairs } from "../../src/ledger/stats/pairs";
 import { readRawToolSessions } from "../../src/ledger/shard/raw-reads";
 import type { SumsFilter } from "../../src/ledger/shard/sql";
-import { seeded } from "../../scripts/simulate/world";
+import { seeded } from "../../build/seeded.mjs";
 import { decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 import { close, fromRawRows, fromRollups, rollupWorld, write } from "../support/ledger-rollup-fixtures";
 

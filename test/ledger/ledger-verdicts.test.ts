@@ -12,7 +12,7 @@ import {
 } from "../../src/ledger";
 import { rowsOfPairs } from "../../src/ledger/stats/pairs";
 import { tenantVerdict } from "../../src/ledger/stats/verdicts";
-import { seeded } from "../../scripts/simulate/world";
+import { seeded } from "../../build/seeded.mjs";
 import { decisionIdOf, seedDecision } from "../support/ledger-fixtures";
 
 const WINDOW = { from: 0, to: 4_000_000_000_000 };

@@ -24,7 +24,7 @@ import {
 import { rowsOfPairs } from "../../src/ledger/stats/pairs";
 import { readRawSums, readRawToolSessions } from "../../src/ledger/shard/raw-reads";
 import type { SumsFilter } from "../../src/ledger/shard/sql";
-import { seeded } from "../../scripts/simulate/world";
+import { seeded } from "../../build/seeded.mjs";
 import { decisionIdOf, seedDecision } from "./ledger-fixtures";
 import { OPUS, SONNET_45 } from "../fixtures/rows";
 

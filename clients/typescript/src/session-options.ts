@@ -4,7 +4,7 @@
  * What an OffloadSession takes and gives back, apart from the class itself
  * (session.ts re-exports them, the public import path).
  */
-import type { GateClient, GateReport, GateRequest } from "./index.js";
+import type { GateClient, GateReport, GateRequest } from "./client-types.js";
 import type { RecallStore } from "./recall-store.js";
 import type { SessionUsage } from "./session-ledger.js";
 import type { StubInfo } from "./stub.js";

@@ -2,7 +2,8 @@
  * An offload session's outcome report, sent again for the decisions the
  * ledger had not seen yet.
  */
-import type { GateClient, GateReport, OutcomeReport } from "./index.js";
+import type { OutcomeReport } from "./app-type.js";
+import type { GateClient, GateReport } from "./client-types.js";
 import type { Ledger } from "./session-ledger.js";
 
 /**

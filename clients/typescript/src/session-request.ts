@@ -7,7 +7,7 @@
  * model, the session, the tool, the stub's size), which the caller cannot
  * contradict; sizes in real tokens, since chars ÷ 4 undercounts them by 7–40%.
  */
-import type { GateRequest } from "./index.js";
+import type { GateRequest } from "./client-types.js";
 import { toolNameForGate } from "./stub.js";
 
 /** The facts of one decision the session knows. */

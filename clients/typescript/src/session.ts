@@ -5,7 +5,13 @@
  * counts turns and cache hits after each decision, and at the end reports
  * every outcome and the session's bill. Nothing in it throws into the loop.
  */
-import type { ContextManagementRequest, GateClient, GateContextManagement, GateRequest, PlanRequest } from "./index.js";
+import type {
+  ContextManagementRequest,
+  GateClient,
+  GateContextManagement,
+  GateRequest,
+  PlanRequest,
+} from "./client-types.js";
 import { MemoryRecallStore, type RecallStore } from "./recall-store.js";
 import { Ledger, type Held, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";

@@ -8,7 +8,7 @@
  * turns after it, its recall, and the session's bill with its covariate, as
  * an in-process session would have counted them.
  */
-import type { GateClient } from "./index.js";
+import type { GateClient } from "./client-types.js";
 import type { HookDecision } from "./hook-store.js";
 import { Ledger, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";

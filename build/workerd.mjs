@@ -1,10 +1,11 @@
-// Starts the worker in workerd through miniflare's API, on 127.0.0.1 only,
-// with a fresh in-memory KV seeded from pricing.seed.json.
+// Starts a bundled worker in workerd through miniflare's API, on 127.0.0.1
+// only, with a fresh in-memory KV seeded from pricing.seed.json: for the
+// benchmarks and the soak (bench/) and `npm run simulate`.
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { bundle, ROOT } from "./build.mjs";
+import { bundle, ROOT } from "./bundle.mjs";
 
 /**
  * Runs `scriptPath` in workerd on 127.0.0.1:`port` with the bindings

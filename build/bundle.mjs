@@ -1,5 +1,6 @@
-// Bundles what the benchmark and the soak run: the worker (optionally behind
-// the bench entry that counts KV reads) and the pure core, with esbuild.
+// Bundles the worker with esbuild as `wrangler deploy` does, for what runs it
+// outside wrangler: the benchmarks and the soak (bench/), `npm run simulate`
+// and the startup test.
 import { build } from "esbuild";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";

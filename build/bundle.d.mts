@@ -1,4 +1,4 @@
-// Types of ./build.mjs for the TypeScript that imports it (test/node/startup.test.ts).
+// Types of ./bundle.mjs for the TypeScript that imports it (test/node/startup.test.ts).
 import type { BuildOptions } from "esbuild";
 
 /** The repository's root directory. */
