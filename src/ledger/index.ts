@@ -44,12 +44,10 @@ export {
   isProbe,
   parseDecisionId,
   requestsCost,
-  SESSION_ID_PATTERN,
   sessionCost,
   shardOfDecisionId,
   signDecisionId,
   signsIds,
-  TOOL_NAME_PATTERN,
   unitHash,
 } from "./model";
 export type { ArmCounts, LevelSums, ReportingCounts, ToolModelSums, ToolNetRow, ToolReporting } from "./shard";

@@ -4,8 +4,8 @@
  * the ops CLI's import and the scheduled price sync.
  */
 import { describeIssues } from "../gate";
-import { type PricingRow, PricingRowSchema } from "../storage/schemas";
 import { MAX_PRICE_USD_PER_MILLION, MODEL_NAME_PATTERN } from "../storage/rules";
+import { type PricingRow, PricingRowSchema } from "../storage/schemas";
 
 /** LiteLLM's per-token fields and the row fields they become. */
 const BASE_FIELDS = {

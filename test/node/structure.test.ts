@@ -147,6 +147,33 @@ function pastTheDoor(files: string[], resolveTarget: (from: string, spec: string
   );
 }
 
+describe("the import graph of src/, folder by folder with everything inside", () => {
+  it("has no two folders whose contents import each other, subfolders counted in their folder", () => {
+    const ancestors = (folder: string) =>
+      folder
+        .split("/")
+        .filter((part) => part !== "")
+        .map((_, i, parts) => parts.slice(0, i + 1).join("/"));
+    const edges = new Set<string>();
+    for (const [file, targets] of fileGraph) {
+      for (const target of targets) {
+        for (const from of ancestors(relative(SRC, dirname(file)))) {
+          for (const to of ancestors(relative(SRC, dirname(target)))) {
+            if (from === to || from.startsWith(`${to}/`) || to.startsWith(`${from}/`)) continue;
+            edges.add(`${from} → ${to}`);
+          }
+        }
+      }
+    }
+    const mutual = [...edges].filter((edge) => {
+      const [from, to] = edge.split(" → ") as [string, string];
+      return from < to && edges.has(`${to} → ${from}`);
+    });
+    expect(edges.size).toBeGreaterThan(50);
+    expect(mutual).toEqual([]);
+  });
+});
+
 describe("the folders' front doors", () => {
   it("gives every folder of src/ that holds code an index.ts", () => {
     const folders = [...new Set(sources.map((file) => dirname(file)))];

@@ -38,12 +38,6 @@ export function parseDecisionId(id: string): DecisionIdParts | null {
   return { shard, base, issued: match[3] ?? null, tag: match[4] ?? null };
 }
 
-/** A session id an agent may send: `[A-Za-z0-9._:-]{1,128}`. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** A tool name an agent may send: `[A-Za-z0-9._:/-]{1,64}`. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
-
 /** Random bytes one decision id takes. */
 export const DECISION_ID_RANDOM_BYTES = 16;
 

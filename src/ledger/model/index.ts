@@ -13,10 +13,8 @@ export {
   isExplore,
   isProbe,
   parseDecisionId,
-  SESSION_ID_PATTERN,
   shardFor,
   shardOfDecisionId,
-  TOOL_NAME_PATTERN,
   unitHash,
 } from "./ids";
 export { gateNet, outcomeMismatch, realizedCacheHitRate, realizedNet, requestsCost, sessionCost } from "./savings";

@@ -2,9 +2,8 @@ import { raw } from "hono/html";
 import { NONCE, secureHeaders } from "hono/secure-headers";
 import { ApiError, waitUntilOf } from "../../http";
 import { cachePolicy, readGateConfig, readListing } from "../../storage";
-import { PRICING_PREFIX } from "../../storage/rules";
+import { DEFAULT_GATE_CONFIG, PRICING_PREFIX } from "../../storage/rules";
 import { parseRow } from "../../storage/schemas";
-import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
 import { createApp } from "../kernel/openapi";
 
 /**

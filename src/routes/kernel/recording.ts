@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { GateConfig } from "../../storage/schemas";
+
 import { handDecisions, type LedgerDecision, signDecisionId } from "../../ledger";
+import type { GateConfig } from "../../storage/schemas";
 import type { DecideContext } from "./context";
 import type { PricedAs } from "./pricing";
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { SIZE_BANDS } from "../../gate";
-import { TOOL_NAME_PATTERN } from "../../ledger";
+import { TOOL_NAME_PATTERN } from "../../storage/rules";
 import { BreakerStateSchema, HistoryEntrySchema, ToolTrustSchema } from "../../storage/schemas";
 import { BREAKER_MODES } from "../../storage/write";
 import { requiredOr } from "../kernel/openapi";

@@ -1,7 +1,6 @@
 import { breakerLogSubject, learningView } from "../../learning/refresh";
-import { GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/rules";
+import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/rules";
 import { type GateConfig, parseGateConfig, parseHistory, parseLearned } from "../../storage/schemas";
-import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
 
 /** How many breaker changes the view lists. */
 export const BREAKER_LOG_SHOWN = 20;

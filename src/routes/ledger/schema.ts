@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DECISION_ID_PATTERN } from "../../ledger";
-import { ModelNameSchema } from "../../storage/schemas";
 import { MAX_HORIZON, MAX_TOKENS } from "../../storage/rules";
+import { ModelNameSchema } from "../../storage/schemas";
 import { SessionIdSchema, ToolNameSchema } from "../gate/schemas";
 import { requiredOr } from "../kernel/openapi";
 import { MAX_SEGMENT_ID_LENGTH as MAX_ID_LENGTH, MAX_PLAN_CANDIDATES as MAX_RECALLED_IDS } from "../plan";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CACHE_TTLS, MAX_PLAN_CANDIDATES, MAX_PLAN_SEGMENTS, PLAN_REASON_CODES, RECALL_PLACEMENTS } from "../../gate";
-import { ModelNameSchema } from "../../storage/schemas";
 import { MAX_HORIZON, MAX_TOKENS } from "../../storage/rules";
+import { ModelNameSchema } from "../../storage/schemas";
 import {
   AnswerLifecycleSchema,
   PricedAsSchema,

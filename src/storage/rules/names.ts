@@ -52,3 +52,9 @@ export const MODEL_NAME_PATTERN = /^[A-Za-z0-9._:/@+-]{1,128}$/;
  * RESERVED_MODEL_NAMES.includes("__proto__") // true
  */
 export const RESERVED_MODEL_NAMES: readonly string[] = ["__proto__"];
+
+/** A session id an agent may send: `[A-Za-z0-9._:-]{1,128}`. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A tool name an agent may send: `[A-Za-z0-9._:/-]{1,64}`. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;

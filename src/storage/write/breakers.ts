@@ -4,8 +4,7 @@
  * `history:breakers:<tenant>` with rollback like every other admin write.
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../../ledger";
-import { breakersKey, dict } from "../rules";
+import { breakersKey, dict, TOOL_NAME_PATTERN } from "../rules";
 import { nameRecord, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";

@@ -4,7 +4,7 @@
  */
 
 import { rememberGateConfig } from "..";
-import { GATE_CONFIG_KEY } from "../rules";
+import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY } from "../rules";
 import {
   currentVersion,
   type GateConfig,
@@ -13,7 +13,6 @@ import {
   parseGateConfig,
   storedValue,
 } from "../schemas";
-import { DEFAULT_GATE_CONFIG } from "../rules";
 import { auditedWrite, restorable } from "./audited";
 import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";

@@ -1,6 +1,6 @@
 import type { ErrorIssue } from "../../http";
-import { type PricingRow } from "../schemas";
 import { PRICE_FIELDS } from "../rules";
+import { type PricingRow } from "../schemas";
 
 // A PUT replaces the whole row, so leaving a field out removes it: every
 // field is named when it goes (a price, a lifecycle date, a schedule, or

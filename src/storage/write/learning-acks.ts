@@ -8,8 +8,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../../ledger";
-import { dict, learningAcksKey } from "../rules";
+import { dict, learningAcksKey, TOOL_NAME_PATTERN } from "../rules";
 import { nameRecord, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { readHistory } from "./history";

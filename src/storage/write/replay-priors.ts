@@ -8,8 +8,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
-import { TOOL_NAME_PATTERN } from "../../ledger";
-import { replayPriorsKey, sumsInconsistency } from "../rules";
+import { replayPriorsKey, sumsInconsistency, TOOL_NAME_PATTERN } from "../rules";
 import { LevelSumsShape, nameRecord, replayToolSchema, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
 import { canonicalJson } from "./canonical";

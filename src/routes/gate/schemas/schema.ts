@@ -10,9 +10,8 @@ import {
   OFFLOAD_AT,
   PRICING_MODES,
 } from "../../../gate";
-import { SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../../ledger";
+import { MAX_HORIZON, MAX_TOKENS, SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "../../../storage/rules";
 import { ModelNameSchema } from "../../../storage/schemas";
-import { MAX_HORIZON, MAX_TOKENS } from "../../../storage/rules";
 import { gateRequestIssues } from "../../kernel";
 import { DryRunSchema, probability, requiredOr, tokenCount, wholeNumber } from "../../kernel/openapi";
 import { ECONOMICS_FIELDS } from "./economics-fields";
