@@ -1,5 +1,5 @@
 import type { GateOutcome, LifecycleStatus, PricingMode } from "../gate";
-import { fitBlobs, MAX_DOUBLES, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./point";
+import { fitBlobs, MAX_INDEX_BYTES, REASON_BLOB, truncateUtf8, writePoint } from "./point";
 
 /** Everything one data point records about one decision. */
 export interface DecisionRecord {

@@ -18,7 +18,6 @@ import {
   rowsByTool,
   type SequenceResult,
   type ToolNetRow,
-  toolVerdicts,
   writtenShards,
 } from "../../ledger";
 import type { BreakerState, LearnedValue } from "../../storage";

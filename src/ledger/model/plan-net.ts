@@ -1,4 +1,4 @@
-import { type CachePriceRates, type PlanSegment, planModel, planTerms } from "../../gate";
+import { type CachePriceRates, planModel, planTerms } from "../../gate";
 import type { DecisionInputs, LedgerPlan, OutcomeReport } from "./types";
 
 /**

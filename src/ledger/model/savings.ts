@@ -1,17 +1,7 @@
-import {
-  type CachePriceRates,
-  type CacheTtl,
-  cacheAwareTerms,
-  clampHorizon,
-  type OffloadAt,
-  type PricingMode,
-  type RecallPlacement,
-  ratesAt,
-  seedTerms,
-} from "../../gate";
+import { type CachePriceRates, cacheAwareTerms, clampHorizon, ratesAt, seedTerms } from "../../gate";
 import { clearingMismatch, clearingPlanOf } from "./clearing-net";
 import { planMismatch, planRealizedNet } from "./plan-net";
-import type { LedgerDecision, LedgerPlan, OutcomeReport, SessionUsage } from "./types";
+import type { LedgerDecision, OutcomeReport, SessionUsage } from "./types";
 
 /**
  * What the ledger prices: the realized net of a decision with an outcome,

@@ -12,7 +12,7 @@
  */
 
 import { jsonLines, type ParseResult } from "./lines";
-import { count, instant, isRecord, type ParseIssue, type Trace, TraceBuilder, textOf, type Usage } from "./trace";
+import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, type Usage } from "./trace";
 
 /** One stream of records: the main conversation, or a subagent's sidechain. */
 interface Stream {

@@ -1,6 +1,5 @@
 import { raw } from "hono/html";
 import type { PricingMode } from "../../gate";
-import type { GateConfig } from "../../storage/schemas";
 import { AliasPanel, type AliasView } from "./aliases";
 import type { ConsoleData } from "./browser";
 import { Calculator } from "./calculator";

@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import type { SessionUsage } from "../../ledger";
-import { requiredOr } from "../kernel/openapi";
 import { MAX_USAGE_REQUESTS, SCHEMAS, USAGE_SHAPES, type UsageShape, usageShape } from "./usage-shapes";
 
 /**

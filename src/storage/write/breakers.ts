@@ -7,9 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { breakersKey, dict, TOOL_NAME_PATTERN } from "../rules";
 import { nameRecord, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
-import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
-import { withKvRetry } from "./kv-retry";
 
 /** A forced state; "auto" hands the breaker back to the rule. */
 export const BREAKER_MODES = ["open", "closed", "auto"] as const;

@@ -11,9 +11,7 @@ import { z } from "@hono/zod-openapi";
 import { replayPriorsKey, sumsInconsistency, TOOL_NAME_PATTERN } from "../rules";
 import { LevelSumsShape, nameRecord, replayToolSchema, storedValue } from "../schemas";
 import { restorable, writeAuditedValue } from "./audited";
-import { canonicalJson } from "./canonical";
 import { readHistory } from "./history";
-import { withKvRetry } from "./kv-retry";
 
 /** Most tools one import may carry: far beyond a real tenant's, and it bounds the value the gate holds. */
 export const MAX_REPLAY_TOOLS = 1_000;

@@ -1,10 +1,10 @@
 import { type DecisionRecord, recordDecision } from "../../../analytics";
-import { type CacheAwareInputs, decideOutcome, type PricingLookup } from "../../../gate";
+import { type CacheAwareInputs, decideOutcome } from "../../../gate";
 import { ApiError } from "../../../http";
 import { handDecisions, type LedgerDecision, signDecisionId, signsIds } from "../../../ledger";
 import type { LearnedValue, PricingRead } from "../../../storage";
 import { own } from "../../../storage/rules";
-import type { GateConfig, PricingRow } from "../../../storage/schemas";
+import type { GateConfig } from "../../../storage/schemas";
 import { type DecideContext, isRecorded, pricedAsOf } from "../../kernel";
 import type { GateBatchItemError, GateDecisionBody, GateRequest, ResolvedInputs } from "../schemas";
 import { assignDecision } from "./ledger";
