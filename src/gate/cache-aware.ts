@@ -198,7 +198,7 @@ export function evaluateCacheAwareGate(
 
 /**
  * The reason in the reference's style. On entry with the 5-minute TTL it is
- * word for word what it was before placement and TTL existed.
+ * word for word the reason with no placement or TTL named.
  */
 function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, model: string, noCache: boolean): string {
   const retro = params.offloadAt === "retroactive";
@@ -206,7 +206,7 @@ function cacheAwareReason(terms: CacheAwareTerms, params: CacheAwareParams, mode
   // The recall placement changes a figure only when something follows the stub; "append" is the default.
   const recalled = retro && params.recallPlacement === "in_place" ? "recall_placement=in_place " : "";
   const placement = retro ? `offload_at=retroactive suffix=${pyNumber(params.suffixTokens)} ${recalled}` : "";
-  // Named only where the cache lives long: the short ones ("5m", in memory, implicit) read as before.
+  // Named only where the cache lives long: the short ones ("5m", in memory, implicit) are not named.
   const ttl = params.cacheTtl === "1h" || params.cacheTtl === "24h" ? `ttl=${params.cacheTtl} ` : "";
   // Said only where it applies, so every other reason reads as it did.
   const cache = noCache ? "prompt_cache=false " : "";

@@ -22,7 +22,7 @@ const MEDIA_PARAMETER = /^\s*[a-zA-Z0-9-]+=[^;]+$/;
  * 408 past it) and hands the handler a request holding those bytes. On the
  * paths in `bodyOptional` (routes declared with optionalJsonRequest) a
  * request with no body and no content type passes: there is no body to
- * refuse. Everywhere else it is a 415, as before.
+ * refuse. Everywhere else it is a 415.
  *
  * @example
  * app.use("/v1/*", jsonBody(["/v1/admin/learning/refresh"]));

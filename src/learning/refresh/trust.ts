@@ -154,7 +154,7 @@ export function mergeReporting(rows: readonly ToolReporting[]): Map<string, Repo
 
 /**
  * The tools whose reporting raised flags, with whether ops acknowledged them; null when none did
- * (then the published value is as it was before flags existed).
+ * (then the published value carries no flags).
  *
  * @example
  * toolTrust(rows, { grep: true }) // { grep: { flags: [...], acknowledged: true } } | null

@@ -143,7 +143,7 @@ export function sessionCost(row: CachePriceRates, turns: number, usage: SessionU
   const rates = ratesAt(row, meanRequest);
   const cost =
     usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
-  // Added only when there are 1-hour writes, so a bill without them is the same sum as before.
+  // Added only when there are 1-hour writes, so a bill without them sums the other terms alone.
   return written1h > 0 ? cost + written1h * ratesAt(row, meanRequest, "1h").write : cost;
 }
 

@@ -49,12 +49,12 @@ export function decisionOf(row: DecisionRow): LedgerDecision {
       stub_tokens: row.stub_tokens,
       recall_input_tokens: row.recall_input_tokens,
       recall_output_tokens: row.recall_output_tokens,
-      // A plan's rows always hold it; a row written without one reads as no suffix, as before.
+      // A plan's rows always hold it; a row written without one reads as no suffix.
       ...(row.offload_at === "retroactive"
         ? { offload_at: "retroactive" as const, suffix_tokens: row.suffix_tokens ?? 0 }
         : {}),
       ...(row.cache_ttl === "1h" ? { cache_ttl: "1h" as const } : {}),
-      // NULL (every row before schema 11) is appended, the default: such a row reads as before.
+      // NULL (every row before schema 11) is appended, the default.
       ...(row.recall_placement === "in_place" ? { recall_placement: "in_place" as const } : {}),
     },
     row: row.row_json === null || row.row_json === undefined ? null : JSON.parse(row.row_json),

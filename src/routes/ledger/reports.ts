@@ -152,7 +152,7 @@ const FORGED: ItemResultBody = { status: "unknown_decision", message: "no decisi
  * shard is asked: an id no key in force signed (forged, or another
  * tenant's) is unknown_decision here, unasked. An authentic id issued within
  * the raw window is `pendable`: its outcome may wait for its decision. An
- * unsigned id (no key when it was issued) is asked as before.
+ * unsigned id (no key when it was issued) is asked unchanged.
  */
 async function checkIds(
   keys: Env,

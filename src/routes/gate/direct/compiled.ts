@@ -4,9 +4,8 @@
  * validators`), then by the refinements JSON Schema cannot say, in plain
  * code shared with the zod schema (./cross-field.ts, the reserved model
  * names). A body both accept is the request as zod would hand it over; any
- * other answers undefined, and the caller asks zod, whose error answer is
- * then the same bytes as ever. So the common case builds no zod schema and
- * an error costs what it did. test/gate/compiled-request.test.ts holds the two
+ * other answers undefined, and the caller asks zod for the error answer. So
+ * the common case builds no zod schema, and an error is worded by zod alone. test/gate/compiled-request.test.ts holds the two
  * to the same verdict over the fuzz corpus and the conformance vectors.
  *
  * @module
