@@ -15,7 +15,7 @@ import { gatePlan, gatePolicy } from "./gate-policies";
 import { onEntry, PLACEHOLDER_TOKENS, type Policy } from "./policy";
 import { frozenCompaction, headroomGate } from "./rivals";
 
-export { gatePlan, gatePolicy, type GatePriors } from "./gate-policies";
+export { DEFAULT_PLAN_EVERY, gatePlan, gatePolicy, type GatePriors, PlanCadence } from "./gate-policies";
 export { onEntry, type Policy, type PolicyParams } from "./policy";
 export { frozenCompaction, headroomGate } from "./rivals";
 
