@@ -36,6 +36,7 @@ export function readConstants(text = readFileSync(SOURCE, "utf8")) {
       throw new TypeError(`constants.json: ${name} must be a non-empty string`);
   }
   positiveInteger("prior_chars");
+  positiveInteger("default_plan_every");
   // The clients' recall tool appends the original at the end; "in_place" would be a different client.
   if (c.recall_placement !== "append" && c.recall_placement !== "in_place")
     throw new TypeError('constants.json: recall_placement must be "append" or "in_place"');
@@ -51,12 +52,32 @@ export function readConstants(text = readFileSync(SOURCE, "utf8")) {
   const vector = (v) => Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && /^[0-9a-f]+$/.test(v[1]);
   if (!Array.isArray(c.log_hash_vectors) || !c.log_hash_vectors.every(vector))
     throw new TypeError("constants.json: log_hash_vectors must be [text, lowercase hex hash] pairs");
+  if (!Array.isArray(c.plan_cadence_vectors) || !c.plan_cadence_vectors.every(cadenceCase))
+    throw new TypeError(
+      'constants.json: plan_cadence_vectors must be { case, every?, steps } with steps ["call"], ["due", tokens, boolean] or ["asked", tokens]',
+    );
   const used = [...c.stub_template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
   const unknown = used.filter((name) => !STUB_PLACEHOLDERS.includes(name));
   if (unknown.length > 0)
     throw new TypeError(`constants.json: stub_template uses unknown placeholders ${unknown.join(", ")}`);
   return c;
 }
+
+const tokens = (v) => Number.isInteger(v) && v >= 0;
+const cadenceStep = (s) =>
+  Array.isArray(s) &&
+  ((s.length === 1 && s[0] === "call") ||
+    (s.length === 3 && s[0] === "due" && tokens(s[1]) && typeof s[2] === "boolean") ||
+    (s.length === 2 && s[0] === "asked" && tokens(s[1])));
+/** One plan cadence vector: a named case, its K (absent: the default) and its steps in order. */
+const cadenceCase = (v) =>
+  typeof v === "object" &&
+  v !== null &&
+  typeof v.case === "string" &&
+  (v.every === undefined || (Number.isInteger(v.every) && v.every > 0)) &&
+  Array.isArray(v.steps) &&
+  v.steps.length > 0 &&
+  v.steps.every(cadenceStep);
 
 /**
  * The two generated files' text.
@@ -87,6 +108,8 @@ export function render(c) {
     `export const DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char};`,
     "/** How many characters the starting factor weighs against what a session measures. */",
     `export const PRIOR_CHARS = ${c.prior_chars};`,
+    "/** K: model calls between two clearing plans, unless the stubbable tokens reach the last paying plan's batch sooner. */",
+    `export const DEFAULT_PLAN_EVERY = ${c.default_plan_every};`,
     "/** The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash]. */",
     `export const LOG_HASH_VECTORS: readonly (readonly [string, string])[] = ${s(c.log_hash_vectors)};`,
     "",
@@ -113,6 +136,8 @@ export function render(c) {
     `DEFAULT_TOKENS_PER_CHAR = ${c.default_tokens_per_char}`,
     "#: How many characters the starting factor weighs against what a session measures.",
     `PRIOR_CHARS = ${c.prior_chars}`,
+    "#: K: model calls between two clearing plans, unless the stubbable tokens reach the last paying plan's batch sooner.",
+    `DEFAULT_PLAN_EVERY = ${c.default_plan_every}`,
     "#: The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash].",
     `LOG_HASH_VECTORS = ${s(c.log_hash_vectors)}`,
     "",

@@ -86,31 +86,67 @@ export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePri
   });
 }
 
+/** K: model calls between two plans, as the clients' default (clients/constants.json's default_plan_every). */
+export const DEFAULT_PLAN_EVERY = 10;
+
+/**
+ * The clients' plan cadence (clients/typescript/src/plan-cadence.ts, which
+ * replay may not import; clients/constants.json's plan_cadence_vectors pin all
+ * three): at most once every `every` calls, or sooner once the stubbable
+ * tokens that arrived since the last plan reach what the last paying plan
+ * stubbed. Outputs a plan declined are weighed again at the next K calls.
+ *
+ * @example
+ * const cadence = new PlanCadence(2);
+ * cadence.call(); cadence.call();
+ * cadence.due(40_000) // true
+ */
+export class PlanCadence {
+  // Calls since the last plan, and the tokens the last paying plan stubbed.
+  #calls = 0;
+  #paying = Infinity;
+  // The stubbable tokens when a plan was last due, and those it declined.
+  #seen = 0;
+  #declined = 0;
+
+  constructor(readonly every: number = DEFAULT_PLAN_EVERY) {}
+
+  /** One model call. */
+  call(): void {
+    this.#calls += 1;
+  }
+
+  /** Whether to ask now, with this many tokens of outputs held in full that a plan could stub. */
+  due(stubbableTokens: number): boolean {
+    const due = stubbableTokens > 0 && (this.#calls >= this.every || stubbableTokens - this.#declined >= this.#paying);
+    if (due) this.#seen = stubbableTokens;
+    return due;
+  }
+
+  /** A plan was asked and stubbed this many tokens (0: it kept everything). */
+  asked(stubbedTokens: number): void {
+    this.#calls = 0;
+    this.#declined = Math.max(0, this.#seen - stubbedTokens);
+    if (stubbedTokens > 0) this.#paying = stubbedTokens;
+  }
+}
+
 /**
  * The gate's clearing plan over the history as it stands, asked on the
- * clients' plan cadence (clients/typescript/src/plan-cadence.ts, which replay
- * may not import): at most once every `every` calls, or sooner once the
- * stubbable tokens that arrived since the last plan reach what the last
- * paying plan stubbed. Every
- * tool output not yet stubbed is a candidate; the plan's stubs go in in one
- * rewrite.
+ * clients' plan cadence (PlanCadence). Every tool output not yet stubbed is
+ * a candidate; the plan's stubs go in in one rewrite.
  *
  * @example
  * gatePlan({ every: 10 }).params // { ..., every: 10, cadence: "plan_cadence", pre_filter: "economic", floor: "none" }
  */
 export function gatePlan(options: Partial<GatePriors> & { every?: number } = {}): Policy {
   const { threshold, every: _every, ...p } = { ...GATE_DEFAULTS, ...options };
-  const every = options.every ?? 10;
+  const every = options.every ?? DEFAULT_PLAN_EVERY;
   return {
     name: "gate_plan",
     params: { ...p, every, cadence: "plan_cadence", ...preFilterParams("cache_aware", threshold) },
     start: () => {
-      // Calls since the last plan, and the tokens the last paying plan stubbed.
-      let calls = 0;
-      let paying = Infinity;
-      // The stubbable tokens when a plan was last due, and those it declined (weighed again at the next K).
-      let seen = 0;
-      let declined = 0;
+      const cadence = new PlanCadence(every);
       // The tokens of outputs not stubbed, kept as a running sum over the outputs counted so far (linear in calls).
       let counted = 0;
       let stubbable = 0;
@@ -122,7 +158,7 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
       return {
         step(s) {
           const changed = due(s) ? ask(s) : Infinity;
-          calls += 1;
+          cadence.call();
           return changed;
         },
       };
@@ -141,14 +177,9 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
           stubbable += s.sizes.tokens[id]!;
           open.push({ position, tokens: s.sizes.tokens[id]! });
         }
-        const due = stubbable > 0 && (calls >= every || stubbable - declined >= paying);
-        if (due) seen = stubbable;
-        return due;
+        return cadence.due(stubbable);
       }
       function ask(s: StepState): number {
-        calls = 0;
-        // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
-        // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
         // A request weighs at most MAX_PLAN_CANDIDATES outputs: the largest not yet stubbed (the
         // latest of equal size); the rest stay in the history as fixed tokens, as a client sends them.
         const weighed = open
@@ -187,8 +218,7 @@ export function gatePlan(options: Partial<GatePriors> & { every?: number } = {})
           s.stub.set(s.ctx[position]!, p.stub_tokens);
           changed = Math.min(changed, position);
         }
-        declined = Math.max(0, seen - stubbed);
-        if (stubbed > 0) paying = stubbed;
+        cadence.asked(stubbed);
         return changed;
       }
     },

@@ -15,7 +15,7 @@ import { gatePlan, gatePolicy } from "./gate-policies";
 import { onEntry, PLACEHOLDER_TOKENS, type Policy } from "./policy";
 import { frozenCompaction, headroomGate } from "./rivals";
 
-export { type GatePriors, gatePlan, gatePolicy } from "./gate-policies";
+export { DEFAULT_PLAN_EVERY, type GatePriors, gatePlan, gatePolicy, PlanCadence } from "./gate-policies";
 export { onEntry, type Policy, type PolicyParams } from "./policy";
 export { frozenCompaction, headroomGate } from "./rivals";
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
 import { CHARS_PER_TOKEN, RECALL_PLACEMENTS } from "../../src/gate/constants";
+import { DEFAULT_PLAN_EVERY, PlanCadence } from "../../src/replay/gate-policies";
 import { hashText } from "../../src/replay/formats/trace";
+
+type CadenceStep = ["call"] | ["due", number, boolean] | ["asked", number];
+interface CadenceCase {
+  case: string;
+  every?: number;
+  steps: CadenceStep[];
+}
 
 // The clients' shared facts live in clients/constants.json; both clients read
 // generated files. A stale generated file, or a client whose estimate of
@@ -33,6 +41,7 @@ describe("the clients' shared constants", () => {
       "TOKENS_PER_CHAR",
       "DEFAULT_TOKENS_PER_CHAR",
       "PRIOR_CHARS",
+      "DEFAULT_PLAN_EVERY",
       "LOG_HASH_VECTORS",
     ]) {
       expect(typescript).toMatch(new RegExp(`^export const ${name}(: [^=]+)? = `, "m"));
@@ -46,6 +55,23 @@ describe("the clients' shared constants", () => {
     for (const [text, hash] of vectors) expect(hashText(text).toString(16), JSON.stringify(text)).toBe(hash);
   });
 
+  it("pin replay's plan cadence to the clients' on the vectors all three share", () => {
+    const { default_plan_every: defaultEvery, plan_cadence_vectors: vectors } = readConstants();
+    expect(DEFAULT_PLAN_EVERY).toBe(defaultEvery);
+    expect(vectors.length).toBeGreaterThanOrEqual(6);
+    for (const { case: name, every, steps } of vectors as CadenceCase[]) {
+      const cadence = new PlanCadence(every);
+      const answers = steps.map((step) => {
+        if (step[0] === "call") cadence.call();
+        else if (step[0] === "asked") cadence.asked(step[1]);
+        else return cadence.due(step[1]);
+        return null;
+      });
+      const expected = steps.map((step) => (step[0] === "due" ? step[2] : null));
+      expect(answers, name).toEqual(expected);
+    }
+  });
+
   it("refuse a stub template with a placeholder the clients do not fill, and a count that is not a positive integer", () => {
     const base = JSON.parse(JSON.stringify(readConstants()));
     expect(() => readConstants(JSON.stringify({ ...base, stub_template: "call {tool} now" }))).toThrow(
@@ -56,5 +82,10 @@ describe("the clients' shared constants", () => {
     expect(() => readConstants(JSON.stringify({ ...base, log_hash_vectors: [["a", "XYZ"]] }))).toThrow(
       /log_hash_vectors/,
     );
+    for (const steps of [[["due", 10]], [["asked", -1]], [["wait"]], []])
+      expect(() => readConstants(JSON.stringify({ ...base, plan_cadence_vectors: [{ case: "x", steps }] }))).toThrow(
+        /plan_cadence_vectors/,
+      );
+    expect(() => readConstants(JSON.stringify({ ...base, default_plan_every: 0 }))).toThrow(/default_plan_every/);
   });
 });

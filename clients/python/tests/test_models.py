@@ -147,3 +147,13 @@ def test_a_report_answer_keeps_each_items_result_in_order_and_the_tally() -> Non
     assert (report.accepted, report.invalid, report.ok) == (1, 1, True)
     with pytest.raises(GateAnswerError):
         Report.from_json({"results": "accepted"})
+
+
+def test_fields_past_the_required_ones_are_keyword_only_so_the_documents_order_never_moves_an_argument() -> None:
+    from offload_gate.models import GateRequest, Outcome, Segment
+
+    assert GateRequest("claude-opus-4-6", output_tokens=20_000).output_tokens == 20_000
+    assert Outcome("dec_1", 5, False, cached_turns=4).to_json() == {"decision_id": "dec_1", "turns_after": 5, "recalled": False, "cached_turns": 4}
+    for positional in (lambda: GateRequest("claude-opus-4-6", 20_000), lambda: Segment(42_000, "call_1")):
+        with pytest.raises(TypeError):
+            positional()

@@ -262,3 +262,23 @@ def test_a_session_that_never_asked_the_gate_sends_no_covariate() -> None:
     session.observe({"input_tokens": 10, "output_tokens": 2})
     session.end()
     assert "covariate" not in gate.sent("/v1/sessions")[0]["items"][0]
+
+
+def test_the_plan_cadence_answers_as_replay_and_the_typescript_client_do_on_the_shared_vectors() -> None:
+    from offload_gate._plan_cadence import DEFAULT_PLAN_EVERY, PlanCadence
+
+    shared = json.loads(CONSTANTS.read_text(encoding="utf-8"))
+    assert DEFAULT_PLAN_EVERY == shared["default_plan_every"]
+    assert len(shared["plan_cadence_vectors"]) >= 6
+    for vector in shared["plan_cadence_vectors"]:
+        cadence = PlanCadence(vector["every"]) if "every" in vector else PlanCadence()
+        answers, expected = [], []
+        for op, *args in vector["steps"]:
+            if op == "call":
+                cadence.call()
+            elif op == "asked":
+                cadence.asked(args[0])
+            else:
+                answers.append(cadence.due(args[0]))
+                expected.append(args[1])
+        assert answers == expected, vector["case"]

@@ -18,5 +18,7 @@ export const TOKENS_PER_CHAR: Readonly<Record<string, number>> = {"claude":0.35,
 export const DEFAULT_TOKENS_PER_CHAR = 0.33;
 /** How many characters the starting factor weighs against what a session measures. */
 export const PRIOR_CHARS = 20000;
+/** K: model calls between two clearing plans, unless the stubbable tokens reach the last paying plan's batch sooner. */
+export const DEFAULT_PLAN_EVERY = 10;
 /** The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash]. */
 export const LOG_HASH_VECTORS: readonly (readonly [string, string])[] = [["","102393b8b1e806"],["abc","348fd2178bc7e"],["tool_output\u0000e81d","1f4c0f6fdc8b2"],["naïve — 🚀 output\n{\"id\":\"call_1\"}","29785f4f8a6b0"]];

@@ -10,10 +10,12 @@
  * plan stubbed, the batch the plan itself reported as paying. Outputs a plan
  * declined are weighed again at the next K calls, not on every call: counting
  * them towards the batch would ask a plan on every call once one had paid.
+ * clients/constants.json's plan_cadence_vectors pin its answers, here, in the
+ * Python client and in replay's gate_plan.
  */
+import { DEFAULT_PLAN_EVERY } from "./constants.js";
 
-/** K: calls between two plans, unless the stubbable tokens reach the paying batch sooner. */
-export const DEFAULT_PLAN_EVERY = 10;
+export { DEFAULT_PLAN_EVERY };
 
 /**
  * One session's plan cadence.

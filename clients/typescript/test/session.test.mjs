@@ -3,7 +3,15 @@
 // into the loop. Runs on the built dist/ with `node --test`.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createGateClient, defaultStub, familyFactor, OffloadSession, PlanCadence, TokenMeter } from "../dist/index.js";
+import {
+  createGateClient,
+  DEFAULT_PLAN_EVERY,
+  defaultStub,
+  familyFactor,
+  OffloadSession,
+  PlanCadence,
+  TokenMeter,
+} from "../dist/index.js";
 
 const json = (body) =>
   new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
@@ -296,20 +304,19 @@ describe("sizes in real tokens", () => {
 });
 
 describe("the plan cadence", () => {
-  it("asks at most once every K calls, and sooner once the stubbable tokens that arrived since the last plan reach what the last paying plan stubbed", () => {
-    const cadence = new PlanCadence(3);
-    assert.equal(cadence.due(50_000), false);
-    cadence.call();
-    cadence.call();
-    assert.equal(cadence.due(50_000), false);
-    cadence.call();
-    assert.deepEqual([cadence.due(0), cadence.due(50_000)], [false, true]);
-    cadence.asked(12_000); // of 50,000: the 38,000 it declined wait for the next K calls
-    assert.deepEqual([cadence.due(49_999), cadence.due(50_000)], [false, true]);
-    cadence.asked(0); // a plan that kept everything leaves the paying batch where it was, and declines all 50,000
-    assert.deepEqual([cadence.due(61_999), cadence.due(62_000)], [false, true]);
-    for (let i = 0; i < 3; i++) cadence.call();
-    assert.equal(cadence.due(50_000), true); // at K calls the declined outputs are weighed again
+  it("answers as replay and the Python client do on the vectors in clients/constants.json", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const shared = JSON.parse(await readFile(new URL("../../constants.json", import.meta.url), "utf8"));
+    assert.equal(DEFAULT_PLAN_EVERY, shared.default_plan_every);
+    assert.ok(shared.plan_cadence_vectors.length >= 6);
+    for (const { case: name, every, steps } of shared.plan_cadence_vectors) {
+      const cadence = new PlanCadence(every);
+      const answers = steps.map(([op, tokens]) =>
+        op === "call" ? cadence.call() : op === "asked" ? cadence.asked(tokens) : cadence.due(tokens),
+      );
+      const expected = steps.map(([op, , answer]) => (op === "due" ? answer : undefined));
+      assert.deepEqual(answers, expected, name);
+    }
   });
 
   it("gates session.plan through planDue and stubs every id of one answer at once", async () => {

@@ -1,7 +1,9 @@
 """@module _answers: the gate's answers, as dataclasses. Tolerant: a field the
 server adds later lands in ``extra``, and a field it leaves out takes its
 default. Only what the agent acts on (``fire``, ``reason_code``, a plan's
-``stub``) is required."""
+``stub``) is required. The fields are generated from the worker's OpenAPI
+document (``_models.py``); what is written here is the client's own: parsing,
+the safe defaults when the gate does not answer, ``extra`` and ``error``."""
 
 from __future__ import annotations
 
@@ -9,52 +11,38 @@ from dataclasses import dataclass, field
 from typing import Any, List, Mapping, Optional
 
 from ._json import JSONObject, _Answer, _from_json
+from ._models import (
+    GateDecisionFields,
+    PlanCandidateFields,
+    PlanFields,
+    ReportFields,
+    ReportResultFields,
+    ResolvedInputsFields,
+    StalePricingFields,
+    WorstCaseFields,
+)
 from .errors import GATE_INVALID_REQUEST, GateAnswerError, GateError
 
 
 @dataclass
-class StalePricing(_Answer):
+class StalePricing(StalePricingFields, _Answer):
     """Set when KV could not be read and a row past its TTL priced the answer."""
 
-    age_seconds: float = 0.0
-    detail: str = ""
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class WorstCase(_Answer):
+class WorstCase(WorstCaseFields, _Answer):
     """The worst corner of the prior ranges, when the request gave any."""
 
-    net_saving_usd: float = 0.0
-    horizon: Optional[int] = None
-    recall_probability: Optional[float] = None
-    cache_hit_rate: Optional[float] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class ResolvedInputs(_Answer):
+class ResolvedInputs(ResolvedInputsFields, _Answer):
     """The inputs as the gate used them, every default filled in."""
 
-    model_name: str = ""
-    output_tokens: float = 0.0
-    horizon: int = 0
-    recall_probability: float = 0.0
-    large_offload_threshold_tokens: int = 0
-    stub_tokens: int = 0
-    recall_input_tokens: int = 0
-    recall_output_tokens: int = 0
-    output_chars: Optional[int] = None
-    cache_hit_rate: Optional[float] = None
-    context_tokens: Optional[int] = None
-    offload_at: Optional[str] = None
-    suffix_tokens: Optional[int] = None
-    cache_ttl: Optional[str] = None
-    recall_placement: Optional[str] = None
-    horizon_range: Optional[List[int]] = None
-    recall_probability_range: Optional[List[float]] = None
-    cache_hit_rate_range: Optional[List[float]] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 def _issues(data: Any) -> List[JSONObject]:
@@ -62,7 +50,7 @@ def _issues(data: Any) -> List[JSONObject]:
 
 
 @dataclass
-class GateDecision:
+class GateDecision(GateDecisionFields):
     """The answer of ``POST /v1/gate``: the reference's ``OffloadGateDecision``
     fields and the ones the service adds, as attributes.
 
@@ -77,34 +65,16 @@ class GateDecision:
             ...  # replace the output with a stub
         elif decision.fallback:
             log.info("gate: %s", decision.reason)
+
+    ``lifecycle`` is the priced model's (deprecated, retired, replaced_by), when the row carries one.
     """
 
-    fire: bool
-    reason_code: str
-    reason: str = ""
-    net_saving_usd: float = 0.0
-    reprefill_saving_usd: float = 0.0
-    stub_carry_cost_usd: float = 0.0
-    expected_recall_hop_cost_usd: float = 0.0
-    context_premium_saving_usd: float = 0.0
-    suffix_rewrite_cost_usd: float = 0.0
-    pricing_mode: Optional[str] = None
-    break_even_horizon: Optional[int] = None
-    break_even_output_tokens: Optional[int] = None
-    priced_as: Optional[JSONObject] = None
-    stale_pricing: Optional[StalePricing] = None
-    #: The priced model's lifecycle (deprecated, retired, replaced_by), when the row carries one.
-    lifecycle: Optional[JSONObject] = None
-    inputs: Optional[ResolvedInputs] = None
-    decision_id: Optional[str] = None
-    would_fire: Optional[bool] = None
-    worst_case: Optional[WorstCase] = None
     #: For a batch item the gate refused: ``[{path, message}]``.
-    issues: List[JSONObject] = field(default_factory=list)
+    issues: List[JSONObject] = field(kw_only=True, default_factory=list)
     #: Answer fields this client does not know yet.
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
     #: Why the client answered for the gate (None when the gate decided).
-    error: Optional[GateError] = field(default=None, compare=False, repr=False)
+    error: Optional[GateError] = field(kw_only=True, default=None, compare=False, repr=False)
 
     @property
     def fallback(self) -> bool:
@@ -150,36 +120,20 @@ def _item_error(data: Any) -> GateError:
 
 
 @dataclass
-class PlanCandidate(_Answer):
+class PlanCandidate(PlanCandidateFields, _Answer):
     """One stubbable tool output in a plan's answer."""
 
-    id: str = ""
-    stubbed: bool = False
-    alone_net_saving_usd: Optional[float] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class Plan:
+class Plan(PlanFields):
     """The answer of ``POST /v1/plan``: the ids in ``stub`` are the tool outputs
     to replace by stubs on the next turn, in history order. The safe default,
     when the gate does not answer, is the empty plan: stub nothing."""
 
-    stub: List[str]
-    reason_code: str
-    reason: str = ""
-    net_saving_usd: float = 0.0
-    keep_cost_usd: Optional[float] = None
-    plan_cost_usd: Optional[float] = None
-    rewrite_from_tokens: Optional[int] = None
-    rewritten_tokens: Optional[int] = None
-    candidates: List[PlanCandidate] = field(default_factory=list)
-    priced_as: Optional[JSONObject] = None
-    stale_pricing: Optional[StalePricing] = None
-    inputs: Optional[JSONObject] = None
-    decision_id: Optional[str] = None
-    extra: JSONObject = field(default_factory=dict)
-    error: Optional[GateError] = field(default=None, compare=False, repr=False)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
+    error: Optional[GateError] = field(kw_only=True, default=None, compare=False, repr=False)
 
     @property
     def fallback(self) -> bool:
@@ -213,34 +167,24 @@ class Plan:
 
 
 @dataclass
-class ReportResult(_Answer):
+class ReportResult(ReportResultFields, _Answer):
     """What became of one reported item: ``status`` is ``accepted`` (``repeated``
     when this exact report was already stored; ``pending`` when its decision had
     not reached the ledger yet and the outcome waits for it), ``unknown_decision``,
     ``conflict`` (a different report for the same decision or session) or
     ``invalid`` (with ``issues``)."""
 
-    status: str = ""
-    repeated: Optional[bool] = None
-    pending: Optional[bool] = None
-    message: Optional[str] = None
-    issues: List[JSONObject] = field(default_factory=list)
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class Report:
+class Report(ReportFields):
     """The answer to ``report_outcomes`` / ``report_session``: one result per
     item, in order, and the tally. When the gate did not take the report,
     ``results`` is empty and ``error`` says why (``ok`` is False)."""
 
-    results: List[ReportResult] = field(default_factory=list)
-    accepted: int = 0
-    unknown_decision: int = 0
-    conflict: int = 0
-    invalid: int = 0
-    extra: JSONObject = field(default_factory=dict)
-    error: Optional[GateError] = field(default=None, compare=False, repr=False)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
+    error: Optional[GateError] = field(kw_only=True, default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:

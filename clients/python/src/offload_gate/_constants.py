@@ -19,5 +19,7 @@ TOKENS_PER_CHAR = {"claude":0.35,"gpt":0.3,"o1":0.3,"o3":0.3,"o4":0.3,"gemini":0
 DEFAULT_TOKENS_PER_CHAR = 0.33
 #: How many characters the starting factor weighs against what a session measures.
 PRIOR_CHARS = 20000
+#: K: model calls between two clearing plans, unless the stubbable tokens reach the last paying plan's batch sooner.
+DEFAULT_PLAN_EVERY = 10
 #: The session log's content hash (src/replay/formats/trace.ts hashText, in hex) on fixed texts: [text, hash].
 LOG_HASH_VECTORS = [["","102393b8b1e806"],["abc","348fd2178bc7e"],["tool_output\u0000e81d","1f4c0f6fdc8b2"],["naïve — 🚀 output\n{\"id\":\"call_1\"}","29785f4f8a6b0"]]

@@ -6,7 +6,9 @@ call costs +59% on cached transcripts; moving it every 10 calls, -0.1%). So:
 at most once every K calls, or sooner once the stubbable tokens that arrived
 since the last plan reach what the last paying plan stubbed, the batch the
 plan itself reported as paying. Outputs a plan declined are weighed again at
-the next K calls, not on every call.
+the next K calls, not on every call. clients/constants.json's
+``plan_cadence_vectors`` pin its answers, here, in the TypeScript client and in
+replay's gate_plan.
 
 >>> cadence = PlanCadence(2)
 >>> cadence.due(40_000)
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 import math
 
-#: K: calls between two plans, unless the stubbable tokens reach the paying batch sooner.
-DEFAULT_PLAN_EVERY = 10
+from ._constants import DEFAULT_PLAN_EVERY
+
+__all__ = ["DEFAULT_PLAN_EVERY", "PlanCadence"]
 
 
 class PlanCadence:

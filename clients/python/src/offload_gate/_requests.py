@@ -1,17 +1,19 @@
 """@module _requests: the request bodies, as dataclasses with the gate's field
 names (the reference gate's ``OffloadGateInputs`` names, and the fields the
-service adds). A field left as ``None`` is not sent."""
+service adds). A field left as ``None`` is not sent. The fields are generated
+from the worker's OpenAPI document (``_models.py``); what is written here is
+the client's own: ``extra`` and the JSON body."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from ._json import JSONObject, _Request, _to_json
+from ._models import GateRequestFields, OutcomeFields, PlanRequestFields, SegmentFields, SessionReportFields
 
 
 @dataclass
-class GateRequest(_Request):
+class GateRequest(GateRequestFields, _Request):
     """The body of ``POST /v1/gate`` (and one item of ``/v1/gate/batch``).
 
     The first nine fields are the reference's ``OffloadGateInputs``; a field left
@@ -22,33 +24,12 @@ class GateRequest(_Request):
         GateRequest(model_name="claude-opus-4-6", output_chars=len(text), tool_name="web_fetch")
     """
 
-    model_name: str
-    output_tokens: Optional[float] = None
-    output_chars: Optional[int] = None
-    horizon: Optional[int] = None
-    recall_probability: Optional[float] = None
-    large_offload_threshold_tokens: Optional[int] = None
-    stub_tokens: Optional[int] = None
-    recall_input_tokens: Optional[int] = None
-    recall_output_tokens: Optional[int] = None
-    pricing_mode: Optional[str] = None
-    cache_hit_rate: Optional[float] = None
-    context_tokens: Optional[int] = None
-    offload_at: Optional[str] = None
-    suffix_tokens: Optional[int] = None
-    cache_ttl: Optional[str] = None
-    recall_placement: Optional[str] = None
-    horizon_range: Optional[Tuple[int, int]] = None
-    recall_probability_range: Optional[Tuple[float, float]] = None
-    cache_hit_rate_range: Optional[Tuple[float, float]] = None
-    session_id: Optional[str] = None
-    tool_name: Optional[str] = None
     #: Fields this client does not know yet, sent as they are.
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class Segment(_Request):
+class Segment(SegmentFields, _Request):
     """One stretch of cached history for ``POST /v1/plan``: fixed context
     (``tokens`` only), or a tool output that may be stubbed (with an ``id``).
 
@@ -57,35 +38,18 @@ class Segment(_Request):
         [Segment(8_000), Segment(42_000, id="call_1", recall_probability=0.2), Segment(1_500)]
     """
 
-    tokens: int
-    id: Optional[str] = None
-    recall_probability: Optional[float] = None
-    stub_tokens: Optional[int] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class PlanRequest(_Request):
+class PlanRequest(PlanRequestFields, _Request):
     """The body of ``POST /v1/plan``: which cached tool outputs to stub now."""
 
-    model_name: str
-    segments: List[Union[Segment, Mapping[str, Any]]] = field(default_factory=list)
-    horizon: Optional[int] = None
-    recall_probability: Optional[float] = None
-    cache_hit_rate: Optional[float] = None
-    cache_ttl: Optional[str] = None
-    recall_placement: Optional[str] = None
-    stub_tokens: Optional[int] = None
-    recall_input_tokens: Optional[int] = None
-    recall_output_tokens: Optional[int] = None
-    large_offload_threshold_tokens: Optional[int] = None
-    session_id: Optional[str] = None
-    tool_name: Optional[str] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class Outcome(_Request):
+class Outcome(OutcomeFields, _Request):
     """What happened after a decision, for ``POST /v1/outcomes``.
 
     ``turns_after``: how many more turns the session ran; ``recalled``: whether
@@ -97,32 +61,19 @@ class Outcome(_Request):
     response's ``applied_edits`` said the API cleared.
     """
 
-    decision_id: str
-    turns_after: int
-    recalled: bool
-    cached_turns: Optional[int] = None
-    context_tokens: Optional[int] = None
-    recalled_ids: Optional[List[str]] = None
-    cleared_tool_uses: Optional[int] = None
-    cleared_input_tokens: Optional[int] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
 
 @dataclass
-class SessionReport(_Request):
+class SessionReport(SessionReportFields, _Request):
     """A finished session's whole bill, for ``POST /v1/sessions``: ``usage`` is
-    the provider's token usage summed over the session."""
+    the provider's token usage summed over the session; ``covariate`` what the
+    breaker regresses the bill on (docs/api/ledger.md), a size the gate's
+    decisions cannot change; ``cache_misses`` the input tokens the provider
+    reported as cache misses, split by whether the call came right after one of
+    the gate's own rewrites: ``{"after_gate_rewrite": n, "other": n}``."""
 
-    session_id: str
-    model_name: str
-    turns: int
-    usage: Mapping[str, Any] = field(default_factory=dict)
-    #: What the breaker regresses the bill on (docs/api/ledger.md): a size the gate's decisions cannot change.
-    covariate: Optional[float] = None
-    #: The input tokens the provider reported as cache misses, split by whether the call came right
-    #: after one of the gate's own rewrites: ``{"after_gate_rewrite": n, "other": n}``.
-    cache_misses: Optional[Mapping[str, int]] = None
-    extra: JSONObject = field(default_factory=dict)
+    extra: JSONObject = field(kw_only=True, default_factory=dict)
 
     def to_json(self) -> JSONObject:
         body = _to_json(self)

@@ -252,7 +252,7 @@ class OffloadSession:
                 log.warning("offload-gate: the session's bill was not sent, its usage could not be read: %s", "; ".join(summary.usage_issues))
             elif self._turns > 0:
                 covariate = None if self._first_context is None else self._first_context * self._misses
-                bill = SessionReport(str(self.session_id), self.model, self._turns, billed_usage(self._usage, self._written_1h), covariate)
+                bill = SessionReport(str(self.session_id), self.model, self._turns, billed_usage(self._usage, self._written_1h), covariate=covariate)
                 summary.session = self.gate.report_sessions([bill])
         except Exception:
             log.warning("offload-gate: reporting the session failed", exc_info=True)
