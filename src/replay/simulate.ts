@@ -71,6 +71,21 @@ export interface PolicyBill {
 /** How to bill: `ideal` ignores recorded usage and models a cache that never misses nor expires. */
 export interface SimulateOptions {
   ideal?: boolean;
+  /**
+   * Each call's price row, looked up once per trace and shared by every
+   * policy's run (the lookup allocates, and a trace is billed under a dozen policies).
+   */
+  priced?: readonly (PricedRow | null)[];
+}
+
+/**
+ * Each call's row at its own time: what `simulate` takes as `priced`.
+ *
+ * @example
+ * simulate(trace, sizes, prices, ttl, run, "cache_aware", { priced: pricedCalls(trace, prices) })
+ */
+export function pricedCalls(trace: Trace, prices: PriceLookup): (PricedRow | null)[] {
+  return trace.calls.map((call) => prices(call.model, call.at));
 }
 
 // How long each TTL keeps an idle prefix: the core's, one table for the gate and replay.
@@ -116,6 +131,7 @@ export function simulate(
   let rewritten = 0;
   let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
+  const hint: SearchHint = { at: 0 };
   trace.calls.forEach((call, i) => {
     ctx.length = call.keep;
     full.length = call.keep + 1;
@@ -127,7 +143,7 @@ export function simulate(
     }
     const at = call.at ?? lastAt;
     lastAt = at;
-    const priced = prices(call.model, call.at);
+    const priced = options.priced !== undefined ? (options.priced[i] ?? null) : prices(call.model, call.at);
     let from = call.keep;
     let changedAt = Infinity;
     if (priced !== null) {
@@ -176,6 +192,7 @@ export function simulate(
         priced,
         ttl,
         mode,
+        hint,
       );
       input[i] = billed.input;
       rates.push(billed.rates);
@@ -287,6 +304,7 @@ function fromRecorded(
   priced: PricedRow,
   ttl: CacheTtl,
   mode: PricingMode,
+  hint: SearchHint,
 ): RecordedBill {
   const recordedTotal = recordedInput(usage);
   const removed = full[length]! - eff[length]!;
@@ -296,7 +314,7 @@ function fromRecorded(
     const rates = { ...r, read: r.in, write: r.in };
     return { cost: total * r.in + usage.output * r.out, input: total, read: 0, rewritten: 0, rates };
   }
-  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff));
+  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint));
   // Only the policy's change makes the cache write again what it read; the clamp to the input's
   // size below is the stubs themselves, taken off the reads.
   const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
@@ -333,17 +351,53 @@ function fromRecorded(
   };
 }
 
-/** Tokens the policy removed before `tokens` (a length in keep-everything's positions). */
-function removedBefore(tokens: number, length: number, full: readonly number[], eff: readonly number[]): number {
+/** Where the last search ended: consecutive calls read up to nearby positions. */
+interface SearchHint {
+  at: number;
+}
+
+/**
+ * Tokens the policy removed before `tokens` (a length in keep-everything's
+ * positions). The position is found by galloping from where the previous
+ * call's search ended, so a session's searches cost about a step each where
+ * a binary search from scratch made the whole replay n·log n.
+ */
+function removedBefore(
+  tokens: number,
+  length: number,
+  full: readonly number[],
+  eff: readonly number[],
+  hint: SearchHint,
+): number {
   if (tokens <= full[0]!) return 0;
   if (tokens >= full[length]!) return full[length]! - eff[length]!;
-  let lo = 0;
-  let hi = length;
+  // Invariant sought: full[lo] <= tokens < full[hi], 0 <= lo < hi <= length.
+  let lo = Math.min(Math.max(0, hint.at), length - 1);
+  let hi: number;
+  if (full[lo]! <= tokens) {
+    let step = 1;
+    hi = lo + 1;
+    while (hi < length && full[hi]! <= tokens) {
+      lo = hi;
+      hi = Math.min(length, hi + step);
+      step *= 2;
+    }
+  } else {
+    let step = 1;
+    hi = lo;
+    lo = Math.max(0, hi - 1);
+    while (lo > 0 && full[lo]! > tokens) {
+      hi = lo;
+      lo = Math.max(0, lo - step);
+      step *= 2;
+    }
+  }
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     if (full[mid]! <= tokens) lo = mid;
     else hi = mid;
   }
+  hint.at = lo;
   const before = full[lo]! - eff[lo]!;
   const part = full[lo + 1]! - full[lo]!;
   const cut = full[lo + 1]! - eff[lo + 1]! - before;
