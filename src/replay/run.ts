@@ -248,8 +248,10 @@ function priceRecalls(
   let hopsUsd = 0;
   const tools: PolicyResult["tools"] = byName();
   const hop = (call: number, id: number) => {
-    const r = bill.rates[call]!;
-    return bill.input[call]! * r.read + tokens[id]! * r.write + DEFAULT_RECALL_OUTPUT_TOKENS * r.out;
+    const r = bill.rates;
+    return (
+      bill.input[call]! * r.read[call]! + tokens[id]! * r.write[call]! + DEFAULT_RECALL_OUTPUT_TOKENS * r.out[call]!
+    );
   };
   for (const [id, stubbedAt] of bill.stubbedAt) {
     const tool = trace.parts[id]!.tool ?? "unknown";

@@ -51,8 +51,11 @@ export interface PolicyBill {
   perCall: Float64Array;
   /** Input tokens of each call under the policy. */
   input: Float64Array;
-  /** Per-token rates of each call (read is the input price where nothing is cached). */
-  rates: TokenRates[];
+  /**
+   * Per-token rates of each call, by call (read is the input price where nothing is cached; write
+   * the input price where writes are not billed as writes): typed arrays, not an object a call.
+   */
+  rates: CallRates;
   read: number;
   written: number;
   /** Part id → the call it was first stubbed at. */
@@ -66,6 +69,13 @@ export interface PolicyBill {
   rewritten: number;
   /** What those rewrites cost beyond reading them. */
   rewrite_usd: number;
+}
+
+/** Each call's per-token read, write and output rates. */
+export interface CallRates {
+  read: Float64Array;
+  write: Float64Array;
+  out: Float64Array;
 }
 
 /** How to bill: `ideal` ignores recorded usage and models a cache that never misses nor expires. */
@@ -113,7 +123,12 @@ export function simulate(
   const perCall = new Float64Array(n);
   const input = new Float64Array(n);
   const cachedParts = new Int32Array(n);
-  const rates: TokenRates[] = [];
+  const rates: CallRates = { read: new Float64Array(n), write: new Float64Array(n), out: new Float64Array(n) };
+  const setRates = (i: number, r: TokenRates) => {
+    rates.read[i] = r.read;
+    rates.write[i] = r.write;
+    rates.out[i] = r.out;
+  };
   const stub = new Map<number, number>();
   const stubbedAt = new Map<number, number>();
   const ctx: number[] = [];
@@ -179,7 +194,6 @@ export function simulate(
     if (priced === null) {
       unpriced++;
       input[i] = total;
-      rates.push({ in: 0, out: 0, read: 0, write: 0, tiered: false });
     } else if (usage !== null) {
       // Recorded usage is the baseline: the policy's change is priced by position against it.
       // Only a change inside what the previous call sent can cost a cache read: new parts were never cached.
@@ -195,7 +209,7 @@ export function simulate(
         hint,
       );
       input[i] = billed.input;
-      rates.push(billed.rates);
+      setRates(i, billed.rates);
       perCall[i] = billed.cost;
       cost += billed.cost;
       read += billed.read;
@@ -211,7 +225,7 @@ export function simulate(
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
       const callRates = { ...r, read: cacheable ? r.read : r.in, write: writeRate };
-      rates.push(callRates);
+      setRates(i, callRates);
       perCall[i] = hit * callRates.read + (total - hit) * writeRate + sizes.output[i]! * r.out;
       cost += perCall[i]!;
       read += hit;
