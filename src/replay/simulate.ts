@@ -15,7 +15,7 @@
  * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { CACHE_TTL_SECONDS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
+import { CACHE_TTL_SECONDS, CACHE_TTLS, ratesAt, type CacheTtl, type PricingMode, type TokenRates } from "../gate";
 import { recordedInput, type Sizes } from "./bill";
 import type { PriceLookup, PricedRow } from "./pricing";
 import type { Trace, Usage } from "./trace";
@@ -124,11 +124,12 @@ export function simulate(
   const input = new Float64Array(n);
   const cachedParts = new Int32Array(n);
   const rates: CallRates = { read: new Float64Array(n), write: new Float64Array(n), out: new Float64Array(n) };
-  const setRates = (i: number, r: TokenRates) => {
-    rates.read[i] = r.read;
-    rates.write[i] = r.write;
-    rates.out[i] = r.out;
+  const setRates = (i: number, read: number, write: number, out: number) => {
+    rates.read[i] = read;
+    rates.write[i] = write;
+    rates.out[i] = out;
   };
+  const memo = new RateMemo();
   const stub = new Map<number, number>();
   const stubbedAt = new Map<number, number>();
   const ctx: number[] = [];
@@ -207,33 +208,34 @@ export function simulate(
         ttl,
         mode,
         hint,
+        memo,
       );
       input[i] = billed.input;
-      setRates(i, billed.rates);
+      setRates(i, billed.readRate, billed.writeRate, billed.outRate);
       perCall[i] = billed.cost;
       cost += billed.cost;
       read += billed.read;
       written += billed.input - billed.read;
       rewritten += billed.rewritten;
-      rewriteCost += billed.rewritten * (billed.rates.write - billed.rates.read);
+      rewriteCost += billed.rewritten * (billed.writeRate - billed.readRate);
       recorded++;
     } else {
       input[i] = total;
-      const r = ratesAt(priced.row, total, ttl);
+      const r = memo.at(priced.row, total, ttl);
       // Seed pricing is the reference's world: no cache, every input token at the input price.
       const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
-      const callRates = { ...r, read: cacheable ? r.read : r.in, write: writeRate };
-      setRates(i, callRates);
-      perCall[i] = hit * callRates.read + (total - hit) * writeRate + sizes.output[i]! * r.out;
+      const readRate = cacheable ? r.read : r.in;
+      setRates(i, readRate, writeRate, r.out);
+      perCall[i] = hit * readRate + (total - hit) * writeRate + sizes.output[i]! * r.out;
       cost += perCall[i]!;
       read += hit;
       written += total - hit;
       if (changedAt < call.keep && cacheable && live) {
         const lost = Math.max(0, eff[Math.min(cachedLen, call.keep)]! - eff[Math.min(changedAt, cachedLen)]!);
         rewritten += lost;
-        rewriteCost += lost * (writeRate - callRates.read);
+        rewriteCost += lost * (writeRate - readRate);
       }
     }
     cachedLen = ctx.length;
@@ -262,11 +264,11 @@ export function simulate(
  * @example
  * recordedCost({ input: 3, cache_read: 1000, cache_write_5m: 200, cache_write_1h: 0, output: 50 }, sonnet) // ≈ 0.00255
  */
-export function recordedCost(usage: Usage, priced: PricedRow | null): number | null {
+export function recordedCost(usage: Usage, priced: PricedRow | null, memo?: RateMemo): number | null {
   if (priced === null) return null;
   const total = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h;
-  const r5 = ratesAt(priced.row, total, "5m");
-  const r1 = ratesAt(priced.row, total, "1h");
+  const r5 = memo === undefined ? ratesAt(priced.row, total, "5m") : memo.at(priced.row, total, "5m");
+  const r1 = memo === undefined ? ratesAt(priced.row, total, "1h") : memo.at(priced.row, total, "1h");
   return (
     usage.input * r5.in +
     usage.cache_read * r5.read +
@@ -298,7 +300,9 @@ interface RecordedBill {
   input: number;
   read: number;
   rewritten: number;
-  rates: TokenRates;
+  readRate: number;
+  writeRate: number;
+  outRate: number;
 }
 
 /**
@@ -319,14 +323,22 @@ function fromRecorded(
   ttl: CacheTtl,
   mode: PricingMode,
   hint: SearchHint,
+  memo: RateMemo,
 ): RecordedBill {
   const recordedTotal = recordedInput(usage);
   const removed = full[length]! - eff[length]!;
   const total = Math.max(0, recordedTotal - removed);
   if (mode === "seed") {
-    const r = ratesAt(priced.row, total, ttl);
-    const rates = { ...r, read: r.in, write: r.in };
-    return { cost: total * r.in + usage.output * r.out, input: total, read: 0, rewritten: 0, rates };
+    const r = memo.at(priced.row, total, ttl);
+    return {
+      cost: total * r.in + usage.output * r.out,
+      input: total,
+      read: 0,
+      rewritten: 0,
+      readRate: r.in,
+      writeRate: r.in,
+      outRate: r.out,
+    };
   }
   const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint));
   // Only the policy's change makes the cache write again what it read; the clamp to the input's
@@ -354,15 +366,34 @@ function fromRecorded(
     cache_write_1h: written * hourShare,
     output: usage.output,
   };
-  const r = ratesAt(priced.row, total, ttl);
-  const writeRate = explicitWrites(priced) ? r.write : r.in;
+  const r = memo.at(priced.row, total, ttl);
   return {
-    cost: recordedCost(billed, priced) ?? 0,
+    cost: recordedCost(billed, priced, memo) ?? 0,
     input: total,
     read,
     rewritten,
-    rates: { ...r, write: writeRate },
+    readRate: r.read,
+    writeRate: explicitWrites(priced) ? r.write : r.in,
+    outRate: r.out,
   };
+}
+
+/**
+ * The core's `ratesAt`, remembered per row, tier and TTL: a pure function of
+ * those three, asked once per call per policy, where an object a time was
+ * most of what a long replay left for the collector.
+ */
+export class RateMemo {
+  private readonly rows = new Map<PricedRow["row"], (TokenRates | undefined)[]>();
+
+  at(row: PricedRow["row"], total: number, ttl: CacheTtl): TokenRates {
+    const tier = row.long_context;
+    // The tier applies as ratesAt applies it: above the threshold (NaN is below).
+    const slot = 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
+    let slots = this.rows.get(row);
+    if (slots === undefined) this.rows.set(row, (slots = []));
+    return (slots[slot] ??= ratesAt(row, total, ttl));
+  }
 }
 
 /** Where the last search ended: consecutive calls read up to nearby positions. */
