@@ -128,7 +128,7 @@ async function main(): Promise<void> {
   const small = syntheticTrace(1_000);
   const large = syntheticTrace(10_000);
   timeReplays([small], prices, defaultPolicies, 2);
-  const [t1k, t10k] = timeReplays([small, large], prices, defaultPolicies, 5) as [number, number];
+  const [t1k, t10k] = timeReplays([small, large], prices, defaultPolicies, 9) as [number, number];
   const perPolicy = defaultPolicies().map((policy) => {
     const only = () => [defaultPolicies().find((p) => p.name === policy.name)!];
     const [a, b] = timeReplays([small, large], prices, only, 3) as [number, number];
@@ -207,12 +207,17 @@ async function main(): Promise<void> {
   }
   out.push("");
 
+  // The claim is made where every call's usage is recorded; the calibrated estimates are judged above.
   const outside = replayed.filter(
-    (f) => f.total_check !== null && Math.abs(f.total_check.modelled_usd / f.total_check.recorded_usd - 1) > 0.03,
+    (f) =>
+      f.total_check !== null &&
+      f.recorded_calls === f.calls &&
+      Math.abs(f.total_check.modelled_usd / f.total_check.recorded_usd - 1) > 0.03,
   );
   if (outside.length > 0) {
     out.push(
-      "Recorded totals not reproduced within 3%, and why (docs/replay.md § Recorded totals replay does not reproduce):",
+      "Files whose every call has recorded usage but whose recorded total is not reproduced within 3%, " +
+        "and why (docs/replay.md § Recorded totals replay does not reproduce):",
     );
     out.push("");
     out.push(row(["file", "calls", "recorded total", "keep-everything (usage at the row)", "error"]));
