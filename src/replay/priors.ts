@@ -39,6 +39,18 @@ export function mergePriors(into: ToolPriors, from: ToolPriors): ToolPriors {
   return into;
 }
 
+/** Indices 0..n−1 by a non-negative integer key, descending (ties by index): a counting sort. */
+function descendingBy(n: number, key: (i: number) => number): Int32Array {
+  let max = 0;
+  for (let i = 0; i < n; i++) max = Math.max(max, key(i));
+  const starts = new Int32Array(max + 2);
+  for (let i = 0; i < n; i++) starts[max - key(i) + 1]!++;
+  for (let k = 1; k < starts.length; k++) starts[k]! += starts[k - 1]!;
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[starts[max - key(i)]!++] = i;
+  return order;
+}
+
 /**
  * One trace's counts per tool and band.
  *
@@ -77,8 +89,9 @@ export function priorsOf(
   close(0, n - 1);
   // Calls by how much they read, spans by position, both descending: a call counts for a span
   // whose position it read past.
-  const byRead = Array.from({ length: n }, (_, i) => i).sort((a, b) => keep.cachedParts[b]! - keep.cachedParts[a]!);
-  spans.sort((a, b) => b.position - a.position);
+  // Both orders by counting sort: keys are positions, bounded by the parts, so it stays linear.
+  const byRead = descendingBy(n, (i) => keep.cachedParts[i]!);
+  const spanOrder = descendingBy(spans.length, (k) => spans[k]!.position);
   const tree = new Int32Array(n + 1);
   const addCall = (i: number) => {
     for (let x = i + 1; x <= n; x += x & -x) tree[x] = tree[x]! + 1;
@@ -89,7 +102,8 @@ export function priorsOf(
     return sum;
   };
   let next = 0;
-  for (const span of spans) {
+  for (const k of spanOrder) {
+    const span = spans[k]!;
     while (next < n && keep.cachedParts[byRead[next]!]! > span.position) addCall(byRead[next++]!);
     turns[span.id] = turns[span.id]! + span.to - span.from + 1;
     cached[span.id] = cached[span.id]! + upTo(span.to) - upTo(span.from - 1);

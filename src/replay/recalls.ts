@@ -28,9 +28,9 @@ export interface Detection {
 const MAX_TOKENS_PER_PART = 4_000;
 const MAX_DETECTIONS = 32;
 const FILE_KEYS = ["file_path", "path", "notebook_path", "filename", "file"];
+const IDENTIFIER = /[A-Za-z_$][\w$]{7,}/g;
 const FILE_IN_TEXT =
   /(?:^|[\s'"=:(])((?:~|\.{1,2})?\/?[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z][A-Za-z0-9]{0,7})(?=$|[\s'":,;)\]])/g;
-const IDENTIFIER = /[A-Za-z_$][\w$]{7,}/g;
 
 /** The files and the command a tool call names. */
 interface Target {
@@ -105,6 +105,17 @@ export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>;
     list.push({ call, rule });
     byPart.set(output, list);
   };
+  // Notes a call against every output that named the same target, and drops the outputs whose
+  // detections are full: a file read a thousand times costs each later read no walk of them all.
+  const noteAll = (outputs: number[] | undefined, call: number, rule: RecallRule) => {
+    if (outputs === undefined) return;
+    let kept = 0;
+    for (const output of outputs) {
+      note(output, call, rule);
+      if ((byPart.get(output)?.length ?? 0) < MAX_DETECTIONS) outputs[kept++] = output;
+    }
+    outputs.length = kept;
+  };
   const callOf = new Map<string, number>();
   parts.forEach((p, id) => {
     if (p.kind === "tool_call" && p.call_id !== null) callOf.set(p.call_id, id);
@@ -119,14 +130,14 @@ export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>;
     if (t === undefined) targets.set(id, (t = targetOf(parts[id]!.text ?? "")));
     return t;
   };
-  const order = parts.map((_, id) => id).sort((a, b) => firstCall[a]! - firstCall[b]! || a - b);
+  const order = byFirstCall(firstCall, calls.length);
   for (const id of order) {
     const p = parts[id]!;
     if (p.kind === "tool_call" && p.text !== null) {
       const t = targetOfPart(id);
       const call = answerOf(id);
-      for (const file of t.files) for (const output of byFile.get(file) ?? []) note(output, call, "same_file");
-      if (t.command !== "") for (const output of byCommand.get(t.command) ?? []) note(output, call, "same_command");
+      for (const file of t.files) noteAll(byFile.get(file), call, "same_file");
+      if (t.command !== "") noteAll(byCommand.get(t.command), call, "same_command");
     } else if (p.kind === "tool_output" && p.call_id !== null) {
       const callPart = callOf.get(p.call_id);
       if (callPart === undefined || parts[callPart]!.text === null) continue;
@@ -137,33 +148,52 @@ export function detectRecalls(trace: Trace): { byPart: Map<number, Detection[]>;
   }
 
   // Rules 3 and 4: what appeared first, and only, in one tool output; then the answers that quote it.
-  const owner = new Map<string, number>();
+  // Lines and identifiers keep owners apart, keyed by the text itself: no key is built per match.
+  // A key seen twice in one part leaves its owner as the first sight set it, so no per-part set is needed.
+  const lineOwner = new Map<string, number>();
+  const wordOwner = new Map<string, number>();
   const isModel = (p: Part) => p.kind === "assistant" || p.kind === "tool_call";
+  const own = (owner: Map<string, number>, key: string, id: number, p: Part) => {
+    const seen = owner.get(key);
+    if (seen === undefined) owner.set(key, p.kind === "tool_output" ? id : -1);
+    else if (seen !== id && seen !== -1 && !isModel(p)) owner.set(key, -1);
+  };
   for (const id of order) {
     const p = parts[id]!;
     if (p.text === null) continue;
-    const keys = [...linesOf(p.text).map((l) => `L${l}`), ...identifiersOf(p.text).map((w) => `I${w}`)];
-    for (const key of new Set(keys)) {
-      const seen = owner.get(key);
-      if (seen === undefined) owner.set(key, p.kind === "tool_output" ? id : -1);
-      else if (seen !== id && !isModel(p)) owner.set(key, -1);
-    }
+    for (const line of linesOf(p.text)) own(lineOwner, line, id, p);
+    for (const word of identifiersOf(p.text)) own(wordOwner, word, id, p);
   }
   for (const id of order) {
     const p = parts[id]!;
     if (!isModel(p) || p.text === null) continue;
     const call = answerOf(id);
     for (const line of linesOf(p.text)) {
-      const output = owner.get(`L${line}`);
+      const output = lineOwner.get(line);
       if (output !== undefined && output >= 0 && firstCall[output]! <= call) note(output, call, "quoted_line");
     }
     for (const word of identifiersOf(p.text)) {
-      const output = owner.get(`I${word}`);
+      const output = wordOwner.get(word);
       if (output !== undefined && output >= 0 && firstCall[output]! <= call) note(output, call, "quoted_identifier");
     }
   }
   for (const list of byPart.values()) list.sort((a, b) => a.call - b.call);
   return { byPart, firstCall };
+}
+
+/**
+ * Part ids ordered by the call each first entered an input at, then by id: a
+ * counting sort, linear in parts.
+ */
+function byFirstCall(firstCall: Int32Array, calls: number): Int32Array {
+  const starts = new Int32Array(calls + 2);
+  for (const c of firstCall) starts[c + 1]!++;
+  for (let c = 1; c < starts.length; c++) starts[c]! += starts[c - 1]!;
+  const order = new Int32Array(firstCall.length);
+  firstCall.forEach((c, id) => {
+    order[starts[c]!++] = id;
+  });
+  return order;
 }
 
 /** The rules that show a re-read or re-run: the transcript already pays for it under every policy. */

@@ -17,7 +17,7 @@ import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
 import type { PriceLookup } from "./pricing";
 import { priorsOf, type ToolPriors } from "./priors";
 import { chargedRecall, detectRecalls, type RecallRule, recallAfter } from "./recalls";
-import { type PolicyBill, recordedCost, simulate, traceTtl } from "./simulate";
+import { type PolicyBill, pricedCalls, recordedCost, simulate, traceTtl } from "./simulate";
 
 /** The range of a saving: the pessimistic end first. */
 export type SavingRange = [pessimistic: number, detected: number];
@@ -145,13 +145,14 @@ export function replayTrace(
 
   // Keep-everything against the recorded bill, over the calls that recorded usage.
   const keepPolicy = policies.find((p) => p.name === "keep_everything") ?? policies[0]!;
-  const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode);
+  const priced = pricedCalls(trace, prices);
+  const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { priced });
   let recorded = 0;
   let modelled = 0;
   let checked = 0;
   trace.calls.forEach((call, i) => {
     if (call.usage === null) return;
-    const cost = recordedCost(call.usage, prices(call.model, call.at));
+    const cost = recordedCost(call.usage, priced[i] ?? null);
     if (cost === null) return;
     recorded += cost;
     modelled += keep.perCall[i]!;
@@ -178,7 +179,7 @@ export function replayTrace(
       : null;
   const ideal_cache_usd =
     mode === "cache_aware" && keep.recorded_calls > 0
-      ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true }).cost
+      ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true, priced }).cost
       : null;
   if (keep.recorded_calls < trace.calls.length - keep.unpriced)
     notes.push(
@@ -195,7 +196,7 @@ export function replayTrace(
   });
 
   const results = policies.map((policy) => {
-    const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start(), mode);
+    const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start(), mode, { priced });
     return priceRecalls(policy, bill, keep, trace, sizes.tokens, byPart);
   });
   return {
@@ -247,8 +248,10 @@ function priceRecalls(
   let hopsUsd = 0;
   const tools: PolicyResult["tools"] = byName();
   const hop = (call: number, id: number) => {
-    const r = bill.rates[call]!;
-    return bill.input[call]! * r.read + tokens[id]! * r.write + DEFAULT_RECALL_OUTPUT_TOKENS * r.out;
+    const r = bill.rates;
+    return (
+      bill.input[call]! * r.read[call]! + tokens[id]! * r.write[call]! + DEFAULT_RECALL_OUTPUT_TOKENS * r.out[call]!
+    );
   };
   for (const [id, stubbedAt] of bill.stubbedAt) {
     const tool = trace.parts[id]!.tool ?? "unknown";

@@ -15,7 +15,7 @@
  * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { CACHE_TTL_SECONDS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
+import { CACHE_TTL_SECONDS, CACHE_TTLS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
 import { recordedInput, type Sizes } from "./bill";
 import type { Trace, Usage } from "./formats";
 import type { PricedRow, PriceLookup } from "./pricing";
@@ -51,8 +51,11 @@ export interface PolicyBill {
   perCall: Float64Array;
   /** Input tokens of each call under the policy. */
   input: Float64Array;
-  /** Per-token rates of each call (read is the input price where nothing is cached). */
-  rates: TokenRates[];
+  /**
+   * Per-token rates of each call, by call (read is the input price where nothing is cached; write
+   * the input price where writes are not billed as writes): typed arrays, not an object a call.
+   */
+  rates: CallRates;
   read: number;
   written: number;
   /** Part id → the call it was first stubbed at. */
@@ -68,9 +71,31 @@ export interface PolicyBill {
   rewrite_usd: number;
 }
 
+/** Each call's per-token read, write and output rates. */
+export interface CallRates {
+  read: Float64Array;
+  write: Float64Array;
+  out: Float64Array;
+}
+
 /** How to bill: `ideal` ignores recorded usage and models a cache that never misses nor expires. */
 export interface SimulateOptions {
   ideal?: boolean;
+  /**
+   * Each call's price row, looked up once per trace and shared by every
+   * policy's run (the lookup allocates, and a trace is billed under a dozen policies).
+   */
+  priced?: readonly (PricedRow | null)[];
+}
+
+/**
+ * Each call's row at its own time: what `simulate` takes as `priced`.
+ *
+ * @example
+ * simulate(trace, sizes, prices, ttl, run, "cache_aware", { priced: pricedCalls(trace, prices) })
+ */
+export function pricedCalls(trace: Trace, prices: PriceLookup): (PricedRow | null)[] {
+  return trace.calls.map((call) => prices(call.model, call.at));
 }
 
 // How long each TTL keeps an idle prefix: the core's, one table for the gate and replay.
@@ -98,7 +123,13 @@ export function simulate(
   const perCall = new Float64Array(n);
   const input = new Float64Array(n);
   const cachedParts = new Int32Array(n);
-  const rates: TokenRates[] = [];
+  const rates: CallRates = { read: new Float64Array(n), write: new Float64Array(n), out: new Float64Array(n) };
+  const setRates = (i: number, read: number, write: number, out: number) => {
+    rates.read[i] = read;
+    rates.write[i] = write;
+    rates.out[i] = out;
+  };
+  const memo = new RateMemo();
   const stub = new Map<number, number>();
   const stubbedAt = new Map<number, number>();
   const ctx: number[] = [];
@@ -116,6 +147,7 @@ export function simulate(
   let rewritten = 0;
   let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
+  const hint: SearchHint = { at: 0 };
   trace.calls.forEach((call, i) => {
     ctx.length = call.keep;
     full.length = call.keep + 1;
@@ -127,7 +159,7 @@ export function simulate(
     }
     const at = call.at ?? lastAt;
     lastAt = at;
-    const priced = prices(call.model, call.at);
+    const priced = options.priced !== undefined ? (options.priced[i] ?? null) : prices(call.model, call.at);
     let from = call.keep;
     let changedAt = Infinity;
     if (priced !== null) {
@@ -163,7 +195,6 @@ export function simulate(
     if (priced === null) {
       unpriced++;
       input[i] = total;
-      rates.push({ in: 0, out: 0, read: 0, write: 0, tiered: false });
     } else if (usage !== null) {
       // Recorded usage is the baseline: the policy's change is priced by position against it.
       // Only a change inside what the previous call sent can cost a cache read: new parts were never cached.
@@ -176,33 +207,35 @@ export function simulate(
         priced,
         ttl,
         mode,
+        hint,
+        memo,
       );
       input[i] = billed.input;
-      rates.push(billed.rates);
+      setRates(i, billed.readRate, billed.writeRate, billed.outRate);
       perCall[i] = billed.cost;
       cost += billed.cost;
       read += billed.read;
       written += billed.input - billed.read;
       rewritten += billed.rewritten;
-      rewriteCost += billed.rewritten * (billed.rates.write - billed.rates.read);
+      rewriteCost += billed.rewritten * (billed.writeRate - billed.readRate);
       recorded++;
     } else {
       input[i] = total;
-      const r = ratesAt(priced.row, total, ttl);
+      const r = memo.at(priced.row, total, ttl);
       // Seed pricing is the reference's world: no cache, every input token at the input price.
       const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
-      const callRates = { ...r, read: cacheable ? r.read : r.in, write: writeRate };
-      rates.push(callRates);
-      perCall[i] = hit * callRates.read + (total - hit) * writeRate + sizes.output[i]! * r.out;
+      const readRate = cacheable ? r.read : r.in;
+      setRates(i, readRate, writeRate, r.out);
+      perCall[i] = hit * readRate + (total - hit) * writeRate + sizes.output[i]! * r.out;
       cost += perCall[i]!;
       read += hit;
       written += total - hit;
       if (changedAt < call.keep && cacheable && live) {
         const lost = Math.max(0, eff[Math.min(cachedLen, call.keep)]! - eff[Math.min(changedAt, cachedLen)]!);
         rewritten += lost;
-        rewriteCost += lost * (writeRate - callRates.read);
+        rewriteCost += lost * (writeRate - readRate);
       }
     }
     cachedLen = ctx.length;
@@ -231,11 +264,11 @@ export function simulate(
  * @example
  * recordedCost({ input: 3, cache_read: 1000, cache_write_5m: 200, cache_write_1h: 0, output: 50 }, sonnet) // ≈ 0.00255
  */
-export function recordedCost(usage: Usage, priced: PricedRow | null): number | null {
+export function recordedCost(usage: Usage, priced: PricedRow | null, memo?: RateMemo): number | null {
   if (priced === null) return null;
   const total = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h;
-  const r5 = ratesAt(priced.row, total, "5m");
-  const r1 = ratesAt(priced.row, total, "1h");
+  const r5 = memo === undefined ? ratesAt(priced.row, total, "5m") : memo.at(priced.row, total, "5m");
+  const r1 = memo === undefined ? ratesAt(priced.row, total, "1h") : memo.at(priced.row, total, "1h");
   return (
     usage.input * r5.in +
     usage.cache_read * r5.read +
@@ -267,7 +300,9 @@ interface RecordedBill {
   input: number;
   read: number;
   rewritten: number;
-  rates: TokenRates;
+  readRate: number;
+  writeRate: number;
+  outRate: number;
 }
 
 /**
@@ -287,16 +322,25 @@ function fromRecorded(
   priced: PricedRow,
   ttl: CacheTtl,
   mode: PricingMode,
+  hint: SearchHint,
+  memo: RateMemo,
 ): RecordedBill {
   const recordedTotal = recordedInput(usage);
   const removed = full[length]! - eff[length]!;
   const total = Math.max(0, recordedTotal - removed);
   if (mode === "seed") {
-    const r = ratesAt(priced.row, total, ttl);
-    const rates = { ...r, read: r.in, write: r.in };
-    return { cost: total * r.in + usage.output * r.out, input: total, read: 0, rewritten: 0, rates };
+    const r = memo.at(priced.row, total, ttl);
+    return {
+      cost: total * r.in + usage.output * r.out,
+      input: total,
+      read: 0,
+      rewritten: 0,
+      readRate: r.in,
+      writeRate: r.in,
+      outRate: r.out,
+    };
   }
-  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff));
+  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint));
   // Only the policy's change makes the cache write again what it read; the clamp to the input's
   // size below is the stubs themselves, taken off the reads.
   const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
@@ -322,28 +366,83 @@ function fromRecorded(
     cache_write_1h: written * hourShare,
     output: usage.output,
   };
-  const r = ratesAt(priced.row, total, ttl);
-  const writeRate = explicitWrites(priced) ? r.write : r.in;
+  const r = memo.at(priced.row, total, ttl);
   return {
-    cost: recordedCost(billed, priced) ?? 0,
+    cost: recordedCost(billed, priced, memo) ?? 0,
     input: total,
     read,
     rewritten,
-    rates: { ...r, write: writeRate },
+    readRate: r.read,
+    writeRate: explicitWrites(priced) ? r.write : r.in,
+    outRate: r.out,
   };
 }
 
-/** Tokens the policy removed before `tokens` (a length in keep-everything's positions). */
-function removedBefore(tokens: number, length: number, full: readonly number[], eff: readonly number[]): number {
+/**
+ * The core's `ratesAt`, remembered per row, tier and TTL: a pure function of
+ * those three, asked once per call per policy, where an object a time was
+ * most of what a long replay left for the collector.
+ */
+export class RateMemo {
+  private readonly rows = new Map<PricedRow["row"], (TokenRates | undefined)[]>();
+
+  at(row: PricedRow["row"], total: number, ttl: CacheTtl): TokenRates {
+    const tier = row.long_context;
+    // The tier applies as ratesAt applies it: above the threshold (NaN is below).
+    const slot = 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
+    let slots = this.rows.get(row);
+    if (slots === undefined) this.rows.set(row, (slots = []));
+    return (slots[slot] ??= ratesAt(row, total, ttl));
+  }
+}
+
+/** Where the last search ended: consecutive calls read up to nearby positions. */
+interface SearchHint {
+  at: number;
+}
+
+/**
+ * Tokens the policy removed before `tokens` (a length in keep-everything's
+ * positions). The position is found by galloping from where the previous
+ * call's search ended, so a session's searches cost about a step each where
+ * a binary search from scratch made the whole replay n·log n.
+ */
+function removedBefore(
+  tokens: number,
+  length: number,
+  full: readonly number[],
+  eff: readonly number[],
+  hint: SearchHint,
+): number {
   if (tokens <= full[0]!) return 0;
   if (tokens >= full[length]!) return full[length]! - eff[length]!;
-  let lo = 0;
-  let hi = length;
+  // Invariant sought: full[lo] <= tokens < full[hi], 0 <= lo < hi <= length.
+  let lo = Math.min(Math.max(0, hint.at), length - 1);
+  let hi: number;
+  if (full[lo]! <= tokens) {
+    let step = 1;
+    hi = lo + 1;
+    while (hi < length && full[hi]! <= tokens) {
+      lo = hi;
+      hi = Math.min(length, hi + step);
+      step *= 2;
+    }
+  } else {
+    let step = 1;
+    hi = lo;
+    lo = Math.max(0, hi - 1);
+    while (lo > 0 && full[lo]! > tokens) {
+      hi = lo;
+      lo = Math.max(0, lo - step);
+      step *= 2;
+    }
+  }
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
     if (full[mid]! <= tokens) lo = mid;
     else hi = mid;
   }
+  hint.at = lo;
   const before = full[lo]! - eff[lo]!;
   const part = full[lo + 1]! - full[lo]!;
   const cut = full[lo + 1]! - eff[lo + 1]! - before;

@@ -55,6 +55,24 @@ describe("recall detection", () => {
     expect(byPart.get(o2)).toBeUndefined();
   });
 
+  it("notes every later read of a file read a hundred times against each earlier read, up to the cap of 32", () => {
+    const b = new TraceBuilder("claude-code", "rereads");
+    b.add({ kind: "user", text: "Keep reading it." });
+    const outputs: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      b.call("m", t0 + 1_000 * i, null, i);
+      b.add({ kind: "tool_call", text: JSON.stringify({ file_path: "src/a.py" }), tool: "Read", call_id: `r${i}` });
+      outputs.push(b.add({ kind: "tool_output", text: `read ${i}`, call_id: `r${i}` }));
+    }
+    b.call("m", t0 + 100_000, null, 100);
+    const { byPart } = detectRecalls(b.finish());
+    // Read i's call is answered at call i; the reads after it are its detections, the first 32 kept.
+    expect(byPart.get(outputs[0]!)!.map((d) => d.call)).toEqual(Array.from({ length: 32 }, (_, k) => k + 1));
+    expect(byPart.get(outputs[90]!)!.map((d) => d.call)).toEqual([91, 92, 93, 94, 95, 96, 97, 98, 99]);
+    expect(byPart.get(outputs[99]!)).toBeUndefined();
+    expect([...byPart.values()].every((list) => list.every((d) => d.rule === "same_file"))).toBe(true);
+  });
+
   it("counts a recall only after the output was stubbed", () => {
     const { trace, o0 } = session();
     const list = detectRecalls(trace).byPart.get(o0);

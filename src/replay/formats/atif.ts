@@ -13,8 +13,8 @@
  * it. Pure.
  */
 
-import { jsonDocument, type ParseResult } from "./lines";
-import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
+import { listDocument, type ParseResult } from "./lines";
+import { count, instant, isRecord, promptUsage, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
 /**
  * Parses one ATIF trajectory.
@@ -23,19 +23,15 @@ import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAME
  * parseAtif(JSON.stringify({ schema_version: "ATIF-v1.4", session_id: "s", agent: { name: "a", version: "1", model_name: "gpt-5" }, steps: [] }), "t.json").trace?.session // "s"
  */
 export function parseAtif(text: string, path: string): ParseResult {
-  const issues: ParseIssue[] = [];
-  const doc = jsonDocument(text, path, issues);
-  if (!isRecord(doc) || !Array.isArray(doc.steps)) {
-    if (doc !== null) issues.push({ path, line: null, expected: 'an ATIF object with a "steps" list' });
-    return { trace: null, issues };
-  }
+  const { doc, list: steps, issues } = listDocument(text, path, "steps", 'an ATIF object with a "steps" list');
+  if (doc === null) return { trace: null, issues };
   const agent = isRecord(doc.agent) ? doc.agent : {};
   // ATIF names it `model_name`; early writers (ATIF 1.4 without the prefix) `model`.
   const defaultModel =
     typeof agent.model_name === "string" ? agent.model_name : typeof agent.model === "string" ? agent.model : null;
   const b = new TraceBuilder("atif", typeof doc.session_id === "string" ? doc.session_id : path);
   let unnamed = false;
-  doc.steps.forEach((step, index) => {
+  steps.forEach((step, index) => {
     if (!isRecord(step) || typeof step.source !== "string") {
       issues.push({ path, line: null, expected: `steps[${index}]: an object with "source"` });
       return;
@@ -51,19 +47,8 @@ export function parseAtif(text: string, path: string): ParseResult {
       if (typeof step.reasoning_content === "string" && step.reasoning_content !== "")
         b.output(b.chars(b.add({ kind: "assistant", text: step.reasoning_content })));
       if (message !== "") b.output(b.chars(b.add({ kind: "assistant", text: message })));
-      for (const call of Array.isArray(step.tool_calls) ? step.tool_calls.filter(isRecord) : []) {
-        const args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
-        b.output(
-          b.chars(
-            b.add({
-              kind: "tool_call",
-              text: args,
-              tool: typeof call.function_name === "string" ? call.function_name : "unknown",
-              call_id: typeof call.tool_call_id === "string" ? call.tool_call_id : null,
-            }),
-          ),
-        );
-      }
+      for (const call of Array.isArray(step.tool_calls) ? step.tool_calls.filter(isRecord) : [])
+        b.toolCall(call.arguments, call.function_name, call.tool_call_id);
     } else if (message !== "") b.add({ kind: step.source === "system" ? "system" : "user", text: message });
     const results =
       isRecord(step.observation) && Array.isArray(step.observation.results)
@@ -97,14 +82,6 @@ export function parseAtif(text: string, path: string): ParseResult {
  */
 export function metricsUsage(raw: unknown): Usage | null {
   if (!isRecord(raw) || raw.prompt_tokens === undefined) return null;
-  const cached = count(raw.cached_tokens);
   const extra = isRecord(raw.extra) ? raw.extra : {};
-  const written = count(extra.cache_creation_input_tokens);
-  return {
-    input: Math.max(0, count(raw.prompt_tokens) - cached - written),
-    cache_read: cached,
-    cache_write_5m: written,
-    cache_write_1h: 0,
-    output: count(raw.completion_tokens),
-  };
+  return promptUsage(raw.prompt_tokens, raw.cached_tokens, extra.cache_creation_input_tokens, raw.completion_tokens);
 }

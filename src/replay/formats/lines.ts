@@ -5,7 +5,7 @@
  * parsed on its own, a line that is not JSON reported by number and
  * skipped, never stopping the rest. Pure.
  */
-import type { ParseIssue, Trace } from "./trace";
+import { isRecord, type ParseIssue, type Trace } from "./trace";
 
 /** A parser's answer: the trace (null when nothing usable was found) and what could not be read. */
 export interface ParseResult {
@@ -62,4 +62,25 @@ export function jsonDocument(text: string, path: string, issues: ParseIssue[]): 
     });
     return null;
   }
+}
+
+/**
+ * A JSON document whose field `key` is a list (a trajectory's steps, history
+ * or messages), with the issues found reading it: `doc` is null, and an
+ * issue says `expected`, where the file is not such a document.
+ *
+ * @example
+ * listDocument('{"steps":[]}', "t.json", "steps", 'an ATIF object with a "steps" list').list // []
+ */
+export function listDocument(
+  text: string,
+  path: string,
+  key: string,
+  expected: string,
+): { doc: Record<string, unknown> | null; list: unknown[]; issues: ParseIssue[] } {
+  const issues: ParseIssue[] = [];
+  const doc = jsonDocument(text, path, issues);
+  if (isRecord(doc) && Array.isArray(doc[key])) return { doc, list: doc[key], issues };
+  if (doc !== null) issues.push({ path, line: null, expected });
+  return { doc: null, list: [], issues };
 }

@@ -13,8 +13,8 @@
  * first word. Neither format has timestamps. Pure.
  */
 
-import { jsonDocument, type ParseResult } from "./lines";
-import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
+import { listDocument, type ParseResult } from "./lines";
+import { count, instant, isRecord, promptUsage, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
 /**
  * Parses a SWE-agent `.traj`.
@@ -23,18 +23,14 @@ import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAME
  * parseSweAgent(JSON.stringify({ history: [...], trajectory: [...], info: { model_stats: { tokens_sent: 9000 } } }), "a.traj")
  */
 export function parseSweAgent(text: string, path: string): ParseResult {
-  const issues: ParseIssue[] = [];
-  const doc = jsonDocument(text, path, issues);
-  if (!isRecord(doc) || !Array.isArray(doc.history)) {
-    if (doc !== null) issues.push({ path, line: null, expected: 'a .traj object with a "history" list' });
-    return { trace: null, issues };
-  }
+  const { doc, list: history, issues } = listDocument(text, path, "history", 'a .traj object with a "history" list');
+  if (doc === null) return { trace: null, issues };
   const b = new TraceBuilder("swe-agent", sessionName(path));
   const model = modelOfSweAgent(doc);
   if (model === null)
     b.notes.push('the transcript names no model (no "replay_config" agent.model.name, no "info.model_name")');
   let command = "";
-  doc.history.forEach((entry, index) => {
+  history.forEach((entry, index) => {
     if (!isRecord(entry)) {
       issues.push({ path, line: null, expected: `history[${index}]: an object with "role" and "content"` });
       return;
@@ -54,17 +50,7 @@ export function parseSweAgent(text: string, path: string): ParseResult {
         );
       for (const call of calls) {
         const fn = isRecord(call.function) ? call.function : {};
-        const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
-        b.output(
-          b.chars(
-            b.add({
-              kind: "tool_call",
-              text: args,
-              tool: typeof fn.name === "string" ? fn.name : "unknown",
-              call_id: typeof call.id === "string" ? call.id : null,
-            }),
-          ),
-        );
+        b.toolCall(fn.arguments, fn.name, call.id);
       }
       command = action !== "" ? `act-${index}` : "";
       return;
@@ -100,12 +86,12 @@ export function parseSweAgent(text: string, path: string): ParseResult {
  * parseMiniSweAgent(JSON.stringify({ messages: [...], info: { config: { model: { model_name: "gpt-5" } } } }), "a.traj.json")
  */
 export function parseMiniSweAgent(text: string, path: string): ParseResult {
-  const issues: ParseIssue[] = [];
-  const doc = jsonDocument(text, path, issues);
-  if (!isRecord(doc) || !Array.isArray(doc.messages)) {
-    if (doc !== null) issues.push({ path, line: null, expected: 'a .traj.json object with a "messages" list' });
-    return { trace: null, issues };
-  }
+  const {
+    doc,
+    list: messages,
+    issues,
+  } = listDocument(text, path, "messages", 'a .traj.json object with a "messages" list');
+  if (doc === null) return { trace: null, issues };
   const info = isRecord(doc.info) ? doc.info : {};
   const config = isRecord(info.config) && isRecord(info.config.model) ? info.config.model : {};
   const model = typeof config.model_name === "string" ? config.model_name : null;
@@ -114,7 +100,7 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
   let command = "";
   let observations = 0;
   let timed = 0;
-  doc.messages.forEach((message, index) => {
+  messages.forEach((message, index) => {
     if (!isRecord(message) || typeof message.role !== "string") {
       issues.push({ path, line: null, expected: `messages[${index}]: an object with "role" and "content"` });
       return;
@@ -156,15 +142,7 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
 export function litellmUsage(raw: unknown): Usage | null {
   if (!isRecord(raw) || raw.prompt_tokens === undefined) return null;
   const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
-  const cached = count(details.cached_tokens);
-  const written = count(raw.cache_creation_input_tokens);
-  return {
-    input: Math.max(0, count(raw.prompt_tokens) - cached - written),
-    cache_read: cached,
-    cache_write_5m: written,
-    cache_write_1h: 0,
-    output: count(raw.completion_tokens),
-  };
+  return promptUsage(raw.prompt_tokens, details.cached_tokens, raw.cache_creation_input_tokens, raw.completion_tokens);
 }
 
 function modelOfSweAgent(doc: Record<string, unknown>): string | null {

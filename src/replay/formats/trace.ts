@@ -212,6 +212,22 @@ export class TraceBuilder {
     return this.parts[id]?.chars ?? 0;
   }
 
+  /**
+   * Adds a tool call of the latest call's answer, counted as its output: the
+   * arguments as sent (JSON when a writer stored them structured), the tool's
+   * name ("unknown" where none is given) and the id its result answers.
+   */
+  toolCall(args: unknown, tool: unknown, callId: unknown): number {
+    const id = this.add({
+      kind: "tool_call",
+      text: typeof args === "string" ? args : JSON.stringify(args ?? {}),
+      tool: typeof tool === "string" ? tool : "unknown",
+      call_id: typeof callId === "string" ? callId : null,
+    });
+    this.output(this.chars(id));
+    return id;
+  }
+
   /** Adds characters to the latest call's own answer. */
   output(chars: number): void {
     const last = this.calls[this.calls.length - 1];
@@ -291,6 +307,25 @@ export function byName<T>(): Record<string, T> {
 /** Whether a value is a plain object. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Usage from OpenAI-style counts, whose prompt tokens include the cached ones
+ * and, where a writer records them, the cache writes.
+ *
+ * @example
+ * promptUsage(9000, 8000, 0, 300) // { input: 1000, cache_read: 8000, cache_write_5m: 0, cache_write_1h: 0, output: 300 }
+ */
+export function promptUsage(prompt: unknown, cached: unknown, written: unknown, completion: unknown): Usage {
+  const read = count(cached);
+  const writes = count(written);
+  return {
+    input: Math.max(0, count(prompt) - read - writes),
+    cache_read: read,
+    cache_write_5m: writes,
+    cache_write_1h: 0,
+    output: count(completion),
+  };
 }
 
 /** A finite non-negative number, or 0. */
