@@ -57,7 +57,8 @@ function thresholdField(mode: "seed" | "cache_aware", threshold: number | undefi
 
 /**
  * The gate on entry, seed or cache_aware, with the request a client would
- * send for the output: its measured tokens, the history before it, the
+ * send for the output: its measured tokens, which a recall brings back whole
+ * (recall_input_tokens, as both clients send it), the history before it, the
  * gate's default priors.
  *
  * @example
@@ -70,6 +71,7 @@ export function gatePolicy(mode: "seed" | "cache_aware", priors: Partial<GatePri
     const inputs = {
       model_name: s.priced.canonical,
       output_tokens: s.sizes.tokens[id]!,
+      recall_input_tokens: s.sizes.tokens[id]!,
       horizon: p.horizon,
       recall_probability: p.recall_probability,
       ...thresholdField(mode, threshold),
