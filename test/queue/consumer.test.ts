@@ -2,9 +2,8 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runInDurabl
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ledgerMessage, ledgerShard } from "../../src/ledger";
-import { consumerCounts } from "../../src/ledger/transport/consumer";
 import worker from "../../src/index";
-import { decisionIdOf, seedDecision } from "../support/ledger-fixtures";
+import { decisionIdOf, linesLogged, seedDecision } from "../support/ledger-fixtures";
 
 const QUEUE = "offload-gate-ledger-dev";
 let tenantCount = 0;
@@ -18,12 +17,28 @@ function batchOf(bodies: unknown[], queue = QUEUE) {
   );
 }
 
-/** Runs the worker's own queue handler on a batch; answers what it acked and retried. */
+/**
+ * Runs the worker's own queue handler on a batch; answers what it acked and
+ * retried, and the `ledger_batch` lines it logged for Workers Logs, parsed.
+ */
 async function consume(batch: MessageBatch) {
+  const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+  log.mockClear();
   const ctx = createExecutionContext();
   await worker.queue(batch, env);
-  return getQueueResult(batch, ctx);
+  const logged = linesLogged(log, '"event":"ledger_batch"').map((line) => JSON.parse(line) as unknown);
+  return { ...(await getQueueResult(batch, ctx)), logged };
 }
+
+/** The one line the consumer logs for a batch of `queue`. */
+const batchLine = (
+  counts: { messages: number; stored: number; repeated: number; retried: number; malformed: number },
+  queue = QUEUE,
+) => ({
+  event: "ledger_batch",
+  queue,
+  ...counts,
+});
 
 const held = async (tenant: string, shard: number) =>
   (await ledgerShard(env.LEDGER, tenant, shard).storage()).decisions;
@@ -40,17 +55,17 @@ describe("the ledger queue's consumer", () => {
     expect(result.retryMessages).toEqual([]);
     expect(result.explicitAcks.sort()).toEqual(batch.messages.map((m) => m.id).sort());
     expect([await held(a, 0), await held(a, 1), await held(a, 2), await held(b, 0)]).toEqual([3, 0, 1, 2]);
+    expect(result.logged).toEqual([batchLine({ messages: 6, stored: 6, repeated: 0, retried: 0, malformed: 0 })]);
   });
 
   it("stores nothing twice when the same batch is delivered again", async () => {
     const tenant = newTenant("redelivered");
     const bodies = messages(tenant, 1, [1, 2, 3, 4]);
     await consume(batchOf(bodies));
-    const repeatedBefore = consumerCounts.repeated;
     const again = await consume(batchOf(bodies));
     expect(again.explicitAcks).toHaveLength(4);
     expect(await held(tenant, 1)).toBe(4);
-    expect(consumerCounts.repeated).toBe(repeatedBefore + 4);
+    expect(again.logged).toEqual([batchLine({ messages: 4, stored: 0, repeated: 4, retried: 0, malformed: 0 })]);
   });
 
   it("retries only the messages of a group whose shard call fails, and acks the others", async () => {
@@ -72,6 +87,7 @@ describe("the ledger queue's consumer", () => {
     expect(result.explicitAcks.sort()).toEqual(["msg-0", "msg-1", "msg-4"]);
     expect(result.ackAll).toBe(false);
     expect([await held(tenant, 0), await held(tenant, 2)]).toEqual([2, 1]);
+    expect(result.logged).toEqual([batchLine({ messages: 5, stored: 3, repeated: 0, retried: 2, malformed: 0 })]);
     expect(log).toHaveBeenCalledWith(
       expect.stringContaining(`ledger write failed (tenant ${tenant}, shard 1, 2 decisions)`),
       "this ledger shard belongs to another tenant",
@@ -89,12 +105,12 @@ describe("the ledger queue's consumer", () => {
       { ...good, decision: { ...good!.decision, decision_id: "dec_x" } },
       { ...good, decision: { ...good!.decision, inputs: { ...good!.decision.inputs, horizon: "4" } } },
     ];
-    const malformedBefore = consumerCounts.malformed;
     const result = await consume(batchOf([good, ...bad]));
     expect(result.retryMessages).toEqual([]);
     expect(result.explicitAcks).toHaveLength(6);
     expect(await held(tenant, 0)).toBe(1);
-    expect(consumerCounts.malformed).toBe(malformedBefore + 5);
+    expect(result.logged).toEqual([batchLine({ messages: 6, stored: 1, repeated: 0, retried: 0, malformed: 5 })]);
+    expect(linesLogged(log, "malformed ledger message")).toHaveLength(5);
     expect(log).toHaveBeenCalledWith(expect.stringMatching(/malformed ledger message msg-5 .*inputs\.horizon/));
   });
 
@@ -103,6 +119,9 @@ describe("the ledger queue's consumer", () => {
     const bodies = messages(tenant, 3, [1, 2]);
     const result = await consume(batchOf(bodies, `${QUEUE}-dlq`));
     expect(result.explicitAcks).toHaveLength(2);
+    expect(result.logged).toEqual([
+      batchLine({ messages: 2, stored: 2, repeated: 0, retried: 0, malformed: 0 }, `${QUEUE}-dlq`),
+    ]);
     // The original delivery succeeding late (or a second drain) adds nothing.
     await consume(batchOf(bodies));
     expect(await held(tenant, 3)).toBe(2);

@@ -76,3 +76,14 @@ export async function callWorker(
   await waitOnExecutionContext(ctx);
   return res;
 }
+
+/**
+ * The lines a console spy saw whose first argument contains `text`: what an
+ * operator counts in Workers Logs.
+ *
+ * @example
+ * expect(linesLogged(errors, "ledger write failed")).toHaveLength(1);
+ */
+export function linesLogged(spy: { mock: { calls: unknown[][] } }, text: string): string[] {
+  return spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes(text));
+}

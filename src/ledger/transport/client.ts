@@ -23,13 +23,13 @@ export function ledgerShard(namespace: LedgerNamespace, tenant: string, shard: n
   return namespace.get(namespace.idFromName(`${tenant}/${shard}`));
 }
 
-/** Ledger writes that failed in this isolate, by kind; each is also logged (an unbound ledger once). */
-export const ledgerFailures = { errors: 0, timeouts: 0, unbound: 0 };
+/** Whether this isolate has said that the LEDGER binding is missing: said once, not on every write. */
+let unboundLogged = false;
 
 /**
  * Hands decisions to their shards, one call per shard, and resolves when
  * every call has succeeded, failed or run past `timeoutMs`. It never
- * rejects: a failure is counted in `ledgerFailures` and logged. Call it in
+ * rejects: each failure is logged (docs/operations.md). Call it in
  * waitUntil, never before answering.
  *
  * @example
@@ -43,9 +43,11 @@ export async function writeDecisions(
 ): Promise<void> {
   if (decisions.length === 0) return;
   if (namespace === undefined) {
-    // A deployment without the binding: counted every time, said once per isolate.
-    if (ledgerFailures.unbound++ === 0)
+    // A deployment without the binding: said once per isolate, not on every write.
+    if (!unboundLogged) {
+      unboundLogged = true;
       console.error("offload-gate: no LEDGER binding; decisions are not recorded in the outcomes ledger");
+    }
     return;
   }
   const byShard = new Map<number, LedgerDecision[]>();
@@ -59,13 +61,8 @@ export async function writeDecisions(
     [...byShard].map(async ([shard, list]) => {
       const result = await recordInShard(namespace, tenant, shard, list, options);
       if (result.ok) return;
-      if (result.timedOut) {
-        ledgerFailures.timeouts++;
-        console.error(result.message);
-      } else {
-        ledgerFailures.errors++;
-        console.error(`${result.message}:`, result.detail);
-      }
+      if (result.timedOut) console.error(result.message);
+      else console.error(`${result.message}:`, result.detail);
     }),
   );
 }

@@ -14,8 +14,18 @@ import { parseLedgerMessage } from "./message-schema";
 /** How long one group's shard call may take before its messages are retried. Off the hot path: generous. */
 export const CONSUMER_WRITE_TIMEOUT_MS = 15_000;
 
-/** What this isolate's consumer did, by outcome; each failure and malformed message is also logged. */
-export const consumerCounts = { stored: 0, repeated: 0, retried: 0, malformed: 0 };
+/**
+ * What the consumer did with one batch, logged as one JSON line per batch for
+ * Workers Logs (docs/operations.md § Dead letters of the ledger queue): decisions `stored`,
+ * decisions a shard already held (`repeated`), messages `retried`, messages
+ * acked unread (`malformed`).
+ */
+interface BatchOutcome {
+  stored: number;
+  repeated: number;
+  retried: number;
+  malformed: number;
+}
 
 interface Group {
   tenant: string;
@@ -32,6 +42,7 @@ interface Group {
  * § Dead letters of the ledger queue). A group whose shard call fails or times out is retried
  * by the queue, its messages alone; every other message is acked. A
  * message that cannot be read is acked and logged: retrying cannot fix it.
+ * Last, one `ledger_batch` line logs what the batch came to.
  *
  * @example
  * async queue(batch, env) { await consumeLedgerBatch(batch, env); }
@@ -40,7 +51,8 @@ export async function consumeLedgerBatch(
   batch: MessageBatch<unknown>,
   env: { LEDGER?: Env["LEDGER"]; PRICING?: KVNamespace },
 ): Promise<void> {
-  const groups = groupMessages(batch);
+  const outcome: BatchOutcome = { stored: 0, repeated: 0, retried: 0, malformed: 0 };
+  const groups = groupMessages(batch, outcome);
   const namespace = env.LEDGER;
   await Promise.all(
     [...groups.values()].map(async (group) => {
@@ -58,12 +70,12 @@ export async function consumeLedgerBatch(
               index: env.PRICING,
             });
       if (result.ok) {
-        consumerCounts.stored += result.recorded;
-        consumerCounts.repeated += group.decisions.length - result.recorded;
+        outcome.stored += result.recorded;
+        outcome.repeated += group.decisions.length - result.recorded;
         for (const message of group.messages) message.ack();
         return;
       }
-      consumerCounts.retried += group.messages.length;
+      outcome.retried += group.messages.length;
       console.error(
         `${result.message} (queue ${batch.queue}); retrying its ${group.messages.length} messages`,
         result.detail,
@@ -71,15 +83,18 @@ export async function consumeLedgerBatch(
       for (const message of group.messages) message.retry();
     }),
   );
+  console.log(
+    JSON.stringify({ event: "ledger_batch", queue: batch.queue, messages: batch.messages.length, ...outcome }),
+  );
 }
 
-/** The batch's readable messages by tenant and shard; the others are acked and logged here. */
-function groupMessages(batch: MessageBatch<unknown>): Map<string, Group> {
+/** The batch's readable messages by tenant and shard; the others are acked, logged and counted in `outcome` here. */
+function groupMessages(batch: MessageBatch<unknown>, outcome: BatchOutcome): Map<string, Group> {
   const groups = new Map<string, Group>();
   for (const message of batch.messages) {
     const parsed = parseLedgerMessage(message.body);
     if (!parsed.ok) {
-      consumerCounts.malformed++;
+      outcome.malformed++;
       console.error(
         `offload-gate: malformed ledger message ${message.id} (queue ${batch.queue}) acked, not stored: ${parsed.reason}`,
       );

@@ -17,13 +17,10 @@ export interface LedgerBindings {
   LEDGER_QUEUE?: Pick<Queue, "send" | "sendBatch">;
 }
 
-/** Queue sends that failed or timed out in this isolate; each one's records were written directly instead. */
-export const queueFailures = { errors: 0, timeouts: 0 };
-
 /**
  * Sends decisions to the queue, one message each (one sendBatch per 100
  * messages or 256 KB), or writes them directly without a queue. A send that
- * throws or runs past `timeoutMs` is counted, logged, and its records are
+ * throws or runs past `timeoutMs` is logged, and its records are
  * written directly: a decision id is stored once however often it arrives,
  * so a send that did get through stores nothing twice. Never rejects; call
  * it in waitUntil.
@@ -64,12 +61,10 @@ async function send(
       timeoutMs,
     );
     if (sent !== TIMED_OUT) return [];
-    queueFailures.timeouts++;
     console.error(
       `offload-gate: ledger queue send timed out after ${timeoutMs} ms (${batch.length} decisions); writing them directly`,
     );
   } catch (error) {
-    queueFailures.errors++;
     console.error(
       `offload-gate: ledger queue send failed (${batch.length} decisions); writing them directly:`,
       error instanceof Error ? error.message : error,

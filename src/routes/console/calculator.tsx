@@ -2,6 +2,7 @@ import { CACHE_TTLS, OFFLOAD_AT, type PricingMode } from "../../gate";
 import type { GateConfig } from "../../storage/schemas";
 import type { ConfigView } from "./config";
 import type { TableRow } from "./data";
+import { type Bounds, COUNT, ModelField, NumberField, PROBABILITY, RangeField } from "./fields";
 
 /** What the calculator reads of the console's view (./page.tsx's ConsoleView has it). */
 export interface CalculatorView {
@@ -25,20 +26,22 @@ export function Calculator(props: {
   priors: Readonly<GateConfig> | null;
 }) {
   const { view, priors } = props;
-  const hint = (value: number | undefined) => (value === undefined ? "blank: the prior" : `blank: the prior, ${value}`);
+  const shown = (prior: number | null | undefined) => String(prior ?? "");
+  // A field a blank leaves at the config's prior, which it shows and names.
+  const priorField = (id: string, label: string, name: string, bounds: Bounds, prior?: number) => (
+    <NumberField
+      id={id}
+      label={label}
+      name={name}
+      bounds={bounds}
+      placeholder={shown(prior)}
+      hint={prior === undefined ? "blank: the prior" : `blank: the prior, ${prior}`}
+    />
+  );
   return (
     <form class="card" id="calc-form" aria-labelledby="calc-h" novalidate>
       <h2 id="calc-h">Calculator</h2>
-      <div class="field">
-        <label for="f-model">Model</label>
-        <input
-          id="f-model"
-          name="model_name"
-          list="model-list"
-          required
-          value={props.defaultModel}
-          autocomplete="off"
-        />
+      <ModelField id="f-model" value={props.defaultModel}>
         <datalist id="model-list">
           {props.models.flatMap((row) =>
             row.status === "valid"
@@ -46,7 +49,7 @@ export function Calculator(props: {
               : [],
           )}
         </datalist>
-      </div>
+      </ModelField>
       <div class="field">
         <label for="f-size">Output size</label>
         <div class="inline">
@@ -70,33 +73,8 @@ export function Calculator(props: {
         </div>
       </div>
       <div class="two">
-        <div class="field">
-          <label for="f-horizon">Horizon (turns)</label>
-          <input
-            id="f-horizon"
-            name="horizon"
-            type="number"
-            min="0"
-            step="1"
-            placeholder={String(priors?.expected_conversation_depth ?? "")}
-            aria-describedby="f-horizon-hint"
-          />
-          <small id="f-horizon-hint">{hint(priors?.expected_conversation_depth)}</small>
-        </div>
-        <div class="field">
-          <label for="f-recall">Recall probability</label>
-          <input
-            id="f-recall"
-            name="recall_probability"
-            type="number"
-            min="0"
-            max="1"
-            step="0.01"
-            placeholder={String(priors?.p_recall ?? "")}
-            aria-describedby="f-recall-hint"
-          />
-          <small id="f-recall-hint">{hint(priors?.p_recall)}</small>
-        </div>
+        {priorField("f-horizon", "Horizon (turns)", "horizon", COUNT, priors?.expected_conversation_depth)}
+        {priorField("f-recall", "Recall probability", "recall_probability", PROBABILITY, priors?.p_recall)}
       </div>
       <div class="field">
         <label for="f-mode">Pricing mode</label>
@@ -110,22 +88,14 @@ export function Calculator(props: {
       </div>
       <fieldset id="cache-fields" class="two" hidden>
         <legend>Cache-aware inputs (sent only in cache_aware mode)</legend>
-        <div class="field">
-          <label for="f-cache-hit">Cache hit rate</label>
-          <input
-            id="f-cache-hit"
-            name="cache_hit_rate"
-            type="number"
-            min="0"
-            max="1"
-            step="0.01"
-            placeholder={String(priors?.cache_hit_rate ?? "")}
-          />
-        </div>
-        <div class="field">
-          <label for="f-context">Context tokens</label>
-          <input id="f-context" name="context_tokens" type="number" min="0" step="1" />
-        </div>
+        <NumberField
+          id="f-cache-hit"
+          label="Cache hit rate"
+          name="cache_hit_rate"
+          bounds={PROBABILITY}
+          placeholder={shown(priors?.cache_hit_rate)}
+        />
+        <NumberField id="f-context" label="Context tokens" name="context_tokens" bounds={COUNT} />
         <div class="field">
           <label for="f-offload">Stub placement</label>
           <select id="f-offload" name="offload_at" aria-describedby="f-offload-hint">
@@ -135,19 +105,14 @@ export function Calculator(props: {
           </select>
           <small id="f-offload-hint">entry: before the output is read; retroactive: it is already cached</small>
         </div>
-        <div class="field">
-          <label for="f-suffix">Cached tokens after it</label>
-          <input
-            id="f-suffix"
-            name="suffix_tokens"
-            type="number"
-            min="0"
-            step="1"
-            disabled
-            aria-describedby="f-suffix-hint"
-          />
-          <small id="f-suffix-hint">retroactive only: rewritten when the stub goes in</small>
-        </div>
+        <NumberField
+          id="f-suffix"
+          label="Cached tokens after it"
+          name="suffix_tokens"
+          bounds={COUNT}
+          disabled
+          hint="retroactive only: rewritten when the stub goes in"
+        />
         <div class="field">
           <label for="f-ttl">Cache TTL</label>
           <select id="f-ttl" name="cache_ttl">
@@ -156,12 +121,12 @@ export function Calculator(props: {
             ))}
           </select>
         </div>
-        <RangeField id="f-q" title="q range" name="q" integer={false} />
+        <RangeField id="f-q" title="q range" name="q" bounds={PROBABILITY} />
       </fieldset>
       <fieldset id="range-fields" class="two">
         <legend>Ranges (optional): fire only if every corner pays</legend>
-        <RangeField id="f-h" title="Horizon range" name="Turns" integer={true} />
-        <RangeField id="f-p" title="p_recall range" name="p_recall" integer={false} />
+        <RangeField id="f-h" title="Horizon range" name="Turns" bounds={COUNT} />
+        <RangeField id="f-p" title="p_recall range" name="p_recall" bounds={PROBABILITY} />
       </fieldset>
       <details>
         <summary>More inputs</summary>
@@ -174,17 +139,13 @@ export function Calculator(props: {
               ["recall_output_tokens", "Recall output tokens"],
             ] as const
           ).map(([name, label]) => (
-            <div class="field">
-              <label for={`f-${name}`}>{label}</label>
-              <input
-                id={`f-${name}`}
-                name={name}
-                type="number"
-                min="0"
-                step="1"
-                placeholder={String(priors?.[name] ?? "")}
-              />
-            </div>
+            <NumberField
+              id={`f-${name}`}
+              label={label}
+              name={name}
+              bounds={COUNT}
+              placeholder={shown(priors?.[name])}
+            />
           ))}
         </div>
         <div class="field">
@@ -199,28 +160,5 @@ export function Calculator(props: {
         Ask the gate
       </button>
     </form>
-  );
-}
-
-/**
- * Two number inputs for a prior's [lo, hi]: `${id}-lo` and `${id}-hi`, each
- * with its own label ("<name> from", "<name> to").
- *
- * @example
- * <RangeField id="f-h" title="Horizon range" name="Turns" integer />
- */
-function RangeField(props: { id: string; title: string; name: string; integer: boolean }) {
-  const bounds = props.integer ? { min: "0", step: "1" } : { min: "0", max: "1", step: "0.01" };
-  return (
-    <div class="field">
-      <label for={`${props.id}-lo`}>{props.title}</label>
-      <div class="inline">
-        <input id={`${props.id}-lo`} type="number" {...bounds} aria-label={`${props.name} from`} />
-        <label for={`${props.id}-hi`} class="sr-only">
-          {`${props.name} to`}
-        </label>
-        <input id={`${props.id}-hi`} type="number" {...bounds} />
-      </div>
-    </div>
   );
 }

@@ -1,5 +1,6 @@
 import type { GateConfig } from "../../storage/schemas";
 import { WORKED_EXAMPLE_P1 } from "../plan";
+import { COUNT, ModelField, NumberField, PROBABILITY } from "./fields";
 
 /**
  * The console's clearing-plan view: paste a history (JSON) or build one,
@@ -24,33 +25,15 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
       <div class="plan-grid">
         <form id="plan-form" novalidate>
           <div class="two">
-            <div class="field">
-              <label for="p-model">Model</label>
-              <input
-                id="p-model"
-                name="model_name"
-                list="model-list"
-                required
-                value={defaultModel}
-                autocomplete="off"
-              />
-            </div>
-            <div class="field">
-              <label for="p-horizon">Horizon (turns)</label>
-              <input id="p-horizon" name="horizon" type="number" min="0" step="1" value="4" />
-            </div>
-            <div class="field">
-              <label for="p-cache-hit">Cache hit rate</label>
-              <input
-                id="p-cache-hit"
-                name="cache_hit_rate"
-                type="number"
-                min="0"
-                max="1"
-                step="0.01"
-                placeholder={String(priors?.cache_hit_rate ?? "")}
-              />
-            </div>
+            <ModelField id="p-model" value={defaultModel} />
+            <NumberField id="p-horizon" label="Horizon (turns)" name="horizon" bounds={COUNT} value="4" />
+            <NumberField
+              id="p-cache-hit"
+              label="Cache hit rate"
+              name="cache_hit_rate"
+              bounds={PROBABILITY}
+              placeholder={String(priors?.cache_hit_rate ?? "")}
+            />
             <div class="field">
               <label for="p-ttl">Cache TTL</label>
               <select id="p-ttl" name="cache_ttl">
@@ -78,25 +61,17 @@ export function PlanView({ defaultModel, priors }: { defaultModel: string; prior
           </div>
           <fieldset class="plan-build">
             <legend>Add a segment</legend>
-            <div class="field">
-              <label for="p-add-tokens">Tokens</label>
-              <input id="p-add-tokens" type="number" min="0" step="1" value="20000" />
-            </div>
+            <NumberField id="p-add-tokens" label="Tokens" bounds={COUNT} value="20000" />
             <div class="field">
               <label for="p-add-id">Tool output id</label>
               <input id="p-add-id" type="text" autocomplete="off" placeholder="blank: context" />
             </div>
-            <div class="field">
-              <label for="p-add-p">Recall probability</label>
-              <input
-                id="p-add-p"
-                type="number"
-                min="0"
-                max="1"
-                step="0.01"
-                placeholder={String(priors?.p_recall ?? "")}
-              />
-            </div>
+            <NumberField
+              id="p-add-p"
+              label="Recall probability"
+              bounds={PROBABILITY}
+              placeholder={String(priors?.p_recall ?? "")}
+            />
             <div class="plan-build-actions">
               <button type="button" id="p-add" class="secondary">
                 Add to history
