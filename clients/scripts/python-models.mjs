@@ -29,7 +29,7 @@ export const MODELS = [
     kind: "request",
     at: (d) => d.schemas.PlanRequest,
     skip: ["dry_run"],
-    types: { segments: "List[Union[Segment, Mapping[str, Any]]]" },
+    types: { segments: "List[Union[SegmentFields, Mapping[str, Any]]]" },
   },
   // The document's report routes refer to schemas it does not register: the routes' own item schemas, as JSON Schema.
   { name: "Outcome", kind: "request", at: (d) => d.outcome },
@@ -54,7 +54,7 @@ export const MODELS = [
     skip: ["priors", "suggestions", "dry_run"],
     required: ["fire", "reason_code"],
     optional: ["pricing_mode"],
-    types: { stale_pricing: "StalePricing", inputs: "ResolvedInputs", worst_case: "WorstCase" },
+    types: { stale_pricing: "StalePricingFields", inputs: "ResolvedInputsFields", worst_case: "WorstCaseFields" },
   },
   { name: "PlanCandidate", kind: "answer", at: (d) => d.resolve(d.schemas.Plan).properties.candidates.items },
   {
@@ -63,11 +63,11 @@ export const MODELS = [
     at: (d) => d.schemas.Plan,
     skip: ["exact", "lifecycle", "dry_run", "would_stub", "would_net_saving_usd"],
     required: ["stub", "reason_code"],
-    types: { candidates: "PlanCandidate", stale_pricing: "StalePricing" },
+    types: { candidates: "PlanCandidateFields", stale_pricing: "StalePricingFields" },
     optional: ["keep_cost_usd", "plan_cost_usd", "rewrite_from_tokens", "rewritten_tokens"],
   },
   { name: "ReportResult", kind: "answer", at: (d) => d.schemas.ReportItemResult },
-  { name: "Report", kind: "answer", at: (d) => d.schemas.ReportResponse, types: { results: "ReportResult" } },
+  { name: "Report", kind: "answer", at: (d) => d.schemas.ReportResponse, types: { results: "ReportResultFields" } },
 ];
 
 /**
@@ -88,13 +88,9 @@ export function renderPythonModels(openapi, outcome, session) {
     "from __future__ import annotations",
     "",
     "from dataclasses import KW_ONLY, dataclass, field",
-    "from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union",
+    "from typing import Any, List, Mapping, Optional, Tuple, Union",
     "",
     "from ._json import JSONObject",
-    "",
-    "if TYPE_CHECKING:",
-    "    from ._answers import PlanCandidate, ReportResult, ResolvedInputs, StalePricing, WorstCase",
-    "    from ._requests import Segment",
   ];
   for (const model of MODELS) lines.push("", "", ...renderModel(model, resolve(model.at(doc)), resolve));
   return `${lines.join("\n")}\n`;

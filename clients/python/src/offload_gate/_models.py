@@ -5,13 +5,9 @@
 from __future__ import annotations
 
 from dataclasses import KW_ONLY, dataclass, field
-from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Tuple, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 from ._json import JSONObject
-
-if TYPE_CHECKING:
-    from ._answers import PlanCandidate, ReportResult, ResolvedInputs, StalePricing, WorstCase
-    from ._requests import Segment
 
 
 @dataclass
@@ -58,7 +54,7 @@ class PlanRequestFields:
     """PlanRequest's fields: required first, the rest by keyword, with their defaults."""
 
     model_name: str
-    segments: List[Union[Segment, Mapping[str, Any]]] = field(default_factory=list)
+    segments: List[Union[SegmentFields, Mapping[str, Any]]] = field(default_factory=list)
     _: KW_ONLY
     horizon: Optional[int] = None
     recall_probability: Optional[float] = None
@@ -163,11 +159,11 @@ class GateDecisionFields:
     suffix_rewrite_cost_usd: float = 0.0
     break_even_horizon: Optional[int] = None
     break_even_output_tokens: Optional[int] = None
-    worst_case: Optional[WorstCase] = None
+    worst_case: Optional[WorstCaseFields] = None
     priced_as: Optional[JSONObject] = None
-    stale_pricing: Optional[StalePricing] = None
+    stale_pricing: Optional[StalePricingFields] = None
     lifecycle: Optional[JSONObject] = None
-    inputs: Optional[ResolvedInputs] = None
+    inputs: Optional[ResolvedInputsFields] = None
     decision_id: Optional[str] = None
     would_fire: Optional[bool] = None
 
@@ -194,10 +190,10 @@ class PlanFields:
     plan_cost_usd: Optional[float] = None
     rewrite_from_tokens: Optional[int] = None
     rewritten_tokens: Optional[int] = None
-    candidates: List[PlanCandidate] = field(default_factory=list)
+    candidates: List[PlanCandidateFields] = field(default_factory=list)
     reason: str = ""
     priced_as: Optional[JSONObject] = None
-    stale_pricing: Optional[StalePricing] = None
+    stale_pricing: Optional[StalePricingFields] = None
     inputs: Optional[JSONObject] = None
     decision_id: Optional[str] = None
 
@@ -219,7 +215,7 @@ class ReportFields:
     """Report's fields: required first, the rest by keyword, with their defaults."""
 
     _: KW_ONLY
-    results: List[ReportResult] = field(default_factory=list)
+    results: List[ReportResultFields] = field(default_factory=list)
     accepted: int = 0
     unknown_decision: int = 0
     conflict: int = 0
