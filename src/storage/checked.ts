@@ -12,7 +12,7 @@
  * value handed back is zod's copy (its keys in the shape's order, which a
  * priced row's answer copies; name records with no prototype). Anything else
  * answers undefined and the caller asks zod, which then words the problem as
- * it always did. test/store/checked.test.ts holds the two to that.
+ * it always did. test/storage/checked.test.ts holds the two to that.
  *
  * @module
  */

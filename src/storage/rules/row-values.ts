@@ -25,7 +25,7 @@ export const MAX_PRICE_USD_PER_MILLION = 1_000_000;
 /** A row larger than this (as stored JSON) is refused rather than parsed. */
 export const MAX_ROW_BYTES = 16 * 1024;
 
-/** The price fields of a row or tier, for checks that walk them (test/store/checked.test.ts holds them to the schema's). */
+/** The price fields of a row or tier, for checks that walk them (test/storage/checked.test.ts holds them to the schema's). */
 export const PRICE_FIELDS = ["input", "output", "cache_read", "cache_write", "cache_write_1h"] as const;
 
 /** The most dated changes one row may carry. */
