@@ -1,5 +1,12 @@
 import { consumeLedgerBatch } from "./ledger";
 import { directGate, directHealth } from "./routes";
+import { lazily } from "./storage";
+
+/** The app's route types, for `hc<AppType>()` clients (a type: it loads nothing). */
+export type { AppType } from "./routes";
+
+/** The app, built once per isolate; a failed build is retried by the next request. */
+const loadApp = lazily(() => import("./routes/app").then((module) => module.default));
 
 /**
  * The Worker's one entry (wrangler.toml `main`, and what the tests call).
@@ -17,25 +24,6 @@ import { directGate, directHealth } from "./routes";
  * @example
  * const res = await worker.fetch(new Request("http://127.0.0.1:8787/healthz"), env, ctx);
  */
-type App = typeof import("./routes/app")["default"];
-
-/** The app's route types, for `hc<AppType>()` clients (a type: it loads nothing). */
-export type { AppType } from "./routes";
-
-let app: Promise<App> | undefined;
-
-/** The app, built once per isolate; a failed build is retried by the next request. */
-function loadApp(): Promise<App> {
-  app ??= import("./routes/app").then(
-    (module) => module.default,
-    (error: unknown) => {
-      app = undefined;
-      throw error;
-    },
-  );
-  return app;
-}
-
 const worker = {
   // A plain Request as well as an incoming one: the tests and benchmarks call it with their own.
   fetch(request: Request, env: Env, ctx: ExecutionContext) {

@@ -3,7 +3,7 @@
  * before a row reaches KV. Plain data in, warnings out; used by `validate`
  * and by `import-litellm`.
  */
-import { PRICE_FIELDS } from "../../src/litellm/convert";
+import { PRICE_FIELDS } from "../../src/storage/rules";
 import type { PricingRow } from "../../src/storage/schemas/schema";
 
 type Tier = Partial<Record<(typeof PRICE_FIELDS)[number], number>>;

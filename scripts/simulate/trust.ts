@@ -8,13 +8,8 @@
  *
  * @module
  */
-import {
-  trustFlags,
-  TRUST_FLAGS,
-  type ArmCounts,
-  type ReportingCounts,
-  type TrustFlag,
-} from "../../src/learning/refresh/trust";
+import { trustFlags, type ArmCounts, type ReportingCounts } from "../../src/learning/refresh/trust";
+import { TRUST_FLAGS, type TrustFlag } from "../../src/storage/schemas";
 import { seeded } from "../../build/seeded.mjs";
 
 export type Agent = "honest" | "only_recalled" | "turns_until_recall";

@@ -64,6 +64,7 @@ export {
   type Moments,
   meanInterval,
   meanSequence,
+  noInterval,
   normalQuantile,
   packedSequence,
   rowsByTool,

@@ -4,7 +4,7 @@
  * the ops CLI's import and the scheduled price sync.
  */
 import { describeIssues } from "../gate";
-import { MAX_PRICE_USD_PER_MILLION, MODEL_NAME_PATTERN } from "../storage/rules";
+import { MAX_PRICE_USD_PER_MILLION, MODEL_NAME_PATTERN, PRICE_FIELDS } from "../storage/rules";
 import { type PricingRow, PricingRowSchema } from "../storage/schemas";
 
 /** LiteLLM's per-token fields and the row fields they become. */
@@ -15,9 +15,6 @@ const BASE_FIELDS = {
   cache_creation_input_token_cost: "cache_write",
   cache_creation_input_token_cost_above_1hr: "cache_write_1h",
 } as const;
-
-/** The row's price fields, in the order rows list them. */
-export const PRICE_FIELDS = ["input", "output", "cache_read", "cache_write", "cache_write_1h"] as const;
 
 /** LiteLLM provider names that the seed spells differently. */
 const PROVIDER_NAMES: Readonly<Record<string, string>> = { gemini: "google" };

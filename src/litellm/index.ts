@@ -7,7 +7,6 @@ export {
   foldDatedNames,
   isTextModel,
   modelNameOf,
-  PRICE_FIELDS,
   priceKey,
   seedProvider,
 } from "./convert";

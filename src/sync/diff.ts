@@ -4,16 +4,8 @@
  */
 
 import { describeIssues, priceInForce, priceSchedule } from "../gate";
-import {
-  badPrice,
-  convertEntry,
-  foldDatedNames,
-  isTextModel,
-  modelNameOf,
-  PRICE_FIELDS,
-  priceKey,
-  seedProvider,
-} from "../litellm";
+import { badPrice, convertEntry, foldDatedNames, isTextModel, modelNameOf, priceKey, seedProvider } from "../litellm";
+import { PRICE_FIELDS } from "../storage/rules";
 import { ModelNameSchema, type PricingRow, PricingRowSchema } from "../storage/schemas";
 
 /** The most changes one sync may propose: more means a broken or hostile source. */

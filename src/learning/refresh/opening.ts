@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { MIN_SESSIONS_PER_ARM, type SequenceResult, sequenceRadius, type ToolSessionRow } from "../../ledger";
+import {
+  MIN_SESSIONS_PER_ARM,
+  noInterval,
+  type SequenceResult,
+  sequenceRadius,
+  type ToolSessionRow,
+} from "../../ledger";
 
 /** The breaker's level: one-sided, since only a false `losing` opens it. */
 export const BREAKER_ALPHA = 0.05;
@@ -48,17 +54,7 @@ export function openingSequence(
   const t = rows.length;
   const held = t - treated;
   const estimate = t > 0 ? psiSum / t : null;
-  const none = {
-    sessions: t,
-    treated,
-    held_out: held,
-    estimate,
-    sd: null,
-    interval: null,
-    verdict: "inconclusive",
-    withheld: t > 0 ? "too_few_sessions" : null,
-  } as const;
-  if (t < 2 || treated === 0 || scale === 0 || estimate === null) return none;
+  if (t < 2 || treated === 0 || scale === 0 || estimate === null) return noInterval(t, treated, estimate);
   // (y − m)² is π²ψ² in the treated arm and (1 − π)²ψ² in the held-out one: pooled on that scale.
   const pooledSq = (pi * pi * treatedSq + (1 - pi) * (1 - pi) * heldSq) / t;
   const guardedHeldSq = Math.max(heldSq, (held * pooledSq) / (1 - pi) ** 2);

@@ -11,8 +11,6 @@ import { betaQuantile } from "..";
 
 export type { ArmCounts, ReportingCounts } from "../../ledger";
 
-export { TRUST_FLAGS, type TrustFlag } from "../../storage/schemas";
-
 /** A raised flag, with the figure that raised it. */
 export interface RaisedFlag {
   flag: TrustFlag;

@@ -7,7 +7,14 @@ export { covariateCell, mergePairs, orderTools, packRows, rowsOfPairs } from "./
 export type { LedgerSums, SeriesBucket } from "./report";
 export { BUCKET_MS, bucketFor, emptySums, mergeSums, savingsFigures } from "./report";
 export type { SequenceResult, SequenceSession } from "./sequence";
-export { confidenceSequence, MIN_SESSIONS_PER_ARM, meanSequence, packedSequence, sequenceRadius } from "./sequence";
+export {
+  confidenceSequence,
+  MIN_SESSIONS_PER_ARM,
+  meanSequence,
+  noInterval,
+  packedSequence,
+  sequenceRadius,
+} from "./sequence";
 export type { ClusterSums, Moments } from "./stats";
 export { clusteredInterval, incompleteBeta, meanInterval, normalQuantile, welch } from "./stats";
 export { holdoutFigures, rowsByTool, toolVerdicts } from "./verdicts";

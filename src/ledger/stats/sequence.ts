@@ -139,21 +139,30 @@ export function meanSequence(
   return { ...base, verdict: verdictOfInterval(base.interval), withheld: null };
 }
 
+/**
+ * What a sequence answers before it has an interval: the counts, the estimate
+ * if any, and `too_few_sessions` once there is a session.
+ *
+ * @example
+ * noInterval(1, 1, 0.2).withheld // "too_few_sessions"
+ */
+export function noInterval(sessions: number, treated: number, estimate: number | null): SequenceResult {
+  return {
+    sessions,
+    treated,
+    held_out: sessions - treated,
+    estimate,
+    sd: null,
+    interval: null,
+    verdict: "inconclusive",
+    withheld: sessions > 0 ? "too_few_sessions" : null,
+  };
+}
+
 function closeSequence(t: number, treated: number, psiSum: number, psiSumSq: number, alpha: number): SequenceResult {
   const held = t - treated;
   const estimate = t > 0 ? psiSum / t : null;
-  if (t < 2 || estimate === null) {
-    return {
-      sessions: t,
-      treated,
-      held_out: held,
-      estimate,
-      sd: null,
-      interval: null,
-      verdict: "inconclusive",
-      withheld: t > 0 ? "too_few_sessions" : null,
-    };
-  }
+  if (t < 2 || estimate === null) return noInterval(t, treated, estimate);
   const sd = Math.sqrt(Math.max(0, (psiSumSq - (psiSum * psiSum) / t) / (t - 1)));
   const half = sd * sequenceRadius(t, alpha);
   const interval: [number, number] = [estimate - half, estimate + half];

@@ -45,7 +45,7 @@ export async function answerPlan(body: PlanRequest, context: DecideContext): Pro
   const pricedAs =
     planned.reason_code === "no_candidates" ? null : pricedAsOf(read.lookup, pricing.effectiveAt ?? null);
   const answered = { priced_as: pricedAs, stale_pricing: stale, lifecycle: pricing.lifecycle, inputs: resolved };
-  // A dry run (../kernel/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
+  // A dry run (../kernel/openapi/dry-run.ts) answers the plan itself: no id, no holdout arm, nothing recorded.
   if (!isRecorded(body)) return { ...planned, ...answered, dry_run: true };
   const assigned = assignPlan({
     tenant: context.tenant,

@@ -20,7 +20,7 @@ import { answerJson } from "./answer-json";
 import { answerBatch } from "./batch";
 import { compiledBatchEnvelope, compiledGateRequest } from "./compiled";
 import { decideRequest } from "./decide";
-import { gateRequestSchema } from "./zod";
+import { gateBatchRequestSchema, gateRequestSchema } from "./zod";
 
 /**
  * The gate's two hot routes, POST /v1/gate and POST /v1/gate/batch, served
@@ -64,11 +64,7 @@ function answerOf<S extends z.ZodType>(
 }
 
 const single = answerOf(compiledGateRequest, gateRequestSchema, decideRequest);
-const batch = answerOf(
-  compiledBatchEnvelope,
-  () => import("../schemas/batch-schema").then((module) => module.GateBatchRequestSchema),
-  answerBatch,
-);
+const batch = answerOf(compiledBatchEnvelope, gateBatchRequestSchema, answerBatch);
 
 /**
  * Serves a request to one of the gate's hot routes, or answers undefined

@@ -1,14 +1,12 @@
 /**
- * The gate request's zod schema, loaded when a body needs it: the compiled
- * validator (./compiled.ts) passes every well-formed request, so zod is
- * built only for a body it refuses, which zod then words the answer for.
- * Loaded once per isolate; a failed load is retried by the next body.
+ * The gate requests' zod schemas, loaded when a body needs one: the compiled
+ * validators (./compiled.ts) pass every well-formed request, so zod is built
+ * only for a body they refuse, which zod then words the answer for. Loaded
+ * once per isolate; a failed load is retried by the next body.
  *
  * @module
  */
-import type { GateRequestSchema } from "../schemas";
-
-let held: Promise<typeof GateRequestSchema> | undefined;
+import { lazily } from "../../../storage";
 
 /**
  * GateRequestSchema, built on first use.
@@ -16,13 +14,14 @@ let held: Promise<typeof GateRequestSchema> | undefined;
  * @example
  * const parsed = (await gateRequestSchema()).safeParse(body);
  */
-export function gateRequestSchema(): Promise<typeof GateRequestSchema> {
-  held ??= import("../schemas/schema").then(
-    (module) => module.GateRequestSchema,
-    (error: unknown) => {
-      held = undefined;
-      throw error;
-    },
-  );
-  return held;
-}
+export const gateRequestSchema = lazily(() => import("../schemas/schema").then((module) => module.GateRequestSchema));
+
+/**
+ * GateBatchRequestSchema, built on first use.
+ *
+ * @example
+ * const parsed = (await gateBatchRequestSchema()).safeParse(body);
+ */
+export const gateBatchRequestSchema = lazily(() =>
+  import("../schemas/batch-schema").then((module) => module.GateBatchRequestSchema),
+);

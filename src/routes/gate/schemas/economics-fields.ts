@@ -78,4 +78,3 @@ export const ECONOMICS_FIELDS = {
 };
 
 // Their checks across fields are plain code, which the compiled validator runs too.
-export { CACHE_AWARE_ECONOMICS_FIELDS, economicsIssues } from "../../kernel";
