@@ -189,12 +189,16 @@ export function replayTrace(
           error_pct: (100 * (keep.cost - recordedTotal)) / recordedTotal,
           ...(bound === null
             ? {}
-            : { bound_usd: bound, within_bound: Math.abs(keep.cost - recordedTotal) <= bound * (1 + 1e-9) }),
+            : keep.unpriced > 0
+              ? { bound_usd: bound }
+              : { bound_usd: bound, within_bound: Math.abs(keep.cost - recordedTotal) <= bound * (1 + 1e-9) }),
         }
       : null;
   if (total_check?.bound_usd !== undefined)
     notes.push(
-      `recorded cost $${recordedTotal.toFixed(4)}, keep-everything $${keep.cost.toFixed(4)}: ${total_check.within_bound ? "within" : "OUTSIDE"} the ±$${total_check.bound_usd.toFixed(4)} the writer's rounding allows`,
+      total_check.within_bound === undefined
+        ? `recorded cost $${recordedTotal.toFixed(4)} not checked against the ±$${total_check.bound_usd.toFixed(4)} the writer's rounding allows: ${keep.unpriced} calls have no pricing row`
+        : `recorded cost $${recordedTotal.toFixed(4)}, keep-everything $${keep.cost.toFixed(4)}: ${total_check.within_bound ? "within" : "OUTSIDE"} the ±$${total_check.bound_usd.toFixed(4)} the writer's rounding allows`,
     );
   const ideal_cache_usd =
     mode === "cache_aware" && keep.recorded_calls > 0

@@ -272,3 +272,47 @@ export function codexCurrentRollout(story: Story = {}): string {
   });
   return lines.map((l) => JSON.stringify(l)).join("\n");
 }
+
+/** A mini-swe-agent version 2 trajectory: the command as a tool call, its output a "tool" message, an "exit" at the end. */
+export function miniSweAgentV2Traj(story: Story = {}): string {
+  const usage = promptTokens(story);
+  const messages: unknown[] = [
+    { role: "system", content: "You are a helpful assistant that can interact with a computer." },
+    { role: "user", content: TASK },
+  ];
+  let cost = 0;
+  storySteps(story).forEach((step, k) => {
+    const u = usage[k]!;
+    const callCost = (u.prompt * 1.25 + u.output * 10) / 1e6;
+    cost += callCost;
+    messages.push({
+      role: "assistant",
+      content: step.answer,
+      tool_calls: [
+        {
+          id: `call_${k}`,
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ command: step.command }) },
+        },
+      ],
+      extra: {
+        actions: [{ command: step.command, tool_call_id: `call_${k}` }],
+        response: { created: 1_780_000_000 + k * 30, usage: { prompt_tokens: u.prompt, completion_tokens: u.output } },
+        cost: callCost,
+        timestamp: 1_780_000_000 + k * 30,
+      },
+    });
+    messages.push({ role: "tool", tool_call_id: `call_${k}`, content: step.output });
+  });
+  messages.push({ role: "exit", content: "", extra: { exit_status: "Submitted", submission: "" } });
+  return JSON.stringify({
+    trajectory_format: "mini-swe-agent-1.1",
+    info: {
+      mini_version: "2.4.6",
+      exit_status: "Submitted",
+      model_stats: { instance_cost: cost, api_calls: usage.length },
+      config: { model: { model_name: "gpt-5" } },
+    },
+    messages,
+  });
+}

@@ -6,6 +6,7 @@ import {
   codexCurrentRollout,
   codexEarlyRollout,
   geminiSession,
+  miniSweAgentV2Traj,
   openHandsTrajectory,
 } from "./fixtures-agents";
 
@@ -16,6 +17,7 @@ const FILES: [TraceFormat, string, string][] = [
   ["gemini-cli", "tmp/9f2c/chats/session-1.json", geminiSession(story)],
   ["gemini-cli", "tmp/9f2c/chats/session-1.jsonl", geminiSession({ ...story, jsonl: true })],
   ["codex", "sessions/2026/11/01/rollout-current.jsonl", codexCurrentRollout(story)],
+  ["mini-swe-agent", "runs/task-1.traj.json", miniSweAgentV2Traj(story)],
 ];
 const prices = priceBook(seed.models as Parameters<typeof priceBook>[0]);
 
@@ -152,5 +154,36 @@ describe("OpenHands, aider, Gemini CLI and Codex of every release", () => {
     expect(priced.trace!.notes).toContain("priced as gpt-5 (--model): the transcript names no model");
     expect(priced.trace!.session).toBe("codex-early-1");
     expect(priced.trace!.parts.filter((p) => p.kind === "tool_output")).toHaveLength(6);
+  });
+
+  it("records each response of a parallel batch once, however many of its calls the Gemini CLI writer copied it to", () => {
+    const doc = JSON.parse(geminiSession({ turns: 1 })) as { messages: Record<string, unknown>[] };
+    const gemini = doc.messages[1] as { toolCalls: Record<string, unknown>[]; content: unknown };
+    const first = gemini.toolCalls[0]!;
+    const second = { ...first, id: "call_b", args: { command: "ls" } };
+    const both = [
+      (first.result as unknown[])[0],
+      { functionResponse: { id: "call_b", name: "run_shell_command", response: { output: "a.py" } } },
+    ];
+    gemini.toolCalls = [
+      { ...first, result: both },
+      { ...second, result: both },
+    ];
+    // Newer writers keep the thoughts in the content as well, marked `thought`.
+    gemini.content = [{ text: "Reading", thought: true }, { text: "Here it is." }];
+    const { trace } = parseTranscript(JSON.stringify(doc), "session.json");
+    expect(trace!.parts.filter((p) => p.kind === "tool_output").map((p) => p.call_id)).toEqual(["call_0", "call_b"]);
+    expect(trace!.parts.filter((p) => p.kind === "assistant").map((p) => p.text)).toEqual([
+      "Reading\nI read src/mod_0.py.",
+      "Here it is.",
+    ]);
+  });
+
+  it("reads mini-swe-agent version 2's tool calls and tool messages, and leaves its exit message out", () => {
+    const { trace } = parseTranscript(miniSweAgentV2Traj(story), "task.traj.json");
+    expect(trace!.parts.filter((p) => p.kind === "tool_call").every((p) => p.tool === "bash")).toBe(true);
+    expect(trace!.parts.filter((p) => p.kind === "tool_output").every((p) => p.tool === "bash")).toBe(true);
+    expect(trace!.notes).toContain('1 "exit" messages (the run\'s end, never sent to the model) left out');
+    expect(trace!.calls[1]!.at).toBe(1_780_000_030_000);
   });
 });

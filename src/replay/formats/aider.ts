@@ -24,9 +24,11 @@ import { instant, type ParseIssue, TraceBuilder, UNNAMED_MODEL, type Usage } fro
 /** The first line aider writes in every run: how the format is recognised. */
 export const AIDER_MARKER = /^# aider chat started at /;
 
-const MODEL_LINE = /^> (?:Main model|Model): (\S+)(?: with | using |$)/;
+// "Main model:" (a weak model beside it), "Model:", and early releases' "Models: X with …, weak model Y".
+const MODEL_LINE = /^> (?:Main model|Models?): ([\w./:@-]+)/;
+// Early releases printed exact counts ("5,244 sent") and "request" for "message", and "cached" for "cache hit".
 const TOKENS_LINE =
-  /^> Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) cache hit)?, ([\d.,]+k?) received\.(.*)$/;
+  /^> Tokens: ([\d.,]+k?) sent(?:, ([\d.,]+k?) cache write)?(?:, ([\d.,]+k?) (?:cache hit|cached))?, ([\d.,]+k?) received\.(.*)$/;
 const COST = /Cost: \$([\d.]+) (?:message|request), \$([\d.]+) session\./;
 
 /** A count as aider printed it, and how far the true count may be from it. */
@@ -83,6 +85,7 @@ export function parseAider(text: string, path: string): ParseResult {
   let costed = false;
   let unnamed = false;
   let startedAt: number | null = null;
+  let afterTokens = false;
 
   const flushUser = () => {
     if (user.length > 0) b.add({ kind: "user", text: user.join("\n") });
@@ -129,6 +132,13 @@ export function parseAider(text: string, path: string): ParseResult {
       startedAt = instant(row.replace(AIDER_MARKER, "").trim().replace(" ", "T"));
       return;
     }
+    // With both cache counts, aider prints the cost on a line of its own, unquoted, right after.
+    if (afterTokens && row.startsWith("Cost: $")) {
+      takeCost(row);
+      afterTokens = false;
+      return;
+    }
+    afterTokens = false;
     if (row.startsWith("#### ")) {
       if (answer.join("").trim() !== "") flushCall(null, null, line);
       answer = [];
@@ -162,10 +172,9 @@ export function parseAider(text: string, path: string): ParseResult {
         };
         flushCall(usage, error, line);
         takeCost(t[5] ?? "");
+        afterTokens = true;
         return;
       }
-      // With both cache counts, aider prints the cost on a line of its own.
-      if (row.startsWith("> Cost: ")) takeCost(row);
       quoted++;
       return;
     }

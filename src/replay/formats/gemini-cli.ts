@@ -91,7 +91,23 @@ export function parseGeminiCli(text: string, path: string): ParseResult {
   let unnamed = false;
   let merged = 0;
   const flushResults = () => {
-    for (const call of pending) addResult(b, call.result, call.id, call.name);
+    // A writer may record a parallel batch's every response on each call of it: each response once, by id.
+    const seen = new Set<string>();
+    for (const call of pending) {
+      const parts = Array.isArray(call.result) ? call.result.filter(isRecord) : [];
+      const responses = parts.filter((p) => isRecord(p.functionResponse));
+      if (responses.length === 0) {
+        addResult(b, call.result, call.id, call.name);
+        continue;
+      }
+      for (const p of responses) {
+        const r = p.functionResponse as Record<string, unknown>;
+        const id = typeof r.id === "string" ? r.id : String(call.id);
+        if (seen.has(id)) continue;
+        seen.add(id);
+        addResult(b, r.response, r.id ?? call.id, r.name ?? call.name);
+      }
+    }
     pending = [];
   };
   for (const { record: m, line } of messages.values()) {
@@ -114,7 +130,8 @@ export function parseGeminiCli(text: string, path: string): ParseResult {
         const thought = [t.subject, t.description].filter((s) => typeof s === "string").join("\n");
         if (thought !== "") b.output(b.chars(b.add({ kind: "assistant", text: thought })));
       }
-      const content = textOf(partsOf(m.content).filter((p) => typeof p.text === "string"));
+      // Newer writers keep the thought parts in `content` too (`thought: true`): counted once, from `thoughts`.
+      const content = textOf(partsOf(m.content).filter((p) => typeof p.text === "string" && p.thought !== true));
       if (content !== "") b.output(b.chars(b.add({ kind: "assistant", text: content })));
       const calls = Array.isArray(m.toolCalls) ? m.toolCalls.filter(isRecord) : [];
       for (const call of calls) b.toolCall(call.args, call.name, call.id);

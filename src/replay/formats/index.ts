@@ -8,6 +8,8 @@
  */
 
 import { AIDER_MARKER, parseAider } from "./aider";
+
+const AIDER_RUN = new RegExp(AIDER_MARKER.source, "m");
 import { parseAtif } from "./atif";
 import { parseClaudeCode } from "./claude-code";
 import { parseCodex } from "./codex";
@@ -55,7 +57,8 @@ export const EXPECTED_FORMATS =
  */
 export function detectFormat(text: string): TraceFormat | null {
   const head = text.trimStart();
-  if (AIDER_MARKER.test(head)) return "aider";
+  // aider appends to one history file across runs: its marker opens a line near the top, not always the first.
+  if (!head.startsWith("{") && !head.startsWith("[") && AIDER_RUN.test(head.slice(0, 65_536))) return "aider";
   if (head.startsWith("[")) {
     const whole = tryJson(head);
     return isOpenHandsEvents(whole) ? "openhands" : null;

@@ -143,7 +143,9 @@ export function parseOpenHands(text: string, path: string): ParseResult {
           : totals !== null && typeof totals.model === "string" && totals.model !== ""
             ? totals.model
             : null;
-      if (model === null && !unnamed) {
+      // An answer with no tool call carries no response: it is the same LLM as the call before.
+      const named = model ?? b.last()?.model ?? null;
+      if (named === null && !unnamed) {
         unnamed = true;
         b.notes.push("an agent action names no model (no model_response.model, no accumulated_token_usage.model)");
       }
@@ -160,7 +162,7 @@ export function parseOpenHands(text: string, path: string): ParseResult {
         fromTotals++;
       }
       if (totals !== null) previousTotals = totals;
-      call = b.call(model ?? UNNAMED_MODEL, instant(event.timestamp), usage, index);
+      call = b.call(named ?? UNNAMED_MODEL, instant(event.timestamp), usage, index);
       if (responseId !== null) callOf.set(responseId, call);
     }
     const thought = thoughtOf(args, response, repeat);
@@ -198,7 +200,7 @@ export function parseOpenHands(text: string, path: string): ParseResult {
       output_tokens: count(totals.completion_tokens),
       cost_usd: count(metrics.accumulated_cost),
     };
-  } else b.notes.push("no llm_metrics: no recorded usage or cost to check against");
+  } else b.notes.push("no llm_metrics: no recorded cost to check against");
   if (fromTotals > 0)
     b.notes.push(`${fromTotals} calls' usage taken as the step in accumulated_token_usage (no model_response usage)`);
   if (condensations > 0)
