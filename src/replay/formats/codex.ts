@@ -43,6 +43,7 @@ export function parseCodex(text: string, path: string): ParseResult {
   /** Record and item types the parser does not use, counted (newer releases add types: never an error per line). */
   const unknown = new Map<string, number>();
   const tally = (type: string) => unknown.set(type, (unknown.get(type) ?? 0) + 1);
+  const events = new Map<string, number>();
   for (const { line, value } of jsonLines(text, path, issues)) {
     if (!isRecord(value)) {
       issues.push({ path, line, expected: 'a record with "type" and an object "payload"' });
@@ -78,6 +79,8 @@ export function parseCodex(text: string, path: string): ParseResult {
         inCall = false;
         break;
       case "event_msg":
+        // Events repeat what the items hold (messages, reasoning) or mark the turn: counted, never input.
+        if (p.type !== "token_count") events.set(String(p.type), (events.get(String(p.type)) ?? 0) + 1);
         if (p.type === "token_count" && isRecord(p.info)) {
           const total = isRecord(p.info.total_token_usage) ? count(p.info.total_token_usage.total_tokens) : -1;
           const call = b.last();
@@ -111,13 +114,17 @@ export function parseCodex(text: string, path: string): ParseResult {
   }
   if (b.session === "") b.session = path;
   if (unknown.size > 0)
-    b.notes.push(
-      `records with no model input the parser does not know, by type (left out): ${[...unknown.entries()]
-        .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
-        .map(([type, n]) => `${type} ${n}`)
-        .join(", ")}`,
-    );
+    b.notes.push(`records with no model input the parser does not know, by type (left out): ${byCount(unknown)}`);
+  if (events.size > 0) b.notes.push(`events with no model input, by type: ${byCount(events)}`);
   return { trace: b.finish(), issues };
+}
+
+/** "type n, type n" by count, then name. */
+function byCount(counts: Map<string, number>): string {
+  return [...counts.entries()]
+    .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
+    .map(([type, n]) => `${type} ${n}`)
+    .join(", ");
 }
 
 /** Adds a response item of a known type to the history. */
