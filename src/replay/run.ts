@@ -181,7 +181,7 @@ export function replayTrace(
 
   const recordedTotal = trace.totals?.cost_usd ?? 0;
   const bound = roundingBound(trace, priced);
-  const total_check =
+  const total_check: TraceReplay["total_check"] =
     recordedTotal > 0 && mode === "cache_aware"
       ? {
           recorded_usd: recordedTotal,
