@@ -33,7 +33,7 @@ import {
   type SessionRow,
   type TraceFormat,
 } from "../../src/replay";
-import { type FileStatus, filesSection, skipReason } from "./files";
+import { type FileStatus, filesHtml, filesSection, skipReason } from "./files";
 import { MAX_LINE_BYTES, readTranscript } from "./read";
 
 /** Where the CLI writes: injected so the tests run it in-process. */
@@ -235,7 +235,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (io.tty && lastProgress > 0) io.err("");
   linkParents(rows);
   const summary = totals.summary();
-  if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
+  if (values.html !== undefined)
+    writeFileSync(
+      values.html,
+      reportHtml(summary, rows, series, mode).replace("</body>", `${filesHtml(statuses)}</body>`),
+    );
   if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));
   else if (values.json === true)
     io.out(

@@ -56,3 +56,17 @@ export function filesSection(files: readonly FileStatus[]): string[] {
   if (files.length > 0 && skipped.length === files.length) lines.push("nothing was replayed: exit status 1");
   return lines;
 }
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+/**
+ * The files section as HTML, for the page `--html` writes: the same lines, every file not replayed named.
+ *
+ * @example
+ * filesHtml(statuses).startsWith("<h2>Files</h2>") // true
+ */
+export function filesHtml(files: readonly FileStatus[]): string {
+  const [head, ...rest] = filesSection(files);
+  return `<h2>Files</h2><p>${escapeHtml(head ?? "")}</p>${rest.length === 0 ? "" : `<pre>${escapeHtml(rest.map((l) => l.trim()).join("\n"))}</pre>`}`;
+}

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -77,6 +77,15 @@ describe("npm run replay never skips a file in silence", () => {
     expect(err).toContain(`${join(folder, "session-broken.jsonl")}:3: expected one JSON object on the line`);
     expect(out).toMatch(/^replay: 1 sessions, 3 calls/);
     expect(out).toContain("files: 2 read, 1 replayed, 1 not replayed");
+  });
+
+  it("names the files not replayed on the --html page too", async () => {
+    const folder = join(dir, "nothing");
+    const page = join(dir, "nothing.html");
+    expect((await run([folder, "--html", page])).code).toBe(1);
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain("<h2>Files</h2><p>files: 3 read, 0 replayed, 3 not replayed</p>");
+    expect(html).toContain(`${join(folder, "README.md")}: not a transcript of any format replay reads`);
   });
 
   it("lists every file's status in --json", async () => {
