@@ -22,7 +22,12 @@
 import { jsonLines, type ParseResult } from "./lines";
 import { count, instant, isRecord, type ParseIssue, TraceBuilder, textOf, UNNAMED_MODEL, type Usage } from "./trace";
 
-/** Whether a record is a Gemini CLI session's metadata (its first line, or the whole legacy document). */
+/**
+ * Whether a record is a Gemini CLI session's metadata (its first line, or the whole legacy document).
+ *
+ * @example
+ * isGeminiSession({ sessionId: "s", projectHash: "p" }) // true
+ */
 export function isGeminiSession(record: Record<string, unknown>): boolean {
   return typeof record.sessionId === "string" && typeof record.projectHash === "string";
 }

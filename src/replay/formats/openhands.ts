@@ -36,7 +36,12 @@ const NOT_CALLS = new Set([
 /** Observations that never reach the model. */
 const NOT_INPUT = new Set(["agent_state_changed", "null", "user_rejected"]);
 
-/** Whether a value looks like an OpenHands event list (its first event has an id or a source, and an action or observation). */
+/**
+ * Whether a value looks like an OpenHands event list (its first event has an id or a source, and an action or observation).
+ *
+ * @example
+ * isOpenHandsEvents([{ id: 0, source: "user", action: "message", args: { content: "hi" } }]) // true
+ */
 export function isOpenHandsEvents(list: unknown): boolean {
   if (!Array.isArray(list)) return false;
   const first = list.find(isRecord);

@@ -201,11 +201,6 @@ export class TraceBuilder {
     this.appendedOnly = false;
   }
 
-  /** The part ids of the history as it stands (a copy). */
-  historyIds(): number[] {
-    return this.history.slice();
-  }
-
   /** Records a call whose input is the history as it stands. Returns its index. */
   call(model: string, at: number | null, usage: Usage | null, line: number): number {
     const input = this.history;
