@@ -186,4 +186,21 @@ describe("OpenHands, aider, Gemini CLI and Codex of every release", () => {
     expect(trace!.notes).toContain('1 "exit" messages (the run\'s end, never sent to the model) left out');
     expect(trace!.calls[1]!.at).toBe(1_780_000_030_000);
   });
+
+  it("reads mini-swe-agent version 2's text mode, whose command block is mswea_bash_command", () => {
+    const doc = JSON.parse(miniSweAgentV2Traj({ turns: 2 })) as { messages: Record<string, unknown>[] };
+    for (const m of doc.messages) {
+      if (m.role !== "assistant") continue;
+      const args = JSON.parse((m.tool_calls as { function: { arguments: string } }[])[0]!.function.arguments);
+      m.content = `THOUGHT: read it.\n\n\`\`\`mswea_bash_command\n${args.command}\n\`\`\``;
+      delete m.tool_calls;
+    }
+    for (const m of doc.messages) if (m.role === "tool") m.role = "user";
+    const { trace } = parseTranscript(JSON.stringify(doc), "task.traj.json");
+    expect(trace!.parts.filter((p) => p.kind === "tool_call").map((p) => p.text)).toEqual([
+      "cat src/mod_0.py",
+      "cat src/mod_1.py",
+    ]);
+    expect(trace!.parts.filter((p) => p.kind === "tool_output")).toHaveLength(2);
+  });
 });

@@ -126,7 +126,12 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
         command = "";
         return;
       }
-      command = bashBlock(content);
+      // Version 2 text mode names its block `mswea_bash_command` and keeps the parsed command in `extra.actions`.
+      const actions = Array.isArray(extra.actions) ? extra.actions.filter(isRecord) : [];
+      command =
+        typeof actions[0]?.command === "string" && content.includes(actions[0].command)
+          ? actions[0].command
+          : bashBlock(content);
       const commandChars = command.length;
       b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - commandChars })));
       if (command !== "")
@@ -186,7 +191,7 @@ function modelOfSweAgent(doc: Record<string, unknown>): string | null {
 
 /** The command of the last ```bash block of an answer (mini-swe-agent runs exactly one). */
 function bashBlock(content: string): string {
-  const blocks = [...content.matchAll(/```(?:bash|sh)?\s*\n([\s\S]*?)```/g)];
+  const blocks = [...content.matchAll(/```(?:bash|sh|mswea_bash_command)?\s*\n([\s\S]*?)```/g)];
   return blocks.length === 0 ? "" : (blocks[blocks.length - 1]![1] ?? "").trim();
 }
 
