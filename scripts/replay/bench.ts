@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   );
   out.push("");
   out.push(
-    `**${files.length} files** in ${formats.length} formats, **${replayed.length} replayed** ` +
+    `**${files.length} files** in ${formats.length} formats (${formats.join(", ")}), **${replayed.length} replayed** ` +
       `(${all.calls.toLocaleString("en-US")} model calls); keep-everything ${usd(all.keep)} in total. ` +
       `Transcripts that name no model (SWE-agent's demonstrations) are priced as ${UNNAMED_AS} (\`--model\`). ` +
       `Models the seed no longer carries are priced from test/replay/corpus/pricing.json.`,

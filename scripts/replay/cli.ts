@@ -2,19 +2,13 @@
  * @module scripts/replay/cli
  *
  * `npm run replay -- PATH... [options]`: replays transcripts (files, or
- * folders walked for *.jsonl, *.traj and *.json) under every policy and
- * prints the policy table, per tool and per session (docs/replay.md). Files
- * are read one at a time and only their totals kept, so a folder of 10,000
- * sessions never needs them all in memory; progress goes to stderr.
- *
- *   --json            everything as one JSON document on stdout
- *   --html FILE       a self-contained page with the chart and the tables
- *   --priors          per-tool learned priors, the shape POST /v1/admin/learning/import takes
- *   --pricing FILE    a pricing seed (default: the repository's pricing.seed.json); repeatable, later files add rows
- *   --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
- *   --format FORMAT   read every file as this format instead of detecting it
- *   --model NAME      price a transcript that names no model as NAME (the report says so)
- *   --sessions N      rows of the per-session table (default 20)
+ * folders walked for every file in them) under every policy and prints the
+ * policy table, per tool and per session (docs/replay.md). Every file under
+ * a path appears in the report: replayed, or not with the reason (not a
+ * transcript of any format replay reads, a model without a pricing row, no
+ * model call, unreadable). Files are read one at a time and only their
+ * totals kept, so a folder of 10,000 sessions never needs them all in
+ * memory; progress goes to stderr. The options are in USAGE (`--help`).
  *
  * @example
  * await main(["~/.claude/projects", "--html", "replay.html"], nodeIo()) // 0
@@ -24,6 +18,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   CostSeries,
+  detectFormat,
   linkParents,
   parseTranscript,
   priceBook,
@@ -38,6 +33,7 @@ import {
   type SessionRow,
   type TraceFormat,
 } from "../../src/replay";
+import { type FileStatus, filesHtml, filesSection, skipReason } from "./files";
 import { MAX_LINE_BYTES, readTranscript } from "./read";
 
 /** Where the CLI writes: injected so the tests run it in-process. */
@@ -48,11 +44,31 @@ export interface Io {
   tty: boolean;
 }
 
-const USAGE = `usage: npm run replay -- PATH... [--json] [--html FILE] [--priors] [--pricing FILE] [--mode cache_aware|seed] [--format FORMAT] [--model NAME] [--sessions N]`;
-const DEFAULT_SEED = resolve(import.meta.dirname, "../../pricing.seed.json");
-const TRANSCRIPT = /\.(jsonl|traj|json)(\.gz)?$/;
+/** What `--help` prints: the usage, every option, examples. */
+export const USAGE = `usage: npm run replay -- PATH... [options]
 
-/** Every transcript under the paths, one at a time: a file as given, a folder walked in name order. */
+Replays agent transcripts (files, or folders walked for every file in them) under every context
+policy and prints what each would have cost, checked against the recorded bills (docs/replay.md).
+Formats, detected from each file's content: ${TRACE_FORMATS.join(", ")}.
+
+options:
+  --json            everything as one JSON document on stdout (every file's status among it)
+  --html FILE       also write a self-contained page with the chart and the tables to FILE
+  --priors          per-tool learned priors, the shape POST /v1/admin/learning/import takes
+  --pricing FILE    a pricing seed (default: the repository's pricing.seed.json); repeatable, later files add rows
+  --mode MODE       cache_aware (default: billed with the provider's cache) or seed (no cache)
+  --format FORMAT   read every file as FORMAT instead of detecting it (one of the formats above)
+  --model NAME      price a transcript that names no model as NAME (the report says so)
+  --sessions N      rows of the per-session table (default 20)
+  -h, --help        this text
+
+exit status: 0 when at least one file replayed, 1 when none did, 2 on a usage error or a missing path.
+
+examples:
+  npm run replay -- ~/.claude/projects --html replay.html
+  npm run replay -- ~/.codex/sessions --model gpt-5     # a rollout that names no model`;
+const DEFAULT_SEED = resolve(import.meta.dirname, "../../pricing.seed.json");
+/** Every file under the paths, one at a time: a file as given, a folder walked in name order (none left out). */
 export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Generator<string> {
   for (const path of paths) {
     let stat: ReturnType<typeof statSync>;
@@ -70,7 +86,7 @@ export function* transcripts(paths: readonly string[], issues: ParseIssue[]): Ge
     for (const entry of entries) {
       const child = join(path, entry.name);
       if (entry.isDirectory()) yield* transcripts([child], issues);
-      else if (TRANSCRIPT.test(entry.name)) yield child;
+      else yield child;
     }
   }
 }
@@ -97,6 +113,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
         format: { type: "string" },
         model: { type: "string" },
         sessions: { type: "string" },
+        help: { type: "boolean", short: "h" },
       },
     });
   } catch (error) {
@@ -104,6 +121,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   const { values, positionals } = args;
+  if (values.help === true) {
+    io.out(USAGE);
+    return 0;
+  }
   const mode = values.mode ?? "cache_aware";
   if (positionals.length === 0 || (mode !== "cache_aware" && mode !== "seed")) {
     io.err(
@@ -138,6 +159,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const rows: SessionRow[] = [];
   const sessions: unknown[] = [];
   const issues: ParseIssue[] = [];
+  const statuses: FileStatus[] = [];
   let files = 0;
   let lastProgress = 0;
   for (const path of transcripts(positionals, issues)) {
@@ -163,24 +185,40 @@ export async function main(argv: string[], io: Io): Promise<number> {
           expected: `a line of at most ${MAX_LINE_BYTES / 1024 / 1024} MB (this one is ${(o.bytes / 1024 / 1024).toFixed(0)} MB: skipped)`,
         });
     } catch (error) {
-      issues.push({
+      const issue = {
         path,
         line: null,
         expected: `a readable file (${error instanceof Error ? error.message : String(error)})`,
-      });
+      };
+      issues.push(issue);
+      io.err(`${path}: expected ${issue.expected}`);
+      statuses.push({ path, format: null, status: "skipped", reason: `unreadable: ${issue.expected}` });
       continue;
     }
     const { trace, issues: found } = parseTranscript(text, path, values.format as TraceFormat | undefined, {
       model: values.model,
     });
+    // A file that gave no trace is still named with its format where it has one (a session with no call).
+    const format = trace === null ? ((values.format as TraceFormat | undefined) ?? detectFormat(text)) : trace.format;
     text = "";
     issues.push(...found);
     for (const issue of issues.slice(before))
       io.err(`${issue.path}${issue.line === null ? "" : `:${issue.line}`}: expected ${issue.expected}`);
-    if (trace === null) continue;
+    if (trace === null) {
+      const reason = skipReason(found);
+      statuses.push({ path, format, status: "skipped", reason });
+      io.err(`${path}: skipped: ${reason}`);
+      continue;
+    }
     const result = replayTrace(trace, prices, undefined, mode);
     totals.add(result);
     rows.push(sessionRow(path, result));
+    statuses.push({
+      path,
+      format: trace.format,
+      status: "skipped" in result ? "skipped" : "replayed",
+      reason: "skipped" in result ? result.skipped : null,
+    });
     if ("skipped" in result) io.err(`${path}: skipped: ${result.skipped}`);
     else {
       series.add(result);
@@ -197,14 +235,28 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (io.tty && lastProgress > 0) io.err("");
   linkParents(rows);
   const summary = totals.summary();
-  if (values.html !== undefined) writeFileSync(values.html, reportHtml(summary, rows, series, mode));
+  if (values.html !== undefined)
+    writeFileSync(
+      values.html,
+      reportHtml(summary, rows, series, mode).replace("</body>", `${filesHtml(statuses)}</body>`),
+    );
   if (values.priors === true) io.out(JSON.stringify(totals.priorsDocument(), null, 2));
   else if (values.json === true)
     io.out(
-      JSON.stringify({ mode, summary, sessions, skipped: rows.filter((r) => r.skipped !== null), issues }, null, 2),
+      JSON.stringify(
+        { mode, summary, sessions, skipped: rows.filter((r) => r.skipped !== null), files: statuses, issues },
+        null,
+        2,
+      ),
     );
-  else io.out(reportText(summary, rows, issues, mode, Number(values.sessions ?? 20)));
-  return summary.sessions === 0 ? 1 : 0;
+  else
+    io.out(
+      [reportText(summary, rows, issues, mode, Number(values.sessions ?? 20)), "", ...filesSection(statuses)].join(
+        "\n",
+      ),
+    );
+  if (values.priors === true || values.json === true) for (const line of filesSection(statuses)) io.err(line);
+  return statuses.some((f) => f.status === "replayed") ? 0 : 1;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -77,8 +77,19 @@ export interface TraceReplay {
    * whose world has no cache to compare with.
    */
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
-  /** Keep-everything over every call against the file's own recorded cost total, where it has one. */
-  total_check: { recorded_usd: number; modelled_usd: number; error_pct: number } | null;
+  /**
+   * Keep-everything over every call against the file's own recorded cost
+   * total, where it has one. `bound_usd`, where the writer rounded its counts
+   * or its cost (aider), is how far apart the two may be from rounding alone:
+   * `within_bound` says whether they are.
+   */
+  total_check: {
+    recorded_usd: number;
+    modelled_usd: number;
+    error_pct: number;
+    bound_usd?: number;
+    within_bound?: boolean;
+  } | null;
   /** How keep-everything was billed: from recorded usage, from the calibrated estimate, or both. */
   basis: { recorded_calls: number; calibrated_calls: number };
   /** Keep-everything "if caching were perfect": the modelled cache, blind to recorded misses (cache_aware only). */
@@ -169,14 +180,26 @@ export function replayTrace(
         };
 
   const recordedTotal = trace.totals?.cost_usd ?? 0;
-  const total_check =
+  const bound = roundingBound(trace, priced);
+  const total_check: TraceReplay["total_check"] =
     recordedTotal > 0 && mode === "cache_aware"
       ? {
           recorded_usd: recordedTotal,
           modelled_usd: keep.cost,
           error_pct: (100 * (keep.cost - recordedTotal)) / recordedTotal,
+          ...(bound === null
+            ? {}
+            : keep.unpriced > 0
+              ? { bound_usd: bound }
+              : { bound_usd: bound, within_bound: Math.abs(keep.cost - recordedTotal) <= bound * (1 + 1e-9) }),
         }
       : null;
+  if (total_check?.bound_usd !== undefined)
+    notes.push(
+      total_check.within_bound === undefined
+        ? `recorded cost $${recordedTotal.toFixed(4)} not checked against the ±$${total_check.bound_usd.toFixed(4)} the writer's rounding allows: ${keep.unpriced} calls have no pricing row`
+        : `recorded cost $${recordedTotal.toFixed(4)}, keep-everything $${keep.cost.toFixed(4)}: ${total_check.within_bound ? "within" : "OUTSIDE"} the ±$${total_check.bound_usd.toFixed(4)} the writer's rounding allows`,
+    );
   const ideal_cache_usd =
     mode === "cache_aware" && keep.recorded_calls > 0
       ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true, priced }).cost
@@ -230,6 +253,22 @@ export function replayTrace(
     priors: priorsOf(trace, sizes.tokens, keep, byPart, firstCall),
     notes,
   };
+}
+
+/**
+ * How far a file's recorded cost may be from its usage priced at the rows
+ * from rounding alone: each call's count errors at its rates, plus the
+ * recorded cost's own rounding; null where the writer rounded nothing.
+ */
+function roundingBound(trace: Trace, priced: ReturnType<typeof pricedCalls>): number | null {
+  let bound = trace.totals?.cost_rounding_usd ?? 0;
+  let rounded = trace.totals?.cost_rounding_usd !== undefined;
+  trace.calls.forEach((call, i) => {
+    if (call.usage_error === undefined) return;
+    rounded = true;
+    bound += recordedCost(call.usage_error, priced[i] ?? null) ?? 0;
+  });
+  return rounded ? bound : null;
 }
 
 function priceRecalls(

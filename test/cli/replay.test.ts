@@ -219,7 +219,16 @@ if (CORPUS === null) {
 }
 
 describe.skipIf(CORPUS === null)("the corpus of real public transcripts", async () => {
-  const files = CORPUS === null ? [] : await replayCorpus(CORPUS, corpusRows(), { model: UNNAMED_AS });
+  // Files listed but not yet laid are checked on their own, once laid (replay-corpus-listed.test.ts).
+  const listed = (
+    JSON.parse(readFileSync(join(import.meta.dirname, "../replay/corpus/manifest.json"), "utf8")) as {
+      path: string;
+      laid?: boolean;
+    }[]
+  ).flatMap((row) => (row.laid === false ? [row.path] : []));
+  const files = (CORPUS === null ? [] : await replayCorpus(CORPUS, corpusRows(), { model: UNNAMED_AS })).filter(
+    (f) => !listed.some((path) => f.path.endsWith(path)),
+  );
   const replayed = files.filter((f) => f.policies.length > 0);
   // Two files name no model but a harness stage ("orchestrator", SWE-agent's "replay" of a demonstration).
   const NOT_MODELS = ['unknown model "orchestrator"', 'unknown model "replay"'];

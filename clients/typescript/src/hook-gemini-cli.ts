@@ -12,12 +12,19 @@
  * Its input names no model and no call id: the model is `OFFLOAD_GATE_MODEL`,
  * else the last model the session's transcript names; the id the stub names
  * is made here. On any fault the result goes through unchanged.
+ *
+ * At `SessionEnd` (settings.json `hooks.SessionEnd`) it reads the session
+ * Gemini CLI recorded (`transcript_path`) with replay's parser and reports
+ * each decision's outcome and the session's bill, as the Claude Code hook
+ * does; having no call id, a decision finds its output by its stub's id or
+ * by tool and order (`alignByToolOrder`).
  */
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { type HookEnv, hookGate } from "./hook-claude-code.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
 import { OffloadSession } from "./session.js";
+import { reportTranscript } from "./transcript-report.js";
 
 /** The recall tool as Gemini CLI's model sees it: MCP tools are named `mcp_<server>_<tool>`. */
 export const GEMINI_CLI_RECALL_TOOL = "mcp_offload_recall_tool_output";
@@ -74,8 +81,30 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
   const onError = options.onError ?? (() => {});
   try {
     const storeOptions = hookStoreOptions(env);
-    if (storeOptions === null || input.hook_event_name !== "AfterTool" || typeof input.session_id !== "string")
+    if (storeOptions === null || typeof input.session_id !== "string") return "";
+    if (input.hook_event_name === "SessionEnd") {
+      if (typeof input.transcript_path !== "string") return "";
+      const store = new HookStore(storeOptions, input.session_id);
+      const report = await reportTranscript(
+        options.gate ?? hookGate(env),
+        {
+          text: await readFile(input.transcript_path, "utf8"),
+          path: input.transcript_path,
+          format: "gemini-cli",
+          sessionId: input.session_id,
+          decisions: await store.decisions(),
+          recallToolName: GEMINI_CLI_RECALL_TOOL,
+          model: env.OFFLOAD_GATE_MODEL || undefined,
+          align: "tool_order",
+        },
+        onError,
+      );
+      await store
+        .recordReport({ outcomes: report.outcomes?.ok ?? null, session: report.session?.ok ?? null })
+        .catch(onError);
       return "";
+    }
+    if (input.hook_event_name !== "AfterTool") return "";
     if (typeof input.tool_name !== "string" || input.tool_name === GEMINI_CLI_RECALL_TOOL) return "";
     if (input.tool_response?.error) return "";
     const text = textOf(input.tool_response?.llmContent);

@@ -14,7 +14,7 @@ import { Ledger, type ObservedUsage } from "./session-ledger.js";
 import { reportSession } from "./session-report.js";
 
 /** What this module reads of replay's trace (src/replay/formats/trace.ts): the one coupling to it. */
-interface TraceView {
+export interface TraceView {
   parts: { kind: string; tool: string | null; call_id: string | null; text: string | null }[];
   calls: {
     model: string;
@@ -83,6 +83,49 @@ export function ledgerOfTrace(trace: TraceView, decisions: readonly HookDecision
 }
 
 /**
+ * Ties each decision to the tool output it was made on, for an agent whose
+ * hook sees no call id (Gemini CLI): the hook named a stub's id itself, so
+ * a fired decision is the output whose text holds that id (the stub the
+ * model got instead); any other is the next output of the same tool after
+ * the last one tied, in the order the hook recorded them. Each decision
+ * comes back under the output's own call id; one tied to nothing is left out.
+ *
+ * @example
+ * alignByToolOrder(trace, [{ id: "gcli-1", tool: "run_shell_command", decision_id: "d1", fire: false }])[0].id // the output's call id
+ */
+export function alignByToolOrder(trace: TraceView, decisions: readonly HookDecision[]): HookDecision[] {
+  const outputs = trace.parts.flatMap((p, at) =>
+    p.kind === "tool_output" && p.call_id !== null
+      ? [{ at, tool: p.tool, call_id: p.call_id, text: p.text ?? "" }]
+      : [],
+  );
+  const claimed = new Set<number>();
+  const fired = new Map<string, number>();
+  for (const d of decisions) {
+    if (!d.fire) continue;
+    const at = outputs.findIndex((o, i) => !claimed.has(i) && o.text.includes(d.id));
+    if (at !== -1) {
+      claimed.add(at);
+      fired.set(d.id, at);
+    }
+  }
+  const lastOf = new Map<string, number>();
+  const aligned: HookDecision[] = [];
+  for (const d of decisions) {
+    let at = fired.get(d.id);
+    if (at === undefined) {
+      const from = lastOf.get(d.tool) ?? -1;
+      at = outputs.findIndex((o, i) => i > from && !claimed.has(i) && o.tool === d.tool);
+      if (at === -1) continue;
+      claimed.add(at);
+    }
+    lastOf.set(d.tool, Math.max(lastOf.get(d.tool) ?? -1, at));
+    aligned.push({ ...d, id: outputs[at]!.call_id });
+  }
+  return aligned;
+}
+
+/**
  * Reads the transcript, replays it, and reports every recorded decision's
  * outcome and the session's bill. Never rejects: faults go to `onError`.
  *
@@ -99,6 +142,8 @@ export async function reportTranscript(
     decisions: readonly HookDecision[];
     recallToolName: string;
     model?: string;
+    /** How a decision finds its output: by the call id the hook saw (the default), or by tool and order (alignByToolOrder). */
+    align?: "call_id" | "tool_order";
   },
   onError: (error: unknown) => void,
 ) {
@@ -107,7 +152,8 @@ export async function reportTranscript(
     if (trace === null) throw new Error(`the transcript could not be read: ${issues[0]?.expected ?? "no calls"}`);
     const model = args.model ?? trace.calls.at(-1)?.model;
     if (model === undefined) return { outcomes: null, session: null };
-    const ledger = ledgerOfTrace(trace, args.decisions, args.recallToolName);
+    const decisions = args.align === "tool_order" ? alignByToolOrder(trace, args.decisions) : args.decisions;
+    const ledger = ledgerOfTrace(trace, decisions, args.recallToolName);
     return await reportSession(gate, ledger, args.sessionId, model, onError);
   } catch (error) {
     onError(error);

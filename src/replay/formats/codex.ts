@@ -9,7 +9,11 @@
  * `token_count` reports the usage of the call just made (`last_token_usage`,
  * whose `input_tokens` include `cached_input_tokens`). A run of model outputs
  * after an input item is one call; a token_count whose totals did not move is
- * a repeat and is not counted twice. Pure.
+ * a repeat and is not counted twice. Early releases (0.3x) wrote the items
+ * bare, without the envelope, after a first line of metadata, and named no
+ * model: such a rollout is priced with `--model`. Record and item types the
+ * parser does not use (`ghost_snapshot`, and whatever later releases add)
+ * are counted by type in one note, never an error per line. Pure.
  */
 
 import { jsonLines, type ParseResult } from "./lines";
@@ -36,14 +40,31 @@ export function parseCodex(text: string, path: string): ParseResult {
   let model: string | null = null;
   let inCall = false;
   let lastTotal = -1;
+  /** Record and item types the parser does not use, counted (newer releases add types: never an error per line). */
+  const unknown = new Map<string, number>();
+  const tally = (type: string) => unknown.set(type, (unknown.get(type) ?? 0) + 1);
+  const events = new Map<string, number>();
   for (const { line, value } of jsonLines(text, path, issues)) {
-    if (!isRecord(value) || typeof value.type !== "string" || !isRecord(value.payload)) {
+    if (!isRecord(value)) {
       issues.push({ path, line, expected: 'a record with "type" and an object "payload"' });
       continue;
     }
-    const p = value.payload;
+    // Early releases wrote the items bare: a first line of metadata, then items and `record_type` markers.
+    const legacy = !isRecord(value.payload);
+    if (legacy && (typeof value.record_type === "string" || (typeof value.type !== "string" && "id" in value))) {
+      if (typeof value.id === "string" && b.session === "") b.session = value.id;
+      if (typeof value.instructions === "string" && value.instructions !== "")
+        b.add({ kind: "system", text: value.instructions });
+      if (typeof value.record_type === "string") tally(`record_type ${value.record_type}`);
+      continue;
+    }
+    if (typeof value.type !== "string") {
+      issues.push({ path, line, expected: 'a record with "type" and an object "payload"' });
+      continue;
+    }
+    const p = legacy ? value : (value.payload as Record<string, unknown>);
     const at = instant(value.timestamp);
-    switch (value.type) {
+    switch (legacy ? "response_item" : value.type) {
       case "session_meta":
         if (typeof p.id === "string") b.session = p.id;
         if (typeof p.instructions === "string" && p.instructions !== "")
@@ -58,6 +79,8 @@ export function parseCodex(text: string, path: string): ParseResult {
         inCall = false;
         break;
       case "event_msg":
+        // Events repeat what the items hold (messages, reasoning) or mark the turn: counted, never input.
+        if (p.type !== "token_count") events.set(String(p.type), (events.get(String(p.type)) ?? 0) + 1);
         if (p.type === "token_count" && isRecord(p.info)) {
           const total = isRecord(p.info.total_token_usage) ? count(p.info.total_token_usage.total_tokens) : -1;
           const call = b.last();
@@ -68,6 +91,10 @@ export function parseCodex(text: string, path: string): ParseResult {
         break;
       case "response_item": {
         const kind = typeof p.type === "string" ? p.type : "";
+        if (kind !== "message" && !MODEL_OUTPUTS.has(kind) && !TOOL_OUTPUTS.has(kind)) {
+          tally(`response_item ${kind || "(none)"}`);
+          break;
+        }
         const output = MODEL_OUTPUTS.has(kind) || (kind === "message" && p.role === "assistant");
         if (output && !inCall) {
           if (model === null) {
@@ -78,30 +105,30 @@ export function parseCodex(text: string, path: string): ParseResult {
           inCall = true;
         }
         if (!output) inCall = false;
-        addItem(b, p, kind, output, path, line, issues);
+        addItem(b, p, kind, output);
         break;
       }
       default:
-        issues.push({
-          path,
-          line,
-          expected: `"type" session_meta, turn_context, response_item, event_msg or compacted, found ${JSON.stringify(value.type)}`,
-        });
+        tally(value.type);
     }
   }
   if (b.session === "") b.session = path;
+  if (unknown.size > 0)
+    b.notes.push(`records with no model input the parser does not know, by type (left out): ${byCount(unknown)}`);
+  if (events.size > 0) b.notes.push(`events with no model input, by type: ${byCount(events)}`);
   return { trace: b.finish(), issues };
 }
 
-function addItem(
-  b: TraceBuilder,
-  p: Record<string, unknown>,
-  kind: string,
-  output: boolean,
-  path: string,
-  line: number,
-  issues: ParseIssue[],
-): void {
+/** "type n, type n" by count, then name. */
+function byCount(counts: Map<string, number>): string {
+  return [...counts.entries()]
+    .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))
+    .map(([type, n]) => `${type} ${n}`)
+    .join(", ");
+}
+
+/** Adds a response item of a known type to the history. */
+function addItem(b: TraceBuilder, p: Record<string, unknown>, kind: string, output: boolean): void {
   const callId = typeof p.call_id === "string" ? p.call_id : null;
   let id: number;
   if (kind === "message") {
@@ -121,12 +148,9 @@ function addItem(
       tool: typeof p.name === "string" ? p.name : kind === "local_shell_call" ? "shell" : kind,
       call_id: callId,
     });
-  } else if (TOOL_OUTPUTS.has(kind)) {
+  } else {
     const out = p.output;
     id = b.add({ kind: "tool_output", text: isRecord(out) ? textOf(out.content) : textOf(out), call_id: callId });
-  } else {
-    issues.push({ path, line, expected: `a known response_item type, found ${JSON.stringify(kind)}` });
-    return;
   }
   if (output) b.output(b.chars(id));
 }

@@ -7,11 +7,16 @@
  * none of them is reported with what was expected. Pure.
  */
 
+import { AIDER_MARKER, parseAider } from "./aider";
+
+const AIDER_RUN = new RegExp(AIDER_MARKER.source, "m");
 import { parseAtif } from "./atif";
 import { parseClaudeCode } from "./claude-code";
 import { parseCodex } from "./codex";
+import { isGeminiSession, parseGeminiCli } from "./gemini-cli";
 import type { ParseResult } from "./lines";
 import { OFFLOAD_LOG_MARKER, parseOffloadLog } from "./offload-log";
+import { isOpenHandsEvents, parseOpenHands } from "./openhands";
 import { parseMiniSweAgent, parseSweAgent } from "./swe-agent";
 import { type ParseIssue, type TraceFormat, UNNAMED_MODEL } from "./trace";
 
@@ -23,6 +28,9 @@ const PARSERS: Record<TraceFormat, (text: string, path: string) => ParseResult> 
   "swe-agent": parseSweAgent,
   "mini-swe-agent": parseMiniSweAgent,
   atif: parseAtif,
+  openhands: parseOpenHands,
+  aider: parseAider,
+  "gemini-cli": parseGeminiCli,
   "offload-log": parseOffloadLog,
 };
 
@@ -36,8 +44,9 @@ const isClaudeRecord = (r: Record<string, unknown>) =>
 /** What every format looks like, for the report on a file that is none of them. */
 export const EXPECTED_FORMATS =
   "a Claude Code session (.jsonl, records with type user/assistant and sessionId), a Codex rollout (.jsonl, {timestamp, type, payload}), " +
-  "a SWE-agent .traj (history, trajectory), a mini-swe-agent .traj.json (messages, info), an ATIF trajectory (schema_version ATIF-v…, steps) " +
-  `or an offload-gate session log (.jsonl, "trace": "${OFFLOAD_LOG_MARKER}")`;
+  "a SWE-agent .traj (history, trajectory), a mini-swe-agent .traj.json (messages, info), an ATIF trajectory (schema_version ATIF-v…, steps), " +
+  'an OpenHands trajectory (a JSON list of events with action/observation), an aider chat history (.md, "# aider chat started at"), ' +
+  `a Gemini CLI session (sessionId, projectHash, messages) or an offload-gate session log (.jsonl, "trace": "${OFFLOAD_LOG_MARKER}")`;
 
 /**
  * The format of a transcript's text, or null.
@@ -48,6 +57,12 @@ export const EXPECTED_FORMATS =
  */
 export function detectFormat(text: string): TraceFormat | null {
   const head = text.trimStart();
+  // aider appends to one history file across runs: its marker opens a line near the top, not always the first.
+  if (!head.startsWith("{") && !head.startsWith("[") && AIDER_RUN.test(head.slice(0, 65_536))) return "aider";
+  if (head.startsWith("[")) {
+    const whole = tryJson(head);
+    return isOpenHandsEvents(whole) ? "openhands" : null;
+  }
   if (head.startsWith("{")) {
     const whole = tryJson(head);
     if (whole !== undefined) return documentFormat(whole);
@@ -58,6 +73,8 @@ export function detectFormat(text: string): TraceFormat | null {
     const record = value as Record<string, unknown>;
     if (record.trace === OFFLOAD_LOG_MARKER) return "offload-log";
     if (typeof record.type === "string" && CODEX_TYPES.has(record.type) && "payload" in record) return "codex";
+    if (isLegacyCodexMeta(record)) return "codex";
+    if (isGeminiSession(record)) return "gemini-cli";
     if (isClaudeRecord(record)) return "claude-code";
     return null;
   }
@@ -77,11 +94,23 @@ function documentFormat(doc: unknown): TraceFormat | null {
   if (Array.isArray(d.history) && ("trajectory" in d || "info" in d || isSweAgentHistory(d.history)))
     return "swe-agent";
   if (Array.isArray(d.messages) && "info" in d) return "mini-swe-agent";
+  if (isGeminiSession(d)) return "gemini-cli";
+  if (isOpenHandsEvents(d.trajectory)) return "openhands";
   // A one-line JSONL file parses as a document too.
   if (d.trace === OFFLOAD_LOG_MARKER) return "offload-log";
   if (typeof d.type === "string" && CODEX_TYPES.has(d.type) && "payload" in d) return "codex";
   if (isClaudeRecord(d)) return "claude-code";
   return null;
+}
+
+// An early Codex rollout's first line: the session's metadata, bare (id, timestamp, and the CLI's fields).
+function isLegacyCodexMeta(r: Record<string, unknown>): boolean {
+  return (
+    typeof r.id === "string" &&
+    typeof r.timestamp === "string" &&
+    !("type" in r) &&
+    ("instructions" in r || "cli_version" in r || "originator" in r || "git" in r)
+  );
 }
 
 // A demonstration file holds only `history`: entries with a role and SWE-agent's own fields.

@@ -8,9 +8,11 @@
  * records no per-call usage, only `info.model_stats` (`tokens_sent`,
  * `tokens_received`, `api_calls`, `instance_cost`); mini-swe-agent records
  * LiteLLM's usage in `messages[].extra.response.usage` (`prompt_tokens`,
- * `completion_tokens`, `prompt_tokens_details.cached_tokens`). A tool output
- * is an observation: its tool is the function called, or the command's
- * first word. Neither format has timestamps. Pure.
+ * `completion_tokens`, `prompt_tokens_details.cached_tokens`); its version 2
+ * (`trajectory_format` "mini-swe-agent-1.1") calls a tool: the assistant
+ * message's `tool_calls`, answered by "tool" messages naming the call, and
+ * an "exit" message at the end. A tool output is an observation: its tool is
+ * the function called, or the command's first word. Neither format has timestamps. Pure.
  */
 
 import { listDocument, type ParseResult } from "./lines";
@@ -100,6 +102,7 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
   let command = "";
   let observations = 0;
   let timed = 0;
+  let exits = 0;
   messages.forEach((message, index) => {
     if (!isRecord(message) || typeof message.role !== "string") {
       issues.push({ path, line: null, expected: `messages[${index}]: an object with "role" and "content"` });
@@ -109,9 +112,26 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
     if (message.role === "assistant") {
       const extra = isRecord(message.extra) ? message.extra : {};
       const response = isRecord(extra.response) ? extra.response : {};
-      b.call(model ?? UNNAMED_MODEL, instant(response.created), litellmUsage(response.usage), index);
-      if (response.created !== undefined) timed++;
-      command = bashBlock(content);
+      const at = instant(response.created) ?? instant(extra.timestamp);
+      b.call(model ?? UNNAMED_MODEL, at, litellmUsage(response.usage), index);
+      if (at !== null) timed++;
+      // Version 2 calls a tool: the command is in `tool_calls`, its output a "tool" message naming the call.
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isRecord) : [];
+      if (calls.length > 0) {
+        if (content !== "") b.output(b.chars(b.add({ kind: "assistant", text: content })));
+        for (const call of calls) {
+          const fn = isRecord(call.function) ? call.function : {};
+          b.toolCall(fn.arguments, fn.name, call.id);
+        }
+        command = "";
+        return;
+      }
+      // Version 2 text mode names its block `mswea_bash_command` and keeps the parsed command in `extra.actions`.
+      const actions = Array.isArray(extra.actions) ? extra.actions.filter(isRecord) : [];
+      command =
+        typeof actions[0]?.command === "string" && content.includes(actions[0].command)
+          ? actions[0].command
+          : bashBlock(content);
       const commandChars = command.length;
       b.output(b.chars(b.add({ kind: "assistant", text: content, chars: content.length - commandChars })));
       if (command !== "")
@@ -119,6 +139,9 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
       return;
     }
     if (message.role === "system") b.add({ kind: "system", text: content });
+    else if (message.role === "tool" && typeof message.tool_call_id === "string")
+      b.add({ kind: "tool_output", text: content, call_id: message.tool_call_id });
+    else if (message.role === "exit") exits++;
     else if (b.last() !== undefined && command !== "") {
       b.add({ kind: "tool_output", text: content, tool: "bash", call_id: `obs-${observations}` });
       observations++;
@@ -128,6 +151,7 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
   const stats = isRecord(info.model_stats) ? info.model_stats : null;
   if (stats !== null) b.totals = { cost_usd: count(stats.instance_cost), api_calls: count(stats.api_calls) };
   if (timed === 0) b.notes.push("no timestamps: the cache is assumed never to expire");
+  if (exits > 0) b.notes.push(`${exits} "exit" messages (the run's end, never sent to the model) left out`);
   return { trace: b.finish(), issues };
 }
 
@@ -167,7 +191,7 @@ function modelOfSweAgent(doc: Record<string, unknown>): string | null {
 
 /** The command of the last ```bash block of an answer (mini-swe-agent runs exactly one). */
 function bashBlock(content: string): string {
-  const blocks = [...content.matchAll(/```(?:bash|sh)?\s*\n([\s\S]*?)```/g)];
+  const blocks = [...content.matchAll(/```(?:bash|sh|mswea_bash_command)?\s*\n([\s\S]*?)```/g)];
   return blocks.length === 0 ? "" : (blocks[blocks.length - 1]![1] ?? "").trim();
 }
 

@@ -50,6 +50,12 @@ export interface ModelCall {
   output_chars: number;
   /** The line (JSONL) or message index (JSON) the call starts at, for reports. */
   line: number;
+  /**
+   * How far each recorded count may be from the true one, where the writer
+   * rounded them (aider's "12k sent" is 11,500 to 12,499): the bill check's
+   * tolerance. Absent where the counts are exact.
+   */
+  usage_error?: Usage;
 }
 
 /** Totals a harness recorded for the whole file (SWE-agent's `info.model_stats`, ATIF's `final_metrics`). */
@@ -58,10 +64,22 @@ export interface RecordedTotals {
   output_tokens?: number;
   cost_usd?: number;
   api_calls?: number;
+  /** How far `cost_usd` may be from the cost paid, where the writer rounded it (aider's "$0.30 session"). */
+  cost_rounding_usd?: number;
 }
 
 /** The transcript formats replay reads. */
-export const TRACE_FORMATS = ["claude-code", "codex", "swe-agent", "mini-swe-agent", "atif", "offload-log"] as const;
+export const TRACE_FORMATS = [
+  "claude-code",
+  "codex",
+  "swe-agent",
+  "mini-swe-agent",
+  "atif",
+  "openhands",
+  "aider",
+  "gemini-cli",
+  "offload-log",
+] as const;
 export type TraceFormat = (typeof TRACE_FORMATS)[number];
 
 /** One parsed transcript. */

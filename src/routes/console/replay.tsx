@@ -80,7 +80,7 @@ export const replayPage = createApp().get("/console/replay", csp, async (c) => {
           pricing rows this page was served with; nothing is sent anywhere. <a href="/">Back to the console</a>.
         </p>
         <label id="replay-drop">
-          Drop a file here, or choose one: <input id="replay-file" type="file" accept=".jsonl,.json,.traj" />
+          Drop a file here, or choose one: <input id="replay-file" type="file" accept=".jsonl,.json,.traj,.md" />
         </label>
         <p id="replay-status" role="status"></p>
         <pre id="replay-issues"></pre>
