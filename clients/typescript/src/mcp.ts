@@ -9,9 +9,11 @@
  * recalled (report that outcome yourself, or recall through the session).
  *
  * @example
- * // The agent's MCP config: { "command": "npx", "args": ["offload-gate-recall", "--dir", "/var/offload/conv-42"] }
+ * // The agent's MCP config: { "command": "npx", "args": ["-y", "--package", "offload-gate-client", "--package", "@modelcontextprotocol/sdk", "--package", "zod", "offload-gate-recall", "--dir", "/var/offload/conv-42"] }
  * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
  */
+import { realpathSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -73,11 +75,22 @@ export async function serveStdio(argv: readonly string[] = process.argv.slice(2)
   const dir = arg("--dir") ?? process.env.OFFLOAD_GATE_RECALL_DIR;
   if (!dir)
     throw new Error("offload-gate-recall: pass --dir DIR (or set OFFLOAD_GATE_RECALL_DIR): the session's recall store");
+  // A relative directory is the server's own working directory's, not the session's that writes it.
+  if (!isAbsolute(dir))
+    throw new Error(`offload-gate-recall: --dir must be an absolute path (got ${JSON.stringify(dir)})`);
   await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(new StdioServerTransport());
 }
 
-// Run as a program (the package's bin): serve until stdin closes.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a program (the package's bin): serve until stdin closes. npm's bin is a symlink
+// (node_modules/.bin), so the program's real path is compared.
+const isMain = () => {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+};
+if (isMain()) {
   serveStdio().catch((error) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

@@ -98,14 +98,16 @@ export async function reportTranscript(
     sessionId: string;
     decisions: readonly HookDecision[];
     recallToolName: string;
-    model?: string;
+    /** The model when the transcript names none (the hook's `OFFLOAD_GATE_MODEL`): the transcript's comes first, as at PostToolUse. */
+    fallbackModel?: string;
   },
   onError: (error: unknown) => void,
 ) {
   try {
     const { trace, issues } = (await parser())(args.text, args.path, args.format);
     if (trace === null) throw new Error(`the transcript could not be read: ${issues[0]?.expected ?? "no calls"}`);
-    const model = args.model ?? trace.calls.at(-1)?.model;
+    // The last call's model, as PostToolUse reads it (lastCall): the decision and the bill name one model.
+    const model = [...trace.calls].reverse().find((c) => c.model !== "<synthetic>")?.model ?? args.fallbackModel;
     if (model === undefined) return { outcomes: null, session: null };
     const ledger = ledgerOfTrace(trace, args.decisions, args.recallToolName);
     return await reportSession(gate, ledger, args.sessionId, model, onError);
