@@ -101,7 +101,7 @@ const listen = (server) =>
 
 /**
  * A gate on loopback that fires on every decision and takes every report, noting each request
- * (its path, body and Authorization header).
+ * (its path, body and Authorization header); under `/refuse` it refuses the key (401).
  */
 export async function fakeGate() {
   const requests = [];
@@ -113,6 +113,13 @@ export async function fakeGate() {
     });
     req.on("end", () => {
       requests.push({ path: req.url, auth: req.headers.authorization, body });
+      // Under /refuse, the gate refuses the key, as a gate given a wrong one does.
+      if (req.url.startsWith("/refuse")) {
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { code: "unauthorized", message: "unknown API key" } }));
+        return;
+      }
       const answer =
         req.url === "/v1/gate"
           ? {
