@@ -114,8 +114,10 @@ describe("the installed hook commands under attack", { concurrency: false }, () 
         mkdirSync(join(root, path, ".."), { recursive: true });
         writeFileSync(join(root, path), text);
       }
+      // Untouched for a month, files and folders alike: past any TTL.
       const month = Date.now() / 1000 - 30 * 86_400;
-      for (const name of readdirSync(root)) utimesSync(join(root, name), month, month);
+      for (const path of [...Object.keys(snapshot(root)), ...readdirSync(root).map((n) => join(root, n))])
+        utimesSync(path, month, month);
       const before = snapshot(root);
       const env = {
         OFFLOAD_GATE_RECALL_DIR: root,
