@@ -95,10 +95,9 @@ async function main(argv: readonly string[]): Promise<void> {
   if (agent === "recall") {
     const root = storeRoot(process.env.OFFLOAD_GATE_RECALL_DIR);
     if (root === null) throw new Error("offload-gate-hook recall: set OFFLOAD_GATE_RECALL_DIR (the hooks' store)");
-    const { recallMcpServer } = await import("./mcp.js");
-    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+    const { recallMcpServer, recallStdioTransport } = await import("./mcp.js");
     const store = { get: (id: string) => findOriginal(root, id), set: () => {} };
-    await recallMcpServer(store).connect(new StdioServerTransport());
+    await recallMcpServer(store).connect(recallStdioTransport());
     return;
   }
   if (agent !== "claude-code" && agent !== "gemini-cli") {

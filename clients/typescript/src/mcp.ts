@@ -13,6 +13,7 @@
  * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
  */
 import { realpathSync } from "node:fs";
+import { Transform } from "node:stream";
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -60,6 +61,44 @@ export function recallMcpServer(
   return server;
 }
 
+/** The longest request line the recall server reads: a recall is an id and an offset. */
+export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
+
+/**
+ * The server's stdio transport, reading stdin line by line and dropping (unanswered) any line over
+ * `MAX_REQUEST_LINE_BYTES`: the SDK's transport closes the server on a line over 10 MB, and a recall
+ * never needs one.
+ *
+ * @example
+ * await recallMcpServer(store).connect(recallStdioTransport());
+ */
+export function recallStdioTransport(stdin: NodeJS.ReadableStream = process.stdin): StdioServerTransport {
+  let kept: Buffer[] = [];
+  let size = 0;
+  let dropping = false;
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (let start = 0; start < chunk.length; ) {
+        const newline = chunk.indexOf(10, start);
+        const end = newline < 0 ? chunk.length : newline + 1;
+        size += end - start;
+        if (size > MAX_REQUEST_LINE_BYTES) (dropping = true), (kept = []);
+        else if (!dropping) kept.push(chunk.subarray(start, end));
+        if (newline >= 0) {
+          if (!dropping) this.push(Buffer.concat(kept));
+          kept = [];
+          size = 0;
+          dropping = false;
+        }
+        start = end;
+      }
+      done();
+    },
+  });
+  stdin.pipe(lines);
+  return new StdioServerTransport(lines, process.stdout);
+}
+
 /**
  * Runs the server on stdio over the directory `--dir` names (else
  * `OFFLOAD_GATE_RECALL_DIR`); `--tool` renames the tool.
@@ -78,7 +117,7 @@ export async function serveStdio(argv: readonly string[] = process.argv.slice(2)
   // A relative directory is the server's own working directory's, not the session's that writes it.
   if (!isAbsolute(dir))
     throw new Error(`offload-gate-recall: --dir must be an absolute path (got ${JSON.stringify(dir)})`);
-  await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(new StdioServerTransport());
+  await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(recallStdioTransport());
 }
 
 // Run as a program (the package's bin): serve until stdin closes. npm's bin is a symlink

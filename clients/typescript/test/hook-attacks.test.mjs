@@ -80,7 +80,7 @@ describe("the installed hook commands under attack", { concurrency: false }, () 
   const stubbed = (run) => run.status === 0 && run.stdout.includes("[offloaded:");
 
   /** The recall command over a root: the answer to one recall of `id`. */
-  async function recall(root, id, argv = ["recall"], bin = "offload-gate-hook") {
+  async function recall(root, id, argv = ["recall"], bin = "offload-gate-hook", before = null) {
     const lines = [
       {
         jsonrpc: "2.0",
@@ -90,9 +90,11 @@ describe("the installed hook commands under attack", { concurrency: false }, () 
       },
       { jsonrpc: "2.0", method: "notifications/initialized" },
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "recall_tool_output", arguments: { id } } },
-    ];
+    ].map((l) => JSON.stringify(l));
+    // A line sent before the recall (an attack on the server's reading).
+    if (before !== null) lines.splice(2, 0, before);
     const run = await spawnAsync(bins[bin], argv, {
-      input: `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`,
+      input: `${lines.join("\n")}\n`,
       env: { ...process.env, OFFLOAD_GATE_RECALL_DIR: root },
     });
     const answer = run.stdout
@@ -331,6 +333,79 @@ describe("the installed hook commands under attack", { concurrency: false }, () 
     });
     assert.equal(refused.stdout, "");
     assert.match(refused.stderr, /the gate did not decide/);
+  });
+
+  it("names the transcript's model in the decision and in the bill, whatever OFFLOAD_GATE_MODEL says", async () => {
+    const root = temp("offload-attack-model-");
+    const transcript = join(temp("offload-attack-tr-"), "s-model.jsonl");
+    const model = "claude-sonnet-4-5-20250929";
+    const usage = { input_tokens: 900, output_tokens: 40, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+    const base = { sessionId: "s-model", isSidechain: false, cwd: "/w", version: "2.1.0" };
+    const assistant = (uuid, content) => ({
+      ...base,
+      type: "assistant",
+      uuid,
+      timestamp: new Date().toISOString(),
+      message: { id: uuid, role: "assistant", model, content, usage },
+    });
+    const lines = [
+      {
+        ...base,
+        type: "user",
+        uuid: "u1",
+        timestamp: new Date().toISOString(),
+        message: { role: "user", content: "build" },
+      },
+      assistant("a1", [{ type: "tool_use", id: "t-model", name: "Bash", input: { command: "make" } }]),
+    ];
+    writeFileSync(transcript, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const env = { OFFLOAD_GATE_RECALL_DIR: root, OFFLOAD_GATE_MODEL: "claude-opus-4-6" };
+    assert.ok(
+      stubbed(await hook("claude-code", bash("s-model", "t-model", BIG, { transcript_path: transcript }), env)),
+    );
+    lines.push(
+      {
+        ...base,
+        type: "user",
+        uuid: "u2",
+        timestamp: new Date().toISOString(),
+        message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t-model", content: "[offloaded]" }] },
+      },
+      assistant("a2", [{ type: "text", text: "done" }]),
+    );
+    writeFileSync(transcript, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const end = await hook(
+      "claude-code",
+      { hook_event_name: "SessionEnd", session_id: "s-model", transcript_path: transcript },
+      env,
+    );
+    assert.equal(end.status, 0);
+    const sent = gate.requests.map((r) => ({ path: r.path, body: JSON.parse(r.body || "{}") }));
+    const decided = sent.filter((r) => r.path === "/v1/gate" && r.body.session_id === "s-model");
+    const billed = sent
+      .filter((r) => r.path === "/v1/sessions")
+      .flatMap((r) => r.body.items ?? r.body.sessions ?? [r.body]);
+    assert.deepEqual(
+      decided.map((r) => r.body.model_name),
+      [model],
+    );
+    assert.deepEqual(
+      billed.filter((b) => b.session_id === "s-model").map((b) => b.model_name),
+      [model],
+    );
+  });
+
+  it("keeps serving recall after a request line over 10 MB", async () => {
+    const root = temp("offload-attack-huge-");
+    assert.ok(stubbed(await hook("claude-code", bash("s-huge", "t1", BIG), { OFFLOAD_GATE_RECALL_DIR: root })));
+    const huge = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "recall_tool_output", arguments: { id: "x".repeat(11 * 1024 * 1024) } },
+    });
+    const { result } = await recall(root, "t1", ["recall"], "offload-gate-hook", huge);
+    assert.equal(result?.content?.[0]?.text, BIG);
   });
 
   it("offloads an output whose tool call id is too long for a file name", async () => {
