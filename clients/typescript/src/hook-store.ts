@@ -124,18 +124,25 @@ interface SessionInfo {
   touched: number;
 }
 
-async function sessionInfo(dir: string): Promise<SessionInfo | null> {
+/** A session directory's mark, if the store made it: the transcript it names (null: none known). */
+async function readMark(dir: string): Promise<{ transcript: string | null } | null> {
   const mark = await readRegularFile(join(dir, SESSION_MARK), { maxBytes: 64 * 1024, ownedByUser: true }).catch(
     () => null,
   );
   if (mark === null) return null;
-  let transcript: string | null = null;
   try {
     const value = (JSON.parse(mark.toString("utf8")) as { transcript_path?: unknown }).transcript_path;
-    transcript = typeof value === "string" && isAbsolute(value) ? value : null;
+    return { transcript: typeof value === "string" && isAbsolute(value) ? value : null };
   } catch {
     // A mark without a transcript: the session is never removed for a missing one.
+    return { transcript: null };
   }
+}
+
+async function sessionInfo(dir: string): Promise<SessionInfo | null> {
+  const mark = await readMark(dir);
+  if (mark === null) return null;
+  const transcript = mark.transcript;
   let bytes = 0;
   let touched = 0;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
@@ -193,7 +200,8 @@ export class HookStore {
       await openRoot(this.#options.root, true);
       await privateDir(this.dir, { privateOnly: true });
       const mark = join(this.dir, SESSION_MARK);
-      const known = await sessionInfo(this.dir);
+      // The mark alone, not the session's files: a long session costs each hook run nothing more.
+      const known = await readMark(this.dir);
       // A folder of that name the store did not make (no mark, not empty) is not taken over.
       if (known === null && (await readdir(this.dir)).some((name) => !name.startsWith(".tmp-")))
         throw new PrivateFileError(`${this.dir} is not a session folder of this store (no ${SESSION_MARK})`);
