@@ -282,12 +282,6 @@ export class HookStore {
     },
   };
 
-  /** Whether an original of this many bytes fits under the cap now. */
-  async fits(bytes: number): Promise<boolean> {
-    await this.open();
-    return (await this.#locked(() => this.#usage())) + bytes <= this.#options.maxBytes;
-  }
-
   async record(decision: HookDecision): Promise<void> {
     await this.open();
     await appendPrivateFile(join(this.dir, DECISIONS), `${JSON.stringify(decision)}\n`);
