@@ -15,7 +15,12 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NOFOLLOW, O_NONBLOCK } 
 /** The current user's id, or null where there is none (Windows): ownership is then not checked. */
 const uid = (): number | null => (typeof process.getuid === "function" ? process.getuid() : null);
 
-/** A fault of the store's files, with what was refused and why (the hook's debug log shows it). */
+/**
+ * A fault of the store's files, with what was refused and why (the hook's debug log shows it).
+ *
+ * @example
+ * throw new PrivateFileError("/tmp/x is a symlink");
+ */
 export class PrivateFileError extends Error {
   override name = "PrivateFileError";
 }
@@ -117,7 +122,12 @@ export async function appendPrivateFile(path: string, data: string): Promise<voi
   }
 }
 
-/** Whether a path names a regular file of this user (no link followed). */
+/**
+ * Whether a path names a regular file of this user (no link followed).
+ *
+ * @example
+ * await isOwnFile("/home/me/.offload/.offload-gate-store") // true
+ */
 export async function isOwnFile(path: string): Promise<boolean> {
   const stat = await lstat(path).catch(() => null);
   const me = uid();
