@@ -50,6 +50,14 @@ try {
     "clients/typescript/test/mcp.test.mjs",
     "clients/typescript/test/hook.test.mjs",
   ]);
+  // The hook commands as a user installs and runs them: the docs' commands against a loopback
+  // registry (no other package name asked for), and the red team's attacks on the installed bins.
+  step("the hook commands, installed", process.execPath, [
+    "--test",
+    "--test-concurrency=1",
+    "clients/typescript/test/hook-docs.test.mjs",
+    "clients/typescript/test/hook-attacks.test.mjs",
+  ]);
   step("the framework examples type-check", process.execPath, [
     tscBin,
     "-p",

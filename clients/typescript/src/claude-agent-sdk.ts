@@ -42,8 +42,8 @@ type Json = Record<string, unknown>;
  * large tool output and, when it fires, answers
  * `hookSpecificOutput.updatedToolOutput` with the stub in the tool's shape.
  * An output Claude Code saved to a file (a Bash preview with
- * `persistedOutputPath`, an MCP result over its token cap as a note naming
- * the file) is decided on the whole file, which recall returns.
+ * `persistedOutputPath`) is decided on the whole file, which recall returns;
+ * an output's own text never names a file to read (src/tool-shapes.ts).
  * Never throws into the loop: on any fault the output goes through as it was.
  *
  * @example

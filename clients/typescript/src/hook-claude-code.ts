@@ -12,34 +12,24 @@
  *   read from `transcript_path` with replay's parser.
  *
  * The hook input names no model: it is the transcript's last assistant
- * record's, else `OFFLOAD_GATE_MODEL`. On any fault the output goes through
- * unchanged (an empty answer) and the command exits 0.
+ * record's, else `OFFLOAD_GATE_MODEL`, at both events. On any fault the
+ * output goes through unchanged (an empty answer) and the command exits 0.
  */
-import { open, readFile } from "node:fs/promises";
-import { createGateClient, type GateClient } from "./index.js";
+import { type HookEnv, hookGate, keptStub } from "./hook-env.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
+import { readRegularFile } from "./private-fs.js";
 import type { ObservedUsage } from "./session-ledger.js";
 import { OffloadSession } from "./session.js";
 import { replaceToolOutput } from "./tool-shapes.js";
 import { reportTranscript } from "./transcript-report.js";
 
+export { type HookEnv, hookGate } from "./hook-env.js";
+
 /** The recall tool as Claude Code's model sees it: the `offload` server of `.mcp.json`, its `recall_tool_output`. */
 export const CLAUDE_CODE_RECALL_TOOL = "mcp__offload__recall_tool_output";
 
-/**
- * The gate a hook asks, from the environment the agent's CLI gives its hooks (as the Python client
- * reads it): `OFFLOAD_GATE_URL`, `OFFLOAD_GATE_API_KEY`, `OFFLOAD_GATE_TIMEOUT_MS` (2 s by default).
- *
- * @example
- * const gate = hookGate({ OFFLOAD_GATE_URL: "http://127.0.0.1:8787" });
- */
-export function hookGate(env: NodeJS.ProcessEnv): GateClient {
-  return createGateClient({
-    baseUrl: env.OFFLOAD_GATE_URL,
-    apiKey: env.OFFLOAD_GATE_API_KEY,
-    timeoutMs: Number(env.OFFLOAD_GATE_TIMEOUT_MS) || 2_000,
-  });
-}
+/** The longest transcript a session's end reads (a longer one is reported as unreadable). */
+export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 /** What the hook reads of Claude Code's hook input. */
 interface HookInput {
@@ -51,38 +41,28 @@ interface HookInput {
   tool_response?: unknown;
 }
 
-/** The last model call a transcript records: its model and usage (the history's size before this output). */
+/**
+ * The last model call a transcript records: its model and usage (the history's size before this
+ * output). Only the last 4 MB are read, so a long session costs each hook run nothing more.
+ *
+ * @example
+ * await lastCall("/home/me/.claude/projects/p/s.jsonl") // { model: "claude-opus-4-6", usage: {…} } or null
+ */
 export async function lastCall(path: string): Promise<{ model: string; usage: ObservedUsage | null } | null> {
-  // The tail is enough: the last assistant record is near the end. Read at most the last 4 MB.
-  const file = await open(path, "r");
-  try {
-    const { size } = await file.stat();
-    const length = Math.min(size, 4 * 1024 * 1024);
-    const buffer = Buffer.alloc(length);
-    await file.read(buffer, 0, length, size - length);
-    const lines = buffer.toString("utf8").split("\n");
-    for (let i = lines.length - 1; i >= 0; i -= 1) {
-      let record: { type?: unknown; message?: { model?: unknown; usage?: ObservedUsage } };
-      try {
-        record = JSON.parse(lines[i]!);
-      } catch {
-        continue;
-      }
-      const model = record?.message?.model;
-      if (record?.type === "assistant" && typeof model === "string" && model !== "<synthetic>")
-        return { model, usage: record.message?.usage ?? null };
+  const tail = await readRegularFile(path, { maxBytes: Number.POSITIVE_INFINITY, tailBytes: 4 * 1024 * 1024 });
+  const lines = tail.toString("utf8").split("\n");
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    let record: { type?: unknown; message?: { model?: unknown; usage?: ObservedUsage } };
+    try {
+      record = JSON.parse(lines[i]!);
+    } catch {
+      continue;
     }
-    return null;
-  } finally {
-    await file.close();
+    const model = record?.message?.model;
+    if (record?.type === "assistant" && typeof model === "string" && model !== "<synthetic>")
+      return { model, usage: record.message?.usage ?? null };
   }
-}
-
-/** The environment the hook reads. */
-export interface HookEnv {
-  gate?: GateClient;
-  env?: NodeJS.ProcessEnv;
-  onError?: (error: unknown) => void;
+  return null;
 }
 
 /**
@@ -97,20 +77,25 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
   try {
     const storeOptions = hookStoreOptions(env);
     if (storeOptions === null || typeof input.session_id !== "string") return "";
+    const transcript = typeof input.transcript_path === "string" ? input.transcript_path : undefined;
     const store = new HookStore(storeOptions, input.session_id);
-    const gate = options.gate ?? hookGate(env);
     if (input.hook_event_name === "SessionEnd") {
-      if (typeof input.transcript_path !== "string") return "";
+      if (transcript === undefined) return "";
+      const gate = options.gate ?? hookGate(env, onError);
+      await store.open(transcript);
+      const text = (await readRegularFile(transcript, { maxBytes: MAX_TRANSCRIPT_BYTES, ownedByUser: true })).toString(
+        "utf8",
+      );
       const report = await reportTranscript(
         gate,
         {
-          text: await readFile(input.transcript_path, "utf8"),
-          path: input.transcript_path,
+          text,
+          path: transcript,
           format: "claude-code",
           sessionId: input.session_id,
           decisions: await store.decisions(),
           recallToolName: CLAUDE_CODE_RECALL_TOOL,
-          model: env.OFFLOAD_GATE_MODEL || undefined,
+          fallbackModel: env.OFFLOAD_GATE_MODEL || undefined,
         },
         onError,
       );
@@ -121,31 +106,42 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
     }
     if (input.hook_event_name !== "PostToolUse" || typeof input.tool_use_id !== "string") return "";
     if (typeof input.tool_name !== "string" || input.tool_name === CLAUDE_CODE_RECALL_TOOL) return "";
-    const last =
-      typeof input.transcript_path === "string" ? await lastCall(input.transcript_path).catch(() => null) : null;
+    const gate = options.gate ?? hookGate(env, onError);
+    const last = transcript !== undefined ? await lastCall(transcript).catch(() => null) : null;
     const model = last?.model ?? env.OFFLOAD_GATE_MODEL;
     if (!model) return "";
+    await store.open(transcript);
     const session = new OffloadSession({
       gate,
       model,
       sessionId: input.session_id,
       recallToolName: CLAUDE_CODE_RECALL_TOOL,
       store: store.capped,
+      stub: keptStub(store),
       onError,
     });
     // The history's size before this output: the call that asked for the tool.
     if (last?.usage) session.observe(last.usage);
-    const replaced = await replaceToolOutput(session, input.tool_use_id, input.tool_name, input.tool_response);
+    const replaced = await replaceToolOutput(session, input.tool_use_id, input.tool_name, input.tool_response, {
+      onError,
+    });
+    // The answer is made before the decision is recorded: an answer that cannot be printed is no stub.
+    let answer = "";
+    try {
+      if (replaced !== null)
+        answer = JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: replaced } });
+    } catch (error) {
+      onError(error);
+    }
     const decisionId = session.decisionIdFor(input.tool_use_id);
     if (decisionId !== undefined)
       await store.record({
         id: input.tool_use_id,
         tool: input.tool_name,
         decision_id: decisionId,
-        fire: replaced !== null,
+        fire: answer !== "",
       });
-    if (replaced === null) return "";
-    return JSON.stringify({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: replaced } });
+    return answer;
   } catch (error) {
     onError(error);
     return "";

@@ -20,9 +20,10 @@
  * by tool and order (`alignByToolOrder`).
  */
 import { randomUUID } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import { type HookEnv, hookGate } from "./hook-claude-code.js";
+import { type HookEnv, hookGate, keptStub } from "./hook-env.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
+import { MAX_TRANSCRIPT_BYTES } from "./hook-claude-code.js";
+import { readRegularFile } from "./private-fs.js";
 import { OffloadSession } from "./session.js";
 import { reportTranscript } from "./transcript-report.js";
 
@@ -45,9 +46,14 @@ function textOf(content: unknown): string | null {
   return parts.map((p) => p.text as string).join("");
 }
 
+/** How much of a transcript's end is read for its last model: a long session costs each hook run nothing more. */
+const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
+
 /** The last model a Gemini CLI transcript names (a JSON session file, or JSON lines), and its tokens. */
 async function lastModel(path: string): Promise<{ model: string; context: number } | null> {
-  const text = await readFile(path, "utf8");
+  const tail = await readRegularFile(path, { maxBytes: Number.POSITIVE_INFINITY, tailBytes: TRANSCRIPT_TAIL_BYTES });
+  const text = tail.toString("utf8");
+  const n = (v: unknown) => (typeof v === "number" && v >= 0 ? v : 0);
   let records: unknown[];
   try {
     const whole = JSON.parse(text) as { messages?: unknown[] };
@@ -63,10 +69,19 @@ async function lastModel(path: string): Promise<{ model: string; context: number
   }
   for (const r of records.reverse() as { model?: unknown; tokens?: { input?: unknown; output?: unknown } }[]) {
     if (typeof r?.model !== "string") continue;
-    const n = (v: unknown) => (typeof v === "number" && v >= 0 ? v : 0);
     return { model: r.model, context: n(r.tokens?.input) + n(r.tokens?.output) };
   }
-  return null;
+  // The end of a session file too long to read whole: its last model and token counts, by their keys.
+  const model = [...text.matchAll(/"model"\s*:\s*"([^"\\]{1,200})"/g)].at(-1)?.[1];
+  if (model === undefined) return null;
+  const tokens = [...text.matchAll(/"tokens"\s*:\s*(\{[^{}]*\})/g)].at(-1)?.[1];
+  let counts: { input?: unknown; output?: unknown } = {};
+  try {
+    counts = tokens === undefined ? {} : JSON.parse(tokens);
+  } catch {
+    counts = {};
+  }
+  return { model, context: n(counts.input) + n(counts.output) };
 }
 
 /**
@@ -84,17 +99,23 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     if (storeOptions === null || typeof input.session_id !== "string") return "";
     if (input.hook_event_name === "SessionEnd") {
       if (typeof input.transcript_path !== "string") return "";
+      const transcript = input.transcript_path;
       const store = new HookStore(storeOptions, input.session_id);
+      const gate = options.gate ?? hookGate(env, onError);
+      await store.open(transcript);
+      const text = (await readRegularFile(transcript, { maxBytes: MAX_TRANSCRIPT_BYTES, ownedByUser: true })).toString(
+        "utf8",
+      );
       const report = await reportTranscript(
-        options.gate ?? hookGate(env),
+        gate,
         {
-          text: await readFile(input.transcript_path, "utf8"),
-          path: input.transcript_path,
+          text,
+          path: transcript,
           format: "gemini-cli",
           sessionId: input.session_id,
           decisions: await store.decisions(),
           recallToolName: GEMINI_CLI_RECALL_TOOL,
-          model: env.OFFLOAD_GATE_MODEL || undefined,
+          fallbackModel: env.OFFLOAD_GATE_MODEL || undefined,
           align: "tool_order",
         },
         onError,
@@ -114,13 +135,15 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     const model = env.OFFLOAD_GATE_MODEL || last?.model;
     if (!model) return "";
     const store = new HookStore(storeOptions, input.session_id);
-    const gate = options.gate ?? hookGate(env);
+    const gate = options.gate ?? hookGate(env, onError);
+    await store.open(typeof input.transcript_path === "string" ? input.transcript_path : undefined);
     const session = new OffloadSession({
       gate,
       model,
       sessionId: input.session_id,
       recallToolName: GEMINI_CLI_RECALL_TOOL,
       store: store.capped,
+      stub: keptStub(store),
       onError,
     });
     // The usage shape the session reads: the transcript's last call as input, so the gate sees the history's size.
@@ -128,10 +151,11 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     const id = `gcli-${randomUUID().slice(0, 13)}`;
     const answer = await session.offload(id, input.tool_name, text);
     const decisionId = session.decisionIdFor(id);
-    const stub = session.stubFor(id);
+    // The answer is made before the decision is recorded: an answer that cannot be printed is no stub.
+    const printed = session.stubFor(id) === undefined ? "" : JSON.stringify({ decision: "deny", reason: answer });
     if (decisionId !== undefined)
-      await store.record({ id, tool: input.tool_name, decision_id: decisionId, fire: stub !== undefined });
-    return stub === undefined ? "" : JSON.stringify({ decision: "deny", reason: answer });
+      await store.record({ id, tool: input.tool_name, decision_id: decisionId, fire: printed !== "" });
+    return printed;
   } catch (error) {
     onError(error);
     return "";

@@ -9,9 +9,12 @@
  * recalled (report that outcome yourself, or recall through the session).
  *
  * @example
- * // The agent's MCP config: { "command": "npx", "args": ["offload-gate-recall", "--dir", "/var/offload/conv-42"] }
+ * // The agent's MCP config: { "command": "npx", "args": ["-y", "--package", "offload-gate-client", "--package", "@modelcontextprotocol/sdk", "--package", "zod", "offload-gate-recall", "--dir", "/var/offload/conv-42"] }
  * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
  */
+import { realpathSync } from "node:fs";
+import { Transform } from "node:stream";
+import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -58,6 +61,44 @@ export function recallMcpServer(
   return server;
 }
 
+/** The longest request line the recall server reads: a recall is an id and an offset. */
+export const MAX_REQUEST_LINE_BYTES = 1024 * 1024;
+
+/**
+ * The server's stdio transport, reading stdin line by line and dropping (unanswered) any line over
+ * `MAX_REQUEST_LINE_BYTES`: the SDK's transport closes the server on a line over 10 MB, and a recall
+ * never needs one.
+ *
+ * @example
+ * await recallMcpServer(store).connect(recallStdioTransport());
+ */
+export function recallStdioTransport(stdin: NodeJS.ReadableStream = process.stdin): StdioServerTransport {
+  let kept: Buffer[] = [];
+  let size = 0;
+  let dropping = false;
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (let start = 0; start < chunk.length; ) {
+        const newline = chunk.indexOf(10, start);
+        const end = newline < 0 ? chunk.length : newline + 1;
+        size += end - start;
+        if (size > MAX_REQUEST_LINE_BYTES) (dropping = true), (kept = []);
+        else if (!dropping) kept.push(chunk.subarray(start, end));
+        if (newline >= 0) {
+          if (!dropping) this.push(Buffer.concat(kept));
+          kept = [];
+          size = 0;
+          dropping = false;
+        }
+        start = end;
+      }
+      done();
+    },
+  });
+  stdin.pipe(lines);
+  return new StdioServerTransport(lines, process.stdout);
+}
+
 /**
  * Runs the server on stdio over the directory `--dir` names (else
  * `OFFLOAD_GATE_RECALL_DIR`); `--tool` renames the tool.
@@ -73,11 +114,22 @@ export async function serveStdio(argv: readonly string[] = process.argv.slice(2)
   const dir = arg("--dir") ?? process.env.OFFLOAD_GATE_RECALL_DIR;
   if (!dir)
     throw new Error("offload-gate-recall: pass --dir DIR (or set OFFLOAD_GATE_RECALL_DIR): the session's recall store");
-  await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(new StdioServerTransport());
+  // A relative directory is the server's own working directory's, not the session's that writes it.
+  if (!isAbsolute(dir))
+    throw new Error(`offload-gate-recall: --dir must be an absolute path (got ${JSON.stringify(dir)})`);
+  await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(recallStdioTransport());
 }
 
-// Run as a program (the package's bin): serve until stdin closes.
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Run as a program (the package's bin): serve until stdin closes. npm's bin is a symlink
+// (node_modules/.bin), so the program's real path is compared.
+const isMain = () => {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+};
+if (isMain()) {
   serveStdio().catch((error) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

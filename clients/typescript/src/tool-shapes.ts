@@ -4,7 +4,8 @@
  * `updatedToolOutput` that does not match it). Shared by the Agent SDK's
  * in-process hook and the `offload-gate-hook claude-code` command.
  */
-import { readFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, normalize } from "node:path";
+import { readRegularFile } from "./private-fs.js";
 import type { OffloadSession } from "./session.js";
 
 type Json = Record<string, unknown>;
@@ -50,12 +51,28 @@ const BUILT_IN: Record<string, { text(out: Json): string | null; stub(out: Json,
 /** The tools whose output shape the hook keeps (MCP tools, `mcp__*`, too: their content becomes one text block). */
 export const SUPPORTED_BUILT_IN_TOOLS = Object.keys(BUILT_IN);
 
+/** The largest output Claude Code saved to a file that the hook reads whole (a larger one is left as it is). */
+export const MAX_PERSISTED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Whether a path is one Claude Code gives for an output it saved: absolute, normalised (no `.` or
+ * `..`), in a folder named `tool-results`. Only `persistedOutputPath` of the hook input may name a
+ * file; an output's own text never does (a tool could imitate Claude Code's note and name any file).
+ *
+ * @example
+ * isToolResultsPath("/home/me/.claude/projects/p/s/tool-results/toolu_01.txt") // true
+ */
+export function isToolResultsPath(path: string): boolean {
+  return isAbsolute(path) && normalize(path) === path && basename(dirname(path)) === "tool-results";
+}
+
 /**
  * The tool's output with the stub in it, in the tool's own shape, when the
  * session offloaded it; null to leave it as it is. An output Claude Code saved
- * to a file (a Bash preview with `persistedOutputPath`, an MCP result over its
- * token cap as a note naming the file) is decided on the whole file, which
- * recall returns.
+ * to a file (a Bash preview with `persistedOutputPath`) is decided on the
+ * whole file, which recall returns: only a regular file of this user's in
+ * Claude Code's `tool-results` folder, read without following a link; a file
+ * it cannot read leaves the output as it is (never its preview stubbed).
  *
  * @example
  * await replaceToolOutput(session, "toolu_01", "Bash", { stdout: big, stderr: "", interrupted: false })
@@ -66,6 +83,7 @@ export async function replaceToolOutput(
   id: string,
   toolName: string,
   response: unknown,
+  options: { onError?: (error: unknown) => void } = {},
 ): Promise<unknown | null> {
   const mcp = toolName.startsWith("mcp__");
   const shape = BUILT_IN[toolName];
@@ -74,23 +92,20 @@ export async function replaceToolOutput(
   let text = mcp ? mcpText(response) : shape!.text(out);
   if (text === null) return null;
   // The whole output, not Claude Code's preview of it: what the gate weighs and recall returns.
-  const saved = mcp ? savedPath(text) : typeof out.persistedOutputPath === "string" ? out.persistedOutputPath : null;
-  if (saved !== null)
-    text = await readFile(saved, "utf8")
-      .then((file) => (saved.endsWith(".json") ? (mcpText(JSON.parse(file)) ?? file) : file))
-      .catch(() => text);
-  const answer = await session.offload(id, toolName, text!);
+  const saved = out.persistedOutputPath;
+  if (saved !== undefined) {
+    try {
+      if (typeof saved !== "string" || !isToolResultsPath(saved))
+        throw new Error(`persistedOutputPath ${JSON.stringify(saved)} is not a file in Claude Code's tool-results`);
+      text = (await readRegularFile(saved, { maxBytes: MAX_PERSISTED_BYTES, ownedByUser: true })).toString("utf8");
+    } catch (error) {
+      options.onError?.(error);
+      return null;
+    }
+  }
+  const answer = await session.offload(id, toolName, text);
   if (session.stubFor(id) === undefined) return null;
   return mcp ? [{ type: "text", text: answer }] : shape!.stub(out, answer);
-}
-
-// An MCP result over Claude Code's token cap reaches the hook as its note naming the file it saved the result to.
-function savedPath(text: string): string | null {
-  return (
-    /^Error: result \([\d,]+ characters[^)]*\) exceeds maximum allowed tokens\. Output has been saved to (\/\S+?\.(?:txt|json))\b/.exec(
-      text,
-    )?.[1] ?? null
-  );
 }
 
 // An MCP tool's result as text: a string, or content blocks that are all text.

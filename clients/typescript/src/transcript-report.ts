@@ -141,7 +141,8 @@ export async function reportTranscript(
     sessionId: string;
     decisions: readonly HookDecision[];
     recallToolName: string;
-    model?: string;
+    /** The model when the transcript names none (the hook's `OFFLOAD_GATE_MODEL`): the transcript's comes first, as at PostToolUse. */
+    fallbackModel?: string;
     /** How a decision finds its output: by the call id the hook saw (the default), or by tool and order (alignByToolOrder). */
     align?: "call_id" | "tool_order";
   },
@@ -150,7 +151,8 @@ export async function reportTranscript(
   try {
     const { trace, issues } = (await parser())(args.text, args.path, args.format);
     if (trace === null) throw new Error(`the transcript could not be read: ${issues[0]?.expected ?? "no calls"}`);
-    const model = args.model ?? trace.calls.at(-1)?.model;
+    // The last call's model, as PostToolUse reads it (lastCall): the decision and the bill name one model.
+    const model = [...trace.calls].reverse().find((c) => c.model !== "<synthetic>")?.model ?? args.fallbackModel;
     if (model === undefined) return { outcomes: null, session: null };
     const decisions = args.align === "tool_order" ? alignByToolOrder(trace, args.decisions) : args.decisions;
     const ledger = ledgerOfTrace(trace, decisions, args.recallToolName);

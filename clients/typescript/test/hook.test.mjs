@@ -1,7 +1,7 @@
 // The hook commands' local store and their fault rule, without a gate: the
-// store keeps the current session and removes sessions past their TTL, then
-// the oldest while over the cap; a hook that cannot decide prints nothing and
-// exits 0, so the agent gets its output unchanged.
+// store removes only sessions it marked whose transcript is gone (or past a
+// TTL the user set), never the current one; a hook that cannot decide prints
+// nothing and exits 0, so the agent gets its output unchanged.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
@@ -14,46 +14,67 @@ import { HookStore, hookStoreOptions } from "../dist/hook-store.js";
 const HOOK = fileURLToPath(new URL("../dist/hook.js", import.meta.url));
 const hex = (s) => Buffer.from(s, "utf8").toString("hex");
 
-/** A session directory holding `bytes` bytes, last touched `ageMs` ago. */
-function session(root, id, bytes, ageMs) {
-  const dir = join(root, hex(id));
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, "original.txt");
-  writeFileSync(file, "x".repeat(bytes));
+/** A session the store made, holding `bytes` bytes of originals, last touched `ageMs` ago, its transcript there or gone. */
+async function session(root, id, bytes, ageMs, transcriptThere) {
+  const transcript = join(root, "..", `${hex(id)}-${Date.now()}.jsonl`);
+  if (transcriptThere) writeFileSync(transcript, "{}\n");
+  const store = new HookStore({ root }, id);
+  await store.open(transcript);
+  if (bytes > 0) await store.capped.set("original", "x".repeat(bytes));
   const at = (Date.now() - ageMs) / 1000;
-  utimesSync(file, at, at);
-  utimesSync(dir, at, at);
+  for (const name of readdirSync(store.dir)) utimesSync(join(store.dir, name), at, at);
+  utimesSync(store.dir, at, at);
 }
 
 describe("the hook store", () => {
-  it("reads its root, cap and TTL from the environment, and is off without a root", () => {
+  it("reads its root, cap and TTL from the environment, is off without a root, and keeps originals without a TTL the user set", () => {
     assert.equal(hookStoreOptions({}), null);
     assert.deepEqual(
       hookStoreOptions({
-        OFFLOAD_GATE_RECALL_DIR: "/r",
+        OFFLOAD_GATE_RECALL_DIR: "/r/",
         OFFLOAD_GATE_RECALL_MAX_MB: "2",
         OFFLOAD_GATE_RECALL_TTL_HOURS: "1",
       }),
       { root: "/r", maxBytes: 2 * 1024 * 1024, ttlMs: 3_600_000 },
     );
-    assert.equal(
-      hookStoreOptions({ OFFLOAD_GATE_RECALL_DIR: "/r", OFFLOAD_GATE_RECALL_MAX_MB: "-5" }).maxBytes,
-      1024 ** 3,
+    const defaults = hookStoreOptions({ OFFLOAD_GATE_RECALL_DIR: "/r", OFFLOAD_GATE_RECALL_MAX_MB: "-5" });
+    assert.deepEqual([defaults.maxBytes, defaults.ttlMs], [1024 ** 3, undefined]);
+  });
+
+  it("refuses a relative root, which the recall server would resolve elsewhere", () => {
+    assert.throws(() => hookStoreOptions({ OFFLOAD_GATE_RECALL_DIR: "offload" }), /must be an absolute path/);
+  });
+
+  it("removes only the other sessions whose transcript is gone, or past a TTL the user set, and never the current one", async () => {
+    const root = join(mkdtempSync(join(tmpdir(), "offload-store-")), "store");
+    const hour = 3_600_000;
+    await session(root, "resumable", 400, 1 * hour, true);
+    await session(root, "transcript-gone", 400, 1 * hour, false);
+    await session(root, "expired", 10, 5 * hour, true);
+    await session(root, "current", 100, 60 * hour, false);
+    const current = new HookStore({ root }, "current");
+    assert.equal(await current.tidy(), 510, "the gone transcript's 400 bytes are freed");
+    const left = readdirSync(root).filter((n) => !n.startsWith("."));
+    assert.deepEqual(left.sort(), [hex("current"), hex("expired"), hex("resumable")].sort());
+    const withTtl = new HookStore({ root, ttlMs: 4 * hour }, "current");
+    assert.equal(await withTtl.tidy(), 500, "a TTL the user set removes the session untouched for 5 hours");
+    assert.deepEqual(
+      readdirSync(root)
+        .filter((n) => !n.startsWith("."))
+        .sort(),
+      [hex("current"), hex("resumable")].sort(),
     );
   });
 
-  it("removes sessions past the TTL, then the oldest while over the cap, and never the current one", async () => {
-    const root = mkdtempSync(join(tmpdir(), "offload-store-"));
-    const hour = 3_600_000;
-    session(root, "expired", 10, 5 * hour);
-    session(root, "old", 400, 2 * hour);
-    session(root, "newer", 400, 1 * hour);
-    session(root, "current", 400, 3 * hour);
-    const store = new HookStore({ root, maxBytes: 1_000, ttlMs: 4 * hour }, "current");
-    assert.equal(await store.tidy(), 800);
-    assert.deepEqual(readdirSync(root).sort(), [hex("current"), hex("newer")].sort());
-    assert.equal(await store.fits(60), true, "800 bytes and 180 more fit under 1,000");
-    assert.equal(await store.fits(100), false, "800 bytes and 300 more do not");
+  it("refuses an original that would pass the cap after making what room it may, and says how full it is", async () => {
+    const root = join(mkdtempSync(join(tmpdir(), "offload-store-")), "store");
+    await session(root, "resumable", 600, 0, true);
+    const store = new HookStore({ root, maxBytes: 1_000 }, "current");
+    await store.open();
+    await store.capped.set("a", "y".repeat(300));
+    await assert.rejects(store.capped.set("b", "y".repeat(300)), /the recall store is full \(900 of 1000 bytes held\)/);
+    assert.equal(await store.capped.get("a"), "y".repeat(300));
+    assert.equal(await store.capped.get("b"), undefined);
   });
 
   it("records each decision once and skips a broken line", async () => {
