@@ -5,8 +5,8 @@
 // its unit tests and compiles plain consumer projects against the packed
 // package; then starts a throwaway local gate (wrangler dev on 127.0.0.1,
 // seeded KV, a gate key) and runs both clients against it: the TypeScript live
-// tests, the AI SDK, LangChain.js, Claude Agent SDK OpenAI Agents SDK
-// and opencode adapters' agent loops, Claude Code and Gemini CLI through the hook command
+// tests, the AI SDK, LangChain.js, Claude Agent SDK, OpenAI Agents SDK,
+// opencode and GitHub Copilot SDK adapters' agent loops, Claude Code and Gemini CLI through the hook command
 // (each framework's own loop against a mock model on loopback or in-process),
 // and the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
@@ -89,6 +89,7 @@ try {
     "claude-agent-sdk",
     "openai-agents",
     "opencode",
+    "copilot-sdk",
     "claude-code-hook",
     "gemini-cli-hook",
   ]) {

@@ -22,6 +22,7 @@ import type { Hooks, Plugin } from "@opencode-ai/plugin";
 import { tool } from "@opencode-ai/plugin";
 import { createGateClient } from "./index.js";
 import type { GateClient, GateRequest } from "./client-types.js";
+import { fitPage } from "./page-fit.js";
 import { recallPage } from "./recall-page.js";
 import { OffloadSession, type SessionSummary } from "./session.js";
 import { toolNameForGate } from "./stub.js";
@@ -190,27 +191,5 @@ export function stepUsage(part: StepFinish) {
  * pageChars("a\n".repeat(5_000), 0) // 3_800: 1,900 lines
  */
 export function pageChars(text: string, offset: number): number {
-  const from = Math.max(0, Math.min(Math.trunc(offset), text.length));
-  let lines = 0;
-  let bytes = 0;
-  let i = from;
-  for (; i < text.length && i - from < OPENCODE_PAGE.chars; i += 1) {
-    const code = text.charCodeAt(i);
-    bytes +=
-      code < 0x80
-        ? 1
-        : code < 0x800
-          ? 2
-          : code >= 0xd800 && code < 0xdc00
-            ? 4
-            : code >= 0xdc00 && code < 0xe000
-              ? 0
-              : 3;
-    if (bytes > OPENCODE_PAGE.bytes) break;
-    if (code === 10 && ++lines >= OPENCODE_PAGE.lines) {
-      i += 1;
-      break;
-    }
-  }
-  return Math.max(1, i - from);
+  return fitPage(text, offset, OPENCODE_PAGE);
 }

@@ -107,7 +107,7 @@ describe("the opencode plugin's pieces", () => {
 });
 
 describe("the opencode plugin in opencode's own loop against the local gate", { skip, concurrency: false }, () => {
-  it("stubs a 46,000-character bash output, recalls it whole in pages opencode does not cut, and bills the session", async () => {
+  it("stubs a 45,000-character bash output, recalls it whole in pages opencode does not cut, and bills the session", async () => {
     const marker = uniqueTool("oc");
     const cwd = mkdtempSync(join(tmpdir(), "offload-opencode-"));
     const summaryFile = join(cwd, "summary.json");
