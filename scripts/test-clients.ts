@@ -49,6 +49,7 @@ try {
     "clients/typescript/test/openai-agents-plan.test.mjs",
     "clients/typescript/test/mcp.test.mjs",
     "clients/typescript/test/hook.test.mjs",
+    "clients/typescript/test/cache-diagnostics.test.mjs",
   ]);
   step("the framework examples type-check", process.execPath, [
     tscBin,
