@@ -7,6 +7,7 @@
 // seeded KV, a gate key) and runs both clients against it: the TypeScript live
 // tests, the AI SDK, LangChain.js, Claude Agent SDK, OpenAI Agents SDK,
 // opencode and GitHub Copilot SDK adapters' agent loops, Claude Code and Gemini CLI through the hook command
+// (the real Gemini CLI too, headless, against a mock Gemini API)
 // (each framework's own loop against a mock model on loopback or in-process),
 // and the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
@@ -93,6 +94,7 @@ try {
     "copilot-sdk",
     "claude-code-hook",
     "gemini-cli-hook",
+    "gemini-cli",
   ]) {
     step(
       `the ${framework} adapter against the local gate`,
