@@ -5,8 +5,9 @@
 // its unit tests and compiles plain consumer projects against the packed
 // package; then starts a throwaway local gate (wrangler dev on 127.0.0.1,
 // seeded KV, a gate key) and runs both clients against it: the TypeScript live
-// tests, the AI SDK, LangChain.js, Claude Agent SDK and OpenAI Agents SDK
-// adapters' agent loops, Claude Code and Gemini CLI through the hook command
+// tests, the AI SDK, LangChain.js, Claude Agent SDK, OpenAI Agents SDK,
+// opencode and GitHub Copilot SDK adapters' agent loops, Claude Code and Gemini CLI through the hook command
+// (the real Gemini CLI too, headless, against a mock Gemini API)
 // (each framework's own loop against a mock model on loopback or in-process),
 // and the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
@@ -49,6 +50,7 @@ try {
     "clients/typescript/test/openai-agents-plan.test.mjs",
     "clients/typescript/test/mcp.test.mjs",
     "clients/typescript/test/hook.test.mjs",
+    "clients/typescript/test/cache-diagnostics.test.mjs",
   ]);
   // The hook commands as a user installs and runs them: the docs' commands against a loopback
   // registry (no other package name asked for), and the red team's attacks on the installed bins.
@@ -96,8 +98,11 @@ try {
     "langchain",
     "claude-agent-sdk",
     "openai-agents",
+    "opencode",
+    "copilot-sdk",
     "claude-code-hook",
     "gemini-cli-hook",
+    "gemini-cli",
   ]) {
     step(
       `the ${framework} adapter against the local gate`,

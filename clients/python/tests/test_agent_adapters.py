@@ -14,7 +14,7 @@ from fakes import EXAMPLE_A_ANSWER, FakeTransport, Sent, ok
 
 from offload_gate import GateClient, OffloadSession
 from offload_gate.claude_agent_sdk import offload_hooks, observe, recall_handler, recall_page
-from offload_gate.openai_agents import observe_run, offload_input_filter, usage_of_response
+from offload_gate.openai_agents import observe_run, offload_input_filter, offload_run_hooks, usage_of_response
 
 BIG = "lorem ipsum dolor sit amet " * 6_000  # 162,000 characters
 RECALL = "mcp__offload__recall_tool_output"
@@ -155,3 +155,27 @@ def test_text_part_outputs_keep_their_form_and_cached_input_is_billed_as_cache_r
     summary = session.end()
     assert (summary.turns, summary.usage) == (2, {"input_tokens": 3_200, "output_tokens": 100, "cache_read_input_tokens": 41_000, "cache_creation_input_tokens": 0})
     assert usage_of_response(NS(usage=NS(input_tokens=5, output_tokens=1, input_tokens_details=None)))["input_tokens"] == 5
+
+
+def test_the_run_hooks_count_each_model_call_as_it_ends_so_a_decision_counts_the_calls_before_it_and_the_run_ends_the_session():
+    # The SDK's own loop, in its order: the filter before each call, on_llm_end after it, on_agent_end last.
+    gate = Gate()
+    session = session_on(gate)
+    filter_, hooks = offload_input_filter(session), offload_run_hooks(session)
+    response = lambda i, c: NS(usage=NS(input_tokens=i + c, output_tokens=40, input_tokens_details=NS(cached_tokens=c)))
+    call = {"type": "function_call", "call_id": "call_1", "name": "web_fetch", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "call_1", "output": BIG}
+    histories = [[{"role": "user", "content": "go"}], [{"role": "user", "content": "go"}, call, output]]
+    histories.append(histories[1] + [{"role": "assistant", "content": "noted"}])
+    for n, (items, usage) in enumerate(zip(histories, [response(1_200, 0), response(300, 1_000), response(200, 1_300)])):
+        filter_(call_model_data(items))
+        asyncio.run(hooks.on_llm_end(None, None, usage))
+        asyncio.run(hooks.on_llm_end(None, None, usage))  # the same response twice is one call
+    observe_run(session, NS(raw_responses=[response(9, 9)] * 3))  # the hooks keep these books: nothing more
+    asyncio.run(hooks.on_agent_end(None, None, "done"))
+    assert session.ended
+    summary = session.end()
+    assert (summary.turns, summary.usage) == (3, {"input_tokens": 1_700, "output_tokens": 120, "cache_read_input_tokens": 2_300, "cache_creation_input_tokens": 0})
+    [outcome] = gate.sent("/v1/outcomes")[0].body["items"]
+    # Decided before the second call: the one call before it is not after it; the two after it are.
+    assert outcome["turns_after"] == 2 and outcome["cached_turns"] == 2

@@ -15,6 +15,7 @@
  * await session.end();
  */
 import { jsonSchema, tool, type LanguageModelMiddleware } from "ai";
+import { fromOpenAI, takeDiagnostics } from "./cache-diagnostics.js";
 import type { ObservedUsage, OffloadSession } from "./session.js";
 import { CHARS_PER_TOKEN } from "./constants.js";
 
@@ -41,6 +42,13 @@ export interface AiSdkOffloadOptions {
   contextManagement?: "gate";
   /** Called with each call's `appliedEdits` (what the API cleared) when contextManagement is "gate". */
   onAppliedEdits?: (edits: AppliedEdit[]) => void;
+  /**
+   * Ask the provider why a call missed the cache (default true): for `@ai-sdk/openai` Responses
+   * models of GPT-5.6 and later, `providerOptions.openai.promptCacheOptions.comparisonResponseId`
+   * names the previous response. `@ai-sdk/anthropic` has no option for it: give its client
+   * `fetch: anthropicDiagnosticsFetch(session)` (offload-gate-client/cache-diagnostics).
+   */
+  cacheDiagnostics?: boolean;
 }
 
 /** One edit the API applied, as the AI SDK's Anthropic provider reports it. */
@@ -64,6 +72,18 @@ export function offloadGateMiddleware(
 ): LanguageModelMiddleware {
   const plan = options.plan ?? true;
   const clearing = options.contextManagement === "gate" ? serverClearing(session) : null;
+  const diagnose = options.cacheDiagnostics ?? true;
+  // The previous response's id, for the next call's comparison (OpenAI's prompt cache diagnostics).
+  let lastResponseId: string | undefined;
+  const observe = (usage: Usage | undefined, metadata: unknown) => {
+    const openai = (metadata as { openai?: { responseId?: unknown; promptCacheDiagnostics?: unknown } } | undefined)
+      ?.openai;
+    if (typeof openai?.responseId === "string") lastResponseId = openai.responseId;
+    const counted = usageOf(usage, metadata);
+    // The provider's own diagnostics, else those a wrapped client's fetch received for this call.
+    const diagnostics = counted?.diagnostics ?? fromOpenAI(openai?.promptCacheDiagnostics) ?? takeDiagnostics(session);
+    session.observe(counted && diagnostics ? { ...counted, diagnostics } : counted);
+  };
   const applied = (metadata: unknown) => {
     const edits = appliedEdits(metadata);
     if (!clearing || edits.length === 0) return;
@@ -73,10 +93,11 @@ export function offloadGateMiddleware(
   };
   return {
     specificationVersion: "v4",
-    async transformParams({ params }) {
+    async transformParams({ params, model }) {
       try {
-        if (clearing) return await clearing(params);
-        return { ...params, prompt: await rewrite(session, params.prompt, plan) };
+        const asked = diagnose ? askDiagnostics(params, model, lastResponseId) : params;
+        if (clearing) return await clearing(asked);
+        return { ...asked, prompt: await rewrite(session, params.prompt, plan) };
       } catch {
         // Never into the agent's loop: the prompt as it was.
         return params;
@@ -84,7 +105,7 @@ export function offloadGateMiddleware(
     },
     async wrapGenerate({ doGenerate }) {
       const result = await doGenerate();
-      session.observe(usageOf(result.usage, result.providerMetadata));
+      observe(result.usage, result.providerMetadata);
       applied(result.providerMetadata);
       return result;
     },
@@ -96,7 +117,7 @@ export function offloadGateMiddleware(
       >({
         transform(part, controller) {
           if (part.type === "finish") {
-            session.observe(usageOf(part.usage, part.providerMetadata));
+            observe(part.usage, part.providerMetadata);
             applied(part.providerMetadata);
           }
           controller.enqueue(part);
@@ -162,6 +183,38 @@ export function usageOf(usage: Usage | undefined, providerMetadata?: unknown) {
     ...(diagnostics !== null && typeof diagnostics === "object"
       ? { diagnostics: diagnostics as NonNullable<ObservedUsage["diagnostics"]> }
       : {}),
+  };
+}
+
+// OpenAI's Responses models of GPT-5.6 and later take a comparison response; older ones may refuse it.
+const OPENAI_DIAGNOSED = /^gpt-(?:5\.(?:[6-9]|\d{2,})|(?:[6-9]|\d{2,})(?:\.\d+)?)(?:$|[-.])/;
+
+/**
+ * The params with the ask for cache diagnostics the provider takes: OpenAI's Responses models of
+ * GPT-5.6 and later name the previous response (`promptCacheOptions.comparisonResponseId`).
+ *
+ * @example
+ * askDiagnostics(params, { provider: "openai.responses", modelId: "gpt-5.6" }, "resp_1").providerOptions.openai
+ * // { promptCacheOptions: { comparisonResponseId: "resp_1" } }
+ */
+export function askDiagnostics(
+  params: Params,
+  model: { provider: string; modelId: string },
+  previousResponseId: string | undefined,
+): Params {
+  if (previousResponseId === undefined || model.provider !== "openai.responses") return params;
+  if (!OPENAI_DIAGNOSED.test(model.modelId)) return params;
+  const openai = (params.providerOptions?.openai ?? {}) as Record<string, unknown>;
+  const promptCacheOptions = {
+    ...((openai.promptCacheOptions ?? {}) as Record<string, unknown>),
+    comparisonResponseId: previousResponseId,
+  };
+  return {
+    ...params,
+    providerOptions: {
+      ...params.providerOptions,
+      openai: { ...openai, promptCacheOptions },
+    } as Params["providerOptions"],
   };
 }
 

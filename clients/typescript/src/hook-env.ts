@@ -42,15 +42,15 @@ export function hookGate(env: NodeJS.ProcessEnv, onError: (error: unknown) => vo
 }
 
 /**
- * The stub for a store: the default one, and, when the user set a time to live, when its original
+ * The stub for a store: `base` (the default one unless an agent pages its own), and, when the user set a time to live, when its original
  * stops being kept (so the model and the user know a later recall may find nothing).
  *
  * @example
  * const stub = keptStub(store); // (info) => "[offloaded: …] (kept until 2026-12-14T21:00Z)"
  */
-export function keptStub(store: HookStore): (info: StubInfo) => string {
+export function keptStub(store: HookStore, base: (info: StubInfo) => string = defaultStub): (info: StubInfo) => string {
   const until = store.keptUntil();
-  if (until === null) return defaultStub;
+  if (until === null) return base;
   const when = `${until.toISOString().slice(0, 16)}Z`;
-  return (info) => `${defaultStub(info)} (the original is kept until ${when}; after that recall finds nothing)`;
+  return (info) => `${base(info)} (the original is kept until ${when}; after that recall finds nothing)`;
 }

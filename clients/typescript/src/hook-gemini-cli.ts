@@ -1,17 +1,25 @@
 /**
  * `offload-gate-hook gemini-cli`: Gemini CLI's `AfterTool` command hook
- * (settings.json `hooks.AfterTool`). Gemini CLI (checked in
- * `@google/gemini-cli-core` 0.61.0, `executeToolWithHooks`) lets an AfterTool
- * hook replace the result the model sees only by denying it: with
- * `{"decision": "deny", "reason": R}` the tool's result becomes the error
- * `Tool result blocked: R`. It offers no field that replaces the output
- * itself (no `tool_output`); `additionalContext` only appends. So the stub
- * goes in `reason`. The hook sees the whole result (`tool_response.llmContent`)
- * before Gemini CLI truncates and saves a long one.
+ * (settings.json `hooks.AfterTool`). It sees the whole result
+ * (`tool_response.llmContent`) before Gemini CLI truncates and saves a long
+ * one. When the gate fires it answers a tail call (`@google/gemini-cli-core`
+ * 0.61.0, `hookSpecificOutput.tailToolCallRequest`: "the result of this tail
+ * call will replace the original tool's response", run under the same call
+ * id) to the recall tool for an entry that holds the stub: the model gets the
+ * stub as the tool's normal result. (`decision: "deny"` would make it an
+ * error, `Tool result blocked: …`, counted as a failed call.) The tail call
+ * is validated like any call: outside `--yolo` the recall server must be
+ * trusted (`trust: true`), or the user is asked to approve it.
+ *
+ * Gemini CLI cuts a tool result past 40,000 characters (its head and tail
+ * shown), so the original is stored in pages of GEMINI_CLI_PAGE_CHARS, the
+ * first under the id the stub names, each ending with a note naming the
+ * next; the stub says how many pages there are.
  *
  * Its input names no model and no call id: the model is `OFFLOAD_GATE_MODEL`,
  * else the last model the session's transcript names; the id the stub names
- * is made here. On any fault the result goes through unchanged.
+ * is made here. On any fault the result goes through unchanged, and nothing
+ * is written to stderr.
  *
  * At `SessionEnd` (settings.json `hooks.SessionEnd`) it reads the session
  * Gemini CLI recorded (`transcript_path`) with replay's parser and reports
@@ -25,10 +33,54 @@ import { HookStore, hookStoreOptions } from "./hook-store.js";
 import { MAX_TRANSCRIPT_BYTES } from "./hook-claude-code.js";
 import { readRegularFile } from "./private-fs.js";
 import { OffloadSession } from "./session.js";
+import { defaultStub, type StubInfo } from "./stub.js";
 import { reportTranscript } from "./transcript-report.js";
 
 /** The recall tool as Gemini CLI's model sees it: MCP tools are named `mcp_<server>_<tool>`. */
 export const GEMINI_CLI_RECALL_TOOL = "mcp_offload_recall_tool_output";
+
+/**
+ * Characters one recall page holds for Gemini CLI: under its 40,000-character cut of a tool result
+ * with room for the page's note and the MCP result's wrapping.
+ */
+export const GEMINI_CLI_PAGE_CHARS = 30_000;
+
+/**
+ * The stub for Gemini CLI: the default one, and how many pages the recall gives back.
+ *
+ * @example
+ * geminiStub({ id: "gcli-1", toolName: "run_shell_command", chars: 70_000, recallToolName: GEMINI_CLI_RECALL_TOOL })
+ * // '[offloaded: … to read it] It comes back in 3 pages of at most 30,000 characters; each names the next.'
+ */
+export function geminiStub(info: StubInfo): string {
+  const pages = Math.max(1, Math.ceil(info.chars / GEMINI_CLI_PAGE_CHARS));
+  if (pages === 1) return defaultStub(info);
+  return `${defaultStub(info)} It comes back in ${pages} pages of at most ${GEMINI_CLI_PAGE_CHARS.toLocaleString("en-US")} characters; each names the next.`;
+}
+
+/**
+ * An original in pages of GEMINI_CLI_PAGE_CHARS, each with the id it is stored under (the first
+ * under `id` itself) and a note naming the next page's id, or the end.
+ *
+ * @example
+ * geminiPages("gcli-1", "x".repeat(70_000)).map((p) => p.id) // ["gcli-1", "gcli-1~2", "gcli-1~3"]
+ */
+export function geminiPages(id: string, text: string): { id: string; text: string }[] {
+  const count = Math.max(1, Math.ceil(text.length / GEMINI_CLI_PAGE_CHARS));
+  if (count === 1) return [{ id, text }];
+  const pageId = (n: number) => (n === 1 ? id : `${id}~${n}`);
+  return Array.from({ length: count }, (_, i) => {
+    const [from, to] = [i * GEMINI_CLI_PAGE_CHARS, Math.min(text.length, (i + 1) * GEMINI_CLI_PAGE_CHARS)];
+    const next =
+      i + 1 < count
+        ? `page ${i + 1} of ${count}; call ${GEMINI_CLI_RECALL_TOOL} with ${JSON.stringify({ id: pageId(i + 2) })} for the next`
+        : `page ${count} of ${count}, the end`;
+    return {
+      id: pageId(i + 1),
+      text: `${text.slice(from, to)}\n[recall: characters ${from}–${to} of ${text.length}; ${next}]`,
+    };
+  });
+}
 
 interface AfterToolInput {
   hook_event_name?: string;
@@ -89,7 +141,7 @@ async function lastModel(path: string): Promise<{ model: string; context: number
  *
  * @example
  * await geminiCliHook({ hook_event_name: "AfterTool", session_id: "s", tool_name: "run_shell_command", tool_response: { llmContent: big } })
- * // '{"decision":"deny","reason":"[offloaded: …]"}'
+ * // '{"hookSpecificOutput":{"hookEventName":"AfterTool","tailToolCallRequest":{"name":"mcp_offload_recall_tool_output","args":{"id":"gcli-s-…"}}}}'
  */
 export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}): Promise<string> {
   const env = options.env ?? process.env;
@@ -143,7 +195,7 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
       sessionId: input.session_id,
       recallToolName: GEMINI_CLI_RECALL_TOOL,
       store: store.capped,
-      stub: keptStub(store),
+      stub: keptStub(store, geminiStub),
       onError,
     });
     // The usage shape the session reads: the transcript's last call as input, so the gate sees the history's size.
@@ -151,11 +203,27 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     const id = `gcli-${randomUUID().slice(0, 13)}`;
     const answer = await session.offload(id, input.tool_name, text);
     const decisionId = session.decisionIdFor(id);
-    // The answer is made before the decision is recorded: an answer that cannot be printed is no stub.
-    const printed = session.stubFor(id) === undefined ? "" : JSON.stringify({ decision: "deny", reason: answer });
+    const stub = session.stubFor(id);
+    // The original in pages under the CLI's cut (the first replaces the whole one under `id`), and the
+    // stub as an entry of its own, under an id no decision has, for the tail call to return. A store that
+    // fails means no stub: the decision is recorded as not fired.
+    const stubEntry = `gcli-s-${randomUUID().slice(0, 13)}`;
+    const stored =
+      stub !== undefined &&
+      (await (async () => {
+        for (const page of geminiPages(id, text)) await store.capped.set(page.id, page.text);
+        await store.capped.set(stubEntry, answer);
+        return true;
+      })().catch((error: unknown) => (onError(error), false)));
     if (decisionId !== undefined)
-      await store.record({ id, tool: input.tool_name, decision_id: decisionId, fire: printed !== "" });
-    return printed;
+      await store.record({ id, tool: input.tool_name, decision_id: decisionId, fire: stored });
+    if (!stored) return "";
+    return JSON.stringify({
+      hookSpecificOutput: {
+        hookEventName: "AfterTool",
+        tailToolCallRequest: { name: GEMINI_CLI_RECALL_TOOL, args: { id: stubEntry } },
+      },
+    });
   } catch (error) {
     onError(error);
     return "";

@@ -6,7 +6,10 @@
  * and every decision is applied on every call, byte for byte. It also keeps
  * the session's books as the run goes: each model call's usage is observed
  * from the run context once the call is done (before the next call's
- * decisions), and the session ends itself when the run's agent ends.
+ * decisions), and the session ends itself when the run's agent ends. The
+ * OpenAI client given `fetch: openaiDiagnosticsFetch(session)`
+ * (offload-gate-client/cache-diagnostics) asks each call for prompt cache
+ * diagnostics, which the books put on that call.
  *
  * @example
  * import { Agent, run } from "@openai/agents";
@@ -19,6 +22,7 @@
  */
 import { tool, type Agent, type CallModelInputFilter, type ModelResponse } from "@openai/agents";
 import { z } from "zod";
+import { takeDiagnostics } from "./cache-diagnostics.js";
 import type { OffloadSession } from "./session.js";
 
 type Item = Parameters<CallModelInputFilter>[0]["modelData"]["input"][number];
@@ -208,7 +212,10 @@ class RunBooks {
     const now = { ...totals(usage), requests: usage.requests, entries: entries.length };
     for (const entry of entries.slice(seen.entries)) {
       const details = entry.inputTokensDetails ?? {};
-      this.#session.observe(usageOf(entry.inputTokens, details.cached_tokens ?? 0, entry.outputTokens));
+      // With the client's fetch asking (openaiDiagnosticsFetch), the call's prompt cache diagnostics.
+      const diagnostics = takeDiagnostics(this.#session);
+      const usage = usageOf(entry.inputTokens, details.cached_tokens ?? 0, entry.outputTokens);
+      this.#session.observe(diagnostics ? { ...usage, diagnostics } : usage);
     }
     // Requests the SDK kept no entry for (a response with no usage): what they added, as one call.
     if (now.requests - seen.requests > now.entries - seen.entries) {

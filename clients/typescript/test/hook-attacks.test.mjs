@@ -298,7 +298,8 @@ describe("the installed hook commands under attack", { concurrency: false }, () 
       },
       { OFFLOAD_GATE_MODEL: "" },
     );
-    assert.match(JSON.parse(run.stdout).reason, /^\[offloaded:/);
+    // A stub, as a tail call to the recall tool: the model was found at the end of the transcript.
+    assert.equal(JSON.parse(run.stdout).hookSpecificOutput.tailToolCallRequest.name, "mcp_offload_recall_tool_output");
   });
 
   it("leaves an output whose persisted file it cannot read as it is, rather than stub its preview", async () => {

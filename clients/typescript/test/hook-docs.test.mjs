@@ -99,6 +99,11 @@ const namedPackages = (argv) =>
 
 const hex = (s) => Buffer.from(s, "utf8").toString("hex");
 const ORIGINAL = Array.from({ length: 600 }, (_, i) => `build step ${i}: ok ${"·".repeat(40)}`).join("\n");
+// Under Gemini CLI's page size (30,000 characters), so its original comes back whole in one recall.
+const GEMINI_ORIGINAL = ORIGINAL.slice(0, 25_000);
+
+/** A bin run by its bare name: found on PATH after an install, never looked up in a registry. */
+const bareBin = (a) => PACKAGE_BINS.includes(a);
 
 describe("the hook and recall commands the docs show", { concurrency: false }, () => {
   const shown = documentedCommands();
@@ -140,7 +145,8 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
     for (const { argv, page } of shown) {
       const where = `${argv.join(" ")} (${page})`;
       if (argv[0] === "npx") assert.ok(namedPackages(argv).includes(PACKAGE_NAME), `names no package: ${where}`);
-      else assert.match(argv[0], /^(node|.*node_modules\/\.bin\/offload-gate-\w+)$/, `not an installed path: ${where}`);
+      else if (!bareBin(argv[0]))
+        assert.match(argv[0], /^(node|.*node_modules\/\.bin\/offload-gate-\w+)$/, `not an installed path: ${where}`);
     }
   });
 
@@ -172,7 +178,7 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
         }),
       );
       assert.match(JSON.parse(out).hookSpecificOutput.updatedToolOutput.stdout, /^\[offloaded: the output of Bash/);
-      ids.push(id);
+      ids.push({ id, expected: ORIGINAL });
     }
     for (const { argv } of selected.filter(({ argv }) => kind(argv) === "gemini-cli")) {
       const out = await run(
@@ -181,11 +187,16 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
           hook_event_name: "AfterTool",
           session_id: session,
           tool_name: "run_shell_command",
-          tool_response: { llmContent: ORIGINAL },
+          tool_response: { llmContent: GEMINI_ORIGINAL },
         }),
       );
-      const id = /"id":"(gcli-[\w-]+)"/.exec(JSON.parse(out).reason)[1];
-      ids.push(id);
+      // The hook answers a tail call to the recall tool for the entry holding the stub, which names the original.
+      const tail = JSON.parse(out).hookSpecificOutput.tailToolCallRequest;
+      assert.equal(tail.name, "mcp_offload_recall_tool_output");
+      const stub = readFileSync(join(root, hex(session), `${hex(tail.args.id)}.txt`), "utf8");
+      assert.match(stub, /^\[offloaded: the output of run_shell_command/);
+      ids.push({ id: tail.args.id, expected: stub });
+      ids.push({ id: /"id":"(gcli-[\w-]+)"/.exec(stub)[1], expected: GEMINI_ORIGINAL });
     }
     for (const { argv } of selected.filter(({ argv }) => kind(argv).startsWith("recall"))) {
       const dirArg = argv.indexOf("--dir");
@@ -198,7 +209,7 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
           params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "docs", version: "0" } },
         },
         { jsonrpc: "2.0", method: "notifications/initialized" },
-        ...ids.map((id, i) => ({
+        ...ids.map(({ id }, i) => ({
           jsonrpc: "2.0",
           id: 2 + i,
           method: "tools/call",
@@ -212,7 +223,11 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
         .map((l) => JSON.parse(l));
       for (let i = 0; i < ids.length; i += 1) {
         const answer = answers.find((a) => a.id === 2 + i);
-        assert.equal(answer?.result?.content?.[0]?.text, ORIGINAL, `${command.join(" ")} gives back ${ids[i]}`);
+        assert.equal(
+          answer?.result?.content?.[0]?.text,
+          ids[i].expected,
+          `${command.join(" ")} gives back ${ids[i].id}`,
+        );
       }
     }
     return ran;
@@ -220,7 +235,11 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
 
   it("run in a project that installed the package from the registry, asking it for no other name", async () => {
     const project = mkdtempSync(join(tmpdir(), "offload-docs-project-"));
-    const env = npmEnv(join(project, ".npm-cache"));
+    // The installed bins on PATH, as a global install or an npm script puts them.
+    const env = {
+      ...npmEnv(join(project, ".npm-cache")),
+      PATH: `${join(project, "node_modules", ".bin")}:${process.env.PATH}`,
+    };
     const install = await spawnAsync("npm", ["install", "--no-audit", "--no-fund", PACKAGE_NAME], {
       cwd: project,
       env,
@@ -241,9 +260,11 @@ describe("the hook and recall commands the docs show", { concurrency: false }, (
     const empty = mkdtempSync(join(tmpdir(), "offload-docs-empty-"));
     const env = npmEnv(join(empty, ".npm-cache"));
     // The recall commands name the MCP SDK too, which this registry does not hold: they ran installed, above.
-    const ourOnly = (argv) => argv[0] !== "npx" || namedPackages(argv).every((name) => name === PACKAGE_NAME);
+    // A bare bin needs an install: it ran there, above.
+    const ourOnly = (argv) =>
+      argv[0] === "npx" ? namedPackages(argv).every((name) => name === PACKAGE_NAME) : !bareBin(argv[0]);
     const ran = await runAll(empty, env, ourOnly);
-    assert.ok(ran.length >= 2, `the hook commands ran: ${ran.join("; ")}`);
+    assert.ok(ran.length >= 1, `a hook command ran: ${ran.join("; ")}`);
     assert.deepEqual(registry.foreign, [], "no other package name was asked for");
     assert.ok(registry.asked.includes(PACKAGE_NAME));
   });

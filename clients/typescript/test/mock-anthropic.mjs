@@ -1,7 +1,8 @@
 // A mock Anthropic Messages API on loopback, for the Claude Agent SDK's own
 // loop (ANTHROPIC_BASE_URL): each POST /v1/messages is answered by `respond`
 // (the parsed request in, { content, usage } out), streamed as the API
-// streams when asked to; every request is kept for the test to read. Any
+// streams when asked to, with `diagnostics` on the message when the script
+// gives them; every request is kept for the test to read. Any
 // other path answers an empty 200 JSON object.
 import { createServer } from "node:http";
 
@@ -25,7 +26,7 @@ export async function startMockAnthropic(respond) {
     const body = JSON.parse(raw || "{}");
     requests.push(body);
     n += 1;
-    const { content, usage } = await respond(body, requests.length - 1);
+    const { content, usage, diagnostics } = await respond(body, requests.length - 1, req.headers);
     const stop = content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn";
     const message = {
       id: `msg_mock_${n}`,
@@ -36,6 +37,8 @@ export async function startMockAnthropic(respond) {
       stop_reason: stop,
       stop_sequence: null,
       usage,
+      // Cache diagnostics, when the script answers them (asked with `diagnostics` and the beta header).
+      ...(diagnostics === undefined ? {} : { diagnostics }),
     };
     if (!body.stream) {
       res.writeHead(200, { "content-type": "application/json", "request-id": `req_${n}` }).end(JSON.stringify(message));

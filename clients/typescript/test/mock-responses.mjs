@@ -24,7 +24,7 @@ export async function startMockResponses(script) {
       const body = JSON.parse(raw);
       requests.push(body);
       const n = requests.length;
-      const { output, usage } = script(body, n);
+      const { output, usage, diagnostics } = script(body, n);
       res.writeHead(200, { "content-type": "application/json" });
       res.end(
         JSON.stringify({
@@ -38,6 +38,7 @@ export async function startMockResponses(script) {
           parallel_tool_calls: true,
           tool_choice: "auto",
           tools: [],
+          ...(diagnostics === undefined ? {} : { prompt_cache_diagnostics: diagnostics }),
         }),
       );
     });

@@ -1,6 +1,7 @@
 import type { ToolSessionRow } from "../model";
-import { emptySums, type LedgerSums } from "../stats";
+import { type CacheMissSums, emptySums, type LedgerSums } from "../stats";
 import {
+  CACHE_MISS_SUMS,
   CLUSTER_SUMS,
   CLUSTER_SUMS_END,
   DECISION_SUMS,
@@ -83,6 +84,7 @@ export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: numbe
   const billed = sql.exec<SumsRow>(SESSION_SUMS + s.where, ...s.bindings).one();
   const c = sql.exec<SumsRow>(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
   const sums = sumsOf(row, c, billed);
+  sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = sql
     .exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)
     .toArray()
@@ -129,4 +131,19 @@ export function toolSessionOf(row: ToolSessionSqlRow): ToolSessionRow {
   };
   if (row.covariate !== null && row.covariate !== undefined) pair.covariate = row.covariate;
   return pair;
+}
+
+/**
+ * The diagnosed cache misses of the bills in the window (of the model, and for a tool, of sessions
+ * with a decision about it): read bill by bill, like a tool's bill moments.
+ *
+ * @example
+ * readCacheMisses(ctx.storage.sql, { from, to }) // { sessions: 3, after_gate_rewrite: 42_000, other: 8_000 }
+ */
+export function readCacheMisses(sql: SqlStorage, filter: SumsFilter): CacheMissSums {
+  const s = sessionWhere(filter);
+  const row = sql
+    .exec<{ sessions: number; after_gate_rewrite: number; other: number }>(CACHE_MISS_SUMS + s.where, ...s.bindings)
+    .one();
+  return { sessions: row.sessions, after_gate_rewrite: row.after_gate_rewrite, other: row.other };
 }

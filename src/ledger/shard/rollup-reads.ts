@@ -11,7 +11,7 @@ import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
 import { toolModelSumsOf, toolNetOf } from "./learning-sums";
-import { sumsOf } from "./raw-reads";
+import { readCacheMisses, sumsOf } from "./raw-reads";
 import {
   CLUSTER_TOTALS,
   DECISION_COLUMNS,
@@ -124,6 +124,7 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
   const clusters = readClusters(sql, plan, filter);
   const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
+  sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
   return sums;
 }

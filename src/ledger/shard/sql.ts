@@ -190,6 +190,10 @@ export type ToolSessionSqlRow = {
 export const SESSION_SUMS = `SELECT COUNT(*) AS n, TOTAL(s.cost) AS sum, TOTAL(s.cost * s.cost) AS sumsq
   FROM sessions s WHERE `;
 
+/** Over the bills that sent `cache_misses` (both columns set together): how many, and each cause's missed tokens. */
+export const CACHE_MISS_SUMS = `SELECT COUNT(*) AS sessions, TOTAL(s.missed_after_rewrite) AS after_gate_rewrite,
+  TOTAL(s.missed_other) AS other FROM sessions s WHERE s.missed_other IS NOT NULL AND `;
+
 /**
  * The cluster sums (stats.ts, ClusterSums) of the clustered intervals of
  * docs/design/ledger.md §5, for realized − predicted (gap), the horizon, q̂ and the

@@ -4,7 +4,7 @@
 
 export type { ToolPairList } from "./pairs";
 export { covariateCell, mergePairs, orderTools, packRows, rowsOfPairs } from "./pairs";
-export type { LedgerSums, SeriesBucket } from "./report";
+export type { CacheMissSums, LedgerSums, SeriesBucket } from "./report";
 export { BUCKET_MS, bucketFor, emptySums, mergeSums, savingsFigures } from "./report";
 export type { SequenceResult, SequenceSession } from "./sequence";
 export {

@@ -49,9 +49,21 @@ export interface LedgerSums {
   missed_savings_usd: number;
   /** Every billed session's priced cost (the arms are per tool: ./verdicts.ts). */
   sessions: Moments;
+  /**
+   * Over billed sessions that sent `cache_misses` (the provider's cache diagnostics): how many, and
+   * the input tokens that missed the cache right after one of the gate's own rewrites and elsewhere.
+   */
+  cache_misses: CacheMissSums;
   /** The clusters (sessions) of gap, horizon, q̂ and recall, for the clustered intervals of docs/design/ledger.md §5. */
   clusters: { gap: ClusterSums; horizon: ClusterSums; cache_hit_rate: ClusterSums; recall: ClusterSums };
   series: SeriesBucket[];
+}
+
+/** Billed sessions with diagnosed cache misses, and the missed input tokens by cause. */
+export interface CacheMissSums {
+  sessions: number;
+  after_gate_rewrite: number;
+  other: number;
 }
 
 /** The sums of an empty ledger. */
@@ -73,6 +85,7 @@ export function emptySums(): LedgerSums {
     prior_cache_hit_rate_sum: 0,
     missed_decisions: 0,
     missed_savings_usd: 0,
+    cache_misses: { sessions: 0, after_gate_rewrite: 0, other: 0 },
     sessions: { ...NO_MOMENTS },
     clusters: {
       gap: { ...NO_CLUSTERS },
@@ -127,6 +140,11 @@ export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
     missed_decisions: a.missed_decisions + b.missed_decisions,
     missed_savings_usd: a.missed_savings_usd + b.missed_savings_usd,
     sessions: addMoments(a.sessions, b.sessions),
+    cache_misses: {
+      sessions: a.cache_misses.sessions + b.cache_misses.sessions,
+      after_gate_rewrite: a.cache_misses.after_gate_rewrite + b.cache_misses.after_gate_rewrite,
+      other: a.cache_misses.other + b.cache_misses.other,
+    },
     clusters: {
       gap: addClusters(a.clusters.gap, b.clusters.gap),
       horizon: addClusters(a.clusters.horizon, b.clusters.horizon),
@@ -192,6 +210,8 @@ export function savingsFigures(sums: LedgerSums) {
       prior_mean: ratio(sums.prior_cache_hit_rate_sum, sums.cache_hit_rate.n),
     },
     missed_savings: { decisions: sums.missed_decisions, usd: sums.missed_savings_usd },
+    // The provider's own word on cache misses, the gate's rewrites apart from the rest (docs/api/ledger.md).
+    cache_misses: { ...sums.cache_misses },
     series: sums.series,
   };
 }

@@ -237,6 +237,19 @@ export const SavingsReportSchema = z
     horizon: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     cache_hit_rate: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     missed_savings: z.object({ decisions: z.number().int(), usd: z.number() }),
+    cache_misses: z
+      .object({
+        sessions: z.number().int().openapi({ description: "Billed sessions that sent `cache_misses`." }),
+        after_gate_rewrite: z.number().openapi({
+          description:
+            "Input tokens the provider diagnosed as cache misses on the call right after one of the gate's own rewrites of the history (a plan's stubs, a clearing).",
+        }),
+        other: z.number().openapi({ description: "Input tokens diagnosed as cache misses on every other call." }),
+      })
+      .openapi({
+        description:
+          "The providers' cache diagnostics the bills carried (POST /v1/sessions `cache_misses`), the misses after the gate's rewrites apart from the rest.",
+      }),
     holdout: z.object({
       fraction: z.number().openapi({
         description: "holdout_fraction now: π = 1 − it is each (session, tool) pair's chance of being treated.",

@@ -149,6 +149,22 @@ describe("POST /v1/sessions with diagnosed cache misses", () => {
     expect(await storedMisses("conv-plain")).toEqual({ missed_after_rewrite: null, missed_other: null });
   });
 
+  it("shows the misses after the gate's rewrites apart from the rest in the savings report, over the bills that sent them", async () => {
+    await decide({ ...GATE, session_id: "conv-r1", tool_name: "web_fetch" });
+    await post([
+      { ...SESSION, session_id: "conv-r1", cache_misses: { after_gate_rewrite: 42_000, other: 8_000 } },
+      { ...SESSION, session_id: "conv-r2", cache_misses: { after_gate_rewrite: 0, other: 300 } },
+      { ...SESSION, session_id: "conv-r3" },
+    ]);
+    const savings = async (query = "") =>
+      (await (await callWorker(`/v1/savings${query}`, { key: "agents-prod" })).json<Record<string, any>>())
+        .cache_misses;
+    expect(await savings()).toEqual({ sessions: 2, after_gate_rewrite: 42_000, other: 8_300 });
+    // For a tool: the bills of sessions with a decision about it.
+    expect(await savings("?tool_name=web_fetch")).toEqual({ sessions: 1, after_gate_rewrite: 42_000, other: 8_000 });
+    expect(await savings("?tool_name=grep")).toEqual({ sessions: 0, after_gate_rewrite: 0, other: 0 });
+  });
+
   it("takes the same misses again as a repeat, and other misses, or none, as a conflict", async () => {
     const item = { ...SESSION, session_id: "conv-m2", cache_misses: { after_gate_rewrite: 0, other: 300 } };
     await post([item]);

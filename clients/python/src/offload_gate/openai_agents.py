@@ -5,9 +5,15 @@ output is decided once and every decision is applied on every model call,
 byte for byte (the SDK keeps the originals in its own history).
 
 Written against the SDK's documented interfaces (``CallModelData`` in,
-``ModelInputData`` out; ``function_tool``; ``RunResult.raw_responses``) and
-tested at those interfaces only: this package's CI cannot install the SDK.
-The SDK import is optional: the filter and ``observe_run`` work without it.
+``ModelInputData`` out; ``function_tool``; ``RunHooks.on_llm_end`` and
+``on_agent_end``; ``RunResult.raw_responses``) and tested at those interfaces
+only: this package's CI cannot install the SDK. The SDK import is optional:
+the filter, the run hooks and ``observe_run`` work without it.
+
+Like the TypeScript adapter, the books are kept per model call:
+``offload_run_hooks(session)`` observes each response's usage as its call
+ends (``on_llm_end``), so a decision made before the next call counts the
+calls before it, and ends the session when the run's agent ends.
 
 Example::
 
@@ -17,15 +23,15 @@ Example::
 
     session = OffloadSession(GateClient(), "gpt-5")
     agent = Agent(name="researcher", tools=[web_fetch, recall_function_tool(session)])
-    result = await Runner.run(agent, prompt, run_config=RunConfig(call_model_input_filter=offload_input_filter(session)))
-    observe_run(session, result)
-    session.end()
+    result = await Runner.run(agent, prompt, run_config=RunConfig(call_model_input_filter=offload_input_filter(session)),
+                              hooks=offload_run_hooks(session))  # each call counted as it ends; the session ends with the run
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 
 from .session import OffloadSession
 
@@ -145,7 +151,71 @@ def usage_of_response(response: Any) -> Optional[Dict[str, Any]]:
     return {"input_tokens": total - cached if numbers else total, "output_tokens": _field(usage, "output_tokens"), "cache_read_input_tokens": cached, "cache_creation_input_tokens": 0}
 
 
+# Sessions whose books run hooks keep: observe_run leaves them alone (it would count every call twice).
+# (A session is an unhashable dataclass: held by id, with a weak reference to tell a reused id apart.)
+_kept: Dict[int, "weakref.ref[OffloadSession]"] = {}
+
+
+def _keeps(session: OffloadSession) -> bool:
+    held = _kept.get(id(session))
+    return held is not None and held() is session
+
+
+class _OffloadHooks:
+    """The run hooks' two callbacks (the SDK's ``RunHooks`` adds the others, doing nothing)."""
+
+    def __init__(self, session: OffloadSession, end_with_run: bool) -> None:
+        self._session = session
+        self._end_with_run = end_with_run
+        self._seen: Set[int] = set()
+        _kept[id(session)] = weakref.ref(session)
+
+    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+        """One model call ended: its usage, one turn, once (the books never break the run)."""
+        try:
+            if id(response) in self._seen:
+                return
+            self._seen.add(id(response))
+            self._session.observe(usage_of_response(response))
+        except Exception:
+            pass
+
+    async def on_agent_end(self, context: Any, agent: Any, output: Any) -> None:
+        """The run's final output: the session ends (outcomes and bill reported), unless told not to."""
+        if self._end_with_run:
+            try:
+                self._session.end()
+            except Exception:
+                pass
+
+
+def offload_run_hooks(session: OffloadSession, end_with_run: bool = True) -> Any:
+    """The run's ``hooks``: counts each model call as it ends (``on_llm_end``:
+    the response's usage, cached input as cache reads), as the TypeScript
+    adapter does, and ends the session on ``on_agent_end`` unless
+    ``end_with_run`` is false. A ``RunHooks`` when the SDK is installed.
+
+    >>> import asyncio
+    >>> from types import SimpleNamespace as NS
+    >>> hooks = offload_run_hooks(OffloadSession(None, "gpt-5"), end_with_run=False)
+    >>> asyncio.run(hooks.on_llm_end(None, None, NS(usage=NS(input_tokens=10, output_tokens=2, input_tokens_details=None))))
+    """
+    try:
+        from agents import RunHooks  # type: ignore[import-not-found]
+    except ImportError:
+        return _OffloadHooks(session, end_with_run)
+
+    class OffloadRunHooks(_OffloadHooks, RunHooks):  # type: ignore[misc, valid-type]
+        pass
+
+    return OffloadRunHooks(session, end_with_run)
+
+
 def observe_run(session: OffloadSession, result: Any) -> None:
-    """Observes each model response of a finished run (``result.raw_responses``), one turn each."""
+    """Observes each model response of a finished run (``result.raw_responses``), one turn each.
+    Not needed with ``offload_run_hooks``, which counts each call as it ends: for a session they
+    keep, this does nothing."""
+    if _keeps(session):
+        return
     for response in _field(result, "raw_responses") or []:
         session.observe(usage_of_response(response))

@@ -33,6 +33,13 @@
             : `${usd(r.net.mean_gap_usd)} (95%: ${interval(r.net.mean_gap_ci95, usd)})`,
       ],
       ["missed savings", `${usd(r.missed_savings.usd)} over ${num(r.missed_savings.decisions, 0)}`],
+      // The providers' cache diagnostics: misses right after the gate's own rewrites apart from the rest.
+      [
+        "cache misses (diagnosed)",
+        r.cache_misses.sessions === 0
+          ? "none reported: no bill carried cache diagnostics"
+          : `${num(r.cache_misses.after_gate_rewrite, 0)} tokens after the gate's rewrites, ${num(r.cache_misses.other, 0)} otherwise, over ${num(r.cache_misses.sessions, 0)} sessions`,
+      ],
     ];
     for (const [label, value] of items) {
       const div = document.createElement("div");
