@@ -214,6 +214,21 @@ async function main(): Promise<void> {
   }
   out.push("");
 
+  const alignedFiles = replayed.filter((f) => f.aligned.calls > 0);
+  if (alignedFiles.length > 0) {
+    const byFormat = [...new Set(alignedFiles.map((f) => f.format))]
+      .map((format) => `${alignedFiles.filter((f) => f.format === format).length} ${format}`)
+      .join(", ");
+    const pcts = alignedFiles.map((f) => f.aligned.pct).sort((a, b) => a - b);
+    out.push(
+      `On ${alignedFiles.length} files (${byFormat}) the transcript's history differs from the recorded input on some ` +
+        `calls (median ${pcts[Math.floor(pcts.length / 2)]!.toFixed(1)}% of the recorded input, at most ${pcts[pcts.length - 1]!.toFixed(1)}%): ` +
+        "those calls' positions are aligned to the recorded input before a stub is credited, so no stub is credited for " +
+        "tokens the call did not send nor at the write price for tokens it read (docs/replay.md § The bill model).",
+    );
+    out.push("");
+  }
+
   // The claim is made where every call's usage is recorded; the calibrated estimates are judged above.
   const outside = replayed.filter(
     (f) =>

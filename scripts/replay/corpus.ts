@@ -57,6 +57,8 @@ export interface CorpusFile {
   /** Keep-everything over every call against the file's own recorded cost. */
   total_check: { recorded_usd: number; modelled_usd: number } | null;
   keep_usd: number;
+  /** Calls whose history differed from the recorded input, aligned to it, and the difference's share in %. */
+  aligned: { calls: number; pct: number };
   ideal_cache_usd: number | null;
   policies: CorpusPolicy[];
   ms: number;
@@ -130,6 +132,7 @@ export async function replayCorpus(
       usage_check: null,
       total_check: null,
       keep_usd: 0,
+      aligned: { calls: 0, pct: 0 },
       ideal_cache_usd: null,
       policies: [],
       ms: 0,
@@ -145,6 +148,7 @@ export async function replayCorpus(
           modelled_usd: r.total_check.modelled_usd,
         };
         row.keep_usd = r.policies[0]!.cost_usd;
+        row.aligned = { calls: r.aligned.calls, pct: r.aligned.pct };
         row.ideal_cache_usd = r.ideal_cache_usd;
         row.policies = r.policies.map((p) => ({
           name: p.name,

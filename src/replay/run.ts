@@ -79,6 +79,12 @@ export interface TraceReplay {
   check: { calls: number; recorded_usd: number; modelled_usd: number; error_pct: number } | null;
   /** Keep-everything over every call against the file's own recorded cost total, where it has one. */
   total_check: { recorded_usd: number; modelled_usd: number; error_pct: number } | null;
+  /**
+   * Where the transcript's history and the recorded input disagree (by more than 1%): the calls,
+   * the tokens of difference, and their share of the recorded input of the calls with usage.
+   * Those calls' positions are aligned to the recorded input before any stub is credited.
+   */
+  aligned: { calls: number; tokens: number; pct: number };
   /** How keep-everything was billed: from recorded usage, from the calibrated estimate, or both. */
   basis: { recorded_calls: number; calibrated_calls: number };
   /** Keep-everything "if caching were perfect": the modelled cache, blind to recorded misses (cache_aware only). */
@@ -181,6 +187,10 @@ export function replayTrace(
     mode === "cache_aware" && keep.recorded_calls > 0
       ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true, priced }).cost
       : null;
+  if (keep.aligned.calls > 0)
+    notes.push(
+      `${keep.aligned.calls} calls whose history differs from the recorded input (${Math.round(keep.aligned.tokens)} tokens in all): positions aligned to the recorded input before stubs are credited`,
+    );
   if (keep.recorded_calls < trace.calls.length - keep.unpriced)
     notes.push(
       `${trace.calls.length - keep.unpriced - keep.recorded_calls} calls without recorded usage billed from the calibrated estimate`,
@@ -215,6 +225,7 @@ export function replayTrace(
     },
     check,
     total_check,
+    aligned: { ...keep.aligned, pct: alignedPct(trace, keep.aligned.tokens) },
     basis: {
       recorded_calls: keep.recorded_calls,
       calibrated_calls: trace.calls.length - keep.unpriced - keep.recorded_calls,
@@ -331,4 +342,11 @@ function unmarkedDrops(trace: Trace): number {
     previous = { model: call.model, input };
   }
   return drops;
+}
+
+/** Tokens as a share of the recorded input over the calls with usage, in %. */
+function alignedPct(trace: Trace, tokens: number): number {
+  let total = 0;
+  for (const call of trace.calls) if (call.usage !== null) total += recordedInput(call.usage);
+  return total === 0 ? 0 : (100 * tokens) / total;
 }

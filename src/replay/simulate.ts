@@ -16,7 +16,7 @@
  * history left is never read again. Pure.
  */
 import { CACHE_TTL_SECONDS, CACHE_TTLS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
-import { recordedInput, type Sizes } from "./bill";
+import { alignment, recordedInput, type Sizes } from "./bill";
 import type { Trace, Usage } from "./formats";
 import type { PricedRow, PriceLookup } from "./pricing";
 
@@ -69,6 +69,12 @@ export interface PolicyBill {
   rewritten: number;
   /** What those rewrites cost beyond reading them. */
   rewrite_usd: number;
+  /**
+   * Calls with usage whose modelled history differs from the recorded input by more than 1%, and
+   * the tokens of difference summed over them (modelled − recorded, either sign, absolute): their
+   * positions were aligned to the recorded input (`alignment`).
+   */
+  aligned: { calls: number; tokens: number };
 }
 
 /** Each call's per-token read, write and output rates. */
@@ -144,6 +150,7 @@ export function simulate(
   let written = 0;
   let unpriced = 0;
   let recorded = 0;
+  const aligned = { calls: 0, tokens: 0 };
   let rewritten = 0;
   let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
@@ -219,6 +226,11 @@ export function simulate(
       rewritten += billed.rewritten;
       rewriteCost += billed.rewritten * (billed.writeRate - billed.readRate);
       recorded++;
+      const gap = Math.abs(full[ctx.length]! - recordedInput(usage));
+      if (gap > 0.01 * recordedInput(usage)) {
+        aligned.calls++;
+        aligned.tokens += gap;
+      }
     } else {
       input[i] = total;
       const r = memo.at(priced.row, total, ttl);
@@ -254,6 +266,7 @@ export function simulate(
     recorded_calls: recorded,
     rewritten,
     rewrite_usd: rewriteCost,
+    aligned,
   };
 }
 
@@ -326,7 +339,9 @@ function fromRecorded(
   memo: RateMemo,
 ): RecordedBill {
   const recordedTotal = recordedInput(usage);
-  const removed = full[length]! - eff[length]!;
+  // Positions aligned to the recorded input (the truth): a modelled token is `scale` recorded ones.
+  const scale = alignment(recordedTotal, full[length]!);
+  const removed = (full[length]! - eff[length]!) * scale;
   const total = Math.max(0, recordedTotal - removed);
   if (mode === "seed") {
     const r = memo.at(priced.row, total, ttl);
@@ -340,10 +355,13 @@ function fromRecorded(
       outRate: r.out,
     };
   }
-  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint));
+  const readBefore =
+    scale === 1
+      ? Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint))
+      : Math.max(0, usage.cache_read - scale * removedBefore(usage.cache_read / scale, length, full, eff, hint));
   // Only the policy's change makes the cache write again what it read; the clamp to the input's
   // size below is the stubs themselves, taken off the reads.
-  const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
+  const capped = changed < length ? Math.min(readBefore, eff[changed]! * scale) : readBefore;
   const rewritten = Math.max(0, readBefore - capped);
   const read = Math.min(capped, total);
   const writes = usage.cache_write_5m + usage.cache_write_1h;
