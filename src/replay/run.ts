@@ -14,8 +14,9 @@ import { type CacheTtl, DEFAULT_RECALL_OUTPUT_TOKENS, type PricingMode } from ".
 import { type CalibrationMethod, fitSizes, recordedInput } from "./bill";
 import { byName, type Trace, type TraceFormat, UNNAMED_MODEL } from "./formats";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
+import { hindsightFor } from "./oracle";
 import type { PriceLookup } from "./pricing";
-import { priorsOf, type ToolPriors } from "./priors";
+import { priorsOf, type RecallEvidence, recallEvidenceOf, type ToolPriors } from "./priors";
 import { chargedRecall, detectRecalls, type RecallRule, recallAfter } from "./recalls";
 import { type PolicyBill, pricedCalls, recordedCost, simulate, traceTtl } from "./simulate";
 
@@ -101,6 +102,8 @@ export interface TraceReplay {
   policies: PolicyResult[];
   tools: Record<string, { outputs: number; tokens: number; recalled: number }>;
   priors: ToolPriors;
+  /** p's two ends per tool and band: charged recalls and any detection (docs/design/learning.md § One recall). */
+  recall_evidence: RecallEvidence;
   notes: string[];
 }
 
@@ -205,7 +208,9 @@ export function replayTrace(
     if ((byPart.get(id)?.length ?? 0) > 0) t.recalled++;
   });
 
-  const results = policies.map((policy) => {
+  const results = policies.map((entry) => {
+    // The oracle decides with hindsight: keep-everything's bill and the recalls replay will charge.
+    const policy = hindsightFor(entry, trace, sizes, keep, byPart) ?? entry;
     const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start(), mode, { priced });
     return priceRecalls(policy, bill, keep, trace, sizes.tokens, byPart);
   });
@@ -239,6 +244,7 @@ export function replayTrace(
     policies: results,
     tools,
     priors: priorsOf(trace, sizes.tokens, keep, byPart, firstCall),
+    recall_evidence: recallEvidenceOf(trace, sizes.tokens, byPart, firstCall),
     notes,
   };
 }

@@ -75,6 +75,14 @@ export interface PolicyBill {
    * positions were aligned to the recorded input (`alignment`).
    */
   aligned: { calls: number; tokens: number };
+  /**
+   * Per call, in keep-everything's token positions: up to where the call read from the cache
+   * (tokens below it are credited at the read rate, above it at the write rate), and the factor
+   * aligning a position to the recorded input (`alignment`; 1 where no usage is recorded). What
+   * the hindsight oracle prices one stub with (./oracle.ts).
+   */
+  readTo: Float64Array;
+  scale: Float64Array;
 }
 
 /** Each call's per-token read, write and output rates. */
@@ -151,6 +159,8 @@ export function simulate(
   let unpriced = 0;
   let recorded = 0;
   const aligned = { calls: 0, tokens: 0 };
+  const readTo = new Float64Array(n);
+  const scaleOf = new Float64Array(n).fill(1);
   let rewritten = 0;
   let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
@@ -226,6 +236,8 @@ export function simulate(
       rewritten += billed.rewritten;
       rewriteCost += billed.rewritten * (billed.writeRate - billed.readRate);
       recorded++;
+      scaleOf[i] = alignment(recordedInput(usage), full[ctx.length]!);
+      readTo[i] = usage.cache_read / scaleOf[i]!;
       const gap = Math.abs(full[ctx.length]! - recordedInput(usage));
       if (gap > 0.01 * recordedInput(usage)) {
         aligned.calls++;
@@ -237,6 +249,7 @@ export function simulate(
       // Seed pricing is the reference's world: no cache, every input token at the input price.
       const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
+      readTo[i] = hit;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
       const readRate = cacheable ? r.read : r.in;
       setRates(i, readRate, writeRate, r.out);
@@ -267,6 +280,8 @@ export function simulate(
     rewritten,
     rewrite_usd: rewriteCost,
     aligned,
+    readTo,
+    scale: scaleOf,
   };
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   alignment,
+  detectRecalls,
   fitSizes,
+  hindsightSavings,
   keepEverything,
   onEntry,
   priceBook,
@@ -115,5 +117,22 @@ describe("a replay that prices only what was paid", () => {
     const chosen = [outputs[3]!, outputs[14]!, outputs[22]!];
     const alone = chosen.reduce((sum, id) => sum + savingOf(trace, [id]).saving, 0);
     expect(savingOf(trace, chosen).saving).toBeCloseTo(alone, 9);
+  });
+
+  it.each([
+    ["history and record agree", Infinity, 9],
+    // At the call where the record drops, it wrote less than a stub removes above its read: replay
+    // takes the rest off the uncached input, at the input price, where the oracle priced a write.
+    ["the record holds about half the history from call 12", 12, 2],
+  ])("prices each output's hindsight saving as replay bills stubbing it alone (%s)", (_case, dropAt, digits) => {
+    const trace = session(24, dropAt);
+    const sizes = fitSizes(trace);
+    const { keep } = savingOf(trace, []);
+    const hindsight = hindsightSavings(trace, sizes, keep, detectRecalls(trace).byPart);
+    for (const id of outputsOf(trace).slice(0, -1)) {
+      const alone = savingOf(trace, [id]).saving;
+      expect(alone).toBeGreaterThan(0);
+      expect(hindsight.get(id)! / alone).toBeCloseTo(1, digits);
+    }
   });
 });
