@@ -25,8 +25,8 @@ import {
   type Policy,
 } from "../../src/replay";
 import { CORPUS_ENV, corpusDir, corpusRows, DEFAULT_CORPUS, replayCorpus, type CorpusFile } from "./corpus";
-import { familyDefaultsOf, learnedPriors } from "./learned";
-import { oracleShares } from "./shares";
+import { explainLosses, familyDefaultsOf, learnedPriors } from "./learned";
+import { lossTable, oracleShares } from "./shares";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 /** The priors per agent family calibrated on the corpus: what a new cache_aware tenant starts from. */
@@ -291,6 +291,7 @@ async function main(): Promise<void> {
   }
 
   out.push(...oracleShares(replayed, names, formats));
+  out.push(...lossTable(await explainLosses(replayed, rows, priorsFor, UNNAMED_AS), CORPUS));
 
   out.push("## Every policy on the whole corpus");
   out.push("");
@@ -473,7 +474,7 @@ async function main(): Promise<void> {
   out.push("");
   writeFileSync(OUT, `${out.join("\n")}`);
   // Formatted as the linter wants it, so a fresh run is committed as written.
-  execFileSync(resolve(ROOT, "node_modules/.bin/biome"), ["format", "--write", OUT], { stdio: "ignore" });
+  execFileSync(resolve(ROOT, "node_modules/.bin/biome"), ["format", "--write", OUT, DEFAULTS], { stdio: "ignore" });
   process.stdout.write(
     `wrote ${OUT}: ${replayed.length} of ${files.length} files, 10k/1k time ${(t10k / t1k).toFixed(1)}×\n`,
   );

@@ -30,9 +30,30 @@ import {
 // The learner's pooling chain itself (src/learning/pool.ts): its front door also holds the worker's
 // storage, which a Node script does not type.
 import { type ChainLevel, learnPriors } from "../../src/learning/pool";
-import { mergePriors, type RecallEvidence, type SessionPriors, type ToolPriors } from "../../src/replay";
+import {
+  chargedRecall,
+  detectRecalls,
+  fitSizes,
+  GATE_LEARNED,
+  gateLearned,
+  hindsightSavings,
+  keepEverything,
+  type LearnedDecision,
+  mergePriors,
+  parseTranscript,
+  priceBook,
+  pricedCalls,
+  type RecallEvidence,
+  replayTrace,
+  type SeedRow,
+  type SessionPriors,
+  simulate,
+  type ToolPriors,
+  traceTtl,
+} from "../../src/replay";
 import { DEFAULT_GATE_CONFIG } from "../../src/storage/rules";
 import type { CorpusFile } from "./corpus";
+import { readTranscript } from "./read";
 
 /** Session kinds a request can tell apart. */
 export type SessionKind = "main" | "subagent";
@@ -278,4 +299,64 @@ export function learnedPriors(
     const earlier = seen.filter((x) => x.repo === s.repo && x.order < s.order);
     return priorsFrom(loo[s.family], loo, earlier, s.family, s.kind);
   };
+}
+
+/** Why `gate_learned` cost more on one file: the decision that lost most, and what the gate knew. */
+export interface LostDecision {
+  path: string;
+  calls: number;
+  kind: SessionKind;
+  keep_usd: number;
+  learned_usd: number;
+  stubbed: number;
+  /** The fired stub whose hindsight saving was lowest. */
+  worst: LearnedDecision & { carried: number; recalled_at: number | null; hindsight_usd: number };
+}
+
+/**
+ * The decisions behind each file where `gate_learned` costs more than keeping everything.
+ *
+ * @example
+ * (await explainLosses(files, rows, priorsFor, UNNAMED_AS))[0]?.worst.horizon
+ */
+export async function explainLosses(
+  files: readonly CorpusFile[],
+  rows: Record<string, SeedRow>,
+  priorsFor: (path: string) => SessionPriors,
+  model: string,
+): Promise<LostDecision[]> {
+  const prices = priceBook(rows);
+  const out: LostDecision[] = [];
+  for (const f of files) {
+    const learned = f.policies.find((p) => p.name === GATE_LEARNED);
+    if (learned === undefined || learned.cost_usd <= f.keep_usd * (1 + 1e-9) + 1e-12) continue;
+    const trace = parseTranscript((await readTranscript(f.path)).text, f.path, undefined, { model }).trace!;
+    const decisions: LearnedDecision[] = [];
+    replayTrace(trace, prices, [keepEverything(), gateLearned(priorsFor(f.path), (d) => decisions.push(d))]);
+    const sizes = fitSizes(trace);
+    const priced = pricedCalls(trace, prices);
+    const keep = simulate(trace, sizes, prices, traceTtl(trace), keepEverything().start(), "cache_aware", { priced });
+    const { byPart } = detectRecalls(trace);
+    const hindsight = hindsightSavings(trace, sizes, keep, byPart);
+    const fired = decisions
+      .filter((d) => d.fire)
+      .map((d) => ({
+        ...d,
+        carried: trace.calls.length - d.call,
+        recalled_at: chargedRecall(byPart.get(d.part), d.call)?.call ?? null,
+        hindsight_usd: hindsight.get(d.part) ?? 0,
+      }))
+      .sort((a, b) => a.hindsight_usd - b.hindsight_usd);
+    if (fired.length === 0) continue;
+    out.push({
+      path: f.path,
+      calls: f.calls,
+      kind: f.parent === null ? "main" : "subagent",
+      keep_usd: f.keep_usd,
+      learned_usd: learned.cost_usd,
+      stubbed: fired.length,
+      worst: fired[0]!,
+    });
+  }
+  return out;
 }

@@ -12,6 +12,7 @@
  */
 import { ORACLE, ORACLE_ALL_RECALLED } from "../../src/replay";
 import type { CorpusFile } from "./corpus";
+import type { LostDecision } from "./learned";
 
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 const pct = (x: number) => `${x > 0 ? "+" : x < 0 ? "−" : ""}${Math.abs(x).toFixed(1)}%`;
@@ -94,6 +95,64 @@ export function oracleShares(
           `${t.worse} (${((100 * t.worse) / t.files).toFixed(1)}%)`,
         ]),
       );
+  }
+  out.push("");
+  return out;
+}
+
+/**
+ * The markdown table of the files where `gate_learned` costs more than keeping everything, each with
+ * the stub that lost most and what the gate knew when it made it.
+ *
+ * @example
+ * lossTable(await explainLosses(files, rows, priorsFor, "gpt-4o"), corpusDir)
+ */
+export function lossTable(losses: readonly LostDecision[], corpus: string): string[] {
+  const out: string[] = [];
+  out.push("## Where `gate_learned` costs more than keeping everything");
+  out.push("");
+  out.push(
+    `${losses.length} files. For each, the stub whose hindsight saving was lowest: the call it entered at, the horizon ` +
+      "the gate priced (the survival estimate at that call index) against the calls that carried it, the p range it " +
+      "decided on, and the recall replay charged (docs/replay.md § When gate_learned loses).",
+  );
+  out.push("");
+  if (losses.length === 0) return out;
+  out.push(
+    row([
+      "file",
+      "kind",
+      "calls",
+      "difference",
+      "stubs",
+      "losing stub: tool, tokens",
+      "at call",
+      "horizon priced",
+      "calls that carried it",
+      "p range",
+      "recall charged at",
+      "its hindsight saving",
+    ]),
+  );
+  out.push(row(["---", "---", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---", "---:", "---:"]));
+  for (const l of losses) {
+    const w = l.worst;
+    out.push(
+      row([
+        `\`${l.path.slice(corpus.length + 1)}\``,
+        l.kind,
+        l.calls,
+        pct((100 * (l.learned_usd - l.keep_usd)) / l.keep_usd),
+        l.stubbed,
+        `${w.tool}, ${Math.round(w.tokens)}`,
+        w.call,
+        Math.trunc(w.horizon),
+        w.carried,
+        `${w.recall_probability_range[0].toFixed(3)}–${w.recall_probability_range[1].toFixed(3)}`,
+        w.recalled_at === null ? "—" : `call ${w.recalled_at}`,
+        `$${w.hindsight_usd.toFixed(4)}`,
+      ]),
+    );
   }
   out.push("");
   return out;

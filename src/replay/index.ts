@@ -14,7 +14,7 @@
 export * from "./bill";
 export * from "./chart";
 export * from "./formats";
-export { GATE_LEARNED, gateLearned, type SessionPriors } from "./learned";
+export { GATE_LEARNED, gateLearned, type LearnedDecision, type SessionPriors } from "./learned";
 export { hindsightSavings, ORACLE, ORACLE_ALL_RECALLED, oracle, type RecallEnd } from "./oracle";
 export * from "./policies";
 export * from "./pricing";

@@ -23,6 +23,18 @@ export interface SessionPriors {
   stub_tokens: number;
 }
 
+/** One decision as the gate made it, and what it knew: for a report of the decisions that lost. */
+export interface LearnedDecision {
+  part: number;
+  call: number;
+  tool: string;
+  tokens: number;
+  horizon: number;
+  recall_probability_range: Range;
+  fire: boolean;
+  net_saving_usd: number;
+}
+
 /** The policy's name in every report. */
 export const GATE_LEARNED = "gate_learned";
 
@@ -32,19 +44,21 @@ export const GATE_LEARNED = "gate_learned";
  * @example
  * gateLearned({ horizon: () => 40, recall: () => [0.01, 0.4], cache_hit_rate: 0.9, stub_tokens: 200 }).name // "gate_learned"
  */
-export function gateLearned(priors: SessionPriors): Policy {
+export function gateLearned(priors: SessionPriors, log?: (decision: LearnedDecision) => void): Policy {
   return onEntry(
     GATE_LEARNED,
     { horizon: "session-aware", recall_probability: "range", stub_tokens: priors.stub_tokens },
     (s, id, position) => {
       const tokens = s.sizes.tokens[id]!;
-      const range = priors.recall(s.trace.parts[id]!.tool ?? "unknown", bandOf(tokens));
+      const tool = s.trace.parts[id]!.tool ?? "unknown";
+      const range = priors.recall(tool, bandOf(tokens));
+      const horizon = priors.horizon(s.call);
       const decision = evaluateCacheAwareGate(
         {
           model_name: s.priced.canonical,
           output_tokens: tokens,
           recall_input_tokens: tokens,
-          horizon: priors.horizon(s.call),
+          horizon,
           recall_probability: range[1],
           recall_probability_range: range,
           cache_hit_rate: priors.cache_hit_rate,
@@ -54,6 +68,16 @@ export function gateLearned(priors: SessionPriors): Policy {
         },
         s.priced.row,
       );
+      log?.({
+        part: id,
+        call: s.call,
+        tool,
+        tokens,
+        horizon,
+        recall_probability_range: range,
+        fire: decision.fire,
+        net_saving_usd: decision.net_saving_usd,
+      });
       return decision.fire ? priors.stub_tokens : null;
     },
   );
