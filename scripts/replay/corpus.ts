@@ -19,6 +19,9 @@ import {
   replayTrace,
   type ParseIssue,
   type Policy,
+  type RecallEvidence,
+  type ToolPriors,
+  type Trace,
   type SeedRow,
   type TraceFormat,
 } from "../../src/replay";
@@ -57,8 +60,12 @@ export interface CorpusFile {
   /** Keep-everything over every call against the file's own recorded cost. */
   total_check: { recorded_usd: number; modelled_usd: number } | null;
   keep_usd: number;
+  /** Calls whose history differed from the recorded input, aligned to it, and the difference's share in %. */
+  aligned: { calls: number; pct: number };
   ideal_cache_usd: number | null;
   policies: CorpusPolicy[];
+  /** What a learner takes from the file, policy aside: its first call's time, its evidence of recalls, its priors' sums. */
+  learned: { first_at: number | null; recall_evidence: RecallEvidence; priors: ToolPriors } | null;
   ms: number;
 }
 
@@ -105,9 +112,9 @@ export function corpusRows(): Record<string, SeedRow> {
 export async function replayCorpus(
   dir: string,
   rows: Record<string, SeedRow>,
-  options: { policies?: () => Policy[]; model?: string } = {},
+  options: { policies?: (file: { path: string; trace: Trace }) => Policy[]; model?: string } = {},
 ): Promise<CorpusFile[]> {
-  const policies = options.policies ?? defaultPolicies;
+  const policies = options.policies ?? (() => defaultPolicies());
   const prices = priceBook(rows);
   const issues: ParseIssue[] = [];
   const out: CorpusFile[] = [];
@@ -130,12 +137,14 @@ export async function replayCorpus(
       usage_check: null,
       total_check: null,
       keep_usd: 0,
+      aligned: { calls: 0, pct: 0 },
       ideal_cache_usd: null,
       policies: [],
+      learned: null,
       ms: 0,
     };
     if (parsed.trace !== null) {
-      const r = replayTrace(parsed.trace, prices, policies());
+      const r = replayTrace(parsed.trace, prices, policies({ path, trace: parsed.trace }));
       if ("skipped" in r) row.skipped = r.skipped;
       else {
         row.model = r.model;
@@ -145,6 +154,12 @@ export async function replayCorpus(
           modelled_usd: r.total_check.modelled_usd,
         };
         row.keep_usd = r.policies[0]!.cost_usd;
+        row.aligned = { calls: r.aligned.calls, pct: r.aligned.pct };
+        row.learned = {
+          first_at: parsed.trace.calls.find((c) => c.at !== null)?.at ?? null,
+          recall_evidence: r.recall_evidence,
+          priors: r.priors,
+        };
         row.ideal_cache_usd = r.ideal_cache_usd;
         row.policies = r.policies.map((p) => ({
           name: p.name,

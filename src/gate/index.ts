@@ -23,5 +23,6 @@ export * from "./rates";
 export * from "./robust";
 export * from "./schedule";
 export * from "./suggest";
+export * from "./survival";
 export * from "./ttl";
 export type * from "./types";

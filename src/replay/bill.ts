@@ -110,3 +110,20 @@ export function fitSizes(trace: Trace): Sizes {
   );
   return { tokens, output, constant, factor, method, known_calls: known.length, measured_parts: measured };
 }
+
+/**
+ * The factor that maps a position in the modelled history onto the input the
+ * provider recorded (docs/replay.md § The bill model, aligned positions): the
+ * recorded input total is the truth, so where the transcript's history is
+ * longer (it dropped input without marking it) or shorter, every position
+ * and every stub's tokens are scaled by recorded ÷ modelled. A stub can then
+ * never be credited for tokens the call did not send, nor at the write price
+ * for tokens the recorded call read from the cache. 1 where the two agree.
+ *
+ * @example
+ * alignment(90_000, 100_000) // 0.9: the transcript holds 10% the call never sent
+ * alignment(50_000, 50_000) // 1
+ */
+export function alignment(recordedTotal: number, modelledTotal: number): number {
+  return recordedTotal > 0 && modelledTotal > 0 && recordedTotal !== modelledTotal ? recordedTotal / modelledTotal : 1;
+}

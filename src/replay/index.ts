@@ -14,6 +14,8 @@
 export * from "./bill";
 export * from "./chart";
 export * from "./formats";
+export { GATE_LEARNED, gateLearned, type LearnedDecision, type SessionPriors } from "./learned";
+export { hindsightSavings, ORACLE, ORACLE_ALL_RECALLED, oracle, type RecallEnd } from "./oracle";
 export * from "./policies";
 export * from "./pricing";
 export * from "./priors";

@@ -4,13 +4,14 @@
  * Per-tool priors learned from history, in the learner's counts (the shape
  * of LevelSumsSchema, src/storage/learning.ts), per tool and per size band:
  * p from every output treated as if stubbed when it entered (p_n outputs
- * with a later call, p_r of them the transcript shows recalled); h, the
+ * with a later call, p_r of them recalled as replay charges a recall: one
+ * definition, docs/design/learning.md §8); h, the
  * later calls each output stayed in the history; q, of those calls, how many
  * read the output from the cache (keep-everything's simulation). Pure.
  */
 import { addSums, bandOf, emptySums, type LevelSums, type SizeBand } from "../gate";
 import { byName, type Trace } from "./formats";
-import type { Detection } from "./recalls";
+import { chargedRecall, type Detection, recallAfter } from "./recalls";
 import type { PolicyBill } from "./simulate";
 
 /** Per tool: the tool's sums and its bands' (a band with no observation left out). */
@@ -115,7 +116,7 @@ export function priorsOf(
     const later = n - 1 - firstCall[id]!;
     if (later > 0) {
       s.p_n = 1;
-      s.p_r = (byPart.get(id)?.length ?? 0) > 0 ? 1 : 0;
+      s.p_r = chargedRecall(byPart.get(id), firstCall[id]!) === null ? 0 : 1;
     }
     // h counts the turns it was carried after the one it entered with, plus that one.
     const h = turns[id]! + 1;
@@ -131,6 +132,40 @@ export function priorsOf(
     entry.sums = addSums(entry.sums, s);
     const band = bandOf(tokens[id]!);
     entry.bands[band] = addSums(entry.bands[band] ?? emptySums(), s);
+  });
+  return out;
+}
+
+/** Per tool and size band: outputs with a later call, those replay would charge a recall, those any rule detects. */
+export type RecallEvidence = Record<
+  string,
+  Partial<Record<SizeBand, { n: number; charged: number; detected: number }>>
+>;
+
+/**
+ * The two ends of the recall evidence (docs/design/learning.md §8):
+ * charged, a later quote of what only the output held with no re-read
+ * between (what replay charges, the low end of p); detected, any rule,
+ * re-reads included (the high end). Each output as if stubbed on entry.
+ *
+ * @example
+ * recallEvidenceOf(trace, sizes.tokens, byPart, firstCall).Read?.lt2k // { n: 120, charged: 2, detected: 98 }
+ */
+export function recallEvidenceOf(
+  trace: Trace,
+  tokens: Float64Array,
+  byPart: Map<number, Detection[]>,
+  firstCall: Int32Array,
+): RecallEvidence {
+  const out: RecallEvidence = byName();
+  const n = trace.calls.length;
+  trace.parts.forEach((p, id) => {
+    if (p.kind !== "tool_output" || firstCall[id]! >= n - 1) return;
+    const bands = (out[p.tool ?? "unknown"] ??= {});
+    const e = (bands[bandOf(tokens[id]!)] ??= { n: 0, charged: 0, detected: 0 });
+    e.n++;
+    if (chargedRecall(byPart.get(id), firstCall[id]!) !== null) e.charged++;
+    if (recallAfter(byPart.get(id), firstCall[id]!) !== null) e.detected++;
   });
   return out;
 }

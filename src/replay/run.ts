@@ -14,8 +14,9 @@ import { type CacheTtl, DEFAULT_RECALL_OUTPUT_TOKENS, type PricingMode } from ".
 import { type CalibrationMethod, fitSizes, recordedInput } from "./bill";
 import { byName, type Trace, type TraceFormat, UNNAMED_MODEL } from "./formats";
 import { defaultPolicies, type Policy, type PolicyParams } from "./policies";
+import { hindsightFor } from "./oracle";
 import type { PriceLookup } from "./pricing";
-import { priorsOf, type ToolPriors } from "./priors";
+import { priorsOf, type RecallEvidence, recallEvidenceOf, type ToolPriors } from "./priors";
 import { chargedRecall, detectRecalls, type RecallRule, recallAfter } from "./recalls";
 import { type PolicyBill, pricedCalls, recordedCost, simulate, traceTtl } from "./simulate";
 
@@ -90,6 +91,12 @@ export interface TraceReplay {
     bound_usd?: number;
     within_bound?: boolean;
   } | null;
+  /**
+   * Where the transcript's history and the recorded input disagree (by more than 1%): the calls,
+   * the tokens of difference, and their share of the recorded input of the calls with usage.
+   * Those calls' positions are aligned to the recorded input before any stub is credited.
+   */
+  aligned: { calls: number; tokens: number; pct: number };
   /** How keep-everything was billed: from recorded usage, from the calibrated estimate, or both. */
   basis: { recorded_calls: number; calibrated_calls: number };
   /** Keep-everything "if caching were perfect": the modelled cache, blind to recorded misses (cache_aware only). */
@@ -106,6 +113,8 @@ export interface TraceReplay {
   policies: PolicyResult[];
   tools: Record<string, { outputs: number; tokens: number; recalled: number }>;
   priors: ToolPriors;
+  /** p's two ends per tool and band: charged recalls and any detection (docs/design/learning.md § One recall). */
+  recall_evidence: RecallEvidence;
   notes: string[];
 }
 
@@ -204,6 +213,10 @@ export function replayTrace(
     mode === "cache_aware" && keep.recorded_calls > 0
       ? simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { ideal: true, priced }).cost
       : null;
+  if (keep.aligned.calls > 0)
+    notes.push(
+      `${keep.aligned.calls} calls whose history differs from the recorded input (${Math.round(keep.aligned.tokens)} tokens in all): positions aligned to the recorded input before stubs are credited`,
+    );
   if (keep.recorded_calls < trace.calls.length - keep.unpriced)
     notes.push(
       `${trace.calls.length - keep.unpriced - keep.recorded_calls} calls without recorded usage billed from the calibrated estimate`,
@@ -218,7 +231,9 @@ export function replayTrace(
     if ((byPart.get(id)?.length ?? 0) > 0) t.recalled++;
   });
 
-  const results = policies.map((policy) => {
+  const results = policies.map((entry) => {
+    // The oracle decides with hindsight: keep-everything's bill and the recalls replay will charge.
+    const policy = hindsightFor(entry, trace, sizes, keep, byPart) ?? entry;
     const bill = policy === keepPolicy ? keep : simulate(trace, sizes, prices, ttl, policy.start(), mode, { priced });
     return priceRecalls(policy, bill, keep, trace, sizes.tokens, byPart);
   });
@@ -238,6 +253,7 @@ export function replayTrace(
     },
     check,
     total_check,
+    aligned: { ...keep.aligned, pct: alignedPct(trace, keep.aligned.tokens) },
     basis: {
       recorded_calls: keep.recorded_calls,
       calibrated_calls: trace.calls.length - keep.unpriced - keep.recorded_calls,
@@ -251,6 +267,7 @@ export function replayTrace(
     policies: results,
     tools,
     priors: priorsOf(trace, sizes.tokens, keep, byPart, firstCall),
+    recall_evidence: recallEvidenceOf(trace, sizes.tokens, byPart, firstCall),
     notes,
   };
 }
@@ -370,4 +387,11 @@ function unmarkedDrops(trace: Trace): number {
     previous = { model: call.model, input };
   }
   return drops;
+}
+
+/** Tokens as a share of the recorded input over the calls with usage, in %. */
+function alignedPct(trace: Trace, tokens: number): number {
+  let total = 0;
+  for (const call of trace.calls) if (call.usage !== null) total += recordedInput(call.usage);
+  return total === 0 ? 0 : (100 * tokens) / total;
 }

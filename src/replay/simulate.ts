@@ -16,7 +16,7 @@
  * history left is never read again. Pure.
  */
 import { CACHE_TTL_SECONDS, CACHE_TTLS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
-import { recordedInput, type Sizes } from "./bill";
+import { alignment, recordedInput, type Sizes } from "./bill";
 import type { Trace, Usage } from "./formats";
 import type { PricedRow, PriceLookup } from "./pricing";
 
@@ -69,6 +69,20 @@ export interface PolicyBill {
   rewritten: number;
   /** What those rewrites cost beyond reading them. */
   rewrite_usd: number;
+  /**
+   * Calls with usage whose modelled history differs from the recorded input by more than 1%, and
+   * the tokens of difference summed over them (modelled − recorded, either sign, absolute): their
+   * positions were aligned to the recorded input (`alignment`).
+   */
+  aligned: { calls: number; tokens: number };
+  /**
+   * Per call, in keep-everything's token positions: up to where the call read from the cache
+   * (tokens below it are credited at the read rate, above it at the write rate), and the factor
+   * aligning a position to the recorded input (`alignment`; 1 where no usage is recorded). What
+   * the hindsight oracle prices one stub with (./oracle.ts).
+   */
+  readTo: Float64Array;
+  scale: Float64Array;
 }
 
 /** Each call's per-token read, write and output rates. */
@@ -144,6 +158,9 @@ export function simulate(
   let written = 0;
   let unpriced = 0;
   let recorded = 0;
+  const aligned = { calls: 0, tokens: 0 };
+  const readTo = new Float64Array(n);
+  const scaleOf = new Float64Array(n).fill(1);
   let rewritten = 0;
   let rewriteCost = 0;
   const fullAt = (k: number) => full[k]!;
@@ -219,12 +236,20 @@ export function simulate(
       rewritten += billed.rewritten;
       rewriteCost += billed.rewritten * (billed.writeRate - billed.readRate);
       recorded++;
+      scaleOf[i] = alignment(recordedInput(usage), full[ctx.length]!);
+      readTo[i] = usage.cache_read / scaleOf[i]!;
+      const gap = Math.abs(full[ctx.length]! - recordedInput(usage));
+      if (gap > 0.01 * recordedInput(usage)) {
+        aligned.calls++;
+        aligned.tokens += gap;
+      }
     } else {
       input[i] = total;
       const r = memo.at(priced.row, total, ttl);
       // Seed pricing is the reference's world: no cache, every input token at the input price.
       const cacheable = mode === "cache_aware" && priced.row.prompt_cache !== false;
       const hit = cacheable && live ? eff[cachedPositions]! : 0;
+      readTo[i] = hit;
       const writeRate = cacheable && explicitWrites(priced) ? r.write : r.in;
       const readRate = cacheable ? r.read : r.in;
       setRates(i, readRate, writeRate, r.out);
@@ -254,6 +279,9 @@ export function simulate(
     recorded_calls: recorded,
     rewritten,
     rewrite_usd: rewriteCost,
+    aligned,
+    readTo,
+    scale: scaleOf,
   };
 }
 
@@ -326,7 +354,9 @@ function fromRecorded(
   memo: RateMemo,
 ): RecordedBill {
   const recordedTotal = recordedInput(usage);
-  const removed = full[length]! - eff[length]!;
+  // Positions aligned to the recorded input (the truth): a modelled token is `scale` recorded ones.
+  const scale = alignment(recordedTotal, full[length]!);
+  const removed = (full[length]! - eff[length]!) * scale;
   const total = Math.max(0, recordedTotal - removed);
   if (mode === "seed") {
     const r = memo.at(priced.row, total, ttl);
@@ -340,10 +370,13 @@ function fromRecorded(
       outRate: r.out,
     };
   }
-  const readBefore = Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint));
+  const readBefore =
+    scale === 1
+      ? Math.max(0, usage.cache_read - removedBefore(usage.cache_read, length, full, eff, hint))
+      : Math.max(0, usage.cache_read - scale * removedBefore(usage.cache_read / scale, length, full, eff, hint));
   // Only the policy's change makes the cache write again what it read; the clamp to the input's
   // size below is the stubs themselves, taken off the reads.
-  const capped = changed < length ? Math.min(readBefore, eff[changed]!) : readBefore;
+  const capped = changed < length ? Math.min(readBefore, eff[changed]! * scale) : readBefore;
   const rewritten = Math.max(0, readBefore - capped);
   const read = Math.min(capped, total);
   const writes = usage.cache_write_5m + usage.cache_write_1h;

@@ -130,9 +130,12 @@ describe("recall detection", () => {
 describe("priors learned from the session", () => {
   it("counts p, h and q per tool and per size band, in the learner's shape", () => {
     const r = replayTrace(session().trace, prices, [keepEverything()]) as TraceReplay;
-    // Read: two outputs, one recalled; in the history for 5 and 3 calls (h² = 25 + 9); every later call read them from the cache.
-    const read = { p_n: 2, p_r: 1, h_n: 2, h_sum: 8, h_sumsq: 34, q_n: 2, q_cached: 6, q_turns: 6 };
+    // Read: two outputs, the first read again (a detection, not a recall: one definition, as replay
+    // charges it); in the history for 5 and 3 calls (h² = 25 + 9); every later call read them from the cache.
+    const read = { p_n: 2, p_r: 0, h_n: 2, h_sum: 8, h_sumsq: 34, q_n: 2, q_cached: 6, q_turns: 6 };
     expect(r.priors.Read).toEqual({ sums: read, bands: { lt2k: read } });
+    // p's two ends: charged recalls (none) and any detection (the re-read).
+    expect(r.recall_evidence.Read).toEqual({ lt2k: { n: 2, charged: 0, detected: 1 } });
     expect(Object.keys(r.priors.Bash!.bands)).toEqual(["lt2k"]);
   });
 });

@@ -1,0 +1,65 @@
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { expectedRemaining, type SessionLength, survivalOf } from "../../src/gate";
+
+const REFERENCE = resolve(import.meta.dirname, "../../scripts/reference/survival.py");
+
+/** scipy's Kaplan–Meier (scripts/reference/survival.py) on the same sessions. */
+function reference(sessions: SessionLength[], minAtRisk: number, indices: number[]) {
+  const input = JSON.stringify({ sessions: sessions.map((s) => [s.calls, s.ended]), min_at_risk: minAtRisk, indices });
+  return JSON.parse(execFileSync("python3", [REFERENCE], { input, encoding: "utf8" })) as {
+    at_least: number[];
+    horizon: Record<string, number | null>;
+  };
+}
+
+/** A seeded generator (mulberry32): the samples are the same on every run. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("the session-aware horizon against scipy's Kaplan–Meier", () => {
+  it("gives the mean length at the first call and the mean residual later, on a sample with no censoring", () => {
+    const lengths = [3, 5, 5, 8, 13, 21].map((calls) => ({ calls, ended: true }));
+    const curve = survivalOf(lengths, 1);
+    expect(expectedRemaining(curve, 0)).toBeCloseTo(55 / 6, 12);
+    // Past 5 calls: sessions of 8, 13 and 21 remain; from index 5 on they carry 3, 8 and 16 more.
+    expect(expectedRemaining(curve, 5)).toBeCloseTo(27 / 3, 12);
+  });
+
+  it.each([
+    [1, 40, 0.0],
+    [2, 200, 0.3],
+    [3, 400, 0.6],
+  ])("agrees on the curve and every horizon (seed %i, %i sessions, %f of them still running)", (seed, n, open) => {
+    const next = random(seed);
+    const sessions: SessionLength[] = Array.from({ length: n }, () => ({
+      // A heavy-tailed mix of short scripted runs and long interactive sessions.
+      calls: next() < 0.4 ? 1 + Math.floor(next() * 12) : 1 + Math.floor(-60 * Math.log(1 - next())),
+      ended: next() >= open,
+    }));
+    const indices = [0, 1, 2, 5, 10, 30, 80, 200, 1_000];
+    const ref = reference(sessions, 5, indices);
+    const curve = survivalOf(sessions, 5);
+    expect(curve.atLeast.length).toBe(ref.at_least.length);
+    ref.at_least.forEach((s, j) => expect(curve.atLeast[j], `S(${j})`).toBeCloseTo(s, 12));
+    for (const c of indices) {
+      const want = ref.horizon[String(c)];
+      const got = expectedRemaining(curve, c);
+      if (want === null) expect(got).toBeNull();
+      else expect(got! / want, `h(${c})`).toBeCloseTo(1, 10);
+    }
+  });
+
+  it("asks the parent (null) when too few sessions support any index", () => {
+    expect(expectedRemaining(survivalOf([{ calls: 9, ended: true }]), 0)).toBeNull();
+  });
+});
