@@ -1,0 +1,119 @@
+/**
+ * @module proxy/route
+ *
+ * Which paths the proxy serves (docs/design/proxy.md §1): a fixed list per
+ * provider, matched whole, so a path never names a host, never climbs out
+ * of the provider's `/v1/` tree and never reaches an endpoint nobody chose
+ * to pass on. Pure.
+ */
+import { ApiError } from "../http";
+
+/** The providers the proxy speaks for. */
+export const PROVIDERS = ["anthropic", "openai"] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * What an endpoint is to the proxy: the three it observes (their tool
+ * results, their usage), and the rest it passes on unread.
+ */
+export type Endpoint = "messages" | "responses" | "chat" | "passthrough";
+
+/** One endpoint the proxy serves: its path below the provider's root, its methods, what it is. */
+interface EndpointRule {
+  pattern: RegExp;
+  methods: readonly string[];
+  endpoint: Endpoint;
+}
+
+const ID = "[A-Za-z0-9_.:-]{1,200}";
+
+/**
+ * What each provider's SDKs and CLIs call (Anthropic's SDK and Claude Code;
+ * OpenAI's SDK and Codex CLI): the generation endpoints, token counting and
+ * the model list; for Responses, the stored response's reads and cancel.
+ */
+const ENDPOINTS: Record<Provider, readonly EndpointRule[]> = {
+  anthropic: [
+    { pattern: /^\/v1\/messages$/, methods: ["POST"], endpoint: "messages" },
+    { pattern: /^\/v1\/messages\/count_tokens$/, methods: ["POST"], endpoint: "passthrough" },
+    { pattern: new RegExp(`^/v1/models(?:/${ID})?$`), methods: ["GET"], endpoint: "passthrough" },
+  ],
+  openai: [
+    { pattern: /^\/v1\/responses$/, methods: ["POST"], endpoint: "responses" },
+    { pattern: /^\/v1\/responses\/(?:input_tokens|compact)$/, methods: ["POST"], endpoint: "passthrough" },
+    {
+      pattern: new RegExp(`^/v1/responses/${ID}(?:/input_items)?$`),
+      methods: ["GET", "DELETE"],
+      endpoint: "passthrough",
+    },
+    { pattern: new RegExp(`^/v1/responses/${ID}/cancel$`), methods: ["POST"], endpoint: "passthrough" },
+    { pattern: /^\/v1\/chat\/completions$/, methods: ["POST"], endpoint: "chat" },
+    { pattern: new RegExp(`^/v1/models(?:/${ID})?$`), methods: ["GET"], endpoint: "passthrough" },
+  ],
+};
+
+/** Where the proxy's routes start. */
+export const PROXY_PREFIX = "/proxy/";
+
+/** A request's place in the proxy: the provider, the gate key the path carries, the path passed upstream. */
+export interface ProxyRoute {
+  provider: Provider;
+  /** The gate key of the path form (`/proxy/k/<key>/<provider>/...`), or null. */
+  pathKey: string | null;
+  /** The provider's own path, from `/v1/` on: what is appended to the upstream. */
+  path: string;
+  endpoint: Endpoint;
+}
+
+/**
+ * The route of a proxy path, or the 404 / 405 to answer, in the one error
+ * shape. The path is matched as sent (percent-encoded characters are not
+ * decoded), so `%2e%2e` never becomes a `..` upstream.
+ *
+ * @example
+ * proxyRoute("POST", "/proxy/anthropic/v1/messages") // { provider: "anthropic", pathKey: null, path: "/v1/messages", endpoint: "messages" }
+ * proxyRoute("POST", "/proxy/k/agents-key-0123456789abcdef/openai/v1/responses").pathKey // "agents-key-0123456789abcdef"
+ */
+export function proxyRoute(method: string, pathname: string): ProxyRoute {
+  let rest = pathname.slice(PROXY_PREFIX.length);
+  let pathKey: string | null = null;
+  const keyed = /^k\/([^/]{1,512})\/(.*)$/.exec(rest);
+  if (keyed !== null) {
+    pathKey = decodeKey(keyed[1]!);
+    rest = keyed[2]!;
+  }
+  const slash = rest.indexOf("/");
+  const provider = (slash < 0 ? rest : rest.slice(0, slash)) as Provider;
+  const path = slash < 0 ? "" : rest.slice(slash);
+  const rules = PROVIDERS.includes(provider) ? ENDPOINTS[provider] : undefined;
+  const rule = rules?.find((candidate) => candidate.pattern.test(path));
+  if (rules === undefined || rule === undefined) {
+    throw new ApiError("not_found", `the proxy serves no ${method} ${pathname}`, [
+      {
+        path: "path",
+        message:
+          rules === undefined
+            ? "must start /proxy/anthropic/ or /proxy/openai/ (or /proxy/k/<gate key>/ then one of them)"
+            : `is not a ${provider} endpoint the proxy passes on (docs/integrating/proxy.md lists them)`,
+      },
+    ]);
+  }
+  if (!rule.methods.includes(method)) {
+    throw new ApiError(
+      "method_not_allowed",
+      `${method} is not allowed on ${path}`,
+      [{ path: "method", message: `must be ${rule.methods.join(" or ")}` }],
+      { Allow: rule.methods.join(", ") },
+    );
+  }
+  return { provider, pathKey, path, endpoint: rule.endpoint };
+}
+
+function decodeKey(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    // Not valid percent-encoding: kept as sent, and refused as an unknown key.
+    return segment;
+  }
+}
