@@ -15,7 +15,7 @@
 import { CHARS_PER_TOKEN } from "../gate";
 import { chargedRecall, detectRecalls, hashText, recordedInput, TraceBuilder, type Usage } from "../replay";
 import { TOOL_NAME_PATTERN } from "../storage/rules";
-import { adapterFor, freshOutputs, type WireAnswer, type WireRequest } from "./adapters";
+import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";
 import { followChain, SESSION_HEADER, sessionOf } from "./session";
 import type { SessionUpdate } from "./session-state";
@@ -60,7 +60,7 @@ function failOnce(stage: string, error: unknown): void {
  * ctx.waitUntil(observeExchange(exchange, env, (inner) => worker.fetch(inner, env, ctx)));
  */
 export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate: GateFetch): Promise<void> {
-  const adapter = adapterFor(exchange.route.endpoint as "messages");
+  const adapter = adapterFor(exchange.route.endpoint as ObservedEndpoint);
   const answer = readAnswer(exchange, adapter.answer).catch((error) => {
     failOnce("reading the answer's usage", error);
     return { usage: null, responseId: null } satisfies WireAnswer;

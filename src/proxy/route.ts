@@ -7,6 +7,7 @@
  * to pass on. Pure.
  */
 import { ApiError } from "../http";
+import type { ObservedEndpoint } from "./adapters";
 
 /** The providers the proxy speaks for. */
 export const PROVIDERS = ["anthropic", "openai"] as const;
@@ -16,7 +17,7 @@ export type Provider = (typeof PROVIDERS)[number];
  * What an endpoint is to the proxy: the three it observes (their tool
  * results, their usage), and the rest it passes on unread.
  */
-export type Endpoint = "messages" | "responses" | "chat" | "passthrough";
+export type Endpoint = ObservedEndpoint | "passthrough";
 
 /** One endpoint the proxy serves: its path below the provider's root, its methods, what it is. */
 interface EndpointRule {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ErrorBody } from "../../src/http";
 import { PROD_KEY } from "../support/secrets";
 import { MOCK_ANTHROPIC, MOCK_OPENAI, mockProvider, proxyCall, sse, text } from "./proxy-support";
 
@@ -25,6 +26,11 @@ function post(path: string, body: string | Uint8Array, headers: Record<string, s
 }
 
 afterEach(() => vi.restoreAllMocks());
+
+/** The error of an answer in the one error shape. */
+async function errorOf(res: Response): Promise<ErrorBody["error"]> {
+  return ((await res.json()) as ErrorBody).error;
+}
 
 describe("the proxy's pass-through", () => {
   it("sends the request's body bytes upstream exactly as the client sent them, with the provider key untouched and the gate key removed", async () => {
@@ -69,7 +75,7 @@ describe("the proxy's pass-through", () => {
     expect(body).not.toContain("sk-ant-test-secret");
     expect(JSON.parse(body).error.issues[0].path).toBe("x-offload-gate-key");
     const wrongPath = await proxyCall(post("/proxy/k/not-a-key-0123456789/anthropic/v1/messages", ODD_BODY));
-    expect((await wrongPath.json()).error.issues[0].path).toBe("path");
+    expect((await errorOf(wrongPath)).issues[0]?.path).toBe("path");
     expect(mock.spy).not.toHaveBeenCalled();
   });
 
@@ -193,7 +199,7 @@ describe("the proxy's own refusals", () => {
     const mock = mockProvider(() => Response.json({}));
     const unknown = await proxyCall(post("/proxy/anthropic/v1/files", "{}", { "x-offload-gate-key": PROD_KEY }));
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.issues[0].path).toBe("path");
+    expect((await errorOf(unknown)).issues[0]?.path).toBe("path");
     const provider = await proxyCall(post("/proxy/gemini/v1/models", "{}", { "x-offload-gate-key": PROD_KEY }));
     expect(provider.status).toBe(404);
     const climbing = await proxyCall(
@@ -216,7 +222,7 @@ describe("the proxy's own refusals", () => {
       }),
     );
     expect(declared.status).toBe(413);
-    expect((await declared.json()).error).toMatchObject({ code: "payload_too_large", issues: [{ path: "body" }] });
+    expect((await errorOf(declared))).toMatchObject({ code: "payload_too_large", issues: [{ path: "body" }] });
     const big = new Uint8Array(32_000_001).fill(0x20);
     const sent = await proxyCall(post("/proxy/anthropic/v1/messages", big, { "x-offload-gate-key": PROD_KEY }));
     expect(sent.status).toBe(413);
@@ -231,7 +237,7 @@ describe("the proxy's own refusals", () => {
         ANTHROPIC_UPSTREAM: "http://10.0.0.5",
       });
       expect(res.status).toBe(503);
-      expect((await res.json()).error.issues[0].path).toBe("ANTHROPIC_UPSTREAM");
+      expect((await errorOf(res)).issues[0]?.path).toBe("ANTHROPIC_UPSTREAM");
     }
     expect(mock.spy).not.toHaveBeenCalled();
     expect(errors.mock.calls.filter(([line]) => String(line).includes("ANTHROPIC_UPSTREAM"))).toHaveLength(1);

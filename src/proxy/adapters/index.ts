@@ -6,16 +6,22 @@
  * import { adapterFor } from "./adapters";
  * adapterFor("messages").request(body)?.parts
  */
-import type { Endpoint } from "../route";
 import { ANTHROPIC } from "./anthropic";
 import { OPENAI_CHAT, OPENAI_RESPONSES } from "./openai";
-import type { WireAdapter } from "./wire";
+import type { ObservedEndpoint, WireAdapter } from "./wire";
 
 export { anthropicAnswer, anthropicRequest } from "./anthropic";
 export { chatAnswer, chatRequest, responsesAnswer, responsesRequest } from "./openai";
-export { freshOutputs, type WireAdapter, type WireAnswer, type WirePart, type WireRequest } from "./wire";
+export {
+  freshOutputs,
+  type ObservedEndpoint,
+  type WireAdapter,
+  type WireAnswer,
+  type WirePart,
+  type WireRequest,
+} from "./wire";
 
-const ADAPTERS: Record<Exclude<Endpoint, "passthrough">, WireAdapter> = {
+const ADAPTERS: Record<ObservedEndpoint, WireAdapter> = {
   messages: ANTHROPIC,
   responses: OPENAI_RESPONSES,
   chat: OPENAI_CHAT,
@@ -27,6 +33,6 @@ const ADAPTERS: Record<Exclude<Endpoint, "passthrough">, WireAdapter> = {
  * @example
  * adapterFor("chat") === adapterFor("chat") // true
  */
-export function adapterFor(endpoint: Exclude<Endpoint, "passthrough">): WireAdapter {
+export function adapterFor(endpoint: ObservedEndpoint): WireAdapter {
   return ADAPTERS[endpoint];
 }

@@ -9,6 +9,9 @@
  */
 import type { PartKind, Usage } from "../../replay";
 
+/** The endpoints the proxy reads: Anthropic's Messages, OpenAI's Responses and Chat Completions. */
+export type ObservedEndpoint = "messages" | "responses" | "chat";
+
 /** One part of the request's input, in order. */
 export interface WirePart {
   kind: PartKind;
