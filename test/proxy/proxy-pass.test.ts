@@ -222,7 +222,7 @@ describe("the proxy's own refusals", () => {
       }),
     );
     expect(declared.status).toBe(413);
-    expect((await errorOf(declared))).toMatchObject({ code: "payload_too_large", issues: [{ path: "body" }] });
+    expect(await errorOf(declared)).toMatchObject({ code: "payload_too_large", issues: [{ path: "body" }] });
     const big = new Uint8Array(32_000_001).fill(0x20);
     const sent = await proxyCall(post("/proxy/anthropic/v1/messages", big, { "x-offload-gate-key": PROD_KEY }));
     expect(sent.status).toBe(413);
