@@ -61,20 +61,36 @@ export async function proxyCall(
   return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
-/** A fetch for an SDK: every call goes through the worker, and the body the SDK sent is kept. */
-export function sdkFetch(sent: Uint8Array[], over: Record<string, unknown> = {}) {
+/** What an SDK sent: its body's bytes and its headers. */
+export interface Sent {
+  bytes: Uint8Array;
+  headers: Headers;
+}
+
+/** The proxy's background work of every SDK call, for a test to wait on before it ends. */
+export const pendingWork: Promise<unknown>[] = [];
+
+/** A fetch for an SDK: every call goes through the worker, and what the SDK sent is kept. */
+export function sdkFetch(sent: Sent[], over: Record<string, unknown> = {}) {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
-    const bytes = new Uint8Array(await request.clone().arrayBuffer());
-    sent.push(bytes);
+    sent.push({ bytes: new Uint8Array(await request.clone().arrayBuffer()), headers: new Headers(request.headers) });
     const ctx = createExecutionContext();
     const res = await worker.fetch(request, proxyEnv(over), ctx);
-    // The answer streams on; the background work is waited for once the client has read it.
-    const [toClient, toWait] = res.body === null ? [null, null] : res.body.tee();
-    if (toWait !== null) void new Response(toWait).arrayBuffer().then(() => waitOnExecutionContext(ctx));
-    else await waitOnExecutionContext(ctx);
+    // The answer streams on to the SDK; the background work is waited for once the answer is read whole.
+    if (res.body === null) {
+      pendingWork.push(waitOnExecutionContext(ctx));
+      return res;
+    }
+    const [toClient, toWait] = res.body.tee();
+    pendingWork.push(new Response(toWait).arrayBuffer().then(() => waitOnExecutionContext(ctx)));
     return new Response(toClient, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
+}
+
+/** Waits for every SDK call's background work (call it before a test ends). */
+export async function settle(): Promise<void> {
+  while (pendingWork.length > 0) await Promise.all(pendingWork.splice(0));
 }
 
 /** A server-sent events body from events, each `event:` and `data:` as the providers write them. */
