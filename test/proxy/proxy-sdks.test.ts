@@ -181,7 +181,7 @@ function expectSameBytes(sent: Sent[], received: Received[]): void {
 }
 
 describe("Anthropic's TypeScript SDK through the proxy", () => {
-  const client = (sent: Uint8Array[]) =>
+  const client = (sent: Sent[]) =>
     new Anthropic({
       apiKey: "sk-ant-test",
       baseURL: `${GATE}/proxy/anthropic`,
@@ -228,7 +228,7 @@ describe("Anthropic's TypeScript SDK through the proxy", () => {
 });
 
 describe("OpenAI's TypeScript SDK through the proxy", () => {
-  const client = (sent: Uint8Array[]) =>
+  const client = (sent: Sent[]) =>
     new OpenAI({
       apiKey: "sk-openai-test",
       baseURL: `${GATE}/proxy/openai/v1`,
