@@ -127,11 +127,13 @@ async function observe(
   let through = 0;
   const carried: SessionUpdate["carried"] = [];
   wire.parts.forEach((part, index) => {
+    const start = through;
     through += part.text.length;
     if (part.kind !== "tool_output" || freshSet.has(index)) return;
     carried.push({
       key: outputKey(part.call_id, part.text),
-      cached: reachedByCache(done.usage, through, totalChars),
+      // Past its middle: robust to the characters-to-tokens estimate, and never true of an output written afresh.
+      cached: reachedByCache(done.usage, start + part.text.length / 2, totalChars),
       recalled: chargedRecall(byPart.get(index), firstCall[index]!) !== null,
     });
   });
@@ -163,7 +165,8 @@ export function ledgerSessionBase(session: string, model: string): string {
 /**
  * Whether a request's cache read reached past a point of its input: the
  * point's share of the input's characters, in the request's own recorded
- * tokens, at most the tokens read from the cache.
+ * tokens, at most the tokens read from the cache. The proxy asks it of each
+ * carried output's middle (docs/design/proxy.md §6).
  *
  * @example
  * reachedByCache({ input: 10, cache_read: 900, cache_write_5m: 90, cache_write_1h: 0, output: 5 }, 800, 1000) // true
