@@ -8,15 +8,7 @@
  * decisions, the usage) reads copies, in waitUntil, off the response's path.
  */
 import { ApiError, BODY_READ_TIMEOUT_MS } from "../http";
-import { SESSION_HEADER } from "./session";
-import { GATE_KEY_HEADER } from "./tenant";
-
-/**
- * Largest request body passed on: Anthropic's documented limit for the
- * Messages API (32 MB). A larger one would be refused upstream anyway; here
- * it is refused before any of it is sent.
- */
-export const MAX_PROXY_BODY_BYTES = 32_000_000;
+import { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
 
 /**
  * How long a proxied body may take to arrive: the gate's own deadline

@@ -12,7 +12,8 @@ import { errorResponse } from "../http";
 import { readProxyBody, returnedHeaders, sendUpstream } from "./forward";
 import { type Exchange, observeExchange } from "./observe";
 import { proxyRoute } from "./route";
-import { GATE_KEY_HEADER, proxyTenant } from "./tenant";
+import { GATE_KEY_HEADER } from "./constants";
+import { proxyTenant } from "./tenant";
 import { upstreamUrl } from "./upstream";
 
 /** How the proxy asks the gate's own API in-process (the worker's fetch, with the same env and context). */

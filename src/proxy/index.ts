@@ -12,7 +12,8 @@ import type { GateFetch, ProxyEnv } from "./handler";
 import { PROXY_PREFIX } from "./route";
 
 export type { GateFetch, ProxyEnv } from "./handler";
-export { PROXY_PREFIX } from "./route";
+export { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
+export { PROXY_OPERATIONS, PROXY_PREFIX, type ProxyOperation } from "./route";
 export { ProxySession } from "./session-store";
 
 /**

@@ -17,7 +17,8 @@ import { chargedRecall, detectRecalls, hashText, recordedInput, TraceBuilder, ty
 import { TOOL_NAME_PATTERN } from "../storage/rules";
 import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";
-import { followChain, SESSION_HEADER, sessionOf } from "./session";
+import { SESSION_HEADER } from "./constants";
+import { followChain, sessionOf } from "./session";
 import type { SessionUpdate } from "./session-state";
 
 /** One exchange as the proxy saw it: copies of what went up and what came back. */

@@ -19,39 +19,44 @@ export type Provider = (typeof PROVIDERS)[number];
  */
 export type Endpoint = ObservedEndpoint | "passthrough";
 
-/** One endpoint the proxy serves: its path below the provider's root, its methods, what it is. */
-interface EndpointRule {
-  pattern: RegExp;
+/** One endpoint the proxy serves: its path below the provider's root (`{name}` an id), its methods, what it is. */
+export interface ProxyOperation {
+  provider: Provider;
+  path: string;
   methods: readonly string[];
   endpoint: Endpoint;
 }
-
-const ID = "[A-Za-z0-9_.:-]{1,200}";
 
 /**
  * What each provider's SDKs and CLIs call (Anthropic's SDK and Claude Code;
  * OpenAI's SDK and Codex CLI): the generation endpoints, token counting and
  * the model list; for Responses, the stored response's reads and cancel.
+ * The OpenAPI document lists the same table (src/routes/proxy-doc.ts).
  */
-const ENDPOINTS: Record<Provider, readonly EndpointRule[]> = {
-  anthropic: [
-    { pattern: /^\/v1\/messages$/, methods: ["POST"], endpoint: "messages" },
-    { pattern: /^\/v1\/messages\/count_tokens$/, methods: ["POST"], endpoint: "passthrough" },
-    { pattern: new RegExp(`^/v1/models(?:/${ID})?$`), methods: ["GET"], endpoint: "passthrough" },
-  ],
-  openai: [
-    { pattern: /^\/v1\/responses$/, methods: ["POST"], endpoint: "responses" },
-    { pattern: /^\/v1\/responses\/(?:input_tokens|compact)$/, methods: ["POST"], endpoint: "passthrough" },
-    {
-      pattern: new RegExp(`^/v1/responses/${ID}(?:/input_items)?$`),
-      methods: ["GET", "DELETE"],
-      endpoint: "passthrough",
-    },
-    { pattern: new RegExp(`^/v1/responses/${ID}/cancel$`), methods: ["POST"], endpoint: "passthrough" },
-    { pattern: /^\/v1\/chat\/completions$/, methods: ["POST"], endpoint: "chat" },
-    { pattern: new RegExp(`^/v1/models(?:/${ID})?$`), methods: ["GET"], endpoint: "passthrough" },
-  ],
-};
+export const PROXY_OPERATIONS: readonly ProxyOperation[] = [
+  { provider: "anthropic", path: "/v1/messages", methods: ["POST"], endpoint: "messages" },
+  { provider: "anthropic", path: "/v1/messages/count_tokens", methods: ["POST"], endpoint: "passthrough" },
+  { provider: "anthropic", path: "/v1/models", methods: ["GET"], endpoint: "passthrough" },
+  { provider: "anthropic", path: "/v1/models/{model_id}", methods: ["GET"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/responses", methods: ["POST"], endpoint: "responses" },
+  { provider: "openai", path: "/v1/responses/input_tokens", methods: ["POST"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/responses/compact", methods: ["POST"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/responses/{response_id}", methods: ["GET", "DELETE"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/responses/{response_id}/input_items", methods: ["GET"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/responses/{response_id}/cancel", methods: ["POST"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/chat/completions", methods: ["POST"], endpoint: "chat" },
+  { provider: "openai", path: "/v1/models", methods: ["GET"], endpoint: "passthrough" },
+  { provider: "openai", path: "/v1/models/{model_id}", methods: ["GET"], endpoint: "passthrough" },
+];
+
+// An id in a path: what the providers' ids are made of, never a "/" or a "%".
+const ID = "[A-Za-z0-9_.:-]{1,200}";
+
+/** Each operation's path as a whole-path pattern. */
+const PATTERNS = PROXY_OPERATIONS.map((operation) => ({
+  operation,
+  pattern: new RegExp(`^${operation.path.replace(/\{\w+\}/g, ID)}$`),
+}));
 
 /** Where the proxy's routes start. */
 export const PROXY_PREFIX = "/proxy/";
@@ -86,16 +91,17 @@ export function proxyRoute(method: string, pathname: string): ProxyRoute {
   const slash = rest.indexOf("/");
   const provider = (slash < 0 ? rest : rest.slice(0, slash)) as Provider;
   const path = slash < 0 ? "" : rest.slice(slash);
-  const rules = PROVIDERS.includes(provider) ? ENDPOINTS[provider] : undefined;
-  const rule = rules?.find((candidate) => candidate.pattern.test(path));
-  if (rules === undefined || rule === undefined) {
+  const known = PROVIDERS.includes(provider);
+  const rule = known
+    ? PATTERNS.find((candidate) => candidate.operation.provider === provider && candidate.pattern.test(path))?.operation
+    : undefined;
+  if (!known || rule === undefined) {
     throw new ApiError("not_found", `the proxy serves no ${method} ${pathname}`, [
       {
         path: "path",
-        message:
-          rules === undefined
-            ? "must start /proxy/anthropic/ or /proxy/openai/ (or /proxy/k/<gate key>/ then one of them)"
-            : `is not a ${provider} endpoint the proxy passes on (docs/integrating/proxy.md lists them)`,
+        message: !known
+          ? "must start /proxy/anthropic/ or /proxy/openai/ (or /proxy/k/<gate key>/ then one of them)"
+          : `is not a ${provider} endpoint the proxy passes on (docs/integrating/proxy.md lists them)`,
       },
     ]);
   }

@@ -12,8 +12,7 @@
 import { hashText } from "../replay";
 import { SESSION_ID_PATTERN } from "../storage/rules";
 
-/** The header a client names its session in. */
-export const SESSION_HEADER = "x-offload-session-id";
+export { SESSION_HEADER } from "./constants";
 
 /** Where a session id came from, kept with the session so a report can say how far to trust it. */
 export type SessionSource = "header" | "metadata.user_id" | "prompt_cache_key" | "previous_response_id" | "prefix";

@@ -9,9 +9,9 @@
  */
 import { gateTenant } from "../auth";
 import { ApiError } from "../http";
+import { GATE_KEY_HEADER } from "./constants";
 
-/** The header a client names its tenant in. */
-export const GATE_KEY_HEADER = "x-offload-gate-key";
+export { GATE_KEY_HEADER } from "./constants";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="offload-gate"' };
 
