@@ -14,12 +14,10 @@ const PROXY_SECURITY_SCHEME = {
 
 const PROVIDER_ANSWER =
   "The provider's answer as it sent it: status, headers and body (a server-sent event stream when the request asked for one), errors included";
-const PROVIDER_BODY = z
-  .looseObject({})
-  .openapi({
-    description:
-      "The provider's own request body, sent on byte for byte (not checked here: the provider answers a bad one).",
-  });
+const PROVIDER_BODY = z.looseObject({}).openapi({
+  description:
+    "The provider's own request body, sent on byte for byte (not checked here: the provider answers a bad one).",
+});
 
 const ERRORS = {
   401: json(ErrorSchema, "No gate key, or one GATE_API_KEYS does not hold; nothing was sent upstream"),
