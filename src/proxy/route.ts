@@ -83,10 +83,10 @@ export interface ProxyRoute {
 export function proxyRoute(method: string, pathname: string): ProxyRoute {
   let rest = pathname.slice(PROXY_PREFIX.length);
   let pathKey: string | null = null;
-  const keyed = /^k\/([^/]{1,512})\/(.*)$/.exec(rest);
-  if (keyed !== null) {
-    pathKey = decodeKey(keyed[1]!);
-    rest = keyed[2]!;
+  if (rest.startsWith("k/")) {
+    const end = rest.indexOf("/", 2);
+    pathKey = decodeKey(end < 0 ? rest.slice(2) : rest.slice(2, end));
+    rest = end < 0 ? "" : rest.slice(end + 1);
   }
   const slash = rest.indexOf("/");
   const provider = (slash < 0 ? rest : rest.slice(0, slash)) as Provider;
@@ -96,12 +96,14 @@ export function proxyRoute(method: string, pathname: string): ProxyRoute {
     ? PATTERNS.find((candidate) => candidate.operation.provider === provider && candidate.pattern.test(path))?.operation
     : undefined;
   if (!known || rule === undefined) {
-    throw new ApiError("not_found", `the proxy serves no ${method} ${pathname}`, [
+    // The path as sent, but never the key it may carry: an error is logged and shown.
+    const shown = pathKey === null ? pathname : `${PROXY_PREFIX}k/<gate key>/${rest}`;
+    throw new ApiError("not_found", `the proxy serves no ${method} ${shown}`, [
       {
         path: "path",
         message: !known
           ? "must start /proxy/anthropic/ or /proxy/openai/ (or /proxy/k/<gate key>/ then one of them)"
-          : `is not a ${provider} endpoint the proxy passes on (docs/integrating/proxy.md lists them)`,
+          : `is not an endpoint of ${provider} the proxy passes on (docs/integrating/proxy.md lists them)`,
       },
     ]);
   }
