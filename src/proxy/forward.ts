@@ -2,20 +2,13 @@
  * @module proxy/forward
  *
  * The pass-through (docs/design/proxy.md §4): the request's body bytes go
- * upstream as they arrived (read once, never re-serialized), the answer
+ * upstream as they arrive (streamed, never re-serialized), the answer
  * comes back as it arrives (its stream handed on, never buffered), and a
  * provider's error is the provider's. The proxy's own work (the gate's
  * decisions, the usage) reads copies, in waitUntil, off the response's path.
  */
-import { ApiError, BODY_READ_TIMEOUT_MS } from "../http";
+import { ApiError } from "../http";
 import { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
-
-/**
- * How long a proxied body may take to arrive: the gate's own deadline
- * scaled to the proxy's 32 MB, so a slow link still gets one through and a
- * stalled upload is answered (408) rather than held open.
- */
-export const PROXY_BODY_TIMEOUT_MS = BODY_READ_TIMEOUT_MS * 12;
 
 // Hop-by-hop headers (RFC 9110 §7.6.1), the ones the runtime sets itself, the
 // gate's own (the provider never sees the gate key) and Cloudflare's.
@@ -68,54 +61,54 @@ export function returnedHeaders(headers: Headers): Headers {
   return out;
 }
 
+/** The request's body as it goes upstream, and the proxy's own copy of it (null when there is none to read). */
+export interface SplitBody {
+  upstream: ReadableStream<Uint8Array> | null;
+  copy: Promise<Uint8Array | null>;
+}
+
 /**
- * The request's body bytes as sent, at most {@link MAX_PROXY_BODY_BYTES}
- * (413 past it, or on a declared length past it, unread), within
- * {@link PROXY_BODY_TIMEOUT_MS} (408). Null for a request without a body.
+ * The request's body, streamed upstream as it arrives (never held back
+ * until it is whole: the upload to the provider overlaps the client's), and
+ * with `keepCopy` a second branch the proxy reads for itself, at most
+ * {@link MAX_PROXY_BODY_BYTES} of it (past that its copy is null). A
+ * declared length over the limit is a 413 naming `body`, before anything is
+ * sent; a declared length is kept upstream, so the provider sees the same
+ * framing the client sent.
  *
  * @example
- * const bytes = await readProxyBody(request); // Uint8Array, byte for byte what the client sent
+ * const { upstream, copy } = splitBody(request, true);
  */
-export async function readProxyBody(request: Request): Promise<Uint8Array | null> {
-  if (request.body === null) return null;
+export function splitBody(request: Request, keepCopy: boolean): SplitBody {
+  if (request.body === null) return { upstream: null, copy: Promise.resolve(null) };
   const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_PROXY_BODY_BYTES) throw tooLarge();
-  const reader = request.body.getReader();
+  const length = declared !== null && /^\d+$/.test(declared.trim()) ? Number(declared) : null;
+  if (length !== null && length > MAX_PROXY_BODY_BYTES) throw tooLarge();
+  let upstream: ReadableStream<Uint8Array> = request.body;
+  let copy: Promise<Uint8Array | null> = Promise.resolve(null);
+  if (keepCopy) {
+    const [toUpstream, toProxy] = upstream.tee();
+    upstream = toUpstream;
+    copy = readCopy(toProxy).catch(() => null);
+  }
+  if (length !== null) upstream = upstream.pipeThrough(new FixedLengthStream(length));
+  return { upstream, copy };
+}
+
+/** Reads the proxy's branch of a body whole, or lets it go past the limit (null). */
+async function readCopy(stream: ReadableStream<Uint8Array>): Promise<Uint8Array | null> {
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reader.cancel().catch(() => undefined);
-      reject(
-        new ApiError("request_timeout", `the request body did not arrive within ${PROXY_BODY_TIMEOUT_MS} ms`, [
-          { path: "body", message: `must arrive whole within ${PROXY_BODY_TIMEOUT_MS} ms` },
-        ]),
-      );
-    }, PROXY_BODY_TIMEOUT_MS);
-  });
-  const all = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      size += value.byteLength;
-      if (size > MAX_PROXY_BODY_BYTES) {
-        reader.cancel().catch(() => undefined);
-        throw tooLarge();
-      }
-      chunks.push(value);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_PROXY_BODY_BYTES) {
+      await reader.cancel();
+      return null;
     }
-  })();
-  try {
-    await Promise.race([all, expired]);
-  } catch (error) {
-    all.catch(() => undefined);
-    if (error instanceof ApiError) throw error;
-    throw new ApiError("invalid_request", "the request body broke off before its end", [
-      { path: "body", message: "must be sent whole" },
-    ]);
-  } finally {
-    clearTimeout(timer);
+    chunks.push(value);
   }
   if (chunks.length === 1) return chunks[0]!;
   const bytes = new Uint8Array(size);
@@ -144,7 +137,7 @@ function tooLarge(): ApiError {
 export async function sendUpstream(
   url: string,
   request: Request,
-  body: Uint8Array | null,
+  body: ReadableStream<Uint8Array> | null,
   provider: string,
 ): Promise<Response> {
   try {

@@ -9,7 +9,7 @@
  * never changes because of it.
  */
 import { errorResponse } from "../http";
-import { readProxyBody, returnedHeaders, sendUpstream } from "./forward";
+import { returnedHeaders, sendUpstream, splitBody } from "./forward";
 import { type Exchange, observeExchange } from "./observe";
 import { proxyRoute } from "./route";
 import { GATE_KEY_HEADER } from "./constants";
@@ -27,7 +27,7 @@ export type ProxyEnv = Pick<Env, "GATE_API_KEYS"> &
 /**
  * Answers one request under /proxy/: the provider's answer, byte for byte
  * and as it streams, or one of the proxy's own errors in the one error
- * shape (404 unknown path, 405, 401, 413, 408, 503 upstream unreachable or
+ * shape (404 unknown path, 405, 401, 413, 503 upstream unreachable or
  * misconfigured).
  *
  * @example
@@ -44,10 +44,11 @@ export async function proxyFetch(
     const route = proxyRoute(request.method, url.pathname);
     const who = await proxyTenant(env.GATE_API_KEYS, request.headers.get(GATE_KEY_HEADER), route.pathKey);
     const target = upstreamUrl(env, route.provider, route.path, url.search);
-    const body = await readProxyBody(request);
-    const upstream = await sendUpstream(target, request, body, route.provider);
+    const observed = route.endpoint !== "passthrough";
+    const body = splitBody(request, observed);
+    const upstream = await sendUpstream(target, request, body.upstream, route.provider);
     let answer = upstream.body;
-    if (answer !== null && route.endpoint !== "passthrough" && body !== null && upstream.ok) {
+    if (answer !== null && observed && upstream.ok) {
       const [toClient, toProxy] = answer.tee();
       answer = toClient;
       const exchange: Exchange = {
@@ -55,7 +56,7 @@ export async function proxyFetch(
         tenant: who.tenant,
         gateKey: who.key,
         requestHeaders: request.headers,
-        requestBody: body,
+        requestBody: body.copy,
         responseType: upstream.headers.get("content-type") ?? "",
         responseBody: toProxy,
       };

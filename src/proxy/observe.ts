@@ -28,7 +28,8 @@ export interface Exchange {
   /** The gate key the request presented (for the in-process gate call; never stored). */
   gateKey: string | null;
   requestHeaders: Headers;
-  requestBody: Uint8Array;
+  /** The proxy's copy of the request's body, read beside the upload; null when there was none, or it was over the limit. */
+  requestBody: Promise<Uint8Array | null>;
   responseType: string;
   /** The proxy's branch of the answer's stream: read to its end or cancelled, never left waiting. */
   responseBody: ReadableStream<Uint8Array>;
@@ -67,9 +68,11 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
     return { usage: null, responseId: null } satisfies WireAnswer;
   });
   try {
+    const bytes = await exchange.requestBody;
     let body: unknown;
     try {
-      body = JSON.parse(new TextDecoder().decode(exchange.requestBody));
+      if (bytes === null) throw new Error("no body to read");
+      body = JSON.parse(new TextDecoder().decode(bytes));
     } catch {
       // Not JSON: the provider answers it; there is nothing to observe.
       await answer;

@@ -25,10 +25,9 @@ const ERRORS = {
   405: json(ErrorSchema, "Another method than the endpoint's; Allow lists them"),
 };
 const BODY_ERRORS = {
-  408: json(ErrorSchema, "The body did not arrive whole within 60 s"),
   413: json(
     ErrorSchema,
-    `The body is larger than ${MAX_PROXY_BODY_BYTES} bytes, the provider's own limit; nothing was sent`,
+    `The declared body length is over ${MAX_PROXY_BODY_BYTES} bytes, the provider's own limit; nothing was sent`,
   ),
 };
 const UPSTREAM_ERROR = {

@@ -224,9 +224,36 @@ describe("the proxy's own refusals", () => {
     expect(declared.status).toBe(413);
     expect(await errorOf(declared)).toMatchObject({ code: "payload_too_large", issues: [{ path: "body" }] });
     const big = new Uint8Array(32_000_001).fill(0x20);
-    const sent = await proxyCall(post("/proxy/anthropic/v1/messages", big, { "x-offload-gate-key": PROD_KEY }));
+    const sent = await proxyCall(
+      post("/proxy/anthropic/v1/messages", big, {
+        "x-offload-gate-key": PROD_KEY,
+        "content-length": String(big.length),
+      }),
+    );
     expect(sent.status).toBe(413);
     expect(mock.spy).not.toHaveBeenCalled();
+  });
+
+  it("streams a body of undeclared length upstream as it arrives, and leaves its limit to the provider", async () => {
+    const mock = mockProvider(() => new Response('{"type":"error"}', { status: 413 }));
+    const chunks = ['{"model":"claude-sonnet-4-5",', '"messages":[]}'];
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const res = await proxyCall(
+      new Request(`${URL_BASE}/proxy/anthropic/v1/messages`, {
+        method: "POST",
+        headers: { "x-offload-gate-key": PROD_KEY },
+        body,
+      }),
+    );
+    // The provider's own answer, and the bytes the client streamed.
+    expect(res.status).toBe(413);
+    expect(text(mock.received[0]!.bytes)).toBe('{"model":"claude-sonnet-4-5","messages":[]}');
   });
 
   it("refuses to send anywhere but a checked upstream: an http host off loopback is the operator's 503, logged once", async () => {
