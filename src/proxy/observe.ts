@@ -40,6 +40,13 @@ type GateFetch = (request: Request) => Promise<Response>;
 
 /** Most of an answer read for its usage; past it the proxy's branch is let go (the client's is untouched). */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
+ * Most characters of a request the recall rules read (about 500,000 tokens, past every model's
+ * usual context): they read all of its text, and the isolate that runs them also answers the next
+ * request, so a larger request is counted (carried, cached) without looking for quotes
+ * (docs/design/proxy.md §6).
+ */
+export const RECALL_SCAN_CHARS = 2_000_000;
 /** Most tool outputs one request decides: POST /v1/gate/batch's limit. */
 const MAX_BATCH = 100;
 /** The prefix that marks an observed decision's tool: its verdicts and savings are never mixed with enacted ones. */
@@ -122,12 +129,12 @@ async function observe(
     return [];
   });
 
-  const trace = traceOf(wire, exchange.route.provider);
-  const { byPart, firstCall } = detectRecalls(trace);
+  const totalChars = wire.parts.reduce((sum, part) => sum + part.text.length, 0);
+  // Replay's recall rules read every part's text: past the budget a request is counted without them.
+  const recalls = totalChars <= RECALL_SCAN_CHARS ? detectRecalls(traceOf(wire, exchange.route.provider)) : null;
   const done = await answer;
   if (done.responseId !== null && exchange.route.endpoint === "responses") followChain(done.responseId, session.id);
 
-  const totalChars = wire.parts.reduce((sum, part) => sum + part.text.length, 0);
   let through = 0;
   const carried: SessionUpdate["carried"] = [];
   wire.parts.forEach((part, index) => {
@@ -138,7 +145,7 @@ async function observe(
       key: outputKey(part.call_id, part.text),
       // Past its middle: robust to the characters-to-tokens estimate, and never true of an output written afresh.
       cached: reachedByCache(done.usage, start + part.text.length / 2, totalChars),
-      recalled: chargedRecall(byPart.get(index), firstCall[index]!) !== null,
+      recalled: recalls !== null && chargedRecall(recalls.byPart.get(index), recalls.firstCall[index]!) !== null,
     });
   });
   await store?.record({
@@ -203,7 +210,8 @@ function traceOf(wire: WireRequest, provider: string): ReturnType<TraceBuilder["
   const starts = new Set(wire.answers);
   wire.parts.forEach((part, index) => {
     if (starts.has(index)) builder.call(wire.model, null, null, index);
-    builder.add({ kind: part.kind, text: part.text, tool: part.tool, call_id: part.call_id });
+    // The recall rules read the text, never the hash: the part's index stands in, unhashed.
+    builder.add({ kind: part.kind, text: part.text, tool: part.tool, call_id: part.call_id, hash: index });
   });
   builder.call(wire.model, null, null, wire.parts.length);
   return builder.finish();
