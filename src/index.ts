@@ -1,4 +1,5 @@
 import { consumeLedgerBatch } from "./ledger";
+import { isProxyUrl, proxyFetch } from "./proxy";
 import { directGate, directHealth } from "./routes";
 import { lazily } from "./storage";
 
@@ -26,7 +27,9 @@ const loadApp = lazily(() => import("./routes/app").then((module) => module.defa
  */
 const worker = {
   // A plain Request as well as an incoming one: the tests and benchmarks call it with their own.
-  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> | Response {
+    // The proxy (src/proxy, loaded on its first request) asks the gate through this same fetch, in-process.
+    if (isProxyUrl(request.url)) return proxyFetch(request, env, ctx, async (inner) => worker.fetch(inner, env, ctx));
     return (
       directGate(request, env, ctx) ??
       directHealth(request) ??
@@ -52,3 +55,5 @@ const worker = {
 export default worker;
 /** The outcomes ledger's Durable Object class, bound as LEDGER in wrangler.toml. */
 export { LedgerShard } from "./ledger";
+/** The proxy's per-session Durable Object class, bound as PROXY_SESSIONS in wrangler.toml. */
+export { ProxySession } from "./proxy";

@@ -10,6 +10,7 @@ import { learning, REFRESH_PATH } from "./learning";
 import { ledger } from "./ledger";
 import { refuseOtherMethods } from "./methods";
 import { plan } from "./plan";
+import { documentProxy } from "./proxy-doc";
 
 /**
  * offload-gate's app: every route, its guards, the OpenAPI document and the
@@ -52,6 +53,8 @@ const routes = app
 // The console (GET /) and Swagger UI (GET /docs) are pages, not API: they
 // stay out of AppType and out of the OpenAPI document.
 app.route("/", consoleApp).route("/", replayPage).route("/", docs);
+// The proxy's routes are answered by the entry, before the app; the document describes them all the same.
+documentProxy(app);
 serveOpenApi(app);
 
 refuseOtherMethods(app);

@@ -90,6 +90,7 @@ describe("the folder import graph of src/", () => {
       "learning",
       "ledger",
       "litellm",
+      "proxy",
       "replay",
       "routes",
       "storage",
@@ -123,6 +124,10 @@ describe("the folder import graph of src/", () => {
 
   it("lets the outcomes ledger import only the core and the config's rules", () => {
     expect(importsOf("ledger")).toEqual(["gate", "storage/rules"]);
+  });
+
+  it("keeps the proxy off the routes: it asks the gate through the worker's own fetch, and the rest through their doors", () => {
+    expect(importsOf("proxy")).toEqual(["auth", "gate", "http", "ledger", "replay", "storage", "storage/rules"]);
   });
 
   it("keeps the learner off the routes: the refresh and the view are the routes' to call", () => {

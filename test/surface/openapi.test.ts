@@ -1,5 +1,6 @@
 import type { z } from "@hono/zod-openapi";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { PROXY_OPERATIONS } from "../../src/proxy";
 import app from "../../src/routes/app";
 import { call, OPUS, putRow, resetState } from "../support/helpers";
 import { examplesIn, resolve as resolveIn, validate as validateIn, type Json } from "../support/openapi-doc";
@@ -28,6 +29,17 @@ function servedOperations(): string[] {
     .filter((route) => route.method !== "ALL" && !isNotApi(route.path))
     .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`);
   return [...new Set(ops)].sort();
+}
+
+/** The proxy's operations as the entry serves them: each of its table's paths, with the gate key in a header or the path. */
+function proxyOperations(): string[] {
+  return PROXY_OPERATIONS.flatMap((operation) =>
+    operation.methods.flatMap((method) =>
+      [`/proxy/${operation.provider}`, `/proxy/k/{gate_key}/${operation.provider}`].map(
+        (prefix) => `${method.toLowerCase()} ${prefix}${operation.path}`,
+      ),
+    ),
+  ).sort();
 }
 
 function documentedOperations(): string[] {
@@ -60,7 +72,19 @@ describe("GET /openapi.json", () => {
     const served = servedOperations();
     expect(served).toContain("post /v1/gate");
     expect(served).toContain("get /healthz");
-    expect(documentedOperations()).toEqual(served);
+    expect(documentedOperations()).toEqual([...served, ...proxyOperations()].sort());
+  });
+
+  it("describes every route of the proxy, which the entry answers before the app, in both its forms", () => {
+    expect(proxyOperations()).toContain("post /proxy/anthropic/v1/messages");
+    expect(proxyOperations()).toContain("post /proxy/k/{gate_key}/openai/v1/responses");
+    for (const op of proxyOperations()) {
+      const [method, path] = op.split(" ") as [string, string];
+      const operation = doc.paths[path][method];
+      expect(operation.tags).toEqual(["proxy"]);
+      for (const status of ["200", "401", "404", "405", "503"])
+        expect(operation.responses[status], `${op} ${status}`).toBeDefined();
+    }
   });
 
   it("documents the dry run on the gate, the batch and the plan, and the answers without an id", () => {

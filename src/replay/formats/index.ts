@@ -169,3 +169,5 @@ export function parseTranscript(
 
 // The trace every format parses into, for the rest of replay and its callers.
 export * from "./trace";
+// Anthropic's usage object in the trace's shape, for the live proxy (src/proxy) that reads the same wire usage.
+export { usageOf as anthropicUsage } from "./claude-code";

@@ -1,0 +1,109 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+import worker from "../../src/index";
+import { TEST_GATE_API_KEYS } from "../support/secrets";
+
+/** Where the tests point the upstreams: loopback, never reached (the mock answers the worker's outbound fetch). */
+export const MOCK_ANTHROPIC = "http://127.0.0.1:9/anthropic";
+export const MOCK_OPENAI = "http://127.0.0.1:9/openai";
+
+/** The worker's env for the proxy's tests: the mock upstreams and, with `keys`, the test gate keys. */
+export function proxyEnv(over: Record<string, unknown> = {}, keys = true): Env {
+  return {
+    ...env,
+    ANTHROPIC_UPSTREAM: MOCK_ANTHROPIC,
+    OPENAI_UPSTREAM: MOCK_OPENAI,
+    ...(keys ? { GATE_API_KEYS: TEST_GATE_API_KEYS } : {}),
+    ...over,
+  } as unknown as Env;
+}
+
+/** One request the mock provider received, as it received it. */
+export interface Received {
+  url: string;
+  method: string;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+/** A mock provider: records each outbound request's bytes, answers with `respond`. */
+export function mockProvider(respond: (request: Received) => Response | Promise<Response>) {
+  const received: Received[] = [];
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    const got: Received = {
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      bytes: new Uint8Array(await request.arrayBuffer()),
+    };
+    received.push(got);
+    return respond(got);
+  });
+  return { received, spy };
+}
+
+/**
+ * Calls the worker as a client would, with its own execution context, and
+ * (unless `wait` is false) waits for the proxy's background work.
+ */
+export async function proxyCall(
+  request: Request,
+  over: Record<string, unknown> = {},
+  options: { keys?: boolean; wait?: boolean } = {},
+): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(request, proxyEnv(over, options.keys ?? true), ctx);
+  if (options.wait === false) return res;
+  const bytes = await res.arrayBuffer();
+  await waitOnExecutionContext(ctx);
+  return new Response(bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** What an SDK sent: its body's bytes and its headers. */
+export interface Sent {
+  bytes: Uint8Array;
+  headers: Headers;
+}
+
+/** The proxy's background work of every SDK call, for a test to wait on before it ends. */
+export const pendingWork: Promise<unknown>[] = [];
+
+/** A fetch for an SDK: every call goes through the worker, and what the SDK sent is kept. */
+export function sdkFetch(sent: Sent[], over: Record<string, unknown> = {}) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    sent.push({ bytes: new Uint8Array(await request.clone().arrayBuffer()), headers: new Headers(request.headers) });
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(request, proxyEnv(over), ctx);
+    // The answer streams on to the SDK; the background work is waited for once the answer is read whole.
+    if (res.body === null) {
+      pendingWork.push(waitOnExecutionContext(ctx));
+      return res;
+    }
+    const [toClient, toWait] = res.body.tee();
+    pendingWork.push(new Response(toWait).arrayBuffer().then(() => waitOnExecutionContext(ctx)));
+    return new Response(toClient, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+/** Waits for every SDK call's background work (call it before a test ends). */
+export async function settle(): Promise<void> {
+  while (pendingWork.length > 0) await Promise.all(pendingWork.splice(0));
+}
+
+/** A server-sent events body from events, each `event:` and `data:` as the providers write them. */
+export function sse(events: { event?: string; data: unknown }[]): string {
+  return events
+    .map(
+      (e) =>
+        `${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`,
+    )
+    .join("");
+}
+
+/** Equal bytes, shown as text when they differ. */
+export function text(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
+}
