@@ -2,6 +2,7 @@
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
 import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES, RECALL_PLACEMENTS } from "./constants";
+import type { ResolvedFrom } from "./model-names";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -141,8 +142,8 @@ export interface TaggedDecision extends OffloadGateDecision {
  * answers in the reference's words.
  */
 export type PricingLookup<Row extends PriceRates = PriceRates> =
-  | { status: "priced"; row: Row; canonical: string }
-  | { status: "unpriced"; detail?: string }
+  | { status: "priced"; row: Row; canonical: string; resolved_from?: ResolvedFrom }
+  | { status: "unpriced"; detail?: string; ambiguous?: readonly string[] }
   | { status: "unavailable"; detail: string };
 
 /** A decision in either mode, with its reason code, mode and break-evens. */

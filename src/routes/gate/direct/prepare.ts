@@ -6,7 +6,7 @@ import { type LearnedValue, type PricingRead, readGateConfig, readLearned, readP
 import { DEFAULT_GATE_CONFIG } from "../../../storage/rules";
 import type { GateConfig } from "../../../storage/schemas";
 import type { DecideContext } from "../../kernel";
-import { NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../../kernel";
+import { ambiguityIssue, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../../kernel";
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "../schemas";
 import { CACHE_AWARE_FIELDS, providerTtl, resolveInputs } from "./inputs";
 import { type AnswerPriors, applyLearned } from "./priors";
@@ -102,6 +102,13 @@ export async function prepareItems(
       if (issues.length > 0) return itemError(issues);
       const resolved = resolveInputs(item.body, config, mode);
       const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
+      // A name two rows could price is refused, naming both: never a guess (docs/design/economics.md §10).
+      const ambiguous = ambiguityIssue(
+        pricing.read.lookup,
+        resolved.model_name,
+        [...item.path, "model_name"].join("."),
+      );
+      if (ambiguous !== null) return itemError([ambiguous]);
       const ttlIssues = providerTtl(item.body, resolved, mode, pricing, item.path);
       if (ttlIssues.length > 0) return itemError(ttlIssues);
       // Learned per the canonical model that prices the decision (the requested name when none does).
