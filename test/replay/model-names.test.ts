@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import seed from "../../pricing.seed.json" with { type: "json" };
+import { CACHE_TTL_SECONDS } from "../../src/gate";
 import { parseTranscript, priceBook, replayTrace, type SeedRow, type TraceReplay } from "../../src/replay";
+import { usageOf } from "../../src/replay/formats/codex";
 import { codexRollout } from "./fixtures";
 import { miniSweAgentTraj } from "./fixtures-trajectories";
 
@@ -43,5 +45,31 @@ describe("replay of today's agents with the seed alone", () => {
   it("prices Sonnet 5 at its introductory 2/10 until 2026-08-31 and at 3/15 from September", () => {
     expect(prices("claude-sonnet-5", Date.parse("2026-08-31T23:59:59Z"))?.row).toMatchObject({ input: 2, output: 10 });
     expect(prices("claude-sonnet-5", Date.parse("2026-09-01T00:00:00Z"))?.row).toMatchObject({ input: 3, output: 15 });
+  });
+
+  it("expires a GPT-5.6 session's cache by its 30-minute rule, and an earlier model's by 5 minutes", () => {
+    const ttlOf = (gapMs: number) =>
+      (
+        replayTrace(
+          parseTranscript(codexRollout({ ...story, model: "gpt-5.6-terra", gapMs }), "r.jsonl").trace!,
+          prices,
+        ) as TraceReplay
+      ).calibration.ttl;
+    expect(ttlOf(20 * 60_000)).toBe("30m");
+    expect(CACHE_TTL_SECONDS["30m"]).toBe(1_800);
+    const gpt5 = replayTrace(parseTranscript(codexRollout({ ...story, model: "gpt-5" }), "r.jsonl").trace!, prices);
+    expect((gpt5 as TraceReplay).calibration.ttl).toBe("5m");
+  });
+
+  it("reads GPT-5.6's cache_write_tokens as writes billed at the row's cache_write", () => {
+    expect(
+      usageOf({ input_tokens: 10_000, cached_input_tokens: 6_000, cache_write_tokens: 3_000, output_tokens: 10 }),
+    ).toEqual({
+      input: 1_000,
+      cache_read: 6_000,
+      cache_write_5m: 3_000,
+      cache_write_1h: 0,
+      output: 10,
+    });
   });
 });
