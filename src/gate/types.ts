@@ -57,6 +57,10 @@ export interface CachePriceRates extends PriceRates, TierPrices {
   provider?: string;
   /** The cache TTLs the model offers, its default first (docs/design/economics.md §5.1). */
   cache_ttls?: readonly CacheTtl[];
+  /** The shortest prefix the provider caches; a request below it is priced uncached (docs/design/economics.md §11). */
+  min_cache_prefix_tokens?: number;
+  /** Characters per token of the model's tokenizer, for `output_chars` in cache-aware mode (default 4). */
+  chars_per_token?: number;
 }
 
 /** One dated change of a row's prices: the prices that change at `effective_at` (an ISO instant). */

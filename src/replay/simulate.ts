@@ -16,6 +16,7 @@
  * history left is never read again. Pure.
  */
 import {
+  belowCacheFloor,
   CACHE_TTL_SECONDS,
   CACHE_TTLS,
   type CacheTtl,
@@ -406,7 +407,8 @@ export class RateMemo {
   at(row: PricedRow["row"], total: number, ttl: CacheTtl): TokenRates {
     const tier = row.long_context;
     // The tier applies as ratesAt applies it: above the threshold (NaN is below).
-    const slot = 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
+    const below = belowCacheFloor(row, total) ? 2 * CACHE_TTLS.length : 0;
+    const slot = below + 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
     let slots = this.rows.get(row);
     if (slots === undefined) this.rows.set(row, (slots = []));
     return (slots[slot] ??= ratesAt(row, total, ttl));

@@ -25,6 +25,10 @@ export const ResolvedInputsSchema = z
     model_name: z.string(),
     output_tokens: z.number(),
     output_chars: z.number().int().optional(),
+    chars_per_token: z.number().optional().openapi({
+      description:
+        "cache_aware only, when output_chars was sent: the characters per token output_tokens was converted with (the row's chars_per_token, else 4). Seed mode always divides by 4, as the reference does.",
+    }),
     horizon: z.number().int(),
     recall_probability: z.number(),
     large_offload_threshold_tokens: z.number().int(),
