@@ -73,6 +73,11 @@ export const ROUTING_PREFIXES: readonly string[] = [
   "meta-llama",
   "z-ai",
   "zai",
+  // The AI SDK's and OpenAgents' provider ids: `@google/gemini-3-pro-preview`.
+  "@google",
+  "@anthropic",
+  "@openai",
+  "google-vertex",
 ];
 
 // Bedrock writes the vendor (and a cross-region inference profile) as a dotted

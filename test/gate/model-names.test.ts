@@ -29,6 +29,7 @@ describe("resolving a model name as users send it", () => {
     ["openrouter/anthropic/claude-sonnet-4", "claude-sonnet-4", "routing_prefix"],
     ["gemini/gemini-2.5-pro", "gemini-2.5-pro", "routing_prefix"],
     ["vertex_ai/gemini-2.5-pro", "gemini-2.5-pro", "routing_prefix"],
+    ["@google/gemini-2.5-pro", "gemini-2.5-pro", "routing_prefix"],
     ["together_ai/deepseek-v3", "deepseek-v3", "routing_prefix"],
     ["OpenRouter/Anthropic/Claude-Sonnet-4", "claude-sonnet-4", "routing_prefix"],
     ["claude-sonnet-4-20250514", "claude-sonnet-4", "dated_suffix"],
