@@ -33,12 +33,19 @@ DECIMAL = False
 
 
 def exact(x):
+    if isinstance(x, F):
+        return x
     if isinstance(x, int):
         return F(x)
     return F(repr(x)) if DECIMAL else F(float(x))
 
 
 def rates(row, input_tokens, ttl):
+    floor = row.get("min_cache_prefix_tokens")
+    if floor is not None and input_tokens < floor:
+        # docs/design/economics.md §11: a prefix below the minimum is never cached; every token pays input.
+        r = rates({k: v for k, v in row.items() if k != "min_cache_prefix_tokens"}, input_tokens, ttl)
+        return {**r, "read": r["in"], "write": r["in"]}
     tier = row.get("long_context")
     if tier is None or not (input_tokens > tier["threshold_tokens"]):
         tier = None
@@ -246,9 +253,44 @@ def worked_examples():
     return out
 
 
+def row_field_examples():
+    """O1, M1 and T1 of docs/economics.md: the 30-minute cache, the minimum cacheable prefix and the
+    tokenizer ratio, each through the gate's net (§5.2, §11, §12), as exact fractions. Printed as
+    test/fixtures/row-fields-reference.json, which test/routes/gate/row-fields-reference.test.ts sends."""
+    global DECIMAL
+    DECIMAL = True
+    base = {"stub_tokens": 200, "recall_input_tokens": 2_000, "recall_output_tokens": 500, "cache_hit_rate": 0.9,
+            "large_offload_threshold_tokens": 0}
+    terra = {"input": 2, "output": 12, "cache_read": 0.2, "cache_write": 2.5, "provider": "openai", "cache_ttls": ["30m"]}
+    opus = {"input": 5, "output": 25, "cache_read": 0.5, "cache_write": 6.25, "cache_write_1h": 10, "provider": "anthropic"}
+    sonnet = {"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75, "cache_write_1h": 6,
+              "provider": "anthropic", "chars_per_token": 2.88}
+    o1 = {**base, "output_tokens": 20_000, "horizon": 4, "recall_probability": 0.3, "context_tokens": 60_000}
+    m1 = {**base, "output_tokens": 3_000, "horizon": 2, "recall_probability": 0.9, "context_tokens": 1_000}
+    t1 = {**base, "output_chars": 36_000, "horizon": 1, "recall_probability": 0.6, "context_tokens": 60_000,
+          "recall_input_tokens": 4_000}
+    cases = []
+
+    def case(name, model, row, inputs, tokens=None):
+        c = {**inputs, "output_tokens": tokens} if tokens is not None else inputs
+        net = gate_net(row, c)
+        cases.append({"name": name, "model_name": model, "row": row, "inputs": inputs,
+                      "expected": {"net_saving_usd": repr(float(net)), "exact": str(net), "fire": net > 0}})
+
+    case("O1", "gpt-5.6-terra", terra, o1)
+    case("M1 without the minimum", "opus-no-floor", opus, m1)
+    case("M1", "opus-floor", {**opus, "min_cache_prefix_tokens": 4_096}, m1)
+    case("T1 at 4 characters a token", "sonnet-four", {k: v for k, v in sonnet.items() if k != "chars_per_token"}, t1,
+         F(36_000) / 4)
+    case("T1", "sonnet-measured", sonnet, t1, F(36_000) / exact(sonnet["chars_per_token"]))
+    return cases
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["examples"]:
         print(json.dumps(worked_examples(), indent=2))
+    elif sys.argv[1:] == ["rows"]:
+        print(json.dumps(row_field_examples(), indent=2))
     else:
         rng = random.Random(44)
         print(json.dumps({"economics": economics_cases(rng), "plans": plan_cases(rng)}, separators=(",", ":")))

@@ -59,11 +59,13 @@ export const RECALL_PLACEMENTS = ["append", "in_place"] as const;
 
 /**
  * How long the provider keeps a cached prefix (cache_aware), and so which write a cached token pays:
- * Anthropic's 5-minute and 1-hour caches, OpenAI's `prompt_cache_retention` ("in_memory", "24h"),
- * Gemini's implicit cache. Only "1h" has its own write price; the others pay the row's 5-minute
- * write (the input price where the provider charges no write). docs/design/economics.md §5.1.
+ * Anthropic's 5-minute and 1-hour caches, OpenAI's `prompt_cache_retention` ("in_memory", "24h",
+ * models before GPT-5.6), OpenAI's `prompt_cache_options.ttl` "30m" (GPT-5.6 and later, its only
+ * TTL), Gemini's implicit cache. Only "1h" has its own write price; the others pay the row's
+ * 5-minute write (the input price where the provider charges no write; 1.25x input on GPT-5.6+).
+ * New TTLs go at the end: replay indexes its rate memo by position. docs/design/economics.md §5.1, §5.2.
  */
-export const CACHE_TTLS = ["5m", "1h", "in_memory", "24h", "implicit"] as const;
+export const CACHE_TTLS = ["5m", "1h", "in_memory", "24h", "implicit", "30m"] as const;
 
 /**
  * The TTLs each provider offers, its default first: the TTLs of a row that names its provider and
@@ -86,6 +88,7 @@ export const CACHE_TTL_SECONDS: Readonly<Record<(typeof CACHE_TTLS)[number], num
   in_memory: 300,
   "24h": 86_400,
   implicit: 300,
+  "30m": 1_800,
 };
 
 /** Why a clearing plan came out as it did. Every schema takes its codes from here. */

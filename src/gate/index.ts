@@ -14,6 +14,7 @@ export { describeIssues, fieldIssues } from "./issues";
 export * from "./knapsack";
 export * from "./level-sums";
 export * from "./lifecycle";
+export * from "./model-names";
 export * from "./outcome";
 export * from "./plan";
 export * from "./plan-outcome";

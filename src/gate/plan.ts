@@ -128,10 +128,13 @@ export function planModel(inputs: PlanInputs, row: CachePriceRates): PlanModel {
   });
   // A request's rates depend only on which side of the tier threshold it is:
   // resolve both sides once rather than once per plan evaluated.
-  const base = ratesAt(row, 0, ttl);
+  // And whether it is below the row's minimum cacheable prefix (docs/design/economics.md §11).
+  const floor = row.min_cache_prefix_tokens ?? 0;
+  const base = ratesAt(row, floor, ttl);
+  const below = floor > 0 ? ratesAt(row, 0, ttl) : base;
   const tierThreshold = row.long_context?.threshold_tokens ?? Infinity;
   const tiered = tierThreshold === Infinity ? base : ratesAt(row, Infinity, ttl);
-  const ratesOf = (tokens: number): TokenRates => (tokens > tierThreshold ? tiered : base);
+  const ratesOf = (tokens: number): TokenRates => (tokens > tierThreshold ? tiered : tokens < floor ? below : base);
   const keep = ratesOf(total);
   return {
     total,

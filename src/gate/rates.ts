@@ -22,6 +22,8 @@ export interface TokenRates {
    * fire on (the gap rule, docs/economics.md). Names the missing field.
    */
   missing?: "cache_read" | "long_context.cache_read";
+  /** Set when the request is below the row's min_cache_prefix_tokens: nothing of it is cached. */
+  uncached?: true;
 }
 
 /**
@@ -39,10 +41,35 @@ export interface TokenRates {
  * // { in: 6e-6, out: 15e-6, read: 6e-6, write: 6e-6, tiered: true }
  * ratesAt({ input: 5, output: 25, cache_read: 0.5, cache_write: 6.25, cache_write_1h: 10 }, 0, "1h").write // 10e-6
  */
-export function ratesAt(row: CachePriceRates, inputTokens: number, ttl: CacheTtl = "5m"): TokenRates {
+export function ratesAt(
+  row: CachePriceRates,
+  inputTokens: number,
+  ttl: CacheTtl = "5m",
+  belowFloorUncached = true,
+): TokenRates {
+  // A prefix shorter than the model's minimum is never cached (docs/design/economics.md §11):
+  // every token of it pays the input price, read or written. A recorded bill passes false, as its
+  // counts already say what the provider cached.
+  if (belowFloorUncached && belowCacheFloor(row, inputTokens)) return uncached(ratesAt(row, inputTokens, ttl, false));
   const tier = row.long_context;
   if (tier === undefined || !(inputTokens > tier.threshold_tokens)) return resolve(row, undefined, ttl);
   return resolve(row, tier, ttl);
+}
+
+/**
+ * Whether a request of `inputTokens` is below the row's `min_cache_prefix_tokens`, so that the
+ * provider caches none of it.
+ *
+ * @example
+ * belowCacheFloor({ input: 5, output: 25, min_cache_prefix_tokens: 4_096 }, 3_500) // true
+ */
+export function belowCacheFloor(row: CachePriceRates, inputTokens: number): boolean {
+  return row.min_cache_prefix_tokens !== undefined && inputTokens < row.min_cache_prefix_tokens;
+}
+
+// The same rates with nothing cached: a read and a write both cost the input price.
+function uncached(rates: TokenRates): TokenRates {
+  return { in: rates.in, out: rates.out, read: rates.in, write: rates.in, tiered: rates.tiered, uncached: true };
 }
 
 function resolve(row: CachePriceRates, tier: TierPrices | undefined, ttl: CacheTtl): TokenRates {

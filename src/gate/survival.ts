@@ -1,5 +1,5 @@
 /**
- * The horizon that knows the session (docs/design/economics.md §10): how many
+ * The horizon that knows the session (docs/design/economics.md §13): how many
  * calls, this one included, will still carry an output that enters a session
  * at call index c, estimated from the lengths of sessions seen before. A
  * session's length L is its number of model calls; sessions still running
@@ -33,7 +33,7 @@ export interface SurvivalCurve {
   n: number;
 }
 
-/** Below this many sessions reaching an index, the residual is held (docs/design/economics.md §10). */
+/** Below this many sessions reaching an index, the residual is held (docs/design/economics.md §13). */
 export const MIN_AT_RISK = 5;
 
 /**

@@ -2,6 +2,7 @@
  * Plain data shared by the gate's core, its routes and its telemetry.
  */
 import type { CACHE_TTLS, OFFLOAD_AT, PRICING_MODES, REASON_CODES, RECALL_PLACEMENTS } from "./constants";
+import type { ResolvedFrom } from "./model-names";
 
 /** The reference's `OffloadGateInputs`, under the reference's field names. */
 export interface OffloadGateInputs {
@@ -56,6 +57,10 @@ export interface CachePriceRates extends PriceRates, TierPrices {
   provider?: string;
   /** The cache TTLs the model offers, its default first (docs/design/economics.md §5.1). */
   cache_ttls?: readonly CacheTtl[];
+  /** The shortest prefix the provider caches; a request below it is priced uncached (docs/design/economics.md §11). */
+  min_cache_prefix_tokens?: number;
+  /** Characters per token of the model's tokenizer, for `output_chars` in cache-aware mode (default 4). */
+  chars_per_token?: number;
 }
 
 /** One dated change of a row's prices: the prices that change at `effective_at` (an ISO instant). */
@@ -141,8 +146,8 @@ export interface TaggedDecision extends OffloadGateDecision {
  * answers in the reference's words.
  */
 export type PricingLookup<Row extends PriceRates = PriceRates> =
-  | { status: "priced"; row: Row; canonical: string }
-  | { status: "unpriced"; detail?: string }
+  | { status: "priced"; row: Row; canonical: string; resolved_from?: ResolvedFrom }
+  | { status: "unpriced"; detail?: string; ambiguous?: readonly string[] }
   | { status: "unavailable"; detail: string };
 
 /** A decision in either mode, with its reason code, mode and break-evens. */

@@ -2,9 +2,10 @@
  * @module replay/pricing
  *
  * The prices a replayed call is billed at: a pricing seed's rows (the shape
- * of pricing.seed.json), found by canonical name, alias, a provider prefix
- * LiteLLM puts in front ("anthropic/claude-…") or a dated suffix
- * ("-20250929"), and taken as they were in force at the call's timestamp
+ * of pricing.seed.json), found as the gate finds a name (the core's
+ * resolveModelName: canonical name, alias, the routing prefixes LiteLLM and
+ * OpenRouter put in front, "openrouter/anthropic/claude-…", or a dated suffix,
+ * "-20250929"), and taken as they were in force at the call's timestamp
  * (the row's `scheduled` changes, through the core's price schedule); a
  * call made after its model retired is priced at the replacement, as the
  * provider bills it (the core's lifecycle rules, on the call's UTC day).
@@ -12,7 +13,15 @@
  */
 
 import type { PricingLookup, ScheduledPriceRates } from "../gate";
-import { type LifecycleFields, type PriceSchedule, priceInForce, priceSchedule, resolveLifecycle } from "../gate";
+import {
+  type LifecycleFields,
+  type NameHit,
+  type PriceSchedule,
+  priceInForce,
+  priceSchedule,
+  resolveLifecycle,
+  resolveModelName,
+} from "../gate";
 
 /** A seed row as replay reads it. */
 export interface SeedRow extends ScheduledPriceRates, LifecycleFields {
@@ -46,20 +55,20 @@ export function priceBook(models: Record<string, SeedRow>): PriceLookup {
     for (const alias of row.aliases ?? []) names.set(alias.toLowerCase(), name);
     schedules.set(name, priceSchedule(row));
   }
+  // Names compare case-blind here (a transcript's spelling is not the seed's to fix); the
+  // steps after the exact name are the core's, the gate's own (docs/design/economics.md §10).
+  const find = (name: string): NameHit => {
+    const canonical = names.get(name.toLowerCase());
+    if (canonical === undefined) return null;
+    return { canonical, via: canonical.toLowerCase() === name.toLowerCase() ? "exact" : "alias" };
+  };
   const resolved = new Map<string, string | null>();
   const canonicalOf = (model: string): string | null => {
     const cached = resolved.get(model);
     if (cached !== undefined) return cached;
-    const lower = model.toLowerCase();
-    const bare = lower.includes("/") ? lower.slice(lower.lastIndexOf("/") + 1) : lower;
-    const candidates = [
-      lower,
-      bare,
-      bare.replace(/-\d{8}$/, ""),
-      bare.replace(/@\d{8}$/, ""),
-      bare.replace(/-latest$/, ""),
-    ];
-    const found = candidates.map((c) => names.get(c)).find((c) => c !== undefined) ?? null;
+    const resolution = resolveModelName(model, find);
+    // A name two rows could price prices neither: a replayed bill is never a guess.
+    const found = resolution.kind === "found" ? resolution.canonical : null;
     resolved.set(model, found);
     return found;
   };

@@ -160,12 +160,12 @@ export function replayTrace(
     notes.push(
       `${drops} calls whose recorded input fell by more than half with no compaction in the transcript: the modelled history may hold parts the real input had dropped`,
     );
-  const ttl = traceTtl(trace);
+  const priced = pricedCalls(trace, prices);
+  const ttl = traceTtl(trace, priced.find((row) => row !== null)?.row);
   const { byPart, firstCall } = detectRecalls(trace);
 
   // Keep-everything against the recorded bill, over the calls that recorded usage.
   const keepPolicy = policies.find((p) => p.name === "keep_everything") ?? policies[0]!;
-  const priced = pricedCalls(trace, prices);
   const keep = simulate(trace, sizes, prices, ttl, keepPolicy.start(), mode, { priced });
   let recorded = 0;
   let modelled = 0;

@@ -15,7 +15,17 @@
  * (the reference's bill, every input token at the input price). The cache is one chain: a branch the
  * history left is never read again. Pure.
  */
-import { CACHE_TTL_SECONDS, CACHE_TTLS, type CacheTtl, type PricingMode, ratesAt, type TokenRates } from "../gate";
+import {
+  belowCacheFloor,
+  CACHE_TTL_SECONDS,
+  CACHE_TTLS,
+  type CacheTtl,
+  defaultCacheTtl,
+  offeredCacheTtls,
+  type PricingMode,
+  ratesAt,
+  type TokenRates,
+} from "../gate";
 import { alignment, recordedInput, type Sizes } from "./bill";
 import type { Trace, Usage } from "./formats";
 import type { PricedRow, PriceLookup } from "./pricing";
@@ -115,8 +125,12 @@ export function pricedCalls(trace: Trace, prices: PriceLookup): (PricedRow | nul
 // How long each TTL keeps an idle prefix: the core's, one table for the gate and replay.
 const TTL_MS = (ttl: CacheTtl): number => CACHE_TTL_SECONDS[ttl] * 1_000;
 
-/** Whether a row's cache writes are billed as writes (Anthropic) rather than as plain input. */
-export const explicitWrites = (row: PricedRow): boolean => row.row.provider === "anthropic";
+/**
+ * Whether a row's cache writes are billed as writes (Anthropic; OpenAI's 30-minute cache of GPT-5.6
+ * and later, at 1.25x input, docs/design/economics.md §5.2) rather than as plain input.
+ */
+export const explicitWrites = (row: PricedRow): boolean =>
+  row.row.provider === "anthropic" || offeredCacheTtls(row.row)?.includes("30m") === true;
 
 /**
  * Runs one policy over a trace.
@@ -307,12 +321,16 @@ export function recordedCost(usage: Usage, priced: PricedRow | null, memo?: Rate
 }
 
 /**
- * The TTL a trace's cache was written with: 1 hour where its recorded writes say so, else 5 minutes.
+ * The TTL a trace's cache was written with: 1 hour where its recorded writes say so; 30 minutes
+ * where the model's row offers OpenAI's 30-minute cache (GPT-5.6 and later: its only TTL, so
+ * such a session's cache expires 30 minutes after its last use); else 5 minutes.
  *
  * @example
  * traceTtl(trace) // "1h" for a Claude Code session whose usage shows ephemeral_1h_input_tokens
+ * traceTtl(codexTrace, { provider: "openai", cache_ttls: ["30m"] }) // "30m"
  */
-export function traceTtl(trace: Trace): CacheTtl {
+export function traceTtl(trace: Trace, row?: PricedRow["row"] | null): CacheTtl {
+  if (row != null && defaultCacheTtl(row) === "30m") return "30m";
   let five = 0;
   let hour = 0;
   for (const call of trace.calls) {
@@ -422,7 +440,8 @@ export class RateMemo {
   at(row: PricedRow["row"], total: number, ttl: CacheTtl): TokenRates {
     const tier = row.long_context;
     // The tier applies as ratesAt applies it: above the threshold (NaN is below).
-    const slot = 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
+    const below = belowCacheFloor(row, total) ? 2 * CACHE_TTLS.length : 0;
+    const slot = below + 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
     let slots = this.rows.get(row);
     if (slots === undefined) this.rows.set(row, (slots = []));
     return (slots[slot] ??= ratesAt(row, total, ttl));

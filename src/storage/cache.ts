@@ -171,6 +171,21 @@ export class RefreshingCache<T> {
     return this.#entries.get(key)?.value;
   }
 
+  /**
+   * Forgets the values `drop` picks (and any load of their keys under way):
+   * a write that may change what other keys resolve to.
+   *
+   * @example
+   * cache.forgetIf((value) => value.kind === "absent");
+   */
+  forgetIf(drop: (value: T) => boolean): void {
+    for (const [key, entry] of [...this.#entries]) {
+      if (!drop(entry.value)) continue;
+      this.#forget(key);
+      this.#inFlight.delete(key);
+    }
+  }
+
   /** Forgets every value (tests, and admin writes that touch many keys). */
   clear(): void {
     this.#entries.clear();

@@ -3,7 +3,17 @@
  * config, served from the isolate's RefreshingCache. Every outcome comes
  * back tagged; nothing here throws for a missing, corrupt or unreachable key.
  */
-import { type PriceEpoch, type PriceSchedule, type PricingLookup, priceInForce, priceSchedule } from "../gate";
+import {
+  decideStep,
+  type NameHit,
+  type PriceEpoch,
+  type PriceSchedule,
+  type PricingLookup,
+  priceInForce,
+  priceSchedule,
+  type ResolvedFrom,
+  resolutionSteps,
+} from "../gate";
 import { type CachePolicy, type CacheStats, RefreshingCache } from "./cache";
 import { checkedConfig, checkedRow, jsonOrUndefined, lazily } from "./checked";
 import { forgetListings } from "./listing";
@@ -139,8 +149,12 @@ function scheduleOf(row: PricingRow): PriceSchedule<PricingRow> {
 /** Serves a row this isolate just wrote, without waiting for KV to propagate it. */
 export function rememberRow(model: string, row: PricingRow | null): void {
   forgetListings();
+  forgetResolved();
   if (row?.scheduled !== undefined) scheduleOf(row);
-  rows.set(pricingKey(model), row === null ? { kind: "absent" } : { kind: "row", row, canonical: model });
+  rows.set(
+    pricingKey(model),
+    row === null ? { kind: "absent", written: true } : { kind: "row", row, canonical: model, resolved_from: "exact" },
+  );
 }
 
 /**
@@ -152,9 +166,26 @@ export function rememberRow(model: string, row: PricingRow | null): void {
  */
 export function rememberAlias(alias: string, canonical: string | null, row: PricingRow | null): void {
   forgetListings();
+  forgetResolved();
   rows.set(
     pricingKey(alias),
-    canonical === null || row === null ? { kind: "absent" } : { kind: "row", row, canonical },
+    canonical === null || row === null
+      ? { kind: "absent", written: true }
+      : { kind: "row", row, canonical, resolved_from: "alias" },
+  );
+}
+
+// A written row or alias may change what a name with a routing prefix or a
+// dated suffix resolves to, or make a name that found nothing resolve: those
+// outcomes are read again (a write is rare; exact names keep their entries).
+function forgetResolved(): void {
+  rows.forgetIf(
+    (outcome) =>
+      (outcome.kind === "absent" && outcome.written !== true) ||
+      (outcome.kind === "row" &&
+        outcome.resolved_from !== undefined &&
+        outcome.resolved_from !== "exact" &&
+        outcome.resolved_from !== "alias"),
   );
 }
 
@@ -198,9 +229,16 @@ function freshOnce<K extends object, V>(held: WeakMap<K, V>, value: K, make: (va
 function toLookup(outcome: RowOutcome): PricingLookup<PricingRow> {
   switch (outcome.kind) {
     case "row":
-      return { status: "priced", row: outcome.row, canonical: outcome.canonical };
+      return {
+        status: "priced",
+        row: outcome.row,
+        canonical: outcome.canonical,
+        resolved_from: outcome.resolved_from ?? "exact",
+      };
     case "absent":
-      return { status: "unpriced" };
+      return outcome.ambiguous === undefined
+        ? { status: "unpriced" }
+        : { status: "unpriced", ambiguous: outcome.ambiguous };
     case "invalid":
       return { status: "unavailable", detail: outcome.detail };
   }
@@ -216,35 +254,65 @@ async function loadConfig(kv: KVNamespace, ioDone: () => void): Promise<ConfigOu
   return outcome;
 }
 
+// A name's row, as the resolver's steps ask (the core's model-names.ts): its
+// own row, then its alias's; every name a step tries is read in parallel, and
+// the outcome is held under the name as sent, so a resolved name costs its
+// reads once per TTL per isolate (docs/design/economics.md §10). ioDone
+// comes once the KV reads are in, before any parse.
 async function loadRow(kv: KVNamespace, model: string, ioDone: () => void): Promise<RowOutcome> {
-  const own = await kv.get(pricingKey(model));
+  const own = await readName(kv, model);
   if (own !== null) {
     ioDone();
-    return logIfInvalid(await parseStoredRow(model, own));
+    return parseFound(own, "alias" in own && own.alias !== null ? "alias" : "exact");
   }
+  for (const step of resolutionSteps(model)) {
+    if (step.length === 0) continue;
+    const found = await Promise.all(step.map(([candidate]) => readName(kv, candidate)));
+    const decided = decideStep(
+      step.map(([candidate, from], i) => {
+        const text = found[i];
+        const hit: NameHit = text == null ? null : { canonical: text.canonical, via: "exact" };
+        return [candidate, from, hit] as const;
+      }),
+    );
+    if (decided === null) continue;
+    ioDone();
+    if (decided.kind === "ambiguous") return { kind: "absent", ambiguous: decided.candidates };
+    const chosen = found[step.findIndex(([candidate]) => candidate === decided.matched)];
+    if (chosen != null) return parseFound(chosen, decided.resolved_from);
+  }
+  return { kind: "absent" };
+}
+
+// What KV holds for one name: its own row's text, or the text of the row its alias points to (`alias` set).
+type FoundText = { canonical: string } & ({ text: string; alias: string | null } | { invalid: string });
+
+async function readName(kv: KVNamespace, model: string): Promise<FoundText | null> {
+  const own = await kv.get(pricingKey(model));
+  if (own !== null) return { canonical: model, text: own, alias: null };
   const canonical = await kv.get(aliasKey(model));
-  if (canonical === null) return { kind: "absent" };
+  if (canonical === null) return null;
   const target = canonical.trim();
   if (!MODEL_NAME_PATTERN.test(target)) {
-    return logIfInvalid({ kind: "invalid", detail: `${aliasKey(model)} does not hold a model name` });
+    return { canonical: model, invalid: `${aliasKey(model)} does not hold a model name` };
   }
   const row = await kv.get(pricingKey(target));
-  if (row === null) {
-    return logIfInvalid({
-      kind: "invalid",
-      detail: `${aliasKey(model)} points to ${target}, which has no pricing row`,
-    });
-  }
-  ioDone();
-  const parsed = await parseStoredRow(target, row);
+  if (row === null)
+    return { canonical: target, invalid: `${aliasKey(model)} points to ${target}, which has no pricing row` };
+  return { canonical: target, text: row, alias: model };
+}
+
+async function parseFound(found: FoundText, from: ResolvedFrom): Promise<RowOutcome> {
+  if ("invalid" in found) return logIfInvalid({ kind: "invalid", detail: found.invalid });
+  const parsed = await parseStoredRow(found.canonical, found.text);
   // An alias key written straight into KV is only trusted when its target names it back (as every write makes them).
-  if (parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(model)) {
+  if (found.alias !== null && parsed.kind === "row" && !(parsed.row.aliases ?? []).includes(found.alias)) {
     return logIfInvalid({
       kind: "invalid",
-      detail: `${aliasKey(model)} points to ${target}, whose row does not list ${model} among its aliases`,
+      detail: `${aliasKey(found.alias)} points to ${found.canonical}, whose row does not list ${found.alias} among its aliases`,
     });
   }
-  return logIfInvalid(parsed);
+  return logIfInvalid(parsed.kind === "row" ? { ...parsed, resolved_from: from } : parsed);
 }
 
 /**

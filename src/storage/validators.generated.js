@@ -6,7 +6,7 @@
 
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
-  "pricingRow": "25c7ab12ae1aab835ddbb60399f9fbc5002bca175ddfb6240d96f444ec25a560",
+  "pricingRow": "c3961e628e3b00cd9379997e30d4fc73a974b062654a4d1c226ca2aaaa8d13a7",
   "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
   "learnedValue": "be22ed22e0f9faa0ddda495d6474618aea2dec5f70765c64581ef21a03d385d3"
 };
@@ -30,6 +30,8 @@ export const KEY_ORDER = {
     "replaced_by",
     "lifecycle_source",
     "cache_ttls",
+    "min_cache_prefix_tokens",
+    "chars_per_token",
     "prompt_cache",
     "scheduled"
   ],
@@ -128,7 +130,7 @@ export const KEY_ORDER = {
 };
 
 export const pricingRow = validate21;
-const schema6 = {"type":"object","properties":{"input":{"$ref":"#/definitions/__schema0"},"output":{"$ref":"#/definitions/__schema1"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"$ref":"#/definitions/__schema5"},"input":{"$ref":"#/definitions/__schema6"},"output":{"$ref":"#/definitions/__schema7"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"}},"required":["threshold_tokens"],"additionalProperties":false},"aliases":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema8"}},"provider":{"type":"string","minLength":1,"maxLength":64},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"source_note":{"type":"string","minLength":1,"maxLength":500},"verified_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"deprecated_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"retires_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"replaced_by":{"allOf":[{"$ref":"#/definitions/__schema8"}]},"lifecycle_source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"cache_ttls":{"minItems":1,"maxItems":5,"type":"array","items":{"$ref":"#/definitions/__schema10"}},"prompt_cache":{"type":"boolean"},"scheduled":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema11"}}},"required":["input","output"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1000000},"__schema2":{"type":"number","minimum":0,"maximum":1000000},"__schema3":{"type":"number","minimum":0,"maximum":1000000},"__schema4":{"type":"number","minimum":0,"maximum":1000000},"__schema5":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"__schema6":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"__schema7":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"__schema8":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"__schema9":{"type":"string","maxLength":512,"format":"uri"},"__schema10":{"type":"string","enum":["5m","1h","in_memory","24h","implicit"]},"__schema11":{"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false}}};
+const schema6 = {"type":"object","properties":{"input":{"$ref":"#/definitions/__schema0"},"output":{"$ref":"#/definitions/__schema1"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"$ref":"#/definitions/__schema5"},"input":{"$ref":"#/definitions/__schema6"},"output":{"$ref":"#/definitions/__schema7"},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"}},"required":["threshold_tokens"],"additionalProperties":false},"aliases":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema8"}},"provider":{"type":"string","minLength":1,"maxLength":64},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"source_note":{"type":"string","minLength":1,"maxLength":500},"verified_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"deprecated_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"retires_at":{"type":"string","format":"date","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$"},"replaced_by":{"allOf":[{"$ref":"#/definitions/__schema8"}]},"lifecycle_source":{"allOf":[{"$ref":"#/definitions/__schema9"}]},"cache_ttls":{"minItems":1,"maxItems":6,"type":"array","items":{"$ref":"#/definitions/__schema10"}},"min_cache_prefix_tokens":{"type":"integer","minimum":1,"maximum":1000000},"chars_per_token":{"type":"number","minimum":0.5,"maximum":16},"prompt_cache":{"type":"boolean"},"scheduled":{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema11"}}},"required":["input","output"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1000000},"__schema2":{"type":"number","minimum":0,"maximum":1000000},"__schema3":{"type":"number","minimum":0,"maximum":1000000},"__schema4":{"type":"number","minimum":0,"maximum":1000000},"__schema5":{"type":"integer","exclusiveMinimum":0,"maximum":9007199254740991},"__schema6":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"__schema7":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"__schema8":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"__schema9":{"type":"string","maxLength":512,"format":"uri"},"__schema10":{"type":"string","enum":["5m","1h","in_memory","24h","implicit","30m"]},"__schema11":{"type":"object","properties":{"effective_at":{"type":"string","format":"date-time","pattern":"^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$"},"input":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"cache_read":{"$ref":"#/definitions/__schema2"},"cache_write":{"$ref":"#/definitions/__schema3"},"cache_write_1h":{"$ref":"#/definitions/__schema4"},"long_context":{"type":"object","properties":{"threshold_tokens":{"allOf":[{"$ref":"#/definitions/__schema5"}]},"input":{"allOf":[{"$ref":"#/definitions/__schema6"}]},"output":{"allOf":[{"$ref":"#/definitions/__schema7"}]},"cache_read":{"allOf":[{"$ref":"#/definitions/__schema2"}]},"cache_write":{"allOf":[{"$ref":"#/definitions/__schema3"}]},"cache_write_1h":{"allOf":[{"$ref":"#/definitions/__schema4"}]}},"additionalProperties":false},"source":{"allOf":[{"$ref":"#/definitions/__schema9"}]}},"required":["effective_at"],"additionalProperties":false}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = require("ajv/dist/runtime/ucs2length").default;
 const schema7 = {"type":"number","minimum":0,"maximum":1000000};
@@ -364,7 +366,7 @@ validate45.errors = vErrors;
 return errors === 0;
 }
 
-const schema17 = {"type":"string","enum":["5m","1h","in_memory","24h","implicit"]};
+const schema17 = {"type":"string","enum":["5m","1h","in_memory","24h","implicit","30m"]};
 
 function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -373,7 +375,7 @@ if(typeof data !== "string"){
 validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
-if(!(((((data === "5m") || (data === "1h")) || (data === "in_memory")) || (data === "24h")) || (data === "implicit"))){
+if(!((((((data === "5m") || (data === "1h")) || (data === "in_memory")) || (data === "24h")) || (data === "implicit")) || (data === "30m"))){
 validate49.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum}}];
 return false;
 }
@@ -1012,8 +1014,8 @@ let data22 = data.cache_ttls;
 const _errs35 = errors;
 if(errors === _errs35){
 if(Array.isArray(data22)){
-if(data22.length > 5){
-validate21.errors = [{instancePath:instancePath+"/cache_ttls",schemaPath:"#/properties/cache_ttls/maxItems",keyword:"maxItems",params:{limit: 5}}];
+if(data22.length > 6){
+validate21.errors = [{instancePath:instancePath+"/cache_ttls",schemaPath:"#/properties/cache_ttls/maxItems",keyword:"maxItems",params:{limit: 6}}];
 return false;
 }
 else {
@@ -1049,11 +1051,26 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.prompt_cache !== undefined){
+if(data.min_cache_prefix_tokens !== undefined){
+let data24 = data.min_cache_prefix_tokens;
 const _errs38 = errors;
-if(typeof data.prompt_cache !== "boolean"){
-validate21.errors = [{instancePath:instancePath+"/prompt_cache",schemaPath:"#/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"}}];
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+validate21.errors = [{instancePath:instancePath+"/min_cache_prefix_tokens",schemaPath:"#/properties/min_cache_prefix_tokens/type",keyword:"type",params:{type: "integer"}}];
 return false;
+}
+if(errors === _errs38){
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 > 1000000 || isNaN(data24)){
+validate21.errors = [{instancePath:instancePath+"/min_cache_prefix_tokens",schemaPath:"#/properties/min_cache_prefix_tokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data24 < 1 || isNaN(data24)){
+validate21.errors = [{instancePath:instancePath+"/min_cache_prefix_tokens",schemaPath:"#/properties/min_cache_prefix_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1}}];
+return false;
+}
+}
+}
 }
 var valid0 = _errs38 === errors;
 }
@@ -1061,25 +1078,64 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.scheduled !== undefined){
-let data25 = data.scheduled;
+if(data.chars_per_token !== undefined){
+let data25 = data.chars_per_token;
 const _errs40 = errors;
 if(errors === _errs40){
-if(Array.isArray(data25)){
-if(data25.length > 32){
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 > 16 || isNaN(data25)){
+validate21.errors = [{instancePath:instancePath+"/chars_per_token",schemaPath:"#/properties/chars_per_token/maximum",keyword:"maximum",params:{comparison: "<=", limit: 16}}];
+return false;
+}
+else {
+if(data25 < 0.5 || isNaN(data25)){
+validate21.errors = [{instancePath:instancePath+"/chars_per_token",schemaPath:"#/properties/chars_per_token/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0.5}}];
+return false;
+}
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/chars_per_token",schemaPath:"#/properties/chars_per_token/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+var valid0 = _errs40 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.prompt_cache !== undefined){
+const _errs42 = errors;
+if(typeof data.prompt_cache !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/prompt_cache",schemaPath:"#/properties/prompt_cache/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid0 = _errs42 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.scheduled !== undefined){
+let data27 = data.scheduled;
+const _errs44 = errors;
+if(errors === _errs44){
+if(Array.isArray(data27)){
+if(data27.length > 32){
 validate21.errors = [{instancePath:instancePath+"/scheduled",schemaPath:"#/properties/scheduled/maxItems",keyword:"maxItems",params:{limit: 32}}];
 return false;
 }
 else {
 var valid7 = true;
-const len2 = data25.length;
+const len2 = data27.length;
 for(let i2=0; i2<len2; i2++){
-const _errs42 = errors;
-if(!(validate51(data25[i2], {instancePath:instancePath+"/scheduled/" + i2,parentData:data25,parentDataProperty:i2,rootData}))){
+const _errs46 = errors;
+if(!(validate51(data27[i2], {instancePath:instancePath+"/scheduled/" + i2,parentData:data27,parentDataProperty:i2,rootData}))){
 vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
 errors = vErrors.length;
 }
-var valid7 = _errs42 === errors;
+var valid7 = _errs46 === errors;
 if(!valid7){
 break;
 }
@@ -1091,10 +1147,12 @@ validate21.errors = [{instancePath:instancePath+"/scheduled",schemaPath:"#/prope
 return false;
 }
 }
-var valid0 = _errs40 === errors;
+var valid0 = _errs44 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }

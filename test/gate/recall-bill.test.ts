@@ -169,8 +169,15 @@ describe("the providers' cache TTLs", () => {
     for (const ttl of CACHE_TTLS) expect(cacheTtlRefusal({}, ttl, "m")).toBeNull();
   });
 
-  it("keep a prefix 5 minutes, an hour, 5 minutes in memory (the short end of 5–10), 24 hours, and 5 minutes implicitly", () => {
-    expect(CACHE_TTL_SECONDS).toEqual({ "5m": 300, "1h": 3_600, in_memory: 300, "24h": 86_400, implicit: 300 });
+  it("keep a prefix 5 minutes, an hour, 5 minutes in memory (the short end of 5–10), 24 hours, 5 minutes implicitly, and 30 minutes on GPT-5.6+", () => {
+    expect(CACHE_TTL_SECONDS).toEqual({
+      "5m": 300,
+      "1h": 3_600,
+      in_memory: 300,
+      "24h": 86_400,
+      implicit: 300,
+      "30m": 1_800,
+    });
     expect(cacheTtlSeconds({ provider: "openai" })).toBe(300);
     expect(cacheTtlSeconds({ provider: "openai" }, "24h")).toBe(86_400);
     expect(cacheTtlSeconds({ provider: "anthropic" }, "1h")).toBe(3_600);

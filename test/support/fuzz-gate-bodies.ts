@@ -8,8 +8,16 @@
  */
 import fc from "fast-check";
 
-/** Model names the fuzz suite asks about: priced, unpriced and dated. */
-export const MODELS = ["claude-opus-4-6", "gpt-5", "unknown-model", "claude-opus-4-5-20251101"];
+/** Model names the fuzz suite asks about: priced, unpriced, dated, and routed as LiteLLM and OpenRouter spell them. */
+export const MODELS = [
+  "claude-opus-4-6",
+  "gpt-5",
+  "unknown-model",
+  "claude-opus-4-5-20251101",
+  "openrouter/anthropic/claude-opus-4-6",
+  "openai/gpt-5",
+  "vertex_ai/claude-opus-4-6@20260205",
+];
 
 /** A probability: any double in [0, 1]. */
 export const unitDouble = fc.double({ min: 0, max: 1, noNaN: true });
@@ -57,7 +65,7 @@ export const wildGate = fc.record(
     context_tokens: fc.nat(),
     offload_at: fc.oneof(fc.constantFrom("entry", "retroactive", "Retroactive", ""), fc.jsonValue()),
     suffix_tokens: fc.oneof(fc.nat(), fc.double(), fc.jsonValue()),
-    cache_ttl: fc.oneof(fc.constantFrom("5m", "1h", "60m", "1H"), fc.jsonValue()),
+    cache_ttl: fc.oneof(fc.constantFrom("5m", "1h", "30m", "60m", "1H"), fc.jsonValue()),
     recall_placement: fc.oneof(fc.constantFrom("append", "in_place", "In_place", "end"), fc.jsonValue()),
     horizon_range: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double()), { maxLength: 3 }), fc.jsonValue()),
     recall_probability_range: fc.oneof(fc.array(fc.double(), { maxLength: 3 }), fc.jsonValue()),

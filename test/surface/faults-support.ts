@@ -106,10 +106,12 @@ export function canonical(row: object): string {
 
 export function omitModel({
   model: _model,
+  resolved_from: _from,
   price_effective_at: _at,
   ...prices
 }: {
   model: string;
+  resolved_from?: string;
   price_effective_at?: string | null;
 }): object {
   return prices;
@@ -120,8 +122,9 @@ export function omitModel({
  * term and the reason to the last bit, and says which.
  */
 export function pricedByOneRow(body: any, request: typeof EXAMPLE_A): "new" | "old" {
-  const { model, price_effective_at: effectiveAt, ...prices } = body.priced_as;
+  const { model, resolved_from: from, price_effective_at: effectiveAt, ...prices } = body.priced_as;
   expect(model).toBe(MODEL);
+  expect(from).toBe("exact");
   // Neither row has scheduled changes: their own prices priced it.
   expect(effectiveAt).toBeNull();
   const match = [OPUS, NEW].filter((candidate) => canonical(candidate) === canonical(prices));

@@ -140,11 +140,11 @@ export function sessionCost(row: CachePriceRates, turns: number, usage: SessionU
   const written = usage.cache_creation_input_tokens ?? 0;
   const written1h = usage.cache_creation_1h_input_tokens ?? 0;
   const meanRequest = turns > 0 ? (usage.input_tokens + read + written + written1h) / turns : 0;
-  const rates = ratesAt(row, meanRequest);
+  const rates = ratesAt(row, meanRequest, "5m", false);
   const cost =
     usage.input_tokens * rates.in + usage.output_tokens * rates.out + read * rates.read + written * rates.write;
   // Added only when there are 1-hour writes, so a bill without them sums the other terms alone.
-  return written1h > 0 ? cost + written1h * ratesAt(row, meanRequest, "1h").write : cost;
+  return written1h > 0 ? cost + written1h * ratesAt(row, meanRequest, "1h", false).write : cost;
 }
 
 /**

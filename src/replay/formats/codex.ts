@@ -165,10 +165,12 @@ function addItem(b: TraceBuilder, p: Record<string, unknown>, kind: string, outp
 export function usageOf(raw: unknown): Usage | null {
   if (!isRecord(raw)) return null;
   const cached = count(raw.cached_input_tokens);
+  // GPT-5.6 and later report the prefix they wrote to the 30-minute cache, billed at the row's write.
+  const written = count(raw.cache_write_tokens);
   return {
-    input: Math.max(0, count(raw.input_tokens) - cached),
+    input: Math.max(0, count(raw.input_tokens) - cached - written),
     cache_read: cached,
-    cache_write_5m: 0,
+    cache_write_5m: written,
     cache_write_1h: 0,
     output: count(raw.output_tokens),
   };

@@ -166,7 +166,9 @@ export function parseMiniSweAgent(text: string, path: string): ParseResult {
 export function litellmUsage(raw: unknown): Usage | null {
   if (!isRecord(raw) || raw.prompt_tokens === undefined) return null;
   const details = isRecord(raw.prompt_tokens_details) ? raw.prompt_tokens_details : {};
-  return promptUsage(raw.prompt_tokens, details.cached_tokens, raw.cache_creation_input_tokens, raw.completion_tokens);
+  // Anthropic's writes, or (GPT-5.6 and later) OpenAI's 30-minute cache writes.
+  const written = raw.cache_creation_input_tokens ?? details.cache_write_tokens;
+  return promptUsage(raw.prompt_tokens, details.cached_tokens, written, raw.completion_tokens);
 }
 
 function modelOfSweAgent(doc: Record<string, unknown>): string | null {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type LifecycleNote, type PricingLookup, resolveLifecycle } from "../../gate";
+import { type LifecycleNote, type PricingLookup, type ResolvedFrom, resolveLifecycle } from "../../gate";
 import { type PricingRead, pricesInForce } from "../../storage";
 import type { PricingRow } from "../../storage/schemas";
 
@@ -45,11 +45,21 @@ export async function withLifecycle(
   for (;;) {
     const step = resolveLifecycle(chain, today);
     if (step.kind === "done")
-      return inForce(step.lookup === first.lookup ? first : { lookup: step.lookup, stale }, step.lifecycle, now);
+      return inForce(
+        step.lookup === first.lookup ? first : { lookup: sentAs(step.lookup, first.lookup), stale },
+        step.lifecycle,
+        now,
+      );
     const next = await read(step.model);
     stale ??= next.stale;
     chain.push(next.lookup);
   }
+}
+
+// A replacement's row prices a retired model: the answer still says how the name as sent was found.
+function sentAs(lookup: PricingLookup<PricingRow>, first: PricingLookup<PricingRow>): PricingLookup<PricingRow> {
+  if (lookup.status !== "priced" || first.status !== "priced") return lookup;
+  return { ...lookup, resolved_from: first.resolved_from ?? "exact" };
 }
 
 function inForce(read: PricingRead, lifecycle: LifecycleNote | null, now: number): ResolvedPricing {
@@ -65,13 +75,15 @@ export type PricedAs = Omit<
   "aliases" | "deprecated_at" | "retires_at" | "replaced_by" | "lifecycle_source" | "scheduled"
 > & {
   model: string;
+  resolved_from: ResolvedFrom;
   price_effective_at: string | null;
 };
 
 // Rows (and each epoch of a scheduled row) are frozen and replaced whole on
 // each load: the answer's copy of a row is built once per row, not once per
 // request.
-const pricedAsCache = new WeakMap<PricingRow, PricedAs>();
+// Keyed by the row, then by how the name was found (one of five).
+const pricedAsCache = new WeakMap<PricingRow, Map<ResolvedFrom, PricedAs>>();
 
 /**
  * The answer's copy of the row that priced a lookup (the prices in force),
@@ -80,11 +92,13 @@ const pricedAsCache = new WeakMap<PricingRow, PricedAs>();
  *
  * @example
  * pricedAsOf({ status: "priced", row: { input: 5, output: 25 }, canonical: "claude-opus-4-6" }, null)
- * // { model: "claude-opus-4-6", input: 5, output: 25, price_effective_at: null }
+ * // { model: "claude-opus-4-6", input: 5, output: 25, resolved_from: "exact", price_effective_at: null }
  */
 export function pricedAsOf(lookup: PricingLookup<PricingRow>, effectiveAt: string | null): PricedAs | null {
   if (lookup.status !== "priced") return null;
-  const held = pricedAsCache.get(lookup.row);
+  const from = lookup.resolved_from ?? "exact";
+  let byFrom = pricedAsCache.get(lookup.row);
+  const held = byFrom?.get(from);
   if (held !== undefined && held.model === lookup.canonical && held.price_effective_at === effectiveAt) return held;
   // The row's prices and provenance; its names and lifecycle are the answer's
   // `lifecycle`; changes still to come are the row's (GET /v1/admin/pricing/{model}).
@@ -97,7 +111,37 @@ export function pricedAsOf(lookup: PricingLookup<PricingRow>, effectiveAt: strin
     scheduled: _s,
     ...prices
   } = lookup.row;
-  const pricedAs: PricedAs = Object.freeze({ model: lookup.canonical, ...prices, price_effective_at: effectiveAt });
-  pricedAsCache.set(lookup.row, pricedAs);
+  const pricedAs: PricedAs = Object.freeze({
+    model: lookup.canonical,
+    ...prices,
+    resolved_from: from,
+    price_effective_at: effectiveAt,
+  });
+  if (byFrom === undefined) {
+    byFrom = new Map();
+    pricedAsCache.set(lookup.row, byFrom);
+  }
+  byFrom.set(from, pricedAs);
   return pricedAs;
+}
+
+/**
+ * The refusal of a model name two rows could price: the field, and the rows
+ * it could mean, so the caller can send one of them (never a guess). Null
+ * when the lookup is not ambiguous.
+ *
+ * @example
+ * ambiguityIssue({ status: "unpriced", ambiguous: ["gpt-4o", "openai/gpt-4o"] }, "openrouter/openai/gpt-4o", "model_name")
+ * // { path: "model_name", message: "is ambiguous: openrouter/openai/gpt-4o could name gpt-4o or openai/gpt-4o; send one of them" }
+ */
+export function ambiguityIssue(
+  lookup: PricingLookup<PricingRow>,
+  sent: string,
+  path: string,
+): { path: string; message: string } | null {
+  if (lookup.status !== "unpriced" || lookup.ambiguous === undefined) return null;
+  const names = lookup.ambiguous;
+  const list =
+    names.length === 2 ? `${names[0]} or ${names[1]}` : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+  return { path, message: `is ambiguous: ${sent} could name ${list}; send one of them` };
 }

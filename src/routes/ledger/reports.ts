@@ -15,6 +15,7 @@ import {
   sessionCost,
 } from "../../ledger";
 import { readGateConfig, readPricing } from "../../storage";
+import { ambiguityIssue } from "../kernel";
 import { bodyErrors, CALLER_ERRORS, createApp, ErrorSchema, json, jsonRequest } from "../kernel/openapi";
 import {
   type ItemResultSchema,
@@ -217,9 +218,11 @@ export const reports = createApp()
       // A bill that cannot be priced is that item's problem, never the whole report's.
       if (lookup.status !== "priced") {
         const why =
-          lookup.status === "unpriced"
-            ? "has no pricing row, so its bill cannot be priced"
-            : "could not be priced: its pricing could not be read; report this item again";
+          lookup.status === "unpriced" && lookup.ambiguous !== undefined
+            ? (ambiguityIssue(lookup, item.model_name, "")?.message ?? "")
+            : lookup.status === "unpriced"
+              ? "has no pricing row, so its bill cannot be priced"
+              : "could not be priced: its pricing could not be read; report this item again";
         results[index] = invalid([{ path: `items.${index}.model_name`, message: why }]);
         continue;
       }

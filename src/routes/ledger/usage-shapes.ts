@@ -67,6 +67,9 @@ const OpenAIChatUsage = z
     total_tokens: maybe("prompt_tokens + completion_tokens; must be that sum when sent."),
     prompt_tokens_details: details({
       cached_tokens: maybe("Of prompt_tokens, read from the cache."),
+      cache_write_tokens: maybe(
+        "Of prompt_tokens, written to the 30-minute cache (GPT-5.6 and later): billed at the row's cache_write.",
+      ),
       audio_tokens: maybe("Not priced apart."),
     }),
     completion_tokens_details: details({ reasoning_tokens: maybe("Of completion_tokens, reasoning.") }),
@@ -78,7 +81,12 @@ const OpenAIResponsesUsage = z
     input_tokens: tokens("Input tokens, cached ones included."),
     output_tokens: tokens("Output tokens, reasoning included."),
     total_tokens: maybe("input_tokens + output_tokens; must be that sum when sent."),
-    input_tokens_details: details({ cached_tokens: maybe("Of input_tokens, read from the cache.") }),
+    input_tokens_details: details({
+      cached_tokens: maybe("Of input_tokens, read from the cache."),
+      cache_write_tokens: maybe(
+        "Of input_tokens, written to the 30-minute cache (GPT-5.6 and later): billed at the row's cache_write.",
+      ),
+    }),
     output_tokens_details: details({ reasoning_tokens: maybe("Of output_tokens, reasoning.") }),
   })
   .openapi("OpenAIResponsesUsage", {

@@ -63,6 +63,21 @@ function reasoning(u: Counts, details: string, output: string, issues: Issue[]):
   if (inside > n(u[output])) issues.push({ path: [details, "reasoning_tokens"], message: `must be at most ${output}` });
 }
 
+// OpenAI's input counts the cached tokens and (GPT-5.6 and later) the ones written to the 30-minute
+// cache, billed as writes at the row's cache_write (docs/design/economics.md §5.2).
+function openaiBilled(u: Counts, whole: string, detailsField: string, output: number, issues: Issue[]): SessionUsage {
+  const details = u[detailsField] as Counts | null | undefined;
+  const cached = n(details?.cached_tokens);
+  const written = n(details?.cache_write_tokens);
+  const uncached = part(n(u[whole]), cached, [detailsField, "cached_tokens"], whole, issues);
+  if (written > uncached)
+    issues.push({ path: [detailsField, "cache_write_tokens"], message: `must be at most ${whole} − cached_tokens` });
+  const input = Math.max(0, uncached - written);
+  const billed: SessionUsage = { input_tokens: input, output_tokens: output, cache_read_input_tokens: cached };
+  if (written > 0) billed.cache_creation_input_tokens = written;
+  return billed;
+}
+
 const ANTHROPIC_COUNTS = [
   "input_tokens",
   "output_tokens",
@@ -94,16 +109,12 @@ const BILLED: Record<UsageShape, (u: Counts, issues: Issue[]) => SessionUsage> =
   openai_chat(u, issues) {
     total(u, "total_tokens", ["prompt_tokens", "completion_tokens"], issues);
     reasoning(u, "completion_tokens_details", "completion_tokens", issues);
-    const cached = n((u.prompt_tokens_details as Counts | null)?.cached_tokens);
-    const input = part(n(u.prompt_tokens), cached, ["prompt_tokens_details", "cached_tokens"], "prompt_tokens", issues);
-    return { input_tokens: input, output_tokens: n(u.completion_tokens), cache_read_input_tokens: cached };
+    return openaiBilled(u, "prompt_tokens", "prompt_tokens_details", n(u.completion_tokens), issues);
   },
   openai_responses(u, issues) {
     total(u, "total_tokens", ["input_tokens", "output_tokens"], issues);
     reasoning(u, "output_tokens_details", "output_tokens", issues);
-    const cached = n((u.input_tokens_details as Counts | null)?.cached_tokens);
-    const input = part(n(u.input_tokens), cached, ["input_tokens_details", "cached_tokens"], "input_tokens", issues);
-    return { input_tokens: input, output_tokens: n(u.output_tokens), cache_read_input_tokens: cached };
+    return openaiBilled(u, "input_tokens", "input_tokens_details", n(u.output_tokens), issues);
   },
   gemini(u, issues) {
     if (GEMINI_BILLED.every((field) => typeof u[field] !== "number")) {

@@ -2,7 +2,7 @@ import { cacheTtlRefusal, DEFAULT_CACHE_AWARE_FLOOR_TOKENS, defaultCacheTtl, typ
 import { invalidRequest } from "../../http";
 import { readGateConfig, readPricing } from "../../storage";
 import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
-import { type DecideContext, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../kernel";
+import { ambiguityIssue, type DecideContext, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../kernel";
 import type { PlanRequest, ResolvedPlanInputs } from "./schema";
 
 /**
@@ -59,6 +59,8 @@ export async function resolvePlanRequest(
     );
   // The provider's cache (docs/design/economics.md §5.1): its default TTL, or a 400 for one it does not offer.
   const { lookup } = pricing.read;
+  const ambiguous = ambiguityIssue(lookup, body.model_name, "model_name");
+  if (ambiguous !== null) throw invalidRequest([ambiguous]);
   if (lookup.status === "priced") {
     if (body.cache_ttl === undefined) resolved.cache_ttl = inputs.cache_ttl = defaultCacheTtl(lookup.row);
     const refusal = cacheTtlRefusal(lookup.row, resolved.cache_ttl, body.model_name);

@@ -200,6 +200,7 @@ export const WORKED_EXAMPLE_P1_ANSWER = {
     cache_read: 0.5,
     cache_write: 6.25,
     cache_write_1h: 10,
+    resolved_from: "exact",
     price_effective_at: null,
   },
   stale_pricing: null,

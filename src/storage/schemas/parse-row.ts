@@ -6,14 +6,14 @@
  *
  * @module
  */
-import { describeIssues } from "../../gate";
+import { describeIssues, type ResolvedFrom } from "../../gate";
 import { MAX_ROW_BYTES, pricingKey } from "../rules";
 import { type PricingRow, PricingRowSchema } from "./schema";
 
 /** A stored row read: the row, no row, or why it is refused. */
 export type RowOutcome =
-  | { kind: "row"; row: PricingRow; canonical: string }
-  | { kind: "absent" }
+  | { kind: "row"; row: PricingRow; canonical: string; resolved_from?: ResolvedFrom }
+  | { kind: "absent"; ambiguous?: readonly string[]; written?: true }
   | { kind: "invalid"; detail: string };
 
 /**

@@ -130,6 +130,25 @@ export const PricingRowSchema = z
           "A cache-aware request for a TTL the model does not offer is a 400 naming cache_ttl.",
         example: ["5m", "1h"],
       }),
+    min_cache_prefix_tokens: z
+      .number({ error: "must be a whole number of tokens" })
+      .int({ error: "must be a whole number of tokens" })
+      .min(1, { error: "must be at least 1" })
+      .max(1_000_000, { error: "must be at most 1,000,000" })
+      .optional()
+      .openapi({
+        description:
+          "The shortest prefix the provider caches (Anthropic: 4,096 on Opus 4.5–4.8 and Haiku 4.5, 2,048 on Sonnet 4.6 and Fable 5). Cache-aware pricing (gate, plan, replay, the ledger's realized net) prices a request below it as uncached: every token at the input price. Omitted: any prefix is cached.",
+      }),
+    chars_per_token: z
+      .number({ error: "must be a number" })
+      .min(0.5, { error: "must be at least 0.5" })
+      .max(16, { error: "must be at most 16" })
+      .optional()
+      .openapi({
+        description:
+          "Characters per token of the model's tokenizer, measured on real text: cache-aware mode converts `output_chars` with it (and says so in `inputs.chars_per_token`). Omitted: 4. Seed mode always uses 4, as the reference does.",
+      }),
     prompt_cache: z.boolean({ error: "must be true or false" }).optional().openapi({
       description:
         "false: the model has no prompt cache; cache-aware decisions price it at q = 0. Omitted: it has one.",

@@ -52,6 +52,7 @@ describe("POST /v1/gate: a model's lifecycle", () => {
       input: 1.25,
       output: 10,
       provider: "google",
+      resolved_from: "exact",
       price_effective_at: null,
     });
     expect(body.lifecycle).toEqual({
@@ -69,7 +70,12 @@ describe("POST /v1/gate: a model's lifecycle", () => {
   it("prices it as its replacement from retires_at on, as the provider bills it, and says so", async () => {
     const written = vi.spyOn(env.DECISIONS, "writeDataPoint");
     const body = await gateAt("2026-12-01T00:00:00Z", "gemini-2.5-pro");
-    expect(body.priced_as).toEqual({ model: "gemini-3.8-flash", ...GEMINI_38_FLASH, price_effective_at: null });
+    expect(body.priced_as).toEqual({
+      model: "gemini-3.8-flash",
+      ...GEMINI_38_FLASH,
+      resolved_from: "exact",
+      price_effective_at: null,
+    });
     expect(body.lifecycle).toMatchObject({
       status: "retired",
       priced_as_replacement: true,

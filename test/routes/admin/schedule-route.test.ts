@@ -51,6 +51,7 @@ describe("POST /v1/gate: scheduled prices", () => {
       output: 3.75,
       cache_read: 0.075,
       provider: "google",
+      resolved_from: "exact",
       price_effective_at: null,
     });
     expect(after.priced_as).toEqual({
@@ -59,6 +60,7 @@ describe("POST /v1/gate: scheduled prices", () => {
       output: 7.5,
       cache_read: 0.15,
       provider: "google",
+      resolved_from: "exact",
       price_effective_at: CHANGE,
     });
     expect(before.reprefill_saving_usd).toBeCloseTo(20_000 * 0.75e-6 * 4, 12);

@@ -83,7 +83,7 @@ describe("cache_ttl by provider", () => {
     const res = await gate({ model_name: "gpt-5", cache_ttl: "forever" });
     expect(res.status).toBe(400);
     expect((await res.json<any>()).error.message).toBe(
-      'cache_ttl must be "5m" or "1h" or "in_memory" or "24h" or "implicit"',
+      'cache_ttl must be "5m" or "1h" or "in_memory" or "24h" or "implicit" or "30m"',
     );
   });
 

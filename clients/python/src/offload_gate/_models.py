@@ -125,6 +125,7 @@ class ResolvedInputsFields:
     model_name: str = ""
     output_tokens: float = 0.0
     output_chars: Optional[int] = None
+    chars_per_token: Optional[float] = None
     horizon: int = 0
     recall_probability: float = 0.0
     large_offload_threshold_tokens: int = 0

@@ -1,4 +1,4 @@
-import { isBelowThreshold, type PricingMode } from "../../../gate";
+import { CHARS_PER_TOKEN, isBelowThreshold, type PricingMode } from "../../../gate";
 import { type ErrorIssue, summarize } from "../../../http";
 import { exploreDraws } from "../../../learning";
 import { isExplore } from "../../../ledger";
@@ -6,7 +6,7 @@ import { type LearnedValue, type PricingRead, readGateConfig, readLearned, readP
 import { DEFAULT_GATE_CONFIG } from "../../../storage/rules";
 import type { GateConfig } from "../../../storage/schemas";
 import type { DecideContext } from "../../kernel";
-import { NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../../kernel";
+import { ambiguityIssue, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } from "../../kernel";
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "../schemas";
 import { CACHE_AWARE_FIELDS, providerTtl, resolveInputs } from "./inputs";
 import { type AnswerPriors, applyLearned } from "./priors";
@@ -78,14 +78,14 @@ export async function prepareItems(
     return read;
   };
   const resolved = new Map<string, Promise<ResolvedPricing>>();
-  const pricingOf = (inputs: ResolvedInputs): Promise<ResolvedPricing> => {
+  const pricingOf = (inputs: ResolvedInputs, needsRow = false): Promise<ResolvedPricing> => {
     // Priors we cannot read are priors we cannot trust: do not fire.
     if (!configRead.ok)
       return Promise.resolve({
         read: { lookup: { status: "unavailable", detail: configRead.detail }, stale: null },
         lifecycle: null,
       });
-    if (!priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
+    if (!needsRow && !priceBelowThreshold && isBelowThreshold(inputs)) return Promise.resolve(NOT_LOOKED_UP);
     let pricing = resolved.get(inputs.model_name);
     if (pricing === undefined) {
       pricing = withLifecycle(inputs.model_name, readOnce, context.today, context.now);
@@ -101,7 +101,18 @@ export async function prepareItems(
       const issues = modeIssues(item.body, mode, configRead.ok, item.path);
       if (issues.length > 0) return itemError(issues);
       const resolved = resolveInputs(item.body, config, mode);
-      const [pricing, learned] = await Promise.all([pricingOf(resolved), learnedRead]);
+      // Characters become tokens at the row's ratio in cache-aware mode, so the row is read before the pre-filter.
+      const fromChars =
+        mode === "cache_aware" && item.body.output_tokens === undefined && item.body.output_chars !== undefined;
+      const [pricing, learned] = await Promise.all([pricingOf(resolved, fromChars), learnedRead]);
+      if (fromChars) tokensFromChars(resolved, item.body.output_chars ?? 0, pricing);
+      // A name two rows could price is refused, naming both: never a guess (docs/design/economics.md §10).
+      const ambiguous = ambiguityIssue(
+        pricing.read.lookup,
+        resolved.model_name,
+        [...item.path, "model_name"].join("."),
+      );
+      if (ambiguous !== null) return itemError([ambiguous]);
       const ttlIssues = providerTtl(item.body, resolved, mode, pricing, item.path);
       if (ttlIssues.length > 0) return itemError(ttlIssues);
       // Learned per the canonical model that prices the decision (the requested name when none does).
@@ -120,6 +131,20 @@ export async function prepareItems(
     }),
   );
   return { config, configStale: configRead.stale, learned: await learnedRead, items: ready };
+}
+
+/**
+ * A cache-aware request's `output_chars` in tokens at the row's `chars_per_token` (else 4), and the
+ * ratio echoed in `inputs` (docs/design/economics.md §12). Seed mode never comes here: chars / 4.
+ *
+ * @example
+ * tokensFromChars(inputs, 40_000, { read: { lookup: { status: "priced", row: { chars_per_token: 3.2 } } } }) // inputs.output_tokens = 12500
+ */
+export function tokensFromChars(inputs: ResolvedInputs, chars: number, pricing: ResolvedPricing): void {
+  const { lookup } = pricing.read;
+  const ratio = (lookup.status === "priced" ? lookup.row.chars_per_token : undefined) ?? CHARS_PER_TOKEN;
+  inputs.output_tokens = chars / ratio;
+  inputs.chars_per_token = ratio;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   PRICING_MODES,
   REASON_CODES,
   RECALL_PLACEMENTS,
+  RESOLVED_FROM,
 } from "../../../gate";
 import { AnswerPriorsSchema } from "./priors-schema";
 import { WORKED_EXAMPLE_A } from "./schema";
@@ -24,6 +25,10 @@ export const ResolvedInputsSchema = z
     model_name: z.string(),
     output_tokens: z.number(),
     output_chars: z.number().int().optional(),
+    chars_per_token: z.number().optional().openapi({
+      description:
+        "cache_aware only, when output_chars was sent: the characters per token output_tokens was converted with (the row's chars_per_token, else 4). Seed mode always divides by 4, as the reference does.",
+    }),
     horizon: z.number().int(),
     recall_probability: z.number(),
     large_offload_threshold_tokens: z.number().int(),
@@ -92,6 +97,10 @@ export const AnswerLifecycleSchema = LifecycleSchema.nullable().openapi({
 export const PricedAsSchema = z
   .object({
     model: z.string(),
+    resolved_from: z.enum(RESOLVED_FROM).openapi({
+      description:
+        "How the model name as sent found this row: `exact`, `alias`, `routing_prefix` (a provider prefix as LiteLLM or OpenRouter write it removed, e.g. `openrouter/anthropic/`), `dated_suffix` (a snapshot date such as `-20250514`, `@20250514`, `-2025-05-14`, `-latest` or Bedrock's `-v1:0` removed), or `routing_prefix_and_dated_suffix`. A retired model priced at its replacement keeps how the name as sent was found.",
+    }),
     price_effective_at: z.string().nullable().openapi({
       description:
         "The instant of the row's scheduled price change in force when the request arrived; null: the row's own prices.",
@@ -182,7 +191,7 @@ export const GateDecisionSchema = z
       break_even_horizon: 1,
       break_even_output_tokens: DEFAULT_LARGE_OFFLOAD_THRESHOLD_TOKENS,
       worst_case: null,
-      priced_as: { model: "claude-opus-4-6", input: 5, output: 25, price_effective_at: null },
+      priced_as: { model: "claude-opus-4-6", input: 5, output: 25, resolved_from: "exact", price_effective_at: null },
       stale_pricing: null,
       lifecycle: null,
       inputs: WORKED_EXAMPLE_A,
