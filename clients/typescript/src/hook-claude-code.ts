@@ -15,21 +15,17 @@
  * record's, else `OFFLOAD_GATE_MODEL`, at both events. On any fault the
  * output goes through unchanged (an empty answer) and the command exits 0.
  */
-import { type HookEnv, hookGate, keptStub } from "./hook-env.js";
+import { type HookEnv, hookGate, keptStub, reportSessionEnd } from "./hook-env.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
 import { readRegularFile } from "./private-fs.js";
 import type { ObservedUsage } from "./session-ledger.js";
 import { OffloadSession } from "./session.js";
 import { replaceToolOutput } from "./tool-shapes.js";
-import { reportTranscript } from "./transcript-report.js";
 
 export { type HookEnv, hookGate } from "./hook-env.js";
 
 /** The recall tool as Claude Code's model sees it: the `offload` server of `.mcp.json`, its `recall_tool_output`. */
 export const CLAUDE_CODE_RECALL_TOOL = "mcp__offload__recall_tool_output";
-
-/** The longest transcript a session's end reads (a longer one is reported as unreadable). */
-export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 /** What the hook reads of Claude Code's hook input. */
 interface HookInput {
@@ -81,27 +77,13 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
     const store = new HookStore(storeOptions, input.session_id);
     if (input.hook_event_name === "SessionEnd") {
       if (transcript === undefined) return "";
-      const gate = options.gate ?? hookGate(env, onError);
-      await store.open(transcript);
-      const text = (await readRegularFile(transcript, { maxBytes: MAX_TRANSCRIPT_BYTES, ownedByUser: true })).toString(
-        "utf8",
-      );
-      const report = await reportTranscript(
-        gate,
-        {
-          text,
-          path: transcript,
-          format: "claude-code",
-          sessionId: input.session_id,
-          decisions: await store.decisions(),
-          recallToolName: CLAUDE_CODE_RECALL_TOOL,
-          fallbackModel: env.OFFLOAD_GATE_MODEL || undefined,
-        },
+      await reportSessionEnd(
+        store,
+        options.gate ?? hookGate(env, onError),
+        transcript,
+        { format: "claude-code", sessionId: input.session_id, recallToolName: CLAUDE_CODE_RECALL_TOOL, env },
         onError,
       );
-      await store
-        .recordReport({ outcomes: report.outcomes?.ok ?? null, session: report.session?.ok ?? null })
-        .catch(onError);
       return "";
     }
     if (input.hook_event_name !== "PostToolUse" || typeof input.tool_use_id !== "string") return "";

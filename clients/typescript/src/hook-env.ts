@@ -5,7 +5,12 @@
  */
 import { createGateClient, type GateClient } from "./index.js";
 import type { HookStore } from "./hook-store.js";
+import { readRegularFile } from "./private-fs.js";
 import { defaultStub, type StubInfo } from "./stub.js";
+import { reportTranscript } from "./transcript-report.js";
+
+/** The longest transcript a session's end reads (a longer one is reported as unreadable). */
+export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 /** The environment the hook reads. */
 export interface HookEnv {
@@ -53,4 +58,48 @@ export function keptStub(store: HookStore, base: (info: StubInfo) => string = de
   if (until === null) return base;
   const when = `${until.toISOString().slice(0, 16)}Z`;
   return (info) => `${base(info)} (the original is kept until ${when}; after that recall finds nothing)`;
+}
+
+/**
+ * A hook's `SessionEnd`: reads the session's own transcript (a regular file the user owns, at most
+ * MAX_TRANSCRIPT_BYTES) with replay's parser, reports each decision's outcome and the session's bill
+ * to the gate, and records the report in the store.
+ *
+ * @example
+ * await reportSessionEnd(store, gate, "/home/me/.claude/projects/p/s.jsonl", { format: "claude-code", sessionId: "s", recallToolName, env }, onError);
+ */
+export async function reportSessionEnd(
+  store: HookStore,
+  gate: GateClient,
+  transcript: string,
+  args: {
+    format: string;
+    sessionId: string;
+    recallToolName: string;
+    env: NodeJS.ProcessEnv;
+    align?: "call_id" | "tool_order";
+  },
+  onError: (error: unknown) => void,
+): Promise<void> {
+  await store.open(transcript);
+  const text = (await readRegularFile(transcript, { maxBytes: MAX_TRANSCRIPT_BYTES, ownedByUser: true })).toString(
+    "utf8",
+  );
+  const report = await reportTranscript(
+    gate,
+    {
+      text,
+      path: transcript,
+      format: args.format,
+      sessionId: args.sessionId,
+      decisions: await store.decisions(),
+      recallToolName: args.recallToolName,
+      fallbackModel: args.env.OFFLOAD_GATE_MODEL || undefined,
+      align: args.align,
+    },
+    onError,
+  );
+  await store
+    .recordReport({ outcomes: report.outcomes?.ok ?? null, session: report.session?.ok ?? null })
+    .catch(onError);
 }

@@ -28,13 +28,11 @@
  * by tool and order (`alignByToolOrder`).
  */
 import { randomUUID } from "node:crypto";
-import { type HookEnv, hookGate, keptStub } from "./hook-env.js";
+import { type HookEnv, hookGate, keptStub, reportSessionEnd } from "./hook-env.js";
 import { HookStore, hookStoreOptions } from "./hook-store.js";
-import { MAX_TRANSCRIPT_BYTES } from "./hook-claude-code.js";
 import { readRegularFile } from "./private-fs.js";
 import { OffloadSession } from "./session.js";
 import { defaultStub, type StubInfo } from "./stub.js";
-import { reportTranscript } from "./transcript-report.js";
 
 /** The recall tool as Gemini CLI's model sees it: MCP tools are named `mcp_<server>_<tool>`. */
 export const GEMINI_CLI_RECALL_TOOL = "mcp_offload_recall_tool_output";
@@ -151,30 +149,19 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
     if (storeOptions === null || typeof input.session_id !== "string") return "";
     if (input.hook_event_name === "SessionEnd") {
       if (typeof input.transcript_path !== "string") return "";
-      const transcript = input.transcript_path;
-      const store = new HookStore(storeOptions, input.session_id);
-      const gate = options.gate ?? hookGate(env, onError);
-      await store.open(transcript);
-      const text = (await readRegularFile(transcript, { maxBytes: MAX_TRANSCRIPT_BYTES, ownedByUser: true })).toString(
-        "utf8",
-      );
-      const report = await reportTranscript(
-        gate,
+      await reportSessionEnd(
+        new HookStore(storeOptions, input.session_id),
+        options.gate ?? hookGate(env, onError),
+        input.transcript_path,
         {
-          text,
-          path: transcript,
           format: "gemini-cli",
           sessionId: input.session_id,
-          decisions: await store.decisions(),
           recallToolName: GEMINI_CLI_RECALL_TOOL,
-          fallbackModel: env.OFFLOAD_GATE_MODEL || undefined,
+          env,
           align: "tool_order",
         },
         onError,
       );
-      await store
-        .recordReport({ outcomes: report.outcomes?.ok ?? null, session: report.session?.ok ?? null })
-        .catch(onError);
       return "";
     }
     if (input.hook_event_name !== "AfterTool") return "";
