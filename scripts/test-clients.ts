@@ -51,6 +51,7 @@ try {
     "clients/typescript/test/mcp.test.mjs",
     "clients/typescript/test/hook.test.mjs",
     "clients/typescript/test/cache-diagnostics.test.mjs",
+    "clients/typescript/test/gemini-cli-session-end.test.mjs",
   ]);
   // The hook commands as a user installs and runs them: the docs' commands against a loopback
   // registry (no other package name asked for), and the red team's attacks on the installed bins.

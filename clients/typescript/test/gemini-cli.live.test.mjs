@@ -5,11 +5,11 @@
 // workspace trusted by GEMINI_CLI_TRUST_WORKSPACE, and the gate the local one
 // npm run test:clients starts. The mock model reads a big file with
 // run_shell_command, then recalls the stub's id and each page the last one
-// names, then answers.
+// names, then answers; at the session's end the hook reports the outcome and the bill.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -116,6 +116,25 @@ describe("the real Gemini CLI with the hook and recall server, offline against t
             ],
           },
         ],
+        // The session's end: the hook reads the session the CLI recorded and reports outcomes and the bill.
+        SessionEnd: [
+          {
+            hooks: [
+              {
+                type: "command",
+                command: `node ${HOOK} gemini-cli`,
+                timeout: 20_000,
+                env: {
+                  OFFLOAD_GATE_URL: baseUrl,
+                  OFFLOAD_GATE_API_KEY: apiKey,
+                  OFFLOAD_GATE_RECALL_DIR: recallDir,
+                  OFFLOAD_GATE_MODEL: "claude-opus-4-6",
+                  OFFLOAD_GATE_TIMEOUT_MS: "10000",
+                },
+              },
+            ],
+          },
+        ],
       },
       mcpServers: {
         offload: {
@@ -169,6 +188,12 @@ describe("the real Gemini CLI with the hook and recall server, offline against t
       assert.ok(whole.length - original.length < 128, "nothing else");
       const stats = JSON.parse(out.slice(out.indexOf("{"))).stats.tools;
       assert.equal(stats.totalFail, 0, "the CLI counted no failed tool call");
+      // Billed at the session's end: the gate accepted the decision's outcome and the session's bill.
+      const reports = readdirSync(recallDir)
+        .map((dir) => join(recallDir, dir, "report.json"))
+        .filter((path) => existsSync(path))
+        .map((path) => JSON.parse(readFileSync(path, "utf8")));
+      assert.deepEqual(reports, [{ outcomes: true, session: true }]);
     } finally {
       await mock.close();
     }
