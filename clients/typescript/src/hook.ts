@@ -9,11 +9,10 @@
  * goes through unchanged) and exits 0. The process ends at its deadline
  * (`OFFLOAD_GATE_HOOK_TIMEOUT_MS`) whatever is pending. docs/integrating/claude-code.md.
  */
-import { realpathSync } from "node:fs";
-import { pathToFileURL } from "node:url";
 import { claudeCodeHook } from "./hook-claude-code.js";
 import { geminiCliHook } from "./hook-gemini-cli.js";
 import { findOriginal, storeRoot } from "./hook-store.js";
+import { isProgram } from "./is-program.js";
 
 // Claude Code's hook input is small, but a Gemini CLI AfterTool input carries the whole result.
 const MAX_STDIN_BYTES = 256 * 1024 * 1024;
@@ -115,15 +114,8 @@ async function main(argv: readonly string[]): Promise<void> {
   await exitNow();
 }
 
-// Run as a program: the bin is a symlink (node_modules/.bin), so its real path is compared.
-const isMain = () => {
-  try {
-    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
-  } catch {
-    return false;
-  }
-};
-if (isMain()) {
+// Run as a program (the package's bin).
+if (isProgram(import.meta.url)) {
   main(process.argv.slice(2)).catch((error) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(process.argv[2] === "recall" ? 1 : 0);

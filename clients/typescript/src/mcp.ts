@@ -12,10 +12,8 @@
  * // The agent's MCP config: { "command": "npx", "args": ["-y", "--package", "offload-gate-client", "--package", "@modelcontextprotocol/sdk", "--package", "zod", "offload-gate-recall", "--dir", "/var/offload/conv-42"] }
  * // The session that stubs: new OffloadSession({ gate, model, store: directoryRecallStore("/var/offload/conv-42") })
  */
-import { realpathSync } from "node:fs";
 import { Transform } from "node:stream";
 import { isAbsolute } from "node:path";
-import { pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
@@ -23,6 +21,7 @@ import { directoryRecallStore } from "./recall-dir.js";
 import { recallPage } from "./recall-page.js";
 import type { RecallStore } from "./recall-store.js";
 import { RECALL_TOOL_NAME } from "./session.js";
+import { isProgram } from "./is-program.js";
 
 export { directoryRecallStore } from "./recall-dir.js";
 
@@ -120,16 +119,8 @@ export async function serveStdio(argv: readonly string[] = process.argv.slice(2)
   await recallMcpServer(directoryRecallStore(dir), { toolName: arg("--tool") }).connect(recallStdioTransport());
 }
 
-// Run as a program (the package's bin): serve until stdin closes. npm's bin is a symlink
-// (node_modules/.bin), so the program's real path is compared.
-const isMain = () => {
-  try {
-    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
-  } catch {
-    return false;
-  }
-};
-if (isMain()) {
+// Run as a program (the package's bin): serve until stdin closes.
+if (isProgram(import.meta.url)) {
   serveStdio().catch((error) => {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

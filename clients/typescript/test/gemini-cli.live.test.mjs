@@ -91,6 +91,19 @@ describe("the real Gemini CLI with the hook and recall server, offline against t
     mkdirSync(join(home, ".gemini"), { recursive: true });
     mkdirSync(join(project, ".gemini"), { recursive: true });
     writeFileSync(join(project, "report.txt"), original);
+    // The same command at AfterTool and SessionEnd, as the docs configure it.
+    const hookCommand = {
+      type: "command",
+      command: `node ${HOOK} gemini-cli`,
+      timeout: 20_000,
+      env: {
+        OFFLOAD_GATE_URL: baseUrl,
+        OFFLOAD_GATE_API_KEY: apiKey,
+        OFFLOAD_GATE_RECALL_DIR: recallDir,
+        OFFLOAD_GATE_MODEL: "claude-opus-4-6",
+        OFFLOAD_GATE_TIMEOUT_MS: "10000",
+      },
+    };
     const settings = {
       security: { auth: { selectedType: "gemini-api-key" } },
       general: { disableAutoUpdate: true },
@@ -100,39 +113,13 @@ describe("the real Gemini CLI with the hook and recall server, offline against t
         AfterTool: [
           {
             matcher: "run_shell_command|read_file|read_many_files|grep_search|web_fetch|google_web_search",
-            hooks: [
-              {
-                type: "command",
-                command: `node ${HOOK} gemini-cli`,
-                timeout: 20_000,
-                env: {
-                  OFFLOAD_GATE_URL: baseUrl,
-                  OFFLOAD_GATE_API_KEY: apiKey,
-                  OFFLOAD_GATE_RECALL_DIR: recallDir,
-                  OFFLOAD_GATE_MODEL: "claude-opus-4-6",
-                  OFFLOAD_GATE_TIMEOUT_MS: "10000",
-                },
-              },
-            ],
+            hooks: [hookCommand],
           },
         ],
         // The session's end: the hook reads the session the CLI recorded and reports outcomes and the bill.
         SessionEnd: [
           {
-            hooks: [
-              {
-                type: "command",
-                command: `node ${HOOK} gemini-cli`,
-                timeout: 20_000,
-                env: {
-                  OFFLOAD_GATE_URL: baseUrl,
-                  OFFLOAD_GATE_API_KEY: apiKey,
-                  OFFLOAD_GATE_RECALL_DIR: recallDir,
-                  OFFLOAD_GATE_MODEL: "claude-opus-4-6",
-                  OFFLOAD_GATE_TIMEOUT_MS: "10000",
-                },
-              },
-            ],
+            hooks: [hookCommand],
           },
         ],
       },
