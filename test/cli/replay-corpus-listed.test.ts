@@ -24,8 +24,10 @@ const manifest = JSON.parse(
 const listed = manifest.filter((row) => row.laid === false);
 
 describe("the listed transcripts not yet laid in the corpus", () => {
-  it("lists real files of OpenHands, aider, Gemini CLI and Codex of an early and a current release", () => {
-    expect(new Set(listed.map((r) => r.format))).toEqual(new Set(["openhands", "aider", "gemini-cli", "codex"]));
+  it("lists real files of OpenHands, aider, Gemini CLI, mini-swe-agent version 2 and Codex of an early and a current release", () => {
+    expect(new Set(listed.map((r) => r.format))).toEqual(
+      new Set(["openhands", "aider", "gemini-cli", "mini-swe-agent", "codex"]),
+    );
     for (const row of listed) expect(row.sha256, row.path).toMatch(/^[0-9a-f]{64}$/);
   });
 
