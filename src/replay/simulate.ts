@@ -309,8 +309,9 @@ export function simulate(
 export function recordedCost(usage: Usage, priced: PricedRow | null, memo?: RateMemo): number | null {
   if (priced === null) return null;
   const total = usage.input + usage.cache_read + usage.cache_write_5m + usage.cache_write_1h;
-  const r5 = memo === undefined ? ratesAt(priced.row, total, "5m") : memo.at(priced.row, total, "5m");
-  const r1 = memo === undefined ? ratesAt(priced.row, total, "1h") : memo.at(priced.row, total, "1h");
+  // Recorded counts already say what the provider cached: no minimum prefix applies (docs/design/economics.md §11).
+  const r5 = memo === undefined ? ratesAt(priced.row, total, "5m", false) : memo.at(priced.row, total, "5m", false);
+  const r1 = memo === undefined ? ratesAt(priced.row, total, "1h", false) : memo.at(priced.row, total, "1h", false);
   return (
     usage.input * r5.in +
     usage.cache_read * r5.read +
@@ -437,14 +438,14 @@ function fromRecorded(
 export class RateMemo {
   private readonly rows = new Map<PricedRow["row"], (TokenRates | undefined)[]>();
 
-  at(row: PricedRow["row"], total: number, ttl: CacheTtl): TokenRates {
+  at(row: PricedRow["row"], total: number, ttl: CacheTtl, belowFloorUncached = true): TokenRates {
     const tier = row.long_context;
     // The tier applies as ratesAt applies it: above the threshold (NaN is below).
-    const below = belowCacheFloor(row, total) ? 2 * CACHE_TTLS.length : 0;
+    const below = belowFloorUncached && belowCacheFloor(row, total) ? 2 * CACHE_TTLS.length : 0;
     const slot = below + 2 * CACHE_TTLS.indexOf(ttl) + (tier !== undefined && total > tier.threshold_tokens ? 1 : 0);
     let slots = this.rows.get(row);
     if (slots === undefined) this.rows.set(row, (slots = []));
-    return (slots[slot] ??= ratesAt(row, total, ttl));
+    return (slots[slot] ??= ratesAt(row, total, ttl, belowFloorUncached));
   }
 }
 

@@ -136,3 +136,17 @@ describe("a replay that prices only what was paid", () => {
     }
   });
 });
+
+describe("a recorded bill under the model's minimum cacheable prefix", () => {
+  it("is priced as the provider recorded it: cache reads at the read price, writes at the write price", () => {
+    // claude-opus-4-6 caches nothing below 4,096 tokens, but a recorded call's counts say what was cached.
+    const row = prices("claude-opus-4-6", null)!;
+    expect(row.row.min_cache_prefix_tokens).toBe(4_096);
+    const cost = recordedCost(
+      { input: 300, cache_read: 2_200, cache_write_5m: 60, cache_write_1h: 0, output: 120 },
+      row,
+    );
+    // 300 × $5 + 2,200 × $0.50 + 60 × $6.25 + 120 × $25, per million.
+    expect(cost).toBeCloseTo((300 * 5 + 2_200 * 0.5 + 60 * 6.25 + 120 * 25) / 1e6, 15);
+  });
+});
