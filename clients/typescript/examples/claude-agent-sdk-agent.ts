@@ -109,7 +109,7 @@ const reports = createSdkMcpServer({
       "Fetches a quarterly report",
       { quarter: z.string() },
       async ({ quarter }) => ({
-        content: [{ type: "text", text: `${quarter} report\n${"revenue grew in every region; ".repeat(5_000)}` }],
+        content: [{ type: "text", text: `${quarter} report\n${"revenue grew in every region; ".repeat(2_000)}` }],
       }),
       { alwaysLoad: true },
     ),
