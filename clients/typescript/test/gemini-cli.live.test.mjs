@@ -72,6 +72,8 @@ function runGemini(cwd, env) {
     );
     let out = "";
     let err = "";
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);

@@ -33,6 +33,9 @@ export function spawnAsync(command, args, { input, timeout = 60_000, ...options 
     const child = spawn(command, args, { ...options, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
+    // Decoded as a stream: a multi-byte character split across two chunks stays whole.
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
     child.stdout.on("data", (c) => {
       stdout += c;
     });

@@ -74,6 +74,8 @@ function runOpencode(mockUrl, cwd, summaryFile) {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
+    child.stdout.setEncoding("utf8");
+    child.stderr.setEncoding("utf8");
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
