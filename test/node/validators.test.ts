@@ -59,6 +59,18 @@ describe("the validators compiled from the zod schemas", () => {
     expect(() => jsonSchemaOf(z.bigint())).toThrow();
   });
 
+  it("counts a string's length as zod does, in code points, and loads as an ES module", async () => {
+    // 64 emoji are 128 UTF-16 code units and 64 code points: at a row's 64-character provider limit.
+    const row = (n: number) => ({ input: 3, output: 15, provider: "\u{1F600}".repeat(n) });
+    const { PricingRowSchema } = await import("../../src/storage/schemas/schema");
+    const { pricingRow } = await import("../../src/storage/validators.generated.js");
+    for (const n of [63, 64, 65])
+      expect(pricingRow(row(n)), `${n} emoji`).toBe(PricingRowSchema.safeParse(row(n)).success);
+    expect(pricingRow(row(64))).toBe(true);
+    expect(pricingRow(row(65))).toBe(false);
+    for (const { path } of TARGETS) expect(readFileSync(join(ROOT, path), "utf8")).not.toMatch(/\brequire\(/);
+  });
+
   it("writes no eval and no Function constructor into a module", () => {
     for (const target of TARGETS) expect(generate(target).js).not.toMatch(/\beval\s*\(|new Function|\bFunction\s*\(/);
   });
