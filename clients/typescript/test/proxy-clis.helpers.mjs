@@ -85,7 +85,16 @@ export async function mockProvider(port, script) {
   const server = createServer(async (req, res) => {
     const bytes = await readAll(req);
     const path = new URL(req.url, "http://x").pathname;
-    const kept = { method: req.method, path, url: req.url, headers: req.headers, bytes, body: null, usage: null, answer: null };
+    const kept = {
+      method: req.method,
+      path,
+      url: req.url,
+      headers: req.headers,
+      bytes,
+      body: null,
+      usage: null,
+      answer: null,
+    };
     requests.push(kept);
     const answer = (status, type, text) => {
       kept.answer = Buffer.from(text, "utf8");
@@ -212,7 +221,7 @@ const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "host", "t
 /**
  * The headers the provider must see as the client sent them: all but the connection's own, the
  * gate's (`x-offload-gate-key`, `x-offload-session-id`) and what the local runtime adds (`cf-*`,
- * `x-forwarded-*`, `x-real-ip`), by name.
+ * `x-forwarded-*`, `x-real-ip`), and `accept-encoding`, which the runtime's fetch sets itself.
  *
  * @example
  * assert.deepEqual(endToEndHeaders(mock.headers), endToEndHeaders(relayed.headers));
@@ -227,6 +236,8 @@ export function endToEndHeaders(headers) {
           !name.startsWith("cf-") &&
           !name.startsWith("x-forwarded-") &&
           name !== "x-real-ip" &&
+          // The Workers runtime's fetch negotiates the upstream's compression itself ("br, gzip") and
+          // hands the client the body decoded, whatever the client asked: the connection's, not the request's.
           name !== "accept-encoding",
       )
       .sort(([a], [b]) => a.localeCompare(b)),

@@ -22,14 +22,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { apiKey, baseUrl, skip } from "./live-helpers.mjs";
-import {
-  billOf,
-  catchAll,
-  endToEndHeaders,
-  mockProvider,
-  recordingRelay,
-  savingsWhen,
-} from "./proxy-clis.helpers.mjs";
+import { billOf, catchAll, endToEndHeaders, mockProvider, recordingRelay, savingsWhen } from "./proxy-clis.helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const PROVIDER_PORT = Number(process.env.OFFLOAD_GATE_TEST_PROVIDER_PORT ?? 0);
@@ -200,7 +193,11 @@ const CODEX_CLI = {
     const results = (Array.isArray(body.input) ? body.input : []).filter(
       (item) => item.type === "function_call_output",
     ).length;
-    const usages = [responsesUsage(3_100, 0, 50), responsesUsage(36_000, 2_900, 35), responsesUsage(36_400, 35_800, 25)];
+    const usages = [
+      responsesUsage(3_100, 0, 50),
+      responsesUsage(36_000, 2_900, 35),
+      responsesUsage(36_400, 35_800, 25),
+    ];
     const usage = usages[Math.min(results, 2)];
     const call = (id, args) => ({
       type: "function_call",
@@ -210,7 +207,8 @@ const CODEX_CLI = {
       arguments: JSON.stringify(args),
       status: "completed",
     });
-    if (results === 0) return { output: [call("call_proxy_01", { cmd: "cat build.log", max_output_tokens: 60_000 })], usage };
+    if (results === 0)
+      return { output: [call("call_proxy_01", { cmd: "cat build.log", max_output_tokens: 60_000 })], usage };
     if (results === 1) return { output: [call("call_proxy_02", { cmd: "wc -l build.log" })], usage };
     return { output: [message(answer)], usage };
   },
@@ -230,6 +228,9 @@ const CODEX_CLI = {
         "enabled = false",
         "[feedback]",
         "enabled = false",
+        // Plugins would sync a curated marketplace from github.com and ask chatgpt.com for featured ones.
+        "[features]",
+        "plugins = false",
         "",
       ].join("\n"),
     );
@@ -273,7 +274,9 @@ const EXPECT = {
     for (const sent of relay.exchanges) {
       const prefix = key === "path" ? `/proxy/k/${apiKey}` : "/proxy";
       assert.ok(sent.path.startsWith(prefix), `the CLI called the proxy: ${sent.method} ${sent.path}`);
-      const at = unmatched.findIndex((got) => got.url === sent.path.slice(prefix.length) && got.bytes.equals(sent.bytes));
+      const at = unmatched.findIndex(
+        (got) => got.url === sent.path.slice(prefix.length) && got.bytes.equals(sent.bytes),
+      );
       assert.ok(at >= 0, `the provider received the bytes the CLI sent to ${sent.path}`);
       const [got] = unmatched.splice(at, 1);
       assert.equal(got.method, sent.method);
@@ -285,10 +288,34 @@ const EXPECT = {
 };
 
 const CASES = [
-  { name: "Claude Code, the gate key in ANTHROPIC_CUSTOM_HEADERS", cli: CLAUDE_CODE, key: "header", mode: "observe", model: "claude-opus-4-6" },
-  { name: "Claude Code, the gate key in the base URL's path", cli: CLAUDE_CODE, key: "path", mode: "observe", model: "claude-sonnet-4-6" },
-  { name: "Codex CLI, the gate key in its provider's env_http_headers", cli: CODEX_CLI, key: "header", mode: "observe", model: "gpt-5.1-codex" },
-  { name: "Codex CLI, the gate key in its provider's base_url", cli: CODEX_CLI, key: "path", mode: "observe", model: "gpt-5.2-codex" },
+  {
+    name: "Claude Code, the gate key in ANTHROPIC_CUSTOM_HEADERS",
+    cli: CLAUDE_CODE,
+    key: "header",
+    mode: "observe",
+    model: "claude-opus-4-6",
+  },
+  {
+    name: "Claude Code, the gate key in the base URL's path",
+    cli: CLAUDE_CODE,
+    key: "path",
+    mode: "observe",
+    model: "claude-sonnet-4-6",
+  },
+  {
+    name: "Codex CLI, the gate key in its provider's env_http_headers",
+    cli: CODEX_CLI,
+    key: "header",
+    mode: "observe",
+    model: "gpt-5.1-codex",
+  },
+  {
+    name: "Codex CLI, the gate key in its provider's base_url",
+    cli: CODEX_CLI,
+    key: "path",
+    mode: "observe",
+    model: "gpt-5.2-codex",
+  },
 ];
 
 describe("the real CLIs through the proxy, configured as the docs say", { skip, concurrency: false }, () => {
@@ -321,7 +348,10 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
       const own = provider.requests.filter((r) => r.body?.model === row.model && r.body?.tools?.length);
       assert.equal(own.length, 3, "read, count, answer");
       const sent = JSON.stringify(own[1].body);
-      assert.ok(sent.includes(`${seed} line 00001 of the build log`), "the big output went to the model as the CLI sent it");
+      assert.ok(
+        sent.includes(`${seed} line 00001 of the build log`),
+        "the big output went to the model as the CLI sent it",
+      );
       EXPECT[row.mode]({ relay, provider, model: row.model, key: row.key });
 
       // The session's bill: every answer to the row's model, its usage as the mock wrote it.
