@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 
 const REPO = new URL("../../../", import.meta.url).pathname;
 
@@ -152,7 +153,7 @@ export async function mockProvider(port, script) {
 /**
  * A relay on loopback in front of the gate: what a CLI believes is the gate. It passes each
  * request on as it came and the answer back as it comes (streamed), and keeps both sides' bytes
- * ({ method, path, headers, bytes, status, answer }).
+ * ({ method, path, headers, bytes, status, answerHeaders, answer }).
  *
  * @example
  * const relay = await recordingRelay("http://127.0.0.1:8880");
@@ -163,13 +164,22 @@ export async function recordingRelay(target) {
   const to = new URL(target);
   const server = createServer(async (req, res) => {
     const bytes = await readAll(req);
-    const kept = { method: req.method, path: req.url, headers: req.headers, bytes, status: 0, answer: null };
+    const kept = {
+      method: req.method,
+      path: req.url,
+      headers: req.headers,
+      bytes,
+      status: 0,
+      answerHeaders: null,
+      answer: null,
+    };
     exchanges.push(kept);
     const headers = { ...req.headers, host: to.host };
     const upstream = httpRequest(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers },
       (answer) => {
         kept.status = answer.statusCode;
+        kept.answerHeaders = answer.headers;
         res.writeHead(answer.statusCode, answer.headers);
         const chunks = [];
         answer.on("data", (chunk) => {
@@ -213,6 +223,22 @@ export async function catchAll() {
   });
   const port = await listen(server);
   return { url: `http://127.0.0.1:${port}`, seen, close: () => close(server) };
+}
+
+/**
+ * An answer's body as the CLI reads it: the Workers runtime compresses a compressible answer (JSON,
+ * not an event stream) for a client that accepts it, a transfer encoding of the runtime's own that
+ * the client's HTTP library undoes.
+ *
+ * @example
+ * assert.ok(mockAnswer.equals(decoded(relayed)));
+ */
+export function decoded({ headers, answer }) {
+  const encoding = headers?.["content-encoding"];
+  if (encoding === "gzip") return gunzipSync(answer);
+  if (encoding === "br") return brotliDecompressSync(answer);
+  if (encoding === undefined || encoding === "identity") return answer;
+  throw new Error(`an answer encoded as ${encoding}, which this test does not read`);
 }
 
 /** The headers that are the connection's, not the request's: a relay or a proxy may change them. */

@@ -22,7 +22,15 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { apiKey, baseUrl, skip } from "./live-helpers.mjs";
-import { billOf, catchAll, endToEndHeaders, mockProvider, recordingRelay, savingsWhen } from "./proxy-clis.helpers.mjs";
+import {
+  billOf,
+  catchAll,
+  decoded,
+  endToEndHeaders,
+  mockProvider,
+  recordingRelay,
+  savingsWhen,
+} from "./proxy-clis.helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const PROVIDER_PORT = Number(process.env.OFFLOAD_GATE_TEST_PROVIDER_PORT ?? 0);
@@ -116,14 +124,16 @@ const responsesUsage = (input, cached, output) => ({
 });
 
 /**
- * Claude Code: the model reads the big file with Bash, counts its lines with Bash, then answers.
- * A request is the session's own when it is for the row's model and offers tools; any other
- * (a side call on the small model) gets a short answer.
+ * Claude Code: the model reads 1,200 lines of the big file with Read (about 80,000 characters,
+ * under Read's own cap; a Bash output over 30,000 characters would be saved to a file and only its
+ * first 2 KB sent), counts its lines with Bash, then answers. A request is the session's own when
+ * it is for the row's model and offers tools; any other (a side call on the small model) gets a
+ * short answer.
  */
 const CLAUDE_CODE = {
   provider: "anthropic",
-  tool: "Bash",
-  script: (model, answer) => (body) => {
+  tools: ["observed:Bash", "observed:Read"],
+  script: (model, answer, cwd) => (body) => {
     if (body.model !== model || !body.tools?.length)
       return { content: [{ type: "text", text: "ok" }], usage: anthropicUsage(40, 0, 0, 0, 3) };
     const results = body.messages
@@ -137,7 +147,14 @@ const CLAUDE_CODE = {
     const usage = usages[Math.min(results, 2)];
     if (results === 0)
       return {
-        content: [{ type: "tool_use", id: "toolu_proxy_01", name: "Bash", input: { command: "cat build.log" } }],
+        content: [
+          {
+            type: "tool_use",
+            id: "toolu_proxy_01",
+            name: "Read",
+            input: { file_path: join(cwd, "build.log"), limit: 1_200 },
+          },
+        ],
         usage,
       };
     if (results === 1)
@@ -152,7 +169,7 @@ const CLAUDE_CODE = {
     assert.ok(env.ANTHROPIC_BASE_URL, "the docs' block sets ANTHROPIC_BASE_URL");
     const { code, signal, stdout, stderr } = await run(
       CLAUDE,
-      ["-p", "Check the build log.", "--model", model, "--output-format", "json", "--allowedTools", "Bash"],
+      ["-p", "Check the build log.", "--model", model, "--output-format", "json", "--allowedTools", "Bash,Read"],
       {
         cwd,
         env: {
@@ -174,12 +191,13 @@ const CLAUDE_CODE = {
 };
 
 /**
- * Codex: the model runs `cat` on the big file through exec_command (asking for all of it), then
- * `wc -l`, then answers. A request that offers no tools gets a short answer.
+ * Codex: the model runs `cat` on the big file through exec_command (Codex keeps 10,000 tokens of
+ * it, about 40,000 characters, for a model its catalog knows), then `wc -l`, then answers. A
+ * request that offers no tools gets a short answer.
  */
 const CODEX_CLI = {
   provider: "openai",
-  tool: "exec_command",
+  tools: ["observed:exec_command"],
   script: (model, answer) => (body) => {
     const message = (text) => ({
       type: "message",
@@ -282,7 +300,10 @@ const EXPECT = {
       assert.equal(got.method, sent.method);
       assert.deepEqual(endToEndHeaders(got.headers), endToEndHeaders(sent.headers), "the CLI's headers, as sent");
       assert.equal(got.headers["x-offload-gate-key"], undefined, "the gate key never goes upstream");
-      assert.ok(got.answer.equals(sent.answer), `the CLI received the provider's answer to ${sent.path} byte for byte`);
+      assert.ok(
+        got.answer.equals(decoded({ headers: sent.answerHeaders, answer: sent.answer })),
+        `the CLI received the provider's answer to ${sent.path} byte for byte (decoded, as the CLI reads it)`,
+      );
     }
   },
 };
@@ -307,14 +328,14 @@ const CASES = [
     cli: CODEX_CLI,
     key: "header",
     mode: "observe",
-    model: "gpt-5.1-codex",
+    model: "gpt-5.5",
   },
   {
     name: "Codex CLI, the gate key in its provider's base_url",
     cli: CODEX_CLI,
     key: "path",
     mode: "observe",
-    model: "gpt-5.2-codex",
+    model: "gpt-5.5",
   },
 ];
 
@@ -333,7 +354,10 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
       const home = mkdtempSync(join(tmpdir(), "offload-proxy-cli-home-"));
       const cwd = mkdtempSync(join(tmpdir(), "offload-proxy-cli-"));
       writeFileSync(join(cwd, "build.log"), buildLog(seed));
-      const provider = await mockProvider(PROVIDER_PORT, { [row.cli.provider]: row.cli.script(row.model, answer) });
+      const before = await savingsWhen(baseUrl, apiKey, { model: row.model }, () => true);
+      const provider = await mockProvider(PROVIDER_PORT, {
+        [row.cli.provider]: row.cli.script(row.model, answer, cwd),
+      });
       const relay = await recordingRelay(baseUrl);
       let said;
       try {
@@ -342,39 +366,56 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
         await relay.close();
         await provider.close();
       }
+      (await import("node:fs")).writeFileSync(
+        JSON.stringify({
+          mock: provider.requests.map((r) => [r.url, r.body, r.answer?.toString("utf8")]),
+          relay: relay.exchanges.map((e) => [e.path, e.status, e.answer?.toString("latin1")]),
+        }),
+      );
       assert.equal(said, answer, "the CLI ends with the mock model's last answer");
       assert.deepEqual(elsewhere.seen, [], "no request left loopback");
 
       const own = provider.requests.filter((r) => r.body?.model === row.model && r.body?.tools?.length);
       assert.equal(own.length, 3, "read, count, answer");
-      const sent = JSON.stringify(own[1].body);
+      const grown = own[1].bytes.length - own[0].bytes.length;
+      assert.ok(grown > 30_000, `the big output went to the model (the request grew by ${grown} bytes)`);
       assert.ok(
-        sent.includes(`${seed} line 00001 of the build log`),
-        "the big output went to the model as the CLI sent it",
+        JSON.stringify(own[1].body).includes(`${seed} line 00001 of the build log`),
+        "the output is the file's, as the CLI read it",
       );
       EXPECT[row.mode]({ relay, provider, model: row.model, key: row.key });
 
       // The session's bill: every answer to the row's model, its usage as the mock wrote it.
       const usages = provider.requests.filter((r) => r.body?.model === row.model).map((r) => r.usage);
       const bill = billOf(row.model, usages);
-      const tool = `observed:${row.cli.tool}`;
+      // What the report held before the session, for this model: the session's part is the difference.
       const report = await savingsWhen(
         baseUrl,
         apiKey,
-        { tool_name: tool, model: row.model },
-        (r) => r.holdout?.sessions >= 1 && r.outcomes >= 2,
+        { model: row.model },
+        (r) =>
+          r.decisions >= before.decisions + 2 &&
+          r.outcomes >= before.outcomes + 2 &&
+          r.holdout.sessions >= before.holdout.sessions + 1,
       );
-      assert.equal(report.decisions, 2, "one decision for each tool output the session sent");
-      assert.equal(report.outcomes, 2, "each decision's outcome reported when the session went idle");
-      assert.equal(report.holdout.sessions, 1, "the session is billed");
+      assert.equal(report.decisions - before.decisions, 2, "one decision for each tool output the session sent");
+      assert.equal(
+        report.outcomes - before.outcomes,
+        2,
+        "each decision's outcome, reported once the session went idle",
+      );
+      assert.equal(report.horizon.n - before.horizon.n, 2);
+      assert.equal(report.holdout.sessions - before.holdout.sessions, 1, "the session is billed, once");
+      const paid =
+        report.holdout.mean_cost_usd * report.holdout.sessions -
+        (before.holdout.mean_cost_usd ?? 0) * before.holdout.sessions;
+      assert.ok(Math.abs(paid - bill) < 1e-9, `the bill as paid: ${paid} against ${bill} from the mock's usage`);
+      const tools = report.holdout.tools.map((t) => t.tool_name);
+      for (const tool of row.cli.tools)
+        assert.ok(tools.includes(tool), `the report shows the session under ${tool}: ${tools.join(", ")}`);
       assert.ok(
-        Math.abs(report.holdout.mean_cost_usd - bill) < 1e-9,
-        `the bill as paid: ${report.holdout.mean_cost_usd} against ${bill} from the mock's usage`,
-      );
-      assert.deepEqual(
-        report.holdout.tools.map((t) => t.tool_name),
-        [tool],
-        "the report shows the session under the observed tool, never pooled with enacted ones",
+        tools.every((name) => name.startsWith("observed:")),
+        "observed decisions are never pooled with enacted ones",
       );
     });
   }
