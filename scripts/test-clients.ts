@@ -118,7 +118,9 @@ try {
     "proxy-clis",
   ]) {
     step(
-      `the ${framework} adapter against the local gate`,
+      framework === "proxy-clis"
+        ? "Claude Code and Codex CLI through the local gate's proxy"
+        : `the ${framework} adapter against the local gate`,
       process.execPath,
       ["--test", `clients/typescript/test/${framework}.live.test.mjs`],
       env,

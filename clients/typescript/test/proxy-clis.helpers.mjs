@@ -161,22 +161,31 @@ export async function mockProvider(port, script) {
  */
 export async function recordingRelay(target) {
   const exchanges = [];
+  const pending = new Set();
   const to = new URL(target);
   const server = createServer(async (req, res) => {
-    const bytes = await readAll(req);
+    let finished;
+    const done = new Promise((resolve) => (finished = resolve));
+    pending.add(done);
     const kept = {
       method: req.method,
       path: req.url,
       headers: req.headers,
-      bytes,
+      bytes: Buffer.alloc(0),
       status: 0,
       answerHeaders: null,
       answer: null,
     };
     exchanges.push(kept);
-    const headers = { ...req.headers, host: to.host };
+    kept.bytes = await readAll(req);
     const upstream = httpRequest(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers },
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
       (answer) => {
         kept.status = answer.statusCode;
         kept.answerHeaders = answer.headers;
@@ -189,17 +198,30 @@ export async function recordingRelay(target) {
         answer.on("end", () => {
           kept.answer = Buffer.concat(chunks);
           res.end();
+          finished();
         });
+        answer.on("error", () => finished());
       },
     );
     upstream.on("error", (error) => {
       kept.status = 599;
       res.writeHead(502).end(String(error));
+      finished();
     });
-    upstream.end(bytes);
+    upstream.end(kept.bytes);
+    await done;
+    pending.delete(done);
   });
   const port = await listen(server);
-  return { url: `http://127.0.0.1:${port}`, exchanges, close: () => close(server) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges,
+    /** Waits (10 s at most) for the answers still streaming (a CLI may exit on an answer's last event, before its end), then closes. */
+    close: async () => {
+      await Promise.race([Promise.all([...pending]), delay(10_000)]);
+      await close(server);
+    },
+  };
 }
 
 /**
@@ -215,10 +237,13 @@ export async function catchAll() {
   const seen = [];
   const server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    req.socket.on("error", () => {});
     res.writeHead(403).end();
   });
   server.on("connect", (req, socket) => {
     seen.push(`CONNECT ${req.url}`);
+    // A client may drop the refused tunnel first: its reset is the client's, not a fault here.
+    socket.on("error", () => {});
     socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
   });
   const port = await listen(server);
