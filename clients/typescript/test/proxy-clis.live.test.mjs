@@ -167,7 +167,12 @@ const CLAUDE_CODE = {
   },
   async run({ model, relayUrl, key, cwd, home, elsewhere }) {
     const env = exportsOf(localized(docBlocks("Claude Code", "sh")[key === "path" ? 1 : 0], relayUrl));
-    assert.ok(env.ANTHROPIC_BASE_URL, "the docs' block sets ANTHROPIC_BASE_URL");
+    assert.ok(env.ANTHROPIC_BASE_URL?.startsWith(relayUrl), "the docs' block sets ANTHROPIC_BASE_URL");
+    assert.equal(
+      env.ANTHROPIC_CUSTOM_HEADERS,
+      key === "header" ? `x-offload-gate-key: ${apiKey}` : undefined,
+      "the docs' block sends the gate key as a header, or not at all",
+    );
     const { code, signal, stdout, stderr } = await run(
       CLAUDE,
       ["-p", "Check the build log.", "--model", model, "--output-format", "json", "--allowedTools", "Bash,Read"],
@@ -319,7 +324,7 @@ const CASES = [
     cli: CLAUDE_CODE,
     key: "header",
     mode: "observe",
-    model: "claude-opus-4-6",
+    model: "claude-opus-4-8",
   },
   {
     name: "Claude Code, the gate key in the base URL's path",
@@ -412,9 +417,10 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
       const tools = report.holdout.tools.map((t) => t.tool_name);
       for (const tool of row.cli.tools)
         assert.ok(tools.includes(tool), `the report shows the session under ${tool}: ${tools.join(", ")}`);
+      // The rows' models are used by no other test of the run: every decision on them is observed.
       assert.ok(
         tools.every((name) => name.startsWith("observed:")),
-        "observed decisions are never pooled with enacted ones",
+        `observed decisions are never pooled with enacted ones: ${tools.join(", ")}`,
       );
     });
   }
