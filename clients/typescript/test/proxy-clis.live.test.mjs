@@ -16,7 +16,7 @@
 // tenant in enforce) adds its own checks there and its rows to CASES.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -358,12 +358,16 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
   after(() => elsewhere?.close());
 
   for (const row of CASES) {
-    it(`${row.name} (${row.mode}): the CLI finishes with the model's answer, and the ledger holds the session's decisions, outcomes and exact bill`, async () => {
+    it(`${row.name} (${row.mode}): the CLI finishes with the model's answer, and the ledger holds the session's decisions, outcomes and exact bill`, async (t) => {
       const seed = `${row.cli.provider}${row.key}${Date.now().toString(36)}`;
       const answer = `The build log ${seed} has ${LINES} lines, all ok.`;
       const home = mkdtempSync(join(tmpdir(), "offload-proxy-cli-home-"));
       const cwd = mkdtempSync(join(tmpdir(), "offload-proxy-cli-"));
       writeFileSync(join(cwd, "build.log"), buildLog(seed));
+      t.after(() => {
+        rmSync(home, { recursive: true, force: true });
+        rmSync(cwd, { recursive: true, force: true });
+      });
       const before = await savingsWhen(baseUrl, apiKey, { model: row.model }, () => true);
       const provider = await mockProvider(PROVIDER_PORT, {
         [row.cli.provider]: row.cli.script(row.model, answer, cwd),
