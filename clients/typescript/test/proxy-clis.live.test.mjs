@@ -380,6 +380,10 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
         await relay.close();
         await provider.close();
       }
+      // The log of what reached loopback, in the run's output whether the row passes or not.
+      for (const r of provider.requests)
+        t.diagnostic(`provider got ${r.method} ${r.url} (${r.bytes.length} bytes, model ${r.body?.model ?? "-"})`);
+      for (const seen of elsewhere.seen) t.diagnostic(`catch-all got ${seen}`);
       assert.equal(said, answer, "the CLI ends with the mock model's last answer");
       assert.deepEqual(elsewhere.seen, [], "no request left loopback");
 
@@ -413,6 +417,11 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
         "each decision's outcome, reported once the session went idle",
       );
       assert.equal(report.horizon.n - before.horizon.n, 2);
+      const horizon = (r) => (r.horizon.realized_mean ?? 0) * r.horizon.n;
+      assert.ok(
+        Math.abs(horizon(report) - horizon(before) - 1) < 1e-9,
+        "the read's output was carried by one later request, the count's by none",
+      );
       assert.equal(report.holdout.sessions - before.holdout.sessions, 1, "the session is billed, once");
       const paid =
         report.holdout.mean_cost_usd * report.holdout.sessions -
