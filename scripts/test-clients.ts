@@ -7,7 +7,8 @@
 // seeded KV, a gate key) and runs both clients against it: the TypeScript live
 // tests, the AI SDK, LangChain.js, Claude Agent SDK, OpenAI Agents SDK,
 // opencode and GitHub Copilot SDK adapters' agent loops, Claude Code and Gemini CLI through the hook command
-// (the real Gemini CLI too, headless, against a mock Gemini API)
+// (the real Gemini CLI too, headless, against a mock Gemini API), Claude Code and Codex CLI through the
+// proxy (its upstreams the proxy-clis test's mock provider, its sessions reported seconds after they idle)
 // (each framework's own loop against a mock model on loopback or in-process),
 // and the Python package's install and pytest suite (clients/python/ci.sh).
 import { spawnSync } from "node:child_process";
@@ -17,6 +18,8 @@ import { startLocalGate, type LocalGate } from "./local-gate";
 
 const tscBin = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 const PORT = Number(process.env.OFFLOAD_GATE_TEST_PORT ?? 8880);
+/** Where the proxy-clis test starts its mock provider: the local gate's proxy sends there. */
+const PROVIDER_PORT = PORT + 2;
 
 function step(
   title: string,
@@ -78,7 +81,14 @@ try {
     port: PORT,
     inspectorPort: PORT + 1,
     stateDir: ".wrangler/clients-state",
-    vars: { GATE_API_KEYS: `clients:${key}`, ADMIN_TOKEN: `clients-admin:${adminToken}` },
+    vars: {
+      GATE_API_KEYS: `clients:${key}`,
+      ADMIN_TOKEN: `clients-admin:${adminToken}`,
+      ANTHROPIC_UPSTREAM: `http://127.0.0.1:${PROVIDER_PORT}/anthropic`,
+      OPENAI_UPSTREAM: `http://127.0.0.1:${PROVIDER_PORT}/openai`,
+      // A CLI's session is reported to the ledger 4 s after its last request, not 65 minutes.
+      PROXY_SESSION_IDLE_MS: "4000",
+    },
   });
   const env = {
     ...process.env,
@@ -86,6 +96,7 @@ try {
     OFFLOAD_GATE_TEST_API_KEY: key,
     OFFLOAD_GATE_TEST_ADMIN_TOKEN: adminToken,
     OFFLOAD_GATE_REQUIRE_INTEGRATION: "1",
+    OFFLOAD_GATE_TEST_PROVIDER_PORT: String(PROVIDER_PORT),
   };
   step(
     "TypeScript client against the local gate",
@@ -104,9 +115,12 @@ try {
     "claude-code-hook",
     "gemini-cli-hook",
     "gemini-cli",
+    "proxy-clis",
   ]) {
     step(
-      `the ${framework} adapter against the local gate`,
+      framework === "proxy-clis"
+        ? "Claude Code and Codex CLI through the local gate's proxy"
+        : `the ${framework} adapter against the local gate`,
       process.execPath,
       ["--test", `clients/typescript/test/${framework}.live.test.mjs`],
       env,

@@ -14,6 +14,25 @@ import type { SessionState, SessionUpdate } from "./session-state";
 /** The idle time after which a session is reported: past the 1-hour cache's life, nothing later can read its prefix. */
 export const SESSION_IDLE_MS = 65 * 60 * 1000;
 
+/**
+ * The idle time this deployment waits: {@link SESSION_IDLE_MS}, or a shorter
+ * one from the variable `PROXY_SESSION_IDLE_MS` (milliseconds). Only a local
+ * gate sets it (scripts/local-gate.ts, for the real CLIs' end-to-end tests,
+ * which cannot wait an hour for a session's report); wrangler.toml declares
+ * it nowhere, so no deployment has it. Anything but a whole number of
+ * milliseconds below the default is ignored: the variable can only shorten
+ * the wait, never put a report off.
+ *
+ * @example
+ * sessionIdleMs({ PROXY_SESSION_IDLE_MS: "2000" }) // 2000
+ * sessionIdleMs({}) // 3_900_000
+ */
+export function sessionIdleMs(env: object): number {
+  const raw = (env as { PROXY_SESSION_IDLE_MS?: unknown }).PROXY_SESSION_IDLE_MS;
+  const ms = typeof raw === "string" && /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : SESSION_IDLE_MS;
+  return Math.min(ms, SESSION_IDLE_MS);
+}
+
 const STATE = "state";
 const GENERATION = "generation";
 
@@ -34,12 +53,12 @@ export class ProxySession extends DurableObject<Env> {
     return { ledger_session: generation === 1 ? base : `${base}.${generation}` };
   }
 
-  /** Adds one exchange, and puts the report off until the session has been idle for {@link SESSION_IDLE_MS}. */
+  /** Adds one exchange, and puts the report off until the session has been idle for {@link sessionIdleMs}. */
   async record(update: SessionUpdate): Promise<void> {
     const { applyUpdate } = await import("./session-state");
     const state = applyUpdate((await this.ctx.storage.get<SessionState>(STATE)) ?? null, update);
     await this.ctx.storage.put(STATE, state);
-    await this.ctx.storage.setAlarm(Date.now() + SESSION_IDLE_MS);
+    await this.ctx.storage.setAlarm(Date.now() + sessionIdleMs(this.env));
   }
 
   /** The session's state as stored, for the tests and the operator's debugging. */
