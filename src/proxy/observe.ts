@@ -75,6 +75,12 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
     return { usage: null, responseId: null } satisfies WireAnswer;
   });
   try {
+    // The answer first: workerd runs the isolate on one thread, so reading a request of megabytes while
+    // the answer is still on its way would hold the answer up (docs/performance/proxy.md).
+    const done = await answer;
+    // The answer's last chunk reached both branches of the tee at once: a turn of the event loop lets the
+    // runtime hand the client's on before the isolate turns to the request's megabytes.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const bytes = await exchange.requestBody;
     let body: unknown;
     try {
@@ -82,15 +88,11 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
       body = JSON.parse(new TextDecoder().decode(bytes));
     } catch {
       // Not JSON: the provider answers it; there is nothing to observe.
-      await answer;
       return;
     }
     const wire = adapter.request(body);
-    if (wire === null) {
-      await answer;
-      return;
-    }
-    await observe(exchange, wire, env, gate, answer);
+    if (wire === null) return;
+    await observe(exchange, wire, env, gate, done);
   } catch (error) {
     failOnce("observing the exchange", error);
     await answer;
@@ -102,7 +104,7 @@ async function observe(
   wire: WireRequest,
   env: ObserveEnv,
   gate: GateFetch,
-  answer: Promise<WireAnswer>,
+  done: WireAnswer,
 ): Promise<void> {
   const session = sessionOf({
     header: exchange.requestHeaders.get(SESSION_HEADER),
@@ -132,7 +134,6 @@ async function observe(
   const totalChars = wire.parts.reduce((sum, part) => sum + part.text.length, 0);
   // Replay's recall rules read every part's text: past the budget a request is counted without them.
   const recalls = totalChars <= RECALL_SCAN_CHARS ? detectRecalls(traceOf(wire, exchange.route.provider)) : null;
-  const done = await answer;
   if (done.responseId !== null && exchange.route.endpoint === "responses") followChain(done.responseId, session.id);
 
   let through = 0;
