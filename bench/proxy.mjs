@@ -1,7 +1,7 @@
 // `npm run bench:proxy`: the proxy's overhead, side by side in one run.
-// A mock Anthropic provider on 127.0.0.1 answers a 200-turn session whose
-// every turn adds a 100 KB tool result (so the last request is 20 MB); each
-// turn is sent twice in a row, straight to the mock and through the worker's
+// A mock Anthropic provider on 127.0.0.1 answers a 100-turn session (200 with BENCH_PROXY_TURNS) whose
+// every turn adds a 100 KB tool result (so the last request is 10 MB, or 20); each
+// turn is sent three times in a row: straight to the mock, through the worker's
 // /proxy/anthropic/ (the built worker in workerd, the proxy observing as in
 // production), and through the floor (bench/proxy-floor-entry.mjs: a bare
 // Worker's one fetch, in workerd too), rotating which goes first so drift
@@ -19,7 +19,8 @@ const PORT = Number(process.env.BENCH_PORT_BASE ?? 8820) + 30;
 const MOCK_PORT = PORT + 1;
 const FLOOR_PORT = PORT + 3;
 const PAUSE_MS = Number(process.env.BENCH_PROXY_PAUSE_MS ?? 100);
-const TURNS = Number(process.env.BENCH_PROXY_TURNS ?? 200);
+// 100 turns keep a run near a minute and a half; BENCH_PROXY_TURNS=200 is the issue's whole session (about 5 minutes).
+const TURNS = Number(process.env.BENCH_PROXY_TURNS ?? 100);
 const TOOL_BYTES = Number(process.env.BENCH_PROXY_TOOL_BYTES ?? 100_000);
 const GATE_KEY = "bench-proxy-key-9f8e7d6c5b4a";
 // BENCH_PROXY_PROFILE=1 samples the worker's isolate (V8 inspector on 127.0.0.1) through the run and
@@ -59,25 +60,24 @@ const EVENTS = [
   .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
   .join("");
 
+// When the mock had each request's whole body, by the bench's request id: the upload's share of the time.
+const arrivals = new Map();
+
 function mockProvider() {
   const server = createServer((req, res) => {
-    let size = 0;
-    let streamed = false;
     let head = "";
     req.on("data", (chunk) => {
       if (head.length < 200) head += chunk.toString("utf8", 0, Math.min(chunk.length, 200));
-      size += chunk.length;
     });
     req.on("end", () => {
-      streamed = head.includes('"stream":true');
-      if (streamed) {
+      arrivals.set(req.headers["x-bench-request"], performance.now());
+      if (head.includes('"stream":true')) {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(EVENTS);
       } else {
         res.writeHead(200, { "content-type": "application/json" });
         res.end(MESSAGE);
       }
-      void size;
     });
   });
   return new Promise((resolve) => server.listen(MOCK_PORT, "127.0.0.1", () => resolve(server)));
@@ -102,10 +102,17 @@ function* session(stream) {
   }
 }
 
-/** One request: time to the first byte of the body, and to its end, in ms. */
+let requestId = 0;
+
+/** One request: time to the first byte of the body, and to its end, and when the mock had the whole body, in ms. */
 async function timed(url, body, headers) {
+  const id = String(++requestId);
   const started = performance.now();
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-bench-request": id, ...headers },
+    body,
+  });
   const reader = res.body.getReader();
   let first = null;
   let bytes = 0;
@@ -116,7 +123,9 @@ async function timed(url, body, headers) {
     bytes += value.byteLength;
   }
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  return { ttfb: first, total: performance.now() - started, bytes };
+  const upload = arrivals.get(id) - started;
+  arrivals.delete(id);
+  return { ttfb: first, total: performance.now() - started, upload, bytes };
 }
 
 const percentile = (values, p) => {
@@ -133,7 +142,8 @@ const ORDERS = [
 ];
 
 async function run(base, floorBase, stream) {
-  const times = { direct: { ttfb: [], total: [] }, floor: { ttfb: [], total: [] }, proxied: { ttfb: [], total: [] } };
+  const arm = () => ({ ttfb: [], total: [], upload: [], back: [] });
+  const times = { direct: arm(), floor: arm(), proxied: arm() };
   let turn = 0;
   for (const body of session(stream)) {
     const send = {
@@ -146,6 +156,9 @@ async function run(base, floorBase, stream) {
       const t = await send[name]();
       times[name].ttfb.push(t.ttfb);
       times[name].total.push(t.total);
+      times[name].upload.push(t.upload);
+      // From the mock's having the whole request to the client's first byte of the answer.
+      times[name].back.push(t.ttfb - t.upload);
     }
     if (PAUSE_MS > 0) await pause(PAUSE_MS);
   }
@@ -169,7 +182,14 @@ async function run(base, floorBase, stream) {
       };
     }
   }
-  return figures;
+  // Where the time goes, p50 of each leg: the request's way to the provider, the answer's way back.
+  const breakdown = {};
+  for (const name of ["direct", "floor", "proxied"])
+    breakdown[name] = {
+      upload_p50_ms: round(percentile(times[name].upload, 50)),
+      answer_p50_ms: round(percentile(times[name].back, 50)),
+    };
+  return { figures, breakdown };
 }
 
 /** Starts the V8 profiler in the worker's isolate; `stop` returns the profile. */
@@ -265,9 +285,12 @@ try {
   const results = { turns: TURNS, tool_result_bytes: TOOL_BYTES, pause_ms: PAUSE_MS };
   const profiler = PROFILE ? await startProfile() : null;
   for (const stream of [false, true]) {
-    results[stream ? "streamed" : "not_streamed"] = await run(worker.base, floor.base, stream);
+    const { figures, breakdown } = await run(worker.base, floor.base, stream);
+    results[stream ? "streamed" : "not_streamed"] = figures;
+    results[stream ? "streamed_breakdown" : "not_streamed_breakdown"] = breakdown;
     console.log(stream ? "streamed" : "not streamed");
-    console.table(results[stream ? "streamed" : "not_streamed"]);
+    console.table(figures);
+    console.table(breakdown);
   }
   results.seconds = round((performance.now() - started) / 1000);
   console.log(`${results.seconds} s`);

@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ledgerSessionBase } from "../../src/proxy/observe";
 import type { SessionState } from "../../src/proxy/session-state";
 import { SONNET_45 } from "../fixtures/rows";
-import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY, STAGING_KEY } from "../support/secrets";
-import { mockProvider, proxyCall, sse } from "./proxy-support";
+import { freshState, mockProvider, proxyCall, proxyPost, sessionStub, sse } from "./proxy-support";
 
 // A Claude Code-like session through the proxy: a tool result sent once,
 // carried and read from the cache on the next turns, quoted by a later
@@ -36,15 +35,10 @@ const quoting = { role: "assistant", content: [{ type: "text", text: `It says:\n
 
 function messagesRequest(messages: object[], stream: boolean, key = PROD_KEY): Request {
   const body = JSON.stringify({ model: MODEL, max_tokens: 256, stream, system: "You are terse.", messages });
-  return new Request("http://gate.test/proxy/anthropic/v1/messages", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-api-key": "sk-ant-test",
-      "x-offload-gate-key": key,
-      "x-offload-session-id": SESSION,
-    },
-    body,
+  return proxyPost("/proxy/anthropic/v1/messages", body, {
+    "x-api-key": "sk-ant-test",
+    "x-offload-gate-key": key,
+    "x-offload-session-id": SESSION,
   });
 }
 
@@ -67,15 +61,11 @@ const USAGES = [
   },
 ];
 
-beforeEach(async () => {
-  await resetState();
-  await putRow(MODEL, SONNET_45);
-});
+beforeEach(() => freshState(MODEL, SONNET_45));
 afterEach(() => vi.restoreAllMocks());
 
 function stub(tenant = "agents-prod") {
-  const base = ledgerSessionBase(SESSION, MODEL);
-  return env.PROXY_SESSIONS.get(env.PROXY_SESSIONS.idFromName(`${tenant}/${base}`));
+  return sessionStub(tenant, SESSION, MODEL);
 }
 
 describe("what the proxy observes of a session", () => {
