@@ -14,7 +14,7 @@
  */
 import { CHARS_PER_TOKEN } from "../gate";
 import { chargedRecall, detectRecalls, hashText, recordedInput, TraceBuilder, type Usage } from "../replay";
-import { TOOL_NAME_PATTERN } from "../storage/rules";
+import { OBSERVED_TOOL_PREFIX, TOOL_NAME_PATTERN } from "../storage/rules";
 import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";
 import { SESSION_HEADER } from "./constants";
@@ -49,8 +49,7 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 export const RECALL_SCAN_CHARS = 2_000_000;
 /** Most tool outputs one request decides: POST /v1/gate/batch's limit. */
 const MAX_BATCH = 100;
-/** The prefix that marks an observed decision's tool: its verdicts and savings are never mixed with enacted ones. */
-export const OBSERVED_TOOL_PREFIX = "observed:";
+export { OBSERVED_TOOL_PREFIX } from "../storage/rules";
 
 const logged = new Set<string>();
 

@@ -147,7 +147,11 @@ describe("what the proxy observes of a session", () => {
       decisions: number;
       outcomes: number;
       recall: { realized: number };
-      holdout: { sessions: number; mean_cost_usd: number; tools: { tool_name: string; sessions: number }[] };
+      holdout: {
+        sessions: number;
+        mean_cost_usd: number;
+        tools: { tool_name: string; observed: boolean; sessions: number }[];
+      };
     };
     expect(report.decisions).toBe(1);
     expect(report.outcomes).toBe(1);
@@ -157,7 +161,10 @@ describe("what the proxy observes of a session", () => {
     // 30·3 + 20·15 = 390; 10·3 + 30·15 + 16,000·3.75 = 60,480; 12·3 + 25·15 + 16,040·0.3 + 10·3.75 = 5,260.5.
     expect(report.holdout.sessions).toBe(1);
     expect(report.holdout.mean_cost_usd).toBeCloseTo((390 + 60_480 + 5_260.5) / 1e6, 12);
-    expect(report.holdout.tools.map((t) => [t.tool_name, t.sessions])).toEqual([["observed:Read", 1]]);
+    // Marked observed by the report's own field: what the gate would have done, nothing stubbed.
+    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions])).toEqual([
+      ["observed:Read", true, 1],
+    ]);
 
     // A session that comes back after going idle is a new ledger session: its bill never conflicts with the first.
     expect(await stub("agents-staging").open(ledgerSessionBase(SESSION, MODEL))).toEqual({
