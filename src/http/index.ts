@@ -4,7 +4,7 @@
 
 export type { AppEnv } from "./app";
 export { requestPath, waitUntilFor, waitUntilOf } from "./app";
-export { BODY_READ_TIMEOUT_MS, withBodyDeadline } from "./body";
+export { BODY_READ_TIMEOUT_MS, readBody, withBodyDeadline } from "./body";
 export type { ErrorBody, ErrorIssue } from "./errors";
 export {
   ApiError,

@@ -7,7 +7,7 @@
  * provider's error is the provider's. The proxy's own work (the gate's
  * decisions, the usage) reads copies, in waitUntil, off the response's path.
  */
-import { ApiError } from "../http";
+import { ApiError, readBody } from "../http";
 import { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
 
 // Hop-by-hop headers (RFC 9110 §7.6.1), the ones the runtime sets itself, the
@@ -26,6 +26,8 @@ const DROPPED_REQUEST = new Set([
   GATE_KEY_HEADER,
   SESSION_HEADER,
 ]);
+/** How long the proxy's own copy of an upload may take to arrive: past it the exchange is not observed. */
+const COPY_DEADLINE_MS = 5 * 60 * 1000;
 const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "trailer", "upgrade"]);
 
 /**
@@ -70,7 +72,8 @@ export interface SplitBody {
 /**
  * The request's body, streamed upstream as it arrives (never held back
  * until it is whole: the upload to the provider overlaps the client's), and
- * with `keepCopy` a second branch the proxy reads for itself, at most
+ * with `keepCopy` a second branch the proxy reads for itself through the
+ * gate's bounded reader (src/http/body.ts), at most
  * {@link MAX_PROXY_BODY_BYTES} of it (past that its copy is null). A
  * declared length over the limit is a 413 naming `body`, before anything is
  * sent; a declared length is kept upstream, so the provider sees the same
@@ -89,35 +92,14 @@ export function splitBody(request: Request, keepCopy: boolean): SplitBody {
   if (keepCopy) {
     const [toUpstream, toProxy] = upstream.tee();
     upstream = toUpstream;
-    copy = readCopy(toProxy).catch(() => null);
+    // Past the limit, or past the deadline, the proxy observes nothing; the upload is untouched.
+    copy = readBody(toProxy, MAX_PROXY_BODY_BYTES, tooLarge, {
+      declaredBytes: length,
+      deadlineMs: COPY_DEADLINE_MS,
+    }).catch(() => null);
   }
   if (length !== null) upstream = upstream.pipeThrough(new FixedLengthStream(length));
   return { upstream, copy };
-}
-
-/** Reads the proxy's branch of a body whole, or lets it go past the limit (null). */
-async function readCopy(stream: ReadableStream<Uint8Array>): Promise<Uint8Array | null> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_PROXY_BODY_BYTES) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 function tooLarge(): ApiError {

@@ -8,8 +8,12 @@
  * @example
  * if (isProxyUrl(request.url)) return proxyFetch(request, env, ctx, (inner) => worker.fetch(inner, env, ctx));
  */
+import { lazily } from "../storage";
 import type { GateFetch, ProxyEnv } from "./handler";
 import { PROXY_PREFIX } from "./route";
+
+// Loaded on the first request under /proxy/, once per isolate (a failed load is retried by the next).
+const loadHandler = lazily(() => import("./handler"));
 
 export type { GateFetch, ProxyEnv } from "./handler";
 export { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
@@ -42,6 +46,6 @@ export async function proxyFetch(
   ctx: ExecutionContext,
   gate: GateFetch,
 ): Promise<Response> {
-  const handler = await import("./handler");
+  const handler = await loadHandler();
   return handler.proxyFetch(request, env, ctx, gate);
 }

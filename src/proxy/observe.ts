@@ -14,7 +14,7 @@
  */
 import { CHARS_PER_TOKEN } from "../gate";
 import { chargedRecall, detectRecalls, hashText, recordedInput, TraceBuilder, type Usage } from "../replay";
-import { TOOL_NAME_PATTERN } from "../storage/rules";
+import { OBSERVED_TOOL_PREFIX, TOOL_NAME_PATTERN } from "../storage/rules";
 import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";
 import { SESSION_HEADER } from "./constants";
@@ -49,8 +49,7 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 export const RECALL_SCAN_CHARS = 2_000_000;
 /** Most tool outputs one request decides: POST /v1/gate/batch's limit. */
 const MAX_BATCH = 100;
-/** The prefix that marks an observed decision's tool: its verdicts and savings are never mixed with enacted ones. */
-export const OBSERVED_TOOL_PREFIX = "observed:";
+export { OBSERVED_TOOL_PREFIX } from "../storage/rules";
 
 const logged = new Set<string>();
 
@@ -75,6 +74,12 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
     return { usage: null, responseId: null } satisfies WireAnswer;
   });
   try {
+    // The answer first: workerd runs the isolate on one thread, so reading a request of megabytes while
+    // the answer is still on its way would hold the answer up (docs/performance/proxy.md).
+    const done = await answer;
+    // The answer's last chunk reached both branches of the tee at once: a turn of the event loop lets the
+    // runtime hand the client's on before the isolate turns to the request's megabytes.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const bytes = await exchange.requestBody;
     let body: unknown;
     try {
@@ -82,15 +87,11 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
       body = JSON.parse(new TextDecoder().decode(bytes));
     } catch {
       // Not JSON: the provider answers it; there is nothing to observe.
-      await answer;
       return;
     }
     const wire = adapter.request(body);
-    if (wire === null) {
-      await answer;
-      return;
-    }
-    await observe(exchange, wire, env, gate, answer);
+    if (wire === null) return;
+    await observe(exchange, wire, env, gate, done);
   } catch (error) {
     failOnce("observing the exchange", error);
     await answer;
@@ -102,7 +103,7 @@ async function observe(
   wire: WireRequest,
   env: ObserveEnv,
   gate: GateFetch,
-  answer: Promise<WireAnswer>,
+  done: WireAnswer,
 ): Promise<void> {
   const session = sessionOf({
     header: exchange.requestHeaders.get(SESSION_HEADER),
@@ -132,7 +133,6 @@ async function observe(
   const totalChars = wire.parts.reduce((sum, part) => sum + part.text.length, 0);
   // Replay's recall rules read every part's text: past the budget a request is counted without them.
   const recalls = totalChars <= RECALL_SCAN_CHARS ? detectRecalls(traceOf(wire, exchange.route.provider)) : null;
-  const done = await answer;
   if (done.responseId !== null && exchange.route.endpoint === "responses") followChain(done.responseId, session.id);
 
   let through = 0;

@@ -9,7 +9,12 @@
  * holds only the class.
  */
 import { DurableObject } from "cloudflare:workers";
+import { lazily } from "../storage";
 import type { SessionState, SessionUpdate } from "./session-state";
+
+// The tally's rules and the ledger's reports load on first use, once per isolate.
+const loadState = lazily(() => import("./session-state"));
+const loadFlush = lazily(() => import("./flush"));
 
 /** The idle time after which a session is reported: past the 1-hour cache's life, nothing later can read its prefix. */
 export const SESSION_IDLE_MS = 65 * 60 * 1000;
@@ -55,7 +60,7 @@ export class ProxySession extends DurableObject<Env> {
 
   /** Adds one exchange, and puts the report off until the session has been idle for {@link sessionIdleMs}. */
   async record(update: SessionUpdate): Promise<void> {
-    const { applyUpdate } = await import("./session-state");
+    const { applyUpdate } = await loadState();
     const state = applyUpdate((await this.ctx.storage.get<SessionState>(STATE)) ?? null, update);
     await this.ctx.storage.put(STATE, state);
     await this.ctx.storage.setAlarm(Date.now() + sessionIdleMs(this.env));
@@ -78,7 +83,7 @@ export class ProxySession extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       return;
     }
-    const { reportSession } = await import("./flush");
+    const { reportSession } = await loadFlush();
     await reportSession(this.env, state);
     const generation = ((await this.ctx.storage.get<number>(GENERATION)) ?? 1) + 1;
     await this.ctx.storage.delete(STATE);

@@ -51,7 +51,7 @@ describe("holdout.sessions", () => {
       expect(holdout.sessions).toBe(1);
       // The decided session's bill alone: 1,000,000 input tokens at $5 per million.
       expect(holdout.mean_cost_usd).toBeCloseTo(5, 9);
-      expect(holdout.tools).toMatchObject([{ tool_name: "grep", sessions: 1, share: 1 }]);
+      expect(holdout.tools).toMatchObject([{ tool_name: "grep", observed: false, sessions: 1, share: 1 }]);
     }
   });
 

@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ledgerSessionBase } from "../../src/proxy/observe";
 import type { SessionState } from "../../src/proxy/session-state";
 import { SONNET_45 } from "../fixtures/rows";
-import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY, STAGING_KEY } from "../support/secrets";
-import { mockProvider, proxyCall, sse } from "./proxy-support";
+import { freshState, mockProvider, proxyCall, proxyPost, sessionStub, sse } from "./proxy-support";
 
 // A Claude Code-like session through the proxy: a tool result sent once,
 // carried and read from the cache on the next turns, quoted by a later
@@ -36,15 +35,10 @@ const quoting = { role: "assistant", content: [{ type: "text", text: `It says:\n
 
 function messagesRequest(messages: object[], stream: boolean, key = PROD_KEY): Request {
   const body = JSON.stringify({ model: MODEL, max_tokens: 256, stream, system: "You are terse.", messages });
-  return new Request("http://gate.test/proxy/anthropic/v1/messages", {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      "x-api-key": "sk-ant-test",
-      "x-offload-gate-key": key,
-      "x-offload-session-id": SESSION,
-    },
-    body,
+  return proxyPost("/proxy/anthropic/v1/messages", body, {
+    "x-api-key": "sk-ant-test",
+    "x-offload-gate-key": key,
+    "x-offload-session-id": SESSION,
   });
 }
 
@@ -67,15 +61,11 @@ const USAGES = [
   },
 ];
 
-beforeEach(async () => {
-  await resetState();
-  await putRow(MODEL, SONNET_45);
-});
+beforeEach(() => freshState(MODEL, SONNET_45));
 afterEach(() => vi.restoreAllMocks());
 
 function stub(tenant = "agents-prod") {
-  const base = ledgerSessionBase(SESSION, MODEL);
-  return env.PROXY_SESSIONS.get(env.PROXY_SESSIONS.idFromName(`${tenant}/${base}`));
+  return sessionStub(tenant, SESSION, MODEL);
 }
 
 describe("what the proxy observes of a session", () => {
@@ -157,7 +147,11 @@ describe("what the proxy observes of a session", () => {
       decisions: number;
       outcomes: number;
       recall: { realized: number };
-      holdout: { sessions: number; mean_cost_usd: number; tools: { tool_name: string; sessions: number }[] };
+      holdout: {
+        sessions: number;
+        mean_cost_usd: number;
+        tools: { tool_name: string; observed: boolean; sessions: number }[];
+      };
     };
     expect(report.decisions).toBe(1);
     expect(report.outcomes).toBe(1);
@@ -167,7 +161,10 @@ describe("what the proxy observes of a session", () => {
     // 30·3 + 20·15 = 390; 10·3 + 30·15 + 16,000·3.75 = 60,480; 12·3 + 25·15 + 16,040·0.3 + 10·3.75 = 5,260.5.
     expect(report.holdout.sessions).toBe(1);
     expect(report.holdout.mean_cost_usd).toBeCloseTo((390 + 60_480 + 5_260.5) / 1e6, 12);
-    expect(report.holdout.tools.map((t) => [t.tool_name, t.sessions])).toEqual([["observed:Read", 1]]);
+    // Marked observed by the report's own field: what the gate would have done, nothing stubbed.
+    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions])).toEqual([
+      ["observed:Read", true, 1],
+    ]);
 
     // A session that comes back after going idle is a new ledger session: its bill never conflicts with the first.
     expect(await stub("agents-staging").open(ledgerSessionBase(SESSION, MODEL))).toEqual({

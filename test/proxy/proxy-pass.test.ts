@@ -1,9 +1,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ErrorBody } from "../../src/http";
 import { PROD_KEY } from "../support/secrets";
-import { MOCK_ANTHROPIC, MOCK_OPENAI, mockProvider, proxyCall, sse, text } from "./proxy-support";
-
-const URL_BASE = "http://gate.test";
+import {
+  GATE_URL as URL_BASE,
+  MOCK_ANTHROPIC,
+  MOCK_OPENAI,
+  mockProvider,
+  proxyCall,
+  proxyPost,
+  sse,
+  text,
+} from "./proxy-support";
 const MESSAGE = {
   id: "msg_1",
   type: "message",
@@ -18,11 +25,7 @@ const ODD_BODY =
   '{ "model":"claude-sonnet-4-5",  "max_tokens": 16,\n "messages":[{"role":"user","content":"h\\u00e9llo"}] }';
 
 function post(path: string, body: string | Uint8Array, headers: Record<string, string> = {}): Request {
-  return new Request(`${URL_BASE}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": "sk-ant-test-secret", ...headers },
-    body,
-  });
+  return proxyPost(path, body, { "x-api-key": "sk-ant-test-secret", ...headers });
 }
 
 afterEach(() => vi.restoreAllMocks());

@@ -1,12 +1,9 @@
-import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { responsesRequest } from "../../src/proxy/adapters";
-import { ledgerSessionBase } from "../../src/proxy/observe";
 import { sessionOf } from "../../src/proxy/session";
 import type { SessionState } from "../../src/proxy/session-state";
-import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
-import { mockProvider, proxyCall } from "./proxy-support";
+import { freshState, mockProvider, proxyCall, proxyPost, sessionStub } from "./proxy-support";
 
 // OpenAI's Responses API with the history upstream: the client sends only
 // what is new and names the answer it continues (previous_response_id).
@@ -18,17 +15,13 @@ const MODEL = "gpt-5";
 const OUTPUT = Array.from({ length: 400 }, (_, i) => `row ${i}: value_${i * 7}`).join("\n");
 
 function responses(body: object): Request {
-  return new Request("http://gate.test/proxy/openai/v1/responses", {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: "Bearer sk-openai", "x-offload-gate-key": PROD_KEY },
-    body: JSON.stringify(body),
+  return proxyPost("/proxy/openai/v1/responses", JSON.stringify(body), {
+    authorization: "Bearer sk-openai",
+    "x-offload-gate-key": PROD_KEY,
   });
 }
 
-beforeEach(async () => {
-  await resetState();
-  await putRow(MODEL, { input: 1.25, output: 10, cache_read: 0.125 });
-});
+beforeEach(() => freshState(MODEL, { input: 1.25, output: 10, cache_read: 0.125 }));
 afterEach(() => vi.restoreAllMocks());
 
 describe("a Responses conversation through the proxy", () => {
@@ -62,8 +55,7 @@ describe("a Responses conversation through the proxy", () => {
       prefix: responsesRequest(first)!.prefix,
     });
     expect(opened.source).toBe("prefix");
-    const name = `agents-prod/${ledgerSessionBase(opened.id, MODEL)}`;
-    const state = (await env.PROXY_SESSIONS.get(env.PROXY_SESSIONS.idFromName(name)).peek()) as SessionState;
+    const state = (await sessionStub("agents-prod", opened.id, MODEL).peek()) as SessionState;
     expect(Object.values(state.decisions)).toHaveLength(1);
     // Each answer's usage, cached input as cache reads and the rest as input.
     expect(state.usages.map((u) => [u.input, u.cache_read, u.output])).toEqual([

@@ -2,7 +2,12 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import worker from "../../src/index";
+import { ledgerSessionBase } from "../../src/proxy/observe";
+import { putRow, resetState } from "../support/helpers";
 import { TEST_GATE_API_KEYS } from "../support/secrets";
+
+/** The host every proxy test addresses the worker by. */
+export const GATE_URL = "http://gate.test";
 
 /** Where the tests point the upstreams: loopback, never reached (the mock answers the worker's outbound fetch). */
 export const MOCK_ANTHROPIC = "http://127.0.0.1:9/anthropic";
@@ -106,4 +111,27 @@ export function sse(events: { event?: string; data: unknown }[]): string {
 /** Equal bytes, shown as text when they differ. */
 export function text(bytes: Uint8Array): string {
   return new TextDecoder().decode(bytes);
+}
+
+/**
+ * A JSON POST to the worker under `path` (`/proxy/…`), with the headers a
+ * provider's client sends and the test's own.
+ */
+export function proxyPost(path: string, body: string | Uint8Array, headers: Record<string, string> = {}): Request {
+  return new Request(`${GATE_URL}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+}
+
+/** Empties the ledger, KV and the session objects' tallies, and prices `model` at `row` (per million tokens). */
+export async function freshState(model: string, row: Parameters<typeof putRow>[1]): Promise<void> {
+  await resetState();
+  await putRow(model, row);
+}
+
+/** The session object of a tenant's session of one model, as the proxy names it. */
+export function sessionStub(tenant: string, session: string, model: string) {
+  return env.PROXY_SESSIONS.get(env.PROXY_SESSIONS.idFromName(`${tenant}/${ledgerSessionBase(session, model)}`));
 }

@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { BODY_READ_TIMEOUT_MS, bodyDeadline } from "../../src/http/body";
+import { BODY_READ_TIMEOUT_MS, bodyDeadline, readBody } from "../../src/http/body";
 import { OPUS, putRow, resetState } from "../support/helpers";
 import { ALICE_TOKEN } from "../support/secrets";
 
@@ -97,5 +97,38 @@ describe("a request body that never arrives whole", () => {
     );
     expect([declared.status, streamed.status]).toEqual([413, 413]);
     expect(streamed.body.error.code).toBe("payload_too_large");
+  });
+});
+
+describe("the bounded reader's own options", () => {
+  const tooLarge = () => new Error("too large");
+  const chunked = (parts: string[]) =>
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = parts.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+
+  it("gathers a body of declared length whole, byte for byte, however many chunks it came in", async () => {
+    const parts = Array.from({ length: 50 }, (_, i) => `chunk ${i} é;`);
+    const whole = new TextEncoder().encode(parts.join(""));
+    const bytes = await readBody(chunked([...parts]), 1_000_000, tooLarge, { declaredBytes: whole.byteLength });
+    expect(Buffer.from(bytes).equals(Buffer.from(whole))).toBe(true);
+  });
+
+  it("still stops a body of undeclared length at the limit, and one declared over it", async () => {
+    await expect(readBody(chunked(["12345", "67890"]), 8, tooLarge)).rejects.toThrow("too large");
+    await expect(readBody(chunked(["12345", "67890"]), 8, tooLarge, { declaredBytes: 10 })).rejects.toThrow(
+      "too large",
+    );
+  });
+
+  it("waits for a reader's own deadline instead of the gate's, then answers 408 naming body", async () => {
+    const started = Date.now();
+    const read = readBody(neverEnding("{"), 1_000, tooLarge, { declaredBytes: 200, deadlineMs: 3 * DEADLINE_MS });
+    await expect(read).rejects.toMatchObject({ code: "request_timeout", issues: [{ path: "body" }] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3 * DEADLINE_MS - 5);
   });
 });

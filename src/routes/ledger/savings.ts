@@ -11,7 +11,7 @@ import {
   writtenShards,
 } from "../../ledger";
 import { readGateConfig } from "../../storage";
-import { DEFAULT_GATE_CONFIG } from "../../storage/rules";
+import { DEFAULT_GATE_CONFIG, OBSERVED_TOOL_PREFIX } from "../../storage/rules";
 import { CALLER_ERRORS, createApp, ErrorSchema, json } from "../kernel/openapi";
 import { AdminSavingsQuerySchema, SavingsQuerySchema, SavingsReportSchema } from "./schema";
 
@@ -95,7 +95,11 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
     window: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
     filters: { tool_name: query.tool_name ?? null, model: query.model ?? null },
     ...figures,
-    holdout,
+    holdout: {
+      ...holdout,
+      // The proxy's decisions (docs/design/proxy.md §6): what the gate would have done, nothing stubbed.
+      tools: holdout.tools.map((tool) => ({ ...tool, observed: tool.tool_name.startsWith(OBSERVED_TOOL_PREFIX) })),
+    },
     bucket,
     series: figures.series.map((point) => ({ ...point, start: new Date(point.start).toISOString() })),
     shards: { queried: written.length, unavailable, partial: unavailable > 0 },

@@ -275,6 +275,10 @@ export const SavingsReportSchema = z
       tools: z.array(
         z.object({
           tool_name: z.string().openapi({ description: 'The tool; "" for decisions sent without one.' }),
+          observed: z.boolean().openapi({
+            description:
+              "True for the proxy's observed decisions (tool_name `observed:<tool>`): what the gate would have done on live traffic, nothing stubbed; never an enacted saving.",
+          }),
           sessions: z.number().int(),
           treated: z.number().int(),
           held_out: z.number().int(),

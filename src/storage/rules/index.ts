@@ -30,7 +30,15 @@ export {
   replayPriorsKey,
 } from "./keys";
 export { sumsInconsistency } from "./learning-sums";
-export { dict, MODEL_NAME_PATTERN, own, RESERVED_MODEL_NAMES, SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "./names";
+export {
+  dict,
+  MODEL_NAME_PATTERN,
+  OBSERVED_TOOL_PREFIX,
+  own,
+  RESERVED_MODEL_NAMES,
+  SESSION_ID_PATTERN,
+  TOOL_NAME_PATTERN,
+} from "./names";
 export {
   aliasIssues,
   changeIssues,

@@ -58,3 +58,14 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A tool name an agent may send: `[A-Za-z0-9._:/-]{1,64}`. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
+
+/**
+ * The prefix of the tool name the proxy records an observed decision under
+ * (docs/design/proxy.md §6): nothing was stubbed, so its verdict and savings
+ * rows are what the gate would have done, never pooled with enacted ones;
+ * the savings report marks them `observed`.
+ *
+ * @example
+ * "observed:Read".startsWith(OBSERVED_TOOL_PREFIX) // true
+ */
+export const OBSERVED_TOOL_PREFIX = "observed:";

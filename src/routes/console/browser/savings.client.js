@@ -139,12 +139,12 @@
   /** @type {Record<string, string>} */
   const WITHHELD = { too_few_sessions: "fewer than 30 sessions in an arm", zero_spread: "no spread in the bills" };
 
-  // The proxy records what it observed under "observed:<tool>" (src/proxy/observe.ts, OBSERVED_TOOL_PREFIX):
-  // nothing was stubbed, so such a row is what the gate would have done, never what it did.
-  /** @param {string} name */
-  function toolLabel(name) {
-    if (name === "") return "(no tool_name)";
-    return name.startsWith("observed:") ? `${name.slice("observed:".length)} (observed, not enacted)` : name;
+  // The proxy's rows are marked `observed` (docs/design/proxy.md §6): nothing was stubbed, so such a row is
+  // what the gate would have done, never what it did; its tool is shown without the prefix it is kept under.
+  /** @param {{ tool_name: string, observed: boolean }} t */
+  function toolLabel(t) {
+    if (t.tool_name === "") return "(no tool_name)";
+    return t.observed ? `${t.tool_name.replace(/^observed:/, "")} (observed, not enacted)` : t.tool_name;
   }
 
   /** @param {SavingsReport} r */
@@ -157,7 +157,7 @@
       const tr = document.createElement("tr");
       const verdict = t.withheld ? `${t.verdict} (${WITHHELD[t.withheld]})` : t.verdict;
       const cells = [
-        toolLabel(t.tool_name),
+        toolLabel(t),
         `${num(t.treated, 0)} / ${num(t.held_out, 0)}`,
         usd(t.estimate_usd),
         interval(t.interval, usd),
