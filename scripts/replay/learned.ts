@@ -27,8 +27,8 @@ import {
   type SizeBand,
   survivalOf,
 } from "../../src/gate";
-// The learner's pooling chain itself (src/learning/pool.ts): its front door also holds the worker's
-// storage, which a Node script does not type.
+// The learner's pooling rule, through its own door: the learning folder's door also leads to the
+// worker's ledger and storage, which a Node script does not type.
 import { type ChainLevel, learnPriors } from "../../src/learning/pool";
 import {
   chargedRecall,
