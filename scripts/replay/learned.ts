@@ -21,9 +21,11 @@ import {
   DEFAULT_STUB_TOKENS,
   emptySums,
   expectedRemaining,
+  HORIZON_LOW_LEVEL,
   type LevelSums,
   type Range,
   type SessionLength,
+  remainingQuantile,
   type SizeBand,
   survivalOf,
 } from "../../src/gate";
@@ -165,18 +167,20 @@ function defaultsOf(seen: readonly Seen[]): Record<string, FamilyDefaults> {
 const ended = (calls: number): SessionLength => ({ calls, ended: true });
 
 /**
- * The horizon by call index: the survival estimate over the most specific
- * sample that supports one (this family and kind; this family; every
- * family), else the config's horizon.
+ * The horizon's range by call index, [lower quartile, mean] of the remaining
+ * calls: the survival estimate over the most specific sample that supports
+ * one (this family and kind; this family; every family), else the config's
+ * horizon as a point.
  */
-function horizonOf(samples: readonly number[][]): (callIndex: number) => number {
+function horizonOf(samples: readonly number[][]): (callIndex: number) => Range {
   const curves = samples.map((lengths) => survivalOf(lengths.map(ended)));
   return (callIndex) => {
     for (const curve of curves) {
       const h = expectedRemaining(curve, callIndex);
-      if (h !== null) return h;
+      if (h !== null) return [Math.min(h, remainingQuantile(curve, callIndex, HORIZON_LOW_LEVEL) ?? h), h];
     }
-    return DEFAULT_GATE_CONFIG.expected_conversation_depth;
+    const h = DEFAULT_GATE_CONFIG.expected_conversation_depth;
+    return [h, h];
   };
 }
 

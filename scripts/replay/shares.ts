@@ -113,7 +113,7 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
   out.push("");
   out.push(
     `${losses.length} files. For each, the stub whose hindsight saving was lowest: the call it entered at, the horizon ` +
-      "the gate priced (the survival estimate at that call index) against the calls that carried it, the p range it " +
+      "range the gate priced (the remaining calls' lower quartile to their mean, by the survival estimate at that call index) against the calls that carried it, the p range it " +
       "decided on, and the recall replay charged (docs/replay.md § When gate_learned loses).",
   );
   out.push("");
@@ -146,7 +146,7 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
         l.stubbed,
         `${w.tool}, ${Math.round(w.tokens)}`,
         w.call,
-        Math.trunc(w.horizon),
+        `${Math.trunc(w.horizon_range[0])}–${Math.trunc(w.horizon)}`,
         w.carried,
         `${w.recall_probability_range[0].toFixed(3)}–${w.recall_probability_range[1].toFixed(3)}`,
         w.recalled_at === null ? "—" : `call ${w.recalled_at}`,
