@@ -8,3 +8,5 @@ export { learnedFor, rootOf } from "./lookup";
 export type { LearnedField, LevelSums, PooledPriors, PooledSource } from "./pool";
 export { addSums, emptySums, LEARNED_FIELDS } from "./pool";
 export { betaQuantile, horizonRange, unitRange } from "./ranges";
+export type { SessionFacts, SessionHorizon, SessionSource } from "./sessions";
+export { isKnownAgent, MIN_FAMILY_SESSIONS, sessionHorizon } from "./sessions";

@@ -30,7 +30,16 @@ export {
   replayPriorsKey,
 } from "./keys";
 export { sumsInconsistency } from "./learning-sums";
-export { dict, MODEL_NAME_PATTERN, own, RESERVED_MODEL_NAMES, SESSION_ID_PATTERN, TOOL_NAME_PATTERN } from "./names";
+export {
+  AGENT_ID_PATTERN,
+  dict,
+  MAX_CALL_INDEX,
+  MODEL_NAME_PATTERN,
+  own,
+  RESERVED_MODEL_NAMES,
+  SESSION_ID_PATTERN,
+  TOOL_NAME_PATTERN,
+} from "./names";
 export {
   aliasIssues,
   changeIssues,
