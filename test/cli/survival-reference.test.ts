@@ -85,7 +85,10 @@ describe("the session-aware horizon against scipy's Kaplan–Meier", () => {
   });
 
   it("puts the lower quartile of 3, 5, 5, 8, 13 and 21 calls at 5, below the mean of 9.17", () => {
-    const curve = survivalOf([3, 5, 5, 8, 13, 21].map((calls) => ({ calls, ended: true })), 1);
+    const curve = survivalOf(
+      [3, 5, 5, 8, 13, 21].map((calls) => ({ calls, ended: true })),
+      1,
+    );
     expect(remainingQuantile(curve, 0, 0.25)).toBe(5);
     // Past 5 calls (8, 13, 21 remain: 3, 8, 16 to go), a quarter have at most 3 left.
     expect(remainingQuantile(curve, 5, 0.25)).toBe(3);
