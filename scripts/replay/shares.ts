@@ -157,3 +157,22 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
   out.push("");
   return out;
 }
+
+/**
+ * A document with the lines between its `<!-- name:start -->` and
+ * `<!-- name:end -->` markers replaced: how the benchmark keeps a table in a
+ * hand-written page current. A document without both markers is an error,
+ * never silently left stale.
+ *
+ * @example
+ * spliceGenerated("a\n<!-- losses:start -->\nold\n<!-- losses:end -->\nb", "losses", ["new"])
+ * // "a\n<!-- losses:start -->\nnew\n<!-- losses:end -->\nb"
+ */
+export function spliceGenerated(doc: string, name: string, lines: readonly string[]): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`no ${start} … ${end} markers to write between`);
+  return `${doc.slice(0, i + start.length)}\n${lines.join("\n")}\n${doc.slice(j)}`;
+}

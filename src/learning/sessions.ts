@@ -110,7 +110,7 @@ export function isKnownAgent(agent: string): boolean {
  *
  * @example
  * sessionHorizon({ agent: "claude-code", subagent: false, call_index: 12 })
- * // { mean: 253.7…, low: …, source: "family", family: "claude-code", kind: "main", n: 68, ... }
+ * // { mean: 143.68…, low: 9, source: "family", family: "claude-code", kind: "main", n: 68, ... }
  */
 export function sessionHorizon(facts: Readonly<SessionFacts>): SessionHorizon | null {
   const kind: Kind | null = facts.subagent === undefined ? null : facts.subagent ? "subagent" : "main";

@@ -55,7 +55,7 @@ export function withSessionHorizon(
  * What priced the horizon, in words a reason can carry: the sample, its size, the call index, the range.
  *
  * @example
- * sessionNote(session) // "; horizon from claude-code main sessions (n=68) at call_index=12: 9 to 57 calls (lower quartile to mean)"
+ * sessionNote(session) // "; horizon from claude-code main sessions (n=68) at call_index=12: 9 to 143.7 calls (lower quartile to mean)"
  */
 export function sessionNote(session: SessionHorizon): string {
   const kind = session.kind === null ? "" : ` ${session.kind}`;
