@@ -479,7 +479,9 @@ async function main(): Promise<void> {
   out.push("");
   writeFileSync(OUT, `${out.join("\n")}`);
   // Formatted as the linter wants it, so a fresh run is committed as written.
-  execFileSync(resolve(ROOT, "node_modules/.bin/biome"), ["format", "--write", OUT, GUIDE, DEFAULTS], { stdio: "ignore" });
+  execFileSync(resolve(ROOT, "node_modules/.bin/biome"), ["format", "--write", OUT, GUIDE, DEFAULTS], {
+    stdio: "ignore",
+  });
   process.stdout.write(
     `wrote ${OUT}: ${replayed.length} of ${files.length} files, 10k/1k time ${(t10k / t1k).toFixed(1)}×\n`,
   );
