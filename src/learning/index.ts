@@ -10,3 +10,5 @@ export { addSums, emptySums, LEARNED_FIELDS } from "./pool";
 export { betaQuantile, horizonRange, unitRange } from "./ranges";
 export type { SessionFacts, SessionHorizon, SessionSource } from "./sessions";
 export { isKnownAgent, MIN_FAMILY_SESSIONS, sessionHorizon } from "./sessions";
+export type { FamilyRecall } from "./family";
+export { familyRecall } from "./family";

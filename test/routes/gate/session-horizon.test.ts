@@ -20,6 +20,7 @@ function expected(lengths: number[], callIndex: number) {
 
 const CACHE_AWARE = { ...EXAMPLE_A, pricing_mode: "cache_aware", context_tokens: 60_000 } as const;
 const { horizon: _h, ...NO_HORIZON } = CACHE_AWARE;
+const { recall_probability: _p, ...NO_PRIORS } = NO_HORIZON;
 
 beforeEach(async () => {
   await resetState();
@@ -90,6 +91,45 @@ describe("a cache-aware request that tells its session and gives no horizon", ()
       expect(batch.decisions[i].priors.horizon).toEqual(alone.priors.horizon);
       expect(batch.decisions[i].reason).toBe(alone.reason);
     }
+  });
+});
+
+describe("a new cache-aware tenant that names its agent and tool", () => {
+  // The family's evidence for mini-swe-agent's bash, pooled here by hand with the config's p of 0.25
+  // at weight 10: first the tool's whole evidence, then its band's (the learner's one rule, twice).
+  const bash = (defaults.families as any)["mini-swe-agent"].evidence.bash;
+  const pool = (end: "charged" | "detected") => {
+    const n = bash.lt2k.n + bash["2k-10k"].n;
+    const r = bash.lt2k[end] + bash["2k-10k"][end];
+    const tool = (10 * 0.25 + r) / (10 + n);
+    return (10 * tool + bash.lt2k[end]) / (10 + bash.lt2k.n);
+  };
+
+  it("starts from the family's p for the tool, charged to detected, and decides at its high end", async () => {
+    const body = await (
+      await postGate({ ...NO_PRIORS, output_tokens: 1_500, agent: "mini-swe-agent", tool_name: "bash", dry_run: true })
+    ).json<any>();
+    expect(body.priors.recall_probability.source).toBe("family");
+    expect(body.priors.recall_probability.n).toBe(bash.lt2k.n + bash["2k-10k"].n);
+    expect(body.inputs.recall_probability_range[0]).toBeCloseTo(pool("charged"), 12);
+    expect(body.inputs.recall_probability_range[1]).toBeCloseTo(pool("detected"), 12);
+    expect(body.inputs.recall_probability).toBe(body.inputs.recall_probability_range[1]);
+    expect(body.reason).toContain(`; p from mini-swe-agent bash outputs (n=${bash.lt2k.n + bash["2k-10k"].n}): `);
+  });
+
+  it("keeps the config's p for a tool the family never saw, and a p the request gives", async () => {
+    const unseen = await (
+      await postGate({ ...NO_HORIZON, agent: "mini-swe-agent", tool_name: "web.fetch", dry_run: true })
+    ).json<any>();
+    expect(unseen.priors.recall_probability).toEqual({ value: 0.3, source: "request", n: 0 });
+    const config = await (
+      await postGate({ ...NO_PRIORS, agent: "mini-swe-agent", tool_name: "web.fetch", dry_run: true })
+    ).json<any>();
+    expect(config.priors.recall_probability.source).toBe("config");
+    const given = await (
+      await postGate({ ...NO_HORIZON, agent: "mini-swe-agent", tool_name: "bash", dry_run: true })
+    ).json<any>();
+    expect(given.priors.recall_probability.source).toBe("request");
   });
 });
 

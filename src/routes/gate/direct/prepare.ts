@@ -10,7 +10,7 @@ import { ambiguityIssue, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } fr
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "../schemas";
 import { CACHE_AWARE_FIELDS, providerTtl, resolveInputs } from "./inputs";
 import { type AnswerPriors, applyLearned } from "./priors";
-import { withSessionHorizon } from "./session";
+import { withFamilyRecall, withSessionHorizon } from "./session";
 
 /**
  * The first half of every gate route: validate → load pricing. Each item's
@@ -131,8 +131,11 @@ export async function prepareItems(
           : null;
       const applied = applyLearned(item.body, resolved, mode, learned, config, model, explore);
       // What the request tells of its session outranks a per-tool horizon (docs/design/economics.md §13).
-      const { inputs, priors, note } = withSessionHorizon(item.body, applied.inputs, applied.priors, mode);
-      return { body: item.body, inputs, mode, pricing, priors, sessionNote: note };
+      const session = withSessionHorizon(item.body, applied.inputs, applied.priors, mode);
+      // A new tenant's p from the agent family's calibration (docs/design/learning.md §8.1).
+      const { inputs, priors, note } = withFamilyRecall(item.body, session.inputs, session.priors, mode, config);
+      const notes = (session.note ?? "") + (note ?? "");
+      return { body: item.body, inputs, mode, pricing, priors, sessionNote: notes === "" ? null : notes };
     }),
   );
   return { config, configStale: configRead.stale, learned: await learnedRead, items: ready };

@@ -8,9 +8,10 @@
  * @module
  */
 import type { PricingMode } from "../../../gate";
-import { pyFixed } from "../../../gate";
-import { type SessionHorizon, sessionHorizon } from "../../../learning";
+import { bandOf, pyFixed } from "../../../gate";
+import { type FamilyRecall, familyRecall, type SessionHorizon, sessionHorizon } from "../../../learning";
 import { MAX_HORIZON } from "../../../storage/rules";
+import type { GateConfig } from "../../../storage/schemas";
 import type { GateRequest, ResolvedInputs } from "../schemas";
 import { type AnswerPriors, nearestTurns } from "./priors";
 
@@ -49,6 +50,53 @@ export function withSessionHorizon(
     priors: { ...priors, horizon: { value: session.mean, source: session.source, n: session.n } },
     note: sessionNote(session),
   };
+}
+
+/**
+ * A new tenant's p from the named agent family's calibration (docs/design/learning.md §8.1): for a
+ * cache-aware request that names a calibrated `agent` and a `tool_name` the family saw, gives no p,
+ * and whose tenant has learned nothing for it (its p is the config's), p is the family's range,
+ * charged recalls to any detection, decided on through the robust rule at its high end. Anything
+ * else comes back as it was.
+ *
+ * @example
+ * withFamilyRecall({ model_name: "m", agent: "mini-swe-agent", tool_name: "bash" }, inputs, priors, "cache_aware", config).priors.recall_probability
+ * // { value: 0.625…, source: "family", n: 3408 }
+ */
+export function withFamilyRecall(
+  body: GateRequest,
+  inputs: ResolvedInputs,
+  priors: AnswerPriors,
+  mode: PricingMode,
+  config: Readonly<GateConfig>,
+): WithSession {
+  const unchanged = { inputs, priors, note: null };
+  if (mode !== "cache_aware" || body.agent === undefined || body.tool_name === undefined) return unchanged;
+  if (body.recall_probability !== undefined || body.recall_probability_range !== undefined) return unchanged;
+  if (priors.recall_probability.source !== "config") return unchanged;
+  const band = bandOf(inputs.output_tokens);
+  const family = familyRecall(body.agent, body.tool_name, band, config.p_recall, config.learning_prior_weight);
+  if (family === null) return unchanged;
+  const [lo, hi] = family.range;
+  return {
+    inputs: { ...inputs, recall_probability: hi, recall_probability_range: [lo, hi] },
+    priors: { ...priors, recall_probability: { value: hi, source: "family", n: family.n } },
+    note: recallNote(family, body.tool_name),
+  };
+}
+
+/**
+ * What priced a family's p, in words a reason can carry.
+ *
+ * @example
+ * recallNote({ range: [0.0719, 0.625], n: 3408, family: "mini-swe-agent" }, "bash")
+ * // "; p from mini-swe-agent bash outputs (n=3408): 0.07 to 0.63 (charged to detected)"
+ */
+export function recallNote(family: FamilyRecall, tool: string): string {
+  return (
+    `; p from ${family.family} ${tool} outputs (n=${family.n}): ` +
+    `${pyFixed(family.range[0], 2)} to ${pyFixed(family.range[1], 2)} (charged to detected)`
+  );
 }
 
 /**
