@@ -65,7 +65,40 @@ interface Sample {
 }
 
 type Kind = "main" | "subagent";
-const families = defaults.families as Record<string, { sessions: Record<Kind, number[]> }>;
+const families = defaults.families as Record<
+  string,
+  { files: number; repos: string[]; sessions: Record<Kind, number[]>; evidence: Record<string, unknown> }
+>;
+
+/** One agent family's calibration as the learning view shows it: where it came from and how much. */
+export interface FamilySummary {
+  agent: string;
+  files: number;
+  repos: string[];
+  /** Sessions by kind: the samples a session-aware horizon is read from. */
+  sessions: { main: number; subagent: number };
+  /** Tools whose recalls the family's p is measured on. */
+  tools: number;
+  source: string;
+}
+
+/**
+ * The shipped calibration per agent family (./family-defaults.json), for the learning view: what a
+ * new cache-aware tenant starts from, with each sample's source and size.
+ *
+ * @example
+ * familySummaries()[0] // { agent: "claude-code", files: 90, repos: [...], sessions: { main: 68, subagent: 22 }, tools: 30, source: "npm run replay:bench on …" }
+ */
+export function familySummaries(): FamilySummary[] {
+  return Object.entries(families).map(([agent, f]) => ({
+    agent,
+    files: f.files,
+    repos: [...f.repos],
+    sessions: { main: f.sessions.main.length, subagent: f.sessions.subagent.length },
+    tools: Object.keys(f.evidence).length,
+    source: defaults.source,
+  }));
+}
 const samples = new Map<string, Sample | null>();
 
 function sampleOf(key: string, lengths: () => number[]): Sample | null {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import defaults from "../../../src/learning/family-defaults.json";
 import { EXAMPLE_A, OPUS, postGate, postJson, putRow, resetState } from "../../support/helpers";
+import { callWorker } from "../../support/ledger-fixtures";
 
 // The horizon that knows the session (docs/design/economics.md §13), through POST /v1/gate and its batch,
 // against the real local KV binding. Expected horizons are worked out here from the shipped session
@@ -130,6 +131,23 @@ describe("a new cache-aware tenant that names its agent and tool", () => {
       await postGate({ ...NO_HORIZON, agent: "mini-swe-agent", tool_name: "bash", dry_run: true })
     ).json<any>();
     expect(given.priors.recall_probability.source).toBe("request");
+  });
+});
+
+describe("GET /v1/learning", () => {
+  it("shows each family's calibration a new tenant starts from, with its sources and sample sizes", async () => {
+    const view = await (await callWorker("/v1/learning")).json<any>();
+    const claude = view.families.find((f: { agent: string }) => f.agent === "claude-code");
+    const shipped = (defaults.families as any)["claude-code"];
+    expect(claude).toEqual({
+      agent: "claude-code",
+      files: shipped.files,
+      repos: shipped.repos,
+      sessions: { main: shipped.sessions.main.length, subagent: shipped.sessions.subagent.length },
+      tools: Object.keys(shipped.evidence).length,
+      source: defaults.source,
+    });
+    expect(view.families.map((f: { agent: string }) => f.agent).sort()).toEqual(Object.keys(defaults.families).sort());
   });
 });
 
