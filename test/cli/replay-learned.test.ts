@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CorpusFile } from "../../scripts/replay/corpus";
 import { familyDefaultsOf, learnedPriors } from "../../scripts/replay/learned";
+import { spliceGenerated } from "../../scripts/replay/shares";
 import {
   gateLearned,
   keepEverything,
@@ -127,5 +130,21 @@ describe("gate_learned", () => {
   it("keeps what a long mean horizon would stub when the session's short end does not pay", () => {
     expect(run(80, [0.9, 0.9]).stubbed).toBeGreaterThan(0);
     expect(run([1, 80], [0.9, 0.9]).stubbed).toBe(0);
+  });
+});
+
+describe("the losing files' table the benchmark writes into docs/replay.md", () => {
+  it("replaces only what stands between its markers, and refuses a page without them", () => {
+    const page = "intro\n<!-- losses:start -->\nold row\n<!-- losses:end -->\noutro";
+    expect(spliceGenerated(page, "losses", ["| a |", "| b |"])).toBe(
+      "intro\n<!-- losses:start -->\n| a |\n| b |\n<!-- losses:end -->\noutro",
+    );
+    expect(() => spliceGenerated("no markers", "losses", [])).toThrow(/markers/);
+  });
+
+  it("finds both markers once in the guide", () => {
+    const guide = readFileSync(resolve(import.meta.dirname, "../../docs/replay.md"), "utf8");
+    expect(guide.split("<!-- losses:start -->").length).toBe(2);
+    expect(guide.split("<!-- losses:end -->").length).toBe(2);
   });
 });
