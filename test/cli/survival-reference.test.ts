@@ -99,3 +99,30 @@ describe("the session-aware horizon against scipy's Kaplan–Meier", () => {
     expect(remainingQuantile(survivalOf([{ calls: 9, ended: true }]), 0, 0.25)).toBeNull();
   });
 });
+
+describe("the remaining calls' lower quartile by bounded simulation", () => {
+  it("leaves about a quarter of fresh sessions ending within it, at each call index, from samples of 300", () => {
+    const draw = (next: () => number) =>
+      next() < 0.4 ? 1 + Math.floor(next() * 12) : 1 + Math.floor(-30 * Math.log(1 - next()));
+    // The truth, from 200,000 sessions of the same mix: P(L − c ≤ k | L > c).
+    const truthRng = random(99);
+    const population = Array.from({ length: 200_000 }, () => draw(truthRng));
+    const within = (c: number, k: number) => {
+      const alive = population.filter((l) => l > c);
+      return alive.filter((l) => l - c <= k).length / alive.length;
+    };
+    for (const c of [0, 5, 20]) {
+      const shares: number[] = [];
+      for (let rep = 0; rep < 40; rep++) {
+        const next = random(1_000 + rep);
+        const sample = Array.from({ length: 300 }, () => ({ calls: draw(next), ended: true }));
+        const low = remainingQuantile(survivalOf(sample), c, HORIZON_LOW_LEVEL)!;
+        shares.push(within(c, low));
+      }
+      const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+      // The smallest k whose share reaches a quarter: at or a little above 0.25 (the lengths are whole calls).
+      expect(mean, `c=${c}`).toBeGreaterThan(0.22);
+      expect(mean, `c=${c}`).toBeLessThan(0.34);
+    }
+  });
+});
