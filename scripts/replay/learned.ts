@@ -21,14 +21,16 @@ import {
   DEFAULT_STUB_TOKENS,
   emptySums,
   expectedRemaining,
+  HORIZON_LOW_LEVEL,
   type LevelSums,
   type Range,
   type SessionLength,
+  remainingQuantile,
   type SizeBand,
   survivalOf,
 } from "../../src/gate";
-// The learner's pooling chain itself (src/learning/pool.ts): its front door also holds the worker's
-// storage, which a Node script does not type.
+// The learner's pooling rule, through its own door: the learning folder's door also leads to the
+// worker's ledger and storage, which a Node script does not type.
 import { type ChainLevel, learnPriors } from "../../src/learning/pool";
 import {
   chargedRecall,
@@ -165,18 +167,20 @@ function defaultsOf(seen: readonly Seen[]): Record<string, FamilyDefaults> {
 const ended = (calls: number): SessionLength => ({ calls, ended: true });
 
 /**
- * The horizon by call index: the survival estimate over the most specific
- * sample that supports one (this family and kind; this family; every
- * family), else the config's horizon.
+ * The horizon's range by call index, [lower quartile, mean] of the remaining
+ * calls: the survival estimate over the most specific sample that supports
+ * one (this family and kind; this family; every family), else the config's
+ * horizon as a point.
  */
-function horizonOf(samples: readonly number[][]): (callIndex: number) => number {
+function horizonOf(samples: readonly number[][]): (callIndex: number) => Range {
   const curves = samples.map((lengths) => survivalOf(lengths.map(ended)));
   return (callIndex) => {
     for (const curve of curves) {
       const h = expectedRemaining(curve, callIndex);
-      if (h !== null) return h;
+      if (h !== null) return [Math.min(h, remainingQuantile(curve, callIndex, HORIZON_LOW_LEVEL) ?? h), h];
     }
-    return DEFAULT_GATE_CONFIG.expected_conversation_depth;
+    const h = DEFAULT_GATE_CONFIG.expected_conversation_depth;
+    return [h, h];
   };
 }
 

@@ -113,7 +113,7 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
   out.push("");
   out.push(
     `${losses.length} files. For each, the stub whose hindsight saving was lowest: the call it entered at, the horizon ` +
-      "the gate priced (the survival estimate at that call index) against the calls that carried it, the p range it " +
+      "range the gate priced (the remaining calls' lower quartile to their mean, by the survival estimate at that call index) against the calls that carried it, the p range it " +
       "decided on, and the recall replay charged (docs/replay.md § When gate_learned loses).",
   );
   out.push("");
@@ -146,7 +146,7 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
         l.stubbed,
         `${w.tool}, ${Math.round(w.tokens)}`,
         w.call,
-        Math.trunc(w.horizon),
+        `${Math.trunc(w.horizon_range[0])}–${Math.trunc(w.horizon)}`,
         w.carried,
         `${w.recall_probability_range[0].toFixed(3)}–${w.recall_probability_range[1].toFixed(3)}`,
         w.recalled_at === null ? "—" : `call ${w.recalled_at}`,
@@ -156,4 +156,23 @@ export function lossTable(losses: readonly LostDecision[], corpus: string): stri
   }
   out.push("");
   return out;
+}
+
+/**
+ * A document with the lines between its `<!-- name:start -->` and
+ * `<!-- name:end -->` markers replaced: how the benchmark keeps a table in a
+ * hand-written page current. A document without both markers is an error,
+ * never silently left stale.
+ *
+ * @example
+ * spliceGenerated("a\n<!-- losses:start -->\nold\n<!-- losses:end -->\nb", "losses", ["new"])
+ * // "a\n<!-- losses:start -->\nnew\n<!-- losses:end -->\nb"
+ */
+export function spliceGenerated(doc: string, name: string, lines: readonly string[]): string {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`no ${start} … ${end} markers to write between`);
+  return `${doc.slice(0, i + start.length)}\n${lines.join("\n")}\n${doc.slice(j)}`;
 }

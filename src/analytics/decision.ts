@@ -65,7 +65,7 @@ export function toDataPoint(record: DecisionRecord): AnalyticsEngineDataPoint {
       decision.worst_case === null ? "" : "ranged", // blob12: the worst corner's net is in the reason
       record.lifecycle === null || record.lifecycle === "active" ? "" : record.lifecycle, // blob13
       record.price_effective_at ?? "", // blob14: "" for the row's own prices
-      record.prior_sources?.horizon.source ?? "", // blob15: request, learned or config
+      record.prior_sources?.horizon.source ?? "", // blob15: request, learned, replay, config, explore, family or pooled
       record.prior_sources?.recall_probability.source ?? "", // blob16
       record.prior_sources?.cache_hit_rate.source ?? "", // blob17
     ],

@@ -91,3 +91,32 @@ export function expectedRemaining(curve: SurvivalCurve, callIndex: number): numb
   const c = Math.max(0, Math.floor(callIndex));
   return h[Math.min(c, h.length - 1)]!;
 }
+
+/**
+ * The level a session-aware horizon's low end sits at: the remaining calls'
+ * lower quartile (docs/design/economics.md §13.2). The gate decides on the
+ * range from it to the mean through its robust mode (§6), so a stub fires
+ * only where it pays even if this session ends sooner than three in four
+ * like it would.
+ */
+export const HORIZON_LOW_LEVEL = 0.25;
+
+/**
+ * The `level` quantile of the remaining calls R = L − c of a session that
+ * has made `callIndex` calls (R ≥ 1, this call included): the smallest k with
+ * P(R ≤ k | L > c) ≥ level, from the same curve and the same hold past the
+ * data as `expectedRemaining`; null where that is null.
+ *
+ * @example
+ * remainingQuantile(survivalOf([3, 5, 5, 8, 13, 21].map((calls) => ({ calls, ended: true })), 1), 0, 0.25) // 5
+ */
+export function remainingQuantile(curve: SurvivalCurve, callIndex: number, level: number): number | null {
+  const last = curve.horizon.length - 1;
+  if (last < 0) return null;
+  const c = Math.min(Math.max(0, Math.floor(callIndex)), last);
+  const s = curve.atLeast;
+  const base = s[c + 1]!;
+  // S beyond the longest session is 0, so the walk ends there at the latest.
+  for (let k = 1; c + k + 1 < s.length; k++) if (1 - s[c + k + 1]! / base >= level) return k;
+  return s.length - 1 - c;
+}

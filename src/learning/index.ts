@@ -8,3 +8,7 @@ export { learnedFor, rootOf } from "./lookup";
 export type { LearnedField, LevelSums, PooledPriors, PooledSource } from "./pool";
 export { addSums, emptySums, LEARNED_FIELDS } from "./pool";
 export { betaQuantile, horizonRange, unitRange } from "./ranges";
+export type { FamilySummary, SessionFacts, SessionHorizon, SessionSource } from "./sessions";
+export { familySummaries, isKnownAgent, MIN_FAMILY_SESSIONS, sessionHorizon } from "./sessions";
+export type { FamilyRecall } from "./family";
+export { familyRecall } from "./family";

@@ -10,13 +10,16 @@
  * robust mode decides on. The priors come in as a function: replay does no
  * learning of its own, and never sees the session it decides. Pure.
  */
-import { bandOf, evaluateCacheAwareGate, type Range, type SizeBand } from "../gate";
+import { bandOf, decideOutcome, type Range, type SizeBand } from "../gate";
 import { onEntry, type Policy } from "./policy";
 
 /** What the learner knows before a session: its horizon by call index, p by tool and band, q. */
 export interface SessionPriors {
-  /** Calls from this call index on (it included) expected to carry an output entering there. */
-  horizon(callIndex: number): number;
+  /**
+   * Calls from this call index on (it included) that carry an output entering there: [the remaining
+   * calls' lower quantile, their mean] (docs/design/economics.md §13.2).
+   */
+  horizon(callIndex: number): Range;
   /** p's range for a tool's outputs of a size band: [charged recalls, any detection]. */
   recall(tool: string, band: SizeBand): Range;
   cache_hit_rate: number;
@@ -30,6 +33,7 @@ export interface LearnedDecision {
   tool: string;
   tokens: number;
   horizon: number;
+  horizon_range: Range;
   recall_probability_range: Range;
   fire: boolean;
   net_saving_usd: number;
@@ -42,7 +46,7 @@ export const GATE_LEARNED = "gate_learned";
  * The gate on entry with a tenant's learned, session-aware priors.
  *
  * @example
- * gateLearned({ horizon: () => 40, recall: () => [0.01, 0.4], cache_hit_rate: 0.9, stub_tokens: 200 }).name // "gate_learned"
+ * gateLearned({ horizon: () => [9, 40], recall: () => [0.01, 0.4], cache_hit_rate: 0.9, stub_tokens: 200 }).name // "gate_learned"
  */
 export function gateLearned(priors: SessionPriors, log?: (decision: LearnedDecision) => void): Policy {
   return onEntry(
@@ -52,13 +56,18 @@ export function gateLearned(priors: SessionPriors, log?: (decision: LearnedDecis
       const tokens = s.sizes.tokens[id]!;
       const tool = s.trace.parts[id]!.tool ?? "unknown";
       const range = priors.recall(tool, bandOf(tokens));
-      const horizon = priors.horizon(s.call);
-      const decision = evaluateCacheAwareGate(
+      const horizonRange = priors.horizon(s.call);
+      const horizon = horizonRange[1];
+      // The robust mode (docs/design/economics.md §6) over both ranges: a stub fires only where it pays
+      // at the short end of the session's likely remaining calls and at the high end of p.
+      const decision = decideOutcome(
+        "cache_aware",
         {
           model_name: s.priced.canonical,
           output_tokens: tokens,
           recall_input_tokens: tokens,
           horizon,
+          horizon_range: horizonRange,
           recall_probability: range[1],
           recall_probability_range: range,
           cache_hit_rate: priors.cache_hit_rate,
@@ -66,7 +75,7 @@ export function gateLearned(priors: SessionPriors, log?: (decision: LearnedDecis
           cache_ttl: s.ttl,
           stub_tokens: priors.stub_tokens,
         },
-        s.priced.row,
+        { status: "priced", row: s.priced.row, canonical: s.priced.canonical },
       );
       log?.({
         part: id,
@@ -74,6 +83,7 @@ export function gateLearned(priors: SessionPriors, log?: (decision: LearnedDecis
         tool,
         tokens,
         horizon,
+        horizon_range: horizonRange,
         recall_probability_range: range,
         fire: decision.fire,
         net_saving_usd: decision.net_saving_usd,

@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CorpusFile } from "../../scripts/replay/corpus";
 import { familyDefaultsOf, learnedPriors } from "../../scripts/replay/learned";
+import { spliceGenerated } from "../../scripts/replay/shares";
 import {
   gateLearned,
   keepEverything,
@@ -48,7 +51,8 @@ describe("the priors gate_learned decides a file with", () => {
     const mine = (lengths: number[]) => lengths.map((calls, k) => file("mine", `m${k}`, calls, 100 + k));
     const base = learnedPriors([...others, ...mine([5, 5, 5, 5, 5, 6, 300, 7])], repoOf);
     // The sixth session of "mine" sees five earlier ones of 5 calls and the other repository's.
-    const at = (priors: ReturnType<typeof base>) => priors.horizon(0);
+    // The mean end of the range; its low end is the remaining calls' lower quartile.
+    const at = (priors: ReturnType<typeof base>) => priors.horizon(0)[1];
     const sixth = at(base("/corpus/mine/m5"));
     // Changing itself or a later session changes nothing it was decided with.
     expect(at(learnedPriors([...others, ...mine([5, 5, 5, 5, 5, 900, 1, 1])], repoOf)("/corpus/mine/m5"))).toBe(sixth);
@@ -58,6 +62,8 @@ describe("the priors gate_learned decides a file with", () => {
     );
     // Its first session has no earlier one of its own: the other repository's lengths alone, 65 calls on average.
     expect(at(base("/corpus/mine/m0"))).toBeCloseTo((40 + 50 + 60 + 70 + 80 + 90) / 6, 12);
+    // A quarter of those six have at most 50 calls: the range's low end.
+    expect(base("/corpus/mine/m0").horizon(0)[0]).toBe(50);
   });
 
   it("leave the file's own repository out of the defaults, and carry p as charged … detected", () => {
@@ -100,10 +106,11 @@ describe("gate_learned", () => {
     }
     return b.finish();
   }
-  const run = (horizon: number, range: [number, number]) => {
+  const run = (horizon: number | [number, number], range: [number, number]) => {
     const logged: number[] = [];
+    const horizons: [number, number] = typeof horizon === "number" ? [horizon, horizon] : horizon;
     const policy = gateLearned(
-      { horizon: () => horizon, recall: () => range, cache_hit_rate: 0.9, stub_tokens: 200 },
+      { horizon: () => horizons, recall: () => range, cache_hit_rate: 0.9, stub_tokens: 200 },
       (d) => logged.push(d.call),
     );
     const r = replayTrace(session(), prices, [keepEverything(), policy]) as TraceReplay;
@@ -118,5 +125,26 @@ describe("gate_learned", () => {
 
   it("keeps everything where the recall's high end costs more than a short horizon saves", () => {
     expect(run(1, [0.01, 1]).stubbed).toBe(0);
+  });
+
+  it("keeps what a long mean horizon would stub when the session's short end does not pay", () => {
+    expect(run(80, [0.9, 0.9]).stubbed).toBeGreaterThan(0);
+    expect(run([1, 80], [0.9, 0.9]).stubbed).toBe(0);
+  });
+});
+
+describe("the losing files' table the benchmark writes into docs/replay.md", () => {
+  it("replaces only what stands between its markers, and refuses a page without them", () => {
+    const page = "intro\n<!-- losses:start -->\nold row\n<!-- losses:end -->\noutro";
+    expect(spliceGenerated(page, "losses", ["| a |", "| b |"])).toBe(
+      "intro\n<!-- losses:start -->\n| a |\n| b |\n<!-- losses:end -->\noutro",
+    );
+    expect(() => spliceGenerated("no markers", "losses", [])).toThrow(/markers/);
+  });
+
+  it("finds both markers once in the guide", () => {
+    const guide = readFileSync(resolve(import.meta.dirname, "../../docs/replay.md"), "utf8");
+    expect(guide.split("<!-- losses:start -->").length).toBe(2);
+    expect(guide.split("<!-- losses:end -->").length).toBe(2);
   });
 });

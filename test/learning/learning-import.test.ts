@@ -12,7 +12,7 @@ import { callWorker } from "../support/ledger-fixtures";
 // and size band, between the config and the tenant's own outcomes.
 const none = { p_n: 0, p_r: 0, h_n: 0, h_sum: 0, h_sumsq: 0, q_n: 0, q_cached: 0, q_turns: 0 };
 const READ_FILE = { ...none, p_n: 40, p_r: 8, h_n: 40, h_sum: 320, h_sumsq: 2_800 };
-// Every stubbed output also stayed some turns in the history: p_n ≤ h_n, as a replayed band always has (src/learning/pool.ts).
+// Every stubbed output also stayed some turns in the history: p_n ≤ h_n, as a replayed band always has (src/learning/pool/pool.ts).
 const SMALL = { ...none, p_n: 30, p_r: 27, h_n: 30, h_sum: 240, h_sumsq: 2_100 };
 const PRIORS = { version: 1, source: "replay", tools: { read_file: { sums: READ_FILE, bands: { lt2k: SMALL } } } };
 const GATE = { model_name: "claude-opus-4-6", output_tokens: 20_000, tool_name: "read_file" };

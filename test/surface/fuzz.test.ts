@@ -97,6 +97,38 @@ describe("the whole API under fuzzing", () => {
       { seed: SEED, numRuns: runs(300) },
     );
   }, 60_000);
+
+  it("answers every well-formed request that tells its session, deciding cache-aware ones on the session's horizon range", async () => {
+    const valid = fc.record({
+      model_name: fc.constantFrom(...MODELS),
+      output_tokens: fc.nat({ max: 400_000 }),
+      context_tokens: fc.nat({ max: 400_000 }),
+      pricing_mode: fc.constantFrom("seed", "cache_aware"),
+      call_index: fc.option(fc.nat({ max: 1_000_000 }), { nil: undefined }),
+      subagent: fc.option(fc.boolean(), { nil: undefined }),
+      agent: fc.option(fc.constantFrom("claude-code", "mini-swe-agent", "swe-agent", "atif", "codex", "x.y-z_9"), {
+        nil: undefined,
+      }),
+    });
+    await fc.assert(
+      fc.asyncProperty(valid, async ({ context_tokens, ...rest }) => {
+        const body = rest.pricing_mode === "cache_aware" ? { ...rest, context_tokens } : rest;
+        const { res, text } = await send({ ...WELL_FORMED, body: JSON.stringify(body) });
+        expect(res.status, text).toBe(200);
+        const decision = JSON.parse(text);
+        const told = body.call_index !== undefined || body.subagent !== undefined || body.agent !== undefined;
+        const session = body.pricing_mode === "cache_aware" && told;
+        expect(["family", "pooled"].includes(decision.priors.horizon.source)).toBe(session);
+        if (session && decision.reason_code !== "below_threshold") {
+          const [lo, hi] = decision.inputs.horizon_range;
+          expect(lo).toBeLessThanOrEqual(hi);
+          expect(hi).toBe(decision.inputs.horizon);
+          if (decision.fire) expect(decision.worst_case.net_saving_usd).toBeGreaterThan(0);
+        }
+      }),
+      { seed: SEED, numRuns: runs(200) },
+    );
+  }, 60_000);
 });
 
 describe("edge cases the fuzzer reaches", () => {

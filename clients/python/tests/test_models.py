@@ -157,3 +157,16 @@ def test_fields_past_the_required_ones_are_keyword_only_so_the_documents_order_n
     for positional in (lambda: GateRequest("claude-opus-4-6", 20_000), lambda: Segment(42_000, "call_1")):
         with pytest.raises(TypeError):
             positional()
+
+
+def test_a_request_tells_its_session_call_index_subagent_and_agent() -> None:
+    request = GateRequest(model_name="claude-opus-4-6", output_tokens=9_000, call_index=12, subagent=True, agent="claude-code")
+    assert request.to_json() == {
+        "model_name": "claude-opus-4-6",
+        "output_tokens": 9_000,
+        "call_index": 12,
+        "subagent": True,
+        "agent": "claude-code",
+    }
+    # Left out, they are not sent: the gate prices the horizon it was given, as before.
+    assert "call_index" not in GateRequest(model_name="gpt-5", output_tokens=1).to_json()

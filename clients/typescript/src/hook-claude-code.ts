@@ -37,28 +37,62 @@ interface HookInput {
   tool_response?: unknown;
 }
 
+/** What the hook reads of a transcript's last model call, and of the session so far. */
+export interface LastCall {
+  model: string;
+  usage: ObservedUsage | null;
+  /** Model calls the transcript's read tail records (distinct message ids): the next output's call index. */
+  calls: number;
+  /** The last call was a subagent's (Claude Code marks a subagent's records `isSidechain`). */
+  sidechain: boolean;
+}
+
 /**
  * The last model call a transcript records: its model and usage (the history's size before this
- * output). Only the last 4 MB are read, so a long session costs each hook run nothing more.
+ * output), how many model calls came before, and whether it is a subagent's. Only the last 4 MB are
+ * read, so a long session costs each hook run nothing more; past that the count is a floor.
  *
  * @example
- * await lastCall("/home/me/.claude/projects/p/s.jsonl") // { model: "claude-opus-4-6", usage: {…} } or null
+ * await lastCall("/home/me/.claude/projects/p/s.jsonl") // { model: "claude-opus-4-6", usage: {…}, calls: 12, sidechain: false } or null
  */
-export async function lastCall(path: string): Promise<{ model: string; usage: ObservedUsage | null } | null> {
+export async function lastCall(path: string): Promise<LastCall | null> {
   const tail = await readRegularFile(path, { maxBytes: Number.POSITIVE_INFINITY, tailBytes: 4 * 1024 * 1024 });
   const lines = tail.toString("utf8").split("\n");
+  let last: Omit<LastCall, "calls"> | null = null;
+  // Claude Code writes one assistant record per content block of a call, each with the call's message id.
+  const ids = new Set<string>();
+  let unnamed = 0;
   for (let i = lines.length - 1; i >= 0; i -= 1) {
-    let record: { type?: unknown; message?: { model?: unknown; usage?: ObservedUsage } };
+    let record: {
+      type?: unknown;
+      isSidechain?: unknown;
+      message?: { id?: unknown; model?: unknown; usage?: ObservedUsage };
+    };
     try {
       record = JSON.parse(lines[i]!);
     } catch {
       continue;
     }
     const model = record?.message?.model;
-    if (record?.type === "assistant" && typeof model === "string" && model !== "<synthetic>")
-      return { model, usage: record.message?.usage ?? null };
+    if (record?.type !== "assistant" || typeof model !== "string" || model === "<synthetic>") continue;
+    const id = record.message?.id;
+    if (typeof id === "string") ids.add(id);
+    else unnamed += 1;
+    last ??= { model, usage: record.message?.usage ?? null, sidechain: record.isSidechain === true };
   }
-  return null;
+  return last === null ? null : { ...last, calls: ids.size + unnamed };
+}
+
+/**
+ * The session facts a gate request carries from the transcript: the agent, the call index, and
+ * whether the session is a subagent's.
+ *
+ * @example
+ * sessionFacts({ model: "claude-opus-4-6", usage: null, calls: 12, sidechain: true })
+ * // { agent: "claude-code", call_index: 12, subagent: true }
+ */
+export function sessionFacts(last: LastCall): { agent: string; call_index: number; subagent: boolean } {
+  return { agent: "claude-code", call_index: last.calls, subagent: last.sidechain };
 }
 
 /**
@@ -100,6 +134,8 @@ export async function claudeCodeHook(input: HookInput, options: HookEnv = {}): P
       recallToolName: CLAUDE_CODE_RECALL_TOOL,
       store: store.capped,
       stub: keptStub(store),
+      // What the hook knows of the session, for the gate's session-aware horizon (docs/design/economics.md §13).
+      ...(last === null ? {} : { request: sessionFacts(last) }),
       onError,
     });
     // The history's size before this output: the call that asked for the tool.

@@ -99,8 +99,11 @@ function textOf(content: unknown): string | null {
 /** How much of a transcript's end is read for its last model: a long session costs each hook run nothing more. */
 const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
 
-/** The last model a Gemini CLI transcript names (a JSON session file, or JSON lines), and its tokens. */
-async function lastModel(path: string): Promise<{ model: string; context: number } | null> {
+/**
+ * The last model a Gemini CLI transcript names (a JSON session file, or JSON lines), its tokens, and
+ * how many model messages the read part holds (the next output's call index; a floor past the tail).
+ */
+async function lastModel(path: string): Promise<{ model: string; context: number; calls: number } | null> {
   const tail = await readRegularFile(path, { maxBytes: Number.POSITIVE_INFINITY, tailBytes: TRANSCRIPT_TAIL_BYTES });
   const text = tail.toString("utf8");
   const n = (v: unknown) => (typeof v === "number" && v >= 0 ? v : 0);
@@ -117,9 +120,10 @@ async function lastModel(path: string): Promise<{ model: string; context: number
       }
     });
   }
+  const calls = (records as { model?: unknown }[]).filter((r) => typeof r?.model === "string").length;
   for (const r of records.reverse() as { model?: unknown; tokens?: { input?: unknown; output?: unknown } }[]) {
     if (typeof r?.model !== "string") continue;
-    return { model: r.model, context: n(r.tokens?.input) + n(r.tokens?.output) };
+    return { model: r.model, context: n(r.tokens?.input) + n(r.tokens?.output), calls };
   }
   // The end of a session file too long to read whole: its last model and token counts, by their keys.
   const model = [...text.matchAll(/"model"\s*:\s*"([^"\\]{1,200})"/g)].at(-1)?.[1];
@@ -131,7 +135,8 @@ async function lastModel(path: string): Promise<{ model: string; context: number
   } catch {
     counts = {};
   }
-  return { model, context: n(counts.input) + n(counts.output) };
+  // Too long to parse: each model message names its model once.
+  return { model, context: n(counts.input) + n(counts.output), calls: [...text.matchAll(/"model"\s*:\s*"/g)].length };
 }
 
 /**
@@ -183,6 +188,8 @@ export async function geminiCliHook(input: AfterToolInput, options: HookEnv = {}
       recallToolName: GEMINI_CLI_RECALL_TOOL,
       store: store.capped,
       stub: keptStub(store, geminiStub),
+      // What the hook knows of the session, for the gate's session-aware horizon (docs/design/economics.md §13).
+      request: { agent: "gemini-cli", ...(last === null ? {} : { call_index: last.calls }) },
       onError,
     });
     // The usage shape the session reads: the transcript's last call as input, so the gate sees the history's size.

@@ -81,6 +81,23 @@ export const LearningViewSchema = z
     breaker_log: z
       .array(HistoryEntrySchema)
       .openapi({ description: "The latest changes of breaker state, newest first, with their evidence" }),
+    families: z
+      .array(
+        z.object({
+          agent: z.string().openapi({ description: "The family id a gate request's `agent` names" }),
+          files: z.number().int(),
+          repos: z.array(z.string()).openapi({ description: "The public repositories its transcripts come from" }),
+          sessions: z
+            .object({ main: z.number().int(), subagent: z.number().int() })
+            .openapi({ description: "Sessions by kind: the samples of the session-aware horizon" }),
+          tools: z.number().int().openapi({ description: "Tools whose recalls its p is measured on" }),
+          source: z.string().openapi({ description: "How the calibration was made" }),
+        }),
+      )
+      .openapi({
+        description:
+          "The shipped calibration per agent family that a cache-aware request naming its `agent` starts from (docs/design/economics.md §13, docs/design/learning.md §8.1), with each sample's source and size",
+      }),
   })
   .openapi("LearningView");
 

@@ -1,3 +1,4 @@
+import { familySummaries } from "../../learning";
 import { breakerLogSubject, learningView } from "../../learning/refresh";
 import { DEFAULT_GATE_CONFIG, GATE_CONFIG_KEY, historyKey, learningKey } from "../../storage/rules";
 import { type GateConfig, parseGateConfig, parseHistory, parseLearned } from "../../storage/schemas";
@@ -40,5 +41,6 @@ export async function readLearningView(kv: KVNamespace, tenant: string) {
     breaker_rule_sees: breakerRuleSees(config),
     problem: problem ?? (parsedConfig.ok ? null : parsedConfig.detail),
     breaker_log: log.slice(-BREAKER_LOG_SHOWN).reverse(),
+    families: familySummaries(),
   };
 }

@@ -31,7 +31,9 @@ export {
 } from "./keys";
 export { sumsInconsistency } from "./learning-sums";
 export {
+  AGENT_ID_PATTERN,
   dict,
+  MAX_CALL_INDEX,
   MODEL_NAME_PATTERN,
   OBSERVED_TOOL_PREFIX,
   own,

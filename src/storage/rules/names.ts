@@ -69,3 +69,9 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9._:/-]{1,64}$/;
  * "observed:Read".startsWith(OBSERVED_TOOL_PREFIX) // true
  */
 export const OBSERVED_TOOL_PREFIX = "observed:";
+
+/** An agent family id a request may name (src/learning/family-defaults.json): `[a-z0-9._-]{1,64}`, lower case. */
+export const AGENT_ID_PATTERN = /^[a-z0-9._-]{1,64}$/;
+
+/** The largest call index a request may send: far past any session the corpus holds. */
+export const MAX_CALL_INDEX = 1_000_000;

@@ -26,7 +26,7 @@ export const LevelSumsShape = z.strictObject({
   q_turns: count,
 });
 
-/** One level's sums over the learning window (src/learning/pool.ts reads them), consistent as outcomes make them. */
+/** One level's sums over the learning window (src/learning/pool/pool.ts reads them), consistent as outcomes make them. */
 export const LevelSumsSchema = LevelSumsShape.superRefine((s, ctx) => {
   const problem = sumsInconsistency(s);
   if (problem !== null) ctx.addIssue({ code: "custom", message: problem });

@@ -36,6 +36,9 @@ class GateRequestFields:
     horizon_range: Optional[Tuple[int, int]] = None
     recall_probability_range: Optional[Tuple[float, float]] = None
     cache_hit_rate_range: Optional[Tuple[float, float]] = None
+    call_index: Optional[int] = None
+    subagent: Optional[bool] = None
+    agent: Optional[str] = None
 
 
 @dataclass

@@ -126,7 +126,12 @@ async function signIds(recorded: readonly Recorded[], context: DecideContext): P
 function decideOne(item: ReadyItem, shared: Shared, context: DecideContext): GateDecisionBody {
   const { body, inputs, mode, pricing: resolvedPricing } = item;
   const pricing = resolvedPricing.read;
-  const outcome = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
+  const decided = decideOutcome(mode, coreInputs(inputs), pricing.lookup);
+  // A priced decision says what priced a session-aware horizon (./session.ts).
+  const outcome =
+    item.sessionNote !== null && decided.reason_code !== "below_threshold" && pricing.lookup.status === "priced"
+      ? { ...decided, reason: decided.reason + item.sessionNote }
+      : decided;
   const stale = pricing.stale ?? shared.stale;
   const pricedAs =
     outcome.reason_code === "below_threshold" ? null : pricedAsOf(pricing.lookup, resolvedPricing.effectiveAt ?? null);

@@ -10,6 +10,7 @@ import { ambiguityIssue, NOT_LOOKED_UP, type ResolvedPricing, withLifecycle } fr
 import type { GateBatchItemError, GateRequest, ResolvedInputs } from "../schemas";
 import { CACHE_AWARE_FIELDS, providerTtl, resolveInputs } from "./inputs";
 import { type AnswerPriors, applyLearned } from "./priors";
+import { withFamilyRecall, withSessionHorizon } from "./session";
 
 /**
  * The first half of every gate route: validate → load pricing. Each item's
@@ -26,6 +27,8 @@ export interface ReadyItem {
   pricing: ResolvedPricing;
   /** Where each prior came from (docs/design/learning.md §3.2). */
   priors: AnswerPriors;
+  /** What priced a session-aware horizon, for the reason (./session.ts); null: none did. */
+  sessionNote: string | null;
 }
 
 /** What preparing a request found: the config it read once, and each item ready or refused. */
@@ -126,8 +129,13 @@ export async function prepareItems(
         isExplore(context.tenant, item.body.session_id, tool, config.learning_explore_fraction)
           ? exploreDraws(context.tenant, item.body.session_id, tool)
           : null;
-      const { inputs, priors } = applyLearned(item.body, resolved, mode, learned, config, model, explore);
-      return { body: item.body, inputs, mode, pricing, priors };
+      const applied = applyLearned(item.body, resolved, mode, learned, config, model, explore);
+      // What the request tells of its session outranks a per-tool horizon (docs/design/economics.md §13).
+      const session = withSessionHorizon(item.body, applied.inputs, applied.priors, mode);
+      // A new tenant's p from the agent family's calibration (docs/design/learning.md §8.1).
+      const { inputs, priors, note } = withFamilyRecall(item.body, session.inputs, session.priors, mode, config);
+      const notes = (session.note ?? "") + (note ?? "");
+      return { body: item.body, inputs, mode, pricing, priors, sessionNote: notes === "" ? null : notes };
     }),
   );
   return { config, configStale: configRead.stale, learned: await learnedRead, items: ready };

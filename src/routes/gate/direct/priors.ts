@@ -18,9 +18,12 @@ import type { GateRequest, ResolvedInputs } from "../schemas";
 /**
  * Where a prior the gate used came from: the request, the tenant's outcomes,
  * imported history, or the config; `explore` is a draw from the learned
- * posterior on an exploring session (p, and h where h was learned).
+ * posterior on an exploring session (p, and h where h was learned); `family`:
+ * the agent family's calibration (h: its session lengths; p: its tool's
+ * recalls, for a tenant that learned none), `pooled` (h only): every
+ * family's session lengths (./session.ts).
  */
-export type PriorSource = "request" | "learned" | "replay" | "config" | "explore" | "unverified";
+export type PriorSource = "request" | "learned" | "replay" | "config" | "explore" | "unverified" | "family" | "pooled";
 
 /** One prior as the answer reports it: its value, its source, and the observations behind it (0 unless learned). */
 export interface AnswerPrior {

@@ -6,16 +6,17 @@
 
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
-  "gateRequest": "31142d446964578a4f406139bc187f3ba0120c0dd148739e4a8a2f6d001d78be",
+  "gateRequest": "f9d65fde3175a084ebd26df034f3359b7220f67d1fe5ed470a3a9c378a9b92d6",
   "gateBatchRequest": "84d448491886a090be006d9f818db0ed69f095d369cc24d6eab93ecc1c4edb83"
 };
 
 export const gateRequest = validate21;
-const schema6 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h","in_memory","24h","implicit","30m"]},"recall_placement":{"type":"string","enum":["append","in_place"]},"horizon_range":{"type":"array","items":[{"$ref":"#/definitions/__schema0"},{"$ref":"#/definitions/__schema0"}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"$ref":"#/definitions/__schema1"},{"$ref":"#/definitions/__schema1"}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"$ref":"#/definitions/__schema2"},{"$ref":"#/definitions/__schema2"}],"additionalItems":false,"minItems":2,"maxItems":2}},"required":["model_name"],"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1},"__schema2":{"type":"number","minimum":0,"maximum":1}}};
+const schema6 = {"type":"object","properties":{"model_name":{"type":"string","pattern":"^[A-Za-z0-9._:/@+-]{1,128}$"},"output_tokens":{"type":"number","minimum":0,"maximum":1000000000000},"output_chars":{"type":"integer","minimum":0,"maximum":4000000000000},"horizon":{"type":"integer","minimum":0,"maximum":1000000},"recall_probability":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"stub_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_input_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"recall_output_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"context_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"session_id":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,128}$"},"tool_name":{"type":"string","pattern":"^[A-Za-z0-9._:/-]{1,64}$"},"dry_run":{"type":"boolean"},"offload_at":{"type":"string","enum":["entry","retroactive"]},"suffix_tokens":{"type":"integer","minimum":0,"maximum":1000000000000},"cache_ttl":{"type":"string","enum":["5m","1h","in_memory","24h","implicit","30m"]},"recall_placement":{"type":"string","enum":["append","in_place"]},"horizon_range":{"type":"array","items":[{"$ref":"#/definitions/__schema0"},{"$ref":"#/definitions/__schema0"}],"additionalItems":false,"minItems":2,"maxItems":2},"recall_probability_range":{"type":"array","items":[{"$ref":"#/definitions/__schema1"},{"$ref":"#/definitions/__schema1"}],"additionalItems":false,"minItems":2,"maxItems":2},"cache_hit_rate_range":{"type":"array","items":[{"$ref":"#/definitions/__schema2"},{"$ref":"#/definitions/__schema2"}],"additionalItems":false,"minItems":2,"maxItems":2},"call_index":{"type":"integer","minimum":0,"maximum":1000000},"subagent":{"type":"boolean"},"agent":{"type":"string","pattern":"^[a-z0-9._-]{1,64}$"}},"required":["model_name"],"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000},"__schema1":{"type":"number","minimum":0,"maximum":1},"__schema2":{"type":"number","minimum":0,"maximum":1}}};
 const func2 = Object.prototype.hasOwnProperty;
 const pattern0 = new RegExp("^[A-Za-z0-9._:/@+-]{1,128}$", "");
 const pattern1 = new RegExp("^[A-Za-z0-9._:-]{1,128}$", "");
 const pattern2 = new RegExp("^[A-Za-z0-9._:/-]{1,64}$", "");
+const pattern3 = new RegExp("^[a-z0-9._-]{1,64}$", "");
 const schema7 = {"type":"integer","minimum":0,"maximum":1000000};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -721,6 +722,69 @@ var valid0 = _errs48 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.call_index !== undefined){
+let data28 = data.call_index;
+const _errs52 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+validate21.errors = [{instancePath:instancePath+"/call_index",schemaPath:"#/properties/call_index/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs52){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 1000000 || isNaN(data28)){
+validate21.errors = [{instancePath:instancePath+"/call_index",schemaPath:"#/properties/call_index/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data28 < 0 || isNaN(data28)){
+validate21.errors = [{instancePath:instancePath+"/call_index",schemaPath:"#/properties/call_index/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs52 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.subagent !== undefined){
+const _errs54 = errors;
+if(typeof data.subagent !== "boolean"){
+validate21.errors = [{instancePath:instancePath+"/subagent",schemaPath:"#/properties/subagent/type",keyword:"type",params:{type: "boolean"}}];
+return false;
+}
+var valid0 = _errs54 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.agent !== undefined){
+let data30 = data.agent;
+const _errs56 = errors;
+if(errors === _errs56){
+if(typeof data30 === "string"){
+if(!pattern3.test(data30)){
+validate21.errors = [{instancePath:instancePath+"/agent",schemaPath:"#/properties/agent/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9._-]{1,64}$"}}];
+return false;
+}
+}
+else {
+validate21.errors = [{instancePath:instancePath+"/agent",schemaPath:"#/properties/agent/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+var valid0 = _errs56 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
 }
 }
 }

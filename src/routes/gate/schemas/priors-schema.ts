@@ -3,9 +3,9 @@ import { z } from "@hono/zod-openapi";
 
 const AnswerPriorSchema = z.object({
   value: z.number().openapi({ description: "The value decided on (a learned horizon before the core truncates it)" }),
-  source: z.enum(["request", "learned", "replay", "config", "explore", "unverified"]).openapi({
+  source: z.enum(["request", "learned", "replay", "config", "explore", "unverified", "family", "pooled"]).openapi({
     description:
-      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability, and horizon when learned): a draw from its posterior on an exploring session (Thompson sampling); unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so p is the config's or the replay level's, not learned",
+      "replay: from priors imported with POST /v1/admin/learning/import; explore (recall_probability, and horizon when learned): a draw from its posterior on an exploring session (Thompson sampling); unverified (recall_probability only): the tool's reporting is flagged and not acknowledged, so p is the config's or the replay level's, not learned; family (cache_aware): the horizon from the agent family's calibrated session lengths for a session told by call_index, subagent and agent (n: sessions), or p from the family's recalls of the tool for a tenant that learned none (n: outputs); pooled: the same from every family's sessions, the agent being unknown or unnamed",
   }),
   n: z
     .number()

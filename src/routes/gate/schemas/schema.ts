@@ -13,6 +13,7 @@ import { ModelNameSchema } from "../../../storage/schemas";
 import { gateRequestIssues } from "../../kernel";
 import { DryRunSchema, probability, requiredOr, tokenCount, wholeNumber } from "../../kernel/openapi";
 import { ECONOMICS_FIELDS } from "./economics-fields";
+import { SESSION_FIELDS } from "./session-fields";
 
 /** The agent's conversation: decisions and bills of one session share its ledger shard and its holdout arm. */
 export const SessionIdSchema = z
@@ -104,6 +105,7 @@ export const GateRequestSchema = z
       tool_name: ToolNameSchema.optional(),
       dry_run: DryRunSchema,
       ...ECONOMICS_FIELDS,
+      ...SESSION_FIELDS,
     },
     { error: notAnObject },
   )

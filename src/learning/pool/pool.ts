@@ -4,8 +4,8 @@
  * config → replay → tenant → tool → tool × model). Pure: sums in, priors
  * out; no I/O, no clock.
  */
-import { addSums, emptySums, type LevelSums } from "../gate";
-import { MAX_HORIZON } from "../storage/rules";
+import { addSums, emptySums, type LevelSums } from "../../gate";
+import { MAX_HORIZON } from "../../storage/rules";
 
 export { addSums, emptySums, type LevelSums };
 
@@ -165,7 +165,7 @@ export function learnPriors(
         ? poolLevel(pooled, level.sums, weight, level.source, level.within)
         : poolLevel(pooled, level, weight);
   }
-  // A prior no request could send never decides (src/learning/pool.ts).
+  // A prior no request could send never decides (src/learning/pool/pool.ts).
   return clampPooled(pooled, config);
 }
 
