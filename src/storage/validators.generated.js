@@ -7,7 +7,7 @@
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
   "pricingRow": "c3961e628e3b00cd9379997e30d4fc73a974b062654a4d1c226ca2aaaa8d13a7",
-  "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
+  "gateConfig": "67d2d9a891b301d9ca3d759bee25bed949f95b2024ede4848456c450c903fc28",
   "learnedValue": "be22ed22e0f9faa0ddda495d6474618aea2dec5f70765c64581ef21a03d385d3"
 };
 
@@ -1184,7 +1184,7 @@ return errors === 0;
 }
 
 export const gateConfig = validate65;
-const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
+const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"proxy_modes":{"anyOf":[{"type":"object","propertyNames":{"$ref":"#/definitions/__schema2"},"additionalProperties":{"$ref":"#/definitions/__schema3"}},{"type":"null"}]},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64},"__schema2":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"},"__schema3":{"type":"string","enum":["observe","enforce"]}}};
 const schema20 = {"type":"integer","minimum":0,"maximum":1000000000000};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1236,6 +1236,45 @@ return false;
 }
 }
 validate71.errors = vErrors;
+return errors === 0;
+}
+
+const schema22 = {"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"};
+const pattern5 = new RegExp("^[A-Za-z0-9._-]{1,64}$", "");
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(!pattern5.test(data)){
+validate73.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]{1,64}$"}}];
+return false;
+}
+}
+else {
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+
+const schema23 = {"type":"string","enum":["observe","enforce"]};
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
+return false;
+}
+if(!((data === "observe") || (data === "enforce"))){
+validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema23.enum}}];
+return false;
+}
+validate75.errors = vErrors;
 return errors === 0;
 }
 
@@ -2064,24 +2103,95 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.breaker_min_sessions !== undefined){
-let data26 = data.breaker_min_sessions;
+if(data.proxy_modes !== undefined){
+let data26 = data.proxy_modes;
 const _errs68 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
-return false;
+const _errs69 = errors;
+let valid9 = false;
+const _errs70 = errors;
+if(errors === _errs70){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+for(const key1 in data26){
+const _errs72 = errors;
+if(!(validate73(key1, {instancePath:instancePath+"/proxy_modes",parentData:data26,parentDataProperty:"proxy_modes",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
 }
-if(errors === _errs68){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 1000000 || isNaN(data26)){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+var valid10 = _errs72 === errors;
+if(!valid10){
+const err15 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key1}};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+break;
+}
+}
+if(valid10){
+for(const key2 in data26){
+const _errs74 = errors;
+if(!(validate75(data26[key2], {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data26,parentDataProperty:key2,rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+var valid11 = _errs74 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var _valid4 = _errs70 === errors;
+valid9 = valid9 || _valid4;
+if(!valid9){
+const _errs75 = errors;
+if(data26 !== null){
+const err17 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+var _valid4 = _errs75 === errors;
+valid9 = valid9 || _valid4;
+}
+if(!valid9){
+const err18 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+validate65.errors = vErrors;
 return false;
 }
 else {
-if(data26 < 2 || isNaN(data26)){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
-return false;
+errors = _errs69;
+if(vErrors !== null){
+if(_errs69){
+vErrors.length = _errs69;
 }
+else {
+vErrors = null;
 }
 }
 }
@@ -2089,6 +2199,34 @@ var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.breaker_min_sessions !== undefined){
+let data28 = data.breaker_min_sessions;
+const _errs77 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs77){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 1000000 || isNaN(data28)){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data28 < 2 || isNaN(data28)){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs77 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -2126,89 +2264,89 @@ validate65.errors = vErrors;
 return errors === 0;
 }
 
-export const learnedValue = validate73;
-const schema22 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
-const schema23 = {"type":"number","minimum":0};
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if((typeof data == "number") && (isFinite(data))){
-if(data < 0 || isNaN(data)){
-validate74.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-validate74.errors = vErrors;
-return errors === 0;
-}
-
-const schema24 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
+export const learnedValue = validate77;
+const schema24 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
 const schema25 = {"type":"number","minimum":0};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate84.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate78.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
 
-const schema26 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+const schema26 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
 const schema27 = {"type":"number","minimum":0};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate94.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate88.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate88.errors = vErrors;
+return errors === 0;
+}
+
+const schema28 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+const schema29 = {"type":"number","minimum":0};
+
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data < 0 || isNaN(data)){
+validate98.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+validate98.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2216,8 +2354,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate94(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2228,8 +2366,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate94(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2240,8 +2378,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate94(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -2252,8 +2390,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate94(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -2264,8 +2402,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate94(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -2276,8 +2414,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate94(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -2288,8 +2426,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate94(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -2300,8 +2438,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate94(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
+if(!(validate98(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -2320,31 +2458,31 @@ var valid0 = true;
 }
 }
 else {
-validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate93.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
 
-const schema28 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
+const schema30 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "p_n") || (key0 === "p_r"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2352,8 +2490,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate84(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2364,8 +2502,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate84(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2378,30 +2516,30 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sums === undefined) && (missing0 = "sums")) || ((data.models === undefined) && (missing0 = "models"))){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "sums") || (key0 === "models")) || (key0 === "bands"))){
-validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2414,14 +2552,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((((((data0.p_n === undefined) && (missing1 = "p_n")) || ((data0.p_r === undefined) && (missing1 = "p_r"))) || ((data0.h_n === undefined) && (missing1 = "h_n"))) || ((data0.h_sum === undefined) && (missing1 = "h_sum"))) || ((data0.h_sumsq === undefined) && (missing1 = "h_sumsq"))) || ((data0.q_n === undefined) && (missing1 = "q_n"))) || ((data0.q_cached === undefined) && (missing1 = "q_cached"))) || ((data0.q_turns === undefined) && (missing1 = "q_turns"))){
-validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
+validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((((((key1 === "p_n") || (key1 === "p_r")) || (key1 === "h_n")) || (key1 === "h_sum")) || (key1 === "h_sumsq")) || (key1 === "q_n")) || (key1 === "q_cached")) || (key1 === "q_turns"))){
-validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -2429,8 +2567,8 @@ break;
 if(_errs4 === errors){
 if(data0.p_n !== undefined){
 const _errs5 = errors;
-if(!(validate84(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -2441,8 +2579,8 @@ var valid1 = true;
 if(valid1){
 if(data0.p_r !== undefined){
 const _errs6 = errors;
-if(!(validate84(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -2453,8 +2591,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_n !== undefined){
 const _errs7 = errors;
-if(!(validate84(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -2465,8 +2603,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sum !== undefined){
 const _errs8 = errors;
-if(!(validate84(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -2477,8 +2615,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sumsq !== undefined){
 const _errs9 = errors;
-if(!(validate84(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs9 === errors;
@@ -2489,8 +2627,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_n !== undefined){
 const _errs10 = errors;
-if(!(validate84(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -2501,8 +2639,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_cached !== undefined){
 const _errs11 = errors;
-if(!(validate84(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs11 === errors;
@@ -2513,8 +2651,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_turns !== undefined){
 const _errs12 = errors;
-if(!(validate84(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate88(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -2533,7 +2671,7 @@ var valid1 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2570,7 +2708,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return false;
 break;
 }
@@ -2578,8 +2716,8 @@ break;
 if(valid2){
 for(const key3 in data9){
 const _errs18 = errors;
-if(!(validate93(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate97(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs18 === errors;
@@ -2590,7 +2728,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2608,7 +2746,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs21 = errors;
 for(const key4 in data11){
 if(!(((key4 === "lt2k") || (key4 === "2k-10k")) || (key4 === "ge10k"))){
-validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+validate87.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
@@ -2616,8 +2754,8 @@ break;
 if(_errs21 === errors){
 if(data11.lt2k !== undefined){
 const _errs22 = errors;
-if(!(validate104(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate108(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs22 === errors;
@@ -2628,8 +2766,8 @@ var valid4 = true;
 if(valid4){
 if(data11["2k-10k"] !== undefined){
 const _errs24 = errors;
-if(!(validate104(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate108(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs24 === errors;
@@ -2640,8 +2778,8 @@ var valid4 = true;
 if(valid4){
 if(data11.ge10k !== undefined){
 const _errs26 = errors;
-if(!(validate104(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate108(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs26 === errors;
@@ -2654,7 +2792,7 @@ var valid4 = true;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2669,31 +2807,31 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-const schema29 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
+const schema31 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.state === undefined) && (missing0 = "state")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.rule === undefined) && (missing0 = "rule"))) || ((data.since === undefined) && (missing0 = "since"))) || ((data.evidence === undefined) && (missing0 = "evidence"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "state") || (key0 === "mode")) || (key0 === "rule")) || (key0 === "since")) || (key0 === "opened_with")) || (key0 === "evidence"))){
-validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2703,11 +2841,11 @@ if(data.state !== undefined){
 let data0 = data.state;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "open") || (data0 === "closed"))){
-validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema29.properties.state.enum}}];
+validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema31.properties.state.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2720,11 +2858,11 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data1 === "auto") || (data1 === "open")) || (data1 === "closed"))){
-validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema29.properties.mode.enum}}];
+validate115.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.mode.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2737,11 +2875,11 @@ if(data.rule !== undefined){
 let data2 = data.rule;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
+validate115.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data2 === "holdout") || (data2 === "realized_net"))){
-validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema29.properties.rule.enum}}];
+validate115.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema31.properties.rule.enum}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2754,7 +2892,7 @@ if(data.since !== undefined){
 let data3 = data.since;
 const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate111.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema29.properties.since.type}}];
+validate115.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema31.properties.since.type}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2769,12 +2907,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate115.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
+validate115.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -2880,7 +3018,7 @@ if(data5.estimate !== undefined){
 let data9 = data5.estimate;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema29.properties.evidence.anyOf[0].properties.estimate.type}};
+const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema31.properties.evidence.anyOf[0].properties.estimate.type}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3043,7 +3181,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data13 === "saving") || (data13 === "losing")) || (data13 === "inconclusive"))){
-const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema29.properties.evidence.anyOf[0].properties.verdict.enum}};
+const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema31.properties.evidence.anyOf[0].properties.verdict.enum}};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3301,7 +3439,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate111.errors = vErrors;
+validate115.errors = vErrors;
 return false;
 }
 else {
@@ -3329,30 +3467,7 @@ var valid0 = true;
 }
 }
 else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
-return false;
-}
-}
-validate111.errors = vErrors;
-return errors === 0;
-}
-
-const schema30 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
-const schema31 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
-const schema32 = {"type":"number","minimum":0};
-
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if((typeof data == "number") && (isFinite(data))){
-if(data < 0 || isNaN(data)){
-validate115.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3360,22 +3475,45 @@ validate115.errors = vErrors;
 return errors === 0;
 }
 
+const schema32 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
+const schema33 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
+const schema34 = {"type":"number","minimum":0};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data < 0 || isNaN(data)){
+validate119.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+else {
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+validate119.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3383,8 +3521,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate115(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3395,8 +3533,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate115(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -3407,8 +3545,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate115(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -3419,8 +3557,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate115(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -3431,8 +3569,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate115(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -3443,8 +3581,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate115(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -3455,8 +3593,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate115(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -3467,8 +3605,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate115(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate119(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -3487,30 +3625,30 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sums === undefined) && (missing0 = "sums")){
-validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "sums") || (key0 === "bands"))){
-validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3518,8 +3656,8 @@ break;
 if(_errs1 === errors){
 if(data.sums !== undefined){
 const _errs2 = errors;
-if(!(validate114(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate118(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3536,7 +3674,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs5 = errors;
 for(const key1 in data1){
 if(!(((key1 === "lt2k") || (key1 === "2k-10k")) || (key1 === "ge10k"))){
-validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate117.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3544,8 +3682,8 @@ break;
 if(_errs5 === errors){
 if(data1.lt2k !== undefined){
 const _errs6 = errors;
-if(!(validate114(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate118(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -3556,8 +3694,8 @@ var valid1 = true;
 if(valid1){
 if(data1["2k-10k"] !== undefined){
 const _errs8 = errors;
-if(!(validate114(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate118(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -3568,8 +3706,8 @@ var valid1 = true;
 if(valid1){
 if(data1.ge10k !== undefined){
 const _errs10 = errors;
-if(!(validate114(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
+if(!(validate118(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -3582,7 +3720,7 @@ var valid1 = true;
 }
 }
 else {
-validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate117.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3596,32 +3734,32 @@ var valid0 = true;
 }
 }
 else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate113.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
 
-const schema33 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
-const schema34 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
+const schema35 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
+const schema36 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flag === undefined) && (missing0 = "flag")) || ((data.detail === undefined) && (missing0 = "detail"))){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flag") || (key0 === "detail"))){
-validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3631,11 +3769,11 @@ if(data.flag !== undefined){
 let data0 = data.flag;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
+validate134.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data0 === "outcomes_missing") || (data0 === "recalled_all")) || (data0 === "arm_outcomes")) || (data0 === "arm_bills")) || (data0 === "arm_horizon"))){
-validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema34.properties.flag.enum}}];
+validate134.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema36.properties.flag.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3647,7 +3785,7 @@ if(valid0){
 if(data.detail !== undefined){
 const _errs4 = errors;
 if(typeof data.detail !== "string"){
-validate130.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
+validate134.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3660,30 +3798,30 @@ var valid0 = true;
 }
 }
 else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate130.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flags === undefined) && (missing0 = "flags")) || ((data.acknowledged === undefined) && (missing0 = "acknowledged"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flags") || (key0 === "acknowledged"))){
-validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3695,7 +3833,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
+validate133.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -3703,8 +3841,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate130(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
+if(!(validate134(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -3715,7 +3853,7 @@ break;
 }
 }
 else {
-validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
+validate133.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -3728,7 +3866,7 @@ if(valid0){
 if(data.acknowledged !== undefined){
 const _errs5 = errors;
 if(typeof data.acknowledged !== "boolean"){
-validate129.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
+validate133.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3741,30 +3879,30 @@ var valid0 = true;
 }
 }
 else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate129.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.version === undefined) && (missing0 = "version")) || ((data.tenant === undefined) && (missing0 = "tenant"))) || ((data.computed_at === undefined) && (missing0 = "computed_at"))) || ((data.window === undefined) && (missing0 = "window"))) || ((data.tenant_sums === undefined) && (missing0 = "tenant_sums"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.breakers === undefined) && (missing0 = "breakers"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema22.properties, key0))){
-validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func2.call(schema24.properties, key0))){
+validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3774,11 +3912,11 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
+validate77.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 if(1 !== data0){
-validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
+validate77.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3790,7 +3928,7 @@ if(valid0){
 if(data.tenant !== undefined){
 const _errs4 = errors;
 if(typeof data.tenant !== "string"){
-validate73.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
+validate77.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3803,7 +3941,7 @@ if(data.computed_at !== undefined){
 let data2 = data.computed_at;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate73.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
+validate77.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3819,14 +3957,14 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.from === undefined) && (missing1 = "from")) || ((data3.to === undefined) && (missing1 = "to"))){
-validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
+validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data3){
 if(!((key1 === "from") || (key1 === "to"))){
-validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3836,7 +3974,7 @@ if(data3.from !== undefined){
 let data4 = data3.from;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate73.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
+validate77.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -3849,7 +3987,7 @@ if(data3.to !== undefined){
 let data5 = data3.to;
 const _errs13 = errors;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-validate73.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
+validate77.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -3862,7 +4000,7 @@ var valid1 = true;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3879,14 +4017,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing2;
 if(((((((((data6.p_n === undefined) && (missing2 = "p_n")) || ((data6.p_r === undefined) && (missing2 = "p_r"))) || ((data6.h_n === undefined) && (missing2 = "h_n"))) || ((data6.h_sum === undefined) && (missing2 = "h_sum"))) || ((data6.h_sumsq === undefined) && (missing2 = "h_sumsq"))) || ((data6.q_n === undefined) && (missing2 = "q_n"))) || ((data6.q_cached === undefined) && (missing2 = "q_cached"))) || ((data6.q_turns === undefined) && (missing2 = "q_turns"))){
-validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
+validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key2 in data6){
 if(!((((((((key2 === "p_n") || (key2 === "p_r")) || (key2 === "h_n")) || (key2 === "h_sum")) || (key2 === "h_sumsq")) || (key2 === "q_n")) || (key2 === "q_cached")) || (key2 === "q_turns"))){
-validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -3894,8 +4032,8 @@ break;
 if(_errs17 === errors){
 if(data6.p_n !== undefined){
 const _errs18 = errors;
-if(!(validate74(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs18 === errors;
@@ -3906,8 +4044,8 @@ var valid2 = true;
 if(valid2){
 if(data6.p_r !== undefined){
 const _errs19 = errors;
-if(!(validate74(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs19 === errors;
@@ -3918,8 +4056,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_n !== undefined){
 const _errs20 = errors;
-if(!(validate74(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs20 === errors;
@@ -3930,8 +4068,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sum !== undefined){
 const _errs21 = errors;
-if(!(validate74(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs21 === errors;
@@ -3942,8 +4080,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sumsq !== undefined){
 const _errs22 = errors;
-if(!(validate74(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs22 === errors;
@@ -3954,8 +4092,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_n !== undefined){
 const _errs23 = errors;
-if(!(validate74(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs23 === errors;
@@ -3966,8 +4104,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_cached !== undefined){
 const _errs24 = errors;
-if(!(validate74(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs24 === errors;
@@ -3978,8 +4116,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_turns !== undefined){
 const _errs25 = errors;
-if(!(validate74(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate78(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs25 === errors;
@@ -3998,7 +4136,7 @@ var valid2 = true;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4035,7 +4173,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 break;
 }
@@ -4043,8 +4181,8 @@ break;
 if(valid3){
 for(const key4 in data15){
 const _errs31 = errors;
-if(!(validate83(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate87(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs31 === errors;
@@ -4055,7 +4193,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4092,7 +4230,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 break;
 }
@@ -4100,8 +4238,8 @@ break;
 if(valid5){
 for(const key6 in data17){
 const _errs37 = errors;
-if(!(validate111(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
-vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
+if(!(validate115(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs37 === errors;
@@ -4112,7 +4250,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4149,7 +4287,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 break;
 }
@@ -4157,8 +4295,8 @@ break;
 if(valid7){
 for(const key8 in data19){
 const _errs43 = errors;
-if(!(validate113(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate117(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs43 === errors;
@@ -4169,7 +4307,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4206,7 +4344,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return false;
 break;
 }
@@ -4214,8 +4352,8 @@ break;
 if(valid9){
 for(const key10 in data21){
 const _errs49 = errors;
-if(!(validate129(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
-vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+if(!(validate133(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 var valid10 = _errs49 === errors;
@@ -4226,7 +4364,7 @@ break;
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4247,10 +4385,10 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
