@@ -95,6 +95,22 @@ export function splitBody(request: Request, keepCopy: boolean): SplitBody {
   return { upstream, copy };
 }
 
+/**
+ * A request's body read whole, for a request the proxy may rewrite (enforce
+ * mode): a declared or actual length over {@link MAX_PROXY_BODY_BYTES} is a
+ * 413 naming `body`, before anything is sent.
+ *
+ * @example
+ * const bytes = await readWhole(request);
+ */
+export async function readWhole(request: Request): Promise<Uint8Array> {
+  const { upstream } = splitBody(request, false);
+  if (upstream === null) return new Uint8Array(0);
+  const bytes = await readCopy(upstream);
+  if (bytes === null) throw tooLarge();
+  return bytes;
+}
+
 /** Reads the proxy's branch of a body whole, or lets it go past the limit (null). */
 async function readCopy(stream: ReadableStream<Uint8Array>): Promise<Uint8Array | null> {
   const reader = stream.getReader();

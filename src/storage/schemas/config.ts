@@ -98,7 +98,10 @@ export const GateConfigSchema = z
       .optional()
       .openapi({ description: "The share of sessions an open breaker still decides as usual" }),
     proxy_modes: z
-      .record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be a tenant name ([A-Za-z0-9._-]{1,64})"), z.enum(PROXY_MODES))
+      .record(
+        z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be a tenant name ([A-Za-z0-9._-]{1,64})"),
+        z.enum(PROXY_MODES),
+      )
       .nullable()
       .optional()
       .openapi({
