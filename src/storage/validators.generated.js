@@ -1184,7 +1184,7 @@ return errors === 0;
 }
 
 export const gateConfig = validate65;
-const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"proxy_modes":{"anyOf":[{"type":"object","propertyNames":{"$ref":"#/definitions/__schema2"},"additionalProperties":{"$ref":"#/definitions/__schema3"}},{"type":"null"}]},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64},"__schema2":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"},"__schema3":{"type":"string","enum":["observe","enforce"]}}};
+const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"proxy_modes":{"anyOf":[{"type":"object","propertyNames":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"},"additionalProperties":{"type":"string","enum":["observe","enforce"]}},{"type":"null"}]},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
 const schema20 = {"type":"integer","minimum":0,"maximum":1000000000000};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1239,45 +1239,7 @@ validate71.errors = vErrors;
 return errors === 0;
 }
 
-const schema22 = {"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"};
 const pattern5 = new RegExp("^[A-Za-z0-9._-]{1,64}$", "");
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(typeof data === "string"){
-if(!pattern5.test(data)){
-validate73.errors = [{instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]{1,64}$"}}];
-return false;
-}
-}
-else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-
-const schema23 = {"type":"string","enum":["observe","enforce"]};
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"}}];
-return false;
-}
-if(!((data === "observe") || (data === "enforce"))){
-validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema23.enum}}];
-return false;
-}
-validate75.errors = vErrors;
-return errors === 0;
-}
-
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2113,13 +2075,10 @@ if(errors === _errs70){
 if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
 for(const key1 in data26){
 const _errs72 = errors;
-if(!(validate73(key1, {instancePath:instancePath+"/proxy_modes",parentData:data26,parentDataProperty:"proxy_modes",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
-errors = vErrors.length;
-}
-var valid10 = _errs72 === errors;
-if(!valid10){
-const err15 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key1}};
+if(errors === _errs72){
+if(typeof key1 === "string"){
+if(!pattern5.test(key1)){
+const err15 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]{1,64}$"},propertyName:key1};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2127,25 +2086,10 @@ else {
 vErrors.push(err15);
 }
 errors++;
-break;
-}
-}
-if(valid10){
-for(const key2 in data26){
-const _errs74 = errors;
-if(!(validate75(data26[key2], {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data26,parentDataProperty:key2,rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
-errors = vErrors.length;
-}
-var valid11 = _errs74 === errors;
-if(!valid11){
-break;
-}
-}
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/type",keyword:"type",params:{type: "object"}};
+const err16 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames/type",keyword:"type",params:{type: "string"},propertyName:key1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2155,12 +2099,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-var _valid4 = _errs70 === errors;
-valid9 = valid9 || _valid4;
-if(!valid9){
-const _errs75 = errors;
-if(data26 !== null){
-const err17 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/1/type",keyword:"type",params:{type: "null"}};
+var valid10 = _errs72 === errors;
+if(!valid10){
+const err17 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key1}};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2168,17 +2109,75 @@ else {
 vErrors.push(err17);
 }
 errors++;
+break;
 }
-var _valid4 = _errs75 === errors;
-valid9 = valid9 || _valid4;
 }
-if(!valid9){
-const err18 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf",keyword:"anyOf",params:{}};
+if(valid10){
+for(const key2 in data26){
+let data27 = data26[key2];
+const _errs75 = errors;
+if(typeof data27 !== "string"){
+const err18 = {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/proxy_modes/anyOf/0/additionalProperties/type",keyword:"type",params:{type: "string"}};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+if(!((data27 === "observe") || (data27 === "enforce"))){
+const err19 = {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/proxy_modes/anyOf/0/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema19.properties.proxy_modes.anyOf[0].additionalProperties.enum}};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var valid11 = _errs75 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var _valid4 = _errs70 === errors;
+valid9 = valid9 || _valid4;
+if(!valid9){
+const _errs77 = errors;
+if(data26 !== null){
+const err21 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid4 = _errs77 === errors;
+valid9 = valid9 || _valid4;
+}
+if(!valid9){
+const err22 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
 }
 errors++;
 validate65.errors = vErrors;
@@ -2203,12 +2202,12 @@ var valid0 = true;
 if(valid0){
 if(data.breaker_min_sessions !== undefined){
 let data28 = data.breaker_min_sessions;
-const _errs77 = errors;
+const _errs79 = errors;
 if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
 validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
 return false;
 }
-if(errors === _errs77){
+if(errors === _errs79){
 if((typeof data28 == "number") && (isFinite(data28))){
 if(data28 > 1000000 || isNaN(data28)){
 validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
@@ -2222,7 +2221,7 @@ return false;
 }
 }
 }
-var valid0 = _errs77 === errors;
+var valid0 = _errs79 === errors;
 }
 else {
 var valid0 = true;
@@ -2264,89 +2263,89 @@ validate65.errors = vErrors;
 return errors === 0;
 }
 
-export const learnedValue = validate77;
-const schema24 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+export const learnedValue = validate73;
+const schema22 = {"type":"object","properties":{"version":{"type":"number","const":1},"tenant":{"type":"string"},"computed_at":{"type":"number"},"window":{"type":"object","properties":{"from":{"type":"number"},"to":{"type":"number"}},"required":["from","to"],"additionalProperties":false},"tenant_sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"tools":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record3"}},"breakers":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record2"}},"replay":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record1"}},"trust":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record0"}}},"required":["version","tenant","computed_at","window","tenant_sums","tools","breakers"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
+const schema23 = {"type":"number","minimum":0};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data < 0 || isNaN(data)){
+validate74.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+return false;
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+const schema24 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
 const schema25 = {"type":"number","minimum":0};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate78.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate84.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
-const schema26 = {"type":"object","properties":{"sums":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"models":{"type":"object","propertyNames":{"type":"string"},"additionalProperties":{"$ref":"record4"}},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema1"}]}},"additionalProperties":false}},"required":["sums","models"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0},"__schema1":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false}}};
+const schema26 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
 const schema27 = {"type":"number","minimum":0};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if((typeof data == "number") && (isFinite(data))){
 if(data < 0 || isNaN(data)){
-validate88.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate94.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
-validate88.errors = vErrors;
-return errors === 0;
-}
-
-const schema28 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"},"h_n":{"$ref":"#/definitions/__schema0"},"h_sum":{"$ref":"#/definitions/__schema0"},"h_sumsq":{"$ref":"#/definitions/__schema0"},"q_n":{"$ref":"#/definitions/__schema0"},"q_cached":{"$ref":"#/definitions/__schema0"},"q_turns":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false,"definitions":{"__schema0":{"type":"number","minimum":0}}};
-const schema29 = {"type":"number","minimum":0};
-
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if((typeof data == "number") && (isFinite(data))){
-if(data < 0 || isNaN(data)){
-validate98.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-validate98.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate93.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate93.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2354,8 +2353,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate98(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2366,8 +2365,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate98(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2378,8 +2377,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate98(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -2390,8 +2389,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate98(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -2402,8 +2401,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate98(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -2414,8 +2413,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate98(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -2426,8 +2425,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate98(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -2438,8 +2437,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate98(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate98.errors : vErrors.concat(validate98.errors);
+if(!(validate94(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -2458,31 +2457,31 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate93.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
 
-const schema30 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
+const schema28 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema0"},"p_r":{"$ref":"#/definitions/__schema0"}},"required":["p_n","p_r"],"additionalProperties":false};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "p_n") || (key0 === "p_r"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2490,8 +2489,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate88(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -2502,8 +2501,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate88(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -2516,30 +2515,30 @@ var valid0 = true;
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate108.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.sums === undefined) && (missing0 = "sums")) || ((data.models === undefined) && (missing0 = "models"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "sums") || (key0 === "models")) || (key0 === "bands"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2552,14 +2551,14 @@ if(errors === _errs2){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing1;
 if(((((((((data0.p_n === undefined) && (missing1 = "p_n")) || ((data0.p_r === undefined) && (missing1 = "p_r"))) || ((data0.h_n === undefined) && (missing1 = "h_n"))) || ((data0.h_sum === undefined) && (missing1 = "h_sum"))) || ((data0.h_sumsq === undefined) && (missing1 = "h_sumsq"))) || ((data0.q_n === undefined) && (missing1 = "q_n"))) || ((data0.q_cached === undefined) && (missing1 = "q_cached"))) || ((data0.q_turns === undefined) && (missing1 = "q_turns"))){
-validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs4 = errors;
 for(const key1 in data0){
 if(!((((((((key1 === "p_n") || (key1 === "p_r")) || (key1 === "h_n")) || (key1 === "h_sum")) || (key1 === "h_sumsq")) || (key1 === "q_n")) || (key1 === "q_cached")) || (key1 === "q_turns"))){
-validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -2567,8 +2566,8 @@ break;
 if(_errs4 === errors){
 if(data0.p_n !== undefined){
 const _errs5 = errors;
-if(!(validate88(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.p_n, {instancePath:instancePath+"/sums/p_n",parentData:data0,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs5 === errors;
@@ -2579,8 +2578,8 @@ var valid1 = true;
 if(valid1){
 if(data0.p_r !== undefined){
 const _errs6 = errors;
-if(!(validate88(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.p_r, {instancePath:instancePath+"/sums/p_r",parentData:data0,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -2591,8 +2590,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_n !== undefined){
 const _errs7 = errors;
-if(!(validate88(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.h_n, {instancePath:instancePath+"/sums/h_n",parentData:data0,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -2603,8 +2602,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sum !== undefined){
 const _errs8 = errors;
-if(!(validate88(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.h_sum, {instancePath:instancePath+"/sums/h_sum",parentData:data0,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -2615,8 +2614,8 @@ var valid1 = true;
 if(valid1){
 if(data0.h_sumsq !== undefined){
 const _errs9 = errors;
-if(!(validate88(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.h_sumsq, {instancePath:instancePath+"/sums/h_sumsq",parentData:data0,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs9 === errors;
@@ -2627,8 +2626,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_n !== undefined){
 const _errs10 = errors;
-if(!(validate88(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.q_n, {instancePath:instancePath+"/sums/q_n",parentData:data0,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -2639,8 +2638,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_cached !== undefined){
 const _errs11 = errors;
-if(!(validate88(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.q_cached, {instancePath:instancePath+"/sums/q_cached",parentData:data0,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs11 === errors;
@@ -2651,8 +2650,8 @@ var valid1 = true;
 if(valid1){
 if(data0.q_turns !== undefined){
 const _errs12 = errors;
-if(!(validate88(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate84(data0.q_turns, {instancePath:instancePath+"/sums/q_turns",parentData:data0,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -2671,7 +2670,7 @@ var valid1 = true;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/sums",schemaPath:"#/properties/sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2708,7 +2707,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate87.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 break;
 }
@@ -2716,8 +2715,8 @@ break;
 if(valid2){
 for(const key3 in data9){
 const _errs18 = errors;
-if(!(validate97(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
-vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
+if(!(validate93(data9[key3], {instancePath:instancePath+"/models/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data9,parentDataProperty:key3,rootData}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs18 === errors;
@@ -2728,7 +2727,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/models",schemaPath:"#/properties/models/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2746,7 +2745,7 @@ if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
 const _errs21 = errors;
 for(const key4 in data11){
 if(!(((key4 === "lt2k") || (key4 === "2k-10k")) || (key4 === "ge10k"))){
-validate87.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
+validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4}}];
 return false;
 break;
 }
@@ -2754,8 +2753,8 @@ break;
 if(_errs21 === errors){
 if(data11.lt2k !== undefined){
 const _errs22 = errors;
-if(!(validate108(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate104(data11.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data11,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs22 === errors;
@@ -2766,8 +2765,8 @@ var valid4 = true;
 if(valid4){
 if(data11["2k-10k"] !== undefined){
 const _errs24 = errors;
-if(!(validate108(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate104(data11["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data11,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs24 === errors;
@@ -2778,8 +2777,8 @@ var valid4 = true;
 if(valid4){
 if(data11.ge10k !== undefined){
 const _errs26 = errors;
-if(!(validate108(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate104(data11.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data11,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs26 === errors;
@@ -2792,7 +2791,7 @@ var valid4 = true;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -2807,31 +2806,31 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
-const schema31 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
+const schema29 = {"type":"object","properties":{"state":{"type":"string","enum":["open","closed"]},"mode":{"type":"string","enum":["auto","open","closed"]},"rule":{"type":"string","enum":["holdout","realized_net"]},"since":{"type":["number","null"]},"opened_with":{"type":"number","minimum":0},"evidence":{"anyOf":[{"type":"object","properties":{"sessions":{"type":"number"},"treated":{"type":"number"},"held_out":{"type":"number"},"estimate":{"type":["number","null"]},"interval":{"anyOf":[{"type":"array","items":[{"type":"number"},{"type":"number"}],"additionalItems":false,"minItems":2,"maxItems":2},{"type":"null"}]},"verdict":{"type":"string","enum":["saving","losing","inconclusive"]},"adjusted":{"type":"integer","minimum":0,"maximum":9007199254740991},"priced":{"type":"object","properties":{"seed":{"type":"number","minimum":0},"cache_reported":{"type":"number","minimum":0},"cache_as_priced":{"type":"number","minimum":0}},"required":["seed","cache_reported","cache_as_priced"],"additionalProperties":false}},"required":["sessions","treated","held_out","estimate","interval","verdict"],"additionalProperties":false},{"type":"null"}]}},"required":["state","mode","rule","since","evidence"],"additionalProperties":false};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((data.state === undefined) && (missing0 = "state")) || ((data.mode === undefined) && (missing0 = "mode"))) || ((data.rule === undefined) && (missing0 = "rule"))) || ((data.since === undefined) && (missing0 = "since"))) || ((data.evidence === undefined) && (missing0 = "evidence"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "state") || (key0 === "mode")) || (key0 === "rule")) || (key0 === "since")) || (key0 === "opened_with")) || (key0 === "evidence"))){
-validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate111.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -2841,11 +2840,11 @@ if(data.state !== undefined){
 let data0 = data.state;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data0 === "open") || (data0 === "closed"))){
-validate115.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema31.properties.state.enum}}];
+validate111.errors = [{instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema29.properties.state.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2858,11 +2857,11 @@ if(data.mode !== undefined){
 let data1 = data.mode;
 const _errs4 = errors;
 if(typeof data1 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((data1 === "auto") || (data1 === "open")) || (data1 === "closed"))){
-validate115.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.mode.enum}}];
+validate111.errors = [{instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema29.properties.mode.enum}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -2875,11 +2874,11 @@ if(data.rule !== undefined){
 let data2 = data.rule;
 const _errs6 = errors;
 if(typeof data2 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
+validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!((data2 === "holdout") || (data2 === "realized_net"))){
-validate115.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema31.properties.rule.enum}}];
+validate111.errors = [{instancePath:instancePath+"/rule",schemaPath:"#/properties/rule/enum",keyword:"enum",params:{allowedValues: schema29.properties.rule.enum}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -2892,7 +2891,7 @@ if(data.since !== undefined){
 let data3 = data.since;
 const _errs8 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate115.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema31.properties.since.type}}];
+validate111.errors = [{instancePath:instancePath+"/since",schemaPath:"#/properties/since/type",keyword:"type",params:{type: schema29.properties.since.type}}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -2907,12 +2906,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
-validate115.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
 return false;
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
+validate111.errors = [{instancePath:instancePath+"/opened_with",schemaPath:"#/properties/opened_with/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -3018,7 +3017,7 @@ if(data5.estimate !== undefined){
 let data9 = data5.estimate;
 const _errs23 = errors;
 if((!((typeof data9 == "number") && (isFinite(data9)))) && (data9 !== null)){
-const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema31.properties.evidence.anyOf[0].properties.estimate.type}};
+const err5 = {instancePath:instancePath+"/evidence/estimate",schemaPath:"#/properties/evidence/anyOf/0/properties/estimate/type",keyword:"type",params:{type: schema29.properties.evidence.anyOf[0].properties.estimate.type}};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3181,7 +3180,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!(((data13 === "saving") || (data13 === "losing")) || (data13 === "inconclusive"))){
-const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema31.properties.evidence.anyOf[0].properties.verdict.enum}};
+const err15 = {instancePath:instancePath+"/evidence/verdict",schemaPath:"#/properties/evidence/anyOf/0/properties/verdict/enum",keyword:"enum",params:{allowedValues: schema29.properties.evidence.anyOf[0].properties.verdict.enum}};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3439,7 +3438,7 @@ else {
 vErrors.push(err30);
 }
 errors++;
-validate115.errors = vErrors;
+validate111.errors = vErrors;
 return false;
 }
 else {
@@ -3467,7 +3466,30 @@ var valid0 = true;
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+return false;
+}
+}
+validate111.errors = vErrors;
+return errors === 0;
+}
+
+const schema30 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
+const schema31 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
+const schema32 = {"type":"number","minimum":0};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if((typeof data == "number") && (isFinite(data))){
+if(data < 0 || isNaN(data)){
+validate115.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
+return false;
+}
+}
+else {
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 }
@@ -3475,45 +3497,22 @@ validate115.errors = vErrors;
 return errors === 0;
 }
 
-const schema32 = {"type":"object","properties":{"sums":{"$ref":"#/definitions/__schema0"},"bands":{"type":"object","properties":{"lt2k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"2k-10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"ge10k":{"allOf":[{"$ref":"#/definitions/__schema0"}]}},"additionalProperties":false}},"required":["sums"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false},"__schema1":{"type":"number","minimum":0}}};
-const schema33 = {"type":"object","properties":{"p_n":{"$ref":"#/definitions/__schema1"},"p_r":{"$ref":"#/definitions/__schema1"},"h_n":{"$ref":"#/definitions/__schema1"},"h_sum":{"$ref":"#/definitions/__schema1"},"h_sumsq":{"$ref":"#/definitions/__schema1"},"q_n":{"$ref":"#/definitions/__schema1"},"q_cached":{"$ref":"#/definitions/__schema1"},"q_turns":{"$ref":"#/definitions/__schema1"}},"required":["p_n","p_r","h_n","h_sum","h_sumsq","q_n","q_cached","q_turns"],"additionalProperties":false};
-const schema34 = {"type":"number","minimum":0};
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if((typeof data == "number") && (isFinite(data))){
-if(data < 0 || isNaN(data)){
-validate119.errors = [{instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0}}];
-return false;
-}
-}
-else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "number"}}];
-return false;
-}
-}
-validate119.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.p_n === undefined) && (missing0 = "p_n")) || ((data.p_r === undefined) && (missing0 = "p_r"))) || ((data.h_n === undefined) && (missing0 = "h_n"))) || ((data.h_sum === undefined) && (missing0 = "h_sum"))) || ((data.h_sumsq === undefined) && (missing0 = "h_sumsq"))) || ((data.q_n === undefined) && (missing0 = "q_n"))) || ((data.q_cached === undefined) && (missing0 = "q_cached"))) || ((data.q_turns === undefined) && (missing0 = "q_turns"))){
-validate118.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "p_n") || (key0 === "p_r")) || (key0 === "h_n")) || (key0 === "h_sum")) || (key0 === "h_sumsq")) || (key0 === "q_n")) || (key0 === "q_cached")) || (key0 === "q_turns"))){
-validate118.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3521,8 +3520,8 @@ break;
 if(_errs1 === errors){
 if(data.p_n !== undefined){
 const _errs2 = errors;
-if(!(validate119(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.p_n, {instancePath:instancePath+"/p_n",parentData:data,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3533,8 +3532,8 @@ var valid0 = true;
 if(valid0){
 if(data.p_r !== undefined){
 const _errs3 = errors;
-if(!(validate119(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.p_r, {instancePath:instancePath+"/p_r",parentData:data,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs3 === errors;
@@ -3545,8 +3544,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_n !== undefined){
 const _errs4 = errors;
-if(!(validate119(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.h_n, {instancePath:instancePath+"/h_n",parentData:data,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -3557,8 +3556,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sum !== undefined){
 const _errs5 = errors;
-if(!(validate119(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.h_sum, {instancePath:instancePath+"/h_sum",parentData:data,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -3569,8 +3568,8 @@ var valid0 = true;
 if(valid0){
 if(data.h_sumsq !== undefined){
 const _errs6 = errors;
-if(!(validate119(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.h_sumsq, {instancePath:instancePath+"/h_sumsq",parentData:data,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs6 === errors;
@@ -3581,8 +3580,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_n !== undefined){
 const _errs7 = errors;
-if(!(validate119(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.q_n, {instancePath:instancePath+"/q_n",parentData:data,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs7 === errors;
@@ -3593,8 +3592,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_cached !== undefined){
 const _errs8 = errors;
-if(!(validate119(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.q_cached, {instancePath:instancePath+"/q_cached",parentData:data,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs8 === errors;
@@ -3605,8 +3604,8 @@ var valid0 = true;
 if(valid0){
 if(data.q_turns !== undefined){
 const _errs9 = errors;
-if(!(validate119(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
+if(!(validate115(data.q_turns, {instancePath:instancePath+"/q_turns",parentData:data,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs9 === errors;
@@ -3625,30 +3624,30 @@ var valid0 = true;
 }
 }
 else {
-validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate118.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.sums === undefined) && (missing0 = "sums")){
-validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "sums") || (key0 === "bands"))){
-validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate113.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3656,8 +3655,8 @@ break;
 if(_errs1 === errors){
 if(data.sums !== undefined){
 const _errs2 = errors;
-if(!(validate118(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate114(data.sums, {instancePath:instancePath+"/sums",parentData:data,parentDataProperty:"sums",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs2 === errors;
@@ -3674,7 +3673,7 @@ if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 const _errs5 = errors;
 for(const key1 in data1){
 if(!(((key1 === "lt2k") || (key1 === "2k-10k")) || (key1 === "ge10k"))){
-validate117.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3682,8 +3681,8 @@ break;
 if(_errs5 === errors){
 if(data1.lt2k !== undefined){
 const _errs6 = errors;
-if(!(validate118(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate114(data1.lt2k, {instancePath:instancePath+"/bands/lt2k",parentData:data1,parentDataProperty:"lt2k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -3694,8 +3693,8 @@ var valid1 = true;
 if(valid1){
 if(data1["2k-10k"] !== undefined){
 const _errs8 = errors;
-if(!(validate118(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate114(data1["2k-10k"], {instancePath:instancePath+"/bands/2k-10k",parentData:data1,parentDataProperty:"2k-10k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs8 === errors;
@@ -3706,8 +3705,8 @@ var valid1 = true;
 if(valid1){
 if(data1.ge10k !== undefined){
 const _errs10 = errors;
-if(!(validate118(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate114(data1.ge10k, {instancePath:instancePath+"/bands/ge10k",parentData:data1,parentDataProperty:"ge10k",rootData}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -3720,7 +3719,7 @@ var valid1 = true;
 }
 }
 else {
-validate117.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
+validate113.errors = [{instancePath:instancePath+"/bands",schemaPath:"#/properties/bands/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -3734,32 +3733,32 @@ var valid0 = true;
 }
 }
 else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate117.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-const schema35 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
-const schema36 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
+const schema33 = {"type":"object","properties":{"flags":{"minItems":1,"type":"array","items":{"$ref":"#/definitions/__schema0"}},"acknowledged":{"type":"boolean"}},"required":["flags","acknowledged"],"additionalProperties":false,"definitions":{"__schema0":{"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false}}};
+const schema34 = {"type":"object","properties":{"flag":{"type":"string","enum":["outcomes_missing","recalled_all","arm_outcomes","arm_bills","arm_horizon"]},"detail":{"type":"string"}},"required":["flag","detail"],"additionalProperties":false};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flag === undefined) && (missing0 = "flag")) || ((data.detail === undefined) && (missing0 = "detail"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flag") || (key0 === "detail"))){
-validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3769,11 +3768,11 @@ if(data.flag !== undefined){
 let data0 = data.flag;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate134.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
+validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 if(!(((((data0 === "outcomes_missing") || (data0 === "recalled_all")) || (data0 === "arm_outcomes")) || (data0 === "arm_bills")) || (data0 === "arm_horizon"))){
-validate134.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema36.properties.flag.enum}}];
+validate130.errors = [{instancePath:instancePath+"/flag",schemaPath:"#/properties/flag/enum",keyword:"enum",params:{allowedValues: schema34.properties.flag.enum}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3785,7 +3784,7 @@ if(valid0){
 if(data.detail !== undefined){
 const _errs4 = errors;
 if(typeof data.detail !== "string"){
-validate134.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
+validate130.errors = [{instancePath:instancePath+"/detail",schemaPath:"#/properties/detail/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3798,30 +3797,30 @@ var valid0 = true;
 }
 }
 else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate134.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.flags === undefined) && (missing0 = "flags")) || ((data.acknowledged === undefined) && (missing0 = "acknowledged"))){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "flags") || (key0 === "acknowledged"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+validate129.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3833,7 +3832,7 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(Array.isArray(data0)){
 if(data0.length < 1){
-validate133.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
+validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/minItems",keyword:"minItems",params:{limit: 1}}];
 return false;
 }
 else {
@@ -3841,8 +3840,8 @@ var valid1 = true;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 const _errs4 = errors;
-if(!(validate134(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+if(!(validate130(data0[i0], {instancePath:instancePath+"/flags/" + i0,parentData:data0,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs4 === errors;
@@ -3853,7 +3852,7 @@ break;
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
+validate129.errors = [{instancePath:instancePath+"/flags",schemaPath:"#/properties/flags/type",keyword:"type",params:{type: "array"}}];
 return false;
 }
 }
@@ -3866,7 +3865,7 @@ if(valid0){
 if(data.acknowledged !== undefined){
 const _errs5 = errors;
 if(typeof data.acknowledged !== "boolean"){
-validate133.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
+validate129.errors = [{instancePath:instancePath+"/acknowledged",schemaPath:"#/properties/acknowledged/type",keyword:"type",params:{type: "boolean"}}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3879,30 +3878,30 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate129.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.version === undefined) && (missing0 = "version")) || ((data.tenant === undefined) && (missing0 = "tenant"))) || ((data.computed_at === undefined) && (missing0 = "computed_at"))) || ((data.window === undefined) && (missing0 = "window"))) || ((data.tenant_sums === undefined) && (missing0 = "tenant_sums"))) || ((data.tools === undefined) && (missing0 = "tools"))) || ((data.breakers === undefined) && (missing0 = "breakers"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0}}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema24.properties, key0))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
+if(!(func2.call(schema22.properties, key0))){
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0}}];
 return false;
 break;
 }
@@ -3912,11 +3911,11 @@ if(data.version !== undefined){
 let data0 = data.version;
 const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
-validate77.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 if(1 !== data0){
-validate77.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
+validate73.errors = [{instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1}}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3928,7 +3927,7 @@ if(valid0){
 if(data.tenant !== undefined){
 const _errs4 = errors;
 if(typeof data.tenant !== "string"){
-validate77.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
+validate73.errors = [{instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"}}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -3941,7 +3940,7 @@ if(data.computed_at !== undefined){
 let data2 = data.computed_at;
 const _errs6 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
-validate77.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/computed_at",schemaPath:"#/properties/computed_at/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -3957,14 +3956,14 @@ if(errors === _errs8){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if(((data3.from === undefined) && (missing1 = "from")) || ((data3.to === undefined) && (missing1 = "to"))){
-validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/required",keyword:"required",params:{missingProperty: missing1}}];
 return false;
 }
 else {
 const _errs10 = errors;
 for(const key1 in data3){
 if(!((key1 === "from") || (key1 === "to"))){
-validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1}}];
 return false;
 break;
 }
@@ -3974,7 +3973,7 @@ if(data3.from !== undefined){
 let data4 = data3.from;
 const _errs11 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate77.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/window/from",schemaPath:"#/properties/window/properties/from/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -3987,7 +3986,7 @@ if(data3.to !== undefined){
 let data5 = data3.to;
 const _errs13 = errors;
 if(!((typeof data5 == "number") && (isFinite(data5)))){
-validate77.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
+validate73.errors = [{instancePath:instancePath+"/window/to",schemaPath:"#/properties/window/properties/to/type",keyword:"type",params:{type: "number"}}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -4000,7 +3999,7 @@ var valid1 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/window",schemaPath:"#/properties/window/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4017,14 +4016,14 @@ if(errors === _errs15){
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 let missing2;
 if(((((((((data6.p_n === undefined) && (missing2 = "p_n")) || ((data6.p_r === undefined) && (missing2 = "p_r"))) || ((data6.h_n === undefined) && (missing2 = "h_n"))) || ((data6.h_sum === undefined) && (missing2 = "h_sum"))) || ((data6.h_sumsq === undefined) && (missing2 = "h_sumsq"))) || ((data6.q_n === undefined) && (missing2 = "q_n"))) || ((data6.q_cached === undefined) && (missing2 = "q_cached"))) || ((data6.q_turns === undefined) && (missing2 = "q_turns"))){
-validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/required",keyword:"required",params:{missingProperty: missing2}}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key2 in data6){
 if(!((((((((key2 === "p_n") || (key2 === "p_r")) || (key2 === "h_n")) || (key2 === "h_sum")) || (key2 === "h_sumsq")) || (key2 === "q_n")) || (key2 === "q_cached")) || (key2 === "q_turns"))){
-validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2}}];
 return false;
 break;
 }
@@ -4032,8 +4031,8 @@ break;
 if(_errs17 === errors){
 if(data6.p_n !== undefined){
 const _errs18 = errors;
-if(!(validate78(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.p_n, {instancePath:instancePath+"/tenant_sums/p_n",parentData:data6,parentDataProperty:"p_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs18 === errors;
@@ -4044,8 +4043,8 @@ var valid2 = true;
 if(valid2){
 if(data6.p_r !== undefined){
 const _errs19 = errors;
-if(!(validate78(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.p_r, {instancePath:instancePath+"/tenant_sums/p_r",parentData:data6,parentDataProperty:"p_r",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs19 === errors;
@@ -4056,8 +4055,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_n !== undefined){
 const _errs20 = errors;
-if(!(validate78(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.h_n, {instancePath:instancePath+"/tenant_sums/h_n",parentData:data6,parentDataProperty:"h_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs20 === errors;
@@ -4068,8 +4067,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sum !== undefined){
 const _errs21 = errors;
-if(!(validate78(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.h_sum, {instancePath:instancePath+"/tenant_sums/h_sum",parentData:data6,parentDataProperty:"h_sum",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs21 === errors;
@@ -4080,8 +4079,8 @@ var valid2 = true;
 if(valid2){
 if(data6.h_sumsq !== undefined){
 const _errs22 = errors;
-if(!(validate78(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.h_sumsq, {instancePath:instancePath+"/tenant_sums/h_sumsq",parentData:data6,parentDataProperty:"h_sumsq",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs22 === errors;
@@ -4092,8 +4091,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_n !== undefined){
 const _errs23 = errors;
-if(!(validate78(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.q_n, {instancePath:instancePath+"/tenant_sums/q_n",parentData:data6,parentDataProperty:"q_n",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs23 === errors;
@@ -4104,8 +4103,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_cached !== undefined){
 const _errs24 = errors;
-if(!(validate78(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.q_cached, {instancePath:instancePath+"/tenant_sums/q_cached",parentData:data6,parentDataProperty:"q_cached",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs24 === errors;
@@ -4116,8 +4115,8 @@ var valid2 = true;
 if(valid2){
 if(data6.q_turns !== undefined){
 const _errs25 = errors;
-if(!(validate78(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate74(data6.q_turns, {instancePath:instancePath+"/tenant_sums/q_turns",parentData:data6,parentDataProperty:"q_turns",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs25 === errors;
@@ -4136,7 +4135,7 @@ var valid2 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/tenant_sums",schemaPath:"#/properties/tenant_sums/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4173,7 +4172,7 @@ else {
 vErrors.push(err1);
 }
 errors++;
-validate77.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4181,8 +4180,8 @@ break;
 if(valid3){
 for(const key4 in data15){
 const _errs31 = errors;
-if(!(validate87(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate83(data15[key4], {instancePath:instancePath+"/tools/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data15,parentDataProperty:key4,rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs31 === errors;
@@ -4193,7 +4192,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4230,7 +4229,7 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate77.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4238,8 +4237,8 @@ break;
 if(valid5){
 for(const key6 in data17){
 const _errs37 = errors;
-if(!(validate115(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate111(data17[key6], {instancePath:instancePath+"/breakers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data17,parentDataProperty:key6,rootData}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 var valid6 = _errs37 === errors;
@@ -4250,7 +4249,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/breakers",schemaPath:"#/properties/breakers/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4287,7 +4286,7 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate77.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4295,8 +4294,8 @@ break;
 if(valid7){
 for(const key8 in data19){
 const _errs43 = errors;
-if(!(validate117(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate113(data19[key8], {instancePath:instancePath+"/replay/" + key8.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data19,parentDataProperty:key8,rootData}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 var valid8 = _errs43 === errors;
@@ -4307,7 +4306,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/replay",schemaPath:"#/properties/replay/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4344,7 +4343,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate77.errors = vErrors;
+validate73.errors = vErrors;
 return false;
 break;
 }
@@ -4352,8 +4351,8 @@ break;
 if(valid9){
 for(const key10 in data21){
 const _errs49 = errors;
-if(!(validate133(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
-vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
+if(!(validate129(data21[key10], {instancePath:instancePath+"/trust/" + key10.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data21,parentDataProperty:key10,rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
 errors = vErrors.length;
 }
 var valid10 = _errs49 === errors;
@@ -4364,7 +4363,7 @@ break;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath:instancePath+"/trust",schemaPath:"#/properties/trust/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
@@ -4385,10 +4384,10 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"}}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
