@@ -1,10 +1,20 @@
+import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sessionHeldOut } from "../../src/proxy/enforce";
 import { ledgerSessionBase } from "../../src/proxy/observe";
 import { SONNET_45 } from "../fixtures/rows";
 import { putGateConfig, putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
-import { mockProvider, proxyCall, type Received, sse, text } from "./proxy-support";
+import {
+  mockProvider,
+  proxyCall,
+  type Received,
+  type Sent as SdkSent,
+  sdkFetch,
+  settle,
+  sse,
+  text,
+} from "./proxy-support";
 
 // Enforce mode on Anthropic's Messages API, against a mock provider: a big
 // tool result is stubbed on its way up, the model calls the recall tool,
@@ -195,6 +205,52 @@ describe.each([false, true])("enforce mode on Messages (streamed: %s)", (stream)
       text(received[1]!.bytes).indexOf(JSON.stringify(stubbed.messages)) + JSON.stringify(stubbed.messages).length - 1,
     );
   });
+});
+
+describe("the Anthropic SDK through an enforcing proxy", () => {
+  it.each([false, true])(
+    "runs a session whose big tool output is stubbed and recalled, and sees neither the stub nor the recall (streamed: %s)",
+    async (stream) => {
+      const { received } = mockProvider(model);
+      const sent: SdkSent[] = [];
+      const client = new Anthropic({
+        apiKey: "sk-ant-test",
+        baseURL: "http://gate.test/proxy/anthropic",
+        defaultHeaders: { "x-offload-gate-key": PROD_KEY, "x-offload-session-id": `sess-sdk-${stream}` },
+        fetch: sdkFetch(sent, ENFORCE),
+        maxRetries: 0,
+      });
+      const messages: Anthropic.MessageParam[] = [{ role: "user", content: "read the budget" }];
+      const ask = async () => {
+        const params = {
+          model: MODEL,
+          max_tokens: 256,
+          system: "You are terse.",
+          tools: TOOLS as Anthropic.Tool[],
+          messages,
+        };
+        return stream ? await client.messages.stream(params).finalMessage() : await client.messages.create(params);
+      };
+      const first = await ask();
+      const call = first.content.find((block) => block.type === "tool_use")!;
+      expect(call.name).toBe("Read");
+      messages.push({ role: "assistant", content: first.content });
+      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: FILE }] });
+      const second = await ask();
+      await settle();
+      // The SDK gets the answer the original made possible, and nothing of the recall.
+      expect(second.stop_reason).toBe("end_turn");
+      expect(second.content.map((block) => (block.type === "text" ? block.text : block.type))).toEqual([
+        `It says: ${UNIQUE}`,
+      ]);
+      // Upstream: the stub went up, the model recalled, the proxy answered it with the original.
+      expect(received).toHaveLength(3);
+      expect(text(received[1]!.bytes)).toContain("[offloaded: the output of Read call toolu_read");
+      expect(text(received[1]!.bytes)).not.toContain(UNIQUE);
+      expect(text(received[2]!.bytes)).toContain(UNIQUE);
+      expect(text(sent[1]!.bytes)).not.toContain("[offloaded:");
+    },
+  );
 });
 
 describe("which sessions enforce mode leaves untouched", () => {
