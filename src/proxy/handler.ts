@@ -10,8 +10,8 @@
  */
 import { errorResponse } from "../http";
 import { readGateConfig } from "../storage";
-import { adapterFor } from "./adapters";
-import { loadEnforce, proxyModeOf, sessionHeldOut } from "./enforce";
+import { adapterFor, type ObservedEndpoint } from "./adapters";
+import { ENFORCED_ENDPOINTS, type Enforced, loadEnforce, proxyModeOf, sessionHeldOut } from "./enforce";
 import { readWhole, returnedHeaders, sendUpstream, splitBody } from "./forward";
 import { type Exchange, ledgerSessionBase, observeExchange } from "./observe";
 import { type ProxyRoute, proxyRoute } from "./route";
@@ -48,7 +48,7 @@ export async function proxyFetch(
     const route = proxyRoute(request.method, url.pathname);
     const who = await proxyTenant(env.GATE_API_KEYS, request.headers.get(GATE_KEY_HEADER), route.pathKey);
     const target = upstreamUrl(env, route.provider, route.path, url.search);
-    if (route.endpoint === "messages" && (await tenantEnforced(env, ctx, who.tenant)))
+    if (ENFORCED_ENDPOINTS.has(route.endpoint) && (await tenantEnforced(env, ctx, who.tenant)))
       return await enforcedFetch({ request, env, ctx, gate, route, who, target });
     const observed = route.endpoint !== "passthrough";
     const body = splitBody(request, observed);
@@ -96,7 +96,7 @@ interface EnforcedCall {
 }
 
 /**
- * One Messages request of an enforced tenant (docs/design/proxy.md §8): the
+ * One Messages or Chat Completions request of an enforced tenant (docs/design/proxy.md §8): the
  * body read whole (it may be rewritten), the session's holdout arm drawn,
  * the request enforced (stubs, the recall tool, recalls put back) or sent
  * as it came, recalls in the answer resolved, and the exchange observed as
@@ -111,18 +111,20 @@ async function enforcedFetch({ request, env, ctx, gate, route, who, target }: En
     // Not JSON: the provider answers it, as in observe mode.
   }
   const send = (body: Uint8Array) => sendUpstream(target, request, streamOf(body), route.provider);
-  const wire = parsed === null ? null : adapterFor("messages").request(parsed);
-  let enforced: Awaited<ReturnType<Awaited<ReturnType<typeof loadEnforce>>["enforceMessages"]>> | null = null;
+  const endpoint = route.endpoint as ObservedEndpoint;
+  const wire = parsed === null ? null : adapterFor(endpoint).request(parsed);
   const enforce = await loadEnforce();
-  if (wire !== null) {
+  const dialect = enforce.dialectOf(endpoint);
+  let enforced: Enforced | null = null;
+  if (wire !== null && dialect !== null) {
     const hints = { ...wire, header: request.headers.get(SESSION_HEADER) };
     const session = ledgerSessionBase(sessionOf(hints).id, wire.model);
     const store = env.PROXY_ENFORCE?.get(env.PROXY_ENFORCE.idFromName(`${who.tenant}/${session}`)) ?? null;
     const context = { tenant: who.tenant, gateKey: who.key, session, store, gate };
     const config = env.PRICING === undefined ? null : await readGateConfig(env.PRICING, ctx.waitUntil.bind(ctx));
     const fraction = config?.ok ? config.config.holdout_fraction : 0;
-    if (sessionHeldOut(who.tenant, session, fraction)) ctx.waitUntil(enforce.recordHeldOut(parsed, context));
-    else enforced = await enforce.enforceMessages(bytes, parsed, context);
+    if (sessionHeldOut(who.tenant, session, fraction)) ctx.waitUntil(enforce.recordHeldOut(dialect, parsed, context));
+    else enforced = await enforce.enforceRequest(dialect, bytes, parsed, context);
   }
   const first = await send(enforced?.body ?? bytes);
   const upstream =

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
 import { CHARS_PER_TOKEN, RECALL_PLACEMENTS } from "../../src/gate/constants";
 import { MIN_STUB_CHARS } from "../../src/proxy/enforce/enforce";
-import { RECALL_TOOL_NAME, STUB_TEMPLATE, stubText } from "../../src/proxy/enforce/messages";
+import { RECALL_TOOL_NAME, STUB_TEMPLATE, stubText } from "../../src/proxy/enforce/dialect";
 import { DEFAULT_PLAN_EVERY, PlanCadence } from "../../src/replay/gate-policies";
 import { hashText } from "../../src/replay/formats/trace";
 

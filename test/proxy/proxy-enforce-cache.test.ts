@@ -146,7 +146,7 @@ describe("the cache under enforce mode", () => {
       const texts = events
         .filter((e) => e.type === "content_block_delta" && (e.delta as Block).type === "text_delta")
         .map((e) => ({ type: "text", text: (e.delta as Block).text }));
-      const answer = [...texts, ...calls.map((call) => ({ ...call, input: { path: "?" } }))];
+      const answer: Block[] = [...texts, ...calls.map((call) => ({ ...call, input: { path: "?" } }))];
       // The client's own copy of the answer: what it resends is what it got.
       const inputs = events
         .filter((e) => e.type === "content_block_delta" && (e.delta as Block).type === "input_json_delta")

@@ -8,7 +8,7 @@
  * Pure.
  */
 import { isRecord } from "../../replay";
-import { RECALL_TOOL_NAME } from "./messages";
+import { RECALL_TOOL_NAME } from "./dialect";
 
 /** An answer's message: its content blocks and why it stopped. */
 export interface AnswerMessage {
@@ -20,6 +20,12 @@ export interface AnswerMessage {
 export interface RecallCall {
   tool_use_id: string;
   output: string | null;
+}
+
+/** An answer that calls the recall tool alone: its message as it goes back to the provider, and its calls. */
+export interface AnswerRecall {
+  assistant: Record<string, unknown>;
+  calls: RecallCall[];
 }
 
 /**

@@ -11,8 +11,9 @@
  * upstream as the client sent it, and its session is observed from then on.
  */
 import { CHARS_PER_TOKEN } from "../../gate";
-import { type AnswerMessage, messageOfJson, messageOfStream, recallCalls } from "./answer";
-import { readMessages, recallMessages, rewriteMessages, stubText, type ToolOutput } from "./messages";
+import { CHAT_DIALECT } from "./chat";
+import { type Dialect, stubText, type ToolOutput } from "./dialect";
+import { MESSAGES_DIALECT } from "./messages";
 import { ENFORCED_TOOL } from "./mode";
 import type { EnforceSession, NewFate, RecallExchange } from "./store";
 
@@ -51,12 +52,26 @@ export interface Enforced {
 
 /** A request whose answer may call the recall tool. */
 export interface RecallPlan {
+  dialect: Dialect;
   body: Record<string, unknown>;
   /** Where a recall in answer to it goes back in: the client's message count. */
   after: number;
   stubbed: ReadonlySet<string>;
   original: (callId: string) => Promise<string | null>;
   store: EnforceStore;
+}
+
+/**
+ * The dialect of an endpoint enforce mode acts on, or null for one it only
+ * observes (OpenAI's Responses API: docs/design/proxy.md §8).
+ *
+ * @example
+ * dialectOf("chat") === CHAT_DIALECT // true
+ */
+export function dialectOf(endpoint: string): Dialect | null {
+  if (endpoint === "messages") return MESSAGES_DIALECT;
+  if (endpoint === "chat") return CHAT_DIALECT;
+  return null;
 }
 
 // Sessions whose store failed in this isolate: from the request that went unchanged on, they stay unchanged.
@@ -78,17 +93,22 @@ function failOnce(stage: string, error: unknown): void {
  * cannot do leaves the client's bytes as they are.
  *
  * @example
- * const { body, recalls } = await enforceMessages(bytes, parsed, { tenant, gateKey, session, store, gate });
+ * const { body, recalls } = await enforceRequest(MESSAGES_DIALECT, bytes, parsed, { tenant, gateKey, session, store, gate });
  */
-export async function enforceMessages(bytes: Uint8Array, parsed: unknown, context: EnforceContext): Promise<Enforced> {
+export async function enforceRequest(
+  dialect: Dialect,
+  bytes: Uint8Array,
+  parsed: unknown,
+  context: EnforceContext,
+): Promise<Enforced> {
   const unchanged = (outcome: Enforced["outcome"], detail: string): Enforced => ({
     body: bytes,
     recalls: null,
     outcome,
     detail,
   });
-  const view = readMessages(parsed);
-  if (view === null) return unchanged("observed", "not a Messages request");
+  const view = dialect.read(parsed);
+  if (view === null) return unchanged("observed", "not a request of its API");
   const { store } = context;
   const key = `${context.tenant}/${context.session}`;
   if (store === null) return unchanged("observed", "no PROXY_ENFORCE binding");
@@ -115,13 +135,13 @@ export async function enforceMessages(bytes: Uint8Array, parsed: unknown, contex
     const texts = new Map(view.outputs.map((output) => [output.call_id, output.text]));
     const original = async (callId: string) => texts.get(callId) ?? (await store.original(callId));
     const originals = await originalsOf(session.recalls, original);
-    const rewritten = rewriteMessages(body, {
+    const rewritten = dialect.rewrite(body, {
       stubs,
       recalls: session.recalls,
       original: (callId) => originals.get(callId) ?? null,
     });
     const stubbed = new Set(stubs.keys());
-    const plan: RecallPlan = { body: rewritten, after: view.messages, stubbed, original, store };
+    const plan: RecallPlan = { dialect, body: rewritten, after: view.messages, stubbed, original, store };
     return {
       body: new TextEncoder().encode(JSON.stringify(rewritten)),
       recalls: stubbed.size > 0 || session.recalls.length > 0 ? plan : null,
@@ -145,10 +165,10 @@ export async function enforceMessages(bytes: Uint8Array, parsed: unknown, contex
  * waitUntil; never throws.
  *
  * @example
- * ctx.waitUntil(recordHeldOut(parsed, context));
+ * ctx.waitUntil(recordHeldOut(MESSAGES_DIALECT, parsed, context));
  */
-export async function recordHeldOut(parsed: unknown, context: EnforceContext): Promise<void> {
-  const view = readMessages(parsed);
+export async function recordHeldOut(dialect: Dialect, parsed: unknown, context: EnforceContext): Promise<void> {
+  const view = dialect.read(parsed);
   if (view === null) return;
   const fresh = view.outputs.filter((output) => output.latest);
   await decideFresh(fresh, view.model, context);
@@ -270,14 +290,12 @@ export async function resolveRecalls(plan: RecallPlan, first: Response, send: Se
       new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     if (round >= MAX_RECALL_ROUNDS) return handOn();
     const streamed = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    const text = new TextDecoder().decode(bytes);
-    const message: AnswerMessage | null = streamed ? messageOfStream(text) : messageOfJson(text);
-    const calls = message === null ? null : recallCalls(message);
-    if (message === null || calls === null) return handOn();
+    const recall = plan.dialect.answerRecall(new TextDecoder().decode(bytes), streamed);
+    if (recall === null) return handOn();
     const exchange: RecallExchange = {
       after: plan.after,
-      assistant: JSON.stringify({ role: "assistant", content: message.content }),
-      results: calls.map((call) => ({
+      assistant: JSON.stringify(recall.assistant),
+      results: recall.calls.map((call) => ({
         tool_use_id: call.tool_use_id,
         output: call.output !== null && plan.stubbed.has(call.output) ? call.output : null,
       })),
@@ -285,7 +303,7 @@ export async function resolveRecalls(plan: RecallPlan, first: Response, send: Se
     try {
       const originals = await originalsOf([exchange], plan.original);
       await plan.store.recall(exchange);
-      messages.push(...recallMessages(exchange, (id) => originals.get(id) ?? null));
+      messages.push(...plan.dialect.recallMessages(exchange, (id) => originals.get(id) ?? null));
     } catch (error) {
       // Not recorded, so not resent later: the client gets the answer as it came, recall call and all.
       failOnce("recording a recall", error);

@@ -8,18 +8,18 @@
  * @example
  * import { loadEnforce, proxyModeOf } from "./enforce";
  * if (proxyModeOf(env.PROXY_MODE, config.proxy_modes, tenant) === "enforce") {
- *   const { enforceMessages } = await loadEnforce();
+ *   const { enforceRequest, dialectOf } = await loadEnforce();
  * }
  */
 export type { EnforceContext, Enforced, GateFetch, RecallPlan, SendUpstream } from "./enforce";
-export { ENFORCED_TOOL, type ProxyMode, proxyModeOf, sessionHeldOut } from "./mode";
+export { ENFORCED_ENDPOINTS, ENFORCED_TOOL, type ProxyMode, proxyModeOf, sessionHeldOut } from "./mode";
 export { ENFORCE_TTL_MS, EnforceSession, MAX_ORIGINAL_CHARS } from "./store";
 
 /**
  * Loads enforce mode's request and answer handling (./enforce.ts) on first use.
  *
  * @example
- * const { enforceMessages, resolveRecalls } = await loadEnforce();
+ * const { enforceRequest, dialectOf, resolveRecalls } = await loadEnforce();
  */
 export function loadEnforce(): Promise<typeof import("./enforce")> {
   return import("./enforce");

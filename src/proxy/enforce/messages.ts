@@ -9,70 +9,26 @@
  * is what keeps the provider's cached prefix whole from turn to turn.
  */
 import { isRecord } from "../../replay";
+import { type AnswerRecall, messageOfJson, messageOfStream, recallCalls } from "./answer";
+import {
+  type Dialect,
+  RECALL_DESCRIPTION,
+  RECALL_SCHEMA,
+  RECALL_TOOL_NAME,
+  type RequestView,
+  type Rewrite,
+  recallAnswer,
+  type ToolOutput,
+  withRecalls,
+} from "./dialect";
 import type { RecallExchange } from "./store";
 
-/** The recall tool's name: our clients' default (clients/constants.json's recall_tool_name). */
-export const RECALL_TOOL_NAME = "recall_tool_output";
-/** Our clients' stub (clients/constants.json's stub_template), byte for byte. */
-export const STUB_TEMPLATE =
-  "[offloaded: the output of {tool_name} call {id} ({chars} chars) is not shown; call {recall_tool_name} with {id_json} to read it]";
-
-/** The recall tool as the model sees it: the same name, purpose and input as our clients' recall tools. */
+/** The recall tool as Anthropic's model sees it: the same name, purpose and input as our clients' recall tools. */
 export const RECALL_TOOL = Object.freeze({
   name: RECALL_TOOL_NAME,
-  description:
-    "Read back in full a tool output that was offloaded from the context: pass the id its placeholder names.",
-  input_schema: {
-    type: "object",
-    properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },
-    required: ["id"],
-  },
+  description: RECALL_DESCRIPTION,
+  input_schema: RECALL_SCHEMA,
 });
-
-/** One tool result of a request, as enforce mode weighs it. */
-export interface ToolOutput {
-  call_id: string;
-  /** Its text as the model reads it (a string, or its text blocks joined). */
-  text: string;
-  /** The tool that produced it, from the request's own tool_use, or null. */
-  tool: string | null;
-  /** Characters of the request before it: the history the gate weighs it against. */
-  before: number;
-  /** Whether it may be stubbed: text only, not an error, not a recall's own answer. */
-  stubbable: boolean;
-  /** Whether it comes after the request's last answer: sent for the first time, with the history resent. */
-  latest: boolean;
-}
-
-/** What enforce mode reads of a Messages request. */
-export interface MessagesView {
-  model: string;
-  /** No earlier answer in the request: the session's first request. */
-  start: boolean;
-  /** Why the session may not be enforced (the provider's own context management, a recall tool of the client's own), or null. */
-  refusal: string | null;
-  outputs: ToolOutput[];
-  /** How many messages the client sent: a recall resolved in answer to this request goes back in at that index. */
-  messages: number;
-}
-
-/**
- * The stub for an output, as our clients write it (clients/typescript/src/stub.ts).
- *
- * @example
- * stubText("toolu_1", "Read", 160_000)
- * // '[offloaded: the output of Read call toolu_1 (160,000 chars) is not shown; call recall_tool_output with {"id":"toolu_1"} to read it]'
- */
-export function stubText(id: string, tool: string, chars: number): string {
-  const values: Record<string, string> = {
-    tool_name: tool,
-    id,
-    chars: String(chars).replace(/\B(?=(\d{3})+(?!\d))/g, ","),
-    recall_tool_name: RECALL_TOOL_NAME,
-    id_json: JSON.stringify({ id }),
-  };
-  return STUB_TEMPLATE.replace(/\{([a-z_]+)\}/g, (whole, name: string) => values[name] ?? whole);
-}
 
 /** A tool result's content as text, or null when it holds anything but text (an image, a document). */
 function contentText(content: unknown): string | null {
@@ -92,7 +48,7 @@ function contentText(content: unknown): string | null {
  * @example
  * readMessages({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hi" }] })?.start // true
  */
-export function readMessages(body: unknown): MessagesView | null {
+export function readMessages(body: unknown): RequestView | null {
   if (!isRecord(body) || typeof body.model !== "string" || !Array.isArray(body.messages)) return null;
   const tools = new Map<string, string>();
   const recallCalls = new Set<string>();
@@ -148,14 +104,6 @@ function refusalOf(body: Record<string, unknown>): string | null {
   return null;
 }
 
-/** What the rewrite puts in: each output's stub by call id, the recalls, and the originals the recalls answer with. */
-export interface Rewrite {
-  stubs: ReadonlyMap<string, string>;
-  recalls: readonly RecallExchange[];
-  /** The original text of an output by call id, or null when it is gone. */
-  original: (callId: string) => string | null;
-}
-
 /**
  * The request as it goes upstream: a copy with the stubs in, the recall
  * tool last in `tools`, and each resolved recall put back before the
@@ -166,18 +114,12 @@ export interface Rewrite {
  * rewriteMessages(body, { stubs: new Map([["toolu_1", stubText("toolu_1", "Read", 90_000)]]), recalls: [], original: () => null })
  */
 export function rewriteMessages(body: Record<string, unknown>, rewrite: Rewrite): Record<string, unknown> {
-  const client = body.messages as unknown[];
-  const messages: unknown[] = [];
-  const byPlace = new Map<number, RecallExchange[]>();
-  for (const exchange of rewrite.recalls) {
-    // A recall after the client's last message has no answer in this request yet: the client retried; it is not put back.
-    if (exchange.after >= client.length) continue;
-    byPlace.set(exchange.after, [...(byPlace.get(exchange.after) ?? []), exchange]);
-  }
-  client.forEach((message, index) => {
-    for (const exchange of byPlace.get(index) ?? []) messages.push(...recallMessages(exchange, rewrite.original));
-    messages.push(stubbedMessage(message, rewrite.stubs));
-  });
+  const messages = withRecalls(
+    body.messages as unknown[],
+    rewrite.recalls,
+    (exchange) => recallMessages(exchange, rewrite.original),
+    (message) => stubbedMessage(message, rewrite.stubs),
+  );
   const tools = Array.isArray(body.tools) ? [...body.tools, RECALL_TOOL] : [RECALL_TOOL];
   return { ...body, tools, messages };
 }
@@ -217,11 +159,25 @@ export function recallMessages(exchange: RecallExchange, original: (callId: stri
   ];
 }
 
-/** What a recall answers: the original, or a plain word that it is gone. */
-export function recallAnswer(output: string | null, original: (callId: string) => string | null): string {
-  if (output === null) return "No tool output with that id was offloaded in this conversation.";
-  return (
-    original(output) ??
-    `The original output of call ${output} is no longer available: the proxy keeps originals for a day after a conversation's last request.`
-  );
+/**
+ * What an answer asks of the recall tool, when it calls only that tool:
+ * the answer's message as it goes back to the provider, and the calls.
+ *
+ * @example
+ * messagesRecall('{"content":[{"type":"tool_use","id":"r","name":"recall_tool_output","input":{"id":"t"}}],"stop_reason":"tool_use"}', false)?.calls
+ * // [{ tool_use_id: "r", output: "t" }]
+ */
+export function messagesRecall(text: string, streamed: boolean): AnswerRecall | null {
+  const message = streamed ? messageOfStream(text) : messageOfJson(text);
+  const calls = message === null ? null : recallCalls(message);
+  if (message === null || calls === null) return null;
+  return { assistant: { role: "assistant", content: message.content }, calls };
 }
+
+/** Anthropic's Messages API, as enforce mode reads and rewrites it. */
+export const MESSAGES_DIALECT: Dialect = {
+  read: readMessages,
+  rewrite: rewriteMessages,
+  recallMessages,
+  answerRecall: messagesRecall,
+};

@@ -50,3 +50,6 @@ export function proxyModeOf(
 export function sessionHeldOut(tenant: string, session: string, fraction: number): boolean {
   return inHoldout(tenant, holdoutKey(session, ENFORCED_TOOL, ""), fraction);
 }
+
+/** The endpoints enforce mode acts on: Anthropic's Messages and OpenAI's Chat Completions; Responses is observed. */
+export const ENFORCED_ENDPOINTS: ReadonlySet<string> = new Set(["messages", "chat"]);
