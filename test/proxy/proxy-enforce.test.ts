@@ -1,4 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
+import { runDurableObjectAlarm } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { sessionHeldOut } from "../../src/proxy/enforce";
 import { ledgerSessionBase } from "../../src/proxy/observe";
@@ -251,6 +253,36 @@ describe("the Anthropic SDK through an enforcing proxy", () => {
       expect(text(sent[1]!.bytes)).not.toContain("[offloaded:");
     },
   );
+});
+
+describe("what an enforced session reports", () => {
+  it("reports each enforced decision's outcome once the session is idle: the recall counted exactly, in the savings report", async () => {
+    const session = "sess-enforce-report";
+    mockProvider(model);
+    const turn2 = [user("read the budget"), readCall("toolu_read"), readResult("toolu_read")];
+    const turn3 = [...turn2, { role: "assistant", content: [{ type: "text", text: "It says." }] }, user("thanks")];
+    for (const messages of [[user("read the budget")], turn2, turn3])
+      await proxyCall(messagesRequest(session, messages), ENFORCE);
+    const store = env.PROXY_ENFORCE.get(
+      env.PROXY_ENFORCE.idFromName(`agents-prod/${ledgerSessionBase(session, MODEL)}`),
+    );
+    expect(await store.outcomes()).toEqual([
+      { decision_id: expect.stringMatching(/^dec_/), turns_after: 1, recalled: true },
+    ]);
+    // Idle: the outcomes go to the ledger; the stubs stay for the session's time to live.
+    expect(await runDurableObjectAlarm(store)).toBe(true);
+    expect(await store.outcomes()).toHaveLength(1);
+    const res = await proxyCall(
+      new Request("http://gate.test/v1/savings", { headers: { authorization: `Bearer ${PROD_KEY}` } }),
+    );
+    const report = (await res.json()) as { outcomes: number; recall: { realized: number } };
+    expect(report.outcomes).toBe(1);
+    expect(report.recall.realized).toBe(1);
+    // Past its time to live, everything goes.
+    expect(await runDurableObjectAlarm(store)).toBe(true);
+    expect(await store.outcomes()).toEqual([]);
+    expect(await store.original("toolu_read")).toBeNull();
+  });
 });
 
 describe("which sessions enforce mode leaves untouched", () => {

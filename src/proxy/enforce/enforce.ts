@@ -116,6 +116,7 @@ export async function enforceRequest(
   const body = parsed as Record<string, unknown>;
   try {
     const session = await store.open({
+      tenant: context.tenant,
       start: view.start,
       call_ids: view.outputs.map((output) => output.call_id),
       reason: view.refusal,

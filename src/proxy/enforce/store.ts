@@ -6,12 +6,17 @@
  * says why here): what the session's requests must keep sending (each tool
  * output's stub, or that it was kept), the originals the stubs stand for,
  * and the recall exchanges the proxy resolved, in order. An alarm deletes
- * it all once the session has been idle for {@link ENFORCE_TTL_MS}.
+ * it all once the session has been idle for {@link ENFORCE_TTL_MS}; before
+ * that, once it has been idle for {@link ENFORCE_REPORT_IDLE_MS}, it reports
+ * each enforced decision's outcome to the ledger (turns after, recalled: the
+ * proxy resolved every recall, so it counts them exactly).
  */
 import { DurableObject } from "cloudflare:workers";
 
 /** How long an idle session's stubs and originals are kept: a day, far past the 1-hour cache's life. */
 export const ENFORCE_TTL_MS = 24 * 60 * 60 * 1000;
+/** The idle time after which the session's enforced decisions are reported: past the 1-hour cache's life, as observed sessions. */
+export const ENFORCE_REPORT_IDLE_MS = 65 * 60 * 1000;
 /** Most characters of originals one session keeps; an output past it is kept in the request, never stubbed. */
 export const MAX_ORIGINAL_CHARS = 8 * 1024 * 1024;
 // SQLite in a Durable Object holds at most 2 MB per value: an original is kept in pieces (≤ 3 bytes a character).
@@ -77,7 +82,7 @@ export class EnforceSession extends DurableObject<Env> {
     if (!this.ready) {
       sql.exec(`CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)`);
       sql.exec(
-        `CREATE TABLE IF NOT EXISTS fates (call_id TEXT PRIMARY KEY, stub TEXT, chars INTEGER NOT NULL, decision_id TEXT)`,
+        `CREATE TABLE IF NOT EXISTS fates (call_id TEXT PRIMARY KEY, stub TEXT, chars INTEGER NOT NULL, decision_id TEXT, turns_after INTEGER NOT NULL DEFAULT 0, recalled INTEGER NOT NULL DEFAULT 0)`,
       );
       sql.exec(
         `CREATE TABLE IF NOT EXISTS originals (call_id TEXT NOT NULL, piece INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (call_id, piece))`,
@@ -103,7 +108,12 @@ export class EnforceSession extends DurableObject<Env> {
    * and when nothing says otherwise (`reason`): one already under way, or one
    * that uses the provider's own context management, is observed for good.
    */
-  async open(request: { start: boolean; call_ids: string[]; reason: string | null }): Promise<SessionView> {
+  async open(request: {
+    tenant: string;
+    start: boolean;
+    call_ids: string[];
+    reason: string | null;
+  }): Promise<SessionView> {
     let status = this.meta("status") as EnforceStatus["status"] | null;
     let reason = this.meta("reason") ?? "";
     if (status === null) {
@@ -112,14 +122,19 @@ export class EnforceSession extends DurableObject<Env> {
         request.reason ?? (request.start ? "enforced from the session's first request" : "already under way when seen");
       this.setMeta("status", status);
       this.setMeta("reason", reason);
+      this.setMeta("tenant", request.tenant);
     }
-    await this.ctx.storage.setAlarm(Date.now() + ENFORCE_TTL_MS);
+    const reported = this.meta("reported") !== null;
+    await this.ctx.storage.setAlarm(Date.now() + (reported ? ENFORCE_TTL_MS : ENFORCE_REPORT_IDLE_MS));
     if (status === "off") return { status, reason, known: [], recalls: [], stubbed: false };
     const sql = this.sql();
     const known: OutputFate[] = [];
     for (const id of new Set(request.call_ids)) {
       const row = sql.exec<FateRow>(`SELECT call_id, stub FROM fates WHERE call_id = ?`, id).toArray()[0];
-      if (row !== undefined) known.push({ call_id: row.call_id, stub: row.stub });
+      if (row === undefined) continue;
+      known.push({ call_id: row.call_id, stub: row.stub });
+      // One more request carried the output (as its stub or whole): the decision's realized horizon.
+      sql.exec(`UPDATE fates SET turns_after = turns_after + 1 WHERE call_id = ?`, id);
     }
     const recalls = sql
       .exec<{ body: string }>(`SELECT body FROM recalls ORDER BY seq`)
@@ -176,7 +191,10 @@ export class EnforceSession extends DurableObject<Env> {
 
   /** Adds a recall the proxy resolved, after those before it. */
   async recall(exchange: RecallExchange): Promise<void> {
-    this.sql().exec(`INSERT INTO recalls (body) VALUES (?)`, JSON.stringify(exchange));
+    const sql = this.sql();
+    sql.exec(`INSERT INTO recalls (body) VALUES (?)`, JSON.stringify(exchange));
+    for (const result of exchange.results)
+      if (result.output !== null) sql.exec(`UPDATE fates SET recalled = 1 WHERE call_id = ?`, result.output);
   }
 
   /** The original an output's stub stands for, or null when it is gone (or never was). */
@@ -193,18 +211,34 @@ export class EnforceSession extends DurableObject<Env> {
     this.setMeta("reason", reason);
   }
 
-  /** The decisions the session's stubs came from, for its report: call id, decision id, recalled or not. */
-  async decisions(): Promise<{ call_id: string; decision_id: string; stubbed: boolean }[]> {
+  /** The session's enforced decisions' outcomes, as the ledger takes them: turns after, recalled. */
+  async outcomes(): Promise<{ decision_id: string; turns_after: number; recalled: boolean }[]> {
     return this.sql()
-      .exec<{ call_id: string; decision_id: string; stub: string | null }>(
-        `SELECT call_id, decision_id, stub FROM fates WHERE decision_id IS NOT NULL ORDER BY rowid`,
+      .exec<{ decision_id: string; turns_after: number; recalled: number }>(
+        `SELECT decision_id, turns_after, recalled FROM fates WHERE decision_id IS NOT NULL ORDER BY rowid`,
       )
       .toArray()
-      .map((row) => ({ call_id: row.call_id, decision_id: row.decision_id, stubbed: row.stub !== null }));
+      .map((row) => ({ decision_id: row.decision_id, turns_after: row.turns_after, recalled: row.recalled === 1 }));
   }
 
-  /** The session has been idle past its time to live: every stub, original and recall goes. */
+  /**
+   * Idle past {@link ENFORCE_REPORT_IDLE_MS}: the decisions' outcomes go to
+   * the ledger (a ledger that cannot be reached throws, and the runtime
+   * retries the alarm), and the record stays for recalls until its time to
+   * live. Idle past that: every stub, original and recall goes.
+   */
   override async alarm(): Promise<void> {
+    const tenant = this.meta("tenant");
+    if (this.meta("reported") === null && tenant !== null && this.meta("status") === "enforced") {
+      const outcomes = await this.outcomes();
+      if (outcomes.length > 0) {
+        const { reportEnforced } = await import("./report");
+        await reportEnforced(this.env, tenant, outcomes);
+      }
+      this.setMeta("reported", "1");
+      await this.ctx.storage.setAlarm(Date.now() + ENFORCE_TTL_MS - ENFORCE_REPORT_IDLE_MS);
+      return;
+    }
     await this.ctx.storage.deleteAll();
     this.ready = false;
   }
