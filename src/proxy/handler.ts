@@ -85,6 +85,8 @@ async function tenantEnforced(env: ProxyEnv, ctx: ExecutionContext, tenant: stri
   return read.ok && proxyModeOf(env.PROXY_MODE, read.config.proxy_modes, tenant) === "enforce";
 }
 
+let enforceFaultLogged = false;
+
 interface EnforcedCall {
   request: Request;
   env: ProxyEnv;
@@ -112,19 +114,29 @@ async function enforcedFetch({ request, env, ctx, gate, route, who, target }: En
   }
   const send = (body: Uint8Array) => sendUpstream(target, request, streamOf(body), route.provider);
   const endpoint = route.endpoint as ObservedEndpoint;
-  const wire = parsed === null ? null : adapterFor(endpoint).request(parsed);
   const enforce = await loadEnforce();
-  const dialect = enforce.dialectOf(endpoint);
   let enforced: Enforced | null = null;
-  if (wire !== null && dialect !== null) {
-    const hints = { ...wire, header: request.headers.get(SESSION_HEADER) };
-    const session = ledgerSessionBase(sessionOf(hints).id, wire.model);
-    const store = env.PROXY_ENFORCE?.get(env.PROXY_ENFORCE.idFromName(`${who.tenant}/${session}`)) ?? null;
-    const context = { tenant: who.tenant, gateKey: who.key, session, store, gate };
-    const config = env.PRICING === undefined ? null : await readGateConfig(env.PRICING, ctx.waitUntil.bind(ctx));
-    const fraction = config?.ok ? config.config.holdout_fraction : 0;
-    if (sessionHeldOut(who.tenant, session, fraction)) ctx.waitUntil(enforce.recordHeldOut(dialect, parsed, context));
-    else enforced = await enforce.enforceRequest(dialect, bytes, parsed, context);
+  try {
+    const wire = parsed === null ? null : adapterFor(endpoint).request(parsed);
+    const dialect = enforce.dialectOf(endpoint);
+    if (wire !== null && dialect !== null) {
+      const hints = { ...wire, header: request.headers.get(SESSION_HEADER) };
+      const session = ledgerSessionBase(sessionOf(hints).id, wire.model);
+      const store = env.PROXY_ENFORCE?.get(env.PROXY_ENFORCE.idFromName(`${who.tenant}/${session}`)) ?? null;
+      const context = { tenant: who.tenant, gateKey: who.key, session, store, gate };
+      const config = env.PRICING === undefined ? null : await readGateConfig(env.PRICING, ctx.waitUntil.bind(ctx));
+      const fraction = config?.ok ? config.config.holdout_fraction : 0;
+      if (sessionHeldOut(who.tenant, session, fraction))
+        ctx.waitUntil(enforce.recordHeldOut(dialect, parsed, context).catch(() => undefined));
+      else enforced = await enforce.enforceRequest(dialect, bytes, parsed, context);
+    }
+  } catch (error) {
+    // Whatever the request held, it goes upstream as the client sent it.
+    console.error(
+      "offload-gate: proxy: enforce: reading the request failed (it went through unchanged):",
+      String(error),
+    );
+    enforced = null;
   }
   const first = await send(enforced?.body ?? bytes);
   const upstream =
