@@ -255,6 +255,53 @@ describe("the Anthropic SDK through an enforcing proxy", () => {
   );
 });
 
+describe("originals the client no longer sends", () => {
+  it("answers a recall from the store once the client has cleared its own copy, and puts the recall back byte for byte", async () => {
+    const session = "sess-enforce-cleared";
+    const { received } = mockProvider(model);
+    const turn2 = [user("read the budget"), readCall("toolu_read"), readResult("toolu_read")];
+    await proxyCall(messagesRequest(session, [user("read the budget")]), ENFORCE);
+    await proxyCall(messagesRequest(session, turn2), ENFORCE);
+    const recalled = JSON.parse(text(received[2]!.bytes)) as Sent;
+    // The client's own compaction clears the old output; the proxy's copy still answers for it.
+    const cleared = [
+      user("read the budget"),
+      readCall("toolu_read"),
+      readResult("toolu_read", "[Old tool result content cleared]"),
+    ];
+    const answer = { role: "assistant", content: [{ type: "text", text: `It says: ${UNIQUE}` }] };
+    await proxyCall(messagesRequest(session, [...cleared, answer, user("thanks")]), ENFORCE);
+    const later = JSON.parse(text(received[3]!.bytes)) as Sent;
+    expect(later.messages.slice(0, 5)).toEqual(recalled.messages);
+    expect((later.messages[4]!.content as { content: string }[])[0]!.content).toBe(FILE);
+  });
+
+  it("answers a recall of an id that was never stubbed plainly, and the client still gets one answer", async () => {
+    const session = "sess-enforce-unknown-id";
+    let calls = 0;
+    const { received } = mockProvider((got) => {
+      calls += 1;
+      const body = JSON.parse(text(got.bytes)) as Sent;
+      const last = body.messages[body.messages.length - 1]!;
+      const blocks = Array.isArray(last.content) ? (last.content as Record<string, unknown>[]) : [];
+      if (blocks.some((block) => block.tool_use_id === "toolu_r"))
+        return answer([{ type: "text", text: String(blocks[0]!.content) }], "end_turn", false);
+      return answer(
+        [{ type: "tool_use", id: "toolu_r", name: "recall_tool_output", input: { id: "toolu_nope" } }],
+        "tool_use",
+        false,
+      );
+    });
+    await proxyCall(messagesRequest(session, [user("hello")]), ENFORCE);
+    const res = await proxyCall(messagesRequest(session, [user("hello"), readCall("t1"), readResult("t1")]), ENFORCE);
+    const body = (await res.json()) as { content: { text: string }[] };
+    // One call for the first request (nothing stubbed: its answer went to the client as it came), two for the second.
+    expect(calls).toBe(3);
+    expect(body.content[0]!.text).toBe("No tool output with that id was offloaded in this conversation.");
+    expect(text(received[2]!.bytes)).toContain('"tool_use_id":"toolu_r"');
+  });
+});
+
 describe("what an enforced session reports", () => {
   it("reports each enforced decision's outcome once the session is idle: the recall counted exactly, in the savings report", async () => {
     const session = "sess-enforce-report";

@@ -124,16 +124,24 @@ export async function enforceRequest(
     if (session.status === "off") return unchanged("observed", session.reason);
     const stubs = new Map<string, string>();
     const known = new Set<string>();
+    const lengths = new Map<string, number>();
     for (const fate of session.known) {
       known.add(fate.call_id);
       if (fate.stub !== null) stubs.set(fate.call_id, fate.stub);
+      if (fate.stub !== null && fate.chars !== undefined) lengths.set(fate.call_id, fate.chars);
     }
     const fresh = view.outputs.filter((output) => !known.has(output.call_id));
     if (fresh.length > 0) {
       const fates = await store.commit(await decideFresh(fresh, view.model, context));
       for (const fate of fates) if (fate.stub !== null) stubs.set(fate.call_id, fate.stub);
     }
-    const texts = new Map(view.outputs.map((output) => [output.call_id, output.text]));
+    // The original as the client still sends it; one the client has since cleared or changed
+    // (its own compaction) comes from the store, else the recall says it is gone.
+    const texts = new Map(
+      view.outputs
+        .filter((output) => (lengths.get(output.call_id) ?? output.text.length) === output.text.length)
+        .map((output) => [output.call_id, output.text]),
+    );
     const original = async (callId: string) => texts.get(callId) ?? (await store.original(callId));
     const originals = await originalsOf(session.recalls, original);
     const rewritten = dialect.rewrite(body, {

@@ -32,6 +32,8 @@ export interface EnforceStatus {
 export interface OutputFate {
   call_id: string;
   stub: string | null;
+  /** The original's length when it was stubbed: a client that since cleared it sends another text. */
+  chars?: number;
 }
 
 /** A fresh output's fate and, when stubbed, its original and the gate's decision. */
@@ -62,6 +64,7 @@ export interface SessionView extends EnforceStatus {
 interface FateRow extends Record<string, SqlStorageValue> {
   call_id: string;
   stub: string | null;
+  chars: number;
 }
 
 /**
@@ -130,9 +133,9 @@ export class EnforceSession extends DurableObject<Env> {
     const sql = this.sql();
     const known: OutputFate[] = [];
     for (const id of new Set(request.call_ids)) {
-      const row = sql.exec<FateRow>(`SELECT call_id, stub FROM fates WHERE call_id = ?`, id).toArray()[0];
+      const row = sql.exec<FateRow>(`SELECT call_id, stub, chars FROM fates WHERE call_id = ?`, id).toArray()[0];
       if (row === undefined) continue;
-      known.push({ call_id: row.call_id, stub: row.stub });
+      known.push({ call_id: row.call_id, stub: row.stub, chars: row.chars });
       // One more request carried the output (as its stub or whole): the decision's realized horizon.
       sql.exec(`UPDATE fates SET turns_after = turns_after + 1 WHERE call_id = ?`, id);
     }
@@ -156,7 +159,9 @@ export class EnforceSession extends DurableObject<Env> {
     const out: OutputFate[] = [];
     this.ctx.storage.transactionSync(() => {
       for (const fate of fates) {
-        const prior = sql.exec<FateRow>(`SELECT call_id, stub FROM fates WHERE call_id = ?`, fate.call_id).toArray()[0];
+        const prior = sql
+          .exec<FateRow>(`SELECT call_id, stub, chars FROM fates WHERE call_id = ?`, fate.call_id)
+          .toArray()[0];
         if (prior !== undefined) {
           out.push({ call_id: prior.call_id, stub: prior.stub });
           continue;
