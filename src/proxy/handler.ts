@@ -8,7 +8,7 @@
  * waitUntil, and can only fail open: the answer never waits for it and
  * never changes because of it.
  */
-import { errorResponse } from "../http";
+import { ApiError, errorResponse } from "../http";
 import { readGateConfig } from "../storage";
 import { adapterFor, type ObservedEndpoint } from "./adapters";
 import { ENFORCED_ENDPOINTS, type Enforced, loadEnforce, proxyModeOf, sessionHeldOut } from "./enforce";
@@ -140,7 +140,13 @@ async function enforcedFetch({ request, env, ctx, gate, route, who, target }: En
   }
   const first = await send(enforced?.body ?? bytes);
   const upstream =
-    enforced?.recalls != null && first.ok ? await enforce.resolveRecalls(enforced.recalls, first, send) : first;
+    enforced?.recalls != null && first.ok
+      ? await enforce.resolveRecalls(enforced.recalls, first, send).catch((error: unknown) => {
+          // Only the provider's own answer breaking off lands here: the proxy's faults hand the answer on.
+          if (error instanceof ApiError) throw error;
+          throw new ApiError("unavailable", `the ${route.provider} upstream's answer broke off`);
+        })
+      : first;
   let answer = upstream.body;
   if (answer !== null && upstream.ok) {
     const [toClient, toProxy] = answer.tee();

@@ -250,6 +250,7 @@ function chatOfStream(text: string): ChatAnswer | null {
 
 /** OpenAI's Chat Completions API, as enforce mode reads and rewrites it. */
 export const CHAT_DIALECT: Dialect = {
+  list: "messages",
   read: readChat,
   rewrite: rewriteChat,
   recallMessages: recallChatMessages,

@@ -62,6 +62,8 @@ export interface Rewrite {
 
 /** One provider API, as enforce mode reads and rewrites it. */
 export interface Dialect {
+  /** The body's field that holds the conversation: `messages`, or Responses' `input`. */
+  list: "messages" | "input";
   read(body: unknown): RequestView | null;
   rewrite(body: Record<string, unknown>, rewrite: Rewrite): Record<string, unknown>;
   /** A resolved recall as the messages the provider saw: the answer calling the tool, then the results. */

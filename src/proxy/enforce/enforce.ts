@@ -14,6 +14,7 @@ import { CHARS_PER_TOKEN } from "../../gate";
 import { CHAT_DIALECT } from "./chat";
 import { type Dialect, stubText, type ToolOutput } from "./dialect";
 import { MESSAGES_DIALECT } from "./messages";
+import { RESPONSES_DIALECT } from "./responses";
 import { ENFORCED_TOOL } from "./mode";
 import type { EnforceSession, NewFate, RecallExchange } from "./store";
 
@@ -62,8 +63,8 @@ export interface RecallPlan {
 }
 
 /**
- * The dialect of an endpoint enforce mode acts on, or null for one it only
- * observes (OpenAI's Responses API: docs/design/proxy.md §8).
+ * The dialect of an endpoint enforce mode acts on (docs/design/proxy.md
+ * §8), or null for one it does not.
  *
  * @example
  * dialectOf("chat") === CHAT_DIALECT // true
@@ -71,6 +72,7 @@ export interface RecallPlan {
 export function dialectOf(endpoint: string): Dialect | null {
   if (endpoint === "messages") return MESSAGES_DIALECT;
   if (endpoint === "chat") return CHAT_DIALECT;
+  if (endpoint === "responses") return RESPONSES_DIALECT;
   return null;
 }
 
@@ -291,33 +293,37 @@ export type SendUpstream = (body: Uint8Array) => Promise<Response>;
  */
 export async function resolveRecalls(plan: RecallPlan, first: Response, send: SendUpstream): Promise<Response> {
   let response = first;
-  const messages = [...(plan.body.messages as unknown[])];
+  const list = plan.body[plan.dialect.list];
+  const messages = Array.isArray(list) ? [...(list as unknown[])] : [];
   for (let round = 0; ; round++) {
     if (!response.ok || response.body === null) return response;
     const bytes = new Uint8Array(await response.arrayBuffer());
+    const current = response;
     const handOn = () =>
-      new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
-    if (round >= MAX_RECALL_ROUNDS) return handOn();
-    const streamed = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    const recall = plan.dialect.answerRecall(new TextDecoder().decode(bytes), streamed);
-    if (recall === null) return handOn();
-    const exchange: RecallExchange = {
-      after: plan.after,
-      assistant: JSON.stringify(recall.assistant),
-      results: recall.calls.map((call) => ({
-        tool_use_id: call.tool_use_id,
-        output: call.output !== null && plan.stubbed.has(call.output) ? call.output : null,
-      })),
-    };
+      new Response(bytes, { status: current.status, statusText: current.statusText, headers: current.headers });
+    if (round >= MAX_RECALL_ROUNDS || !Array.isArray(list)) return handOn();
+    let next: Uint8Array;
     try {
+      const streamed = (current.headers.get("content-type") ?? "").includes("text/event-stream");
+      const recall = plan.dialect.answerRecall(new TextDecoder().decode(bytes), streamed);
+      if (recall === null) return handOn();
+      const exchange: RecallExchange = {
+        after: plan.after,
+        assistant: JSON.stringify(recall.assistant),
+        results: recall.calls.map((call) => ({
+          tool_use_id: call.tool_use_id,
+          output: call.output !== null && plan.stubbed.has(call.output) ? call.output : null,
+        })),
+      };
       const originals = await originalsOf([exchange], plan.original);
       await plan.store.recall(exchange);
       messages.push(...plan.dialect.recallMessages(exchange, (id) => originals.get(id) ?? null));
+      next = new TextEncoder().encode(JSON.stringify({ ...plan.body, [plan.dialect.list]: messages }));
     } catch (error) {
       // Not recorded, so not resent later: the client gets the answer as it came, recall call and all.
-      failOnce("recording a recall", error);
+      failOnce("resolving a recall", error);
       return handOn();
     }
-    response = await send(new TextEncoder().encode(JSON.stringify({ ...plan.body, messages })));
+    response = await send(next);
   }
 }

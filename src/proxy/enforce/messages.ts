@@ -176,6 +176,7 @@ export function messagesRecall(text: string, streamed: boolean): AnswerRecall | 
 
 /** Anthropic's Messages API, as enforce mode reads and rewrites it. */
 export const MESSAGES_DIALECT: Dialect = {
+  list: "messages",
   read: readMessages,
   rewrite: rewriteMessages,
   recallMessages,

@@ -51,5 +51,5 @@ export function sessionHeldOut(tenant: string, session: string, fraction: number
   return inHoldout(tenant, holdoutKey(session, ENFORCED_TOOL, ""), fraction);
 }
 
-/** The endpoints enforce mode acts on: Anthropic's Messages and OpenAI's Chat Completions; Responses is observed. */
-export const ENFORCED_ENDPOINTS: ReadonlySet<string> = new Set(["messages", "chat"]);
+/** The endpoints enforce mode acts on: Anthropic's Messages, OpenAI's Chat Completions and Responses. */
+export const ENFORCED_ENDPOINTS: ReadonlySet<string> = new Set(["messages", "chat", "responses"]);
