@@ -8,24 +8,12 @@
  * Pure.
  */
 import { isRecord } from "../../replay";
-import { RECALL_TOOL_NAME } from "./dialect";
+import { RECALL_TOOL_NAME, type RecallCall } from "./dialect";
 
 /** An answer's message: its content blocks and why it stopped. */
 export interface AnswerMessage {
   content: Record<string, unknown>[];
   stop_reason: string | null;
-}
-
-/** One recall the model asked for: the call's id and the output id it names (null when it names none). */
-export interface RecallCall {
-  tool_use_id: string;
-  output: string | null;
-}
-
-/** An answer that calls the recall tool alone: its message as it goes back to the provider, and its calls. */
-export interface AnswerRecall {
-  assistant: Record<string, unknown>;
-  calls: RecallCall[];
 }
 
 /**

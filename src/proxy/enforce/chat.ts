@@ -9,12 +9,13 @@
  * function alone. Pure.
  */
 import { isRecord } from "../../replay";
-import type { AnswerRecall, RecallCall } from "./answer";
 import {
+  type AnswerRecall,
   type Dialect,
   RECALL_DESCRIPTION,
   RECALL_SCHEMA,
   RECALL_TOOL_NAME,
+  type RecallCall,
   type RequestView,
   type Rewrite,
   recallAnswer,

@@ -7,7 +7,6 @@
  * tool alone. One per API (Anthropic's Messages, OpenAI's Chat Completions);
  * the stub and the recall tool are our clients' own, in every one. Pure.
  */
-import type { AnswerRecall } from "./answer";
 import type { RecallExchange } from "./store";
 
 /** The recall tool's name: our clients' default (clients/constants.json's recall_tool_name). */
@@ -24,6 +23,18 @@ export const RECALL_SCHEMA = Object.freeze({
   properties: { id: { type: "string", description: "the tool call id named in the placeholder" } },
   required: ["id"],
 });
+
+/** One recall the model asked for: the call's id and the output id it names (null when it names none). */
+export interface RecallCall {
+  tool_use_id: string;
+  output: string | null;
+}
+
+/** An answer that calls the recall tool alone: its message as it goes back to the provider, and its calls. */
+export interface AnswerRecall {
+  assistant: Record<string, unknown>;
+  calls: RecallCall[];
+}
 
 /** One tool result of a request, as enforce mode weighs it. */
 export interface ToolOutput {

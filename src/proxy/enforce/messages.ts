@@ -9,8 +9,9 @@
  * is what keeps the provider's cached prefix whole from turn to turn.
  */
 import { isRecord } from "../../replay";
-import { type AnswerRecall, messageOfJson, messageOfStream, recallCalls } from "./answer";
+import { messageOfJson, messageOfStream, recallCalls } from "./answer";
 import {
+  type AnswerRecall,
   type Dialect,
   RECALL_DESCRIPTION,
   RECALL_SCHEMA,

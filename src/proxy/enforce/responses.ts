@@ -14,8 +14,8 @@
  * OpenAI's own compaction (`context_management`), is observed. Pure.
  */
 import { isRecord } from "../../replay";
-import type { AnswerRecall } from "./answer";
 import {
+  type AnswerRecall,
   type Dialect,
   RECALL_DESCRIPTION,
   RECALL_SCHEMA,
