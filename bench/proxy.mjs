@@ -8,7 +8,11 @@
 // cancels out. Between turns it pauses (BENCH_PROXY_PAUSE_MS, default 100),
 // as an agent does while the model answers and the tool runs; 0 sends the
 // turns back to back. Time to first byte and total time, p50 and p99,
-// streamed and not. Loopback only.
+// streamed and not. Then, side by side, a recall resolved in the proxy
+// (enforce mode: the model's recall call answered by the proxy, one request
+// for the client) against the same recall made by a client (the stub sent
+// straight to the mock, the recall call answered by the client in a second
+// request). Loopback only.
 import { createServer } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,6 +27,8 @@ const PAUSE_MS = Number(process.env.BENCH_PROXY_PAUSE_MS ?? 100);
 const TURNS = Number(process.env.BENCH_PROXY_TURNS ?? 100);
 const TOOL_BYTES = Number(process.env.BENCH_PROXY_TOOL_BYTES ?? 100_000);
 const GATE_KEY = "bench-proxy-key-9f8e7d6c5b4a";
+const ENFORCE_KEY = "bench-enforce-key-1a2b3c4d5e6f";
+const RECALLS = Number(process.env.BENCH_PROXY_RECALLS ?? 40);
 // BENCH_PROXY_PROFILE=1 samples the worker's isolate (V8 inspector on 127.0.0.1) through the run and
 // prints where its time went, by function: the breakdown docs/performance/proxy.md reports.
 const PROFILE = process.env.BENCH_PROXY_PROFILE === "1";
@@ -63,8 +69,47 @@ const EVENTS = [
 // When the mock had each request's whole body, by the bench's request id: the upload's share of the time.
 const arrivals = new Map();
 
+// How many recall calls the mock has answered with: each side's run must have made its own.
+let recallCalls = 0;
+
+// The recall scenario's model: reads when asked, recalls what it finds stubbed, answers once it has the original.
+function recallAnswer(body) {
+  const { messages } = JSON.parse(body);
+  const last = messages[messages.length - 1];
+  const result = Array.isArray(last.content) ? last.content.find((block) => block.type === "tool_result") : undefined;
+  const reply = (content, stop) =>
+    JSON.stringify({
+      id: "msg_r",
+      type: "message",
+      role: "assistant",
+      model: MODEL,
+      content,
+      stop_reason: stop,
+      usage: USAGE,
+    });
+  if (result === undefined)
+    return reply([{ type: "tool_use", id: "toolu_big", name: "Read", input: { file_path: "big.txt" } }], "tool_use");
+  if (typeof result.content === "string" && result.content.startsWith("[offloaded:")) {
+    recallCalls += 1;
+    return reply(
+      [{ type: "tool_use", id: "toolu_recall", name: "recall_tool_output", input: { id: result.tool_use_id } }],
+      "tool_use",
+    );
+  }
+  return reply([{ type: "text", text: "done" }], "end_turn");
+}
+
 function mockProvider() {
   const server = createServer((req, res) => {
+    if (req.headers["x-bench-scenario"] === "recall") {
+      const chunks = [];
+      req.on("data", (chunk) => chunks.push(chunk));
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(recallAnswer(Buffer.concat(chunks).toString("utf8")));
+      });
+      return;
+    }
     let head = "";
     req.on("data", (chunk) => {
       if (head.length < 200) head += chunk.toString("utf8", 0, Math.min(chunk.length, 200));
@@ -260,6 +305,62 @@ function printProfile(profile, bundlePath) {
     console.log(`  ${ms(micros)} ms  ${name}`);
 }
 
+/**
+ * A recall resolved in the proxy against the same recall made by a client:
+ * per session, the request that sends a 100 KB tool result for the first
+ * time. Through the enforcing proxy it is one client request (the proxy
+ * stubs it, the model recalls, the proxy answers and asks again); made by a
+ * client, it is the stubbed request straight to the mock, then a second
+ * request with the recall's answer appended. Total time to the final answer.
+ */
+async function runRecall(base) {
+  const text = Array.from({ length: Math.ceil(TOOL_BYTES / 80) }, (_, i) => `${i} ${"y".repeat(75)}`).join("\n");
+  const stub = `[offloaded: the output of Read call toolu_big (${text.length.toLocaleString("en-US")} chars) is not shown; call recall_tool_output with {"id":"toolu_big"} to read it]`;
+  const ask = { role: "user", content: "Read big.txt." };
+  const call = {
+    role: "assistant",
+    content: [{ type: "tool_use", id: "toolu_big", name: "Read", input: { file_path: "big.txt" } }],
+  };
+  const result = (content) => ({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_big", content }] });
+  const body = (session, messages) =>
+    JSON.stringify({ model: MODEL, max_tokens: 64, metadata: { user_id: session }, messages });
+  const proxied = [];
+  const client = [];
+  const headers = { "x-api-key": "sk-bench", "x-bench-scenario": "recall" };
+  for (let i = 0; i < RECALLS; i++) {
+    const session = `bench_recall_${i}_${Date.now()}`;
+    const through = { ...headers, "x-offload-gate-key": ENFORCE_KEY };
+    const url = `${base}/proxy/anthropic/v1/messages`;
+    // The session's first request (seen from its start, so it is enforced), then the one that sends the output.
+    await timed(url, body(session, [ask]), through);
+    const before = recallCalls;
+    const viaProxy = await timed(url, body(session, [ask, call, result(text)]), through);
+    if (recallCalls !== before + 1)
+      throw new Error("the proxy did not stub the output, so the model never recalled it");
+    const direct = `http://127.0.0.1:${MOCK_PORT}/v1/messages`;
+    const started = performance.now();
+    const answered = await fetch(direct, { method: "POST", headers, body: body(session, [ask, call, result(stub)]) });
+    const recall = JSON.parse(await answered.text());
+    if (recall.content[0]?.name !== "recall_tool_output") throw new Error("the mock did not recall");
+    const recallResult = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_recall", content: text }],
+    };
+    const messages = [ask, call, result(stub), { role: "assistant", content: recall.content }, recallResult];
+    await timed(direct, body(session, messages), headers);
+    client.push(performance.now() - started);
+    proxied.push(viaProxy.total);
+  }
+  const figures = {};
+  for (const p of [50, 99])
+    figures[`total_p${p}`] = {
+      client_recall_ms: round(percentile(client, p)),
+      proxy_recall_ms: round(percentile(proxied, p)),
+      added_ms: round(percentile(proxied, p) - percentile(client, p)),
+    };
+  return figures;
+}
+
 const mock = await mockProvider();
 const scriptPath = await bundle("src/index.ts", "proxy-bench");
 const worker = await startWorker({
@@ -268,7 +369,12 @@ const worker = await startWorker({
   rateLimits: false,
   ledger: true,
   ...(PROFILE ? { inspectorPort: INSPECTOR_PORT } : {}),
-  bindings: { ANTHROPIC_UPSTREAM: `http://127.0.0.1:${MOCK_PORT}`, GATE_API_KEYS: `bench:${GATE_KEY}` },
+  // The recall rows' tenant enforces (config:gate's proxy_modes); the overhead rows' tenant observes.
+  config: { proxy_modes: { "bench-enforce": "enforce" } },
+  bindings: {
+    ANTHROPIC_UPSTREAM: `http://127.0.0.1:${MOCK_PORT}`,
+    GATE_API_KEYS: `bench:${GATE_KEY},bench-enforce:${ENFORCE_KEY}`,
+  },
 });
 const floor = await startWorker({
   scriptPath: join(ROOT, "bench", "proxy-floor-entry.mjs"),
@@ -292,6 +398,9 @@ try {
     console.table(figures);
     console.table(breakdown);
   }
+  results.recall = await runRecall(worker.base);
+  console.log(`a recall: resolved in the proxy against made by a client (${RECALLS} sessions)`);
+  console.table(results.recall);
   results.seconds = round((performance.now() - started) / 1000);
   console.log(`${results.seconds} s`);
   if (profiler !== null) printProfile(await profiler.stop(), scriptPath);

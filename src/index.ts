@@ -57,3 +57,5 @@ export default worker;
 export { LedgerShard } from "./ledger";
 /** The proxy's per-session Durable Object class, bound as PROXY_SESSIONS in wrangler.toml. */
 export { ProxySession } from "./proxy";
+/** The proxy's enforced sessions' Durable Object class, bound as PROXY_ENFORCE in wrangler.toml. */
+export { EnforceSession } from "./proxy";

@@ -84,8 +84,7 @@ export interface SplitBody {
  */
 export function splitBody(request: Request, keepCopy: boolean): SplitBody {
   if (request.body === null) return { upstream: null, copy: Promise.resolve(null) };
-  const declared = request.headers.get("content-length");
-  const length = declared !== null && /^\d+$/.test(declared.trim()) ? Number(declared) : null;
+  const length = declaredLength(request);
   if (length !== null && length > MAX_PROXY_BODY_BYTES) throw tooLarge();
   let upstream: ReadableStream<Uint8Array> = request.body;
   let copy: Promise<Uint8Array | null> = Promise.resolve(null);
@@ -100,6 +99,31 @@ export function splitBody(request: Request, keepCopy: boolean): SplitBody {
   }
   if (length !== null) upstream = upstream.pipeThrough(new FixedLengthStream(length));
   return { upstream, copy };
+}
+
+/**
+ * A request's body read whole, for a request the proxy may rewrite (enforce
+ * mode), through the same bounded reader as the copy: a declared or actual
+ * length over {@link MAX_PROXY_BODY_BYTES} is a 413 naming `body`, before
+ * anything is sent.
+ *
+ * @example
+ * const bytes = await readWhole(request);
+ */
+export async function readWhole(request: Request): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array(0);
+  const length = declaredLength(request);
+  if (length !== null && length > MAX_PROXY_BODY_BYTES) throw tooLarge();
+  return readBody(request.body, MAX_PROXY_BODY_BYTES, tooLarge, {
+    declaredBytes: length,
+    deadlineMs: COPY_DEADLINE_MS,
+  });
+}
+
+/** The request's declared content-length, or null when it sent none (or none that parses). */
+function declaredLength(request: Request): number | null {
+  const declared = request.headers.get("content-length");
+  return declared !== null && /^\d+$/.test(declared.trim()) ? Number(declared) : null;
 }
 
 function tooLarge(): ApiError {

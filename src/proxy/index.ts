@@ -19,6 +19,7 @@ export type { GateFetch, ProxyEnv } from "./handler";
 export { GATE_KEY_HEADER, MAX_PROXY_BODY_BYTES, SESSION_HEADER } from "./constants";
 export { PROXY_OPERATIONS, PROXY_PREFIX, type ProxyOperation } from "./route";
 export { ProxySession } from "./session-store";
+export { EnforceSession } from "./enforce";
 
 /**
  * Whether a request's URL is the proxy's, read without parsing it: the

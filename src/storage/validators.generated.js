@@ -7,7 +7,7 @@
 /** Each validator's JSON Schema, by sha256. */
 export const SCHEMA_SHA256 = {
   "pricingRow": "c3961e628e3b00cd9379997e30d4fc73a974b062654a4d1c226ca2aaaa8d13a7",
-  "gateConfig": "c32c6d2e132ca0d42bd1f67d953fdc8ca7d20fa6a439168820d10dbaa94ac7f9",
+  "gateConfig": "67d2d9a891b301d9ca3d759bee25bed949f95b2024ede4848456c450c903fc28",
   "learnedValue": "be22ed22e0f9faa0ddda495d6474618aea2dec5f70765c64581ef21a03d385d3"
 };
 
@@ -1184,7 +1184,7 @@ return errors === 0;
 }
 
 export const gateConfig = validate65;
-const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
+const schema19 = {"type":"object","properties":{"expected_conversation_depth":{"type":"integer","minimum":0,"maximum":1000000},"p_recall":{"type":"number","minimum":0,"maximum":1},"large_offload_threshold_tokens":{"anyOf":[{"$ref":"#/definitions/__schema0"},{"type":"null"}]},"stub_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_input_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"recall_output_tokens":{"allOf":[{"$ref":"#/definitions/__schema0"}]},"pricing_cache_ttl_seconds":{"type":"integer","minimum":1,"maximum":3600},"pricing_max_stale_seconds":{"type":"integer","minimum":0,"maximum":604800},"kv_budget_ms":{"type":"integer","minimum":1,"maximum":10000},"pricing_mode":{"type":"string","enum":["seed","cache_aware"]},"cache_hit_rate":{"type":"number","minimum":0,"maximum":1},"price_source_url":{"anyOf":[{"type":"string","maxLength":2048,"format":"uri"},{"type":"null"}]},"price_source_providers":{"anyOf":[{"maxItems":32,"type":"array","items":{"$ref":"#/definitions/__schema1"}},{"type":"null"}]},"holdout_fraction":{"type":"number","minimum":0,"maximum":0.5},"ledger_shards":{"type":"integer","minimum":1,"maximum":256},"ledger_retention_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_raw_days":{"type":"integer","minimum":1,"maximum":3650},"ledger_timeout_ms":{"type":"integer","minimum":1,"maximum":30000},"learning_enabled":{"type":"boolean"},"learning_prior_weight":{"type":"number","exclusiveMinimum":0,"maximum":1000000},"learning_window_days":{"type":"integer","minimum":1,"maximum":3650},"learning_credible":{"anyOf":[{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1},{"type":"null"}]},"learning_refresh_seconds":{"type":"integer","minimum":60,"maximum":86400},"learning_explore_fraction":{"type":"number","minimum":0,"maximum":0.5},"breaker_probe_fraction":{"type":"number","minimum":0,"maximum":1},"proxy_modes":{"anyOf":[{"type":"object","propertyNames":{"type":"string","pattern":"^[A-Za-z0-9._-]{1,64}$"},"additionalProperties":{"type":"string","enum":["observe","enforce"]}},{"type":"null"}]},"breaker_min_sessions":{"type":"integer","minimum":2,"maximum":1000000}},"additionalProperties":false,"definitions":{"__schema0":{"type":"integer","minimum":0,"maximum":1000000000000},"__schema1":{"type":"string","minLength":1,"maxLength":64}}};
 const schema20 = {"type":"integer","minimum":0,"maximum":1000000000000};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1239,6 +1239,7 @@ validate71.errors = vErrors;
 return errors === 0;
 }
 
+const pattern5 = new RegExp("^[A-Za-z0-9._-]{1,64}$", "");
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2064,24 +2065,132 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.breaker_min_sessions !== undefined){
-let data26 = data.breaker_min_sessions;
+if(data.proxy_modes !== undefined){
+let data26 = data.proxy_modes;
 const _errs68 = errors;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
-return false;
+const _errs69 = errors;
+let valid9 = false;
+const _errs70 = errors;
+if(errors === _errs70){
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+for(const key1 in data26){
+const _errs72 = errors;
+if(errors === _errs72){
+if(typeof key1 === "string"){
+if(!pattern5.test(key1)){
+const err15 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._-]{1,64}$"},propertyName:key1};
+if(vErrors === null){
+vErrors = [err15];
 }
-if(errors === _errs68){
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 > 1000000 || isNaN(data26)){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames/type",keyword:"type",params:{type: "string"},propertyName:key1};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+var valid10 = _errs72 === errors;
+if(!valid10){
+const err17 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/propertyNames",keyword:"propertyNames",params:{propertyName: key1}};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+break;
+}
+}
+if(valid10){
+for(const key2 in data26){
+let data27 = data26[key2];
+const _errs75 = errors;
+if(typeof data27 !== "string"){
+const err18 = {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/proxy_modes/anyOf/0/additionalProperties/type",keyword:"type",params:{type: "string"}};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!((data27 === "observe") || (data27 === "enforce"))){
+const err19 = {instancePath:instancePath+"/proxy_modes/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/proxy_modes/anyOf/0/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema19.properties.proxy_modes.anyOf[0].additionalProperties.enum}};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var valid11 = _errs75 === errors;
+if(!valid11){
+break;
+}
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/0/type",keyword:"type",params:{type: "object"}};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+var _valid4 = _errs70 === errors;
+valid9 = valid9 || _valid4;
+if(!valid9){
+const _errs77 = errors;
+if(data26 !== null){
+const err21 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf/1/type",keyword:"type",params:{type: "null"}};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+var _valid4 = _errs77 === errors;
+valid9 = valid9 || _valid4;
+}
+if(!valid9){
+const err22 = {instancePath:instancePath+"/proxy_modes",schemaPath:"#/properties/proxy_modes/anyOf",keyword:"anyOf",params:{}};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+validate65.errors = vErrors;
 return false;
 }
 else {
-if(data26 < 2 || isNaN(data26)){
-validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
-return false;
+errors = _errs69;
+if(vErrors !== null){
+if(_errs69){
+vErrors.length = _errs69;
 }
+else {
+vErrors = null;
 }
 }
 }
@@ -2089,6 +2198,34 @@ var valid0 = _errs68 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.breaker_min_sessions !== undefined){
+let data28 = data.breaker_min_sessions;
+const _errs79 = errors;
+if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/type",keyword:"type",params:{type: "integer"}}];
+return false;
+}
+if(errors === _errs79){
+if((typeof data28 == "number") && (isFinite(data28))){
+if(data28 > 1000000 || isNaN(data28)){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000}}];
+return false;
+}
+else {
+if(data28 < 2 || isNaN(data28)){
+validate65.errors = [{instancePath:instancePath+"/breaker_min_sessions",schemaPath:"#/properties/breaker_min_sessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 2}}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs79 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -1,9 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 // @ts-expect-error -- a plain .mjs script without types; its exports are documented there.
 import { readConstants, render, staleFiles } from "../../clients/scripts/constants.mjs";
 import { CHARS_PER_TOKEN, RECALL_PLACEMENTS } from "../../src/gate/constants";
+import { MIN_STUB_CHARS } from "../../src/proxy/enforce/enforce";
+import { RECALL_TOOL_NAME, STUB_TEMPLATE, stubText } from "../../src/proxy/enforce/dialect";
 import { DEFAULT_PLAN_EVERY, PlanCadence } from "../../src/replay/gate-policies";
 import { hashText } from "../../src/replay/formats/trace";
+
+// The proxy's enforce mode reaches the ledger's door, whose Durable Object base class only workerd provides.
+vi.mock("cloudflare:workers", () => ({ DurableObject: class {} }));
 
 type CadenceStep = ["call"] | ["due", number, boolean] | ["asked", number];
 interface CadenceCase {
@@ -22,6 +27,16 @@ describe("the clients' shared constants", () => {
 
   it("estimate tokens from characters as the worker does", () => {
     expect(readConstants().chars_per_token).toBe(CHARS_PER_TOKEN);
+  });
+
+  it("write the stub the proxy's enforce mode writes, naming the same recall tool, above the same floor", () => {
+    const constants = readConstants();
+    expect(STUB_TEMPLATE).toBe(constants.stub_template);
+    expect(RECALL_TOOL_NAME).toBe(constants.recall_tool_name);
+    expect(MIN_STUB_CHARS).toBe(constants.default_min_chars);
+    expect(stubText("call_1", "web_fetch", 160_000)).toBe(
+      '[offloaded: the output of web_fetch call call_1 (160,000 chars) is not shown; call recall_tool_output with {"id":"call_1"} to read it]',
+    );
   });
 
   it("say the clients' recall appends the original, the worker's default placement", () => {

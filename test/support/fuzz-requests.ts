@@ -69,6 +69,15 @@ export const bodyText = fc.oneof(
           learning_refresh_seconds: fc.integer({ min: -5, max: 100_000 }),
           breaker_probe_fraction: fc.double(),
           learning_explore_fraction: fc.oneof(fc.double(), fc.jsonValue()),
+          proxy_modes: fc.oneof(
+            fc.constant(null),
+            fc.dictionary(
+              fc.oneof(fc.constantFrom("agents-prod", "__proto__", "constructor"), fc.string({ maxLength: 70 })),
+              fc.oneof(fc.constantFrom("observe", "enforce", "off"), fc.jsonValue()),
+              { maxKeys: 4 },
+            ),
+            fc.jsonValue(),
+          ),
         },
         { requiredKeys: [] },
       )

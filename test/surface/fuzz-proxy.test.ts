@@ -136,3 +136,101 @@ describe("the proxy under fuzzing", () => {
     for (const line of lines) for (const secret of [...SECRETS, PROVIDER_KEY]) expect(line).not.toContain(secret);
   }, 120_000);
 });
+
+// Enforce mode's own inputs: Messages and Chat Completions bodies of any
+// shape, sessions seen from their start or not, tool results of any size and
+// content. Whatever comes, the request goes upstream once, as sent or
+// rewritten into JSON that still names the recall tool last, and the answer
+// (here never a recall) comes back as the provider sent it.
+const enforcedBody = fc.oneof(
+  fc
+    .record({
+      model: fc.constantFrom("claude-sonnet-4-5", "gpt-5", "unpriced-model"),
+      start: fc.boolean(),
+      output: fc.oneof(fc.string({ maxLength: 100 }), fc.constant("z".repeat(60_000)), fc.jsonValue()),
+      chat: fc.boolean(),
+      extra: fc.dictionary(fc.constantFrom("stream", "tools", "context_management", "system"), fc.jsonValue(), {
+        maxKeys: 2,
+      }),
+    })
+    .map(({ model, start, output, chat, extra }) => {
+      const messages = chat
+        ? [
+            { role: "user", content: "go" },
+            ...(start
+              ? []
+              : [
+                  {
+                    role: "assistant",
+                    tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }],
+                  },
+                  { role: "tool", tool_call_id: "c1", content: output },
+                ]),
+          ]
+        : [
+            { role: "user", content: "go" },
+            ...(start
+              ? []
+              : [
+                  { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Read", input: {} }] },
+                  { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: output }] },
+                ]),
+          ];
+      return { chat, text: JSON.stringify({ model, messages, ...extra }) };
+    }),
+  fc.record({ chat: fc.boolean(), text: fc.oneof(fc.json(), fc.string({ maxLength: 200 })) }),
+);
+
+describe("enforce mode under fuzzing", () => {
+  it(`sends each of ${NUM_RUNS} arbitrary provider requests upstream once, as sent or rewritten with the recall tool, never a 5xx`, async () => {
+    const received: Uint8Array[] = [];
+    const answer = '{"ok":true}';
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      received.push(new Uint8Array(await new Request(input, init).arrayBuffer()));
+      return new Response(answer, { headers: { "content-type": "application/json" } });
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        enforcedBody,
+        fc.stringMatching(/^[a-z0-9]{1,6}$/),
+        async ({ chat, text: sentText }, session) => {
+          received.length = 0;
+          const path = chat ? "/openai/v1/chat/completions" : "/anthropic/v1/messages";
+          const request = new Request(`http://gate.test/proxy${path}`, {
+            method: "POST",
+            headers: {
+              "x-api-key": PROVIDER_KEY,
+              "content-type": "application/json",
+              "x-offload-gate-key": GATE_KEY,
+              "x-offload-session-id": `fuzz-${session}`,
+            },
+            body: sentText,
+          });
+          const ctx = createExecutionContext();
+          const res = await worker.fetch(
+            request,
+            {
+              ...env,
+              GATE_API_KEYS,
+              PROXY_MODE: "enforce",
+              ANTHROPIC_UPSTREAM: "http://127.0.0.1:9",
+              OPENAI_UPSTREAM: "http://127.0.0.1:9",
+            } as unknown as Env,
+            ctx,
+          );
+          const text = await res.text();
+          await waitOnExecutionContext(ctx);
+          expect(res.status, text).toBe(200);
+          expect(text).toBe(answer);
+          expect(received).toHaveLength(1);
+          const upstream = new TextDecoder().decode(received[0]);
+          if (upstream === sentText) return;
+          const rewritten = JSON.parse(upstream) as { tools: { name?: string; function?: { name: string } }[] };
+          const last = rewritten.tools[rewritten.tools.length - 1]!;
+          expect(last.name ?? last.function?.name).toBe("recall_tool_output");
+        },
+      ),
+      { seed: SEED, numRuns: NUM_RUNS },
+    );
+  }, 120_000);
+});

@@ -31,7 +31,14 @@ const CONFIG_MEANING: Record<keyof GateConfig, string> = {
   learning_explore_fraction: "the share of a tool's sessions that decide on its learned p's lower credible bound",
   breaker_probe_fraction: "the share of sessions an open breaker still decides as usual",
   breaker_min_sessions: "sessions the realized-net breaker rule needs before it judges",
+  proxy_modes:
+    "per tenant, the proxy's mode (observe or enforce) over PROXY_MODE (every tenant takes PROXY_MODE when unset)",
 };
+
+// A record field (proxy_modes) is shown as its JSON, not as "[object Object]".
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /**
  * The gate config in force, each field with what it means, or why
@@ -54,11 +61,11 @@ export function ConfigPanel({ config }: { config: ConfigView }) {
                   <code>{key}</code>
                 </th>
                 <td class="num">
-                  {String(
-                    typeof config.config[key] === "number"
-                      ? config.config[key].toLocaleString("en-US")
-                      : config.config[key],
-                  )}
+                  {typeof config.config[key] === "number"
+                    ? config.config[key].toLocaleString("en-US")
+                    : isPlainRecord(config.config[key])
+                      ? JSON.stringify(config.config[key])
+                      : String(config.config[key])}
                 </td>
                 <td class="meaning">{CONFIG_MEANING[key]}</td>
               </tr>

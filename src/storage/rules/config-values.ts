@@ -33,6 +33,12 @@ export const DEFAULT_LEDGER_SHARDS = 4;
 /** How long the ledger keeps its rollups and bills unless config:gate says otherwise. */
 export const DEFAULT_LEDGER_RETENTION_DAYS = 30;
 
+/** What the proxy does with a tenant's traffic: watches it (the default), or stubs what the gate fires on (docs/design/proxy.md §8). */
+export const PROXY_MODES = ["observe", "enforce"] as const;
+export type ProxyMode = (typeof PROXY_MODES)[number];
+/** Most tenants `proxy_modes` may name: the config is read whole on every isolate's first request. */
+export const MAX_PROXY_MODE_TENANTS = 1_000;
+
 /** The protocols price_source_url may use (zod's own http pattern, which also wants "://"). */
 export const HTTP_PROTOCOLS = /^https?$/;
 
@@ -44,13 +50,21 @@ export const HTTP_PROTOCOLS = /^https?$/;
  * configIssues({ ledger_raw_days: 40 }) // [{ path: ["ledger_raw_days"], message: "must be at most ledger_retention_days (30)" }]
  */
 export function configIssues(
-  config: Readonly<{ ledger_retention_days?: number; ledger_raw_days?: number }>,
+  config: Readonly<{
+    ledger_retention_days?: number;
+    ledger_raw_days?: number;
+    proxy_modes?: Readonly<Record<string, string>> | null;
+  }>,
 ): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
   const retention = config.ledger_retention_days ?? DEFAULT_LEDGER_RETENTION_DAYS;
   if (config.ledger_raw_days !== undefined && config.ledger_raw_days > retention) {
-    return [{ path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` }];
+    issues.push({ path: ["ledger_raw_days"], message: `must be at most ledger_retention_days (${retention})` });
   }
-  return [];
+  if (config.proxy_modes != null && Object.keys(config.proxy_modes).length > MAX_PROXY_MODE_TENANTS) {
+    issues.push({ path: ["proxy_modes"], message: `must name at most ${MAX_PROXY_MODE_TENANTS} tenants` });
+  }
+  return issues;
 }
 
 /**
@@ -93,4 +107,6 @@ export const DEFAULT_GATE_CONFIG = Object.freeze({
   learning_explore_fraction: 0.02,
   breaker_probe_fraction: 0.1,
   breaker_min_sessions: 30,
+  // Every tenant takes the deployment's PROXY_MODE (observe unless set) until ops name one.
+  proxy_modes: null as Record<string, ProxyMode> | null,
 });

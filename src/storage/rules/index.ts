@@ -11,7 +11,10 @@ export {
   MAX_HOLDOUT_FRACTION,
   MAX_HORIZON,
   MAX_LEDGER_SHARDS,
+  MAX_PROXY_MODE_TENANTS,
   MAX_TOKENS,
+  PROXY_MODES,
+  type ProxyMode,
 } from "./config-values";
 export {
   ALIAS_PREFIX,

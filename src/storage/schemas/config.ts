@@ -10,6 +10,7 @@ import {
   MAX_HORIZON,
   MAX_LEDGER_SHARDS,
   MAX_TOKENS,
+  PROXY_MODES,
 } from "../rules";
 
 const tokenCount = z.number().int().nonnegative().max(MAX_TOKENS);
@@ -96,6 +97,17 @@ export const GateConfigSchema = z
       .max(1)
       .optional()
       .openapi({ description: "The share of sessions an open breaker still decides as usual" }),
+    proxy_modes: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, "must be a tenant name ([A-Za-z0-9._-]{1,64})"),
+        z.enum(PROXY_MODES),
+      )
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "Per tenant, the proxy's mode (observe or enforce), over the deployment's PROXY_MODE variable (docs/integrating/proxy.md); null: every tenant takes PROXY_MODE",
+      }),
     breaker_min_sessions: z
       .number()
       .int()

@@ -67,6 +67,9 @@ describe("PUT /v1/admin/config", () => {
     [{ ledger_raw_days: 0 }, "ledger_raw_days"],
     [{ ledger_raw_days: 31 }, "ledger_raw_days"],
     [{ ledger_raw_days: 10, ledger_retention_days: 7 }, "ledger_raw_days"],
+    [{ proxy_modes: { "agents-prod": "on" } }, "proxy_modes.agents-prod"],
+    [{ proxy_modes: { "agents prod": "enforce" } }, "proxy_modes.agents prod"],
+    [{ proxy_modes: ["agents-prod"] }, "proxy_modes"],
   ])("answers 400 naming the field for %j", async (config, path) => {
     const text = JSON.stringify(config).replace("1e+999", "1e999").replace("null", "1e999");
     const res = await putConfig(text);
@@ -88,6 +91,22 @@ describe("PUT /v1/admin/config", () => {
     expect(refused.error.issues).toEqual([
       { path: "ledger_raw_days", message: "must be at most ledger_retention_days (30)" },
     ]);
+  });
+
+  it("sets the proxy's mode per tenant, at most 1000 tenants, and null gives every tenant PROXY_MODE", async () => {
+    const res = await putConfig({ proxy_modes: { "agents-prod": "enforce", "agents-staging": "observe" } });
+    expect(res.status).toBe(200);
+    expect((await res.json<any>()).effective.proxy_modes).toEqual({
+      "agents-prod": "enforce",
+      "agents-staging": "observe",
+    });
+    const many = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`tenant-${i}`, "enforce"]));
+    const refused = await putConfig({ proxy_modes: many });
+    expect(refused.status).toBe(400);
+    expect((await refused.json<any>()).error.issues).toEqual([
+      { path: "proxy_modes", message: "must name at most 1000 tenants" },
+    ]);
+    expect((await (await putConfig({ proxy_modes: null })).json<any>()).effective.proxy_modes).toBeNull();
   });
 
   it("keeps history and rolls back, back to no config at all", async () => {
