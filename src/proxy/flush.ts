@@ -66,6 +66,7 @@ export async function reportSession(env: FlushEnv, state: SessionState): Promise
       decision_id: tally.decision_id,
       turns_after: tally.turns_after,
       recalled: tally.recalled,
+      recalled_high: tally.recalled_high ?? tally.recalled,
       cached_turns: tally.cached_turns,
     },
   }));

@@ -17,7 +17,13 @@ export interface DecisionTally {
   turns_after: number;
   /** Of those, the requests whose cache read reached past the output. */
   cached_turns: number;
+  /** The low end of the recall evidence: a charged recall (docs/design/learning.md §8). */
   recalled: boolean;
+  /**
+   * The high end: any detection, re-reads and quotes that might come from elsewhere included.
+   * Absent in a state kept before the range was (it then reads as `recalled`).
+   */
+  recalled_high?: boolean;
 }
 
 /** A session as the proxy keeps it until it goes idle. */
@@ -42,7 +48,7 @@ export interface SessionUpdate {
   at: number;
   decisions: { key: string; decision_id: string }[];
   /** The outputs this request carried again (decided in an earlier one): cached when the cache read reached past them. */
-  carried: { key: string; cached: boolean; recalled: boolean }[];
+  carried: { key: string; cached: boolean; recalled: boolean; recalled_high: boolean }[];
   usage: Usage | null;
 }
 
@@ -72,6 +78,8 @@ export function applyUpdate(state: SessionState | null, update: SessionUpdate): 
     tally.turns_after++;
     if (seen.cached) tally.cached_turns++;
     if (seen.recalled) tally.recalled = true;
+    // The high end holds every detection the low end does.
+    if (seen.recalled_high || seen.recalled) tally.recalled_high = true;
   }
   for (const decided of update.decisions) {
     if (next.decisions[decided.key] !== undefined) continue;
@@ -80,6 +88,7 @@ export function applyUpdate(state: SessionState | null, update: SessionUpdate): 
       turns_after: 0,
       cached_turns: 0,
       recalled: false,
+      recalled_high: false,
     };
   }
   if (update.usage !== null) {

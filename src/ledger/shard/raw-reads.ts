@@ -48,6 +48,7 @@ export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
     gap: { n: num("fired_with_outcome"), sum: num("realized") - num("predicted"), sumsq: num("gap_sumsq") },
     recalled: num("recalled"),
     prior_recall_sum: num("prior_recall_sum"),
+    observed_recall: { n: num("observed_n"), low: num("observed_low"), high: num("observed_high") },
     horizon: { n: num("outcomes"), sum: num("horizon_sum"), sumsq: num("horizon_sumsq") },
     prior_horizon_sum: num("prior_horizon_sum"),
     cache_hit_rate: { n: num("cache_n"), sum: num("cache_sum"), sumsq: num("cache_sumsq") },

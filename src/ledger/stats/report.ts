@@ -38,6 +38,11 @@ export interface LedgerSums {
   /** Over fired decisions with an outcome: recalls, and the p each was priced with. */
   recalled: number;
   prior_recall_sum: number;
+  /**
+   * Over the proxy's observed fired decisions with an outcome (docs/design/proxy.md §6): how many,
+   * the charged recalls (the low end) and those with any detection (the high end).
+   */
+  observed_recall: RecallRangeSums;
   /** Over every decision with an outcome: turns_after, and the horizon each was priced with. */
   horizon: Moments;
   prior_horizon_sum: number;
@@ -57,6 +62,13 @@ export interface LedgerSums {
   /** The clusters (sessions) of gap, horizon, q̂ and recall, for the clustered intervals of docs/design/ledger.md §5. */
   clusters: { gap: ClusterSums; horizon: ClusterSums; cache_hit_rate: ClusterSums; recall: ClusterSums };
   series: SeriesBucket[];
+}
+
+/** Counts of a recall range: outcomes, and the recalled at its low and high ends. */
+export interface RecallRangeSums {
+  n: number;
+  low: number;
+  high: number;
 }
 
 /** Billed sessions with diagnosed cache misses, and the missed input tokens by cause. */
@@ -79,6 +91,7 @@ export function emptySums(): LedgerSums {
     gap: { ...NO_MOMENTS },
     recalled: 0,
     prior_recall_sum: 0,
+    observed_recall: { n: 0, low: 0, high: 0 },
     horizon: { ...NO_MOMENTS },
     prior_horizon_sum: 0,
     cache_hit_rate: { ...NO_MOMENTS },
@@ -133,6 +146,11 @@ export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
     gap: addMoments(a.gap, b.gap),
     recalled: a.recalled + b.recalled,
     prior_recall_sum: a.prior_recall_sum + b.prior_recall_sum,
+    observed_recall: {
+      n: a.observed_recall.n + b.observed_recall.n,
+      low: a.observed_recall.low + b.observed_recall.low,
+      high: a.observed_recall.high + b.observed_recall.high,
+    },
     horizon: addMoments(a.horizon, b.horizon),
     prior_horizon_sum: a.prior_horizon_sum + b.prior_horizon_sum,
     cache_hit_rate: addMoments(a.cache_hit_rate, b.cache_hit_rate),
@@ -196,6 +214,12 @@ export function savingsFigures(sums: LedgerSums) {
       realized: ratio(sums.recalled, sums.fired_with_outcome),
       ci95: clamped(recall.ci95),
       prior: ratio(sums.prior_recall_sum, sums.fired_with_outcome),
+    },
+    // The proxy's observed decisions: the recall rate as a range, as replay gives it (docs/design/learning.md §8).
+    recall_range: {
+      n: sums.observed_recall.n,
+      low: ratio(sums.observed_recall.low, sums.observed_recall.n),
+      high: ratio(sums.observed_recall.high, sums.observed_recall.n),
     },
     horizon: {
       n: horizon.n,
