@@ -13,7 +13,15 @@
  * simply not observed.
  */
 import { CHARS_PER_TOKEN } from "../gate";
-import { chargedRecall, detectRecalls, hashText, recallAfter, recordedInput, TraceBuilder, type Usage } from "../replay";
+import {
+  chargedRecall,
+  detectRecalls,
+  hashText,
+  recallAfter,
+  recordedInput,
+  TraceBuilder,
+  type Usage,
+} from "../replay";
 import { OBSERVED_TOOL_PREFIX, TOOL_NAME_PATTERN } from "../storage/rules";
 import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";

@@ -141,7 +141,9 @@ describe("migration 12: a shard from before the recall range", () => {
     await evictDurableObject(shard);
     // A second observed decision after the upgrade, with both ends sent.
     const later = await decide("observed:Read", "range-new");
-    await call("/v1/outcomes", { items: [{ decision_id: later, turns_after: 3, recalled: false, recalled_high: true }] });
+    await call("/v1/outcomes", {
+      items: [{ decision_id: later, turns_after: 3, recalled: false, recalled_high: true }],
+    });
     const version = await runInDurableObject(
       shard,
       (_instance, state) =>

@@ -35,13 +35,10 @@ export const OutcomeItemSchema = z
     recalled: z
       .boolean({ error: requiredOr("must be true or false") })
       .openapi({ description: "Whether the stub was recalled (false for a decision that did not fire)." }),
-    recalled_high: z
-      .boolean({ error: "must be true or false" })
-      .optional()
-      .openapi({
-        description:
-          "The high end of the recall evidence: true when anything after the output might have been a recall (a re-read of the same file, a re-run of the same command, a quote that may come from elsewhere); `recalled` is the low end, the charged recall. Left out, it equals `recalled`. Must be true when `recalled` is, and false for a decision that did not fire.",
-      }),
+    recalled_high: z.boolean({ error: "must be true or false" }).optional().openapi({
+      description:
+        "The high end of the recall evidence: true when anything after the output might have been a recall (a re-read of the same file, a re-run of the same command, a quote that may come from elsewhere); `recalled` is the low end, the charged recall. Left out, it equals `recalled`. Must be true when `recalled` is, and false for a decision that did not fire.",
+    }),
     cached_turns: count(
       MAX_HORIZON,
       "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).",
