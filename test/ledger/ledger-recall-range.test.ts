@@ -88,6 +88,16 @@ describe("the savings report's recall range for observed decisions", () => {
       })),
     });
     expect(outcomes.results.map((r: { status: string }) => r.status)).toEqual(TABLE.map(() => "accepted"));
+    // Each session's bill, so the holdout table has a row per tool.
+    const bills = await call("/v1/sessions", {
+      items: TABLE.map((_row, i) => ({
+        session_id: `range-${i}`,
+        model_name: R1.model_name,
+        turns: 5,
+        usage: { input_tokens: 1_000, output_tokens: 100 },
+      })),
+    });
+    expect(bills.results.map((r: { status: string }) => r.status)).toEqual(TABLE.map(() => "accepted"));
 
     expect(await recallRange()).toEqual({ n: 5, low: 2 / 5, high: 4 / 5 });
     expect(await recallRange("?tool_name=observed:Read")).toEqual({ n: 3, low: 1 / 3, high: 2 / 3 });
@@ -96,6 +106,15 @@ describe("the savings report's recall range for observed decisions", () => {
     expect(await recallRange("?tool_name=Read")).toEqual({ n: 0, low: null, high: null });
     const report = await (await callWorker("/v1/savings")).json<Record<string, any>>();
     expect(report.recall.realized).toBe(2 / 6);
+    // Each tool's row in the holdout table carries its own range; a tool the client named has none.
+    const rows = Object.fromEntries(
+      report.holdout.tools.map((t: { tool_name: string; recall_range: unknown }) => [t.tool_name, t.recall_range]),
+    );
+    expect(rows).toEqual({
+      "observed:Bash": { n: 2, low: 1 / 2, high: 1 },
+      "observed:Read": { n: 3, low: 1 / 3, high: 2 / 3 },
+      Read: null,
+    });
   });
 
   it("says so when an outcome's high end is below its low end, naming recalled_high", async () => {

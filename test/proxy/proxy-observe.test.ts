@@ -151,7 +151,7 @@ describe("what the proxy observes of a session", () => {
       holdout: {
         sessions: number;
         mean_cost_usd: number;
-        tools: { tool_name: string; observed: boolean; sessions: number }[];
+        tools: { tool_name: string; observed: boolean; sessions: number; recall_range: object | null }[];
       };
     };
     expect(report.decisions).toBe(1);
@@ -165,8 +165,8 @@ describe("what the proxy observes of a session", () => {
     expect(report.holdout.sessions).toBe(1);
     expect(report.holdout.mean_cost_usd).toBeCloseTo((390 + 60_480 + 5_260.5) / 1e6, 12);
     // Marked observed by the report's own field: what the gate would have done, nothing stubbed.
-    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions])).toEqual([
-      ["observed:Read", true, 1],
+    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions, t.recall_range])).toEqual([
+      ["observed:Read", true, 1, { n: 1, low: 1, high: 1 }],
     ]);
 
     // A session that comes back after going idle is a new ledger session: its bill never conflicts with the first.

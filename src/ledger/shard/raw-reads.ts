@@ -1,11 +1,12 @@
 import type { ToolSessionRow } from "../model";
-import { type CacheMissSums, emptySums, type LedgerSums } from "../stats";
+import { type CacheMissSums, emptySums, type LedgerSums, type ToolRecallRange } from "../stats";
 import {
   CACHE_MISS_SUMS,
   CLUSTER_SUMS,
   CLUSTER_SUMS_END,
   DECISION_SUMS,
   decisionWhere,
+  OBSERVED_RECALL_BY_TOOL,
   SERIES_SUMS,
   SESSION_SUMS,
   type SeriesSqlRow,
@@ -85,6 +86,13 @@ export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: numbe
   const billed = sql.exec<SumsRow>(SESSION_SUMS + s.where, ...s.bindings).one();
   const c = sql.exec<SumsRow>(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
   const sums = sumsOf(row, c, billed);
+  sums.observed_recall_by_tool = sql
+    .exec<ToolRecallRange>(
+      `${OBSERVED_RECALL_BY_TOOL}${d.where} GROUP BY d.tool_name HAVING n > 0 ORDER BY d.tool_name`,
+      ...d.bindings,
+    )
+    .toArray()
+    .map(({ tool_name, n, low, high }) => ({ tool_name, n, low, high }));
   sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = sql
     .exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)

@@ -6,7 +6,7 @@
  * shows it.
  */
 
-import type { LedgerSums, SeriesBucket } from "../stats";
+import type { LedgerSums, SeriesBucket, ToolRecallRange } from "../stats";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
@@ -125,6 +125,14 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
   const clusters = readClusters(sql, plan, filter);
   const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
+  sums.observed_recall_by_tool = sql
+    .exec<ToolRecallRange>(
+      `SELECT tool_name, TOTAL(obs_fwo) AS n, TOTAL(obs_recalled) AS low, TOTAL(obs_recalled_high) AS high
+    FROM (${rows.sql}) GROUP BY tool_name HAVING n > 0 ORDER BY tool_name`,
+      ...rows.bindings,
+    )
+    .toArray()
+    .map(({ tool_name, n, low, high }) => ({ tool_name, n, low, high }));
   sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
   return sums;

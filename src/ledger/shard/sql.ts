@@ -117,6 +117,11 @@ const OBSERVED_RECALL_SUMS = `TOTAL(${OUTCOME_COLUMNS.obs_fwo}) AS observed_n,
   TOTAL(${OUTCOME_COLUMNS.obs_recalled}) AS observed_low,
   TOTAL(${OUTCOME_COLUMNS.obs_recalled_high}) AS observed_high`;
 
+/** The observed recall range's counts per tool (prefix of a WHERE over `d`, then GROUP BY d.tool_name). */
+export const OBSERVED_RECALL_BY_TOOL = `SELECT d.tool_name AS tool_name, TOTAL(${OUTCOME_COLUMNS.obs_fwo}) AS n,
+  TOTAL(${OUTCOME_COLUMNS.obs_recalled}) AS low, TOTAL(${OUTCOME_COLUMNS.obs_recalled_high}) AS high
+  FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
+
 /** The decision-level sums of report.ts's LedgerSums, one row. */
 export const DECISION_SUMS = `SELECT
   COUNT(*) AS decisions,

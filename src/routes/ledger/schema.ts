@@ -308,6 +308,10 @@ export const SavingsReportSchema = z
             description:
               "True for the proxy's observed decisions (tool_name `observed:<tool>`): what the gate would have done on live traffic, nothing stubbed; never an enacted saving.",
           }),
+          recall_range: z.object({ n: z.number().int(), low: Maybe, high: Maybe }).nullable().openapi({
+            description:
+              "For an observed tool only (null otherwise): its recall rate as a range, as the report's `recall_range` gives it for the tenant, over this tool's fired decisions with a priced outcome.",
+          }),
           sessions: z.number().int(),
           treated: z.number().int(),
           held_out: z.number().int(),
