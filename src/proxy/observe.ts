@@ -301,11 +301,15 @@ async function decide(
       }),
     );
     if (!response.ok) throw new Error(`POST /v1/gate/batch answered ${response.status}`);
-    const answer = (await response.json()) as { decisions?: { decision_id?: unknown }[] };
+    const answer = (await response.json()) as { decisions?: { decision_id?: unknown; fire?: unknown }[] };
     (answer.decisions ?? []).forEach((decision, i) => {
       const part = wire.parts[chunk[i]!];
       if (part === undefined || typeof decision.decision_id !== "string") return;
-      decided.push({ key: outputKey(part.call_id, part.text), decision_id: decision.decision_id });
+      decided.push({
+        key: outputKey(part.call_id, part.text),
+        decision_id: decision.decision_id,
+        fired: decision.fire === true,
+      });
     });
   }
   return decided;

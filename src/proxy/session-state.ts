@@ -13,6 +13,11 @@ import type { Usage } from "../replay";
 /** One decision's running outcome. */
 export interface DecisionTally {
   decision_id: string;
+  /**
+   * Whether the gate fired: only a fired decision's outcome may say recalled (the ledger refuses it
+   * otherwise, docs/api/ledger.md). Absent in a state kept before it was (then taken as fired).
+   */
+  fired?: boolean;
   /** Later requests that carried the output: the realized horizon. */
   turns_after: number;
   /** Of those, the requests whose cache read reached past the output. */
@@ -46,7 +51,7 @@ export interface SessionUpdate {
   ledger_session: string;
   model: string;
   at: number;
-  decisions: { key: string; decision_id: string }[];
+  decisions: { key: string; decision_id: string; fired: boolean }[];
   /** The outputs this request carried again (decided in an earlier one): cached when the cache read reached past them. */
   carried: { key: string; cached: boolean; recalled: boolean; recalled_high: boolean }[];
   usage: Usage | null;
@@ -85,6 +90,7 @@ export function applyUpdate(state: SessionState | null, update: SessionUpdate): 
     if (next.decisions[decided.key] !== undefined) continue;
     next.decisions[decided.key] = {
       decision_id: decided.decision_id,
+      fired: decided.fired,
       turns_after: 0,
       cached_turns: 0,
       recalled: false,

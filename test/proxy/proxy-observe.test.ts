@@ -213,6 +213,40 @@ describe("what the proxy observes of a session", () => {
     expect(report.recall_range).toEqual({ n: 1, low: 0, high: 1 });
   });
 
+  it("reports a quoted output the gate kept as not recalled, so the ledger takes its outcome", async () => {
+    const since = new Date().toISOString();
+    let turn = 0;
+    mockProvider(() =>
+      Response.json({
+        id: `msg_${turn}`,
+        type: "message",
+        role: "assistant",
+        model: MODEL,
+        content: [],
+        usage: USAGES[Math.min(turn++, 2)],
+      }),
+    );
+    // One line of output: far too small to pay for a stub, so the gate does not fire.
+    const small = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_9", content: UNIQUE }],
+    };
+    const opening = [user("what is the retry budget?"), toolUse, small];
+    await proxyCall(messagesRequest(opening, false, STAGING_KEY));
+    await proxyCall(messagesRequest([...opening, quoting, user("thanks")], false, STAGING_KEY));
+    const state = (await stub("agents-staging").peek()) as SessionState;
+    expect(Object.values(state.decisions)).toMatchObject([{ fired: false, turns_after: 1, recalled: true }]);
+
+    expect(await runDurableObjectAlarm(stub("agents-staging"))).toBe(true);
+    const res = await proxyCall(
+      new Request(`http://gate.test/v1/savings?from=${since}`, { headers: { authorization: `Bearer ${STAGING_KEY}` } }),
+    );
+    const report = (await res.json()) as { outcomes: number; fired: number; recall_range: object };
+    // The outcome is stored (a recall claimed for a decision that did not fire would be refused whole).
+    expect([report.fired, report.outcomes]).toEqual([0, 1]);
+    expect(report.recall_range).toEqual({ n: 0, low: null, high: null });
+  });
+
   it("fails open: a gate that cannot be asked leaves the answer as the provider sent it, and logs the fault once", async () => {
     mockProvider(() =>
       Response.json({ id: "msg_1", type: "message", role: "assistant", model: MODEL, content: [], usage: USAGES[0] }),
