@@ -68,6 +68,9 @@ const EVENTS = [
 
 // When the mock had each request's whole body, by the bench's request id: the upload's share of the time.
 const arrivals = new Map();
+// Which requests reached the mock without a declared length (chunked): the client always declares one,
+// so a chunked arrival is framing an arm changed on the way.
+const chunked = new Set();
 
 // How many recall calls the mock has answered with: each side's run must have made its own.
 let recallCalls = 0;
@@ -116,6 +119,7 @@ function mockProvider() {
     });
     req.on("end", () => {
       arrivals.set(req.headers["x-bench-request"], performance.now());
+      if (req.headers["content-length"] === undefined) chunked.add(req.headers["x-bench-request"]);
       if (head.includes('"stream":true')) {
         res.writeHead(200, { "content-type": "text/event-stream" });
         res.end(EVENTS);
@@ -170,7 +174,8 @@ async function timed(url, body, headers) {
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   const upload = arrivals.get(id) - started;
   arrivals.delete(id);
-  return { ttfb: first, total: performance.now() - started, upload, bytes };
+  const framedAsSent = !chunked.delete(id);
+  return { ttfb: first, total: performance.now() - started, upload, bytes, framedAsSent };
 }
 
 const percentile = (values, p) => {
@@ -187,7 +192,7 @@ const ORDERS = [
 ];
 
 async function run(base, floorBase, stream) {
-  const arm = () => ({ ttfb: [], total: [], upload: [], back: [] });
+  const arm = () => ({ ttfb: [], total: [], upload: [], back: [], chunked: 0 });
   const times = { direct: arm(), floor: arm(), proxied: arm() };
   let turn = 0;
   for (const body of session(stream)) {
@@ -204,6 +209,7 @@ async function run(base, floorBase, stream) {
       times[name].upload.push(t.upload);
       // From the mock's having the whole request to the client's first byte of the answer.
       times[name].back.push(t.ttfb - t.upload);
+      if (!t.framedAsSent) times[name].chunked++;
     }
     if (PAUSE_MS > 0) await pause(PAUSE_MS);
   }
@@ -233,6 +239,7 @@ async function run(base, floorBase, stream) {
     breakdown[name] = {
       upload_p50_ms: round(percentile(times[name].upload, 50)),
       answer_p50_ms: round(percentile(times[name].back, 50)),
+      reframed_chunked: times[name].chunked,
     };
   return { figures, breakdown };
 }

@@ -67,6 +67,7 @@ export {
   noInterval,
   normalQuantile,
   packedSequence,
+  recallRangeOf,
   rowsByTool,
   type SequenceResult,
   type SequenceSession,

@@ -65,7 +65,10 @@ export async function reportSession(env: FlushEnv, state: SessionState): Promise
     item: {
       decision_id: tally.decision_id,
       turns_after: tally.turns_after,
-      recalled: tally.recalled,
+      // A decision that did not fire placed no stub: its outcome says no recall at either end, as the
+      // ledger requires; the evidence is only ever counted over fired decisions (docs/api/ledger.md).
+      recalled: tally.fired !== false && tally.recalled,
+      recalled_high: tally.fired !== false && (tally.recalled_high ?? tally.recalled),
       cached_turns: tally.cached_turns,
     },
   }));

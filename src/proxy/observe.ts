@@ -13,7 +13,15 @@
  * simply not observed.
  */
 import { CHARS_PER_TOKEN } from "../gate";
-import { chargedRecall, detectRecalls, hashText, recordedInput, TraceBuilder, type Usage } from "../replay";
+import {
+  chargedRecall,
+  detectRecalls,
+  hashText,
+  recallAfter,
+  recordedInput,
+  TraceBuilder,
+  type Usage,
+} from "../replay";
 import { OBSERVED_TOOL_PREFIX, TOOL_NAME_PATTERN } from "../storage/rules";
 import { adapterFor, freshOutputs, type ObservedEndpoint, type WireAnswer, type WireRequest } from "./adapters";
 import type { ProxyRoute } from "./route";
@@ -145,7 +153,7 @@ async function observe(
       key: outputKey(part.call_id, part.text),
       // Past its middle: robust to the characters-to-tokens estimate, and never true of an output written afresh.
       cached: reachedByCache(done.usage, start + part.text.length / 2, totalChars),
-      recalled: recalls !== null && chargedRecall(recalls.byPart.get(index), recalls.firstCall[index]!) !== null,
+      ...recallRange(recalls, index),
     });
   });
   await store?.record({
@@ -185,6 +193,24 @@ export function ledgerSessionBase(session: string, model: string): string {
 export function reachedByCache(usage: Usage | null, through: number, total: number): boolean {
   if (usage === null || total === 0) return false;
   return (through / total) * recordedInput(usage) <= usage.cache_read;
+}
+
+/**
+ * One carried output's recall evidence as a range, by replay's one rule (docs/design/learning.md §8):
+ * the low end a charged recall (a quote with no re-read first), the high end any detection at or
+ * after the call that first carried it. Both false when the request was too large to scan.
+ *
+ * @example
+ * recallRange(detectRecalls(trace), 3) // { recalled: false, recalled_high: true }: re-read, never quoted
+ */
+export function recallRange(
+  recalls: ReturnType<typeof detectRecalls> | null,
+  index: number,
+): { recalled: boolean; recalled_high: boolean } {
+  if (recalls === null) return { recalled: false, recalled_high: false };
+  const found = recalls.byPart.get(index);
+  const first = recalls.firstCall[index]!;
+  return { recalled: chargedRecall(found, first) !== null, recalled_high: recallAfter(found, first) !== null };
 }
 
 /** The key a tool output is known by across a session's requests: its call id, else its text, hashed. */
@@ -275,11 +301,15 @@ async function decide(
       }),
     );
     if (!response.ok) throw new Error(`POST /v1/gate/batch answered ${response.status}`);
-    const answer = (await response.json()) as { decisions?: { decision_id?: unknown }[] };
+    const answer = (await response.json()) as { decisions?: { decision_id?: unknown; fire?: unknown }[] };
     (answer.decisions ?? []).forEach((decision, i) => {
       const part = wire.parts[chunk[i]!];
       if (part === undefined || typeof decision.decision_id !== "string") return;
-      decided.push({ key: outputKey(part.call_id, part.text), decision_id: decision.decision_id });
+      decided.push({
+        key: outputKey(part.call_id, part.text),
+        decision_id: decision.decision_id,
+        fired: decision.fire === true,
+      });
     });
   }
   return decided;

@@ -13,11 +13,22 @@ import type { Usage } from "../replay";
 /** One decision's running outcome. */
 export interface DecisionTally {
   decision_id: string;
+  /**
+   * Whether the gate fired: only a fired decision's outcome may say recalled (the ledger refuses it
+   * otherwise, docs/api/ledger.md). Absent in a state kept before it was (then taken as fired).
+   */
+  fired?: boolean;
   /** Later requests that carried the output: the realized horizon. */
   turns_after: number;
   /** Of those, the requests whose cache read reached past the output. */
   cached_turns: number;
+  /** The low end of the recall evidence: a charged recall (docs/design/learning.md §8). */
   recalled: boolean;
+  /**
+   * The high end: any detection, re-reads and quotes that might come from elsewhere included.
+   * Absent in a state kept before the range was (it then reads as `recalled`).
+   */
+  recalled_high?: boolean;
 }
 
 /** A session as the proxy keeps it until it goes idle. */
@@ -40,9 +51,9 @@ export interface SessionUpdate {
   ledger_session: string;
   model: string;
   at: number;
-  decisions: { key: string; decision_id: string }[];
+  decisions: { key: string; decision_id: string; fired: boolean }[];
   /** The outputs this request carried again (decided in an earlier one): cached when the cache read reached past them. */
-  carried: { key: string; cached: boolean; recalled: boolean }[];
+  carried: { key: string; cached: boolean; recalled: boolean; recalled_high: boolean }[];
   usage: Usage | null;
 }
 
@@ -72,14 +83,18 @@ export function applyUpdate(state: SessionState | null, update: SessionUpdate): 
     tally.turns_after++;
     if (seen.cached) tally.cached_turns++;
     if (seen.recalled) tally.recalled = true;
+    // The high end holds every detection the low end does.
+    if (seen.recalled_high || seen.recalled) tally.recalled_high = true;
   }
   for (const decided of update.decisions) {
     if (next.decisions[decided.key] !== undefined) continue;
     next.decisions[decided.key] = {
       decision_id: decided.decision_id,
+      fired: decided.fired,
       turns_after: 0,
       cached_turns: 0,
       recalled: false,
+      recalled_high: false,
     };
   }
   if (update.usage !== null) {

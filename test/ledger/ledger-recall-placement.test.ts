@@ -173,7 +173,7 @@ describe("migration 11: a shard from before recall placements", () => {
         state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").one().value,
     );
     expect(Number(version)).toBe(MIGRATIONS.length);
-    expect(MIGRATIONS.length).toBe(11);
+    expect(MIGRATIONS.length).toBeGreaterThanOrEqual(11);
     expect(after.recall_placement).toBeNull();
     const { realized_net, gate_net, ...upgraded } = after;
     expect(upgraded).toEqual({ ...before, realized_net: undefined, gate_net: undefined, recall_placement: null });

@@ -53,6 +53,8 @@ describe("the ledger's hourly rollups", () => {
       expect(raw.sums.fired_with_outcome).toBeGreaterThan(5);
       expect(raw.sums.clusters.gap.clusters).toBeGreaterThan(2);
       expect(raw.pairs.length).toBeGreaterThan(2);
+      if (filter.tool_name === undefined && filter.model === undefined)
+        expect(raw.sums.observed_recall.high).toBeGreaterThan(raw.sums.observed_recall.low);
       expect(raw.learning.length).toBeGreaterThan(0);
       // p per size band too (band_rollups): the world's outputs of 5,000–35,000 tokens fill two bands.
       const bands = new Set(raw.learning.flatMap((r) => Object.keys(r.bands ?? {})));

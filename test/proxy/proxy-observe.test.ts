@@ -104,7 +104,7 @@ describe("what the proxy observes of a session", () => {
     expect(state.ledger_session).toBe(ledgerSessionBase(SESSION, MODEL));
     const tallies = Object.values(state.decisions);
     expect(tallies).toHaveLength(1);
-    expect(tallies[0]).toMatchObject({ turns_after: 1, cached_turns: 1, recalled: true });
+    expect(tallies[0]).toMatchObject({ turns_after: 1, cached_turns: 1, recalled: true, recalled_high: true });
     expect(tallies[0]!.decision_id).toMatch(/^dec_/);
     expect(state.usages).toEqual([
       { input: 30, cache_read: 0, cache_write_5m: 0, cache_write_1h: 0, output: 20 },
@@ -147,29 +147,104 @@ describe("what the proxy observes of a session", () => {
       decisions: number;
       outcomes: number;
       recall: { realized: number };
+      recall_range: { n: number; low: number | null; high: number | null };
       holdout: {
         sessions: number;
         mean_cost_usd: number;
-        tools: { tool_name: string; observed: boolean; sessions: number }[];
+        tools: { tool_name: string; observed: boolean; sessions: number; recall_range: object | null }[];
       };
     };
     expect(report.decisions).toBe(1);
     expect(report.outcomes).toBe(1);
     expect(report.recall.realized).toBe(1);
+    // Quoted with no re-read first: a charged recall, so both ends of the range.
+    expect(report.recall_range).toEqual({ n: 1, low: 1, high: 1 });
     // The bill as paid, each request at sonnet-4-5's prices ($/M: input 3, output 15, read 0.3, write 3.75;
     // the row has no 1-hour price, so 1-hour writes fall back to the 5-minute one):
     // 30·3 + 20·15 = 390; 10·3 + 30·15 + 16,000·3.75 = 60,480; 12·3 + 25·15 + 16,040·0.3 + 10·3.75 = 5,260.5.
     expect(report.holdout.sessions).toBe(1);
     expect(report.holdout.mean_cost_usd).toBeCloseTo((390 + 60_480 + 5_260.5) / 1e6, 12);
     // Marked observed by the report's own field: what the gate would have done, nothing stubbed.
-    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions])).toEqual([
-      ["observed:Read", true, 1],
+    expect(report.holdout.tools.map((t) => [t.tool_name, t.observed, t.sessions, t.recall_range])).toEqual([
+      ["observed:Read", true, 1, { n: 1, low: 1, high: 1 }],
     ]);
 
     // A session that comes back after going idle is a new ledger session: its bill never conflicts with the first.
     expect(await stub("agents-staging").open(ledgerSessionBase(SESSION, MODEL))).toEqual({
       ledger_session: `${ledgerSessionBase(SESSION, MODEL)}.2`,
     });
+  });
+
+  it("reports a re-read as the recall range's high end only: the agent fetched the file again, so nothing is charged", async () => {
+    // The tenant's ledger holds earlier tests' sessions: the report is read from this test's start.
+    const since = new Date().toISOString();
+    let turn = 0;
+    mockProvider(() =>
+      Response.json({
+        id: `msg_${turn}`,
+        type: "message",
+        role: "assistant",
+        model: MODEL,
+        content: [],
+        usage: USAGES[Math.min(turn++, 2)],
+      }),
+    );
+    // The agent reads the same file again instead of quoting it (replay's same_file rule).
+    const reRead = {
+      role: "assistant",
+      content: [{ type: "tool_use", id: "toolu_10", name: "Read", input: { file_path: "src/budget.ts" } }],
+    };
+    const reReadResult = { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_10", content: "ok" }] };
+    const opening = [user("what is the retry budget?"), toolUse, toolResult];
+    await proxyCall(messagesRequest([user("what is the retry budget?")], false, STAGING_KEY));
+    await proxyCall(messagesRequest(opening, false, STAGING_KEY));
+    await proxyCall(messagesRequest([...opening, reRead, reReadResult], false, STAGING_KEY));
+    const state = (await stub("agents-staging").peek()) as SessionState;
+    const tally = Object.values(state.decisions).find((t) => t.turns_after === 1);
+    expect(tally).toMatchObject({ recalled: false, recalled_high: true });
+
+    expect(await runDurableObjectAlarm(stub("agents-staging"))).toBe(true);
+    const res = await proxyCall(
+      new Request(`http://gate.test/v1/savings?from=${since}`, { headers: { authorization: `Bearer ${STAGING_KEY}` } }),
+    );
+    const report = (await res.json()) as { recall: { realized: number }; recall_range: object };
+    // The learner's recall is the charged one; the report shows the range beside it.
+    expect(report.recall.realized).toBe(0);
+    expect(report.recall_range).toEqual({ n: 1, low: 0, high: 1 });
+  });
+
+  it("reports a quoted output the gate kept as not recalled, so the ledger takes its outcome", async () => {
+    const since = new Date().toISOString();
+    let turn = 0;
+    mockProvider(() =>
+      Response.json({
+        id: `msg_${turn}`,
+        type: "message",
+        role: "assistant",
+        model: MODEL,
+        content: [],
+        usage: USAGES[Math.min(turn++, 2)],
+      }),
+    );
+    // One line of output: far too small to pay for a stub, so the gate does not fire.
+    const small = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_9", content: UNIQUE }],
+    };
+    const opening = [user("what is the retry budget?"), toolUse, small];
+    await proxyCall(messagesRequest(opening, false, STAGING_KEY));
+    await proxyCall(messagesRequest([...opening, quoting, user("thanks")], false, STAGING_KEY));
+    const state = (await stub("agents-staging").peek()) as SessionState;
+    expect(Object.values(state.decisions)).toMatchObject([{ fired: false, turns_after: 1, recalled: true }]);
+
+    expect(await runDurableObjectAlarm(stub("agents-staging"))).toBe(true);
+    const res = await proxyCall(
+      new Request(`http://gate.test/v1/savings?from=${since}`, { headers: { authorization: `Bearer ${STAGING_KEY}` } }),
+    );
+    const report = (await res.json()) as { outcomes: number; fired: number; recall_range: object };
+    // The outcome is stored (a recall claimed for a decision that did not fire would be refused whole).
+    expect([report.fired, report.outcomes]).toEqual([0, 1]);
+    expect(report.recall_range).toEqual({ n: 0, low: null, high: null });
   });
 
   it("fails open: a gate that cannot be asked leaves the answer as the provider sent it, and logs the fault once", async () => {

@@ -136,6 +136,7 @@ export const outcomeItem = fc.record(
     decision_id: decisionId,
     turns_after: fc.oneof(fc.nat({ max: 50 }), fc.double(), fc.jsonValue()),
     recalled: fc.oneof(fc.boolean(), fc.jsonValue()),
+    recalled_high: fc.oneof(fc.boolean(), fc.jsonValue()),
     cached_turns: fc.oneof(fc.nat({ max: 60 }), fc.integer()),
     context_tokens: fc.oneof(fc.nat({ max: 400_000 }), fc.double()),
     // A clearing decision's applied_edits (test/surface/fuzz-clearing.test.ts aims them at real ids).

@@ -42,7 +42,8 @@ export interface RollupWorld {
 }
 
 const HOUR = 3_600_000;
-const TOOLS = ["grep", "read_file", "web.fetch", null] as const;
+// "observed:Read": the proxy's observed decisions, whose outcomes may send the recall range's high end.
+const TOOLS = ["grep", "read_file", "web.fetch", "observed:Read", null] as const;
 const MODELS = [
   { model_name: "claude-opus-4-6", priced_as: "claude-opus-4-6", row: OPUS },
   { model_name: "opus-latest", priced_as: "claude-opus-4-6", row: OPUS },
@@ -102,6 +103,8 @@ export function rollupWorld(seed: number, start: number, hours: number, sessions
         decision_id: d.decision_id,
         turns_after: turns,
         recalled: fire && next() < 0.4,
+        // Some observed outcomes send a high end above their low one (the rest leave it out: low = high).
+        ...(tool === "observed:Read" && fire && turns % 2 === 0 ? { recalled_high: true } : {}),
         ...(next() < 0.6 ? { cached_turns: Math.floor(next() * (turns + 1)) } : {}),
         ...(context === null && next() < 0.5 ? { context_tokens: Math.floor(next() * 150_000) } : {}),
       };

@@ -83,6 +83,8 @@ export function clearingMismatch(
   outcome: OutcomeReport,
 ): { path: string; message: string } | null {
   if (outcome.recalled) return { path: "recalled", message: "must be false: server-side clearing has no recall tool" };
+  if (outcome.recalled_high === true)
+    return { path: "recalled_high", message: "must be false: server-side clearing has no recall tool" };
   if ((outcome.recalled_ids ?? []).length > 0)
     return { path: "recalled_ids.0", message: "must be left out: server-side clearing has no recall tool" };
   for (const field of ["cleared_tool_uses", "cleared_input_tokens"] as const) {

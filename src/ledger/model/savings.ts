@@ -116,6 +116,12 @@ export function outcomeMismatch(
   if (outcome.recalled && !decision.fire) {
     return { path: "recalled", message: "must be false: the decision did not fire, so there was no stub to recall" };
   }
+  if (outcome.recalled_high === true && !decision.fire) {
+    return {
+      path: "recalled_high",
+      message: "must be false: the decision did not fire, so there was no stub to recall",
+    };
+  }
   const carried = decision.inputs.context_tokens;
   if (outcome.context_tokens !== undefined && carried !== null && outcome.context_tokens !== carried) {
     return { path: "context_tokens", message: `must be ${carried} or left out: the decision carried it` };

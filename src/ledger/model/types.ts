@@ -105,6 +105,12 @@ export interface OutcomeReport {
   turns_after: number;
   /** Whether the stub was recalled (false for a decision that did not fire). */
   recalled: boolean;
+  /**
+   * The high end of the recall evidence (docs/design/learning.md §8): true when any detection
+   * (a re-read, a re-run, a quote that might come from elsewhere) followed the output. Left out,
+   * it is `recalled`: an outcome that sends one flag has a range of one point.
+   */
+  recalled_high?: boolean;
   /** How many of those turns read the history's prefix from the cache. */
   cached_turns?: number;
   /** The history before the output, for decisions that did not carry it. */

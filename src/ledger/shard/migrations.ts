@@ -9,7 +9,13 @@ import { BAND_MIGRATION } from "./band-sums";
 import { BILL_MIGRATION } from "./bill-hours";
 import { CLUSTER_MIGRATION } from "./cluster-spans";
 import { PENDING_MIGRATION } from "./pending";
-import { GATE_NET_BACKFILL, GATE_NET_COLUMNS, ROLLUP_MIGRATION } from "./rollup-sql";
+import {
+  GATE_NET_BACKFILL,
+  GATE_NET_COLUMNS,
+  OBSERVED_ROLLUP_BACKFILL,
+  OBSERVED_ROLLUP_COLUMNS,
+  ROLLUP_MIGRATION,
+} from "./rollup-sql";
 import { backfillChunks, CHUNK_MIGRATION } from "./tool-chunks";
 
 /**
@@ -75,7 +81,11 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // 3: a clearing plan's segments and stubbed ids (JSON), so its outcome is priced by the plan's own formula.
   `ALTER TABLE decisions ADD COLUMN plan TEXT;`,
   // 4: hourly rollups and per-(session, tool) summaries, backfilled from the rows held (./rollup-sql.ts).
-  ROLLUP_MIGRATION,
+  // The backfill sums today's columns, so the outcome's column they read (step 12's) is added first.
+  (sql) => {
+    addColumn(sql, "outcomes", "recalled_high INTEGER");
+    sql.exec(ROLLUP_MIGRATION);
+  },
   // 5: per-session cluster sums and their per-span totals (./cluster-spans.ts), the bills' hourly sums
   // (./bill-hours.ts), the verdicts' pairs packed per tool and hour (./tool-chunks.ts): backfilled from
   // the summaries and bills held (the chunks by the shard after the step: packing takes code).
@@ -106,6 +116,18 @@ ALTER TABLE decisions ADD COLUMN cache_ttl TEXT;`,
   // 11: where a decision priced the recall hop's original (docs/design/economics.md §4.2): "in_place",
   // or NULL for appended, the default, so every older row reads and prices as it did.
   (sql) => addColumn(sql, "decisions", "recall_placement TEXT"),
+  // 12: the high end of an outcome's recall evidence (NULL when not sent: the reads take `recalled`), and
+  // the rollups' observed recall range (./rollup-sql.ts obs_*), backfilled from what the rollups held:
+  // an older outcome sent one flag, so both ends are its `recalled`.
+  (sql) => {
+    addColumn(sql, "outcomes", "recalled_high INTEGER");
+    const fresh = !sql
+      .exec<{ name: string }>("SELECT name FROM pragma_table_info('rollups')")
+      .toArray()
+      .some((c) => c.name === "obs_fwo");
+    for (const column of OBSERVED_ROLLUP_COLUMNS) addColumn(sql, "rollups", `${column} REAL NOT NULL DEFAULT 0`);
+    if (fresh) sql.exec(OBSERVED_ROLLUP_BACKFILL);
+  },
 ];
 
 /**

@@ -1,11 +1,12 @@
 import type { ToolSessionRow } from "../model";
-import { type CacheMissSums, emptySums, type LedgerSums } from "../stats";
+import { type CacheMissSums, emptySums, type LedgerSums, type ToolRecallRange } from "../stats";
 import {
   CACHE_MISS_SUMS,
   CLUSTER_SUMS,
   CLUSTER_SUMS_END,
   DECISION_SUMS,
   decisionWhere,
+  OBSERVED_RECALL_BY_TOOL,
   SERIES_SUMS,
   SESSION_SUMS,
   type SeriesSqlRow,
@@ -48,6 +49,7 @@ export function sumsOf(row: Row, c: Row, billed: Row): LedgerSums {
     gap: { n: num("fired_with_outcome"), sum: num("realized") - num("predicted"), sumsq: num("gap_sumsq") },
     recalled: num("recalled"),
     prior_recall_sum: num("prior_recall_sum"),
+    observed_recall: { n: num("observed_n"), low: num("observed_low"), high: num("observed_high") },
     horizon: { n: num("outcomes"), sum: num("horizon_sum"), sumsq: num("horizon_sumsq") },
     prior_horizon_sum: num("prior_horizon_sum"),
     cache_hit_rate: { n: num("cache_n"), sum: num("cache_sum"), sumsq: num("cache_sumsq") },
@@ -84,6 +86,13 @@ export function readRawSums(sql: SqlStorage, filter: SumsFilter, bucketMs: numbe
   const billed = sql.exec<SumsRow>(SESSION_SUMS + s.where, ...s.bindings).one();
   const c = sql.exec<SumsRow>(CLUSTER_SUMS + d.where + CLUSTER_SUMS_END, ...d.bindings).one();
   const sums = sumsOf(row, c, billed);
+  sums.observed_recall_by_tool = sql
+    .exec<ToolRecallRange>(
+      `${OBSERVED_RECALL_BY_TOOL}${d.where} GROUP BY d.tool_name HAVING n > 0 ORDER BY d.tool_name`,
+      ...d.bindings,
+    )
+    .toArray()
+    .map(({ tool_name, n, low, high }) => ({ tool_name, n, low, high }));
   sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = sql
     .exec<SeriesSqlRow>(`${SERIES_SUMS}${d.where} GROUP BY start ORDER BY start`, bucketMs, ...d.bindings)

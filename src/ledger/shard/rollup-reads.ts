@@ -6,7 +6,7 @@
  * shows it.
  */
 
-import type { LedgerSums, SeriesBucket } from "../stats";
+import type { LedgerSums, SeriesBucket, ToolRecallRange } from "../stats";
 import { readBillMoments } from "./bill-hours";
 import { unfilteredClusters } from "./cluster-spans";
 import type { LearningSumsRow, ToolModelSums, ToolNetRow, ToolNetSqlRow } from "./learning-sums";
@@ -115,6 +115,7 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
       `SELECT TOTAL(decisions) AS decisions, TOTAL(fired) AS fired, TOTAL(CASE WHEN holdout = 1 THEN decisions END) AS holdout_decisions,
     TOTAL(outcomes) AS outcomes, TOTAL(fwo) AS fired_with_outcome, TOTAL(fwo_predicted) AS predicted, TOTAL(fwo_realized) AS realized,
     TOTAL(fwo_gap_sumsq) AS gap_sumsq, TOTAL(fwo_recalled) AS recalled, TOTAL(fwo_prior_recall) AS prior_recall_sum,
+    TOTAL(obs_fwo) AS observed_n, TOTAL(obs_recalled) AS observed_low, TOTAL(obs_recalled_high) AS observed_high,
     TOTAL(horizon_sum) AS horizon_sum, TOTAL(horizon_sumsq) AS horizon_sumsq, TOTAL(prior_horizon_sum) AS prior_horizon_sum,
     TOTAL(cache_n) AS cache_n, TOTAL(cache_sum) AS cache_sum, TOTAL(cache_sumsq) AS cache_sumsq, TOTAL(prior_cache_sum) AS prior_cache_sum,
     TOTAL(missed_n) AS missed_decisions, TOTAL(missed_usd) AS missed_usd FROM (${rows.sql})`,
@@ -124,6 +125,14 @@ export function readSums(sql: SqlStorage, filter: SumsFilter, bucketMs: number, 
   const clusters = readClusters(sql, plan, filter);
   const billed = readBilled(sql, filter);
   const sums = sumsOf(d, clusters, billed);
+  sums.observed_recall_by_tool = sql
+    .exec<ToolRecallRange>(
+      `SELECT tool_name, TOTAL(obs_fwo) AS n, TOTAL(obs_recalled) AS low, TOTAL(obs_recalled_high) AS high
+    FROM (${rows.sql}) GROUP BY tool_name HAVING n > 0 ORDER BY tool_name`,
+      ...rows.bindings,
+    )
+    .toArray()
+    .map(({ tool_name, n, low, high }) => ({ tool_name, n, low, high }));
   sums.cache_misses = readCacheMisses(sql, filter);
   sums.series = readSeries(sql, filter, plan, bucketMs, rawFrom);
   return sums;

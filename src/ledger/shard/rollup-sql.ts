@@ -8,6 +8,8 @@
  * exactly the same thing.
  */
 
+import { OBSERVED_TOOL_PREFIX } from "../../storage/rules";
+
 /** An hour in milliseconds: the rollups' grain. */
 export const HOUR_MS = 3_600_000;
 
@@ -17,6 +19,11 @@ const MISSED = "d.fire = 0 AND d.holdout = 0 AND o.realized_net > 0";
 // Whether the outcome sent cached_turns (kept in the report, null when not sent).
 const CACHED = "json_extract(o.report, '$.cached_turns')";
 const HAS_OUTCOME = "o.decision_id IS NOT NULL";
+// A fired, priced decision the proxy observed (docs/design/proxy.md §6): its tool name carries the prefix.
+const OBSERVED_LIKE = `'${OBSERVED_TOOL_PREFIX}%'`;
+const OBSERVED_FWO = `${FWO} AND d.tool_name LIKE ${OBSERVED_LIKE}`;
+/** An outcome's high end of the recall evidence: `recalled` when it sent none (docs/design/learning.md §8). */
+export const RECALLED_HIGH = "COALESCE(o.recalled_high, o.recalled)";
 
 /**
  * A rollup row's key: its hour, tool ('' for none: a tool name is never
@@ -46,6 +53,10 @@ export const OUTCOME_COLUMNS = {
   fwo_gap_sumsq: `CASE WHEN ${FWO} THEN (o.realized_net - d.predicted_net) * (o.realized_net - d.predicted_net) ELSE 0 END`,
   fwo_recalled: `CASE WHEN ${FWO} THEN o.recalled ELSE 0 END`,
   fwo_prior_recall: `CASE WHEN ${FWO} THEN d.recall_probability ELSE 0 END`,
+  // The recall range of the proxy's observed decisions: low (charged) and high (any detection) ends.
+  obs_fwo: `CASE WHEN ${OBSERVED_FWO} THEN 1 ELSE 0 END`,
+  obs_recalled: `CASE WHEN ${OBSERVED_FWO} THEN o.recalled ELSE 0 END`,
+  obs_recalled_high: `CASE WHEN ${OBSERVED_FWO} THEN ${RECALLED_HIGH} ELSE 0 END`,
   horizon_sum: `COALESCE(o.turns_after, 0)`,
   horizon_sumsq: `COALESCE(o.turns_after * o.turns_after, 0)`,
   prior_horizon_sum: `CASE WHEN ${HAS_OUTCOME} THEN d.horizon ELSE 0 END`,
@@ -137,6 +148,16 @@ const exprs = (o: Record<string, string>, wrap: (e: string) => string = (e) => e
   Object.entries(o).map(([name, e]) => `${wrap(e)} AS ${name}`);
 const realCols = (o: object) => names(o).map((n) => `${n} REAL NOT NULL DEFAULT 0`);
 const JOINED = "FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id";
+
+/** The rollups' observed recall-range columns, added by migration 12. */
+export const OBSERVED_ROLLUP_COLUMNS = ["obs_fwo", "obs_recalled", "obs_recalled_high"] as const;
+
+/**
+ * Migration 12's backfill of a shard whose rollups predate the observed recall range: an observed
+ * tool's priced fired decisions, and their recalls at both ends (an older outcome sent one flag).
+ */
+export const OBSERVED_ROLLUP_BACKFILL = `UPDATE rollups SET obs_fwo = fwo, obs_recalled = fwo_recalled, obs_recalled_high = fwo_recalled
+  WHERE tool_name LIKE ${OBSERVED_LIKE}`;
 
 /**
  * Migration 4: the tables, and a backfill from the raw rows the shard holds

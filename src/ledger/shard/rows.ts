@@ -19,6 +19,8 @@ export function canonicalOutcome(item: OutcomeReport): string {
     context_tokens: item.context_tokens ?? null,
     // Absent for a gate decision's outcome, so reports stored before plans were priced still match.
     ...(item.recalled_ids === undefined ? {} : { recalled_ids: [...new Set(item.recalled_ids)].sort() }),
+    // Absent when not sent, so reports stored before the recall range still match.
+    ...(item.recalled_high === undefined ? {} : { recalled_high: item.recalled_high }),
     // Likewise absent for every outcome but a server-side clearing decision's.
     ...(item.cleared_tool_uses === undefined ? {} : { cleared_tool_uses: item.cleared_tool_uses }),
     ...(item.cleared_input_tokens === undefined ? {} : { cleared_input_tokens: item.cleared_input_tokens }),

@@ -154,12 +154,14 @@ function storeOutcome(sql: SqlStorage, at: number, item: OutcomeReport, pendable
   const mismatch = outcomeMismatch(decision, item);
   if (mismatch !== null) return invalid(mismatch);
   sql.exec(
-    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, q_hat, realized_net, gate_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO outcomes (decision_id, at, report, turns_after, recalled, recalled_high, q_hat, realized_net, gate_net) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     item.decision_id,
     at,
     report,
     item.turns_after,
     item.recalled ? 1 : 0,
+    // NULL when not sent: the reads take it as `recalled` (a range of one point).
+    item.recalled_high === undefined ? null : item.recalled_high ? 1 : 0,
     realizedCacheHitRate(item),
     realizedNet(decision, item),
     gateNet(decision, item),

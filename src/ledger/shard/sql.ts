@@ -9,7 +9,7 @@
  * sessions' in ./session-reads.ts and the object's own in ./shard.ts.
  * docs/storage.md describes the layout.
  */
-import { CLUSTER_TOTALS } from "./rollup-sql";
+import { CLUSTER_TOTALS, OUTCOME_COLUMNS } from "./rollup-sql";
 
 export const INSERT_DECISION = `INSERT OR IGNORE INTO decisions (id, at, session_id, tool_name, model_name, priced_as,
   pricing_mode, reason_code, fire, would_fire, holdout, predicted_net, output_tokens, horizon, recall_probability,
@@ -112,6 +112,16 @@ export function whereOf(
 const FWO = "d.fire = 1 AND o.realized_net IS NOT NULL";
 const MISSED = "d.fire = 0 AND d.holdout = 0 AND o.realized_net > 0";
 
+// The observed recall range's counts, by the rollups' own definitions (./rollup-sql.ts).
+const OBSERVED_RECALL_SUMS = `TOTAL(${OUTCOME_COLUMNS.obs_fwo}) AS observed_n,
+  TOTAL(${OUTCOME_COLUMNS.obs_recalled}) AS observed_low,
+  TOTAL(${OUTCOME_COLUMNS.obs_recalled_high}) AS observed_high`;
+
+/** The observed recall range's counts per tool (prefix of a WHERE over `d`, then GROUP BY d.tool_name). */
+export const OBSERVED_RECALL_BY_TOOL = `SELECT d.tool_name AS tool_name, TOTAL(${OUTCOME_COLUMNS.obs_fwo}) AS n,
+  TOTAL(${OUTCOME_COLUMNS.obs_recalled}) AS low, TOTAL(${OUTCOME_COLUMNS.obs_recalled_high}) AS high
+  FROM decisions d LEFT JOIN outcomes o ON o.decision_id = d.id WHERE `;
+
 /** The decision-level sums of report.ts's LedgerSums, one row. */
 export const DECISION_SUMS = `SELECT
   COUNT(*) AS decisions,
@@ -124,6 +134,7 @@ export const DECISION_SUMS = `SELECT
   TOTAL(CASE WHEN ${FWO} THEN (o.realized_net - d.predicted_net) * (o.realized_net - d.predicted_net) END) AS gap_sumsq,
   TOTAL(CASE WHEN ${FWO} THEN o.recalled END) AS recalled,
   TOTAL(CASE WHEN ${FWO} THEN d.recall_probability END) AS prior_recall_sum,
+  ${OBSERVED_RECALL_SUMS},
   TOTAL(o.turns_after) AS horizon_sum,
   TOTAL(o.turns_after * o.turns_after) AS horizon_sumsq,
   TOTAL(CASE WHEN o.decision_id IS NOT NULL THEN d.horizon END) AS prior_horizon_sum,

@@ -4,8 +4,8 @@
 
 export type { ToolPairList } from "./pairs";
 export { covariateCell, mergePairs, orderTools, packRows, rowsOfPairs } from "./pairs";
-export type { CacheMissSums, LedgerSums, SeriesBucket } from "./report";
-export { BUCKET_MS, bucketFor, emptySums, mergeSums, savingsFigures } from "./report";
+export type { CacheMissSums, LedgerSums, RecallRangeSums, SeriesBucket, ToolRecallRange } from "./report";
+export { BUCKET_MS, bucketFor, emptySums, mergeSums, recallRangeOf, savingsFigures } from "./report";
 export type { SequenceResult, SequenceSession } from "./sequence";
 export {
   confidenceSequence,

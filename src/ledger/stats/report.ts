@@ -38,6 +38,13 @@ export interface LedgerSums {
   /** Over fired decisions with an outcome: recalls, and the p each was priced with. */
   recalled: number;
   prior_recall_sum: number;
+  /**
+   * Over the proxy's observed fired decisions with an outcome (docs/design/proxy.md §6): how many,
+   * the charged recalls (the low end) and those with any detection (the high end).
+   */
+  observed_recall: RecallRangeSums;
+  /** The same per observed tool, by tool name (ordered by it): the savings report's per-tool rows. */
+  observed_recall_by_tool: ToolRecallRange[];
   /** Over every decision with an outcome: turns_after, and the horizon each was priced with. */
   horizon: Moments;
   prior_horizon_sum: number;
@@ -59,6 +66,16 @@ export interface LedgerSums {
   series: SeriesBucket[];
 }
 
+/** Counts of a recall range: outcomes, and the recalled at its low and high ends. */
+export type RecallRangeSums = {
+  n: number;
+  low: number;
+  high: number;
+};
+
+/** One observed tool's recall-range counts. */
+export type ToolRecallRange = RecallRangeSums & { tool_name: string };
+
 /** Billed sessions with diagnosed cache misses, and the missed input tokens by cause. */
 export interface CacheMissSums {
   sessions: number;
@@ -79,6 +96,8 @@ export function emptySums(): LedgerSums {
     gap: { ...NO_MOMENTS },
     recalled: 0,
     prior_recall_sum: 0,
+    observed_recall: { n: 0, low: 0, high: 0 },
+    observed_recall_by_tool: [],
     horizon: { ...NO_MOMENTS },
     prior_horizon_sum: 0,
     cache_hit_rate: { ...NO_MOMENTS },
@@ -133,6 +152,12 @@ export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
     gap: addMoments(a.gap, b.gap),
     recalled: a.recalled + b.recalled,
     prior_recall_sum: a.prior_recall_sum + b.prior_recall_sum,
+    observed_recall: {
+      n: a.observed_recall.n + b.observed_recall.n,
+      low: a.observed_recall.low + b.observed_recall.low,
+      high: a.observed_recall.high + b.observed_recall.high,
+    },
+    observed_recall_by_tool: mergeToolRanges(a.observed_recall_by_tool, b.observed_recall_by_tool),
     horizon: addMoments(a.horizon, b.horizon),
     prior_horizon_sum: a.prior_horizon_sum + b.prior_horizon_sum,
     cache_hit_rate: addMoments(a.cache_hit_rate, b.cache_hit_rate),
@@ -153,6 +178,31 @@ export function mergeSums(a: LedgerSums, b: LedgerSums): LedgerSums {
     },
     series: [...buckets.values()].sort((x, y) => x.start - y.start),
   };
+}
+
+/** Two shards' per-tool range counts as one, added by tool, ordered by tool name. */
+function mergeToolRanges(a: readonly ToolRecallRange[], b: readonly ToolRecallRange[]): ToolRecallRange[] {
+  const tools = new Map<string, ToolRecallRange>();
+  for (const row of [...a, ...b]) {
+    const held = tools.get(row.tool_name);
+    tools.set(
+      row.tool_name,
+      held === undefined
+        ? { ...row }
+        : { tool_name: row.tool_name, n: held.n + row.n, low: held.low + row.low, high: held.high + row.high },
+    );
+  }
+  return [...tools.values()].sort((x, y) => (x.tool_name < y.tool_name ? -1 : x.tool_name > y.tool_name ? 1 : 0));
+}
+
+/**
+ * A recall range's rates from its counts: low and high ÷ n, null ends when n is 0.
+ *
+ * @example
+ * recallRangeOf({ n: 5, low: 2, high: 4 }) // { n: 5, low: 0.4, high: 0.8 }
+ */
+export function recallRangeOf(counts: RecallRangeSums): { n: number; low: number | null; high: number | null } {
+  return { n: counts.n, low: ratio(counts.low, counts.n), high: ratio(counts.high, counts.n) };
 }
 
 /** A verdict on treatment − holdout: `losing` when it costs more, `saving` when less. */
@@ -197,6 +247,8 @@ export function savingsFigures(sums: LedgerSums) {
       ci95: clamped(recall.ci95),
       prior: ratio(sums.prior_recall_sum, sums.fired_with_outcome),
     },
+    // The proxy's observed decisions: the recall rate as a range, as replay gives it (docs/design/learning.md §8).
+    recall_range: recallRangeOf(sums.observed_recall),
     horizon: {
       n: horizon.n,
       realized_mean: horizon.mean,

@@ -7,6 +7,7 @@ import {
   gatherSums,
   gatherToolPairs,
   holdoutFigures,
+  recallRangeOf,
   savingsFigures,
   writtenShards,
 } from "../../ledger";
@@ -98,7 +99,16 @@ async function savingsReport(env: Env, tenant: string, query: Query, waitUntil: 
     holdout: {
       ...holdout,
       // The proxy's decisions (docs/design/proxy.md §6): what the gate would have done, nothing stubbed.
-      tools: holdout.tools.map((tool) => ({ ...tool, observed: tool.tool_name.startsWith(OBSERVED_TOOL_PREFIX) })),
+      tools: holdout.tools.map((tool) => {
+        const observed = tool.tool_name.startsWith(OBSERVED_TOOL_PREFIX);
+        const counts = sums.observed_recall_by_tool.find((row) => row.tool_name === tool.tool_name);
+        // An observed tool's recall rate as the range its evidence allows (docs/design/learning.md §8).
+        return {
+          ...tool,
+          observed,
+          recall_range: observed ? recallRangeOf(counts ?? { n: 0, low: 0, high: 0 }) : null,
+        };
+      }),
     },
     bucket,
     series: figures.series.map((point) => ({ ...point, start: new Date(point.start).toISOString() })),

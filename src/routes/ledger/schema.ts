@@ -35,6 +35,10 @@ export const OutcomeItemSchema = z
     recalled: z
       .boolean({ error: requiredOr("must be true or false") })
       .openapi({ description: "Whether the stub was recalled (false for a decision that did not fire)." }),
+    recalled_high: z.boolean({ error: "must be true or false" }).optional().openapi({
+      description:
+        "The high end of the recall evidence: true when anything after the output might have been a recall (a re-read of the same file, a re-run of the same command, a quote that may come from elsewhere); `recalled` is the low end, the charged recall. Left out, it equals `recalled`. Must be true when `recalled` is, and false for a decision that did not fire.",
+    }),
     cached_turns: count(
       MAX_HORIZON,
       "How many of those turns read the history's prefix from the cache (cache_read_input_tokens > 0).",
@@ -69,6 +73,13 @@ export const OutcomeItemSchema = z
   .superRefine((item, ctx) => {
     if (item.cached_turns !== undefined && item.cached_turns > item.turns_after) {
       ctx.addIssue({ code: "custom", path: ["cached_turns"], message: "must be at most turns_after" });
+    }
+    if (item.recalled && item.recalled_high === false) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["recalled_high"],
+        message: "must be true when recalled is: the high end counts every recall the low end does",
+      });
     }
   })
   .openapi("OutcomeReport", {
@@ -234,6 +245,24 @@ export const SavingsReportSchema = z
       mean_gap_ci95: Interval,
     }),
     recall: z.object({ n: z.number().int(), realized: Maybe, ci95: Interval, prior: Maybe }),
+    recall_range: z
+      .object({
+        n: z.number().int().openapi({
+          description: "The proxy's observed fired decisions with a priced outcome (tool_name `observed:<tool>`).",
+        }),
+        low: Maybe.openapi({
+          description:
+            "Charged recalls ÷ n: a later answer quoted what only the output held, with no re-read first (replay's `chargedRecall`).",
+        }),
+        high: Maybe.openapi({
+          description:
+            "Any detection ÷ n: re-reads, re-runs and quotes that might come from elsewhere included (replay's `recallAfter`). An outcome that sent no `recalled_high` counts at its `recalled`.",
+        }),
+      })
+      .openapi({
+        description:
+          "The recall rate of the proxy's observed decisions as a range (docs/design/learning.md §8): observed, not enacted. Narrow it to one tool with `tool_name`.",
+      }),
     horizon: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     cache_hit_rate: z.object({ n: z.number().int(), realized_mean: Maybe, ci95: Interval, prior_mean: Maybe }),
     missed_savings: z.object({ decisions: z.number().int(), usd: z.number() }),
@@ -278,6 +307,10 @@ export const SavingsReportSchema = z
           observed: z.boolean().openapi({
             description:
               "True for the proxy's observed decisions (tool_name `observed:<tool>`): what the gate would have done on live traffic, nothing stubbed; never an enacted saving.",
+          }),
+          recall_range: z.object({ n: z.number().int(), low: Maybe, high: Maybe }).nullable().openapi({
+            description:
+              "For an observed tool only (null otherwise): its recall rate as a range, as the report's `recall_range` gives it for the tenant, over this tool's fired decisions with a priced outcome.",
           }),
           sessions: z.number().int(),
           treated: z.number().int(),

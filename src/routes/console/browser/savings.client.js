@@ -134,6 +134,25 @@
       }
       body.append(tr);
     }
+    // The proxy's observed decisions (docs/design/proxy.md §6): the recall rate as the range the evidence
+    // allows, charged recalls to any detection (docs/design/learning.md §8), never a point it cannot claim.
+    const range = r.recall_range;
+    if (range.n > 0) {
+      const tr = document.createElement("tr");
+      const cells = [
+        "recall rate, observed (not enacted)",
+        `${num(range.low)} – ${num(range.high)}`,
+        "charged – any detection",
+        "",
+        num(range.n, 0),
+      ];
+      for (const [i, text] of cells.entries()) {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        cell.textContent = text;
+        tr.append(cell);
+      }
+      body.append(tr);
+    }
   }
 
   /** @type {Record<string, string>} */
