@@ -140,3 +140,82 @@ describe.each([false, true])("an enforced Messages session's bill (streamed: %s)
     expect(billed.output).toBe(sum((u) => u.output_tokens));
   });
 });
+
+describe("an enforced Chat Completions session's bill", () => {
+  it("holds every upstream call's usage once, cached input as cache reads, the proxy's recall round included", async () => {
+    await putRow("gpt-5", { input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25 });
+    const usages = [
+      { prompt_tokens: 40, completion_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } },
+      { prompt_tokens: 300, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 128 } },
+      { prompt_tokens: 500, completion_tokens: 14, prompt_tokens_details: { cached_tokens: 256 } },
+    ];
+    let call = 0;
+    const { received } = mockProvider(() => {
+      const usage = usages[call]!;
+      const calls =
+        call === 0
+          ? [{ id: "call_read", type: "function", function: { name: "read", arguments: "{}" } }]
+          : call === 1
+            ? [
+                {
+                  id: "call_r",
+                  type: "function",
+                  function: { name: "recall_tool_output", arguments: '{"id":"call_read"}' },
+                },
+              ]
+            : [];
+      call++;
+      const message = {
+        role: "assistant",
+        content: calls.length > 0 ? null : "It says.",
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      };
+      return Response.json({
+        id: `chatcmpl-${call}`,
+        object: "chat.completion",
+        created: 1,
+        model: "gpt-5",
+        choices: [{ index: 0, message, finish_reason: calls.length > 0 ? "tool_calls" : "stop" }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+    });
+    const chat = (messages: object[]) =>
+      new Request("http://gate.test/proxy/openai/v1/chat/completions", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: "Bearer sk-test",
+          "x-offload-gate-key": PROD_KEY,
+          "x-offload-session-id": "sess-bill-chat",
+        },
+        body: JSON.stringify({
+          model: "gpt-5",
+          tools: [
+            { type: "function", function: { name: "read", description: "Reads", parameters: { type: "object" } } },
+          ],
+          messages,
+        }),
+      });
+    const ask = { role: "user", content: "read the file" };
+    await proxyCall(chat([ask]), ENFORCE);
+    const readCallChat = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_read", type: "function", function: { name: "read", arguments: "{}" } }],
+    };
+    const res = await proxyCall(
+      chat([ask, readCallChat, { role: "tool", tool_call_id: "call_read", content: FILE }]),
+      ENFORCE,
+    );
+    expect(await res.text()).toContain("It says.");
+    expect(received).toHaveLength(3);
+    const state = (await sessionStub("agents-prod", "sess-bill-chat", "gpt-5").peek()) as SessionState;
+    const total = (pick: (u: SessionState["usages"][number]) => number) =>
+      state.usages.reduce((t, u) => t + pick(u), 0);
+    // By hand: input 40+172+244 uncached, cache reads 0+128+256, output 6+9+14; nothing written.
+    expect(total((u) => u.input)).toBe(456);
+    expect(total((u) => u.cache_read)).toBe(384);
+    expect(total((u) => u.output)).toBe(29);
+    expect(total((u) => u.cache_write_5m + u.cache_write_1h)).toBe(0);
+  });
+});
