@@ -219,3 +219,106 @@ describe("an enforced Chat Completions session's bill", () => {
     expect(total((u) => u.cache_write_5m + u.cache_write_1h)).toBe(0);
   });
 });
+
+describe("an enforced Responses session's bill (streamed)", () => {
+  it("holds every upstream call's usage once, read from each stream's completed event, the recall round included", async () => {
+    await putRow("gpt-5", { input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25 });
+    const usages = [
+      { input_tokens: 50, cached: 0, output_tokens: 7 },
+      { input_tokens: 310, cached: 64, output_tokens: 11 },
+      { input_tokens: 520, cached: 192, output_tokens: 13 },
+    ];
+    let call = 0;
+    const { received } = mockProvider(() => {
+      const u = usages[call]!;
+      const fn = (id: string, name: string, args: string) => ({
+        type: "function_call",
+        id: `fc_${id}`,
+        call_id: id,
+        name,
+        arguments: args,
+        status: "completed",
+      });
+      const output =
+        call === 0
+          ? [fn("call_read", "read", "{}")]
+          : call === 1
+            ? [fn("call_r", "recall_tool_output", '{"id":"call_read"}')]
+            : [
+                {
+                  type: "message",
+                  id: "msg_1",
+                  role: "assistant",
+                  status: "completed",
+                  content: [{ type: "output_text", text: "It says.", annotations: [] }],
+                },
+              ];
+      call++;
+      const response = {
+        id: `resp_${call}`,
+        object: "response",
+        created_at: 1,
+        status: "completed",
+        model: "gpt-5",
+        output,
+        usage: {
+          input_tokens: u.input_tokens,
+          input_tokens_details: { cached_tokens: u.cached },
+          output_tokens: u.output_tokens,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: u.input_tokens + u.output_tokens,
+        },
+      };
+      const events = [
+        {
+          type: "response.created",
+          sequence_number: 0,
+          response: { ...response, status: "in_progress", output: [], usage: null },
+        },
+        { type: "response.completed", sequence_number: 1, response },
+      ];
+      return new Response(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(""), {
+        headers: { "content-type": "text/event-stream" },
+      });
+    });
+    const ask = (input: object[]) =>
+      new Request("http://gate.test/proxy/openai/v1/responses", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: "Bearer sk-test",
+          "x-offload-gate-key": PROD_KEY,
+          "x-offload-session-id": "sess-bill-responses",
+        },
+        body: JSON.stringify({
+          model: "gpt-5",
+          stream: true,
+          tools: [{ type: "function", name: "read", description: "Reads", parameters: { type: "object" } }],
+          input,
+        }),
+      });
+    const first = { role: "user", content: "read the file" };
+    await proxyCall(ask([first]), ENFORCE);
+    const read = {
+      type: "function_call",
+      id: "fc_call_read",
+      call_id: "call_read",
+      name: "read",
+      arguments: "{}",
+      status: "completed",
+    };
+    const res = await proxyCall(
+      ask([first, read, { type: "function_call_output", call_id: "call_read", output: FILE }]),
+      ENFORCE,
+    );
+    expect(await res.text()).toContain("It says.");
+    expect(received).toHaveLength(3);
+    const state = (await sessionStub("agents-prod", "sess-bill-responses", "gpt-5").peek()) as SessionState;
+    const total = (pick: (u: SessionState["usages"][number]) => number) =>
+      state.usages.reduce((t, u) => t + pick(u), 0);
+    // By hand: input 50+246+328 uncached, cache reads 0+64+192, output 7+11+13.
+    expect(total((u) => u.input)).toBe(624);
+    expect(total((u) => u.cache_read)).toBe(256);
+    expect(total((u) => u.output)).toBe(31);
+  });
+});
