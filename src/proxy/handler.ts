@@ -139,13 +139,18 @@ async function enforcedFetch({ request, env, ctx, gate, route, who, target }: En
     enforced = null;
   }
   const first = await send(enforced?.body ?? bytes);
+  const earlierAnswers: { type: string; bytes: Uint8Array }[] = [];
   const upstream =
     enforced?.recalls != null && first.ok
-      ? await enforce.resolveRecalls(enforced.recalls, first, send).catch((error: unknown) => {
-          // Only the provider's own answer breaking off lands here: the proxy's faults hand the answer on.
-          if (error instanceof ApiError) throw error;
-          throw new ApiError("unavailable", `the ${route.provider} upstream's answer broke off`);
-        })
+      ? await enforce
+          .resolveRecalls(enforced.recalls, first, send, (resolved, type) =>
+            earlierAnswers.push({ type, bytes: resolved }),
+          )
+          .catch((error: unknown) => {
+            // Only the provider's own answer breaking off lands here: the proxy's faults hand the answer on.
+            if (error instanceof ApiError) throw error;
+            throw new ApiError("unavailable", `the ${route.provider} upstream's answer broke off`);
+          })
       : first;
   let answer = upstream.body;
   if (answer !== null && upstream.ok) {
@@ -160,6 +165,7 @@ async function enforcedFetch({ request, env, ctx, gate, route, who, target }: En
       requestBody: Promise.resolve(bytes),
       responseType: upstream.headers.get("content-type") ?? "",
       responseBody: toProxy,
+      earlierAnswers,
     };
     ctx.waitUntil(observeExchange(exchange, env, gate));
   }

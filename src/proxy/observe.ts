@@ -41,6 +41,8 @@ export interface Exchange {
   responseType: string;
   /** The proxy's branch of the answer's stream: read to its end or cancelled, never left waiting. */
   responseBody: ReadableStream<Uint8Array>;
+  /** Answers the proxy resolved itself before this one (enforce mode's recall rounds): billed too, never seen by the client. */
+  earlierAnswers?: readonly { type: string; bytes: Uint8Array }[];
 }
 
 type ObserveEnv = Partial<Pick<Env, "PROXY_SESSIONS">>;
@@ -84,7 +86,7 @@ export async function observeExchange(exchange: Exchange, env: ObserveEnv, gate:
   try {
     // The answer first: workerd runs the isolate on one thread, so reading a request of megabytes while
     // the answer is still on its way would hold the answer up (docs/performance/proxy.md).
-    const done = await answer;
+    const done = await withEarlier(await answer, exchange, adapter.answer);
     // The answer's last chunk reached both branches of the tee at once: a turn of the event loop lets the
     // runtime hand the client's on before the isolate turns to the request's megabytes.
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -313,6 +315,38 @@ async function decide(
     });
   }
   return decided;
+}
+
+/**
+ * The answer with the usage of every earlier round the proxy resolved
+ * itself added in, so the session's bill holds each upstream response
+ * exactly once (docs/design/proxy.md §8).
+ */
+async function withEarlier(
+  done: WireAnswer,
+  exchange: Exchange,
+  merge: (value: unknown, into: WireAnswer) => void,
+): Promise<WireAnswer> {
+  let usage = done.usage;
+  for (const earlier of exchange.earlierAnswers ?? []) {
+    const body = new Response(earlier.bytes).body;
+    if (body === null) continue;
+    const read = await readAnswer({ ...exchange, responseType: earlier.type, responseBody: body }, merge);
+    usage = addUsage(usage, read.usage);
+  }
+  return { ...done, usage };
+}
+
+/** Two usages summed field by field; a missing one adds nothing. */
+function addUsage(a: Usage | null, b: Usage | null): Usage | null {
+  if (a === null || b === null) return a ?? b;
+  return {
+    input: a.input + b.input,
+    cache_read: a.cache_read + b.cache_read,
+    cache_write_5m: a.cache_write_5m + b.cache_write_5m,
+    cache_write_1h: a.cache_write_1h + b.cache_write_1h,
+    output: a.output + b.output,
+  };
 }
 
 /**

@@ -286,12 +286,19 @@ export type SendUpstream = (body: Uint8Array) => Promise<Response>;
  * records the exchange (later requests put it back where it happened) and
  * asks again, up to {@link MAX_RECALL_ROUNDS} times. An answer is read whole
  * before it is handed on (a stream too: whether it calls the recall tool is
- * known only at its end). A provider error is handed on as it is.
+ * known only at its end). A provider error is handed on as it is. Each
+ * answer the proxy resolved itself goes to `onResolved`, so its usage
+ * reaches the session's bill.
  *
  * @example
  * const response = await resolveRecalls(plan, await send(body), send);
  */
-export async function resolveRecalls(plan: RecallPlan, first: Response, send: SendUpstream): Promise<Response> {
+export async function resolveRecalls(
+  plan: RecallPlan,
+  first: Response,
+  send: SendUpstream,
+  onResolved: (bytes: Uint8Array, contentType: string) => void = () => undefined,
+): Promise<Response> {
   let response = first;
   const list = plan.body[plan.dialect.list];
   const messages = Array.isArray(list) ? [...(list as unknown[])] : [];
@@ -324,6 +331,8 @@ export async function resolveRecalls(plan: RecallPlan, first: Response, send: Se
       failOnce("resolving a recall", error);
       return handOn();
     }
+    // The provider billed this round too: the session's bill counts its usage beside the last one's (docs/design/proxy.md §8).
+    onResolved(bytes, current.headers.get("content-type") ?? "");
     response = await send(next);
   }
 }
