@@ -80,6 +80,7 @@ class OutcomeFields:
     turns_after: int
     recalled: bool
     _: KW_ONLY
+    recalled_high: Optional[bool] = None
     cached_turns: Optional[int] = None
     context_tokens: Optional[int] = None
     recalled_ids: Optional[List[str]] = None
