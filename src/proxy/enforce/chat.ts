@@ -18,6 +18,7 @@ import {
   type RecallCall,
   type RequestView,
   type Rewrite,
+  contentText,
   recallAnswer,
   type ToolOutput,
   withRecalls,
@@ -29,18 +30,6 @@ export const CHAT_RECALL_TOOL = Object.freeze({
   type: "function",
   function: { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_SCHEMA },
 });
-
-/** A message's content as text, or null when it holds anything but text parts. */
-function contentText(content: unknown): string | null {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return null;
-  const texts: string[] = [];
-  for (const part of content) {
-    if (!isRecord(part) || part.type !== "text" || typeof part.text !== "string") return null;
-    texts.push(part.text);
-  }
-  return texts.join("");
-}
 
 /**
  * Reads a Chat Completions request for enforce mode, or null when it is not one.
@@ -70,7 +59,7 @@ export function readChat(body: unknown): RequestView | null {
           tools.set(call.id, call.function.name);
     }
     if (message.role === "tool" && typeof message.tool_call_id === "string") {
-      const text = contentText(message.content);
+      const text = contentText(message.content, "");
       const tool = tools.get(message.tool_call_id) ?? null;
       outputs.push({
         call_id: message.tool_call_id,

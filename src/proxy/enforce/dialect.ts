@@ -7,6 +7,7 @@
  * tool alone. One per API (Anthropic's Messages, OpenAI's Chat Completions);
  * the stub and the recall tool are our clients' own, in every one. Pure.
  */
+import { isRecord } from "../../replay";
 import type { RecallExchange } from "./store";
 
 /** The recall tool's name: our clients' default (clients/constants.json's recall_tool_name). */
@@ -81,6 +82,26 @@ export interface Dialect {
   recallMessages(exchange: RecallExchange, original: (callId: string) => string | null): unknown[];
   /** The recall an answer asks for, when it calls the recall tool alone; null otherwise. */
   answerRecall(text: string, streamed: boolean): AnswerRecall | null;
+}
+
+/**
+ * A tool output's content as text, its text parts joined by `separator`
+ * (Messages joins a tool result's text blocks by lines, Chat Completions
+ * concatenates a message's text parts), or null when it holds anything but
+ * text (an image, a document), which enforce mode never stubs.
+ *
+ * @example
+ * contentText([{ type: "text", text: "a" }, { type: "text", text: "b" }], "\n") // "a\nb"
+ */
+export function contentText(content: unknown, separator: string): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts: string[] = [];
+  for (const part of content) {
+    if (!isRecord(part) || part.type !== "text" || typeof part.text !== "string") return null;
+    texts.push(part.text);
+  }
+  return texts.join(separator);
 }
 
 /**

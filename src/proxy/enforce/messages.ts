@@ -18,6 +18,7 @@ import {
   RECALL_TOOL_NAME,
   type RequestView,
   type Rewrite,
+  contentText,
   recallAnswer,
   type ToolOutput,
   withRecalls,
@@ -30,18 +31,6 @@ export const RECALL_TOOL = Object.freeze({
   description: RECALL_DESCRIPTION,
   input_schema: RECALL_SCHEMA,
 });
-
-/** A tool result's content as text, or null when it holds anything but text (an image, a document). */
-function contentText(content: unknown): string | null {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return null;
-  const texts: string[] = [];
-  for (const block of content) {
-    if (!isRecord(block) || block.type !== "text" || typeof block.text !== "string") return null;
-    texts.push(block.text);
-  }
-  return texts.join("\n");
-}
 
 /**
  * Reads a Messages request for enforce mode, or null when it is not one.
@@ -71,7 +60,7 @@ export function readMessages(body: unknown): RequestView | null {
         if (block.name === RECALL_TOOL_NAME) recallCalls.add(block.id);
       }
       if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
-        const text = contentText(block.content);
+        const text = contentText(block.content, "\n");
         outputs.push({
           call_id: block.tool_use_id,
           text: text ?? "",
