@@ -12,8 +12,9 @@
 // checks, telemetry and analytics are off, and HOME is a temp dir.
 //
 // One row a case: the CLI, where its gate key goes, and the proxy's mode.
-// The mode's checks are EXPECT[mode]; an enforce row (the local gate's
-// tenant in enforce) adds its own checks there and its rows to CASES.
+// The mode's checks are EXPECT[mode]; an enforce row turns the tenant's
+// proxy_modes entry to enforce (holdout 0) for its session, and the mock
+// model recalls the stub (proxy-clis.enforce.mjs).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
