@@ -135,6 +135,15 @@ describe("a Messages request, read and rewritten", () => {
     expect(readMessages({ ...body, context_management: { edits: [] } })!.refusal).toContain("context_management");
   });
 
+  it("enforces a session whose context editing keeps all thinking, as Claude Code asks on every request", () => {
+    const keepAll = { edits: [{ type: "clear_thinking_20251015", keep: "all" }] };
+    expect(readMessages({ ...body, context_management: keepAll })!.refusal).toBeNull();
+    const keepSome = { edits: [{ type: "clear_thinking_20251015", keep: { type: "thinking_turns", value: 1 } }] };
+    expect(readMessages({ ...body, context_management: keepSome })!.refusal).toContain("context_management");
+    const alsoTools = { edits: [...keepAll.edits, { type: "clear_tool_uses_20250919" }] };
+    expect(readMessages({ ...body, context_management: alsoTools })!.refusal).toContain("context_management");
+  });
+
   it("swaps the stub in, appends the recall tool last, and leaves the client's body as it was", () => {
     const before = JSON.stringify(body);
     const out = rewriteMessages(body, { stubs: new Map([["t1", "[stub]"]]), recalls: [], original: () => null });

@@ -114,3 +114,21 @@ export async function replayLog(lines) {
   if (run.status !== 0) throw new Error(`npm run replay failed: ${run.stderr}`);
   return JSON.parse(run.stdout);
 }
+
+/**
+ * Runs `fn()` with `patch` laid over the stored gate config (through the admin API, as an operator
+ * would), then puts the config back.
+ *
+ * @example
+ * await withGateConfig({ proxy_modes: { clients: "enforce" }, holdout_fraction: 0 }, () => runSession());
+ */
+export async function withGateConfig(patch, fn) {
+  if (!adminToken) throw new Error("OFFLOAD_GATE_TEST_ADMIN_TOKEN is not set");
+  const before = (await admin("GET")).stored ?? {};
+  await admin("PUT", { ...before, ...patch });
+  try {
+    return await fn();
+  } finally {
+    await admin("PUT", before);
+  }
+}

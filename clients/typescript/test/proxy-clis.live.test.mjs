@@ -12,16 +12,18 @@
 // checks, telemetry and analytics are off, and HOME is a temp dir.
 //
 // One row a case: the CLI, where its gate key goes, and the proxy's mode.
-// The mode's checks are EXPECT[mode]; an enforce row (the local gate's
-// tenant in enforce) adds its own checks there and its rows to CASES.
+// The mode's checks are EXPECT[mode]; an enforce row turns the tenant's
+// proxy_modes entry to enforce (holdout 0) for its session, and the mock
+// model recalls the stub (proxy-clis.enforce.mjs).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { apiKey, baseUrl, skip } from "./live-helpers.mjs";
+import { apiKey, baseUrl, skip, withGateConfig } from "./live-helpers.mjs";
+import { expectEnforced, nextStep, RECALL } from "./proxy-clis.enforce.mjs";
 import {
   billOf,
   catchAll,
@@ -165,6 +167,22 @@ const CLAUDE_CODE = {
       };
     return { content: [{ type: "text", text: answer }], usage };
   },
+  /** Enforce: read, recall the stub, count, answer with the last line read (proxy-clis.enforce.mjs). */
+  enforceScript: (model, answer, cwd) => (body) => {
+    if (body.model !== model || !body.tools?.length)
+      return { content: [{ type: "text", text: "ok" }], usage: anthropicUsage(40, 0, 0, 0, 3) };
+    const step = nextStep("anthropic", body, answer);
+    const usage = anthropicUsage(500, 2_000, 300, 0, 40);
+    if (step.text !== undefined) return { content: [{ type: "text", text: step.text }], usage };
+    const [name, input] =
+      step.call === "read"
+        ? ["Read", { file_path: join(cwd, "build.log"), limit: 1_200 }]
+        : step.call === "count"
+          ? ["Bash", { command: "wc -l build.log" }]
+          : [RECALL, step.input];
+    const id = `toolu_enf_${body.messages.length}`;
+    return { content: [{ type: "tool_use", id, name, input }], usage };
+  },
   async run({ model, relayUrl, key, cwd, home, elsewhere }) {
     const env = exportsOf(localized(docBlocks("Claude Code", "sh")[key === "path" ? 1 : 0], relayUrl));
     assert.ok(env.ANTHROPIC_BASE_URL?.startsWith(relayUrl), "the docs' block sets ANTHROPIC_BASE_URL");
@@ -237,6 +255,30 @@ const CODEX_CLI = {
     if (results === 1) return { output: [call("call_proxy_02", { cmd: "wc -l build.log" })], usage };
     return { output: [message(answer)], usage };
   },
+  /** Enforce: read, recall the stub, count, answer with the last line read (proxy-clis.enforce.mjs). */
+  enforceScript: (model, answer) => (body) => {
+    const message = {
+      type: "message",
+      id: "msg_proxy",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text: "ok", annotations: [] }],
+    };
+    if (body.model !== model) return { output: [message], usage: responsesUsage(40, 0, 3) };
+    const step = nextStep("openai", body, answer);
+    const usage = responsesUsage(3_000, 2_000, 30);
+    if (step.text !== undefined)
+      return { output: [{ ...message, content: [{ ...message.content[0], text: step.text }] }], usage };
+    const [name, args] =
+      step.call === "read"
+        ? ["exec_command", { cmd: "cat build.log", max_output_tokens: 60_000 }]
+        : step.call === "count"
+          ? ["exec_command", { cmd: "wc -l build.log" }]
+          : [RECALL, step.input];
+    const id = `call_enf_${body.input.length}`;
+    const call = { type: "function_call", id: `fc_${id}`, call_id: id, name, arguments: JSON.stringify(args) };
+    return { output: [{ ...call, status: "completed" }], usage };
+  },
   async run({ model, relayUrl, key, cwd, home, elsewhere }) {
     const codexHome = join(home, ".codex");
     mkdirSync(codexHome, { recursive: true });
@@ -292,7 +334,15 @@ const CODEX_CLI = {
  * session's decisions, their outcomes and its bill.
  */
 const EXPECT = {
-  observe({ relay, provider, model, key }) {
+  observe({ relay, provider, own, key, said, answer, seed }) {
+    assert.equal(said, answer, "the CLI ends with the mock model's last answer");
+    assert.equal(own.length, 3, "read, count, answer");
+    const grown = own[1].bytes.length - own[0].bytes.length;
+    assert.ok(grown > 30_000, `the big output went to the model (the request grew by ${grown} bytes)`);
+    assert.ok(
+      JSON.stringify(own[1].body).includes(`${seed} line 00001 of the build log`),
+      "the output is the file's, as the CLI read it",
+    );
     assert.equal(
       relay.exchanges.length,
       provider.requests.length,
@@ -317,6 +367,17 @@ const EXPECT = {
     }
   },
 };
+
+/** Every file under `dir`, as text, joined: what a CLI wrote under its temp HOME. */
+const treeText = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => readFileSync(join(e.parentPath ?? e.path, e.name), "utf8"))
+    .join("\n");
+
+// Enforce: see proxy-clis.enforce.mjs.
+EXPECT.enforce = ({ relay, own, said, answer, home, cli }) =>
+  expectEnforced({ provider: cli.provider, own, relay, homeText: treeText(home), said, answer });
 
 const CASES = [
   {
@@ -347,6 +408,20 @@ const CASES = [
     mode: "observe",
     model: "gpt-5.6-terra",
   },
+  {
+    name: "Claude Code, the gate key in ANTHROPIC_CUSTOM_HEADERS",
+    cli: CLAUDE_CODE,
+    key: "header",
+    mode: "enforce",
+    model: "claude-sonnet-4-5",
+  },
+  {
+    name: "Codex CLI, the gate key in its provider's env_http_headers",
+    cli: CODEX_CLI,
+    key: "header",
+    mode: "enforce",
+    model: "gpt-5.4",
+  },
 ];
 
 describe("the real CLIs through the proxy, configured as the docs say", { skip, concurrency: false }, () => {
@@ -369,35 +444,47 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
         rmSync(cwd, { recursive: true, force: true });
       });
       const before = await savingsWhen(baseUrl, apiKey, { model: row.model }, () => true);
-      const provider = await mockProvider(PROVIDER_PORT, {
-        [row.cli.provider]: row.cli.script(row.model, answer, cwd),
-      });
+      const enforcedQuery = { model: row.model, tool_name: "proxy:enforced" };
+      const enforcedBefore = await savingsWhen(baseUrl, apiKey, enforcedQuery, () => true);
+      const script = row.mode === "enforce" ? row.cli.enforceScript : row.cli.script;
+      const provider = await mockProvider(PROVIDER_PORT, { [row.cli.provider]: script(row.model, answer, cwd) });
       const relay = await recordingRelay(baseUrl);
       let said;
       try {
-        said = await row.cli.run({ model: row.model, relayUrl: relay.url, key: row.key, cwd, home, elsewhere });
+        const session = () =>
+          row.cli.run({ model: row.model, relayUrl: relay.url, key: row.key, cwd, home, elsewhere });
+        // Enforce as an operator turns it on: the tenant's entry in proxy_modes, through the admin API.
+        // No holdout for the tenant meanwhile, so the session is enforced whatever its draw.
+        said = await (row.mode === "enforce"
+          ? withGateConfig({ proxy_modes: { clients: "enforce" }, holdout_fraction: 0 }, session)
+          : session());
       } finally {
         await relay.close();
         await provider.close();
       }
       // The log of what reached loopback, in the run's output whether the row passes or not.
       for (const r of provider.requests)
-        t.diagnostic(`provider got ${r.method} ${r.url} (${r.bytes.length} bytes, model ${r.body?.model ?? "-"})`);
+        t.diagnostic(
+          `provider got ${r.method} ${r.url} (${r.bytes.length} bytes, model ${r.body?.model ?? "-"}, context_management ${JSON.stringify(r.body?.context_management ?? null)})`,
+        );
       for (const seen of elsewhere.seen) t.diagnostic(`catch-all got ${seen}`);
-      assert.equal(said, answer, "the CLI ends with the mock model's last answer");
       assert.deepEqual(elsewhere.seen, [], "no request left loopback");
 
       const own = provider.requests.filter((r) => row.cli.own(r.body, row.model));
-      assert.equal(own.length, 3, "read, count, answer");
-      const grown = own[1].bytes.length - own[0].bytes.length;
-      assert.ok(grown > 30_000, `the big output went to the model (the request grew by ${grown} bytes)`);
-      assert.ok(
-        JSON.stringify(own[1].body).includes(`${seed} line 00001 of the build log`),
-        "the output is the file's, as the CLI read it",
-      );
-      EXPECT[row.mode]({ relay, provider, model: row.model, key: row.key });
+      EXPECT[row.mode]({
+        relay,
+        provider,
+        own,
+        model: row.model,
+        key: row.key,
+        said,
+        answer,
+        seed,
+        home,
+        cli: row.cli,
+      });
 
-      // The session's bill: every answer to the row's model, its usage as the mock wrote it.
+      // The session's bill: every answer to the row's model (the proxy's own recall rounds too), its usage as the mock wrote it.
       const usages = provider.requests.filter((r) => r.body?.model === row.model).map((r) => r.usage);
       const bill = billOf(row.model, usages);
       // What the report held before the session, for this model: the session's part is the difference.
@@ -406,35 +493,46 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
         apiKey,
         { model: row.model },
         (r) =>
-          r.decisions >= before.decisions + 2 &&
-          r.outcomes >= before.outcomes + 2 &&
+          (row.mode === "enforce" || (r.decisions >= before.decisions + 2 && r.outcomes >= before.outcomes + 2)) &&
           r.holdout.sessions >= before.holdout.sessions + 1,
       );
-      assert.equal(report.decisions - before.decisions, 2, "one decision for each tool output the session sent");
-      assert.equal(
-        report.outcomes - before.outcomes,
-        2,
-        "each decision's outcome, reported once the session went idle",
-      );
-      assert.equal(report.horizon.n - before.horizon.n, 2);
-      const horizon = (r) => (r.horizon.realized_mean ?? 0) * r.horizon.n;
-      assert.ok(
-        Math.abs(horizon(report) - horizon(before) - 1) < 1e-9,
-        "the read's output was carried by one later request, the count's by none",
-      );
+      if (row.mode === "enforce") {
+        // Enforced requests are observed too (docs/design/proxy.md §8.5): the enforced decisions are
+        // read apart, under proxy:enforced. Their outcomes come from the session's record, reported
+        // once the session has been idle 65 minutes (ENFORCE_REPORT_IDLE_MS), past this row's budget.
+        const enforced = await savingsWhen(baseUrl, apiKey, enforcedQuery, (r) => r.fired >= enforcedBefore.fired + 1);
+        assert.ok(enforced.decisions > enforcedBefore.decisions, "the stubbed output's decision is enforced");
+        assert.equal(enforced.fired - enforcedBefore.fired, 1, "one output fired: the read's, the one stubbed");
+        assert.equal(enforced.holdout_decisions, enforcedBefore.holdout_decisions, "none held out");
+      } else {
+        assert.equal(report.decisions - before.decisions, 2, "one decision for each tool output the session sent");
+        assert.equal(
+          report.outcomes - before.outcomes,
+          2,
+          "each decision's outcome, reported once the session went idle",
+        );
+      }
       assert.equal(report.holdout.sessions - before.holdout.sessions, 1, "the session is billed, once");
       const paid =
         report.holdout.mean_cost_usd * report.holdout.sessions -
         (before.holdout.mean_cost_usd ?? 0) * before.holdout.sessions;
       assert.ok(Math.abs(paid - bill) < 1e-9, `the bill as paid: ${paid} against ${bill} from the mock's usage`);
       const tools = report.holdout.tools.map((t) => t.tool_name);
-      for (const tool of row.cli.tools)
+      for (const tool of row.mode === "enforce" ? ["proxy:enforced"] : row.cli.tools)
         assert.ok(tools.includes(tool), `the report shows the session under ${tool}: ${tools.join(", ")}`);
-      // The rows' models are used by no other test of the run: every decision on them is observed.
+      // The rows' models are used by no other test of the run: every decision on them is the mode's.
       assert.ok(
-        tools.every((name) => name.startsWith("observed:")),
+        tools.every((name) => name.startsWith("observed:") || (row.mode === "enforce" && name === "proxy:enforced")),
         `observed decisions are never pooled with enacted ones: ${tools.join(", ")}`,
       );
+      if (row.mode === "observe") {
+        const horizon = (r) => (r.horizon.realized_mean ?? 0) * r.horizon.n;
+        assert.equal(report.horizon.n - before.horizon.n, 2);
+        assert.ok(
+          Math.abs(horizon(report) - horizon(before) - 1) < 1e-9,
+          "the read's output was carried by one later request, the count's by none",
+        );
+      }
     });
   }
 });

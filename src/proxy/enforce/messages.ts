@@ -84,10 +84,24 @@ export function readMessages(body: unknown): RequestView | null {
   };
 }
 
+/**
+ * Context editing that edits nothing: every edit a `clear_thinking_*` that keeps all thinking. Claude
+ * Code sends `{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}` on every request; it
+ * rewrites no history, so stubs fight nothing (docs/design/proxy.md §8.5).
+ */
+function keepsAll(management: unknown): boolean {
+  if (!isRecord(management) || Object.keys(management).length !== 1 || !Array.isArray(management.edits)) return false;
+  const edits: unknown[] = management.edits;
+  return (
+    edits.length > 0 &&
+    edits.every((edit) => isRecord(edit) && String(edit.type).startsWith("clear_thinking_") && edit.keep === "all")
+  );
+}
+
 /** Why a request's session is observed rather than enforced, or null. */
 function refusalOf(body: Record<string, unknown>): string | null {
   // The provider's own edits and compaction rewrite the history upstream: stubs on top would fight them.
-  if (body.context_management !== undefined && body.context_management !== null)
+  if (body.context_management !== undefined && body.context_management !== null && !keepsAll(body.context_management))
     return "the request uses the provider's context_management";
   if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.name === RECALL_TOOL_NAME))
     return `the client has a tool named ${RECALL_TOOL_NAME} of its own`;
