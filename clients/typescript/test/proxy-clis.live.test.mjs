@@ -333,6 +333,13 @@ const CODEX_CLI = {
  * header, no gate key), the CLI got exactly what the provider answered, and the ledger holds the
  * session's decisions, their outcomes and its bill.
  */
+// What each mode's rows check the ledger for: an enforced session's outcomes are reported only
+// after the enforce store's own idle time (65 minutes), which a local gate does not shorten.
+const LEDGER_HOLDS = {
+  observe: "the session's decisions, outcomes and exact bill",
+  enforce: "the enforced decision and the exact bill, the proxy's recall round included",
+};
+
 const EXPECT = {
   observe({ relay, provider, own, key, said, answer, seed }) {
     assert.equal(said, answer, "the CLI ends with the mock model's last answer");
@@ -433,7 +440,7 @@ describe("the real CLIs through the proxy, configured as the docs say", { skip, 
   after(() => elsewhere?.close());
 
   for (const row of CASES) {
-    it(`${row.name} (${row.mode}): the CLI finishes with the model's answer, and the ledger holds the session's decisions, outcomes and exact bill`, async (t) => {
+    it(`${row.name} (${row.mode}): the CLI finishes with the model's answer, and the ledger holds ${LEDGER_HOLDS[row.mode]}`, async (t) => {
       const seed = `${row.cli.provider}${row.key}${Date.now().toString(36)}`;
       const answer = `The build log ${seed} has ${LINES} lines, all ok.`;
       const home = mkdtempSync(join(tmpdir(), "offload-proxy-cli-home-"));
