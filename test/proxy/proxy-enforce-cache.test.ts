@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SONNET_45 } from "../fixtures/rows";
 import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
-import { mockProvider, proxyCall, type Received, sse, text } from "./proxy-support";
+import { messagesEnd, mockProvider, proxyCall, type Received, sharedPrefix, sse, text } from "./proxy-support";
 
 // The proof that enforce mode keeps the provider's cache whole: a 30-turn
 // session, streamed, where the model calls several tools at once and now
@@ -47,23 +47,6 @@ function streamed(content: Block[], stop: string): Response {
   });
   events.push({ event: "message_stop", data: { type: "message_stop" } });
   return new Response(sse(events), { headers: { "content-type": "text/event-stream" } });
-}
-
-/** The longest prefix two byte strings share. */
-function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
-  let i = 0;
-  const n = Math.min(a.length, b.length);
-  while (i < n && a[i] === b[i]) i++;
-  return i;
-}
-
-/** Where a request's messages end (the last byte before the array's closing bracket). */
-function messagesEnd(bytes: Uint8Array): number {
-  const body = text(bytes);
-  const messages = JSON.stringify((JSON.parse(body) as Body).messages);
-  const at = body.indexOf(messages);
-  expect(at).toBeGreaterThan(0);
-  return at + messages.length - 1;
 }
 
 beforeEach(async () => {

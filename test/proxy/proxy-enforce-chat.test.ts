@@ -2,7 +2,20 @@ import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
-import { mockProvider, proxyCall, type Received, type Sent, sdkFetch, settle, text } from "./proxy-support";
+import {
+  BIG_FILE,
+  ENFORCE,
+  messagesEnd,
+  mockProvider,
+  proxyCall,
+  type Received,
+  sdkFetch,
+  type Sent,
+  settle,
+  sharedPrefix,
+  text,
+  UNIQUE,
+} from "./proxy-support";
 
 // Enforce mode on OpenAI's Chat Completions, against a mock provider: the
 // OpenAI SDK runs a session whose big tool output is stubbed and recalled
@@ -10,11 +23,6 @@ import { mockProvider, proxyCall, type Received, type Sent, sdkFetch, settle, te
 // parallel tool calls keeps every request's prefix whole.
 
 const MODEL = "gpt-5";
-const UNIQUE = "export const RETRY_BUDGET_MS_7 = computeBudget(42);";
-const FILE = [...Array.from({ length: 10_000 }, (_, i) => `line ${i} of the file, nothing to see here`), UNIQUE].join(
-  "\n",
-);
-const ENFORCE = { PROXY_MODE: "enforce" };
 // gpt-5's list prices, its cached input a tenth of the rest.
 const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25 };
 const TOOLS = [
@@ -70,23 +78,6 @@ function chatAnswer(content: string | null, calls: Call[], stream: boolean): Res
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
-/** The longest prefix two byte strings share. */
-function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
-  let i = 0;
-  const n = Math.min(a.length, b.length);
-  while (i < n && a[i] === b[i]) i++;
-  return i;
-}
-
-/** Where a request's messages end (the last byte before the array's closing bracket). */
-function messagesEnd(bytes: Uint8Array): number {
-  const body = text(bytes);
-  const messages = JSON.stringify((JSON.parse(body) as { messages: unknown[] }).messages);
-  const at = body.indexOf(messages);
-  expect(at).toBeGreaterThan(0);
-  return at + messages.length - 1;
-}
-
 beforeEach(async () => {
   await resetState();
   await putRow(MODEL, GPT5);
@@ -134,7 +125,7 @@ describe("the OpenAI SDK's Chat Completions through an enforcing proxy", () => {
       const call = first.tool_calls![0]!;
       expect(call.type === "function" && call.function.name).toBe("read");
       messages.push({ role: "assistant", content: first.content, tool_calls: first.tool_calls });
-      messages.push({ role: "tool", tool_call_id: call.id, content: FILE });
+      messages.push({ role: "tool", tool_call_id: call.id, content: BIG_FILE });
       const second = await ask();
       await settle();
       expect(second.content).toBe(`It says: ${UNIQUE}`);

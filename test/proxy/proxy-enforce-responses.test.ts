@@ -2,7 +2,17 @@ import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
-import { mockProvider, type Received, type Sent, sdkFetch, settle, text } from "./proxy-support";
+import {
+  BIG_FILE,
+  ENFORCE,
+  mockProvider,
+  type Received,
+  sdkFetch,
+  type Sent,
+  settle,
+  text,
+  UNIQUE,
+} from "./proxy-support";
 
 // Enforce mode on OpenAI's Responses API with the history resent, against a
 // mock provider: the OpenAI SDK runs a session whose big function output is
@@ -11,11 +21,6 @@ import { mockProvider, type Received, type Sent, sdkFetch, settle, text } from "
 // no recall put back (OpenAI's copy of the history holds it).
 
 const MODEL = "gpt-5";
-const UNIQUE = "export const RETRY_BUDGET_MS_7 = computeBudget(42);";
-const FILE = [...Array.from({ length: 10_000 }, (_, i) => `line ${i} of the file, nothing to see here`), UNIQUE].join(
-  "\n",
-);
-const ENFORCE = { PROXY_MODE: "enforce" };
 const GPT5 = { input: 1.25, output: 10, cache_read: 0.125, cache_write: 1.25 };
 const TOOLS = [
   { type: "function", name: "read", description: "Reads a file", parameters: { type: "object" }, strict: false },
@@ -118,7 +123,7 @@ describe("the OpenAI SDK's Responses through an enforcing proxy", () => {
       const first = await ask();
       const read = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
       expect(read.name).toBe("read");
-      input.push(read, { type: "function_call_output", call_id: read.call_id, output: FILE });
+      input.push(read, { type: "function_call_output", call_id: read.call_id, output: BIG_FILE });
       const second = await ask();
       await settle();
       expect(second.output.map((item) => item.type)).toEqual(["message"]);
@@ -131,7 +136,7 @@ describe("the OpenAI SDK's Responses through an enforcing proxy", () => {
       // The proxy's own second call: the recall call and the original appended after the stubbed input.
       const recalled = JSON.parse(text(received[2]!.bytes)) as { input: Json[] };
       expect(recalled.input.slice(3).map((item) => item.type)).toEqual(["function_call", "function_call_output"]);
-      expect(recalled.input[4]!.output).toBe(FILE);
+      expect(recalled.input[4]!.output).toBe(BIG_FILE);
       expect(text(sent[1]!.bytes)).not.toContain("[offloaded:");
     },
   );
@@ -146,7 +151,7 @@ describe("the OpenAI SDK's Responses through an enforcing proxy", () => {
     const second = await openai.responses.create({
       ...params,
       previous_response_id: first.id,
-      input: [{ type: "function_call_output", call_id: read.call_id, output: FILE }],
+      input: [{ type: "function_call_output", call_id: read.call_id, output: BIG_FILE }],
     });
     expect(JSON.stringify(second.output)).toContain(`It says: ${UNIQUE}`);
     await openai.responses.create({ ...params, previous_response_id: second.id, input: "thanks" });
@@ -177,7 +182,7 @@ describe("the OpenAI SDK's Responses through an enforcing proxy", () => {
       input: [
         { role: "user", content: "read the budget" },
         read,
-        { type: "function_call_output", call_id: read.call_id, output: FILE },
+        { type: "function_call_output", call_id: read.call_id, output: BIG_FILE },
       ],
     });
     await settle();

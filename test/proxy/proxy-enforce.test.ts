@@ -8,14 +8,18 @@ import { SONNET_45 } from "../fixtures/rows";
 import { putGateConfig, putRow, resetState } from "../support/helpers";
 import { PROD_KEY } from "../support/secrets";
 import {
+  BIG_FILE,
+  ENFORCE,
   mockProvider,
   proxyCall,
   type Received,
-  type Sent as SdkSent,
   sdkFetch,
+  type Sent as SdkSent,
   settle,
+  sharedPrefix,
   sse,
   text,
+  UNIQUE,
 } from "./proxy-support";
 
 // Enforce mode on Anthropic's Messages API, against a mock provider: a big
@@ -26,19 +30,13 @@ import {
 // with the bytes of the one before.
 
 const MODEL = "claude-sonnet-4-5";
-const UNIQUE = "export const RETRY_BUDGET_MS_7 = computeBudget(42);";
-// About 400,000 characters of file: a stub pays for itself many times over.
-const FILE = [...Array.from({ length: 10_000 }, (_, i) => `line ${i} of the file, nothing to see here`), UNIQUE].join(
-  "\n",
-);
-const ENFORCE = { PROXY_MODE: "enforce" };
 
 const user = (content: string) => ({ role: "user", content });
 const readCall = (id: string) => ({
   role: "assistant",
   content: [{ type: "tool_use", id, name: "Read", input: { file_path: "src/budget.ts" } }],
 });
-const readResult = (id: string, content = FILE) => ({
+const readResult = (id: string, content = BIG_FILE) => ({
   role: "user",
   content: [{ type: "tool_result", tool_use_id: id, content }],
 });
@@ -145,13 +143,6 @@ function model(received: Received): Response {
   return answer([{ type: "text", text: "You are welcome." }], "end_turn", stream);
 }
 
-/** The longest prefix two byte strings share. */
-function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return i;
-}
-
 beforeEach(async () => {
   await resetState();
   await putRow(MODEL, SONNET_45);
@@ -180,12 +171,12 @@ describe.each([false, true])("enforce mode on Messages (streamed: %s)", (stream)
     const stubbed = JSON.parse(text(received[1]!.bytes)) as Sent;
     const stub = (stubbed.messages[2]!.content as { content: string }[])[0]!.content;
     expect(stub).toBe(
-      `[offloaded: the output of Read call toolu_read (${FILE.length.toLocaleString("en-US")} chars) is not shown; call recall_tool_output with {"id":"toolu_read"} to read it]`,
+      `[offloaded: the output of Read call toolu_read (${BIG_FILE.length.toLocaleString("en-US")} chars) is not shown; call recall_tool_output with {"id":"toolu_read"} to read it]`,
     );
     // The proxy's own second call: the recall and the original appended, after the bytes of the first.
     const recalled = JSON.parse(text(received[2]!.bytes)) as Sent;
     expect(recalled.messages.slice(3).map((message) => message.role)).toEqual(["assistant", "user"]);
-    expect((recalled.messages[4]!.content as { content: string }[])[0]!.content).toBe(FILE);
+    expect((recalled.messages[4]!.content as { content: string }[])[0]!.content).toBe(BIG_FILE);
 
     const turn3 = [
       ...turn2,
@@ -237,7 +228,7 @@ describe("the Anthropic SDK through an enforcing proxy", () => {
       const call = first.content.find((block) => block.type === "tool_use")!;
       expect(call.name).toBe("Read");
       messages.push({ role: "assistant", content: first.content });
-      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: FILE }] });
+      messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: call.id, content: BIG_FILE }] });
       const second = await ask();
       await settle();
       // The SDK gets the answer the original made possible, and nothing of the recall.
@@ -273,7 +264,7 @@ describe("originals the client no longer sends", () => {
     await proxyCall(messagesRequest(session, [...cleared, answer, user("thanks")]), ENFORCE);
     const later = JSON.parse(text(received[3]!.bytes)) as Sent;
     expect(later.messages.slice(0, 5)).toEqual(recalled.messages);
-    expect((later.messages[4]!.content as { content: string }[])[0]!.content).toBe(FILE);
+    expect((later.messages[4]!.content as { content: string }[])[0]!.content).toBe(BIG_FILE);
   });
 
   it("answers a recall of an id that was never stubbed plainly, and the client still gets one answer", async () => {

@@ -1,6 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import worker from "../../src/index";
 import { ledgerSessionBase } from "../../src/proxy/observe";
 import { putRow, resetState } from "../support/helpers";
@@ -134,4 +134,44 @@ export async function freshState(model: string, row: Parameters<typeof putRow>[1
 /** The session object of a tenant's session of one model, as the proxy names it. */
 export function sessionStub(tenant: string, session: string, model: string) {
   return env.PROXY_SESSIONS.get(env.PROXY_SESSIONS.idFromName(`${tenant}/${ledgerSessionBase(session, model)}`));
+}
+
+/** The env override that turns enforce mode on for a call. */
+export const ENFORCE = { PROXY_MODE: "enforce" };
+
+/** A line only the big file holds: what a model that saw the original can quote. */
+export const UNIQUE = "export const RETRY_BUDGET_MS_7 = computeBudget(42);";
+
+/** About 400,000 characters of file ending in {@link UNIQUE}: a stub pays for itself many times over. */
+export const BIG_FILE = [
+  ...Array.from({ length: 10_000 }, (_, i) => `line ${i} of the file, nothing to see here`),
+  UNIQUE,
+].join("\n");
+
+/**
+ * The longest prefix two byte strings share: how much of the previous
+ * request a provider's prompt cache could still serve.
+ *
+ * @example
+ * sharedPrefix(new Uint8Array([1, 2, 3]), new Uint8Array([1, 2, 4])) // 2
+ */
+export function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
+  let i = 0;
+  const n = Math.min(a.length, b.length);
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/**
+ * Where a request's messages end (the last byte before the array's closing bracket).
+ *
+ * @example
+ * messagesEnd(new TextEncoder().encode('{"messages":[1]}')) // 14
+ */
+export function messagesEnd(bytes: Uint8Array): number {
+  const body = text(bytes);
+  const messages = JSON.stringify((JSON.parse(body) as { messages: unknown[] }).messages);
+  const at = body.indexOf(messages);
+  expect(at).toBeGreaterThan(0);
+  return at + messages.length - 1;
 }
